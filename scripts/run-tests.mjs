@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Runs the whole suite with node:test (TAP-like spec output that CI reads), TypeScript through tsx.
+// Usage: npm test [-- FILTER...]   (FILTER = substrings of test file paths)
+// Test files run one at a time: timing assertions on a 2-core machine must not share it.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = walk('test')
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files match ${filters.join(' ')}`);
+  process.exit(1);
+}
+const r = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=300000', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(r.status ?? 1);

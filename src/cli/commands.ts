@@ -1,0 +1,6 @@
+/**
+ * The command registry: one line per command file. Keep it sorted by how often users run them.
+ */
+import type { Command } from 'commander';
+
+export const COMMANDS: Array<(program: Command) => void> = [];

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The h2lab command line: argv → options → library API → renderer. Thin by design (house-style.md):
+ * one file per command in this folder, each exporting `register(program)`.
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { H2labError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import { exitWithError } from './output.ts';
+import { COMMANDS } from './commands.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('h2lab')
+    .description('What is HTTP/2 actually worth against HTTP/1.1 for your server and your clients — measured, explained.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of COMMANDS) register(program);
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version arrive here too, with exit code 0.
+      if (err.exitCode === 0) process.exit(0);
+      exitWithError(new H2labError('H2LAB_ERR_USAGE', err.message.replace(/^error: /, ''), { commander: err.code }), {
+        alreadyPrinted: true,
+      });
+    }
+    exitWithError(err);
+  }
+}
+
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1]);
+  } catch {
+    return false;
+  }
+}
+if (isEntry()) await main();

@@ -1,0 +1,19 @@
+/**
+ * How the CLI speaks to people: errors as one clear line with their code, exit statuses from the
+ * error registry (usage 2, failed run 1).
+ */
+import { EXIT_FAILURE, H2labError } from '../errors.ts';
+
+/** Formats an error for a terminal: `h2lab: CODE: message`. Unknown errors are reported as internal. */
+export function formatError(err: unknown): string {
+  if (err instanceof H2labError) return `h2lab: ${err.code}: ${err.message}`;
+  const e = err instanceof Error ? err : new Error(String(err));
+  return `h2lab: H2LAB_ERR_INTERNAL: ${e.message}\n${e.stack ?? ''}\nThis is a bug in h2lab; please report it with the command line you ran.`;
+}
+
+/** Prints the error to stderr and exits with its status. */
+export function exitWithError(err: unknown, opts: { alreadyPrinted?: boolean } = {}): never {
+  if (!opts.alreadyPrinted || !(err instanceof H2labError)) process.stderr.write(`${formatError(err)}\n`);
+  else process.stderr.write(`h2lab: ${err.code}\n`);
+  process.exit(err instanceof H2labError ? err.exitCode : EXIT_FAILURE);
+}

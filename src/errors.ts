@@ -1,0 +1,82 @@
+/**
+ * Every error a user can meet in h2lab has a stable code, a message that names the option, the value
+ * received and what to do, and a `toJSON()` so it can be written into a result.
+ *
+ * Codes are never reused or renamed. Each one is documented in `docs/errors.md` (a test enforces it).
+ * Add a code here, in its subsystem's block, and a row in docs/errors.md in the same commit.
+ */
+
+/** Exit status for a usage or configuration error (bad flag, bad value, missing file). */
+export const EXIT_USAGE = 2;
+/** Exit status for a run that started but failed (protocol mismatch, target unreachable, …). */
+export const EXIT_FAILURE = 1;
+
+/**
+ * The registry of codes. `exit` is the process exit status the CLI uses when the error ends a command.
+ */
+export const ERROR_CODES = {
+  // --- generic / CLI ---
+  H2LAB_ERR_USAGE: { exit: EXIT_USAGE, summary: 'The command line could not be parsed.' },
+  H2LAB_ERR_INVALID_OPTION: { exit: EXIT_USAGE, summary: 'An option has a value that is not valid.' },
+  H2LAB_ERR_CONFIG_FILE: { exit: EXIT_USAGE, summary: 'A config file could not be read or is not valid.' },
+  H2LAB_ERR_INTERNAL: { exit: EXIT_FAILURE, summary: 'An unexpected internal error (a bug in h2lab).' },
+  H2LAB_ERR_INTERRUPTED: { exit: 130, summary: 'The run was interrupted (SIGINT/SIGTERM).' },
+
+  // --- TLS material (src/tls) ---
+  H2LAB_ERR_TLS_KEY_MISSING: { exit: EXIT_USAGE, summary: '--cert was given without --key.' },
+  H2LAB_ERR_TLS_CERT_MISSING: { exit: EXIT_USAGE, summary: '--key was given without --cert.' },
+  H2LAB_ERR_FILE_UNREADABLE: { exit: EXIT_USAGE, summary: 'A file named by an option cannot be read.' },
+  H2LAB_ERR_TLS_BAD_PEM: { exit: EXIT_USAGE, summary: 'A certificate or key file is not valid PEM.' },
+  H2LAB_ERR_TLS_KEY_MISMATCH: { exit: EXIT_USAGE, summary: 'The private key does not belong to the certificate.' },
+  H2LAB_ERR_CERTS_EXIST: { exit: EXIT_USAGE, summary: '`h2lab certs` would overwrite existing files.' },
+
+  // --- server (src/server) ---
+  H2LAB_ERR_PORT_IN_USE: { exit: EXIT_USAGE, summary: 'A listener port is already in use.' },
+  H2LAB_ERR_LISTEN: { exit: EXIT_USAGE, summary: 'A listener could not be opened (address not available, permission).' },
+  H2LAB_ERR_NO_LISTENER: { exit: EXIT_USAGE, summary: 'Both listeners were disabled.' },
+} as const satisfies Record<string, { exit: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Structured, serialisable details attached to an error (option name, value, paths, protocols…). */
+export type ErrorDetails = Record<string, unknown>;
+
+/**
+ * The one error class of h2lab. `message` is written for a person: what was wrong (naming the option
+ * and the value) and what to do about it.
+ *
+ * @example
+ * throw new H2labError('H2LAB_ERR_TLS_KEY_MISSING', '--cert was given without --key: pass --key FILE too', { option: '--key' });
+ */
+export class H2labError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  /** Process exit status when this error ends a CLI command. */
+  readonly exitCode: number;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'H2labError';
+    this.code = code;
+    this.details = details;
+    this.exitCode = ERROR_CODES[code].exit;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** True when `err` is an H2labError, optionally with the given code. */
+export function isH2labError(err: unknown, code?: ErrorCode): err is H2labError {
+  return err instanceof H2labError && (code === undefined || err.code === code);
+}
+
+/** Convenience for the most common case: an option whose value is invalid. */
+export function invalidOption(option: string, value: unknown, fix: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_INVALID_OPTION',
+    `${option} ${JSON.stringify(value)} is not valid: ${fix}`,
+    { option, value },
+  );
+}

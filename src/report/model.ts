@@ -1,0 +1,149 @@
+/**
+ * The result model: what one load run produced, as versioned data. Renderers only read it; the JSON
+ * Schema in docs/ is generated from it. Every field carries its unit in its name or its TSDoc.
+ *
+ * Bump {@link RUN_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
+ */
+import type { FailureClass, TransportName, WireProtocol } from '../transport/types.ts';
+
+export const RUN_RESULT_VERSION = 1;
+
+/** Percentiles in milliseconds, read from an HdrHistogram recorded in integer microseconds. */
+export interface LatencySummaryMs {
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  min: number;
+  mean: number;
+  count: number;
+}
+
+/** A serialized HdrHistogram (hdr-histogram-js `encodeIntoCompressedBase64`), values in microseconds. */
+export interface EncodedHistogram {
+  unit: 'us';
+  /** Lowest and highest trackable values and significant digits used to create it. */
+  lowestUs: number;
+  highestUs: number;
+  significantDigits: number;
+  base64: string;
+}
+
+/** The link a run went through (filled by src/net when emulation is in use). */
+export interface LinkInfo {
+  profile: string;
+  backend: 'none' | 'netem' | 'relay';
+  rttMs: number;
+  jitterMs?: number;
+  loss?: number;
+  rateBitsPerSec?: number;
+  queueBytes?: number;
+  congestionControl?: string;
+  slowStartAfterIdle?: boolean;
+  initialCwnd?: number;
+}
+
+/** The environment a run happened in. */
+export interface RunEnvironment {
+  h2labVersion: string;
+  node: string;
+  platform: string;
+  cpus: number;
+  /** The kernel's TCP congestion control where the client ran (Linux), e.g. "bbr". */
+  congestionControl?: string;
+  link?: LinkInfo;
+  startedAt: string;
+}
+
+/** Flow-control windows the client advertised (HTTP/2 only). */
+export interface WindowInfo {
+  preset: 'node' | 'browser' | 'max' | 'custom';
+  streamWindowBytes: number;
+  connectionWindowBytes: number;
+}
+
+/** The server's own view, read from the fixture server's /metrics before and after the run. */
+export interface ServerView {
+  requests: number;
+  bytesOut?: number;
+  poolSize?: number;
+  /** Mean and p50/p99 time spent queued for the backend pool during the run, ms. */
+  poolQueueMs?: { mean: number; p50?: number; p99?: number };
+  poolServiceMs?: { mean: number };
+  peakInFlight?: number;
+  cancellations?: number;
+  [key: string]: unknown;
+}
+
+/** One load run's result. */
+export interface RunResult {
+  kind: 'h2lab.run';
+  version: typeof RUN_RESULT_VERSION;
+  /** The resolved options, so the run can be reproduced. */
+  options: Record<string, unknown>;
+  environment: RunEnvironment;
+  target: { url: string; embedded: boolean };
+  transport: {
+    name: TransportName;
+    /** Connections (h1) or sessions (h2-pool) allowed. */
+    connections: number;
+    /** h2-pool session choice policy. */
+    policy?: string;
+    window?: WindowInfo;
+  };
+  protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };
+  schedule: { mode: 'closed' | 'open'; concurrency?: number; rateRps?: number; arrivals?: 'even' | 'poisson' };
+  /** Measured period (after warm-up), ms. */
+  durationMs: number;
+  warmupMs: number;
+  counts: {
+    total: number;
+    ok: number;
+    failed: number;
+    /** Responses by HTTP status, e.g. { "200": 990, "503": 10 }. */
+    byStatus: Record<string, number>;
+    /** Transport failures by class. */
+    byFailure: Partial<Record<FailureClass, number>>;
+    /** Open loop: requests that could not be sent at their intended time (sent late). */
+    late?: number;
+  };
+  throughput: { rps: number; bytesPerSec: number; bytesIn: number; bytesOut: number };
+  /** Latency from the actual send (closed loop) — for open loop, from the intended send (corrected). */
+  latencyMs: LatencySummaryMs;
+  /** Open loop only: latency from the actual send, uncorrected for coordinated omission. */
+  latencyUncorrectedMs?: LatencySummaryMs;
+  ttfbMs: LatencySummaryMs;
+  /** Time requests waited inside the client for a connection or a stream slot. */
+  clientQueueMs: LatencySummaryMs;
+  histograms: { latency: EncodedHistogram; ttfb: EncodedHistogram; latencyUncorrected?: EncodedHistogram };
+  connections: {
+    opened: number;
+    /** Connect and TLS handshake times of new connections. */
+    connectMs?: LatencySummaryMs;
+    tlsMs?: LatencySummaryMs;
+    peakInFlight: number;
+    /** HTTP/2: highest number of concurrent streams on one connection. */
+    peakStreamsPerConnection?: number;
+    /** HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS the server announced (undefined = none announced). */
+    serverMaxConcurrentStreams?: number;
+    /** HTTP/2: how many times a request waited because the stream cap was reached. */
+    streamCapHits?: number;
+    requestsPerConnection: { mean: number; max: number };
+  };
+  /** The load client's own saturation. */
+  client: {
+    eventLoopUtilization: number;
+    /** CPU seconds used by the load process / wall seconds (1.0 = one core). */
+    cpu: number;
+    workers: number;
+    /** True when the client was probably the bottleneck; `note` says why in words. */
+    saturated: boolean;
+    note?: string;
+  };
+  server?: ServerView;
+  /** Warnings in words: anything that could distort the numbers. */
+  warnings: string[];
+  /** Set when the run failed or was interrupted; the rest is what was measured until then. */
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
