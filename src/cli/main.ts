@@ -15,7 +15,7 @@ export function buildProgram(): Command {
   const program = new Command('h2lab')
     .description('What is HTTP/2 actually worth against HTTP/1.1 for your server and your clients — measured, explained.')
     .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: () => {} })
     .exitOverride();
   for (const register of COMMANDS) register(program);
   return program;
@@ -29,9 +29,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (err instanceof CommanderError) {
       // --help and --version arrive here too, with exit code 0.
       if (err.exitCode === 0) process.exit(0);
-      exitWithError(new H2labError('H2LAB_ERR_USAGE', err.message.replace(/^error: /, ''), { commander: err.code }), {
-        alreadyPrinted: true,
-      });
+      const text = `${err.message.replace(/^error: /, '')} (see h2lab --help)`;
+      exitWithError(new H2labError('H2LAB_ERR_USAGE', text, { commander: err.code }));
     }
     exitWithError(err);
   }

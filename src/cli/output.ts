@@ -12,8 +12,7 @@ export function formatError(err: unknown): string {
 }
 
 /** Prints the error to stderr and exits with its status. */
-export function exitWithError(err: unknown, opts: { alreadyPrinted?: boolean } = {}): never {
-  if (!opts.alreadyPrinted || !(err instanceof H2labError)) process.stderr.write(`${formatError(err)}\n`);
-  else process.stderr.write(`h2lab: ${err.code}\n`);
+export function exitWithError(err: unknown): never {
+  process.stderr.write(`${formatError(err)}\n`);
   process.exit(err instanceof H2labError ? err.exitCode : EXIT_FAILURE);
 }
