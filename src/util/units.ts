@@ -19,6 +19,9 @@ const SIZE_UNITS: Record<string, number> = {
   g: 1024 ** 3,
   gib: 1024 ** 3,
   gb: 1000 ** 3,
+  t: 1024 ** 4,
+  tib: 1024 ** 4,
+  tb: 1000 ** 4,
 };
 
 /**
