@@ -27,13 +27,31 @@ export const ERROR_CODES = {
   H2LAB_ERR_TLS_CERT_MISSING: { exit: EXIT_USAGE, summary: '--key was given without --cert.' },
   H2LAB_ERR_FILE_UNREADABLE: { exit: EXIT_USAGE, summary: 'A file named by an option cannot be read.' },
   H2LAB_ERR_TLS_BAD_PEM: { exit: EXIT_USAGE, summary: 'A certificate or key file is not valid PEM.' },
-  H2LAB_ERR_TLS_KEY_MISMATCH: { exit: EXIT_USAGE, summary: 'The private key does not belong to the certificate.' },
+  H2LAB_ERR_TLS_KEY_MISMATCH: {
+    exit: EXIT_USAGE,
+    summary: 'The private key does not belong to the certificate.',
+  },
   H2LAB_ERR_CERTS_EXIST: { exit: EXIT_USAGE, summary: '`h2lab certs` would overwrite existing files.' },
 
   // --- server (src/server) ---
   H2LAB_ERR_PORT_IN_USE: { exit: EXIT_USAGE, summary: 'A listener port is already in use.' },
-  H2LAB_ERR_LISTEN: { exit: EXIT_USAGE, summary: 'A listener could not be opened (address not available, permission).' },
+  H2LAB_ERR_LISTEN: {
+    exit: EXIT_USAGE,
+    summary: 'A listener could not be opened (address not available, permission).',
+  },
   H2LAB_ERR_NO_LISTENER: { exit: EXIT_USAGE, summary: 'Both listeners were disabled.' },
+
+  // --- browser (src/browser) ---
+  H2LAB_ERR_BROWSER_MISSING: {
+    exit: EXIT_USAGE,
+    summary: 'The Chromium executable named by --chromium is not there.',
+  },
+  H2LAB_ERR_BROWSER_LAUNCH: { exit: EXIT_FAILURE, summary: 'Chromium was found but did not start.' },
+  H2LAB_ERR_BROWSER_TIMEOUT: {
+    exit: EXIT_FAILURE,
+    summary: 'A browser run did not finish within --run-timeout.',
+  },
+  H2LAB_ERR_SERVER_METRICS: { exit: EXIT_FAILURE, summary: "The target's h2lab /metrics could not be read." },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,7 +1,9 @@
 /**
  * h2lab's programmatic API. Everything the CLI does, a script can do through these exports.
  */
-export { ERROR_CODES, H2labError, isH2labError, type ErrorCode } from './errors.ts';
+
+export * from './browser/index.ts';
+export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
 export * from './report/model.ts';
 export type * from './transport/types.ts';
 export { VERSION } from './version.ts';

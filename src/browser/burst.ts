@@ -1,0 +1,186 @@
+/**
+ * The burst experiment: a page fires `count` requests at once with fetch(); CDP says, per request,
+ * how long it was stalled in the browser and how long it was on the wire, and the run's peak number
+ * of requests in flight and its connections.
+ *
+ * Over http:// Chromium allows 6 connections per host, so the 7th request waits in the browser
+ * (stalled). Over h2 every request goes out at once on one connection, up to the server's
+ * SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2, §6.5.2), and waits wherever the server queues it
+ * — on the wire, from the browser's point of view.
+ */
+import { H2labError } from '../errors.ts';
+import type { CollectedPage } from './collector.ts';
+import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
+import type {
+  BrowserRequest,
+  BrowserTarget,
+  BurstRun,
+  BurstRunStats,
+  BurstSummary,
+  ServerRunView,
+} from './result.ts';
+import {
+  diffSnapshots,
+  fetchServerMetrics,
+  GAUGES,
+  histogramQuantile,
+  type MetricSnapshot,
+  type MetricsSource,
+  snapshotBefore,
+  sumMetric,
+  tileRequests,
+} from './server-metrics.ts';
+import { median, peakConcurrency, spread, tally } from './stats.ts';
+
+/** Runs `p` with a bound; a run that hangs becomes H2LAB_ERR_BROWSER_TIMEOUT. */
+export async function withRunTimeout<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new H2labError(
+            'H2LAB_ERR_BROWSER_TIMEOUT',
+            `${what} did not finish within --run-timeout ${timeoutMs} ms: check that the server answers, or raise --run-timeout`,
+            { option: '--run-timeout', value: timeoutMs },
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([p, t]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Per-run statistics from CDP records and the page's report. Resource Timing entries are matched to
+ * CDP records by URL (every URL is unique thanks to the cache-busting parameter).
+ */
+export function burstStats(records: BrowserRequest[], page: PageBurstReport): BurstRunStats {
+  const rt = new Map(page.resourceTiming.map((e) => [e.name, e]));
+  let matched = 0;
+  let wireDiff = 0;
+  let startDiff = 0;
+  for (const r of records) {
+    const e = rt.get(r.url);
+    if (!e || e.requestStart <= 0) continue;
+    r.resourceTiming = {
+      stalledMs: e.requestStart - e.startTime,
+      wireMs: e.responseEnd - e.requestStart,
+      totalMs: e.responseEnd - e.startTime,
+    };
+    if (r.wireMs !== undefined) {
+      matched++;
+      wireDiff = Math.max(wireDiff, Math.abs(r.wireMs - r.resourceTiming.wireMs));
+      // Both clocks put the end at the same instant, so a total difference is a start difference.
+      startDiff = Math.max(startDiff, Math.abs(r.totalMs - r.resourceTiming.totalMs));
+    }
+  }
+  const sent = records.filter((r) => r.sendMs !== undefined && r.failed === undefined);
+  const stats: BurstRunStats = {
+    peakInFlight: peakConcurrency(sent.map((r) => [r.sendMs!, r.endMs] as const)),
+    connections: new Set(sent.map((r) => r.connectionId)).size,
+    protocols: tally(sent.map((r) => r.protocol ?? 'unknown')),
+    stalledMs: spread(sent.map((r) => r.stalledMs!)),
+    wireMs: spread(sent.map((r) => r.wireMs!)),
+    totalMs: spread(records.map((r) => r.totalMs)),
+    wallMs: records.length
+      ? Math.max(...records.map((r) => r.endMs)) - Math.min(...records.map((r) => r.startMs))
+      : 0,
+    issueLoopMs: page.issueLoopMs,
+    ok: page.statuses.filter((s) => s >= 200 && s < 400).length,
+    failed: page.statuses.filter((s) => s < 200 || s >= 400).length,
+  };
+  if (matched > 0) stats.resourceTiming = { matched, wireMaxDiffMs: wireDiff, startMaxDiffMs: startDiff };
+  return stats;
+}
+
+/** The server's view of one burst from the metrics delta. */
+export function burstServerView(delta: MetricSnapshot, owned: boolean): ServerRunView {
+  const byProtocol = tileRequests(delta);
+  const view: ServerRunView = {
+    requestsByProtocol: byProtocol,
+    requests: Object.values(byProtocol).reduce((a, b) => a + b, 0),
+    connectionsOpened: sumMetric(delta, 'h2lab_connections_total'),
+  };
+  const p50 = histogramQuantile(delta, 'h2lab_pool_queue_seconds', 0.5);
+  const p90 = histogramQuantile(delta, 'h2lab_pool_queue_seconds', 0.9);
+  if (p50 !== undefined && p90 !== undefined) view.poolQueueMs = { p50: p50 * 1000, p90: p90 * 1000 };
+  if (owned) view.inFlightPeak = sumMetric(delta, 'h2lab_in_flight_peak');
+  return view;
+}
+
+/** What one burst run needs. */
+export interface BurstRunSpec {
+  page: CollectedPage;
+  target: BrowserTarget;
+  count: number;
+  pathTemplate: string;
+  index: number;
+  runTimeoutMs: number;
+  metrics?: MetricsSource;
+}
+
+/** Runs one burst and returns its requests and statistics. */
+export async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
+  const { page, target } = spec;
+  const tag = `${target.id}-${spec.index}-${Date.now().toString(36)}`;
+  const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);
+  const before = spec.metrics ? await snapshotBefore(spec.metrics) : undefined;
+  page.clear();
+  const report = await withRunTimeout(
+    page.evaluate<PageBurstReport>(burstScript(urls)),
+    spec.runTimeoutMs,
+    `burst ${spec.index} on ${target.label}`,
+  );
+  await page.settle(urls);
+  const requests = page.records(urls);
+  const run: BurstRun = {
+    target: target.id,
+    index: spec.index,
+    discarded: spec.index === 0,
+    stats: burstStats(requests, report),
+    requests,
+  };
+  if (spec.metrics && before) {
+    const after = await fetchServerMetrics(spec.metrics.url);
+    run.server = burstServerView(diffSnapshots(before, after, GAUGES), spec.metrics.owned);
+  }
+  return run;
+}
+
+function mmm(values: number[]): { median: number; min: number; max: number } {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** Medians over the kept (not discarded) runs of one target. */
+export function summarizeBurst(target: string, runs: readonly BurstRun[]): BurstSummary {
+  const kept = runs.filter((r) => r.target === target && !r.discarded);
+  const protocols: Record<string, number> = {};
+  for (const r of kept)
+    for (const [p, n] of Object.entries(r.stats.protocols)) protocols[p] = (protocols[p] ?? 0) + n;
+  const s: BurstSummary = {
+    target,
+    runs: kept.length,
+    peakInFlight: mmm(kept.map((r) => r.stats.peakInFlight)),
+    connections: mmm(kept.map((r) => r.stats.connections)),
+    stalledP50Ms: median(kept.map((r) => r.stats.stalledMs.p50)),
+    stalledP90Ms: median(kept.map((r) => r.stats.stalledMs.p90)),
+    wireP50Ms: median(kept.map((r) => r.stats.wireMs.p50)),
+    wireP90Ms: median(kept.map((r) => r.stats.wireMs.p90)),
+    totalP50Ms: median(kept.map((r) => r.stats.totalMs.p50)),
+    wallMs: median(kept.map((r) => r.stats.wallMs)),
+    protocols,
+  };
+  const q = kept.flatMap((r) => (r.server?.poolQueueMs ? [r.server.poolQueueMs.p50] : []));
+  if (q.length) s.serverPoolQueueP50Ms = median(q);
+  const rt = kept.flatMap((r) => (r.stats.resourceTiming ? [r.stats.resourceTiming] : []));
+  if (rt.length) {
+    s.resourceTimingWireMaxDiffMs = Math.max(...rt.map((x) => x.wireMaxDiffMs));
+    s.resourceTimingStartMaxDiffMs = Math.max(...rt.map((x) => x.startMaxDiffMs));
+  }
+  return s;
+}

@@ -1,0 +1,97 @@
+/**
+ * The cancellation experiment: fire `count` requests, abort them all after T ms, then fetch one wanted
+ * tile and compare its time with the same tile fetched on an idle server.
+ *
+ * What a cancel costs is decided by the server, so the numbers come from the server's metrics: Chrome
+ * reports every aborted request as sent, yet only part of them reached a handler. Over h2 each cancel
+ * arrives as RST_STREAM with code CANCEL (0x8, RFC 9113 §7, §8.7); over HTTP/1.1 Chromium can only
+ * close the connection (RFC 9112 §9.6), which the server sees as the client going away.
+ */
+import { withRunTimeout } from './burst.ts';
+import type { CollectedPage } from './collector.ts';
+import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
+import type { BrowserTarget, CancelRun, CancelServerView } from './result.ts';
+import {
+  byLabel,
+  diffSnapshots,
+  GAUGES,
+  type MetricSnapshot,
+  type MetricsSource,
+  snapshotBefore,
+  tileRequests,
+  waitForIdlePool,
+} from './server-metrics.ts';
+import { median } from './stats.ts';
+
+/** What one cancellation run needs. */
+export interface CancelRunSpec {
+  page: CollectedPage;
+  target: BrowserTarget;
+  serverMode: CancelRun['serverMode'];
+  count: number;
+  pathTemplate: string;
+  cancelAfterMs: number;
+  runTimeoutMs: number;
+  metrics?: MetricsSource;
+  /** Bound on waiting for the server's pool to drain before and after, ms. Default 10 000. */
+  drainTimeoutMs?: number;
+}
+
+/** The server's view of one cancellation run. `wanted` requests of the run are not abandoned ones. */
+export function cancelServerView(delta: MetricSnapshot, wanted: number, drained: boolean): CancelServerView {
+  const reached = Object.values(tileRequests(delta)).reduce((a, b) => a + b, 0);
+  return {
+    reachedHandler: Math.max(0, reached - wanted),
+    cancellations: byLabel(delta, 'h2lab_cancellations_total', 'stage'),
+    jobs: byLabel(delta, 'h2lab_pool_jobs_total', 'outcome'),
+    rstStreamByCode: byLabel(delta, 'h2lab_rst_stream_total', 'code'),
+    drained,
+  };
+}
+
+/** Runs one cancellation experiment on an already open page. */
+export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
+  const { page, target } = spec;
+  const drainMs = spec.drainTimeoutMs ?? 10_000;
+  const tag = `${target.id}-${spec.serverMode}-${Date.now().toString(36)}`;
+  if (spec.metrics) await waitForIdlePool(spec.metrics, drainMs);
+  // The wanted tile is one the burst does not ask for (index count), fetched alone three times.
+  const wanted = (k: string) =>
+    burstUrls(page.origin, spec.pathTemplate, spec.count + 1, `${tag}-${k}`)[spec.count]!;
+  const base: number[] = [];
+  for (const k of ['b0', 'b1', 'b2']) {
+    const r = await withRunTimeout(
+      page.evaluate<{ ms: number; status: number }>(singleScript(wanted(k))),
+      spec.runTimeoutMs,
+      `idle baseline on ${target.label}`,
+    );
+    base.push(r.ms);
+  }
+  const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);
+  const before = spec.metrics ? await snapshotBefore(spec.metrics) : undefined;
+  page.clear();
+  const report = await withRunTimeout(
+    page.evaluate<PageCancelReport>(cancelScript(urls, spec.cancelAfterMs, wanted('w'))),
+    spec.runTimeoutMs,
+    `cancellation run on ${target.label}`,
+  );
+  await page.settle(urls);
+  const records = page.records(urls);
+  const run: CancelRun = {
+    target: target.id,
+    serverMode: spec.serverMode,
+    count: spec.count,
+    requestedAbortMs: spec.cancelAfterMs,
+    actualAbortMs: report.abortAtMs ?? Number.NaN,
+    issueLoopMs: report.issueLoopMs,
+    browserCanceled: records.filter((r) => r.canceled).length,
+    completedBeforeAbort: report.outcomes.filter((o) => o === 'ok').length,
+    baselineMs: median(base),
+    wantedMs: report.wantedMs,
+  };
+  if (spec.metrics && before) {
+    const { snapshot, drained } = await waitForIdlePool(spec.metrics, drainMs);
+    run.server = cancelServerView(diffSnapshots(before, snapshot, GAUGES), 1, drained);
+  }
+  return run;
+}

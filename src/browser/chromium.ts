@@ -1,0 +1,116 @@
+/**
+ * Launching Debian's Chromium through playwright-core (no browser download), headless, with a fresh
+ * profile per launch that is deleted on close, and trusting h2lab's certificates by SPKI pin.
+ *
+ * Why a pin and not `--ignore-certificate-errors`: the pin makes the certificate count as valid, so
+ * the page is a secure context exactly as on a real site; the blanket flag marks the page insecure.
+ */
+import { createHash, X509Certificate } from 'node:crypto';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { H2labError } from '../errors.ts';
+
+/**
+ * Flags every launch uses. Without the background-networking group Chromium keeps trying to reach
+ * the internet from the measured process; QUIC is off so HTTP/3 never replaces the protocol under
+ * test (and an Alt-Svc from a real origin cannot move requests to UDP mid-run).
+ */
+export const BASE_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--metrics-recording-only',
+]);
+
+/**
+ * Base64 SHA-256 of the SubjectPublicKeyInfo of every certificate in `pem` (a bundle is fine), the
+ * form `--ignore-certificate-errors-spki-list` takes.
+ */
+export function spkiPins(pem: string): string[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  return blocks.map((b) => {
+    const der = new X509Certificate(b).publicKey.export({ type: 'spki', format: 'der' });
+    return createHash('sha256').update(der).digest('base64');
+  });
+}
+
+/** What {@link launchChromium} needs. */
+export interface ChromiumLaunchOptions {
+  /** Executable path. */
+  executablePath: string;
+  /** SPKI pins to trust (base64 SHA-256). */
+  spki?: readonly string[];
+  /** Start with HTTP/2 disabled (the HTTP/1.1-over-TLS control). */
+  disableHttp2?: boolean;
+}
+
+/** A running Chromium with its own throw-away profile. */
+export interface ChromiumHandle {
+  context: BrowserContext;
+  version: string;
+  /** Every flag passed, for the result. */
+  flags: string[];
+  /** Closes the browser and deletes the profile directory. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts Chromium. Throws H2LAB_ERR_BROWSER_MISSING when the executable is not there and
+ * H2LAB_ERR_BROWSER_LAUNCH when it does not start.
+ */
+export async function launchChromium(opts: ChromiumLaunchOptions): Promise<ChromiumHandle> {
+  try {
+    accessSync(opts.executablePath, constants.X_OK);
+  } catch {
+    throw new H2labError(
+      'H2LAB_ERR_BROWSER_MISSING',
+      `--chromium ${opts.executablePath} is not an executable: install Debian's chromium (apt-get install chromium) or pass --chromium PATH`,
+      { option: '--chromium', value: opts.executablePath },
+    );
+  }
+  const flags = [...BASE_CHROMIUM_FLAGS];
+  if (opts.spki && opts.spki.length > 0)
+    flags.push(`--ignore-certificate-errors-spki-list=${opts.spki.join(',')}`);
+  if (opts.disableHttp2) flags.push('--disable-http2');
+  const profile = mkdtempSync(join(tmpdir(), 'h2lab-chromium-'));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: opts.executablePath,
+      headless: true,
+      args: flags,
+      timeout: 60_000,
+    });
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw new H2labError(
+      'H2LAB_ERR_BROWSER_LAUNCH',
+      `Chromium at --chromium ${opts.executablePath} did not start: ${(err as Error).message.split('\n')[0]}`,
+      { option: '--chromium', value: opts.executablePath },
+      { cause: err },
+    );
+  }
+  let closed = false;
+  return {
+    context,
+    version: context.browser()?.version() ?? 'unknown',
+    flags,
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await context.close();
+      } finally {
+        rmSync(profile, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * A CDP network collector for one page: the browser's own account of every request.
+ *
+ *   requestWillBeSent ──(stalled: waiting for a socket / stream / handshake)──▶ send
+ *   send ──(on the wire: network + server, including the server's queue)──▶ loadingFinished/Failed
+ *
+ * send = `response.timing.requestTime + timing.sendStart / 1000` (seconds on the same monotonic clock
+ * as the event timestamps). A request that fails before its response has no send time.
+ */
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { BrowserRequest } from './result.ts';
+
+interface RawRequest {
+  url: string;
+  willBeSentS: number;
+  requestTimeS?: number;
+  sendStartMs?: number;
+  receiveHeadersEndMs?: number;
+  protocol?: string;
+  connectionId?: string;
+  connectionReused?: boolean;
+  status?: number;
+  securityState?: string;
+  endS?: number;
+  encodedBytes?: number;
+  errorText?: string;
+  canceled?: boolean;
+}
+
+/** The path of the blank landing document; fulfilled by the collector itself, never sent. */
+export const LANDING_PATH = '/__h2lab/blank.html';
+
+/** A page on one origin with its network collector attached. */
+export class CollectedPage {
+  readonly page: Page;
+  readonly origin: string;
+  private readonly cdp: CDPSession;
+  private readonly byId = new Map<string, RawRequest>();
+
+  private constructor(page: Page, cdp: CDPSession, origin: string) {
+    this.page = page;
+    this.cdp = cdp;
+    this.origin = origin;
+    cdp.on('Network.requestWillBeSent', (e) => {
+      this.byId.set(e.requestId, { url: e.request.url, willBeSentS: e.timestamp });
+    });
+    cdp.on('Network.responseReceived', (e) => {
+      const r = this.byId.get(e.requestId);
+      if (!r) return;
+      const t = e.response.timing;
+      if (t) {
+        r.requestTimeS = t.requestTime;
+        r.sendStartMs = t.sendStart;
+        r.receiveHeadersEndMs = t.receiveHeadersEnd;
+      }
+      r.protocol = e.response.protocol;
+      r.connectionId = String(e.response.connectionId);
+      r.connectionReused = e.response.connectionReused;
+      r.status = e.response.status;
+      r.securityState = e.response.securityState;
+    });
+    cdp.on('Network.loadingFinished', (e) => {
+      const r = this.byId.get(e.requestId);
+      if (!r) return;
+      r.endS = e.timestamp;
+      r.encodedBytes = e.encodedDataLength;
+    });
+    cdp.on('Network.loadingFailed', (e) => {
+      const r = this.byId.get(e.requestId);
+      if (!r) return;
+      r.endS = e.timestamp;
+      r.errorText = e.errorText;
+      r.canceled = e.canceled ?? false;
+    });
+  }
+
+  /**
+   * Opens a page on `origin`. The landing document is answered by CDP's Fetch domain for exactly
+   * one URL, so no request of h2lab's own reaches the server and any origin works (a 404 at `/`
+   * would otherwise leave Chromium on an error page with an opaque origin). The browser HTTP cache
+   * is disabled so every burst goes to the server.
+   */
+  static async open(context: BrowserContext, origin: string): Promise<CollectedPage> {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const landing = `${origin}${LANDING_PATH}`;
+    const html = '<!doctype html><meta charset="utf-8"><title>h2lab browser</title><body>h2lab</body>';
+    cdp.on('Fetch.requestPaused', (e) => {
+      void cdp
+        .send('Fetch.fulfillRequest', {
+          requestId: e.requestId,
+          responseCode: 200,
+          responseHeaders: [
+            { name: 'content-type', value: 'text/html; charset=utf-8' },
+            { name: 'cache-control', value: 'no-store' },
+          ],
+          body: Buffer.from(html).toString('base64'),
+        })
+        .catch(() => {});
+    });
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: landing, requestStage: 'Request' }] });
+    await page.goto(landing, { waitUntil: 'load' });
+    await cdp.send('Fetch.disable');
+    await cdp.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    return new CollectedPage(page, cdp, origin);
+  }
+
+  /** Forgets every request seen so far. */
+  clear(): void {
+    this.byId.clear();
+  }
+
+  /**
+   * Waits until every URL in `urls` has an end event (CDP events can trail the page's promises by a
+   * few milliseconds), at most `timeoutMs`. Returns false on timeout.
+   */
+  async settle(urls: readonly string[], timeoutMs = 3000): Promise<boolean> {
+    const want = new Set(urls);
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      let ended = 0;
+      for (const r of this.byId.values()) if (want.has(r.url) && r.endS !== undefined) ended++;
+      if (ended >= want.size) return true;
+      if (performance.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /**
+   * The requests for `urls`, in the order of `urls`, with times in ms relative to the earliest
+   * `requestWillBeSent` among them. A URL CDP never saw is left out.
+   */
+  records(urls: readonly string[]): BrowserRequest[] {
+    const byUrl = new Map<string, RawRequest>();
+    for (const r of this.byId.values()) if (!byUrl.has(r.url)) byUrl.set(r.url, r);
+    const raws = urls.map((u) => byUrl.get(u));
+    const t0 = Math.min(...raws.filter((r): r is RawRequest => r !== undefined).map((r) => r.willBeSentS));
+    const out: BrowserRequest[] = [];
+    raws.forEach((r, index) => {
+      if (!r) return;
+      const ms = (s: number) => (s - t0) * 1000;
+      const startMs = ms(r.willBeSentS);
+      const endMs = r.endS !== undefined ? ms(r.endS) : startMs;
+      const rec: BrowserRequest = { index, url: r.url, startMs, endMs, totalMs: endMs - startMs };
+      if (r.requestTimeS !== undefined && r.sendStartMs !== undefined && r.sendStartMs >= 0) {
+        rec.sendMs = ms(r.requestTimeS) + r.sendStartMs;
+        rec.stalledMs = rec.sendMs - startMs;
+        rec.wireMs = endMs - rec.sendMs;
+        if (r.receiveHeadersEndMs !== undefined && r.receiveHeadersEndMs >= 0) {
+          rec.headersMs = ms(r.requestTimeS) + r.receiveHeadersEndMs;
+        }
+      }
+      if (r.protocol !== undefined) rec.protocol = r.protocol;
+      if (r.connectionId !== undefined) rec.connectionId = r.connectionId;
+      if (r.connectionReused !== undefined) rec.connectionReused = r.connectionReused;
+      if (r.status !== undefined) rec.status = r.status;
+      if (r.encodedBytes !== undefined) rec.encodedBytes = r.encodedBytes;
+      if (r.errorText !== undefined) rec.failed = r.errorText;
+      if (r.canceled !== undefined) rec.canceled = r.canceled;
+      out.push(rec);
+    });
+    return out;
+  }
+
+  /** Security states of responses seen for `urls` (`secure` when the pin made the certificate valid). */
+  securityStates(urls: readonly string[]): Record<string, number> {
+    const want = new Set(urls);
+    const out: Record<string, number> = {};
+    for (const r of this.byId.values()) {
+      if (!want.has(r.url) || r.securityState === undefined) continue;
+      out[r.securityState] = (out[r.securityState] ?? 0) + 1;
+    }
+    return out;
+  }
+
+  /** Evaluates a page script (an expression, see page-scripts.ts) and returns its value. */
+  evaluate<T>(expression: string): Promise<T> {
+    return this.page.evaluate(expression) as Promise<T>;
+  }
+
+  async close(): Promise<void> {
+    await this.cdp.detach().catch(() => {});
+    await this.page.close().catch(() => {});
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * `measureBrowser(opts)`: the same question asked by a real Chromium. Starts the fixture server when
+ * no origin is given, launches Chromium (a second one with HTTP/2 disabled for the HTTP/1.1-over-TLS
+ * control), runs the burst experiment alternating targets, then the cancellation experiment with the
+ * server honouring and ignoring cancellation, and returns a {@link BrowserResult}.
+ *
+ * Why the control uses a browser flag rather than a server option: it works for any https:// origin a
+ * user names, not only for h2lab's fixture, and keeps the server and its TLS setup identical.
+ */
+import { cpus } from 'node:os';
+import { H2labError, isH2labError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import { runBurst, summarizeBurst } from './burst.ts';
+import { runCancel } from './cancel.ts';
+import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
+import { CollectedPage } from './collector.ts';
+import { deriveFindings } from './findings.ts';
+import {
+  type BrowserOptions,
+  type BrowserOptionsInput,
+  parseOrigin,
+  resolveBrowserOptions,
+} from './options.ts';
+import { BROWSER_RESULT_VERSION, type BrowserResult, type BrowserTarget, type CancelRun } from './result.ts';
+import type { MetricsSource } from './server-metrics.ts';
+
+/** The part of a running fixture server the browser experiments use. */
+export interface FixtureHandle {
+  plainUrl: string;
+  tlsUrl: string;
+  /** The server certificate (PEM); its SPKI is pinned in Chromium. */
+  certPem: string;
+  /** The CA that issued it, when there is one (pinned too). */
+  caPem?: string;
+  close(): Promise<void>;
+}
+
+/** Knobs passed to the fixture server. */
+export interface FixtureStartOptions {
+  pool: number;
+  tileMs: number;
+  maxConcurrentStreams: number;
+  ignoreCancel: boolean;
+}
+
+/** Starts a fixture server (injected so that the library can run against any server). */
+export type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureHandle>;
+
+/** One progress event, for a CLI to show. The library never prints. */
+export interface BrowserProgress {
+  phase: 'start' | 'burst' | 'cancel' | 'done';
+  message: string;
+  /** Completed and total steps of the phase, when known. */
+  step?: number;
+  of?: number;
+}
+
+/** Hooks of {@link measureBrowser}. */
+export interface MeasureBrowserHooks {
+  /** How to start the fixture server when no origin is given. Required in that case. */
+  startFixture?: StartFixture;
+  onProgress?: (e: BrowserProgress) => void;
+  /** Stops between runs; what was measured is returned with error H2LAB_ERR_INTERRUPTED. */
+  signal?: AbortSignal;
+}
+
+function targetsFor(origins: readonly string[], control: boolean): BrowserTarget[] {
+  const out: BrowserTarget[] = [];
+  const ids = new Map<string, number>();
+  const id = (base: string) => {
+    const n = (ids.get(base) ?? 0) + 1;
+    ids.set(base, n);
+    return n === 1 ? base : `${base}-${n}`;
+  };
+  for (const origin of origins) {
+    if (origin.startsWith('http:')) {
+      out.push({
+        id: id('http'),
+        label: `http:// HTTP/1.1`,
+        origin,
+        h2Disabled: false,
+        expectedProtocol: 'http/1.1',
+      });
+    } else {
+      out.push({ id: id('https'), label: `https:// h2`, origin, h2Disabled: false, expectedProtocol: 'h2' });
+      if (control) {
+        out.push({
+          id: id('https-h1'),
+          label: `https:// HTTP/1.1 (control)`,
+          origin,
+          h2Disabled: true,
+          expectedProtocol: 'http/1.1',
+        });
+      }
+    }
+  }
+  if (origins.length > 1 || new Set(out.map((t) => t.id.replace(/-\d+$/, ''))).size < out.length) {
+    for (const t of out) t.label = `${t.label} ${t.origin}`;
+  }
+  return out;
+}
+
+/**
+ * Measures what a real Chromium does against the origins (or h2lab's fixture server).
+ *
+ * @example
+ * const result = await measureBrowser({ count: 121, runs: 6 }, { startFixture });
+ * console.log(result.findings.join('\n'));
+ */
+export async function measureBrowser(
+  input: BrowserOptionsInput = {},
+  hooks: MeasureBrowserHooks = {},
+): Promise<BrowserResult> {
+  const opts: BrowserOptions = resolveBrowserOptions(input);
+  const progress = (e: BrowserProgress) => hooks.onProgress?.(e);
+  const cleanups: Array<() => Promise<void>> = [];
+  const startedAt = new Date().toISOString();
+  const spki = [...opts.trustSpki, ...opts.trustCertPem.flatMap(spkiPins)];
+
+  try {
+    let origins = opts.origins.map(parseOrigin);
+    let fixture: BrowserResult['fixture'];
+    let metrics: MetricsSource | undefined = opts.metricsUrl
+      ? { url: opts.metricsUrl, owned: false }
+      : undefined;
+    let ignoreFixture: FixtureHandle | undefined;
+    if (origins.length === 0) {
+      if (!hooks.startFixture) {
+        throw new H2labError(
+          'H2LAB_ERR_INVALID_OPTION',
+          'measureBrowser: no origin given and no fixture server to start: pass origins',
+          {
+            option: 'origins',
+          },
+        );
+      }
+      progress({ phase: 'start', message: 'starting the fixture server' });
+      const f = await hooks.startFixture({ ...opts.fixture, ignoreCancel: false });
+      cleanups.push(() => f.close());
+      spki.push(...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : []));
+      origins = [new URL(f.plainUrl).origin, new URL(f.tlsUrl).origin];
+      metrics = { url: `${new URL(f.plainUrl).origin}/metrics`, owned: true };
+      fixture = { plainUrl: f.plainUrl, tlsUrl: f.tlsUrl, ...opts.fixture };
+      if (opts.cancel) {
+        ignoreFixture = await hooks.startFixture({ ...opts.fixture, ignoreCancel: true });
+        const g = ignoreFixture;
+        cleanups.push(() => g.close());
+        spki.push(...spkiPins(g.certPem));
+      }
+    }
+    const pins = [...new Set(spki)];
+    const targets = targetsFor(origins, opts.control);
+
+    progress({ phase: 'start', message: `launching Chromium (${opts.chromiumPath})` });
+    const browsers = new Map<boolean, ChromiumHandle>();
+    for (const h2Disabled of new Set(targets.map((t) => t.h2Disabled))) {
+      const b = await launchChromium({
+        executablePath: opts.chromiumPath,
+        spki: pins,
+        disableHttp2: h2Disabled,
+      });
+      cleanups.push(() => b.close());
+      browsers.set(h2Disabled, b);
+    }
+    const main = browsers.get(false) ?? browsers.get(true)!;
+    const pages = new Map<string, CollectedPage>();
+    const pageFor = async (t: BrowserTarget, origin = t.origin): Promise<CollectedPage> => {
+      const key = `${t.h2Disabled}|${origin}`;
+      let p = pages.get(key);
+      if (!p) {
+        p = await CollectedPage.open(browsers.get(t.h2Disabled)!.context, origin);
+        pages.set(key, p);
+      }
+      return p;
+    };
+
+    const result: BrowserResult = {
+      kind: 'h2lab.browser',
+      version: BROWSER_RESULT_VERSION,
+      options: opts,
+      environment: {
+        h2labVersion: VERSION,
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+        cpus: cpus().length,
+        chromium: { path: opts.chromiumPath, version: main.version, flags: main.flags },
+        startedAt,
+      },
+      trust: { method: pins.length ? 'spki-pin' : 'system', spki: pins },
+      targets,
+      burst: { runs: [], summaries: [] },
+      cancel: [],
+      findings: [],
+      warnings: [],
+    };
+    if (fixture) result.fixture = fixture;
+
+    const check = () => {
+      if (hooks.signal?.aborted)
+        throw new H2labError('H2LAB_ERR_INTERRUPTED', 'browser measurement interrupted', {});
+    };
+    try {
+      if (opts.burst) {
+        const total = opts.runs * targets.length;
+        let step = 0;
+        for (let i = 0; i < opts.runs; i++) {
+          // Alternate targets and rotate who goes first, so no target always follows the same one.
+          for (let k = 0; k < targets.length; k++) {
+            check();
+            const t = targets[(i + k) % targets.length]!;
+            progress({
+              phase: 'burst',
+              message: `burst ${i + 1}/${opts.runs} ${t.label}`,
+              step: step++,
+              of: total,
+            });
+            const run = await runBurst({
+              page: await pageFor(t),
+              target: t,
+              count: opts.count,
+              pathTemplate: opts.pathTemplate,
+              index: i,
+              runTimeoutMs: opts.runTimeoutMs,
+              ...(metrics && { metrics }),
+            });
+            result.burst.runs.push(run);
+          }
+        }
+        result.burst.summaries = targets.map((t) => summarizeBurst(t.id, result.burst.runs));
+        const states: Record<string, number> = {};
+        for (const t of targets.filter((x) => x.origin.startsWith('https:'))) {
+          const p = await pageFor(t);
+          const urls = result.burst.runs
+            .filter((r) => r.target === t.id)
+            .flatMap((r) => r.requests.map((q) => q.url));
+          for (const [k, v] of Object.entries(p.securityStates(urls))) states[k] = (states[k] ?? 0) + v;
+        }
+        if (Object.keys(states).length)
+          result.trust.secureContext = Object.keys(states).every((s) => s === 'secure');
+      }
+      if (opts.cancel) {
+        const legs: Array<{
+          t: BrowserTarget;
+          mode: CancelRun['serverMode'];
+          origin: string;
+          m?: MetricsSource;
+        }> = [];
+        for (const t of targets) {
+          legs.push({
+            t,
+            mode: fixture ? 'honour' : 'unknown',
+            origin: t.origin,
+            ...(metrics && { m: metrics }),
+          });
+          if (ignoreFixture) {
+            const base = new URL(
+              t.origin.startsWith('https:') ? ignoreFixture.tlsUrl : ignoreFixture.plainUrl,
+            ).origin;
+            legs.push({
+              t,
+              mode: 'ignore',
+              origin: base,
+              m: { url: `${new URL(ignoreFixture.plainUrl).origin}/metrics`, owned: true },
+            });
+          }
+        }
+        let step = 0;
+        for (const leg of legs) {
+          check();
+          progress({
+            phase: 'cancel',
+            message: `cancel ${leg.t.label} (server ${leg.mode})`,
+            step: step++,
+            of: legs.length,
+          });
+          result.cancel.push(
+            await runCancel({
+              page: await pageFor(leg.t, leg.origin),
+              target: leg.t,
+              serverMode: leg.mode,
+              count: opts.count,
+              pathTemplate: opts.pathTemplate,
+              cancelAfterMs: opts.cancelAfterMs,
+              runTimeoutMs: opts.runTimeoutMs,
+              ...(leg.m && { metrics: leg.m }),
+            }),
+          );
+        }
+      }
+    } catch (err) {
+      if (!isH2labError(err)) throw err;
+      result.error = err.toJSON();
+      if (opts.burst && result.burst.summaries.length === 0 && result.burst.runs.some((r) => !r.discarded)) {
+        result.burst.summaries = targets
+          .filter((t) => result.burst.runs.some((r) => r.target === t.id && !r.discarded))
+          .map((t) => summarizeBurst(t.id, result.burst.runs));
+      }
+    }
+    const { findings, warnings } = deriveFindings(result);
+    result.findings = findings;
+    result.warnings.push(...warnings);
+    if (cpus().length < 4) {
+      result.warnings.push(
+        `Only ${cpus().length} CPUs: Chromium, the server and h2lab share them, so issuing the fetch() calls and timers can be late (see issue-loop and actual abort times).`,
+      );
+    }
+    progress({ phase: 'done', message: 'done' });
+    return result;
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  }
+}

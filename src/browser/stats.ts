@@ -1,0 +1,72 @@
+/**
+ * Statistics of browser runs. Bursts are small (about a hundred requests), so percentiles are exact
+ * (nearest rank on the sorted values) rather than read from a histogram.
+ */
+
+/** Low and high quantiles of one quantity, ms. */
+export interface Spread {
+  p50: number;
+  p90: number;
+  min: number;
+  max: number;
+  count: number;
+}
+
+/**
+ * Nearest-rank quantile of `values` (q in [0, 1]): the smallest value with at least q·n values at or
+ * below it. NaN for an empty list.
+ *
+ * @example quantile([1, 2, 3, 4], 0.5) === 2
+ */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil(q * s.length));
+  return s[Math.min(rank, s.length) - 1]!;
+}
+
+/** Median (nearest rank, lower middle for an even count). */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** p50/p90/min/max of `values`. */
+export function spread(values: readonly number[]): Spread {
+  return {
+    p50: quantile(values, 0.5),
+    p90: quantile(values, 0.9),
+    min: values.length ? Math.min(...values) : Number.NaN,
+    max: values.length ? Math.max(...values) : Number.NaN,
+    count: values.length,
+  };
+}
+
+/**
+ * Peak number of intervals open at once. Intervals are half-open `[start, end)`: a request that ends
+ * exactly when another starts does not overlap it (a keep-alive connection handing over).
+ *
+ * @example peakConcurrency([[0, 2], [1, 3], [2, 4]]) === 2
+ */
+export function peakConcurrency(intervals: ReadonlyArray<readonly [number, number]>): number {
+  const events: Array<[number, number]> = [];
+  for (const [s, e] of intervals) {
+    if (!(e > s)) continue;
+    events.push([s, 1], [e, -1]);
+  }
+  // Ends sort before starts at the same instant (half-open intervals).
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0;
+  let peak = 0;
+  for (const [, d] of events) {
+    cur += d;
+    if (cur > peak) peak = cur;
+  }
+  return peak;
+}
+
+/** Counts of each value. */
+export function tally(values: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}

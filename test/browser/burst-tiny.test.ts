@@ -1,0 +1,58 @@
+// The burst against a tiny server of our own: what Chromium itself does with 6 connections per host
+// over http:// and one multiplexed connection over https:// (h2), as CDP reports it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { measureBrowser } from '../../src/browser/index.ts';
+import { chromiumMissing, startTinyTiles } from './helpers.ts';
+
+test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control back at 6', async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  const srv = await startTinyTiles(80);
+  try {
+    const r = await measureBrowser({
+      origins: [srv.plainUrl, srv.tlsUrl],
+      count: 30,
+      runs: 2,
+      cancel: false,
+      trustCertPem: [srv.certPem],
+    });
+    assert.equal(r.error, undefined);
+    // On failure, show what the kept runs saw.
+    t.diagnostic(
+      JSON.stringify(
+        r.burst.runs.map((x) => ({
+          t: x.target,
+          i: x.index,
+          n: x.requests.length,
+          p: x.stats.protocols,
+          ok: x.stats.ok,
+          bad: x.requests.find((q) => q.sendMs === undefined || q.failed),
+        })),
+      ),
+    );
+    const s = Object.fromEntries(r.burst.summaries.map((x) => [x.target, x]));
+    assert.deepEqual(Object.keys(s).sort(), ['http', 'https', 'https-h1']);
+    assert.equal(s.http!.peakInFlight.max, 6);
+    assert.equal(s.http!.connections.median, 6);
+    assert.deepEqual(s.http!.protocols, { 'http/1.1': 30 });
+    assert.ok(s.https!.peakInFlight.median > 20, `h2 peak ${s.https!.peakInFlight.median}`);
+    assert.equal(s.https!.connections.median, 1);
+    assert.deepEqual(s.https!.protocols, { h2: 30 });
+    assert.equal(s['https-h1']!.peakInFlight.max, 6);
+    assert.deepEqual(s['https-h1']!.protocols, { 'http/1.1': 30 });
+    assert.equal(r.trust.method, 'spki-pin');
+    assert.equal(r.trust.secureContext, true);
+    // The server saw every request of every run (2 runs × 3 targets × 30).
+    assert.equal(srv.seen(), 180);
+    for (const x of Object.values(s)) {
+      // The time on the wire agrees within a millisecond; the start may differ by the time the page's
+      // main thread spent issuing fetch() calls (reported as a warning, not a failure).
+      const w = x.resourceTimingWireMaxDiffMs;
+      assert.ok(w !== undefined && w <= 1, `RT wire diff ${w}`);
+    }
+    console.log(r.findings.join('\n'));
+  } finally {
+    await srv.close();
+  }
+});

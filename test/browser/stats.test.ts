@@ -1,0 +1,96 @@
+// Statistics and metric parsing of the browser subsystem (no browser needed).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { burstUrls } from '../../src/browser/page-scripts.ts';
+import {
+  byLabel,
+  diffSnapshots,
+  histogramQuantile,
+  parsePrometheusText,
+  sumMetric,
+} from '../../src/browser/server-metrics.ts';
+import { peakConcurrency, quantile } from '../../src/browser/stats.ts';
+
+test('quantile is nearest-rank and lies between min and max', () => {
+  assert.equal(quantile([4, 1, 3, 2], 0.5), 2);
+  assert.equal(quantile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9), 9);
+  assert.ok(Number.isNaN(quantile([], 0.5)));
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1 }),
+      fc.double({ min: 0, max: 1 }),
+      (xs, q) => {
+        const v = quantile(xs, q);
+        return v >= Math.min(...xs) && v <= Math.max(...xs) && xs.includes(v);
+      },
+    ),
+  );
+});
+
+test('peakConcurrency: half-open intervals, and equals a brute-force count at every start', () => {
+  assert.equal(
+    peakConcurrency([
+      [0, 2],
+      [1, 3],
+      [2, 4],
+    ]),
+    2,
+  );
+  assert.equal(
+    peakConcurrency([
+      [0, 1],
+      [1, 2],
+    ]),
+    1,
+  );
+  assert.equal(peakConcurrency([]), 0);
+  const iv = fc
+    .tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 1, max: 50 }))
+    .map(([s, d]) => [s, s + d] as const);
+  fc.assert(
+    fc.property(fc.array(iv, { maxLength: 40 }), (xs) => {
+      const brute = Math.max(0, ...xs.map(([s]) => xs.filter(([a, b]) => a <= s && s < b).length));
+      return peakConcurrency(xs) === brute;
+    }),
+  );
+});
+
+test('Prometheus text: labels, deltas, histogram quantiles', () => {
+  const before = parsePrometheusText(`# HELP x
+h2lab_requests_total{route="tiles",protocol="h2"} 10
+h2lab_pool_queue_seconds_bucket{le="0.01"} 5
+h2lab_pool_queue_seconds_bucket{le="0.1"} 5
+h2lab_pool_queue_seconds_bucket{le="+Inf"} 5
+h2lab_pool_busy 3
+`);
+  const after = parsePrometheusText(`h2lab_requests_total{route="tiles",protocol="h2"} 30
+h2lab_requests_total{protocol="http/1.1",route="tiles"} 4
+h2lab_cancellations_total{protocol="h2",stage="queued"} 7
+h2lab_cancellations_total{protocol="http/1.1",stage="queued"} 1
+h2lab_pool_queue_seconds_bucket{le="0.01"} 5
+h2lab_pool_queue_seconds_bucket{le="0.1"} 15
+h2lab_pool_queue_seconds_bucket{le="+Inf"} 15
+h2lab_pool_busy 1
+`);
+  const d = diffSnapshots(before, after, ['h2lab_pool_busy']);
+  assert.equal(sumMetric(d, 'h2lab_requests_total'), 24);
+  assert.equal(sumMetric(d, 'h2lab_requests_total', { protocol: 'h2' }), 20);
+  assert.deepEqual(byLabel(d, 'h2lab_cancellations_total', 'stage'), { queued: 8 });
+  assert.equal(sumMetric(d, 'h2lab_pool_busy'), 1);
+  // All 10 new observations are in (0.01, 0.1]: the median interpolates to the middle.
+  assert.ok(Math.abs(histogramQuantile(d, 'h2lab_pool_queue_seconds', 0.5)! - 0.055) < 1e-9);
+  assert.equal(histogramQuantile(before, 'h2lab_nothing', 0.5), undefined);
+});
+
+test('burst URLs walk a square grid and are unique per tag', () => {
+  const u = burstUrls('http://h', '/t/{x}/{y}?a=1', 5, 'r');
+  assert.deepEqual(u, [
+    'http://h/t/0/0?a=1&h2lab=r-0',
+    'http://h/t/1/0?a=1&h2lab=r-1',
+    'http://h/t/2/0?a=1&h2lab=r-2',
+    'http://h/t/0/1?a=1&h2lab=r-3',
+    'http://h/t/1/1?a=1&h2lab=r-4',
+  ]);
+  assert.equal(new Set(burstUrls('http://h', '/x', 121, 'q')).size, 121);
+});
