@@ -7,3 +7,5 @@ export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.
 export * from './report/model.ts';
 export type * from './transport/types.ts';
 export { VERSION } from './version.ts';
+export * from './server/index.ts';
+export * from './tls/index.ts';

@@ -1,0 +1,26 @@
+/**
+ * The fixture server (`h2lab serve`): HTTP/1.1 and h2c on a plain port, h2 and HTTP/1.1 by ALPN on a
+ * TLS port, routes for load and browser experiments, a bounded cancel-aware backend pool and
+ * Prometheus metrics.
+ */
+
+export {
+  type CancelStage,
+  type HistogramSnapshot,
+  type JobOutcome,
+  type ListenerName,
+  type MetricsSnapshot,
+  type MetricsSnapshot as Snapshot,
+  POOL_BUCKETS_SECONDS,
+  ROUTES,
+  type RouteName,
+  renderPrometheus,
+} from './metrics.ts';
+export {
+  type ServerOptions,
+  type ServerOptionsInput,
+  ServerOptionsSchema,
+  serverOptionMeta,
+} from './options.ts';
+export { type TilesPageParams, tilesPageHtml, tilesPageParams } from './page.ts';
+export { type RunningServer, resolveServerOptions, startServer } from './server.ts';

@@ -1,0 +1,182 @@
+/**
+ * The fixture server's options: one zod schema gives the types, the defaults, the validation, the
+ * CLI flags (`meta.flag`) and the `--config` keys (the same long flag names).
+ */
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { type DescribedOption, describeOptions, optionMeta } from '../util/option-meta.ts';
+
+const m = optionMeta;
+
+const ms = (d: number) => z.number().min(0).max(86_400_000).default(d);
+const port = (d: number) => z.number().int().min(0).max(65535).default(d);
+
+/**
+ * Options of {@link startServer}. Every HTTP/2 limit is an option so hostile-peer tests can use small
+ * values (see docs/design.md, "Fixture server").
+ */
+export const ServerOptionsSchema = z.strictObject({
+  host: z
+    .string()
+    .min(1)
+    .default('127.0.0.1')
+    .meta(m('host', 'string', 'address to listen on')),
+  port: port(8080).meta(m('port', 'int', 'plain port: HTTP/1.1 and h2c prior knowledge (0 = a free port)')),
+  tlsPort: port(8443).meta(m('tls-port', 'int', 'TLS port: h2 and http/1.1 by ALPN (0 = a free port)')),
+  plain: z
+    .boolean()
+    .default(true)
+    .meta(m('plain', 'bool', 'serve the plain port', true)),
+  tls: z
+    .boolean()
+    .default(true)
+    .meta(m('tls', 'bool', 'serve the TLS port', true)),
+  cert: z
+    .string()
+    .optional()
+    .meta(m('cert', 'string', 'server certificate PEM (with --key; default: the development CA)')),
+  key: z
+    .string()
+    .optional()
+    .meta(m('key', 'string', 'private key PEM of --cert')),
+  ca: z
+    .string()
+    .optional()
+    .meta(m('ca', 'string', 'CA PEM that verifies client certificates (mTLS)')),
+  clientAuth: z
+    .enum(['none', 'request', 'require'])
+    .default('none')
+    .meta(
+      m('client-auth', 'enum', 'mTLS: none, request (verify when sent) or require (refuse in the handshake)'),
+    ),
+
+  poolSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(availableParallelism())
+    .meta(m('pool', 'int', 'backend pool workers behind /tiles (the default is the number of cores)')),
+  tileMs: ms(60).meta(m('tile-ms', 'duration', 'service time of one tile in the backend pool')),
+  tileHeavyFraction: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0)
+    .meta(m('tile-heavy-fraction', 'fraction', 'share of tiles that are heavy (chosen per tile by --seed)')),
+  tileHeavyMs: ms(600).meta(m('tile-heavy-ms', 'duration', 'service time of a heavy tile')),
+  tileSizeBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(64 * 1024 * 1024)
+    .default(8 * 1024)
+    .meta(m('tile-size', 'bytes', 'body size of a tile response')),
+  ignoreCancel: z
+    .boolean()
+    .default(false)
+    .meta(
+      m(
+        'ignore-cancel',
+        'bool',
+        'render tiles to completion even when the client went away (a server that ignores cancellation)',
+      ),
+    ),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(0xffffffff)
+    .default(1)
+    .meta(m('seed', 'int', 'seed of heavy tiles and chunk sizes')),
+  chunkCount: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000_000)
+    .default(1000)
+    .meta(m('chunks', 'int', 'number of chunks in /chunks/:i')),
+  chunkMinBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(16 * 1024 * 1024)
+    .default(20 * 1024)
+    .meta(m('chunk-min', 'bytes', 'smallest chunk size')),
+  chunkMaxBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(16 * 1024 * 1024)
+    .default(50 * 1024)
+    .meta(m('chunk-max', 'bytes', 'largest chunk size')),
+  maxBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(1024 ** 3)
+    .meta(m('max-bytes', 'bytes', 'largest n accepted by /bytes/:n')),
+
+  maxConcurrentStreams: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .default(250)
+    .meta(m('max-concurrent-streams', 'int', 'HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS advertised to clients')),
+  initialWindowSizeBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(65_535)
+    .meta(
+      m('initial-window-size', 'bytes', 'HTTP/2 SETTINGS_INITIAL_WINDOW_SIZE (per-stream receive window)'),
+    ),
+  maxHeaderListSizeBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(2 ** 31 - 1)
+    .default(32 * 1024)
+    .meta(
+      m(
+        'max-header-list-size',
+        'bytes',
+        'HTTP/2 SETTINGS_MAX_HEADER_LIST_SIZE; larger header lists are refused',
+      ),
+    ),
+  keepAliveTimeoutMs: ms(5000).meta(
+    m('keep-alive-timeout', 'duration', 'close an idle HTTP/1.1 keep-alive connection after this long'),
+  ),
+  h2IdleTimeoutMs: ms(60_000).meta(
+    m(
+      'h2-idle-timeout',
+      'duration',
+      'close an HTTP/2 session (GOAWAY) after this long without frames; 0 = never',
+    ),
+  ),
+  prefaceTimeoutMs: ms(10_000).meta(
+    m(
+      'preface-timeout',
+      'duration',
+      'close a connection that has not sent its first request bytes / TLS handshake within this',
+    ),
+  ),
+  headersTimeoutMs: ms(20_000).meta(
+    m('headers-timeout', 'duration', 'HTTP/1.1: time allowed to receive a request head'),
+  ),
+  graceMs: ms(5000).meta(
+    m('grace', 'duration', 'on shutdown, time given to in-flight requests before sockets are closed'),
+  ),
+});
+
+/** Resolved options of the fixture server (all defaults applied). */
+export type ServerOptions = z.infer<typeof ServerOptionsSchema>;
+/** Options as a caller passes them: every key optional. */
+export type ServerOptionsInput = z.input<typeof ServerOptionsSchema>;
+
+/** The options of `h2lab serve` with their flags, kinds, help and defaults, in schema order. */
+export function serverOptionMeta(): DescribedOption[] {
+  return describeOptions(ServerOptionsSchema);
+}

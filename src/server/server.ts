@@ -1,0 +1,373 @@
+/**
+ * `startServer`: the listeners, the protocol dispatch and shutdown.
+ *
+ *   plain port (net) ──sniff first bytes──▶ "PRI * HTTP/2.0…" ──▶ http2 server (h2c)
+ *                                   └──────▶ anything else  ──▶ http server (HTTP/1.1)
+ *   TLS port (tls) ──ALPN──▶ h2 ──▶ http2 server   │   http/1.1 (or no ALPN) ──▶ http server
+ *
+ * One http server and one http2 server serve both listeners: they never listen themselves, sockets
+ * are handed to them with `emit('connection', socket)`. The routes see one {@link Exchange} per
+ * request, whatever the protocol.
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer as createH2Server,
+  type Http2Server,
+  constants as h2c,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
+import { H2labError, invalidOption } from '../errors.ts';
+import { ensureDevCertificates } from '../tls/dev.ts';
+import { loadTlsFiles } from '../tls/files.ts';
+import type { WireProtocol } from '../transport/types.ts';
+import { H1Exchange, H2Exchange, kServerReset } from './exchange.ts';
+import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
+import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
+import { BackendPool } from './pool.ts';
+import { Router } from './routes.ts';
+
+/** RFC 9113 §3.4: the client connection preface starts with these 24 octets. */
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+
+/** A running fixture server. */
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:38211`; undefined when the plain listener is disabled. */
+  plainUrl?: string;
+  /** e.g. `https://127.0.0.1:38212`; undefined when the TLS listener is disabled. */
+  tlsUrl?: string;
+  /** The CA that signed the server certificate, when known (always with the development CA). */
+  caPem?: string;
+  /** Path of that CA's PEM file, when it is a file (the development CA, or `--ca` … no: only the dev CA). */
+  caPath?: string;
+  /** The server certificate in use (PEM). A browser pins its SPKI hash. */
+  certPem: string;
+  /** True when the development CA and certificate are in use (no `--cert`). */
+  devCertificates: boolean;
+  /** The resolved options. */
+  options: ServerOptions;
+  /** The same numbers as `GET /metrics?format=json`. */
+  metrics(): MetricsSnapshot;
+  /** Same as `POST /metrics/reset`. */
+  resetMetrics(): void;
+  /**
+   * Stops accepting, lets in-flight requests finish for up to `graceMs` (default: the `graceMs`
+   * option), sends GOAWAY to HTTP/2 sessions, then destroys what is left. Resolves when every socket
+   * is closed.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Parses options with the schema; zod issues become H2LAB_ERR_INVALID_OPTION naming the option. */
+export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOptions {
+  const r = ServerOptionsSchema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    throw invalidOption(
+      String(issue.keys[0]),
+      (input as Record<string, unknown>)[String(issue.keys[0])],
+      'this is not an option of h2lab serve',
+    );
+  }
+  const key = String(issue.path[0] ?? '');
+  const meta = (ServerOptionsSchema.shape as Record<string, { meta(): unknown }>)[key]?.meta() as
+    | { flag?: string }
+    | undefined;
+  throw invalidOption(`--${meta?.flag ?? key}`, (input as Record<string, unknown>)[key], issue.message);
+}
+
+/**
+ * Starts the fixture server.
+ *
+ * @example
+ * const srv = await startServer({ port: 0, tlsPort: 0 });
+ * await fetch(`${srv.plainUrl}/bytes/1KiB`);
+ * await srv.close();
+ */
+export async function startServer(input: ServerOptionsInput = {}): Promise<RunningServer> {
+  const opts = resolveServerOptions(input);
+  if (!opts.plain && !opts.tls) {
+    throw new H2labError(
+      'H2LAB_ERR_NO_LISTENER',
+      '--no-plain and --no-tls together leave nothing to serve: keep at least one listener',
+      {},
+    );
+  }
+  if (opts.clientAuth !== 'none' && !opts.ca) {
+    throw invalidOption(
+      '--client-auth',
+      opts.clientAuth,
+      'mTLS needs --ca FILE, the CA that signs the client certificates',
+    );
+  }
+  if (opts.chunkMinBytes > opts.chunkMaxBytes) {
+    throw invalidOption(
+      '--chunk-min',
+      opts.chunkMinBytes,
+      `must not exceed --chunk-max (${opts.chunkMaxBytes})`,
+    );
+  }
+
+  // TLS material first: a bad file must fail before anything listens.
+  const files = loadTlsFiles({ cert: opts.cert, key: opts.key, ca: opts.ca });
+  let certPem = files.certPem;
+  let keyPem = files.keyPem;
+  let caPem: string | undefined;
+  let caPath: string | undefined;
+  const dev = certPem === undefined;
+  if (opts.tls && (certPem === undefined || keyPem === undefined)) {
+    const d = await ensureDevCertificates();
+    certPem = d.serverPem;
+    keyPem = d.serverKeyPem;
+    caPem = d.caPem;
+    caPath = d.caPath;
+  }
+
+  const pool: { p?: BackendPool } = {};
+  const metrics = new ServerMetrics(() => ({
+    size: opts.poolSize,
+    busy: pool.p?.busy ?? 0,
+    queued: pool.p?.queued ?? 0,
+  }));
+  pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics);
+  const router = new Router(opts, metrics, pool.p);
+
+  const sockets = new Set<Socket>();
+  const sessions = new Set<ServerHttp2Session>();
+  let closing = false;
+
+  // --- HTTP/1.1 ---------------------------------------------------------------------------------
+  const h1: HttpServer = createHttpServer(
+    // Explicit: Node's TLS fallback path otherwise keeps idle keep-alive connections open (server-notes).
+    { keepAliveTimeout: opts.keepAliveTimeoutMs, headersTimeout: opts.headersTimeoutMs, requestTimeout: 0 },
+    (req, res) => {
+      if (closing) res.shouldKeepAlive = false;
+      router.handle(new H1Exchange(req, res));
+    },
+  );
+  h1.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  h1.on('clientError', (_err, socket) => {
+    if (socket.writable)
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  // --- HTTP/2 -----------------------------------------------------------------------------------
+  const h2: Http2Server = createH2Server({
+    // Node advertises no limits by default (server-notes): say them in the first SETTINGS frame.
+    settings: {
+      maxConcurrentStreams: opts.maxConcurrentStreams,
+      initialWindowSize: opts.initialWindowSizeBytes,
+      maxHeaderListSize: opts.maxHeaderListSizeBytes,
+    },
+    maxHeaderListPairs: 256,
+  });
+  h2.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+    session.on('error', () => session.destroy());
+    if (opts.h2IdleTimeoutMs > 0) {
+      // The server is the only party that can bound an idle session's life for every client:
+      // GOAWAY(NO_ERROR) then close; a peer that keeps streams hung open is cut after the grace.
+      session.setTimeout(opts.h2IdleTimeoutMs, () => shutSession(session, opts.graceMs));
+    }
+    // nghttp2 sends GOAWAY on its own for protocol errors and floods but Node leaves the socket open
+    // (server-notes); close it ourselves.
+    session.on('frameError', () => shutSession(session, 100));
+  });
+  h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    metrics.streamsOpen++;
+    stream.once('close', onStreamClose);
+    const proto: WireProtocol = stream.session?.alpnProtocol === 'h2' ? 'h2' : 'h2c';
+    router.handle(new H2Exchange(stream, headers, proto));
+  });
+  function onStreamClose(this: ServerHttp2Stream): void {
+    metrics.streamsOpen--;
+    const code = this.rstCode;
+    // A non-zero code we did not send ourselves came from the peer's RST_STREAM (RFC 9113 §6.4).
+    if (
+      code !== undefined &&
+      code !== h2c.NGHTTP2_NO_ERROR &&
+      !(this as unknown as Record<symbol, unknown>)[kServerReset]
+    ) {
+      metrics.rst(code);
+    }
+  }
+  h2.on('sessionError', () => {});
+
+  // --- connection bookkeeping -------------------------------------------------------------------
+  const track = (socket: Socket, listener: ListenerName): ((p: WireProtocol) => void) => {
+    sockets.add(socket);
+    let proto: WireProtocol | 'unknown' = 'unknown';
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (proto === 'unknown') metrics.connectionsTotal[listener].unknown++;
+      else metrics.connectionsOpen[listener][proto]--;
+    });
+    socket.on('error', () => {});
+    return (p) => {
+      proto = p;
+      metrics.connectionsTotal[listener][p]++;
+      metrics.connectionsOpen[listener][p]++;
+    };
+  };
+
+  const onPlain = (socket: Socket): void => {
+    const setProto = track(socket, 'plain');
+    if (closing) return void socket.destroy();
+    socket.setNoDelay(true);
+    let buf: Buffer | undefined;
+    const timer = setTimeout(() => socket.destroy(), opts.prefaceTimeoutMs || 2 ** 31 - 1);
+    const onReadable = (): void => {
+      let c: Buffer | null;
+      // biome-ignore lint/suspicious/noAssignInExpressions: the read loop idiom
+      while ((c = socket.read() as Buffer | null) !== null) buf = buf ? Buffer.concat([buf, c]) : c;
+      if (!buf) return;
+      const n = Math.min(buf.length, PREFACE.length);
+      const isH2 = buf.compare(PREFACE, 0, n, 0, n) === 0;
+      if (isH2 && buf.length < PREFACE.length) return; // a prefix of the preface: wait for the rest
+      socket.removeListener('readable', onReadable);
+      socket.removeListener('end', onEnd);
+      clearTimeout(timer);
+      socket.unshift(buf);
+      setProto(isH2 ? 'h2c' : 'http/1.1');
+      (isH2 ? h2 : h1).emit('connection', socket);
+    };
+    const onEnd = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    socket.on('readable', onReadable);
+    socket.on('end', onEnd);
+  };
+
+  const onSecure = (socket: TLSSocket): void => {
+    const isH2 = socket.alpnProtocol === 'h2';
+    if (closing) return void socket.destroy();
+    (isH2 ? h2 : h1).emit('connection', socket);
+  };
+
+  // --- listeners --------------------------------------------------------------------------------
+  const servers: Array<NetServer | TlsServer> = [];
+  const result: Partial<RunningServer> = {};
+  const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  try {
+    if (opts.plain) {
+      const s = createNetServer({ pauseOnConnect: false }, onPlain);
+      servers.push(s);
+      const port = await listen(s, opts.host, opts.port, '--port');
+      result.plainUrl = `http://${hostInUrl}:${port}`;
+    }
+    if (opts.tls) {
+      const s = createTlsServer({
+        cert: certPem,
+        key: keyPem,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        handshakeTimeout: opts.prefaceTimeoutMs || undefined,
+        ...(files.caPem ? { ca: files.caPem } : {}),
+        requestCert: opts.clientAuth !== 'none',
+        rejectUnauthorized: opts.clientAuth === 'require',
+      });
+      // Raw TCP sockets are tracked for shutdown; a connection is counted once ALPN has chosen.
+      s.on('connection', (raw: Socket) => {
+        sockets.add(raw);
+        raw.on('close', () => sockets.delete(raw));
+        raw.on('error', () => {});
+      });
+      s.on('secureConnection', (tlsSocket: TLSSocket) => {
+        track(tlsSocket, 'tls')(tlsSocket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1');
+        onSecure(tlsSocket);
+      });
+      s.on('tlsClientError', () => {
+        metrics.connectionsTotal.tls.unknown++;
+      });
+      servers.push(s);
+      const port = await listen(s, opts.host, opts.tlsPort, '--tls-port');
+      result.tlsUrl = `https://${hostInUrl}:${port}`;
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()))));
+    throw err;
+  }
+
+  const close = async (graceMs = opts.graceMs): Promise<void> => {
+    if (closing) return waitEmpty(sockets, 0);
+    closing = true;
+    for (const s of servers) s.close();
+    for (const session of sessions) shutSession(session, graceMs);
+    h1.closeIdleConnections();
+    // Requests in flight finish; their keep-alive connections close as they go idle.
+    const idle = setInterval(() => h1.closeIdleConnections(), 25);
+    const deadline = setTimeout(() => {
+      for (const s of sockets) s.destroy();
+    }, graceMs);
+    try {
+      await waitEmpty(sockets, graceMs + 1000);
+    } finally {
+      clearInterval(idle);
+      clearTimeout(deadline);
+      pool.p?.clear();
+    }
+  };
+
+  return {
+    ...result,
+    ...(caPem !== undefined ? { caPem } : {}),
+    ...(caPath !== undefined ? { caPath } : {}),
+    certPem: certPem ?? '',
+    devCertificates: dev && opts.tls,
+    options: opts,
+    metrics: () => metrics.snapshot(),
+    resetMetrics: () => metrics.reset(),
+    close,
+  };
+}
+
+/** GOAWAY then close; destroy if streams are still open after `graceMs`. */
+function shutSession(session: ServerHttp2Session, graceMs: number): void {
+  if (session.closed || session.destroyed) return;
+  session.close();
+  const t = setTimeout(() => session.destroy(), graceMs);
+  t.unref();
+  session.once('close', () => clearTimeout(t));
+}
+
+async function waitEmpty(sockets: Set<Socket>, maxMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
+  while (sockets.size > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+  for (const s of sockets) s.destroy();
+}
+
+function listen(server: NetServer, host: string, port: number, option: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') {
+        reject(
+          new H2labError(
+            'H2LAB_ERR_PORT_IN_USE',
+            `${option} ${port}: the port is already in use on ${host}; stop the other process, choose another ${option}, or use 0 for a free port`,
+            { option, port, host },
+          ),
+        );
+      } else {
+        reject(
+          new H2labError(
+            'H2LAB_ERR_LISTEN',
+            `${option} ${port} on --host ${host}: cannot listen (${err.code ?? err.message}); check --host, use a port ≥ 1024 or the needed privilege`,
+            { option, port, host, reason: err.code },
+          ),
+        );
+      }
+    };
+    server.once('error', onError);
+    server.listen({ host, port }, () => {
+      server.removeListener('error', onError);
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : port);
+    });
+  });
+}

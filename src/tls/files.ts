@@ -1,0 +1,164 @@
+/**
+ * Reading, checking and writing certificate/key files. Each way a file can be wrong has its own error
+ * code, so a user learns which option to fix.
+ */
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { H2labError } from '../errors.ts';
+import type { CertificateSet } from './generate.ts';
+
+/** Reads a file named by an option; H2LAB_ERR_FILE_UNREADABLE names the option and the path. */
+export function readOptionFile(path: string, option: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new H2labError(
+      'H2LAB_ERR_FILE_UNREADABLE',
+      `${option} ${path}: cannot read the file (${reason}); check the path and its permissions`,
+      { option, path, reason },
+    );
+  }
+}
+
+/** Parses PEM certificate text (the first certificate of a chain is the leaf). */
+export function parseCertificatePem(pem: string, option: string, path: string): X509Certificate {
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw badPem(option, path, 'no "-----BEGIN CERTIFICATE-----" block');
+  }
+  try {
+    return new X509Certificate(pem);
+  } catch (err) {
+    throw badPem(option, path, (err as Error).message);
+  }
+}
+
+/** Parses a PEM private key (PKCS#8, SEC1 or PKCS#1). */
+export function parsePrivateKeyPem(pem: string, option: string, path: string): KeyObject {
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+    throw badPem(option, path, 'no "-----BEGIN PRIVATE KEY-----" block (encrypted keys are not supported)');
+  }
+  try {
+    return createPrivateKey(pem);
+  } catch (err) {
+    throw badPem(option, path, (err as Error).message);
+  }
+}
+
+function badPem(option: string, path: string, why: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_TLS_BAD_PEM',
+    `${option} ${path} is not valid PEM: ${why}; give a PEM file, or run \`h2lab certs --out DIR\` for a working set`,
+    { option, path },
+  );
+}
+
+/** Certificate material a TLS listener uses, read and checked. */
+export interface TlsMaterial {
+  certPem: string;
+  keyPem: string;
+  /** CA bundle that verifies client certificates (mTLS), when given. */
+  caPem?: string;
+}
+
+/** Paths as given by the user (`--cert`, `--key`, `--ca`). */
+export interface TlsFileOptions {
+  cert?: string | undefined;
+  key?: string | undefined;
+  ca?: string | undefined;
+}
+
+/**
+ * Loads `--cert`/`--key` (both or neither) and `--ca`, and checks that the key belongs to the
+ * certificate. Returns undefined for cert and key when neither is given (the caller uses the dev CA).
+ */
+export function loadTlsFiles(opts: TlsFileOptions): { certPem?: string; keyPem?: string; caPem?: string } {
+  if (opts.cert && !opts.key) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_KEY_MISSING',
+      `--cert ${opts.cert} was given without --key: pass --key FILE too, or neither to use the development certificate`,
+      { option: '--key' },
+    );
+  }
+  if (opts.key && !opts.cert) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_CERT_MISSING',
+      `--key ${opts.key} was given without --cert: pass --cert FILE too, or neither to use the development certificate`,
+      { option: '--cert' },
+    );
+  }
+  const out: { certPem?: string; keyPem?: string; caPem?: string } = {};
+  if (opts.cert && opts.key) {
+    const certPem = readOptionFile(opts.cert, '--cert');
+    const keyPem = readOptionFile(opts.key, '--key');
+    const cert = parseCertificatePem(certPem, '--cert', opts.cert);
+    const key = parsePrivateKeyPem(keyPem, '--key', opts.key);
+    if (!cert.checkPrivateKey(key)) {
+      throw new H2labError(
+        'H2LAB_ERR_TLS_KEY_MISMATCH',
+        `--key ${opts.key} does not belong to --cert ${opts.cert}: pair the certificate with the key it was issued for`,
+        { cert: opts.cert, key: opts.key },
+      );
+    }
+    out.certPem = certPem;
+    out.keyPem = keyPem;
+  }
+  if (opts.ca) {
+    const caPem = readOptionFile(opts.ca, '--ca');
+    parseCertificatePem(caPem, '--ca', opts.ca);
+    out.caPem = caPem;
+  }
+  return out;
+}
+
+/** File names `h2lab certs` writes, and the dev cache uses. */
+export const CERT_FILES = {
+  caPem: 'ca.pem',
+  caKeyPem: 'ca-key.pem',
+  serverPem: 'server.pem',
+  serverKeyPem: 'server-key.pem',
+  clientPem: 'client.pem',
+  clientKeyPem: 'client-key.pem',
+} as const satisfies Record<Exclude<keyof CertificateSet, 'hosts'>, string>;
+
+/**
+ * Writes a certificate set into `dir` (created if needed); keys are 0600. Refuses to overwrite
+ * existing files unless `force`. Returns the paths written.
+ */
+export function writeCertificateSet(
+  dir: string,
+  set: CertificateSet,
+  opts: { force?: boolean } = {},
+): string[] {
+  const entries = Object.entries(CERT_FILES) as Array<[keyof typeof CERT_FILES, string]>;
+  const existing = entries.map(([, f]) => join(dir, f)).filter((p) => existsSync(p));
+  if (existing.length > 0 && !opts.force) {
+    throw new H2labError(
+      'H2LAB_ERR_CERTS_EXIST',
+      `--out ${dir} already holds ${existing.length} of the files (${existing.map((p) => p.slice(dir.length + 1)).join(', ')}): choose another --out directory or pass --force`,
+      { option: '--out', existing },
+    );
+  }
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_FILE_UNREADABLE',
+      `--out ${dir}: cannot create the directory (${(err as NodeJS.ErrnoException).code})`,
+      {
+        option: '--out',
+        path: dir,
+      },
+    );
+  }
+  const written: string[] = [];
+  for (const [k, f] of entries) {
+    const p = join(dir, f);
+    const mode = k.endsWith('KeyPem') ? 0o600 : 0o644;
+    writeFileSync(p, set[k], { mode });
+    chmodSync(p, mode); // writeFileSync keeps the mode of a file that existed (--force)
+    written.push(p);
+  }
+  return written;
+}

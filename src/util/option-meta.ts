@@ -1,0 +1,96 @@
+/**
+ * Options metadata shared by every subsystem's zod schema: each option carries its long flag name
+ * (also its key in a `--config` file), how text becomes its value, and its help. The CLI builds its
+ * flags from this, so the schema stays the one source of truth (house-style: "Options: one source").
+ */
+import type { z } from 'zod';
+import { invalidOption } from '../errors.ts';
+import { parseBytes, parseDurationMs, parseFraction, parseInteger } from './units.ts';
+
+/** How the CLI (and a config file) turns text into the option's value. */
+export type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'fraction' | 'bool' | 'enum';
+
+/** Metadata on one option. */
+export interface OptionMeta {
+  /** Long flag name without `--`; also the config-file key. */
+  flag: string;
+  kind: OptionKind;
+  description: string;
+  /** A `bool` defaulting to true: the CLI offers `--no-<flag>`. */
+  negatable?: boolean;
+}
+
+/** Builds the metadata object for `.meta()` (typed for zod's registry). */
+export function optionMeta(
+  flag: string,
+  kind: OptionKind,
+  description: string,
+  negatable?: boolean,
+): OptionMeta & Record<string, unknown> {
+  return negatable ? { flag, kind, description, negatable } : { flag, kind, description };
+}
+
+/** One option of a schema, with its key and default. */
+export interface DescribedOption extends OptionMeta {
+  key: string;
+  /** The schema default (undefined when the option has none). */
+  defaultValue: unknown;
+  /** Accepted values of an `enum` option. */
+  choices?: string[];
+}
+
+/** Lists the options of a strict object schema whose fields carry {@link OptionMeta}. */
+export function describeOptions(schema: z.ZodObject): DescribedOption[] {
+  return Object.entries(schema.shape).map(([key, s]) => {
+    const field = s as z.ZodType & { meta(): unknown };
+    const meta = field.meta() as OptionMeta | undefined;
+    if (!meta?.flag) throw new Error(`option ${key} has no meta({ flag, kind, description })`);
+    let defaultValue: unknown;
+    try {
+      defaultValue = field.parse(undefined);
+    } catch {
+      defaultValue = undefined;
+    }
+    const opt: DescribedOption = { key, ...meta, defaultValue };
+    if (meta.kind === 'enum') {
+      let inner: unknown = field;
+      for (let i = 0; i < 4 && inner && !(inner as { options?: unknown }).options; i++) {
+        inner = (inner as { def?: { innerType?: unknown } }).def?.innerType;
+      }
+      const options = (inner as { options?: unknown[] } | undefined)?.options;
+      if (options) opt.choices = options.map(String);
+    }
+    return opt;
+  });
+}
+
+/**
+ * Converts one value given as text (flag) or as YAML scalar (config file) to the option's type.
+ * Throws H2LAB_ERR_INVALID_OPTION naming `--flag`.
+ */
+export function convertOptionValue(o: DescribedOption, value: unknown): unknown {
+  const name = `--${o.flag}`;
+  if (value === undefined || value === null) return undefined;
+  switch (o.kind) {
+    case 'bool':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true') return true;
+      if (value === 'false') return false;
+      throw invalidOption(name, value, 'use true or false');
+    case 'int':
+      return parseInteger(value as string | number, name);
+    case 'bytes':
+      return parseBytes(value as string | number, name);
+    case 'duration':
+      return parseDurationMs(value as string | number, name);
+    case 'fraction':
+      return parseFraction(value as string | number, name);
+    case 'enum':
+      if (o.choices && !o.choices.includes(String(value)))
+        throw invalidOption(name, value, `use one of ${o.choices.join(', ')}`);
+      return String(value);
+    default:
+      if (typeof value === 'object') throw invalidOption(name, value, 'give a single value');
+      return String(value);
+  }
+}
