@@ -52,6 +52,19 @@ export const ERROR_CODES = {
     summary: 'A browser run did not finish within --run-timeout.',
   },
   H2LAB_ERR_SERVER_METRICS: { exit: EXIT_FAILURE, summary: "The target's h2lab /metrics could not be read." },
+  // --- network emulation (src/net) ---
+  H2LAB_ERR_NET_UNAVAILABLE: {
+    exit: EXIT_USAGE,
+    summary: 'Network emulation cannot run here (root, TUN, iproute2 or the native addon is missing).',
+  },
+  H2LAB_ERR_NET_BACKEND: {
+    exit: EXIT_USAGE,
+    summary: 'The requested emulation backend is not supported by this kernel.',
+  },
+  H2LAB_ERR_NET_SETUP: {
+    exit: EXIT_FAILURE,
+    summary: 'Setting up the emulated link failed (a namespace, device, address or sysctl step).',
+  },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,8 +4,9 @@
 
 export * from './browser/index.ts';
 export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
+export * from './net/index.ts';
 export * from './report/model.ts';
-export type * from './transport/types.ts';
-export { VERSION } from './version.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
+export type * from './transport/types.ts';
+export { VERSION } from './version.ts';

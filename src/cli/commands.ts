@@ -2,6 +2,7 @@
  * The command registry: one line per command file. Keep it sorted by how often users run them.
  */
 import type { Command } from 'commander';
+import { register as net } from './net.ts';
 import { register as serve } from './serve.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [serve];
+export const COMMANDS: Array<(program: Command) => void> = [serve, net];

@@ -42,6 +42,22 @@ export interface LinkInfo {
   congestionControl?: string;
   slowStartAfterIdle?: boolean;
   initialCwnd?: number;
+  /** Loss per direction when they differ from `loss` (up = client → server). */
+  lossUp?: number;
+  lossDown?: number;
+  /** Mean loss burst length in packets (> 1 = Gilbert–Elliott bursty loss). */
+  burstPackets?: number;
+  /** Client → server rate when it differs from `rateBitsPerSec`. */
+  rateUpBitsPerSec?: number;
+  /** Whether jittered packets may overtake each other. */
+  reorder?: boolean;
+  mtuBytes?: number;
+  /** tcp_rmem/tcp_wmem maximum in the server namespace, bytes. */
+  socketBufferMaxBytes?: number;
+  /** Seed of the loss and jitter draws. */
+  seed?: number;
+  serverAddress?: string;
+  clientAddress?: string;
 }
 
 /** The environment a run happened in. */

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "h2lab_net",
+      "sources": ["h2lab_net.cc"],
+      "cflags_cc": ["-O2", "-Wall", "-Wextra"],
+      "defines": ["NAPI_VERSION=8"]
+    }
+  ]
+}

@@ -1,0 +1,116 @@
+/**
+ * The link flags shared by `h2lab net run`, `bench` and `compare`: `--net PROFILE` plus explicit
+ * `--rtt --jitter --loss --rate --queue …` on top of (or instead of) a preset. Maps human units to
+ * {@link LinkOptions}; the schema in src/net is the one source of truth for values and defaults.
+ */
+import { type Command, Option } from 'commander';
+import { invalidOption } from '../errors.ts';
+import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
+import { CONGESTION_CONTROLS, profileNames } from '../net/index.ts';
+import { parseBitRate, parseBytes, parseDurationMs, parseFraction, parseInteger } from '../util/units.ts';
+
+/** The flags as commander hands them over. */
+export interface LinkFlags {
+  net?: string;
+  rtt?: string;
+  jitter?: string;
+  reorder?: boolean;
+  loss?: string;
+  lossUp?: string;
+  lossDown?: string;
+  lossBurst?: string;
+  rate?: string;
+  rateUp?: string;
+  queue?: string;
+  netBackend?: string;
+  cc?: string;
+  slowStartAfterIdle?: boolean;
+  initcwnd?: string;
+  addressRange?: string;
+  seed?: string;
+}
+
+/** Adds the link flags to a command. `profileFlag` is `--net` (bench/compare) or `--profile`. */
+export function addLinkOptions(cmd: Command, profileFlag: '--net' | '--profile' = '--net'): Command {
+  return cmd
+    .option(`${profileFlag} <name>`, `link preset: ${profileNames().join(', ')}`)
+    .option('--rtt <duration>', 'round-trip delay of the link, e.g. 100ms')
+    .option('--jitter <duration>', 'one-way delay varies uniformly by ± this (≤ rtt/2)')
+    .option('--reorder', 'let jittered packets overtake each other')
+    .option('--loss <fraction>', 'packet loss in each direction, e.g. 1%')
+    .option('--loss-up <fraction>', 'loss client → server only')
+    .option('--loss-down <fraction>', 'loss server → client only')
+    .option('--loss-burst <packets>', 'mean loss burst length (> 1 = Gilbert–Elliott bursty loss)')
+    .option('--rate <bitrate>', 'bottleneck rate both ways, e.g. 50mbit')
+    .option('--rate-up <bitrate>', 'client → server rate when it differs')
+    .option(
+      '--queue <size>',
+      'bottleneck queue per direction (drop-tail, shared by all flows), e.g. 64KiB; default one BDP',
+    )
+    .addOption(
+      new Option('--net-backend <name>', 'emulation backend')
+        .choices(['auto', 'relay', 'netem'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--cc <algorithm>',
+        'TCP congestion control pinned on both ends (default: the host default)',
+      ).choices([...CONGESTION_CONTROLS]),
+    )
+    .option('--no-slow-start-after-idle', 'set net.ipv4.tcp_slow_start_after_idle=0 in the server namespace')
+    .option('--initcwnd <segments>', 'initial congestion window on both ends (default 10)')
+    .option('--address-range <cidr>', 'where link addresses come from (default 198.18.0.0/15)')
+    .option('--seed <n>', 'seed of the loss and jitter draws (default 1)');
+}
+
+/** True when any link flag was given (so the command should run through an emulated link). */
+export function wantsLink(flags: LinkFlags & { profile?: string }): boolean {
+  return [
+    flags.net,
+    flags.profile,
+    flags.rtt,
+    flags.loss,
+    flags.lossUp,
+    flags.lossDown,
+    flags.rate,
+    flags.jitter,
+  ].some((v) => v !== undefined);
+}
+
+/** Maps the flags to {@link LinkOptions} (units parsed; errors name the flag). */
+export function linkOptionsFromFlags(flags: LinkFlags & { profile?: string }): LinkOptions {
+  const spec: LinkSpecInput = {};
+  if (flags.rtt !== undefined) spec.rttMs = parseDurationMs(flags.rtt, '--rtt');
+  if (flags.jitter !== undefined) spec.jitterMs = parseDurationMs(flags.jitter, '--jitter');
+  if (flags.reorder) spec.reorder = true;
+  if (flags.loss !== undefined) spec.loss = parseFraction(flags.loss, '--loss');
+  if (flags.lossUp !== undefined) spec.lossUp = parseFraction(flags.lossUp, '--loss-up');
+  if (flags.lossDown !== undefined) spec.lossDown = parseFraction(flags.lossDown, '--loss-down');
+  if (flags.lossBurst !== undefined) {
+    const b = Number(flags.lossBurst);
+    if (!Number.isFinite(b) || b < 1)
+      throw invalidOption('--loss-burst', flags.lossBurst, 'use a mean burst length in packets ≥ 1, e.g. 4');
+    spec.burstPackets = b;
+  }
+  if (flags.rate !== undefined) spec.rateBitsPerSec = parseBitRate(flags.rate, '--rate');
+  if (flags.rateUp !== undefined) spec.rateUpBitsPerSec = parseBitRate(flags.rateUp, '--rate-up');
+  if (flags.queue !== undefined) {
+    const q = parseBytes(flags.queue, '--queue');
+    if (q < 1500)
+      throw invalidOption('--queue', flags.queue, 'use at least one packet, 1500 bytes (e.g. 64KiB)');
+    spec.queueBytes = q;
+  }
+  const name = flags.net ?? flags.profile;
+  const opts: LinkOptions = {
+    profile: name ?? spec,
+    overrides: name === undefined ? {} : spec,
+    backend: (flags.netBackend ?? 'auto') as 'auto' | 'relay' | 'netem',
+    slowStartAfterIdle: flags.slowStartAfterIdle !== false,
+  };
+  if (flags.cc !== undefined) opts.congestionControl = flags.cc as (typeof CONGESTION_CONTROLS)[number];
+  if (flags.initcwnd !== undefined) opts.initialCwnd = parseInteger(flags.initcwnd, '--initcwnd', 1, 1000);
+  if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
+  if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');
+  return opts;
+}

@@ -1,0 +1,41 @@
+/**
+ * Packet-level network emulation: the public face of `src/net`.
+ *
+ * @example
+ * import { createLink } from 'h2lab';
+ * const link = await createLink({ profile: 'wan', congestionControl: 'cubic' });
+ * const child = link.spawnInServer('nginx', ['-c', conf]);
+ * // … traffic to link.serverAddress from this process …
+ * await link.close();
+ */
+export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
+export {
+  CONGESTION_CONTROLS,
+  type CongestionControl,
+  checkNetAvailable,
+  createLink,
+  type Link,
+  type LinkOptions,
+  LinkOptionsSchema,
+  type LinkStats,
+} from './link.ts';
+export {
+  buildConditions,
+  createLinkModel,
+  DirectionModel,
+  type DirectionStats,
+  PacketQueue,
+} from './model.ts';
+export { netemAvailable } from './netem.ts';
+export { sweepNamespaces } from './netns.ts';
+export {
+  type DirectionSpec,
+  defaultQueueBytes,
+  type LinkProfile,
+  type LinkSpec,
+  type LinkSpecInput,
+  LinkSpecSchema,
+  PROFILES,
+  profileNames,
+  resolveProfile,
+} from './profiles.ts';

@@ -1,0 +1,432 @@
+/**
+ * `createLink()`: a server network namespace joined to the host by an emulated link.
+ *
+ * ```
+ *   host namespace (client: h2lab's load engine, curl, …)        namespace h2lab-<pid>-<n> (server)
+ *   h2l…c  198.18.x.1  ◀──── relay process (link model) ────▶  h2l…s  198.18.x.2
+ *                        or a veth pair with tc netem (netem backend)
+ * ```
+ * The client side is the host namespace: h2lab's own load engine runs in-process there and reaches
+ * the server at `serverAddress` without being re-spawned; only the target needs a namespace. The
+ * host's own sysctls are never changed: the client side's congestion control and initial window are
+ * pinned on the one route to the server (`ip route … congctl … initcwnd …`), which affects only this
+ * link. The server namespace gets them as sysctls plus larger socket buffers for high-BDP links.
+ */
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { z } from 'zod';
+import { H2labError } from '../errors.ts';
+import type { LinkInfo } from '../report/model.ts';
+import type { DirectionStats } from './model.ts';
+import { loadNative } from './native.ts';
+import { netemAvailable, setupNetem } from './netem.ts';
+import {
+  allocatePair,
+  deleteNamespaceSync,
+  ip,
+  missingPrerequisite,
+  readSysctl,
+  readSysctls,
+  run,
+  setSysctls,
+  sweepNamespaces,
+} from './netns.ts';
+import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
+import type { RelayStats } from './relay.ts';
+
+/** Congestion control algorithms h2lab can pin. */
+export const CONGESTION_CONTROLS = ['reno', 'cubic', 'bbr'] as const;
+export type CongestionControl = (typeof CONGESTION_CONTROLS)[number];
+
+/** Options of {@link createLink}. The schema is the one source of truth (defaults, validation). */
+export const LinkOptionsSchema = z.strictObject({
+  /** A preset name (`wan`, `lossy`, …) or an explicit link spec. Default `loopback`. */
+  profile: z.union([z.string(), z.record(z.string(), z.unknown())]).default('loopback'),
+  /** Changes on top of the preset (e.g. `{ lossDown: 0.01 }`). */
+  overrides: z.record(z.string(), z.unknown()).default({}),
+  /** `auto` = netem where the kernel has it, else relay. */
+  backend: z.enum(['auto', 'relay', 'netem']).default('auto'),
+  /** TCP congestion control on both ends. Default: the host's current default (recorded). */
+  congestionControl: z.enum(CONGESTION_CONTROLS).optional(),
+  /** net.ipv4.tcp_slow_start_after_idle in the server namespace (kernel default true). */
+  slowStartAfterIdle: z.boolean().default(true),
+  /** Initial congestion window in segments on both ends' routes (kernel default 10, RFC 6928). */
+  initialCwnd: z.number().int().min(1).max(1000).default(10),
+  /**
+   * Maximum TCP socket buffer in the server namespace, bytes (tcp_rmem/tcp_wmem max). Default 32 MiB:
+   * with the kernel's 4 MiB one flow at 100 ms RTT is capped near 260 Mbit/s by its send buffer.
+   */
+  socketBufferMaxBytes: z
+    .number()
+    .int()
+    .min(65536)
+    .default(32 * 1024 * 1024),
+  /** Where link addresses come from: RFC 2544's benchmarking range by default. */
+  addressRange: z.string().default('198.18.0.0/15'),
+  /** Device MTU, bytes. */
+  mtuBytes: z.number().int().min(576).max(1500).default(1500),
+  /** Seed for loss and jitter draws (relay backend): the same seed drops the same packets. */
+  seed: z.number().int().default(1),
+  /** Relay: release packets due within this many ms in one wake-up. */
+  relaySlackMs: z.number().min(0).max(1).default(0.05),
+});
+
+export type LinkOptions = z.input<typeof LinkOptionsSchema>;
+
+/** Live counters of the link (relay backend; netem's counters are the kernel's). */
+export interface LinkStats {
+  up?: DirectionStats;
+  down?: DirectionStats;
+  /** CPU seconds the relay used / its wall seconds (1.0 = one core). */
+  relayCpu?: number;
+  relayCpuSeconds?: number;
+}
+
+/** One emulated link. Close it when done (also done on process exit). */
+export interface Link {
+  /** What the link is, for results: profile, backend, pinned kernel knobs. */
+  readonly info: LinkInfo;
+  readonly profile: LinkProfile;
+  /** The namespace the server side lives in (`ip netns exec NAME …`). */
+  readonly namespace: string;
+  /** The server side's address (inside the namespace). */
+  readonly serverAddress: string;
+  /** The client side's address (host namespace). */
+  readonly clientAddress: string;
+  /** Runs a command inside the server namespace (as `ip netns exec NS cmd args`). */
+  spawnInServer(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
+  stats(): Promise<LinkStats>;
+  /** Stops the relay, deletes the namespace and restores what was changed globally. Idempotent. */
+  close(): Promise<void>;
+}
+
+let linkCounter = 0;
+
+function unavailable(what: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_NET_UNAVAILABLE',
+    `network emulation is not available here: missing ${what}`,
+    {
+      missing: what,
+    },
+  );
+}
+
+/**
+ * Checks what the given backend needs, without creating anything. Throws H2LAB_ERR_NET_UNAVAILABLE
+ * naming what is missing.
+ */
+export function checkNetAvailable(backend: 'relay' | 'netem' | 'auto' = 'relay'): void {
+  const missing = missingPrerequisite(backend !== 'netem');
+  if (missing) throw unavailable(missing);
+  if (backend !== 'netem') loadNative();
+}
+
+const ALLOWED_CC = 'net.ipv4.tcp_allowed_congestion_control';
+
+/**
+ * Creates the link: namespace, devices, addresses, routes, kernel knobs, and (relay backend) the
+ * relay process. Sweeps namespaces left by dead h2lab processes first.
+ *
+ * @example
+ * const link = await createLink({ profile: 'wan', congestionControl: 'cubic' });
+ * const server = link.spawnInServer('node', ['server.js', '--host', link.serverAddress]);
+ * // … client traffic to link.serverAddress …
+ * await link.close();
+ */
+export async function createLink(options: LinkOptions = {}): Promise<Link> {
+  const parsedOpts = LinkOptionsSchema.safeParse(options);
+  if (!parsedOpts.success) {
+    const issue = parsedOpts.error.issues[0];
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `link option ${issue?.path.join('.')}: ${issue?.message}`,
+      {
+        option: issue?.path.join('.'),
+      },
+    );
+  }
+  const opts = parsedOpts.data;
+  const profile = resolveProfile(
+    typeof opts.profile === 'string' ? opts.profile : (opts.profile as LinkSpecInput),
+    opts.overrides as LinkSpecInput,
+  );
+  const missing = missingPrerequisite(opts.backend !== 'netem');
+  if (missing) throw unavailable(missing);
+  await sweepNamespaces();
+
+  let backend: 'relay' | 'netem' = opts.backend === 'netem' ? 'netem' : 'relay';
+  if (opts.backend === 'auto' && (await netemAvailable())) backend = 'netem';
+  if (opts.backend === 'netem' && !(await netemAvailable())) {
+    throw new H2labError(
+      'H2LAB_ERR_NET_BACKEND',
+      '--backend netem: this kernel has no netem qdisc (sch_netem): use --backend relay or auto',
+      { option: '--backend', value: 'netem' },
+    );
+  }
+  // Fail early and clearly (exit 2) when the addon is missing, before creating anything.
+  if (backend === 'relay') loadNative();
+
+  const n = linkCounter++;
+  const namespace = `h2lab-${process.pid}-${n}`;
+  const id = `${process.pid.toString(36)}${n.toString(36)}`;
+  const clientDev = `h2l${id}c`;
+  const serverDev = `h2l${id}s`;
+  const cc = (opts.congestionControl ?? readSysctl('net.ipv4.tcp_congestion_control') ?? 'cubic') as string;
+
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let relayChild: ChildProcess | undefined;
+  const onExit = () => {
+    relayChild?.kill('SIGKILL');
+    deleteNamespaceSync(namespace);
+  };
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    process.off('exit', onExit);
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch {}
+    }
+  };
+
+  try {
+    await run('ip', ['netns', 'add', namespace]);
+    process.on('exit', onExit);
+    cleanups.push(() => run('ip', ['netns', 'del', namespace]).then(() => {}));
+    await ip(namespace, 'link', 'set', 'lo', 'up');
+
+    // Inside a namespace only algorithms in the *global* allowed list can be chosen; cubic is not in
+    // it by default. Add it from the root namespace and put the list back afterwards.
+    const allowed = readSysctl(ALLOWED_CC);
+    if (allowed !== undefined && !allowed.split(' ').includes(cc)) {
+      const widened = `${allowed} ${cc}`;
+      await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${widened}`]);
+      cleanups.push(async () => {
+        // Restore only if nobody changed it since (another link may have widened it too).
+        if (readSysctl(ALLOWED_CC) === widened) await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${allowed}`]);
+      });
+    }
+
+    const pair = await allocatePair(opts.addressRange);
+    if (backend === 'relay') {
+      relayChild = await startRelay(clientDev, serverDev, profile, opts.seed, opts.relaySlackMs);
+      const child = relayChild;
+      cleanups.push(() => stopRelay(child));
+      await ip(undefined, 'link', 'set', serverDev, 'netns', namespace);
+    } else {
+      await setupNetem({
+        ns: namespace,
+        clientDev,
+        serverDev,
+        up: profile.up,
+        down: profile.down,
+        mtuBytes: opts.mtuBytes,
+      });
+      cleanups.push(() =>
+        ip(undefined, 'link', 'del', clientDev)
+          .then(() => {})
+          .catch(() => {}),
+      );
+    }
+    const mtu = String(opts.mtuBytes);
+    // IPv4 only: without this the kernel sends IPv6 router/multicast chatter through the link, which
+    // takes loss and jitter draws and shows up in the counters.
+    await run('sysctl', ['-q', '-w', `net.ipv6.conf.${clientDev}.disable_ipv6=1`]).catch(() => {});
+    await setSysctls(namespace, { [`net.ipv6.conf.${serverDev}.disable_ipv6`]: 1 }).catch(() => {});
+    await ip(undefined, 'addr', 'add', pair.client, 'peer', pair.server, 'dev', clientDev);
+    await ip(undefined, 'link', 'set', clientDev, 'mtu', mtu, 'up');
+    await ip(namespace, 'addr', 'add', pair.server, 'peer', pair.client, 'dev', serverDev);
+    await ip(namespace, 'link', 'set', serverDev, 'mtu', mtu, 'up');
+    // Per-route pins: they apply to connections on this link only, on both ends.
+    const pins = [
+      'congctl',
+      cc,
+      'initcwnd',
+      String(opts.initialCwnd),
+      'initrwnd',
+      String(Math.max(opts.initialCwnd, 10)),
+    ];
+    await ip(
+      undefined,
+      'route',
+      'replace',
+      `${pair.server}/32`,
+      'dev',
+      clientDev,
+      'src',
+      pair.client,
+      ...pins,
+    );
+    await ip(
+      namespace,
+      'route',
+      'replace',
+      `${pair.client}/32`,
+      'dev',
+      serverDev,
+      'src',
+      pair.server,
+      ...pins,
+    );
+    const bufMax = opts.socketBufferMaxBytes;
+    await setSysctls(namespace, {
+      'net.ipv4.tcp_congestion_control': cc,
+      'net.ipv4.tcp_slow_start_after_idle': opts.slowStartAfterIdle ? 1 : 0,
+      'net.ipv4.tcp_rmem': `4096 131072 ${bufMax}`,
+      'net.ipv4.tcp_wmem': `4096 16384 ${bufMax}`,
+      'net.core.rmem_max': bufMax,
+      'net.core.wmem_max': bufMax,
+    });
+    // Read back what the kernel took: the result records facts, not requests.
+    const actual = await readSysctls(namespace, [
+      'net.ipv4.tcp_congestion_control',
+      'net.ipv4.tcp_slow_start_after_idle',
+    ]);
+
+    const info: LinkInfo = {
+      profile: profile.name,
+      backend,
+      rttMs: profile.rttMs,
+      jitterMs: profile.jitterMs,
+      loss: profile.loss,
+      ...(profile.rateBitsPerSec === undefined ? {} : { rateBitsPerSec: profile.rateBitsPerSec }),
+      ...(profile.down.queueBytes === undefined ? {} : { queueBytes: profile.down.queueBytes }),
+      congestionControl: actual['net.ipv4.tcp_congestion_control'] ?? cc,
+      slowStartAfterIdle: actual['net.ipv4.tcp_slow_start_after_idle'] === '1',
+      initialCwnd: opts.initialCwnd,
+      lossUp: profile.up.loss,
+      lossDown: profile.down.loss,
+      burstPackets: profile.burstPackets,
+      ...(profile.up.rateBitsPerSec === undefined ? {} : { rateUpBitsPerSec: profile.up.rateBitsPerSec }),
+      reorder: profile.reorder,
+      mtuBytes: opts.mtuBytes,
+      socketBufferMaxBytes: bufMax,
+      seed: opts.seed,
+      serverAddress: pair.server,
+      clientAddress: pair.client,
+    };
+    const relayForStats = relayChild;
+    return {
+      info,
+      profile,
+      namespace,
+      serverAddress: pair.server,
+      clientAddress: pair.client,
+      spawnInServer(cmd, args = [], spawnOpts = {}) {
+        return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
+      },
+      async stats() {
+        if (!relayForStats || closed) return {};
+        return relayStats(relayForStats);
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** The relay's own file: `.ts` when running from sources (through tsx), `.js` when built. */
+function relayEntry(): { file: string; execArgv: string[] } {
+  const self = import.meta.url;
+  const ts = self.endsWith('.ts');
+  const file = new URL(`./relay-process.${ts ? 'ts' : 'js'}`, self);
+  return { file: file.pathname, execArgv: ts ? ['--import', import.meta.resolve('tsx')] : [] };
+}
+
+async function startRelay(
+  clientName: string,
+  serverName: string,
+  profile: LinkProfile,
+  seed: number,
+  slackMs: number,
+): Promise<ChildProcess> {
+  const entry = relayEntry();
+  const child = spawn(process.execPath, [...entry.execArgv, entry.file], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new H2labError('H2LAB_ERR_NET_SETUP', 'the packet relay did not start within 15 s', {}));
+    }, 15_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(
+        new H2labError('H2LAB_ERR_NET_SETUP', `the packet relay exited during start-up (status ${code})`, {}),
+      );
+    });
+    child.on('message', function onMessage(raw) {
+      const msg = raw as { type: string; message?: string; code?: string };
+      if (msg.type === 'ready') {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.removeAllListeners('exit');
+        resolve();
+      } else if (msg.type === 'error') {
+        clearTimeout(timer);
+        child.kill('SIGKILL');
+        reject(
+          msg.code === 'H2LAB_ERR_NET_UNAVAILABLE'
+            ? new H2labError('H2LAB_ERR_NET_UNAVAILABLE', msg.message ?? 'relay unavailable', {})
+            : new H2labError(
+                'H2LAB_ERR_NET_SETUP',
+                `the packet relay could not open its TUN devices: ${msg.message}`,
+                {},
+              ),
+        );
+      }
+    });
+    child.send({ type: 'start', clientName, serverName, up: profile.up, down: profile.down, seed, slackMs });
+  });
+  // The relay is the link: if it waits for a CPU, every packet waits. Ask the scheduler to prefer it
+  // over ordinary processes (root only; best effort).
+  try {
+    if (child.pid !== undefined) setPriority(child.pid, -10);
+  } catch {}
+  // Keep the relay from holding the parent's event loop open; the IPC channel is unref'd too.
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  return child;
+}
+
+function relayStats(child: ChildProcess): Promise<LinkStats> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({}), 2000);
+    child.on('message', function onMessage(raw) {
+      const msg = raw as { type: string; stats?: RelayStats; cpuUs?: number; uptimeMs?: number };
+      if (msg.type !== 'stats') return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      const cpuSeconds = (msg.cpuUs ?? 0) / 1e6;
+      resolve({
+        ...(msg.stats ? { up: msg.stats.up, down: msg.stats.down } : {}),
+        relayCpuSeconds: cpuSeconds,
+        relayCpu: msg.uptimeMs ? cpuSeconds / (msg.uptimeMs / 1000) : 0,
+      });
+    });
+    child.send({ type: 'stats' });
+  });
+}
+
+async function stopRelay(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+    }, 2000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      child.send({ type: 'stop' });
+    } catch {
+      child.kill('SIGKILL');
+    }
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Loads h2lab's native addon (`native/`, built by `npm run build:native` at install time): TUN
+ * devices, readiness, batched packet I/O and timerfd. Only device and fd plumbing is native.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { H2labError } from '../errors.ts';
+
+/** The addon's functions (see native/h2lab_net.cc). fds are plain integers. */
+export interface NetNative {
+  /** Opens a TUN device (IFF_TUN | IFF_NO_PI, non-blocking). `name` "" lets the kernel choose. */
+  openTun(name: string): { fd: number; name: string };
+  /** Reads packets until none is ready or `lens` is full; packet i is at slab[i·stride]. */
+  readBatch(fd: number, slab: Buffer, stride: number, lens: Int32Array): number;
+  /** Writes one packet; returns bytes written or −errno. */
+  writePacket(fd: number, buf: Buffer, offset: number, len: number): number;
+  timerCreate(): number;
+  /** Arms a timerfd for an absolute {@link nowMs} deadline; ≤ 0 disarms. */
+  timerArm(fd: number, deadlineMs: number): void;
+  timerAck(fd: number): void;
+  /** CLOCK_MONOTONIC in ms (fractional). */
+  nowMs(): number;
+  closeFd(fd: number): void;
+  /** Calls `cb` whenever `fd` is readable, from Node's own event loop. */
+  watch(fd: number, cb: (events: number) => void): unknown;
+  unwatch(handle: unknown): void;
+}
+
+const ADDON = 'native/build/Release/h2lab_net.node';
+
+/** Where the built addon is: the package root is the first ancestor holding `native/`. */
+export function nativeAddonPath(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const p = join(dir, ADDON);
+    if (existsSync(p)) return p;
+    dir = dirname(dir);
+  }
+  return undefined;
+}
+
+let cached: NetNative | undefined;
+
+/** Loads the addon or throws H2LAB_ERR_NET_UNAVAILABLE saying what is missing. */
+export function loadNative(): NetNative {
+  if (cached) return cached;
+  if (process.platform !== 'linux') {
+    throw new H2labError(
+      'H2LAB_ERR_NET_UNAVAILABLE',
+      `network emulation needs Linux (this is ${process.platform})`,
+      {
+        missing: 'linux',
+      },
+    );
+  }
+  const path = nativeAddonPath();
+  if (!path) {
+    throw new H2labError(
+      'H2LAB_ERR_NET_UNAVAILABLE',
+      `the native addon ${ADDON} is not built: install g++, make and python3 (Debian: apt-get install g++ make python3), then run \`npm run build:native\``,
+      { missing: 'native addon' },
+    );
+  }
+  try {
+    cached = createRequire(import.meta.url)(path) as NetNative;
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_NET_UNAVAILABLE',
+      `the native addon ${path} does not load (${(err as Error).message}): rebuild it with \`npm run build:native\``,
+      { missing: 'native addon', path },
+    );
+  }
+  return cached;
+}

@@ -1,0 +1,132 @@
+// Shared by the net tests: skip reasons, a peer in the server namespace, TCP measurements.
+import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { checkNetAvailable, type Link } from '../../src/net/index.ts';
+
+/** Why the net tests cannot run here, or undefined when they can. */
+export function netSkipReason(): string | undefined {
+  try {
+    checkNetAvailable('relay');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+export interface Peer {
+  child: ChildProcess;
+  tcpPort: number;
+  h1Port: number;
+  h2Port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts test/net/fixtures/peer.mjs inside the link's server namespace. */
+export async function startPeer(link: Link): Promise<Peer> {
+  const script = fileURLToPath(new URL('./fixtures/peer.mjs', import.meta.url));
+  const child = link.spawnInServer(process.execPath, [script, link.serverAddress], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ports = await new Promise<number[]>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('peer did not start in 10 s')), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+) (\d+) (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve([Number(m[1]), Number(m[2]), Number(m[3])]);
+      }
+    });
+    child.once('exit', (c) => reject(new Error(`peer exited with ${c}`)));
+  });
+  return {
+    child,
+    tcpPort: ports[0]!,
+    h1Port: ports[1]!,
+    h2Port: ports[2]!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Time of one TCP handshake (connect() to 'connect'), ms: one RTT. */
+export function tcpConnectMs(host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const s = net.connect({ host, port, noDelay: true }, () => {
+      const dt = performance.now() - t0;
+      s.destroy();
+      resolve(dt);
+    });
+    s.once('error', reject);
+    s.setTimeout(10_000, () => {
+      s.destroy();
+      reject(new Error('connect timeout'));
+    });
+  });
+}
+
+/**
+ * Downloads from the peer's tcp port on `flows` parallel connections for `durationMs`; returns the
+ * goodput of each flow and their total in bits/s, measured after `warmupMs`.
+ */
+export async function bulkDownload(
+  host: string,
+  port: number,
+  opts: { flows: number; durationMs: number; warmupMs?: number },
+): Promise<{ perFlowBitsPerSec: number[]; totalBitsPerSec: number; maxWindowBitsPerSec: number }> {
+  const warmup = opts.warmupMs ?? 0;
+  const start = performance.now();
+  const counts = new Array<number>(opts.flows).fill(0);
+  // Highest rate seen over any 500 ms window (total), to check the link is never exceeded.
+  const windows = new Map<number, number>();
+  const sockets = await Promise.all(
+    counts.map(
+      (_, i) =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const s = net.connect({ host, port }, () => resolve(s));
+          s.once('error', reject);
+          s.on('data', (d: Buffer) => {
+            const now = performance.now() - start;
+            if (now >= warmup) counts[i]! += d.length;
+            const w = Math.floor(now / 100);
+            windows.set(w, (windows.get(w) ?? 0) + d.length);
+          });
+        }),
+    ),
+  );
+  await new Promise((r) => setTimeout(r, warmup + opts.durationMs));
+  for (const s of sockets) s.destroy();
+  const secs = opts.durationMs / 1000;
+  const perFlow = counts.map((c) => (c * 8) / secs);
+  let maxWindow = 0;
+  const keys = [...windows.keys()].sort((a, b) => a - b);
+  for (const k of keys) {
+    let sum = 0;
+    for (let j = 0; j < 5; j++) sum += windows.get(k + j) ?? 0;
+    if (keys.includes(k + 4)) maxWindow = Math.max(maxWindow, (sum * 8) / 0.5);
+  }
+  return {
+    perFlowBitsPerSec: perFlow,
+    totalBitsPerSec: perFlow.reduce((a, b) => a + b, 0),
+    maxWindowBitsPerSec: maxWindow,
+  };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The q-quantile (0..1) of xs, nearest rank. */
+export function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
