@@ -10,3 +10,4 @@ export * from './server/index.ts';
 export * from './tls/index.ts';
 export type * from './transport/types.ts';
 export { VERSION } from './version.ts';
+export * from './probe/index.ts';

@@ -3,6 +3,7 @@
  */
 import type { Command } from 'commander';
 import { register as net } from './net.ts';
+import { register as probe } from './probe.ts';
 import { register as serve } from './serve.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [serve, net];
+export const COMMANDS: Array<(program: Command) => void> = [serve, net, probe];

@@ -1,0 +1,22 @@
+/**
+ * The probe's public face: `probe(url, opts)` → {@link ProbeResult}, its renderer, its options and
+ * the expectation names `--expect` accepts. The frame codec is exported for tests and tools that
+ * want to read raw HTTP/2 frames.
+ */
+export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
+export { findingsFor } from './findings.ts';
+export {
+  decodeSettingsPayload,
+  encodeFrame,
+  encodeSettingsPayload,
+  type Frame,
+  FrameReader,
+  FrameType,
+  SETTING_DEFAULTS,
+  SETTING_NAMES,
+  type SettingEntry,
+} from './frames.ts';
+export { PROBE_DEFAULTS, type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
+export { parseAltSvc, parseTarget, probe } from './probe.ts';
+export { renderProbeText } from './render.ts';
+export * from './result.ts';

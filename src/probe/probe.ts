@@ -1,0 +1,570 @@
+/**
+ * `probe(url, opts)`: what does this server speak, and how is it configured for HTTP/2?
+ *
+ *   https://  TLS step (tls-probe.ts) ─┬─ HTTP/2 preface over ALPN h2 ─ SETTINGS, WINDOW_UPDATE
+ *                                      └─ versions / ALPN ids alone, chain, mTLS, OCSP
+ *   http://   h2c prior knowledge (raw preface) · Upgrade: h2c (raw) · "is this a TLS port?"
+ *   both      HTTP/1.1 keep-alive (N requests, count connections) · one response per protocol
+ *             (compression, Server, Alt-Svc, TTFB) · --large PATH timing · --wait-idle
+ *           → findings in words → --expect gate
+ *
+ * Each step has its own deadline (`timeoutMs`); a step that fails is recorded in `problems` and the
+ * probe goes on, except for what makes the rest meaningless (unreachable, wrong scheme, untrusted
+ * certificate), which throws an H2labError with its own code.
+ */
+import { lookup } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { H2labError, invalidOption } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import { evaluateExpectations } from './expect.ts';
+import { findingsFor } from './findings.ts';
+import { FrameReader, FrameType, SETTING_DEFAULTS, SETTING_NAMES } from './frames.ts';
+import { exchangePreface, readResponseHead, type ServerPreface, tryUpgrade } from './h2.ts';
+import {
+  checkKeepAlive,
+  connectH2,
+  fetchH1,
+  fetchH2,
+  type Origin,
+  type TimedResponse,
+  watchIdle,
+} from './http.ts';
+import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
+import {
+  type Availability,
+  type H2Report,
+  type IdleReport,
+  type LargeReport,
+  PROBE_RESULT_VERSION,
+  type ProbeResult,
+  type ResponseReport,
+} from './result.ts';
+import { probeTls } from './tls-probe.ts';
+import { classifyFailure, connectTcp, connectTls, type Failure, Inbox, type TlsMaterial } from './wire.ts';
+
+/** Parses and validates the URL to probe. */
+export function parseTarget(url: string): {
+  scheme: 'http' | 'https';
+  host: string;
+  port: number;
+  path: string;
+  authority: string;
+} {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new H2labError(
+      'H2LAB_ERR_PROBE_BAD_URL',
+      `${JSON.stringify(url)} is not a URL: give one such as https://example.com/ or http://127.0.0.1:8080/`,
+      { url },
+    );
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
+    throw new H2labError(
+      'H2LAB_ERR_PROBE_BAD_URL',
+      `${JSON.stringify(url)} is not an http:// or https:// URL with a host: give one such as https://example.com/`,
+      { url },
+    );
+  }
+  const scheme = u.protocol === 'https:' ? 'https' : 'http';
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    scheme,
+    host,
+    port: u.port ? Number(u.port) : scheme === 'https' ? 443 : 80,
+    path: `${u.pathname || '/'}${u.search}`,
+    authority: u.host,
+  };
+}
+
+function readPem(option: string, path: string | undefined): Buffer | undefined {
+  if (path === undefined) return undefined;
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_FILE_UNREADABLE',
+      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the path and its permissions`,
+      { option, path },
+    );
+  }
+  if (!buf.toString('latin1').includes('-----BEGIN ')) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_BAD_PEM',
+      `${option} ${path} is not a PEM file: give a file with -----BEGIN ...----- blocks`,
+      {
+        option,
+        path,
+      },
+    );
+  }
+  return buf;
+}
+
+/** Reads --ca/--cert/--key. */
+export function loadTlsMaterial(opts: Pick<ProbeOptions, 'caPath' | 'certPath' | 'keyPath'>): TlsMaterial {
+  if (opts.certPath && !opts.keyPath) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_KEY_MISSING',
+      '--cert was given without --key: pass --key FILE with the private key of the certificate',
+      {
+        option: '--key',
+      },
+    );
+  }
+  if (opts.keyPath && !opts.certPath) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_CERT_MISSING',
+      '--key was given without --cert: pass --cert FILE too, or neither',
+      {
+        option: '--cert',
+      },
+    );
+  }
+  const ca = readPem('--ca', opts.caPath);
+  const cert = readPem('--cert', opts.certPath);
+  const key = readPem('--key', opts.keyPath);
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+}
+
+function validateOptions(input: ProbeOptionsInput): ProbeOptions {
+  const parsed = ProbeOptionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = issue.path.join('.') || '(options)';
+    throw invalidOption(
+      key,
+      issue.path.length ? (input as Record<string, unknown>)[String(issue.path[0])] : input,
+      issue.message,
+    );
+  }
+  return parsed.data;
+}
+
+const no = (detail: string): Availability => ({ supported: false, detail });
+const yes = (detail: string): Availability => ({ supported: true, detail });
+const unknown = (detail: string): Availability => ({ supported: null, detail });
+
+function h2Report(via: 'h2' | 'h2c', p: ServerPreface): H2Report {
+  const sent = Object.fromEntries(p.settings.map((s) => [s.name, s.value]));
+  const known = Object.values(SETTING_NAMES);
+  return {
+    via,
+    settingsSent: p.settings,
+    effective: Object.fromEntries(
+      known.map((n) => [n, n in sent ? sent[n]! : (SETTING_DEFAULTS[n] ?? null)]),
+    ),
+    notSent: known.filter((n) => !(n in sent)),
+    connectionWindowUpdateBytes:
+      p.connectionWindowIncrementBytes > 0 ? p.connectionWindowIncrementBytes : null,
+    pingRttMs: p.pingRttMs,
+    ...(p.goaway ? { goaway: { errorName: p.goaway.errorName, debug: p.goaway.debug } } : {}),
+  };
+}
+
+function failureText(f: Failure): string {
+  return `${f.code ? `${f.code}: ` : ''}${f.detail.split('\n')[0]}`;
+}
+
+/** Parses `Alt-Svc` (RFC 7838 §3) into the protocol ids it advertises; `clear` advertises none. */
+export function parseAltSvc(header: string): string[] {
+  if (header.trim() === 'clear') return [];
+  return [...header.matchAll(/(?:^|,)\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=/g)].map((m) =>
+    decodeURIComponent(m[1]!),
+  );
+}
+
+/**
+ * Probes `url` and returns what the server speaks and how it is configured, with findings in words.
+ *
+ * @example
+ * const result = await probe('https://127.0.0.1:8443/', { caPath: 'ca.pem', expect: ['h2', 'tls1.3'] });
+ * if (result.expectations?.unmet.length) process.exitCode = 1;
+ */
+export async function probe(url: string, input: ProbeOptionsInput = {}): Promise<ProbeResult> {
+  const opts = validateOptions(input);
+  const target = parseTarget(url);
+  const material = loadTlsMaterial(opts);
+  // Validate --expect before any traffic.
+  evaluateExpectations(opts.expect, undefined);
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  const { timeoutMs } = opts;
+
+  let address: string | null = isIP(target.host) ? target.host : null;
+  if (!address) {
+    try {
+      address = (await lookup(target.host)).address;
+    } catch (err) {
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_UNREACHABLE',
+        `cannot resolve ${target.host} (${(err as NodeJS.ErrnoException).code}): check the host name in the URL`,
+        { host: target.host, code: (err as NodeJS.ErrnoException).code },
+      );
+    }
+  }
+  const origin: Origin = {
+    scheme: target.scheme,
+    ep: { host: target.host, port: target.port, ...(isIP(target.host) ? {} : { servername: target.host }) },
+    authority: target.authority,
+    material,
+  };
+  const problems: ProbeResult['problems'] = [];
+  const problem = (step: string, err: unknown): Failure => {
+    const f = classifyFailure(err);
+    problems.push({ step, ...f, detail: f.detail.split('\n')[0]! });
+    return f;
+  };
+
+  const result: ProbeResult = {
+    kind: 'h2lab.probe',
+    version: PROBE_RESULT_VERSION,
+    h2labVersion: VERSION,
+    url,
+    target: { scheme: target.scheme, host: target.host, port: target.port, address },
+    startedAt,
+    durationMs: 0,
+    options: { ...opts },
+    protocols: {
+      'http/1.1': unknown('not probed'),
+      h2: unknown('not probed'),
+      h2c: unknown('not probed'),
+      h2cUpgrade: unknown('not probed'),
+      altSvc: null,
+    },
+    responses: [],
+    problems,
+    findings: [],
+  };
+
+  let h2Via: 'h2' | 'h2c' | null = null;
+  let httpBlocked: string | null = null;
+
+  if (target.scheme === 'https') {
+    const tlsOut = await probeTls(origin, { timeoutMs, insecure: opts.insecure, path: target.path });
+    result.tls = tlsOut.report;
+    httpBlocked = tlsOut.httpBlocked;
+    const alpnH2 = tlsOut.report.alpn.h2;
+    if (tlsOut.preface && !tlsOut.preface.goaway) {
+      result.h2 = h2Report('h2', tlsOut.preface);
+      result.protocols.h2 = yes('ALPN selects h2; the server sent its SETTINGS');
+      h2Via = 'h2';
+    } else if (tlsOut.preface?.goaway) {
+      result.h2 = h2Report('h2', tlsOut.preface);
+      result.protocols.h2 = no(
+        `ALPN selects h2 but the server sent GOAWAY ${tlsOut.preface.goaway.errorName}`,
+      );
+    } else if (tlsOut.prefaceFailure) {
+      problems.push({ step: 'h2 preface over TLS', ...tlsOut.prefaceFailure });
+      result.protocols.h2 = unknown(
+        `ALPN selects h2 but the preface exchange failed: ${failureText(tlsOut.prefaceFailure)}`,
+      );
+    } else {
+      result.protocols.h2 =
+        alpnH2.supported === true
+          ? unknown(`ALPN h2: ${alpnH2.detail}`)
+          : { ...alpnH2, detail: `ALPN h2: ${alpnH2.detail}` };
+    }
+    if (alpnH2.supported === true && result.protocols.h2.supported === null && httpBlocked) {
+      result.protocols.h2 = yes(
+        'ALPN selects h2 (HTTP not probed further: a client certificate is required)',
+      );
+    }
+    result.protocols.h2c = no('not applicable to https:// (cleartext only)');
+    result.protocols.h2cUpgrade = no('not applicable to https:// (cleartext only)');
+    const alpnH1 = tlsOut.report.alpn['http/1.1'];
+    if (httpBlocked) result.protocols['http/1.1'] = { ...alpnH1, detail: `ALPN http/1.1: ${alpnH1.detail}` };
+  } else {
+    // Reachability first: a refused port is a clear error, not three failed steps.
+    try {
+      (await connectTcp(origin.ep, timeoutMs)).destroy();
+    } catch (err) {
+      const f = classifyFailure(err);
+      throw f.kind === 'timeout'
+        ? new H2labError(
+            'H2LAB_ERR_PROBE_TIMEOUT',
+            `${target.host}:${target.port} did not accept a connection within ${timeoutMs} ms: check the address, or raise --timeout`,
+            { ...f },
+          )
+        : new H2labError(
+            'H2LAB_ERR_PROBE_UNREACHABLE',
+            `cannot connect to ${target.host}:${target.port} (${f.code ?? f.detail}): check the host and port in the URL and that the server is running`,
+            { ...f },
+          );
+    }
+    // h2c with prior knowledge (RFC 9113 §3.3).
+    try {
+      const sock = await connectTcp(origin.ep, timeoutMs);
+      try {
+        const pre = await exchangePreface(sock, new Inbox(sock), performance.now() + timeoutMs);
+        result.h2 = h2Report('h2c', pre);
+        if (pre.goaway && pre.settings.length === 0) {
+          result.protocols.h2c = no(`the server sent GOAWAY ${pre.goaway.errorName} instead of SETTINGS`);
+        } else {
+          result.protocols.h2c = yes('prior knowledge: the server answered the preface with SETTINGS');
+          h2Via = 'h2c';
+        }
+      } finally {
+        sock.destroy();
+      }
+    } catch (err) {
+      const f = classifyFailure(err);
+      const code = (err as { code?: string }).code;
+      result.protocols.h2c =
+        code === 'PROBE_NOT_H2'
+          ? no((err as Error).message)
+          : f.kind === 'reset'
+            ? no(`the server closed the connection on the HTTP/2 preface (${f.code ?? f.kind})`)
+            : unknown(failureText(problem('h2c prior knowledge', err)));
+    }
+    // Upgrade: h2c (RFC 7540 §3.2).
+    try {
+      const sock = await connectTcp(origin.ep, timeoutMs);
+      try {
+        const up = await tryUpgrade(
+          sock,
+          new Inbox(sock),
+          target.authority,
+          target.path,
+          performance.now() + timeoutMs,
+        );
+        result.protocols.h2cUpgrade = up.upgraded
+          ? yes(`"${up.statusLine}", then the server's SETTINGS`)
+          : no(`the server answered the upgrade request with "${up.statusLine}" and stayed on HTTP/1.1`);
+        if (up.upgraded && up.preface && !result.h2) result.h2 = h2Report('h2c', up.preface);
+      } finally {
+        sock.destroy();
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      result.protocols.h2cUpgrade =
+        code === 'PROBE_ONLY_H2' || code === 'PROBE_NOT_H1' || code === 'PROBE_NOT_H2'
+          ? no((err as Error).message)
+          : unknown(failureText(problem('h2c upgrade', err)));
+    }
+  }
+
+  // HTTP/1.1: keep-alive and the first response.
+  if (!httpBlocked) {
+    const tlsRefusesH1 =
+      result.tls?.alpn['http/1.1'].supported === false &&
+      result.tls.alpn['http/1.1'].detail.includes('refused');
+    if (tlsRefusesH1) {
+      result.protocols['http/1.1'] = no(`ALPN http/1.1 ${result.tls!.alpn['http/1.1'].detail}`);
+    } else {
+      try {
+        const ka = await checkKeepAlive(
+          origin,
+          target.path,
+          opts.keepAliveRequests,
+          timeoutMs,
+          opts.maxBodyBytes,
+        );
+        result.keepAlive = ka.report;
+        result.protocols['http/1.1'] = yes(`GET ${target.path} answered ${ka.first.status}`);
+        result.responses.push(strip(ka.first));
+      } catch (err) {
+        const f = classifyFailure(err);
+        result.protocols['http/1.1'] =
+          f.kind === 'protocol' || f.kind === 'reset'
+            ? no(`no HTTP/1.1 response: ${failureText(f)}`)
+            : unknown(failureText(problem('HTTP/1.1 keep-alive', err)));
+      }
+    }
+  }
+
+  // An http:// URL on which nothing spoke HTTP: is it a TLS port?
+  if (
+    target.scheme === 'http' &&
+    result.protocols['http/1.1'].supported !== true &&
+    result.protocols.h2c.supported !== true &&
+    result.protocols.h2cUpgrade.supported !== true
+  ) {
+    let tlsAnswered = false;
+    try {
+      const c = await connectTls(origin.ep, material, { presentClientCert: false }, timeoutMs);
+      c.socket.destroy();
+      tlsAnswered = true;
+    } catch (err) {
+      const tap = (err as { tap?: { records: Array<{ dir: string }> } }).tap;
+      tlsAnswered = Boolean(tap?.records.some((r) => r.dir === 'in'));
+    }
+    throw tlsAnswered
+      ? new H2labError(
+          'H2LAB_ERR_PROBE_TLS_PORT',
+          `${target.host}:${target.port} speaks TLS, not plain HTTP: use https://${target.authority}${target.path}`,
+          { url },
+        )
+      : new H2labError(
+          'H2LAB_ERR_PROBE_NO_HTTP',
+          `${target.host}:${target.port} accepts connections but answered neither HTTP/1.1 nor HTTP/2 (${result.protocols['http/1.1'].detail}): check that the URL names an HTTP server`,
+          { url },
+        );
+  }
+
+  // HTTP/2: one response (Server, compression, Alt-Svc over h2 may differ from HTTP/1.1).
+  if (h2Via && !httpBlocked) {
+    try {
+      const session = await connectH2(origin, timeoutMs);
+      try {
+        result.responses.push(
+          strip(await fetchH2(session, h2Via, target.path, timeoutMs, opts.maxBodyBytes)),
+        );
+      } finally {
+        session.destroy();
+      }
+    } catch (err) {
+      problem(`GET ${target.path} over ${h2Via}`, err);
+    }
+  }
+  const altSvc = result.responses.map((r) => r.altSvc).find((a) => a);
+  if (altSvc) result.protocols.altSvc = { header: altSvc, protocols: parseAltSvc(altSvc) };
+
+  if (opts.largePath && !httpBlocked) {
+    try {
+      result.large = await timeLarge(origin, h2Via, opts.largePath, opts);
+    } catch (err) {
+      problem(`--large ${opts.largePath}`, err);
+    }
+  }
+  if (opts.waitIdleMs > 0 && !httpBlocked) {
+    result.idle = await watchIdleConnections(
+      origin,
+      h2Via,
+      result.protocols['http/1.1'].supported === true,
+      target.path,
+      opts,
+      problem,
+    );
+  }
+
+  result.findings = findingsFor(result);
+  if (opts.expect.length) result.expectations = evaluateExpectations(opts.expect, result);
+  result.durationMs = performance.now() - t0;
+  return result;
+}
+
+function strip(r: TimedResponse): ResponseReport {
+  const { socket: _s, headers: _h, firstBodyByteMs: _f, halfBodyMs: _hb, ...rest } = r;
+  return rest;
+}
+
+async function timeLarge(
+  origin: Origin,
+  h2Via: 'h2' | 'h2c' | null,
+  path: string,
+  opts: ProbeOptions,
+): Promise<LargeReport> {
+  let r: TimedResponse;
+  if (h2Via) {
+    const session = await connectH2(origin, opts.timeoutMs);
+    try {
+      r = await fetchH2(session, h2Via, path, opts.timeoutMs, opts.maxBodyBytes);
+    } finally {
+      session.destroy();
+    }
+  } else {
+    const agent = new (origin.scheme === 'https' ? https.Agent : http.Agent)({ keepAlive: false });
+    try {
+      r = await fetchH1(origin, path, agent, opts.timeoutMs, opts.maxBodyBytes);
+    } finally {
+      agent.destroy();
+    }
+  }
+  const base = strip(r);
+  let verdict: LargeReport['verdict'];
+  let detail: string;
+  const pct = (ms: number) => `${Math.round((100 * ms) / r.totalMs)}%`;
+  if (r.totalMs < opts.largeMinDurationMs) {
+    verdict = 'too-fast-to-tell';
+    detail = `${r.bodyBytes} bytes in ${r.totalMs.toFixed(1)} ms: too fast to tell streaming from buffering (under ${opts.largeMinDurationMs} ms)`;
+  } else if (r.firstBodyByteMs >= 0.8 * r.totalMs) {
+    // Everything arrived at the end: the bytes were held somewhere (a proxy spooling the response,
+    // or a backend that renders it whole) before any was sent.
+    verdict = 'late';
+    detail = `the first body byte came ${r.firstBodyByteMs.toFixed(0)} ms after the request (${pct(r.firstBodyByteMs)} of ${r.totalMs.toFixed(0)} ms): the body arrived late, as if buffered or spooled`;
+  } else {
+    verdict = 'streamed';
+    detail = `the first body byte came ${r.firstBodyByteMs.toFixed(0)} ms after the request and half the body by ${r.halfBodyMs.toFixed(0)} ms (${pct(r.halfBodyMs)} of ${r.totalMs.toFixed(0)} ms): it streams`;
+  }
+  return { ...base, firstBodyByteMs: r.firstBodyByteMs, halfBodyMs: r.halfBodyMs, verdict, detail };
+}
+
+async function watchIdleConnections(
+  origin: Origin,
+  h2Via: 'h2' | 'h2c' | null,
+  h1: boolean,
+  path: string,
+  opts: ProbeOptions,
+  problem: (step: string, err: unknown) => Failure,
+): Promise<IdleReport[]> {
+  const open = async () => {
+    if (origin.scheme === 'https') {
+      const c = await connectTls(
+        origin.ep,
+        origin.material,
+        { alpn: h2Via ? ['h2'] : ['http/1.1'], presentClientCert: true },
+        opts.timeoutMs,
+      );
+      return c.socket;
+    }
+    return connectTcp(origin.ep, opts.timeoutMs);
+  };
+  const watchers: Array<Promise<IdleReport | undefined>> = [];
+  if (h1) {
+    watchers.push(
+      (async () => {
+        const s =
+          origin.scheme === 'https'
+            ? (
+                await connectTls(
+                  origin.ep,
+                  origin.material,
+                  { alpn: ['http/1.1'], presentClientCert: true },
+                  opts.timeoutMs,
+                )
+              ).socket
+            : await connectTcp(origin.ep, opts.timeoutMs);
+        try {
+          const inbox = new Inbox(s);
+          // HEAD: a response without a body, so the connection is idle as soon as the head is read.
+          s.write(`HEAD ${path} HTTP/1.1\r\nHost: ${origin.authority}\r\nUser-Agent: h2lab-probe\r\n\r\n`);
+          await readResponseHead(inbox, performance.now() + opts.timeoutMs);
+          return await watchIdle('http/1.1', inbox, opts.waitIdleMs);
+        } catch (err) {
+          problem('idle HTTP/1.1 connection', err);
+          return undefined;
+        } finally {
+          s.destroy();
+        }
+      })(),
+    );
+  }
+  if (h2Via) {
+    watchers.push(
+      (async () => {
+        const s = await open();
+        try {
+          const inbox = new Inbox(s);
+          const reader = new FrameReader();
+          await exchangePreface(s, inbox, performance.now() + opts.timeoutMs, { reader, leaveOpen: true });
+          return await watchIdle(h2Via, inbox, opts.waitIdleMs, (chunk) =>
+            reader.push(chunk).some((f) => f.type === FrameType.GOAWAY),
+          );
+        } catch (err) {
+          problem(`idle ${h2Via} connection`, err);
+          return undefined;
+        } finally {
+          s.destroy();
+        }
+      })(),
+    );
+  }
+  return (await Promise.all(watchers)).filter((r): r is IdleReport => r !== undefined);
+}

@@ -1,0 +1,340 @@
+/**
+ * The TLS side of the probe: versions and ALPN protocols each offered alone, the negotiated cipher,
+ * the certificate chain, whether a client certificate is requested or required (mTLS), OCSP stapling.
+ */
+import { performance } from 'node:perf_hooks';
+import type tls from 'node:tls';
+import { H2labError } from '../errors.ts';
+import { exchangePreface, readResponseHead, type ServerPreface } from './h2.ts';
+import type { Origin } from './http.ts';
+import type { Availability, CertificateSummary, TlsReport } from './result.ts';
+import {
+  classifyFailure,
+  connectTls,
+  type Failure,
+  Inbox,
+  type TlsAttempt,
+  type TlsRecordTap,
+} from './wire.ts';
+
+const HANDSHAKE_SERVER_HELLO = 2;
+const HANDSHAKE_CERTIFICATE_REQUEST = 13;
+const DAY_MS = 86_400_000;
+
+/** What the TLS step hands to the rest of the probe. */
+export interface TlsOutcome {
+  report: TlsReport;
+  /** The server's HTTP/2 preface over TLS, when ALPN chose h2 and the exchange worked. */
+  preface?: ServerPreface;
+  prefaceFailure?: Failure;
+  /** Set when HTTP cannot be probed past the handshake (client certificate required, none given). */
+  httpBlocked: string | null;
+}
+
+function formatName(name: tls.Certificate | undefined): string {
+  if (!name) return '';
+  return Object.entries(name)
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`)
+    .join(', ');
+}
+
+/** The verified chain as Node reports it (leaf first), summarised. */
+export function summariseChain(leaf: tls.DetailedPeerCertificate, nowMs = Date.now()): CertificateSummary[] {
+  const out: CertificateSummary[] = [];
+  const seen = new Set<string>();
+  for (let c: tls.DetailedPeerCertificate | undefined = leaf; c?.fingerprint256; c = c.issuerCertificate) {
+    if (seen.has(c.fingerprint256)) break; // a self-signed root points at itself
+    seen.add(c.fingerprint256);
+    const subject = formatName(c.subject);
+    const issuer = formatName(c.issuer);
+    out.push({
+      subject,
+      issuer,
+      subjectAltNames: (c.subjectaltname ?? '')
+        .split(/,\s*/)
+        .filter(Boolean)
+        .map((s) => s.replace(/^IP Address:/, 'IP:')),
+      validFrom: new Date(c.valid_from).toISOString(),
+      validTo: new Date(c.valid_to).toISOString(),
+      daysLeft: Math.floor((Date.parse(c.valid_to) - nowMs) / DAY_MS),
+      selfSigned: subject === issuer,
+      fingerprint256: c.fingerprint256,
+      ocspResponder: c.infoAccess?.['OCSP - URI']?.[0] ?? null,
+    });
+  }
+  return out;
+}
+
+function tapOf(err: unknown): TlsRecordTap | undefined {
+  return (err as { tap?: TlsRecordTap }).tap;
+}
+
+function throwForFailure(origin: Origin, f: Failure): never {
+  const where = `${origin.ep.host}:${origin.ep.port}`;
+  switch (f.kind) {
+    case 'unreachable':
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_UNREACHABLE',
+        `cannot connect to ${where} (${f.code ?? f.detail}): check the host and port in the URL and that the server is running`,
+        { ...f },
+      );
+    case 'timeout':
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_TIMEOUT',
+        `${where} did not answer in time (${f.detail}): check the address, or raise --timeout`,
+        { ...f },
+      );
+    case 'not-tls':
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_NOT_TLS',
+        `${where} does not speak TLS (${f.detail}): use an http:// URL for a plain-text port`,
+        { ...f },
+      );
+    default:
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_TLS_HANDSHAKE',
+        `the TLS handshake with ${where} failed (${f.code ?? f.kind}: ${f.detail.split('\n')[0]}): check the port, --cert/--key, and the TLS versions the server allows`,
+        { ...f },
+      );
+  }
+}
+
+/** Offers one thing alone (a version or an ALPN id) and says whether the server took it. */
+async function tryAlone(
+  origin: Origin,
+  attempt: TlsAttempt,
+  timeoutMs: number,
+  judge: (
+    conn: tls.TLSSocket | undefined,
+    failure: Failure | undefined,
+    tap: TlsRecordTap | undefined,
+  ) => Availability,
+): Promise<Availability> {
+  try {
+    const conn = await connectTls(origin.ep, origin.material, attempt, timeoutMs);
+    const verdict = judge(conn.socket, undefined, conn.tap);
+    conn.socket.destroy();
+    return verdict;
+  } catch (err) {
+    return judge(undefined, classifyFailure(err), tapOf(err));
+  }
+}
+
+function certBlocked(f: Failure | undefined, tap: TlsRecordTap | undefined): boolean {
+  return (
+    f?.kind === 'client-cert-required' ||
+    (f?.kind === 'tls-handshake' &&
+      (tap?.serverHandshakeTypes.includes(HANDSHAKE_CERTIFICATE_REQUEST) ?? false))
+  );
+}
+
+/**
+ * Runs the TLS part of the probe. Throws H2labError for what ends a probe: unreachable, timeout, not
+ * TLS, a handshake that fails for a reason other than a missing client certificate, and an untrusted
+ * certificate without `insecure`.
+ */
+export async function probeTls(
+  origin: Origin,
+  opts: { timeoutMs: number; insecure: boolean; path: string },
+): Promise<TlsOutcome> {
+  const { timeoutMs } = opts;
+  const hasCert = Boolean(origin.material.cert && origin.material.key);
+  const everything: TlsAttempt = { alpn: ['h2', 'http/1.1'], requestOCSP: true, presentClientCert: false };
+
+  // 1. Everything offered, no client certificate: what is negotiated, and is a certificate required?
+  let requested = false;
+  let required: boolean | null = null;
+  let requiredDetail = '';
+  let conn: Awaited<ReturnType<typeof connectTls>> | undefined;
+  try {
+    conn = await connectTls(origin.ep, origin.material, everything, timeoutMs);
+  } catch (err) {
+    const f = classifyFailure(err);
+    if (!certBlocked(f, tapOf(err))) throwForFailure(origin, f);
+    // TLS 1.2: the server sent CertificateRequest, then refused our empty Certificate.
+    requested = true;
+    required = true;
+    requiredDetail = `the handshake failed without a client certificate (${f.code ?? f.kind})`;
+  }
+  if (!conn && hasCert) {
+    try {
+      conn = await connectTls(
+        origin.ep,
+        origin.material,
+        { ...everything, presentClientCert: true },
+        timeoutMs,
+      );
+    } catch (err) {
+      throwForFailure(origin, classifyFailure(err));
+    }
+  }
+
+  let preface: ServerPreface | undefined;
+  let prefaceFailure: Failure | undefined;
+  let chain: CertificateSummary[] = [];
+  let trusted = false;
+  let verifyError: string | null = null;
+  let negotiated: TlsReport['negotiated'] = {
+    version: null,
+    cipher: null,
+    cipherStandardName: null,
+    alpn: null,
+    handshakeMs: Number.NaN,
+  };
+  let ocspStapled = false;
+  if (conn) {
+    const s = conn.socket;
+    const cipher = s.getCipher();
+    negotiated = {
+      version: s.getProtocol(),
+      cipher: cipher?.name ?? null,
+      cipherStandardName: cipher?.standardName ?? null,
+      alpn: s.alpnProtocol || null,
+      handshakeMs: conn.handshakeMs,
+    };
+    chain = summariseChain(s.getPeerCertificate(true));
+    trusted = s.authorized;
+    verifyError = s.authorized ? null : String(s.authorizationError ?? 'not verified');
+    ocspStapled = Boolean(conn.ocspResponse && conn.ocspResponse.length > 0);
+    requested ||= conn.tap.certificateRequested(negotiated.version, conn.outRecordsAtHandshake);
+    if (!trusted && !opts.insecure) {
+      s.destroy();
+      const leaf = chain[0];
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_UNTRUSTED',
+        `the certificate of ${origin.ep.host}:${origin.ep.port} is not trusted (${verifyError}; subject ${leaf?.subject ?? '?'}, issuer ${leaf?.issuer ?? '?'}): pass --ca FILE with the CA that issued it, or --insecure to probe anyway`,
+        { verifyError, subject: leaf?.subject, issuer: leaf?.issuer },
+      );
+    }
+    // 2. Talk on the connection: a TLS 1.3 server that requires a client certificate says so only
+    // now, with a certificate_required alert (RFC 8446 §4.4.2.4) after our Finished.
+    const deadline = performance.now() + timeoutMs;
+    const inbox = new Inbox(s);
+    try {
+      if (negotiated.alpn === 'h2') {
+        preface = await exchangePreface(s, inbox, deadline);
+      } else {
+        s.write(`HEAD ${opts.path} HTTP/1.1\r\nHost: ${origin.authority}\r\nUser-Agent: h2lab-probe\r\n\r\n`);
+        await readResponseHead(inbox, deadline);
+      }
+      if (requested && required === null) {
+        required =
+          hasCert && conn.tap.certificateRequested(negotiated.version, conn.outRecordsAtHandshake)
+            ? null
+            : false;
+        requiredDetail = required === false ? 'the server went on without a client certificate' : '';
+      }
+    } catch (err) {
+      const f = classifyFailure(err);
+      if (f.kind === 'client-cert-required' || (requested && f.kind === 'reset')) {
+        requested = true;
+        required = true;
+        requiredDetail = `the server ended the connection after the handshake without a client certificate (${f.code ?? f.kind})`;
+      } else {
+        prefaceFailure = f;
+      }
+    } finally {
+      s.destroy();
+    }
+  }
+  // With the user's certificate, get the HTTP/2 preface the first connection could not.
+  if (required && hasCert && !preface && negotiated.alpn === 'h2') {
+    try {
+      const c2 = await connectTls(
+        origin.ep,
+        origin.material,
+        { ...everything, presentClientCert: true },
+        timeoutMs,
+      );
+      try {
+        preface = await exchangePreface(c2.socket, new Inbox(c2.socket), performance.now() + timeoutMs);
+        prefaceFailure = undefined;
+      } finally {
+        c2.socket.destroy();
+      }
+    } catch (err) {
+      prefaceFailure = classifyFailure(err);
+    }
+  }
+
+  // 3. Each version and each ALPN id alone (in parallel: independent connections).
+  const alone = { presentClientCert: hasCert };
+  const versionJudge =
+    (v: string) =>
+    (s: tls.TLSSocket | undefined, f: Failure | undefined, tap: TlsRecordTap | undefined): Availability => {
+      if (s) return { supported: true, detail: `handshake completed with ${v} only` };
+      if (tap?.serverHandshakeTypes.includes(HANDSHAKE_SERVER_HELLO)) {
+        return {
+          supported: true,
+          detail: `the server answered ${v} with ServerHello (then: ${f?.code ?? f?.kind})`,
+        };
+      }
+      if (f?.kind === 'tls-version') return { supported: false, detail: `refused (${f.code ?? f.detail})` };
+      return { supported: null, detail: `could not tell: ${f?.code ?? f?.kind}` };
+    };
+  const alpnJudge =
+    (id: string) =>
+    (s: tls.TLSSocket | undefined, f: Failure | undefined, tap: TlsRecordTap | undefined): Availability => {
+      if (s) {
+        if (s.alpnProtocol === id) return { supported: true, detail: `selected when offered alone` };
+        return {
+          supported: false,
+          detail: `handshake completed without selecting ${id} (the server ignores it)`,
+        };
+      }
+      if (f?.kind === 'tls-alpn')
+        return { supported: false, detail: 'refused with a no_application_protocol alert' };
+      if (certBlocked(f, tap))
+        return {
+          supported: null,
+          detail: 'could not tell: a client certificate is required (pass --cert/--key)',
+        };
+      return { supported: null, detail: `could not tell: ${f?.code ?? f?.kind}` };
+    };
+  const [v12, v13, alpnH2, alpnH1] = await Promise.all([
+    tryAlone(
+      origin,
+      { ...alone, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' },
+      timeoutMs,
+      versionJudge('TLSv1.2'),
+    ),
+    tryAlone(
+      origin,
+      { ...alone, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' },
+      timeoutMs,
+      versionJudge('TLSv1.3'),
+    ),
+    tryAlone(origin, { ...alone, alpn: ['h2'] }, timeoutMs, alpnJudge('h2')),
+    tryAlone(origin, { ...alone, alpn: ['http/1.1'] }, timeoutMs, alpnJudge('http/1.1')),
+  ]);
+
+  const report: TlsReport = {
+    negotiated,
+    versions: { 'TLSv1.2': v12, 'TLSv1.3': v13 },
+    alpn: { h2: alpnH2, 'http/1.1': alpnH1 },
+    certificate: { trusted, verifyError, chain },
+    clientCertificate: {
+      requested,
+      required: requested ? required : null,
+      presented: hasCert,
+      detail: !requested
+        ? 'not requested'
+        : required === true
+          ? `required: ${requiredDetail}`
+          : required === false
+            ? `requested but optional: ${requiredDetail}`
+            : 'requested; whether it is required could not be told with a certificate presented',
+    },
+    ocspStapled,
+  };
+  const httpBlocked =
+    required === true && !hasCert
+      ? 'the server requires a client certificate: pass --cert FILE --key FILE'
+      : null;
+  return {
+    report,
+    ...(preface ? { preface } : {}),
+    ...(prefaceFailure ? { prefaceFailure } : {}),
+    httpBlocked,
+  };
+}

@@ -1,0 +1,99 @@
+// Real servers on loopback port 0 for the probe tests: each returns its port and a close() that
+// ends every connection it accepted.
+import http from 'node:http';
+import http2 from 'node:http2';
+import type net from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface Running {
+  port: number;
+  close(): Promise<void>;
+}
+
+type AnyServer = http.Server | http2.Http2Server | http2.Http2SecureServer;
+
+/** Listens on 127.0.0.1:0 and tracks sockets so close() never waits on a keep-alive connection. */
+export async function listen(server: AnyServer): Promise<Running> {
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('secureConnection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Routes shared by the stand-in servers: `/` small text, `/text` 8 KiB of text (compressible),
+ * `/stream` 8 × 64 KiB written 25 ms apart, `/spooled` 512 KiB written at once after 200 ms.
+ */
+export function routes(
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+): void {
+  const r = res as http.ServerResponse;
+  switch (req.url) {
+    case '/stream': {
+      r.setHeader('content-type', 'application/octet-stream');
+      let n = 0;
+      const tick = () => {
+        if (r.destroyed) return;
+        r.write(Buffer.alloc(64 * 1024, 1));
+        if (++n === 8) r.end();
+        else setTimeout(tick, 25);
+      };
+      tick();
+      return;
+    }
+    case '/spooled':
+      r.setHeader('content-type', 'application/octet-stream');
+      setTimeout(() => r.end(Buffer.alloc(512 * 1024, 2)), 200);
+      return;
+    case '/text':
+      r.setHeader('content-type', 'text/plain');
+      r.end('h2lab '.repeat(1400));
+      return;
+    default:
+      r.setHeader('content-type', 'text/plain');
+      r.end('hello\n');
+  }
+}
+
+/** HTTP/1.1 server that closes every connection after one response (a churning server). */
+export function churningServer(): Promise<Running> {
+  return listen(
+    http.createServer((req, res) => {
+      res.shouldKeepAlive = false;
+      routes(req, res);
+    }),
+  );
+}
+
+/**
+ * HTTP/1.1 server that upgrades `Upgrade: h2c` requests (RFC 7540 §3.2): answers 101 and hands the
+ * socket to a real HTTP/2 server (Node's nghttp2), which then reads the client preface.
+ */
+export async function upgradingServer(): Promise<Running> {
+  const h2 = http2.createServer({ settings: { maxConcurrentStreams: 64 } }, routes);
+  const server = http.createServer(routes);
+  server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
+    if (String(req.headers.upgrade).toLowerCase() !== 'h2c') {
+      socket.destroy();
+      return;
+    }
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n');
+    h2.emit('connection', socket);
+  });
+  return listen(server);
+}
