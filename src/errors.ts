@@ -96,6 +96,16 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'The target does not meet the --expect list.',
   },
+
+  // --- transport (src/transport) ---
+  H2LAB_ERR_PROTOCOL_MISMATCH: {
+    exit: EXIT_FAILURE,
+    summary: 'The server did not negotiate the protocol the strategy requires.',
+  },
+
+  // --- compare and report (src/compare, src/report) ---
+  H2LAB_ERR_COMPARE_NO_RESULTS: { exit: EXIT_FAILURE, summary: 'A comparison produced no measurement at all.' },
+  H2LAB_ERR_RESULT_FILE: { exit: EXIT_USAGE, summary: 'A results file given to `h2lab report` cannot be read or is not valid.' },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

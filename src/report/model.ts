@@ -109,7 +109,12 @@ export interface RunResult {
     window?: WindowInfo;
   };
   protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };
-  schedule: { mode: 'closed' | 'open'; concurrency?: number; rateRps?: number; arrivals?: 'even' | 'poisson' };
+  schedule: {
+    mode: 'closed' | 'open';
+    concurrency?: number;
+    rateRps?: number;
+    arrivals?: 'even' | 'poisson';
+  };
   /** Measured period (after warm-up), ms. */
   durationMs: number;
   warmupMs: number;

@@ -1,0 +1,176 @@
+/**
+ * From runs to statistics: per cell (medians and min–max over the kept runs, where the time went) and
+ * per comparison (each strategy against the baseline in the same workload, concurrency and network,
+ * with a bootstrap interval and an outcome). Pure: the same file gives the same analysis.
+ */
+import type {
+  CellResult,
+  CellStats,
+  CompareResult,
+  Comparison,
+  Metric,
+  TimeBreakdown,
+} from '../report/compare-model.ts';
+import type { RunResult } from '../report/model.ts';
+import { bootstrapRatio, classifyRatio, median, summarize } from './stats.ts';
+
+/** The metrics compared, and their direction. */
+export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
+  { metric: 'rps', higherIsBetter: true, label: 'throughput' },
+  { metric: 'latencyP50Ms', higherIsBetter: false, label: 'p50 latency' },
+  { metric: 'latencyP99Ms', higherIsBetter: false, label: 'p99 latency' },
+];
+
+/** The value of a metric in one run. */
+export function metricOf(run: RunResult, metric: Metric): number {
+  switch (metric) {
+    case 'rps':
+      return run.throughput.rps;
+    case 'latencyP50Ms':
+      return run.latencyMs.p50;
+    case 'latencyP99Ms':
+      return run.latencyMs.p99;
+  }
+}
+
+/**
+ * Where one request's time went in one run, ms (means). The client's latency runs from the moment
+ * the engine handed the request over, so it contains the client-side queue; the time to first byte
+ * runs from the same moment. The server's queue and service times come from its /metrics and are
+ * part of the client's time to first byte; what is left of it is the wire (and the server's
+ * non-pool work). Parts are clamped at 0 so rounding never shows negative time.
+ */
+export function breakdownOf(run: RunResult): TimeBreakdown {
+  const total = run.latencyMs.mean;
+  const clientQueue = Math.max(0, run.clientQueueMs.mean);
+  const ttfb = Math.max(0, run.ttfbMs.mean);
+  const serverQueue = run.server?.poolQueueMs?.mean;
+  const serverService = run.server?.poolServiceMs?.mean;
+  const wire = Math.max(0, ttfb - clientQueue - (serverQueue ?? 0) - (serverService ?? 0));
+  const transfer = Math.max(0, total - ttfb);
+  const b: TimeBreakdown = { clientQueue, wire, transfer, total };
+  if (serverQueue !== undefined) b.serverQueue = serverQueue;
+  if (serverService !== undefined) b.serverService = serverService;
+  return b;
+}
+
+/** The runs that count: after the warm-up runs, without a run-level error. */
+export function keptRuns(cell: CellResult): RunResult[] {
+  return cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined);
+}
+
+function medianOf(runs: RunResult[], f: (r: RunResult) => number | undefined): number | undefined {
+  const xs = runs.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return xs.length === 0 ? undefined : median(xs);
+}
+
+/** Statistics of a cell over its kept runs; undefined when no run was kept. */
+export function cellStats(cell: CellResult): CellStats | undefined {
+  const runs = keptRuns(cell);
+  if (runs.length === 0) return undefined;
+  const parts = runs.map(breakdownOf);
+  const med = (f: (b: TimeBreakdown) => number | undefined) => {
+    const xs = parts.map(f).filter((x): x is number => x !== undefined);
+    return xs.length === 0 ? undefined : median(xs);
+  };
+  const breakdownMs: TimeBreakdown = {
+    clientQueue: med((b) => b.clientQueue) ?? 0,
+    wire: med((b) => b.wire) ?? 0,
+    transfer: med((b) => b.transfer) ?? 0,
+    total: med((b) => b.total) ?? 0,
+  };
+  const sq = med((b) => b.serverQueue);
+  if (sq !== undefined) breakdownMs.serverQueue = sq;
+  const ss = med((b) => b.serverService);
+  if (ss !== undefined) breakdownMs.serverService = ss;
+  const warnings = [...new Set(runs.flatMap((r) => r.warnings))];
+  const stats: CellStats = {
+    runsKept: runs.length,
+    rps: summarize(runs.map((r) => r.throughput.rps)),
+    bytesPerSec: summarize(runs.map((r) => r.throughput.bytesPerSec)),
+    latencyP50Ms: summarize(runs.map((r) => r.latencyMs.p50)),
+    latencyP99Ms: summarize(runs.map((r) => r.latencyMs.p99)),
+    ttfbP50Ms: summarize(runs.map((r) => r.ttfbMs.p50)),
+    totalRequests: runs.reduce((n, r) => n + r.counts.total, 0),
+    failedRequests: runs.reduce((n, r) => n + r.counts.failed, 0),
+    breakdownMs,
+    saturatedRuns: runs.filter((r) => r.client.saturated).length,
+    warnings,
+  };
+  const poolSize = medianOf(runs, (r) => r.server?.poolSize);
+  if (poolSize !== undefined) stats.serverPoolSize = poolSize;
+  const peak = medianOf(runs, (r) => r.server?.peakInFlight);
+  if (peak !== undefined) stats.serverPeakInFlight = peak;
+  const opened = medianOf(runs, (r) => r.connections.opened);
+  if (opened !== undefined) stats.connectionsOpened = opened;
+  return stats;
+}
+
+/** A stable 32-bit seed from a string, so every comparison resamples the same way on every render. */
+function seedOf(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** Options of {@link analyze}. */
+export interface AnalyzeOptions {
+  minEffect: number;
+  confidence: number;
+}
+
+/** Cells grouped by what must be equal for a fair comparison: network, workload, concurrency. */
+export function groupKey(cell: Pick<CellResult, 'net' | 'workload' | 'concurrency'>): string {
+  return `${cell.workload}/c${cell.concurrency}/${cell.net}`;
+}
+
+/**
+ * Recomputes every cell's statistics and every comparison against the baseline. Mutates and returns
+ * `result` (cells' `stats`, `comparisons`).
+ */
+export function analyze(result: CompareResult, options: AnalyzeOptions): CompareResult {
+  for (const cell of result.cells) {
+    const s = cellStats(cell);
+    if (s) cell.stats = s;
+    else delete cell.stats;
+  }
+  const comparisons: Comparison[] = [];
+  const groups = new Map<string, CellResult[]>();
+  for (const cell of result.cells) {
+    const k = groupKey(cell);
+    groups.set(k, [...(groups.get(k) ?? []), cell]);
+  }
+  for (const cells of groups.values()) {
+    const base = cells.find((c) => c.protocol === result.baseline);
+    if (!base) continue;
+    const baseRuns = keptRuns(base);
+    for (const cell of cells) {
+      if (cell === base) continue;
+      const runs = keptRuns(cell);
+      if (runs.length === 0 || baseRuns.length === 0) continue;
+      for (const m of METRICS) {
+        const interval = bootstrapRatio(
+          runs.map((r) => metricOf(r, m.metric)),
+          baseRuns.map((r) => metricOf(r, m.metric)),
+          { confidence: options.confidence, seed: seedOf(`${cell.id}/${m.metric}`) },
+        );
+        comparisons.push({
+          workload: cell.workload,
+          concurrency: cell.concurrency,
+          net: cell.net,
+          protocol: cell.protocol,
+          baseline: result.baseline,
+          metric: m.metric,
+          higherIsBetter: m.higherIsBetter,
+          interval,
+          outcome: classifyRatio(interval, {
+            higherIsBetter: m.higherIsBetter,
+            minEffect: options.minEffect,
+          }),
+        });
+      }
+    }
+  }
+  result.comparisons = comparisons;
+  return result;
+}

@@ -1,0 +1,303 @@
+/**
+ * The comparison engine: a matrix of cells run fairly, and the result kept valid after every run.
+ *
+ * ```
+ *  group (workload × concurrency × net)      run 0 (warm-up)   run 1     …   run N-1
+ *  ─────────────────────────────────────     ───────────────   ───────        ───────
+ *  1 KiB, c=8, loopback                       h1 h2 h2-pool     h1 h2 h2-pool  h1 h2 h2-pool
+ *  1 KiB, c=64, loopback                      h1 h2 h2-pool     …
+ * ```
+ *
+ * Strategies of one group alternate run by run (A B C A B C …, never all A then all B), so a drift of
+ * the machine (another process, thermal state, the server's caches) lands on every strategy alike.
+ * Every strategy gets the same seed, schedule and duration in the same round. The first run(s) of each
+ * cell are warm-up and excluded from the statistics. After every run the caller is handed the whole
+ * result (`onUpdate`), so an interrupted comparison leaves a valid file with the finished runs.
+ */
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import { H2labError, isH2labError } from '../errors.ts';
+import type { CellResult, CompareResult, Strategy, Workload } from '../report/compare-model.ts';
+import { COMPARE_RESULT_VERSION } from '../report/compare-model.ts';
+import type { RunResult } from '../report/model.ts';
+import { buildVerdict } from '../report/verdict.ts';
+import { VERSION } from '../version.ts';
+import { analyze } from './analyze.ts';
+import type { MetricsSource } from './metrics.ts';
+import { serverViewFromScrapes } from './metrics.ts';
+import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
+
+/** One cell of the matrix: what a runner is asked to measure. */
+export interface Cell {
+  /** `workload/c<concurrency>/<net>/<strategy>`. */
+  id: string;
+  workload: Workload;
+  concurrency: number;
+  /** Network profile name; `loopback` means no emulation (the seam for src/net). */
+  net: string;
+  protocol: Strategy;
+}
+
+/** What a runner gets besides the cell: the same for every strategy of a round. */
+export interface RunContext {
+  /** Target base URL. */
+  url: string;
+  /** Round number, 0-based (round 0 .. warmupRuns-1 are warm-up). */
+  run: number;
+  /** Seed of this round (the same for every strategy). */
+  seed: number;
+  durationMs: number;
+  requests?: number;
+  runWarmupMs: number;
+  tls?: CompareOptions['tls'];
+  /** Aborted when the comparison is stopped: finish quickly (a partial result is discarded). */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one cell once. Throws an H2labError whose code names a protocol mismatch when the server does
+ * not offer the strategy's protocol (the cell becomes "not offered"); any other throw fails the cell.
+ */
+export type CellRunner = (cell: Cell, ctx: RunContext) => Promise<RunResult>;
+
+/** Progress of a comparison. */
+export interface CompareEvents {
+  /** A run is about to start. `index` counts runs started, `total` is the planned number of runs. */
+  'run-start': [{ cell: Cell; run: number; index: number; total: number }];
+  /** A run finished (or was skipped); `done` runs of `total` are behind us. */
+  'run-end': [{ cell: Cell; run: number; done: number; total: number; status: CellResult['status'] }];
+}
+
+/** What the engine needs from outside: the runner, the target, optional server metrics and a sink. */
+export interface CompareDeps {
+  runCell: CellRunner;
+  target: { url: string; embedded: boolean };
+  metrics?: MetricsSource;
+  /** Called with the whole result after every run and at the end (write it to disk here). */
+  onUpdate?: (result: CompareResult) => void | Promise<void>;
+}
+
+/** A running comparison. */
+export interface CompareHandle {
+  /** Resolves with the final result (status `complete`, `interrupted` or `failed`); never rejects for run errors. */
+  done: Promise<CompareResult>;
+  events: EventEmitter<CompareEvents>;
+  /** Stops after aborting the run in progress; `done` then resolves with status `interrupted`. */
+  stop(): void;
+}
+
+/** True when an error says the server does not speak the strategy's protocol. */
+export function isProtocolNotOffered(err: unknown): boolean {
+  const code =
+    isH2labError(err) || (typeof err === 'object' && err !== null && 'code' in err)
+      ? String((err as { code: unknown }).code)
+      : '';
+  return /PROTOCOL_MISMATCH|NOT_OFFERED|ALPN/.test(code);
+}
+
+/** Builds the cells in matrix order (net, workload, concurrency, strategy). */
+export function planCells(options: CompareOptions, workloads: Workload[]): Cell[] {
+  const cells: Cell[] = [];
+  for (const net of options.net) {
+    for (const workload of workloads) {
+      for (const concurrency of options.concurrency) {
+        for (const protocol of options.protocols) {
+          cells.push({
+            id: `${workload.id}/c${concurrency}/${net}/${protocol}`,
+            workload,
+            concurrency,
+            net,
+            protocol,
+          });
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+/**
+ * The order in which runs happen: per group, round by round, strategies alternating.
+ * Returns `[cellIndex, round]` pairs.
+ */
+export function runOrder(cells: Cell[], runs: number): Array<[number, number]> {
+  const groups = new Map<string, number[]>();
+  cells.forEach((c, i) => {
+    const k = `${c.net}/${c.workload.id}/${c.concurrency}`;
+    groups.set(k, [...(groups.get(k) ?? []), i]);
+  });
+  const order: Array<[number, number]> = [];
+  for (const members of groups.values()) {
+    for (let r = 0; r < runs; r++) for (const i of members) order.push([i, r]);
+  }
+  return order;
+}
+
+function protocolLabel(p: Strategy): string {
+  return p === 'h1' ? 'HTTP/1.1' : 'HTTP/2';
+}
+
+/**
+ * Starts a comparison. Library API: nothing is printed; progress comes as events and results through
+ * `onUpdate`.
+ *
+ * @example
+ * const h = compare({ url: 'https://127.0.0.1:8443/', concurrency: [1, 16] }, { runCell, target });
+ * const result = await h.done;
+ */
+export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareHandle {
+  const options = resolveCompareOptions(input);
+  const workloads = options.workloads;
+  if (!workloads) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      'compare option workloads: none given and no default for this target',
+      {
+        option: 'workloads',
+      },
+    );
+  }
+  const events = new EventEmitter<CompareEvents>();
+  const controller = new AbortController();
+  const cells = planCells(options, workloads);
+  const startedAt = new Date().toISOString();
+  const result: CompareResult = {
+    kind: 'h2lab.compare',
+    version: COMPARE_RESULT_VERSION,
+    status: 'running',
+    options: options as unknown as Record<string, unknown>,
+    environment: {
+      h2labVersion: VERSION,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: os.cpus().length,
+      startedAt,
+    },
+    target: deps.target,
+    axes: { workloads, concurrency: options.concurrency, protocols: options.protocols, net: options.net },
+    baseline: options.baseline,
+    runsPerCell: options.runs,
+    warmupRuns: options.warmupRuns,
+    cells: cells.map((c) => ({
+      id: c.id,
+      workload: c.workload.id,
+      concurrency: c.concurrency,
+      net: c.net,
+      protocol: c.protocol,
+      status: 'pending',
+      runs: [],
+      warmupRuns: options.warmupRuns,
+    })),
+    comparisons: [],
+  };
+  const refresh = () => {
+    analyze(result, options);
+    result.verdict = buildVerdict(result);
+  };
+  const publish = async () => {
+    refresh();
+    await deps.onUpdate?.(result);
+  };
+
+  const done = (async (): Promise<CompareResult> => {
+    const order = runOrder(cells, options.runs);
+    const total = order.length;
+    let finished = 0;
+    let started = 0;
+    await publish();
+    for (const [i, round] of order) {
+      if (controller.signal.aborted) break;
+      const cell = cells[i]!;
+      const state = result.cells[i]!;
+      if (state.status === 'not-offered' || state.status === 'failed') {
+        finished++;
+        events.emit('run-end', { cell, run: round, done: finished, total, status: state.status });
+        continue;
+      }
+      state.status = 'running';
+      events.emit('run-start', { cell, run: round, index: ++started, total });
+      let before: Map<string, number> | undefined;
+      if (deps.metrics) {
+        await deps.metrics.reset();
+        before = await deps.metrics.scrape();
+      }
+      try {
+        const run = await deps.runCell(cell, {
+          url: deps.target.url,
+          run: round,
+          seed: options.seed + round,
+          durationMs: options.durationMs,
+          ...(options.requests !== undefined ? { requests: options.requests } : {}),
+          runWarmupMs: options.runWarmupMs,
+          ...(options.tls ? { tls: options.tls } : {}),
+          signal: controller.signal,
+        });
+        if (controller.signal.aborted) break; // a partial run is not a run: discard it
+        const after = deps.metrics ? await deps.metrics.scrape() : undefined;
+        if (before && after && run.server === undefined) run.server = serverViewFromScrapes(before, after);
+        if (run.error && isProtocolNotOffered(run.error)) {
+          state.status = 'not-offered';
+          state.note = notOfferedNote(cell.protocol, run.protocol.negotiated, run.error.message);
+          state.error = run.error;
+        } else {
+          state.runs.push(run);
+          state.status = round === options.runs - 1 ? 'done' : 'running';
+        }
+      } catch (err) {
+        if (controller.signal.aborted) break;
+        if (isProtocolNotOffered(err)) {
+          state.status = 'not-offered';
+          const negotiated = isH2labError(err) ? String(err.details.negotiated ?? '') : '';
+          state.note = notOfferedNote(
+            cell.protocol,
+            negotiated,
+            err instanceof Error ? err.message : String(err),
+          );
+        } else {
+          state.status = 'failed';
+          state.note = `the run failed: ${err instanceof Error ? err.message : String(err)}`;
+        }
+        state.error = isH2labError(err)
+          ? err.toJSON()
+          : { code: 'H2LAB_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) };
+      }
+      finished++;
+      events.emit('run-end', { cell, run: round, done: finished, total, status: state.status });
+      await publish();
+    }
+    const interrupted = controller.signal.aborted;
+    for (const state of result.cells) {
+      if (state.status === 'pending' || state.status === 'running') {
+        state.status = 'interrupted';
+        state.note =
+          state.runs.length === 0
+            ? 'not run: the comparison was stopped before this cell'
+            : `stopped after ${state.runs.length} of ${options.runs} runs`;
+      }
+    }
+    const measured = result.cells.some((c) => c.runs.length > options.warmupRuns);
+    result.status = interrupted ? 'interrupted' : measured ? 'complete' : 'failed';
+    if (interrupted) {
+      result.error = new H2labError(
+        'H2LAB_ERR_INTERRUPTED',
+        'the comparison was stopped; finished runs were kept',
+      ).toJSON();
+    } else if (!measured) {
+      result.error = new H2labError(
+        'H2LAB_ERR_COMPARE_NO_RESULTS',
+        "no cell produced a measurement: every cell failed or was not offered (see each cell's note)",
+        { notes: [...new Set(result.cells.map((c) => c.note).filter(Boolean))] },
+      ).toJSON();
+    }
+    result.finishedAt = new Date().toISOString();
+    await publish();
+    return result;
+  })();
+
+  return { done, events, stop: () => controller.abort() };
+}
+
+function notOfferedNote(protocol: Strategy, negotiated: string, detail: string): string {
+  const got = negotiated && negotiated !== 'none' ? ` (it negotiated ${negotiated})` : '';
+  return `${protocolLabel(protocol)} not offered by the server${got}: ${detail}`;
+}

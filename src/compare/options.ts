@@ -1,0 +1,137 @@
+/**
+ * Options of a comparison: one zod schema gives the types, the defaults and the validation; the CLI
+ * (`src/cli/compare.ts`) only maps flags onto it.
+ */
+import { z } from 'zod';
+import { H2labError } from '../errors.ts';
+import { strategySchema, type WorkloadInput, workloadSchema } from '../report/compare-model.ts';
+import { formatBytes } from '../util/units.ts';
+
+/** Defaults, each with its unit and why. */
+export const COMPARE_DEFAULTS = Object.freeze({
+  protocols: ['h1', 'h2', 'h2-pool'] as const,
+  baseline: 'h1' as const,
+  /** One client, a handful (a browser's six), and a busy service. */
+  concurrency: [1, 8, 64],
+  /** 5 runs per cell, the first of each discarded as warm-up: 4 kept runs per side for the interval. */
+  runs: 5,
+  warmupRuns: 1,
+  /**
+   * Measured time of one run, ms. Short, because the interval comes from repetition rather than from
+   * one long run, and because the default matrix (27 cells × 5 runs) must finish in about two minutes.
+   */
+  durationMs: 500,
+  /** Warm-up inside each run (connections opened, TLS done) excluded from its statistics, ms. */
+  runWarmupMs: 100,
+  seed: 1,
+  minEffect: 0.05,
+  confidence: 0.95,
+  /** `loopback` = no emulation. Other profiles come from src/net when emulation is in use. */
+  net: ['loopback'],
+});
+
+/** TLS material used to reach a target (as in `h2lab bench`). */
+export const tlsOptionsSchema = z.strictObject({
+  caFile: z.string().optional().describe('PEM file of the CA that signed the server certificate.'),
+  certFile: z.string().optional().describe('Client certificate (mTLS), PEM.'),
+  keyFile: z.string().optional().describe('Client key (mTLS), PEM.'),
+  insecure: z.boolean().default(false).describe('Do not verify the server certificate.'),
+});
+
+export const compareOptionsSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .url()
+      .optional()
+      .describe('Target base URL. Absent: the embedded fixture server is started on free ports.'),
+    protocols: z
+      .array(strategySchema)
+      .min(1)
+      .default([...COMPARE_DEFAULTS.protocols]),
+    baseline: strategySchema.default(COMPARE_DEFAULTS.baseline),
+    concurrency: z.array(z.number().int().min(1).max(10_000)).min(1).default(COMPARE_DEFAULTS.concurrency),
+    workloads: z.array(workloadSchema).min(1).optional().describe('Default: the target kind decides.'),
+    net: z.array(z.string().min(1)).min(1).default(COMPARE_DEFAULTS.net),
+    runs: z.number().int().min(2).max(1000).default(COMPARE_DEFAULTS.runs),
+    warmupRuns: z.number().int().min(0).max(100).default(COMPARE_DEFAULTS.warmupRuns),
+    durationMs: z.number().positive().max(3_600_000).default(COMPARE_DEFAULTS.durationMs),
+    requests: z.number().int().positive().optional().describe('Requests per run instead of a duration.'),
+    runWarmupMs: z.number().nonnegative().default(COMPARE_DEFAULTS.runWarmupMs),
+    seed: z.number().int().default(COMPARE_DEFAULTS.seed),
+    minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
+    confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
+    tls: tlsOptionsSchema.optional(),
+    metricsUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe(
+        "The fixture server's /metrics, read before and after each run. Default: set for the embedded server.",
+      ),
+  })
+  .superRefine((o, ctx) => {
+    if (!o.protocols.includes(o.baseline)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseline'],
+        message: `--baseline ${o.baseline} is not among --protocols ${o.protocols.join(',')}: add it or choose one of them`,
+      });
+    }
+    if (o.runs - o.warmupRuns < 2) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['runs'],
+        message: `--runs ${o.runs} with ${o.warmupRuns} warm-up run(s) keeps fewer than 2 runs: an interval needs at least 2; use --runs ${o.warmupRuns + 2} or more`,
+      });
+    }
+  });
+
+export type CompareOptions = z.output<typeof compareOptionsSchema>;
+export type CompareOptionsInput = z.input<typeof compareOptionsSchema>;
+
+/** Validates options, throwing H2LAB_ERR_INVALID_OPTION that names the first bad key. */
+export function resolveCompareOptions(input: CompareOptionsInput): CompareOptions {
+  const r = compareOptionsSchema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const key = issue.path.join('.') || 'options';
+  throw new H2labError('H2LAB_ERR_INVALID_OPTION', `compare option ${key}: ${issue.message}`, {
+    option: key,
+    issues: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+  });
+}
+
+/**
+ * The fixture server's routes used by the default matrix. Kept in one place so a route change in
+ * src/server is a one-line change here.
+ */
+export const FIXTURE_ROUTES = {
+  bytes: (sizeBytes: number) => `/bytes/${sizeBytes}`,
+  tiles: '/tiles',
+};
+
+/** A workload that fetches responses of one size from the fixture server. */
+export function sizeWorkload(sizeBytes: number): WorkloadInput {
+  return {
+    id: `bytes-${sizeBytes}`,
+    label: `${formatBytes(sizeBytes)} responses`,
+    paths: [FIXTURE_ROUTES.bytes(sizeBytes)],
+    responseSizeBytes: sizeBytes,
+    kind: sizeBytes >= 256 * 1024 ? 'bulk' : 'interactive',
+  };
+}
+
+/** The embedded default: small responses, 1 MiB responses, tiles behind the backend pool. */
+export function defaultFixtureWorkloads(): WorkloadInput[] {
+  return [
+    sizeWorkload(1024),
+    sizeWorkload(1024 * 1024),
+    { id: 'tiles', label: 'tiles behind the backend pool', paths: [FIXTURE_ROUTES.tiles], kind: 'backend' },
+  ];
+}
+
+/** Workloads for a user's URL when none are named: the URL itself. */
+export function urlWorkloads(url: string): WorkloadInput[] {
+  return [{ id: 'url', label: new URL(url).pathname || '/', paths: [url], kind: 'interactive' }];
+}

@@ -1,0 +1,159 @@
+/**
+ * Statistics across repeated runs: medians with min–max, and the ratio of a strategy to a baseline
+ * with a percentile-bootstrap confidence interval.
+ *
+ * Why the bootstrap: a comparison has few runs (default 4 kept of 5) whose distribution is unknown
+ * and often skewed (a run that met a GC pause, a noisy neighbour). Resampling the runs makes no
+ * normality assumption and gives an interval for a ratio of medians directly; its weakness with very
+ * few runs (the interval is too narrow) is why a minimum effect size is also required before a
+ * difference is called a win (see {@link classifyRatio}).
+ */
+import { createRng, type Rng } from '../util/rng.ts';
+
+/** Median, extremes and count of a list of numbers. */
+export interface Summary {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+/**
+ * The q-quantile (0 ≤ q ≤ 1) with linear interpolation between order statistics (type 7, the
+ * default of R and NumPy). Returns NaN for an empty list.
+ */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return quantileSorted(sorted, q);
+}
+
+function quantileSorted(sorted: readonly number[], q: number): number {
+  const pos = (sorted.length - 1) * Math.min(1, Math.max(0, q));
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  return a + (b - a) * (pos - lo);
+}
+
+/** The median (NaN for an empty list). */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Median, min, max and count. Non-finite values are ignored. */
+export function summarize(values: readonly number[]): Summary {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (finite.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN, n: 0 };
+  return { median: median(finite), min: Math.min(...finite), max: Math.max(...finite), n: finite.length };
+}
+
+/** A ratio with its confidence interval. */
+export interface RatioInterval {
+  /** median(candidate) / median(baseline). */
+  ratio: number;
+  /** Lower and upper bounds of the interval. */
+  lo: number;
+  hi: number;
+  /** Confidence level of the interval, e.g. 0.95. */
+  confidence: number;
+  /** Runs on each side. */
+  n: { candidate: number; baseline: number };
+}
+
+/** Options of {@link bootstrapRatio}. */
+export interface BootstrapOptions {
+  /** Resamples drawn. Default 2000: the 2.5th/97.5th percentiles then move by < 1% between seeds. */
+  iterations?: number;
+  /** Confidence level. Default 0.95. */
+  confidence?: number;
+  /** Seed of the resampling, so a report re-rendered from the same file says the same thing. Default 1. */
+  seed?: number;
+  /** Or an explicit generator (wins over `seed`). */
+  rng?: Rng;
+}
+
+function resampledMedian(values: readonly number[], rng: Rng, scratch: number[]): number {
+  for (let i = 0; i < values.length; i++) scratch[i] = values[rng.int(0, values.length - 1)]!;
+  scratch.sort((a, b) => a - b);
+  return quantileSorted(scratch, 0.5);
+}
+
+/**
+ * Ratio of medians `candidate / baseline` with a percentile-bootstrap interval: both sides are
+ * resampled independently (they are independent runs), the ratio of the resampled medians is
+ * collected, and its (1−c)/2 and (1+c)/2 quantiles are the bounds.
+ *
+ * The interval always contains the point estimate (it is widened to it if resampling did not reach
+ * it), and with one run per side it collapses to the point: the caller must treat n < 2 as
+ * insufficient. Returns NaN bounds when either side is empty or the baseline median is 0.
+ *
+ * @example bootstrapRatio([210, 200, 205], [100, 102, 98]).ratio // ≈ 2.05
+ */
+export function bootstrapRatio(
+  candidate: readonly number[],
+  baseline: readonly number[],
+  options: BootstrapOptions = {},
+): RatioInterval {
+  const confidence = options.confidence ?? 0.95;
+  const iterations = options.iterations ?? 2000;
+  const a = candidate.filter(Number.isFinite);
+  const b = baseline.filter(Number.isFinite);
+  const n = { candidate: a.length, baseline: b.length };
+  const ratio = median(a) / median(b);
+  if (a.length === 0 || b.length === 0 || !Number.isFinite(ratio)) {
+    return { ratio: Number.NaN, lo: Number.NaN, hi: Number.NaN, confidence, n };
+  }
+  const rng = options.rng ?? createRng(options.seed ?? 1);
+  const sa: number[] = new Array(a.length);
+  const sb: number[] = new Array(b.length);
+  const ratios: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const mb = resampledMedian(b, rng, sb);
+    if (mb === 0) continue;
+    ratios.push(resampledMedian(a, rng, sa) / mb);
+  }
+  ratios.sort((x, y) => x - y);
+  if (ratios.length === 0) return { ratio, lo: ratio, hi: ratio, confidence, n };
+  const lo = Math.min(ratio, quantileSorted(ratios, (1 - confidence) / 2));
+  const hi = Math.max(ratio, quantileSorted(ratios, (1 + confidence) / 2));
+  return { ratio, lo, hi, confidence, n };
+}
+
+/** What a ratio says, in the direction of the metric (higher-is-better or lower-is-better). */
+export type Outcome = 'better' | 'worse' | 'no-clear-difference' | 'insufficient';
+
+/** Options of {@link classifyRatio}. */
+export interface ClassifyOptions {
+  /** Whether a larger value of the metric is better (throughput) or worse (latency). */
+  higherIsBetter: boolean;
+  /**
+   * The smallest relative difference called a difference at all, as a fraction. Default 0.05 (5%):
+   * on a shared 2-core machine back-to-back identical runs differ by a few percent, so a smaller
+   * effect is not something a user should act on even when the interval excludes 1.
+   */
+  minEffect?: number;
+  /** Fewest runs per side for a verdict. Default 2. */
+  minRuns?: number;
+}
+
+/** The default minimum effect size (5%). */
+export const DEFAULT_MIN_EFFECT = 0.05;
+
+/**
+ * Classifies a ratio interval. "no-clear-difference" when the interval includes 1 or the estimate
+ * lies within ±minEffect of 1 (inside the noise); otherwise better/worse for the candidate.
+ */
+export function classifyRatio(interval: RatioInterval, options: ClassifyOptions): Outcome {
+  const minRuns = options.minRuns ?? 2;
+  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
+  if (interval.n.candidate < minRuns || interval.n.baseline < minRuns || !Number.isFinite(interval.ratio)) {
+    return 'insufficient';
+  }
+  if (interval.lo <= 1 && interval.hi >= 1) return 'no-clear-difference';
+  // Symmetric in log space: 1.05× and 1/1.05× are the same size of effect.
+  if (Math.abs(Math.log(interval.ratio)) < Math.log(1 + minEffect)) return 'no-clear-difference';
+  const higher = interval.ratio > 1;
+  return higher === options.higherIsBetter ? 'better' : 'worse';
+}

@@ -1,0 +1,173 @@
+/**
+ * A synthetic cell runner: RunResults drawn from a stated latency model per strategy, with seeded
+ * noise between runs, real (encoded, mergeable) HdrHistograms and no network at all. It exists so the
+ * matrix, statistics, verdict and renderers can be checked against known answers ("the same
+ * transport under two names" must give no clear difference, an injected 3× must give a winner), and
+ * so a library user can try a renderer without a server.
+ */
+import * as hdr from 'hdr-histogram-js';
+import { H2labError } from '../errors.ts';
+import type { Strategy } from '../report/compare-model.ts';
+import {
+  type EncodedHistogram,
+  type LatencySummaryMs,
+  RUN_RESULT_VERSION,
+  type RunResult,
+} from '../report/model.ts';
+import { createRng, type Rng } from '../util/rng.ts';
+import { VERSION } from '../version.ts';
+import type { Cell, CellRunner, RunContext } from './engine.ts';
+
+/** The latency model of one strategy. Times in ms. */
+export interface SyntheticProfile {
+  /** Mean latency of a request at concurrency 1. */
+  latencyMs: number;
+  /** How latency grows with concurrency: latency × (1 + contention × (concurrency − 1)). Default 0. */
+  contention?: number;
+  /** Relative spread of requests inside a run (lognormal sigma). Default 0.3. */
+  spread?: number;
+  /** Relative noise of a run's level against the next run's. Default 0.03. */
+  runNoise?: number;
+  /** Part of the latency spent waiting in the client, as a fraction. Default 0. */
+  clientQueueShare?: number;
+  /** Part spent waiting for the server's pool, as a fraction (fills `server`). */
+  serverQueueShare?: number;
+  /** Part spent in transfer after the first byte, as a fraction. Default 0.2. */
+  transferShare?: number;
+  /** The server does not offer this strategy's protocol: the runner throws a protocol mismatch. */
+  notOffered?: boolean;
+  /** Wall time each run takes, ms (honours the abort signal). Default 0. */
+  delayMs?: number;
+}
+
+const HIST = { lowestUs: 1, highestUs: 60_000_000, significantDigits: 3 } as const;
+
+function histogramOf(valuesMs: number[]): { summary: LatencySummaryMs; encoded: EncodedHistogram } {
+  const h = hdr.build({
+    lowestDiscernibleValue: HIST.lowestUs,
+    highestTrackableValue: HIST.highestUs,
+    numberOfSignificantValueDigits: HIST.significantDigits,
+    useWebAssembly: false,
+  });
+  for (const v of valuesMs) h.recordValue(Math.max(1, Math.round(v * 1000)));
+  const at = (p: number) => h.getValueAtPercentile(p) / 1000;
+  const summary: LatencySummaryMs = {
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    p999: at(99.9),
+    max: h.maxValue / 1000,
+    min: h.minNonZeroValue / 1000,
+    mean: h.mean / 1000,
+    count: h.totalCount,
+  };
+  const encoded: EncodedHistogram = { unit: 'us', ...HIST, base64: hdr.encodeIntoCompressedBase64(h) };
+  h.destroy();
+  return { summary, encoded };
+}
+
+function lognormal(rng: Rng, sigma: number): number {
+  const u = Math.max(1e-12, rng.next());
+  const v = rng.next();
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  return Math.exp(sigma * z - (sigma * sigma) / 2);
+}
+
+function seedOf(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** Builds one synthetic RunResult for `cell` in round `ctx.run`. */
+export function syntheticRun(
+  cell: Cell,
+  ctx: Pick<RunContext, 'run' | 'seed' | 'durationMs' | 'url'>,
+  p: SyntheticProfile,
+): RunResult {
+  const rng = createRng(seedOf(`${cell.id}#${ctx.run}#${ctx.seed}`));
+  const level = 1 + (p.runNoise ?? 0.03) * (2 * rng.next() - 1) * Math.sqrt(3);
+  const meanMs = p.latencyMs * (1 + (p.contention ?? 0) * (cell.concurrency - 1)) * level;
+  const n = 1000;
+  const lat: number[] = [];
+  for (let i = 0; i < n; i++) lat.push(meanMs * lognormal(rng, p.spread ?? 0.3));
+  const transferShare = p.transferShare ?? 0.2;
+  const ttfb = histogramOf(lat.map((x) => x * (1 - transferShare)));
+  const latency = histogramOf(lat);
+  const cq = histogramOf(lat.map((x) => x * (p.clientQueueShare ?? 0)));
+  const rps = (cell.concurrency * 1000) / latency.summary.mean;
+  const size = cell.workload.responseSizeBytes ?? 1024;
+  const negotiated = cell.protocol === 'h1' ? 'http/1.1' : 'h2';
+  const run: RunResult = {
+    kind: 'h2lab.run',
+    version: RUN_RESULT_VERSION,
+    options: { synthetic: p, concurrency: cell.concurrency, durationMs: ctx.durationMs, seed: ctx.seed },
+    environment: {
+      h2labVersion: VERSION,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: 1,
+      startedAt: new Date(0).toISOString(),
+    },
+    target: { url: ctx.url, embedded: false },
+    transport: { name: cell.protocol, connections: cell.protocol === 'h2' ? 1 : cell.concurrency },
+    protocol: { requested: negotiated, negotiated },
+    schedule: { mode: 'closed', concurrency: cell.concurrency },
+    durationMs: ctx.durationMs,
+    warmupMs: 0,
+    counts: { total: n, ok: n, failed: 0, byStatus: { '200': n }, byFailure: {} },
+    throughput: { rps, bytesPerSec: rps * size, bytesIn: n * size, bytesOut: 0 },
+    latencyMs: latency.summary,
+    ttfbMs: ttfb.summary,
+    clientQueueMs: cq.summary,
+    histograms: { latency: latency.encoded, ttfb: ttfb.encoded },
+    connections: {
+      opened: cell.protocol === 'h2' ? 1 : cell.concurrency,
+      peakInFlight: cell.concurrency,
+      requestsPerConnection: { mean: n / cell.concurrency, max: n },
+    },
+    client: { eventLoopUtilization: 0.1, cpu: 0.1, workers: 1, saturated: false },
+    warnings: [],
+  };
+  if (p.serverQueueShare !== undefined) {
+    run.server = {
+      requests: n,
+      poolSize: 8,
+      poolQueueMs: { mean: latency.summary.mean * p.serverQueueShare },
+      poolServiceMs: { mean: latency.summary.mean * 0.1 },
+    };
+  }
+  return run;
+}
+
+/**
+ * A {@link CellRunner} from a profile per strategy. Strategies without a profile use `fallback`.
+ *
+ * @example syntheticRunner({ h1: { latencyMs: 10 }, h2: { latencyMs: 10 } }) // identical: no clear difference
+ */
+export function syntheticRunner(
+  profiles: Partial<Record<Strategy, SyntheticProfile>>,
+  fallback?: SyntheticProfile,
+): CellRunner {
+  return async (cell, ctx) => {
+    const p = profiles[cell.protocol] ?? fallback;
+    if (!p) throw new Error(`no synthetic profile for ${cell.protocol}`);
+    if (p.delayMs) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, p.delayMs);
+        ctx.signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    if (p.notOffered) {
+      throw new H2labError(
+        'H2LAB_ERR_PROTOCOL_MISMATCH',
+        `${cell.protocol} needs HTTP/2 but the server negotiated http/1.1`,
+        { requested: 'h2', negotiated: 'http/1.1' },
+      );
+    }
+    return syntheticRun(cell, ctx, p);
+  };
+}

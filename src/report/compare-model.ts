@@ -1,0 +1,202 @@
+/**
+ * The result of `h2lab compare`: a matrix of cells (workload × concurrency × network × strategy),
+ * every run of every cell (each a full {@link RunResult} with its mergeable histograms), the
+ * statistics across runs, the ratios to the baseline with their intervals, and the verdict in words.
+ *
+ * The zod schema below is the one source of truth: the TypeScript types are inferred from it, `h2lab
+ * report` validates files with it, and `docs/compare-result.schema.json` is generated from it
+ * (`npm run schema`, checked by a test). Bump {@link COMPARE_RESULT_VERSION} on any incompatible change
+ * and say what changed in docs/design.md.
+ */
+import { z } from 'zod';
+import type { RunResult } from './model.ts';
+
+export const COMPARE_RESULT_VERSION = 1;
+
+/** Client strategies, as in src/transport/types.ts. */
+export const strategySchema = z.enum(['h1', 'h2', 'h2-pool']);
+
+/** What a cell asks of the target. */
+export const workloadSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a short id of lower-case letters, digits and dashes'),
+    label: z.string().describe('How the report names the workload, e.g. "1 MiB responses".'),
+    paths: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('Paths (resolved against the target URL) or absolute URLs, requested in turn.'),
+    method: z.enum(['GET', 'POST']).default('GET'),
+    bodySizeBytes: z.number().int().nonnegative().optional().describe('Upload body size for POST, bytes.'),
+    responseSizeBytes: z.number().int().nonnegative().optional().describe('Expected response size, bytes.'),
+    kind: z
+      .enum(['interactive', 'bulk', 'backend'])
+      .optional()
+      .describe('Which client kind the workload stands for (drives the recommendation).'),
+  })
+  .describe('A workload: what each request of a cell asks for.');
+
+export const summarySchema = z.object({
+  median: z.number(),
+  min: z.number(),
+  max: z.number(),
+  n: z.number(),
+});
+
+export const ratioIntervalSchema = z.object({
+  ratio: z.number(),
+  lo: z.number(),
+  hi: z.number(),
+  confidence: z.number(),
+  n: z.object({ candidate: z.number(), baseline: z.number() }),
+});
+
+export const cellStatusSchema = z
+  .enum(['pending', 'running', 'done', 'not-offered', 'failed', 'interrupted'])
+  .describe(
+    '`not-offered`: the server did not negotiate the protocol the strategy needs; `interrupted`: stopped before all runs.',
+  );
+
+/**
+ * Where one request's time went, medians over the kept runs of per-run means, ms. `clientQueue` is the
+ * wait inside the client for a connection or stream slot; `serverQueue`/`serverService` come from the
+ * fixture server's /metrics (time waiting for, and holding, a backend pool worker); `wire` is the rest
+ * of the time to first byte; `transfer` is first byte to last byte.
+ */
+export const breakdownSchema = z.object({
+  clientQueue: z.number(),
+  serverQueue: z.number().optional(),
+  serverService: z.number().optional(),
+  wire: z.number(),
+  transfer: z.number(),
+  total: z.number(),
+});
+
+export const cellStatsSchema = z.object({
+  runsKept: z.number().int(),
+  rps: summarySchema.describe('Requests per second (completed OK).'),
+  bytesPerSec: summarySchema.describe('Response bytes per second.'),
+  latencyP50Ms: summarySchema,
+  latencyP99Ms: summarySchema,
+  ttfbP50Ms: summarySchema,
+  totalRequests: z.number().int(),
+  failedRequests: z.number().int(),
+  breakdownMs: breakdownSchema,
+  serverPoolSize: z.number().optional(),
+  serverPeakInFlight: z.number().optional(),
+  connectionsOpened: z.number().optional().describe('Median connections opened per run.'),
+  saturatedRuns: z.number().int().describe('Kept runs in which the load client was probably the bottleneck.'),
+  warnings: z.array(z.string()),
+});
+
+const runResultSchema = z
+  .custom<RunResult>(
+    (v) => typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'h2lab.run',
+    'a RunResult (kind "h2lab.run")',
+  )
+  .describe('One run: a RunResult (src/report/model.ts), with its encoded histograms.');
+
+const errorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const cellSchema = z.object({
+  id: z.string().describe('workload/c<concurrency>/<net>/<strategy>'),
+  workload: z.string(),
+  concurrency: z.number().int(),
+  net: z.string(),
+  protocol: strategySchema,
+  status: cellStatusSchema,
+  note: z.string().optional().describe('Why the cell is not-offered, failed or interrupted, in words.'),
+  runs: z.array(runResultSchema).describe('Every run in order, warm-up runs first.'),
+  warmupRuns: z.number().int().describe('How many of the first runs are warm-up (excluded from statistics).'),
+  stats: cellStatsSchema.optional(),
+  error: errorSchema.optional(),
+});
+
+export const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms']);
+
+export const outcomeSchema = z.enum(['better', 'worse', 'no-clear-difference', 'insufficient']);
+
+export const comparisonSchema = z.object({
+  workload: z.string(),
+  concurrency: z.number().int(),
+  net: z.string(),
+  protocol: strategySchema,
+  baseline: strategySchema,
+  metric: metricSchema,
+  higherIsBetter: z.boolean(),
+  interval: ratioIntervalSchema.describe('candidate / baseline of the metric medians.'),
+  outcome: outcomeSchema,
+});
+
+export const verdictSchema = z.object({
+  workloads: z.array(
+    z.object({ workload: z.string(), headline: z.string(), paragraphs: z.array(z.string()) }),
+  ),
+  recommendations: z.array(
+    z.object({
+      client: z.enum(['interactive', 'bulk']),
+      strategy: strategySchema.nullable().describe('null: no strategy is clearly better than the baseline.'),
+      text: z.string(),
+    }),
+  ),
+  caveats: z.array(z.string()),
+});
+
+export const compareResultSchema = z.object({
+  kind: z.literal('h2lab.compare'),
+  version: z.literal(COMPARE_RESULT_VERSION),
+  status: z
+    .enum(['running', 'complete', 'interrupted', 'failed'])
+    .describe('`running` in a file means the process died before it could write its last state.'),
+  options: z
+    .record(z.string(), z.unknown())
+    .describe('The resolved options, so the comparison can be re-run.'),
+  environment: z.object({
+    h2labVersion: z.string(),
+    node: z.string(),
+    platform: z.string(),
+    cpus: z.number(),
+    startedAt: z.string(),
+  }),
+  target: z.object({ url: z.string(), embedded: z.boolean() }),
+  axes: z.object({
+    workloads: z.array(workloadSchema),
+    concurrency: z.array(z.number().int()),
+    protocols: z.array(strategySchema),
+    net: z.array(z.string()),
+  }),
+  baseline: strategySchema,
+  runsPerCell: z.number().int(),
+  warmupRuns: z.number().int(),
+  finishedAt: z.string().optional(),
+  cells: z.array(cellSchema),
+  comparisons: z.array(comparisonSchema),
+  verdict: verdictSchema.optional(),
+  error: errorSchema.optional(),
+});
+
+export type Strategy = z.infer<typeof strategySchema>;
+export type Workload = z.output<typeof workloadSchema>;
+export type WorkloadInput = z.input<typeof workloadSchema>;
+export type CellStatus = z.infer<typeof cellStatusSchema>;
+export type TimeBreakdown = z.infer<typeof breakdownSchema>;
+export type CellStats = z.infer<typeof cellStatsSchema>;
+export type CellResult = z.infer<typeof cellSchema>;
+export type Metric = z.infer<typeof metricSchema>;
+export type Comparison = z.infer<typeof comparisonSchema>;
+export type Verdict = z.infer<typeof verdictSchema>;
+export type CompareResult = z.infer<typeof compareResultSchema>;
+
+/** The JSON Schema of a results.json written by `h2lab compare` (published as docs/compare-result.schema.json). */
+export function compareResultJsonSchema(): Record<string, unknown> {
+  return {
+    title: 'h2lab compare result',
+    ...(z.toJSONSchema(compareResultSchema, { unrepresentable: 'any', io: 'output' }) as Record<
+      string,
+      unknown
+    >),
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * Text renderers of a comparison: the terminal table and Markdown. Pure functions of the result.
+ * Both show the same rows (one per workload × concurrency × strategy) built by {@link resultRows}.
+ */
+import { formatBytes, formatMs } from '../util/units.ts';
+import type { CellResult, CompareResult, Comparison } from './compare-model.ts';
+import { formatInterval, formatRps } from './verdict.ts';
+
+/** One row of the results table, already in words. */
+export interface ResultRow {
+  workload: string;
+  net: string;
+  concurrency: string;
+  strategy: string;
+  rps: string;
+  throughput: string;
+  p50: string;
+  p99: string;
+  ratio: string;
+  outcome: string;
+}
+
+const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
+  better: 'better',
+  worse: 'worse',
+  'no-clear-difference': 'no clear difference',
+  insufficient: 'too few runs',
+};
+
+/** "4,210 (4,100–4,300)". */
+function range(s: { median: number; min: number; max: number }, f: (n: number) => string): string {
+  return `${f(s.median)} (${f(s.min)}–${f(s.max)})`;
+}
+
+function statusText(cell: CellResult): string {
+  switch (cell.status) {
+    case 'not-offered':
+      return 'not offered by the server';
+    case 'failed':
+      return 'failed';
+    case 'interrupted':
+      return cell.runs.length === 0 ? 'not run (interrupted)' : 'interrupted';
+    case 'pending':
+    case 'running':
+      return 'not finished';
+    default:
+      return '';
+  }
+}
+
+/** The table rows of a comparison, in matrix order. */
+export function resultRows(result: CompareResult): ResultRow[] {
+  const rows: ResultRow[] = [];
+  const labels = new Map(result.axes.workloads.map((w) => [w.id, w.label]));
+  for (const cell of result.cells) {
+    const s = cell.stats;
+    const cmp = result.comparisons.find(
+      (c) =>
+        c.workload === cell.workload &&
+        c.concurrency === cell.concurrency &&
+        c.net === cell.net &&
+        c.protocol === cell.protocol &&
+        c.metric === 'rps',
+    );
+    const status = statusText(cell);
+    rows.push({
+      workload: labels.get(cell.workload) ?? cell.workload,
+      net: cell.net,
+      concurrency: String(cell.concurrency),
+      strategy: cell.protocol,
+      rps: s ? range(s.rps, formatRps) : status,
+      throughput: s ? `${formatBytes(s.bytesPerSec.median)}/s` : '',
+      p50: s ? formatMs(s.latencyP50Ms.median) : '',
+      p99: s ? formatMs(s.latencyP99Ms.median) : '',
+      ratio: cell.protocol === result.baseline ? (s ? 'baseline' : '') : cmp ? formatInterval(cmp) : '',
+      outcome: cmp ? OUTCOME_WORDS[cmp.outcome] : s && status ? status : '',
+    });
+  }
+  return rows;
+}
+
+function headerLine(result: CompareResult): string {
+  const target = result.target.embedded
+    ? `${result.target.url} (embedded fixture server)`
+    : result.target.url;
+  const kept = result.runsPerCell - result.warmupRuns;
+  return `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell, ${kept} kept · baseline ${result.baseline}`;
+}
+
+function statusLine(result: CompareResult): string | undefined {
+  if (result.status === 'complete') return undefined;
+  const done = result.cells.filter((c) => c.status === 'done').length;
+  const what = result.status === 'running' ? 'still running (or the process died)' : result.status;
+  return `Comparison ${what}: ${done} of ${result.cells.length} cells finished.`;
+}
+
+const COLUMNS: Array<[keyof ResultRow, string]> = [
+  ['concurrency', 'conc'],
+  ['strategy', 'strategy'],
+  ['rps', 'req/s median (min–max)'],
+  ['throughput', 'bytes/s'],
+  ['p50', 'p50'],
+  ['p99', 'p99'],
+  ['ratio', 'req/s vs baseline'],
+  ['outcome', 'verdict'],
+];
+
+function wrap(text: string, width: number, indent: string): string {
+  const words = text.split(/\s+/);
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = w;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  if (line) lines.push(line);
+  return lines.map((l) => indent + l).join('\n');
+}
+
+/** Options of {@link renderTerminal}. */
+export interface TerminalOptions {
+  /** Line width for the verdict text. Default 100. */
+  width?: number;
+}
+
+/** The terminal report: one aligned table per workload, then the verdict, recommendations and caveats. */
+export function renderTerminal(result: CompareResult, options: TerminalOptions = {}): string {
+  const width = options.width ?? 100;
+  const out: string[] = [headerLine(result)];
+  const st = statusLine(result);
+  if (st) out.push(st);
+  const rows = resultRows(result);
+  const groups = new Map<string, ResultRow[]>();
+  for (const r of rows) {
+    const k = result.axes.net.length > 1 ? `${r.workload} · ${r.net}` : r.workload;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  for (const [title, group] of groups) {
+    out.push('', title);
+    const widths = COLUMNS.map(([k, h]) => Math.max(h.length, ...group.map((r) => r[k].length)));
+    const fmt = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
+    out.push(fmt(COLUMNS.map(([, h]) => h)));
+    let last = '';
+    for (const r of group) {
+      const conc = r.concurrency === last ? '' : r.concurrency;
+      last = r.concurrency;
+      out.push(fmt(COLUMNS.map(([k]) => (k === 'concurrency' ? conc : r[k]))));
+    }
+  }
+  const v = result.verdict;
+  if (v) {
+    out.push('', 'Verdict');
+    for (const w of v.workloads) {
+      out.push(wrap(w.headline, width, '  '));
+      for (const p of w.paragraphs) out.push(wrap(p, width, '    '));
+    }
+    out.push('', 'Recommendation');
+    for (const r of v.recommendations) out.push(wrap(r.text, width, '  '));
+    if (v.caveats.length > 0) {
+      out.push('', 'What could distort these numbers');
+      for (const c of v.caveats) out.push(wrap(`- ${c}`, width, '  '));
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function mdEscape(s: string): string {
+  return s.replace(/\|/g, '\\|');
+}
+
+/** The Markdown report: the same tables and words, plus where the time went. */
+export function renderMarkdown(result: CompareResult): string {
+  const out: string[] = [
+    '# HTTP/2 vs HTTP/1.1 — h2lab compare',
+    '',
+    headerLine(result).replace(/^h2lab compare — /, 'Target: '),
+  ];
+  const st = statusLine(result);
+  if (st) out.push('', `> **${st}**`);
+  const v = result.verdict;
+  if (v) {
+    out.push('', '## Verdict', '');
+    for (const w of v.workloads) {
+      out.push(`**${mdEscape(w.headline)}**`, '');
+      for (const p of w.paragraphs) out.push(p, '');
+    }
+    out.push('## Recommendation', '');
+    for (const r of v.recommendations) out.push(`- ${r.text}`);
+  }
+  const rows = resultRows(result);
+  const cols = COLUMNS;
+  for (const w of result.axes.workloads) {
+    for (const net of result.axes.net) {
+      const group = rows.filter((r) => r.workload === w.label && r.net === net);
+      if (group.length === 0) continue;
+      out.push('', `## ${w.label}${result.axes.net.length > 1 ? ` · ${net}` : ''}`, '');
+      out.push(`| ${cols.map(([, h]) => h).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`);
+      for (const r of group) out.push(`| ${cols.map(([k]) => mdEscape(r[k])).join(' | ')} |`);
+      const cells = result.cells.filter((c) => c.workload === w.id && c.net === net && c.stats);
+      if (cells.length > 0) {
+        out.push('', 'Where the time went (mean per request, ms):', '');
+        out.push(
+          '| conc | strategy | client queue | server queue | server work | wire | transfer | total |',
+          '|---|---|---|---|---|---|---|---|',
+        );
+        for (const c of cells) {
+          const b = c.stats!.breakdownMs;
+          const f = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(2));
+          out.push(
+            `| ${c.concurrency} | ${c.protocol} | ${f(b.clientQueue)} | ${f(b.serverQueue)} | ${f(b.serverService)} | ${f(b.wire)} | ${f(b.transfer)} | ${f(b.total)} |`,
+          );
+        }
+      }
+    }
+  }
+  if (v && v.caveats.length > 0) {
+    out.push('', '## What could distort these numbers', '');
+    for (const c of v.caveats) out.push(`- ${c}`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,319 @@
+/**
+ * The verdict in plain words, built only from the numbers in the result: per workload a headline and
+ * paragraphs that carry their numbers, a recommendation per client kind, and the caveats that could
+ * distort the numbers. Never a claim the numbers do not show: a difference whose interval includes 1
+ * or that is smaller than the minimum effect is said to be "no clear difference".
+ */
+
+import { formatMs } from '../util/units.ts';
+import type {
+  CellResult,
+  CompareResult,
+  Comparison,
+  Metric,
+  Strategy,
+  Verdict,
+  Workload,
+} from './compare-model.ts';
+
+/** "HTTP/1.1 pool", "one HTTP/2 session", "HTTP/2 session pool". */
+export const STRATEGY_LABEL: Record<Strategy, string> = {
+  h1: 'h1 (HTTP/1.1 connection pool)',
+  h2: 'h2 (one HTTP/2 session)',
+  'h2-pool': 'h2-pool (pool of HTTP/2 sessions)',
+};
+
+/** 1.8234 → "1.82×". */
+export function formatRatio(r: number): string {
+  if (!Number.isFinite(r)) return '—';
+  return `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
+}
+
+/** "1.82× (95% CI 1.70–1.95×)". */
+export function formatInterval(c: Pick<Comparison, 'interval'>): string {
+  const i = c.interval;
+  if (!Number.isFinite(i.ratio)) return '—';
+  return `${formatRatio(i.ratio)} (${Math.round(i.confidence * 100)}% CI ${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi)})`;
+}
+
+/** 1234.5 → "1,235". */
+export function formatRps(n: number): string {
+  if (!Number.isFinite(n)) return '—';
+  return n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1);
+}
+
+const METRIC_WORDS: Record<Metric, { name: string; better: string; worse: string }> = {
+  rps: { name: 'throughput', better: 'more requests per second', worse: 'fewer requests per second' },
+  latencyP50Ms: { name: 'median latency', better: 'lower median latency', worse: 'higher median latency' },
+  latencyP99Ms: { name: 'p99 latency', better: 'lower p99 latency', worse: 'higher p99 latency' },
+};
+
+function find(
+  result: CompareResult,
+  w: string,
+  c: number,
+  net: string,
+  p: Strategy,
+  m: Metric,
+): Comparison | undefined {
+  return result.comparisons.find(
+    (x) => x.workload === w && x.concurrency === c && x.net === net && x.protocol === p && x.metric === m,
+  );
+}
+
+function cellOf(
+  result: CompareResult,
+  w: string,
+  c: number,
+  net: string,
+  p: Strategy,
+): CellResult | undefined {
+  return result.cells.find(
+    (x) => x.workload === w && x.concurrency === c && x.net === net && x.protocol === p,
+  );
+}
+
+/** "h2 1.25× (1.21–1.28)" — the strategy, its ratio and interval, or "no clear difference". */
+function ratioPhrase(cmp: Comparison): string {
+  const i = cmp.interval;
+  const ci = `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi)})`;
+  if (cmp.outcome === 'insufficient') return `${cmp.protocol} ${formatRatio(i.ratio)} (too few runs)`;
+  if (cmp.outcome === 'no-clear-difference') return `${cmp.protocol} ${ci}, no clear difference`;
+  return `${cmp.protocol} ${ci}`;
+}
+
+/**
+ * One sentence per concurrency for a metric: "At c=8: h2 1.25× (1.21–1.28×) and h2-pool 1.36× … of
+ * h1's 956 req/s." Concurrency levels where nothing differs are folded into one clause.
+ */
+function metricSentence(
+  result: CompareResult,
+  w: string,
+  net: string,
+  metric: Metric,
+  baseValue: (c: number) => string | undefined,
+): string | undefined {
+  const quiet: number[] = [];
+  const clauses: string[] = [];
+  const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
+  for (const c of result.axes.concurrency) {
+    const cmps = candidates
+      .map((p) => find(result, w, c, net, p, metric))
+      .filter((x): x is Comparison => !!x);
+    if (cmps.length === 0) continue;
+    if (cmps.every((x) => x.outcome === 'no-clear-difference')) {
+      quiet.push(c);
+      continue;
+    }
+    const bv = baseValue(c);
+    clauses.push(
+      `at c=${c} ${cmps.map(ratioPhrase).join(', ')}${bv ? ` of ${result.baseline}'s ${bv}` : ''}`,
+    );
+  }
+  if (clauses.length === 0 && quiet.length === 0) return undefined;
+  const head =
+    metric === 'rps' ? 'Throughput' : METRIC_WORDS[metric].name.replace(/^./, (x) => x.toUpperCase());
+  const parts = [...clauses];
+  if (quiet.length > 0) parts.push(`no clear difference at c=${quiet.join(', ')}`);
+  return `${head} against ${result.baseline} (95% CI): ${parts.join('; ')}.`;
+}
+
+/**
+ * Where the time went, compared with the baseline: the parts of a request's mean time that moved by
+ * more than 10% of the baseline's total and at least 0.5 ms.
+ */
+function describeTimeShift(
+  result: CompareResult,
+  w: string,
+  c: number,
+  net: string,
+  p: Strategy,
+): string | undefined {
+  const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
+  const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
+  if (!base || !cand) return undefined;
+  const threshold = Math.max(0.5, 0.1 * base.total);
+  const parts: Array<[string, number]> = [
+    ['client-side queueing', cand.clientQueue - base.clientQueue],
+    ['server-side queueing (backend pool)', (cand.serverQueue ?? 0) - (base.serverQueue ?? 0)],
+    ['time on the wire before the first byte', cand.wire - base.wire],
+    ['transfer time', cand.transfer - base.transfer],
+  ];
+  const moved = parts.filter(([, d]) => Math.abs(d) >= threshold);
+  if (moved.length === 0) return undefined;
+  const words = moved.map(
+    ([what, d]) => `${d < 0 ? 'removed' : 'added'} ${formatMs(Math.abs(d))} of ${what}`,
+  );
+  let text = `${p} ${words.join(' and ')} per request (mean, against ${result.baseline})`;
+  const clientDelta = cand.clientQueue - base.clientQueue;
+  const serverDelta = (cand.serverQueue ?? 0) - (base.serverQueue ?? 0);
+  if (clientDelta <= -threshold && serverDelta >= threshold) {
+    const pool = cellOf(result, w, c, net, p)?.stats?.serverPoolSize;
+    text += `: the queue moved to the backend pool${pool !== undefined ? ` (${pool} workers)` : ''}`;
+  }
+  return text;
+}
+
+function workloadParagraphs(result: CompareResult, w: Workload): { headline: string; paragraphs: string[] } {
+  const paragraphs: string[] = [];
+  const wins: string[] = [];
+  const losses: string[] = [];
+  const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
+  const multiNet = result.axes.net.length > 1;
+  for (const net of result.axes.net) {
+    const prefix = multiNet ? `On ${net}: ` : '';
+    for (const p of result.axes.protocols) {
+      const cells = result.cells.filter((c) => c.workload === w.id && c.net === net && c.protocol === p);
+      const notOffered = cells.find((c) => c.status === 'not-offered');
+      if (notOffered)
+        paragraphs.push(
+          `${prefix}${p}: ${notOffered.note ?? 'not offered by the server'}; its cells were not run.`,
+        );
+      const failed = cells.filter((c) => c.status === 'failed');
+      if (failed.length > 0) {
+        paragraphs.push(
+          `${prefix}${p} failed at concurrency ${failed.map((c) => c.concurrency).join(', ')}: ${failed[0]!.note ?? 'see the cell'}.`,
+        );
+      }
+    }
+    const base = (c: number) => cellOf(result, w.id, c, net, result.baseline)?.stats;
+    const rps = metricSentence(result, w.id, net, 'rps', (c) => {
+      const s = base(c);
+      return s ? `${formatRps(s.rps.median)} req/s` : undefined;
+    });
+    if (rps) paragraphs.push(prefix + rps);
+    const p50 = metricSentence(result, w.id, net, 'latencyP50Ms', (c) => {
+      const s = base(c);
+      return s ? formatMs(s.latencyP50Ms.median) : undefined;
+    });
+    if (p50) paragraphs.push(prefix + p50);
+    const p99 = metricSentence(result, w.id, net, 'latencyP99Ms', (c) => {
+      const s = base(c);
+      return s ? formatMs(s.latencyP99Ms.median) : undefined;
+    });
+    if (p99) paragraphs.push(prefix + p99);
+    // Where the time went: said once, at the highest concurrency where some part moved.
+    for (const c of [...result.axes.concurrency].sort((a, b) => b - a)) {
+      const shifts = candidates.map((p) => describeTimeShift(result, w.id, c, net, p)).filter(Boolean);
+      if (shifts.length > 0) {
+        paragraphs.push(`${prefix}Where the time went at c=${c}: ${shifts.join('; ')}.`);
+        break;
+      }
+    }
+    for (const c of result.axes.concurrency) {
+      for (const p of candidates) {
+        const r = find(result, w.id, c, net, p, 'rps');
+        if (!r) continue;
+        const tag = `${p} at c=${c}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
+        if (r.outcome === 'better') wins.push(tag);
+        if (r.outcome === 'worse') losses.push(tag);
+      }
+    }
+    const saturated = result.cells
+      .filter((x) => x.workload === w.id && x.net === net && (x.stats?.saturatedRuns ?? 0) > 0)
+      .map((x) => `${x.protocol} at c=${x.concurrency}`);
+    if (saturated.length > 0) {
+      paragraphs.push(
+        `${prefix}The load client was saturated in runs of ${saturated.join(', ')}: their throughput is a floor, the server may do more.`,
+      );
+    }
+  }
+  let headline: string;
+  if (wins.length === 0 && losses.length === 0) {
+    headline = `${w.label}: no clear difference in throughput between ${result.axes.protocols.join(', ')} where they could be compared.`;
+  } else {
+    const parts: string[] = [];
+    if (wins.length > 0) parts.push(`more throughput than ${result.baseline}: ${wins.join(', ')}`);
+    if (losses.length > 0) parts.push(`less throughput than ${result.baseline}: ${losses.join(', ')}`);
+    headline = `${w.label}: ${parts.join('; ')}; elsewhere no clear difference.`;
+  }
+  return { headline, paragraphs };
+}
+
+/**
+ * Picks, for a client kind, the strategy with the most clear wins on the kind's metric and no clear
+ * loss; null when no strategy is clearly better than the baseline.
+ */
+function recommend(
+  result: CompareResult,
+  client: 'interactive' | 'bulk',
+): Verdict['recommendations'][number] {
+  const metric: Metric = client === 'interactive' ? 'latencyP50Ms' : 'rps';
+  const kinds = client === 'interactive' ? ['interactive', 'backend'] : ['bulk'];
+  let workloads = result.axes.workloads
+    .filter((w) => w.kind !== undefined && kinds.includes(w.kind))
+    .map((w) => w.id);
+  if (workloads.length === 0) workloads = result.axes.workloads.map((w) => w.id);
+  const relevant = result.comparisons.filter((c) => c.metric === metric && workloads.includes(c.workload));
+  const what = client === 'interactive' ? 'median latency' : 'throughput';
+  const scope = `${what} on ${workloads.map((id) => result.axes.workloads.find((w) => w.id === id)?.label ?? id).join(', ')}`;
+  if (relevant.length === 0) {
+    return { client, strategy: null, text: `No comparison of ${scope} could be made.` };
+  }
+  // Most clear wins first; among equals, the larger effect (geometric mean of the ratios, oriented
+  // so that larger is better).
+  let best: { p: Strategy; wins: number; effect: number } | undefined;
+  for (const p of result.axes.protocols.filter((x) => x !== result.baseline)) {
+    const mine = relevant.filter((c) => c.protocol === p);
+    const wins = mine.filter((c) => c.outcome === 'better').length;
+    const losses = mine.filter((c) => c.outcome === 'worse').length;
+    const logs = mine.map((c) => Math.log(c.interval.ratio) * (c.higherIsBetter ? 1 : -1));
+    const effect = logs.reduce((a, b) => a + b, 0) / Math.max(1, logs.length);
+    if (
+      wins > 0 &&
+      losses === 0 &&
+      (!best || wins > best.wins || (wins === best.wins && effect > best.effect))
+    ) {
+      best = { p, wins, effect };
+    }
+  }
+  const who =
+    client === 'interactive' ? 'Interactive clients (latency matters)' : 'Bulk clients (throughput matters)';
+  if (!best) {
+    const mixed = result.axes.protocols.filter(
+      (p) => p !== result.baseline && relevant.some((c) => c.protocol === p && c.outcome === 'better'),
+    );
+    const extra = mixed.length > 0 ? ` (${mixed.join(', ')} won some cells but lost others)` : '';
+    return {
+      client,
+      strategy: null,
+      text: `${who}: keep ${result.baseline}; no strategy was clearly better on ${scope} without being worse elsewhere${extra}.`,
+    };
+  }
+  const total = relevant.filter((c) => c.protocol === best.p).length;
+  return {
+    client,
+    strategy: best.p,
+    text: `${who}: use ${STRATEGY_LABEL[best.p]}; it was clearly better than ${result.baseline} on ${scope} in ${best.wins} of ${total} cells and worse in none.`,
+  };
+}
+
+function caveats(result: CompareResult): string[] {
+  const out: string[] = [];
+  if (result.axes.net.every((n) => n === 'loopback')) {
+    out.push(
+      'Measured over loopback: no network delay, loss or bandwidth limit. HTTP/2 multiplexing and connection counts matter more on a real network (--net once emulation is available).',
+    );
+  }
+  const kept = result.runsPerCell - result.warmupRuns;
+  out.push(
+    `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded; intervals come from ${kept} runs per strategy (percentile bootstrap), which makes them narrow: differences under ${Math.round(Number(result.options.minEffect ?? 0.05) * 100)}% are reported as no clear difference.`,
+  );
+  const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
+  if (saturated > 0)
+    out.push(`The load client was saturated in ${saturated} cell(s): those throughputs are a floor.`);
+  const warnings = new Set(result.cells.flatMap((c) => c.stats?.warnings ?? []));
+  for (const w of warnings) out.push(w);
+  const missing = result.cells.filter((c) => c.status === 'interrupted').length;
+  if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
+  return out;
+}
+
+/** Builds the verdict of a comparison from its cells and comparisons. */
+export function buildVerdict(result: CompareResult): Verdict {
+  return {
+    workloads: result.axes.workloads.map((w) => ({ workload: w.id, ...workloadParagraphs(result, w) })),
+    recommendations: [recommend(result, 'interactive'), recommend(result, 'bulk')],
+    caveats: caveats(result),
+  };
+}

@@ -1,0 +1,139 @@
+// The comparison engine against synthetic runners with known answers: fairness of the run order,
+// "no clear difference" for identical strategies, a clear winner for an injected difference, cells the
+// server does not offer, and a valid result after every run and after a stop.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compare } from '../../src/compare/engine.ts';
+import { syntheticRunner } from '../../src/compare/synthetic.ts';
+import { type CompareResult, compareResultSchema } from '../../src/report/compare-model.ts';
+
+const target = { url: 'http://127.0.0.1:1/', embedded: false };
+const workloads = [
+  { id: 'small', label: 'small responses', paths: ['/a'], kind: 'interactive' as const },
+  { id: 'big', label: 'big responses', paths: ['/b'], responseSizeBytes: 1 << 20, kind: 'bulk' as const },
+];
+
+test('strategies of a group alternate run by run with the same seed and duration', async () => {
+  const calls: Array<{ id: string; run: number; seed: number; durationMs: number }> = [];
+  const inner = syntheticRunner({}, { latencyMs: 5 });
+  const h = compare(
+    {
+      protocols: ['h1', 'h2', 'h2-pool'],
+      concurrency: [1, 8],
+      workloads,
+      runs: 3,
+      durationMs: 123,
+      seed: 40,
+    },
+    {
+      target,
+      runCell: (cell, ctx) => {
+        calls.push({ id: cell.id, run: ctx.run, seed: ctx.seed, durationMs: ctx.durationMs });
+        return inner(cell, ctx);
+      },
+    },
+  );
+  const r = await h.done;
+  assert.equal(r.status, 'complete');
+  assert.equal(calls.length, 2 * 2 * 3 * 3);
+  // The first group: small/c1 — h1 h2 h2-pool, three times over.
+  assert.deepEqual(
+    calls.slice(0, 9).map((c) => c.id.split('/').pop()),
+    ['h1', 'h2', 'h2-pool', 'h1', 'h2', 'h2-pool', 'h1', 'h2', 'h2-pool'],
+  );
+  for (let i = 0; i < calls.length; i += 3) {
+    const round = calls.slice(i, i + 3);
+    assert.equal(new Set(round.map((c) => c.seed)).size, 1, 'one seed per round');
+    assert.equal(round[0]!.seed, 40 + round[0]!.run);
+  }
+  assert.ok(calls.every((c) => c.durationMs === 123));
+});
+
+test('the same transport under two names gives "no clear difference" everywhere', async () => {
+  const same = { latencyMs: 4, contention: 0.05, runNoise: 0.05 };
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [1, 8, 64], workloads, runs: 5 },
+    { target, runCell: syntheticRunner({ h1: same, h2: same }) },
+  ).done;
+  assert.equal(r.comparisons.length, 2 * 3 * 3);
+  for (const c of r.comparisons) assert.equal(c.outcome, 'no-clear-difference', JSON.stringify(c.interval));
+  for (const w of r.verdict!.workloads) assert.match(w.headline, /no clear difference/);
+  assert.ok(r.verdict!.recommendations.every((x) => x.strategy === null));
+});
+
+test('a large injected difference gives a clear winner and a recommendation', async () => {
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8, 64], workloads, runs: 5 },
+    {
+      target,
+      runCell: syntheticRunner({
+        h1: { latencyMs: 12, runNoise: 0.05 },
+        h2: { latencyMs: 4, runNoise: 0.05 },
+      }),
+    },
+  ).done;
+  const rps = r.comparisons.filter((c) => c.metric === 'rps');
+  assert.ok(rps.length > 0);
+  for (const c of rps) {
+    assert.equal(c.outcome, 'better');
+    assert.ok(c.interval.ratio > 2.5 && c.interval.ratio < 3.5, String(c.interval.ratio));
+  }
+  assert.match(r.verdict!.workloads[0]!.headline, /more throughput than h1: h2 at c=8 /);
+  assert.deepEqual(
+    r.verdict!.recommendations.map((x) => x.strategy),
+    ['h2', 'h2'],
+  );
+});
+
+test('a strategy the server does not offer is reported as such and the others still run', async () => {
+  let h2Calls = 0;
+  const inner = syntheticRunner({ h1: { latencyMs: 3 }, h2: { latencyMs: 3, notOffered: true } });
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [1, 8], workloads: [workloads[0]!], runs: 3 },
+    {
+      target,
+      runCell: (cell, ctx) => {
+        if (cell.protocol === 'h2') h2Calls++;
+        return inner(cell, ctx);
+      },
+    },
+  ).done;
+  assert.equal(h2Calls, 2, 'one attempt per h2 cell, then skipped');
+  for (const c of r.cells) {
+    if (c.protocol === 'h2') {
+      assert.equal(c.status, 'not-offered');
+      assert.match(c.note ?? '', /not offered by the server/);
+    } else {
+      assert.equal(c.status, 'done');
+      assert.equal(c.runs.length, 3);
+    }
+  }
+  assert.equal(r.status, 'complete');
+  assert.match(r.verdict!.workloads[0]!.paragraphs.join(' '), /h2: HTTP\/2 not offered by the server/);
+});
+
+test('every update is a valid result; a stop leaves the finished runs and says what did not run', async () => {
+  const snapshots: string[] = [];
+  const h = compare(
+    { protocols: ['h1', 'h2'], concurrency: [1, 8], workloads, runs: 3 },
+    {
+      target,
+      runCell: syntheticRunner({}, { latencyMs: 2, delayMs: 5 }),
+      onUpdate: (res) => {
+        snapshots.push(JSON.stringify(res));
+      },
+    },
+  );
+  h.events.on('run-end', ({ done }) => {
+    if (done === 7) h.stop();
+  });
+  const r = await h.done;
+  assert.equal(r.status, 'interrupted');
+  assert.equal(r.error?.code, 'H2LAB_ERR_INTERRUPTED');
+  const runs = r.cells.reduce((n, c) => n + c.runs.length, 0);
+  assert.equal(runs, 7);
+  assert.ok(r.cells.some((c) => c.status === 'interrupted' && /not run/.test(c.note ?? '')));
+  for (const s of snapshots) compareResultSchema.parse(JSON.parse(s));
+  const last = JSON.parse(snapshots.at(-1)!) as CompareResult;
+  assert.equal(last.status, 'interrupted');
+});

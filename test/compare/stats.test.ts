@@ -1,0 +1,105 @@
+// Property tests of the statistics behind every verdict (fast-check): medians, bootstrap intervals
+// of a ratio, and the "no clear difference" rule.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { bootstrapRatio, classifyRatio, median, quantile, summarize } from '../../src/compare/stats.ts';
+
+const positive = fc.double({ min: 0.001, max: 1e6, noNaN: true, noDefaultInfinity: true });
+const runs = fc.array(positive, { minLength: 1, maxLength: 9 });
+
+test('median lies between min and max and equals the middle element for odd lengths', () => {
+  fc.assert(
+    fc.property(runs, (xs) => {
+      const s = summarize(xs);
+      assert.ok(s.min <= s.median && s.median <= s.max);
+      assert.equal(s.n, xs.length);
+      if (xs.length % 2 === 1) {
+        const sorted = [...xs].sort((a, b) => a - b);
+        assert.equal(median(xs), sorted[(xs.length - 1) / 2]);
+      }
+    }),
+  );
+  assert.ok(Number.isNaN(median([])));
+  assert.equal(quantile([1, 2, 3, 4], 0), 1);
+  assert.equal(quantile([1, 2, 3, 4], 1), 4);
+  assert.equal(quantile([1, 2, 3, 4], 0.5), 2.5);
+});
+
+test('the interval contains the estimate and stays inside min/max ratio bounds', () => {
+  fc.assert(
+    fc.property(runs, runs, fc.integer(), (a, b, seed) => {
+      const r = bootstrapRatio(a, b, { seed, iterations: 300 });
+      assert.ok(r.lo <= r.ratio * (1 + 1e-12) && r.ratio <= r.hi * (1 + 1e-12), JSON.stringify(r));
+      const eps = 1e-9;
+      assert.ok(r.lo >= (Math.min(...a) / Math.max(...b)) * (1 - eps));
+      assert.ok(r.hi <= (Math.max(...a) / Math.min(...b)) * (1 + eps));
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('scaling the candidate by k scales the ratio and its interval by k (same seed)', () => {
+  fc.assert(
+    fc.property(runs, runs, fc.double({ min: 0.01, max: 100, noNaN: true }), (a, b, k) => {
+      const r1 = bootstrapRatio(a, b, { seed: 7, iterations: 200 });
+      const r2 = bootstrapRatio(
+        a.map((x) => x * k),
+        b,
+        { seed: 7, iterations: 200 },
+      );
+      const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(y));
+      assert.ok(close(r2.ratio, r1.ratio * k));
+      assert.ok(close(r2.lo, r1.lo * k));
+      assert.ok(close(r2.hi, r1.hi * k));
+    }),
+    { numRuns: 100 },
+  );
+});
+
+test('identical strategies (the same runs under two names) are never a win', () => {
+  fc.assert(
+    fc.property(
+      fc.array(positive, { minLength: 2, maxLength: 8 }),
+      fc.boolean(),
+      fc.integer(),
+      (xs, hib, seed) => {
+        const r = bootstrapRatio(xs, [...xs], { seed, iterations: 500 });
+        assert.equal(classifyRatio(r, { higherIsBetter: hib }), 'no-clear-difference');
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
+
+test('a difference inside the minimum effect is no clear difference even with a tight interval', () => {
+  const r = bootstrapRatio([103, 103.1, 102.9, 103], [100, 100.1, 99.9, 100]);
+  assert.ok(r.lo > 1, 'the interval excludes 1');
+  assert.equal(classifyRatio(r, { higherIsBetter: true }), 'no-clear-difference');
+  assert.equal(classifyRatio(r, { higherIsBetter: true, minEffect: 0.01 }), 'better');
+});
+
+test('a large injected difference with noise is a clear winner, in the direction of the metric', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: 0.9, max: 1.1, noNaN: true }), { minLength: 3, maxLength: 8 }),
+      fc.array(fc.double({ min: 0.9, max: 1.1, noNaN: true }), { minLength: 3, maxLength: 8 }),
+      fc.double({ min: 1.5, max: 20, noNaN: true }),
+      (noiseA, noiseB, factor) => {
+        const base = noiseB.map((x) => 1000 * x);
+        const cand = noiseA.map((x) => 1000 * factor * x);
+        const r = bootstrapRatio(cand, base, { iterations: 300 });
+        assert.equal(classifyRatio(r, { higherIsBetter: true }), 'better');
+        assert.equal(classifyRatio(r, { higherIsBetter: false }), 'worse');
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+test('one run per side is insufficient, whatever the numbers', () => {
+  const r = bootstrapRatio([1000], [1]);
+  assert.equal(r.lo, r.hi);
+  assert.equal(classifyRatio(r, { higherIsBetter: true }), 'insufficient');
+  assert.equal(classifyRatio(bootstrapRatio([], [1, 2]), { higherIsBetter: true }), 'insufficient');
+});
