@@ -3,9 +3,10 @@
  */
 
 export * from './browser/index.ts';
+export * from './compare/index.ts';
 export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
 export * from './net/index.ts';
-export * from './report/model.ts';
+export * from './report/index.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
 export type * from './transport/types.ts';

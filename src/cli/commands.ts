@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { register as net } from './net.ts';
 import { register as probe } from './probe.ts';
+import { register as report } from './report.ts';
 import { register as serve } from './serve.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [serve, net, probe];
+export const COMMANDS: Array<(program: Command) => void> = [serve, report, net, probe];

@@ -23,7 +23,7 @@ import type { RunResult } from '../report/model.ts';
 import { buildVerdict } from '../report/verdict.ts';
 import { VERSION } from '../version.ts';
 import { analyze } from './analyze.ts';
-import type { MetricsSource } from './metrics.ts';
+import type { ServerMetricsReader } from './metrics.ts';
 import { serverViewFromScrapes } from './metrics.ts';
 import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
 
@@ -72,7 +72,7 @@ export interface CompareEvents {
 export interface CompareDeps {
   runCell: CellRunner;
   target: { url: string; embedded: boolean };
-  metrics?: MetricsSource;
+  metrics?: ServerMetricsReader;
   /** Called with the whole result after every run and at the end (write it to disk here). */
   onUpdate?: (result: CompareResult) => void | Promise<void>;
 }
@@ -216,7 +216,7 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       }
       state.status = 'running';
       events.emit('run-start', { cell, run: round, index: ++started, total });
-      let before: Map<string, number> | undefined;
+      let before: Awaited<ReturnType<ServerMetricsReader['scrape']>>;
       if (deps.metrics) {
         await deps.metrics.reset();
         before = await deps.metrics.scrape();

@@ -200,3 +200,33 @@ export function compareResultJsonSchema(): Record<string, unknown> {
     >),
   };
 }
+
+/** One metric of one cell present in two saved comparisons: after / before. */
+export interface DiffRow {
+  /** `workload/c<concurrency>/<net>/<strategy>`. */
+  cellId: string;
+  workload: string;
+  workloadLabel: string;
+  concurrency: number;
+  net: string;
+  protocol: Strategy;
+  metric: Metric;
+  higherIsBetter: boolean;
+  before: z.infer<typeof summarySchema>;
+  after: z.infer<typeof summarySchema>;
+  interval: z.infer<typeof ratioIntervalSchema>;
+  outcome: z.infer<typeof outcomeSchema>;
+}
+
+/** Two saved comparisons set side by side (`h2lab report before.json after.json`). */
+export interface DiffResult {
+  kind: 'h2lab.compare-diff';
+  before: { label: string; startedAt: string; target: string };
+  after: { label: string; startedAt: string; target: string };
+  rows: DiffRow[];
+  /** Cells measured in only one of the two files. */
+  onlyBefore: string[];
+  onlyAfter: string[];
+  /** The differences in words (clear ones only), then what could not be compared. */
+  summary: string[];
+}

@@ -4,7 +4,7 @@
  */
 import { formatBytes, formatMs } from '../util/units.ts';
 import type { CellResult, CompareResult, Comparison } from './compare-model.ts';
-import { formatInterval, formatRps } from './verdict.ts';
+import { formatRatio, formatRps } from './verdict.ts';
 
 /** One row of the results table, already in words. */
 export interface ResultRow {
@@ -48,6 +48,14 @@ function statusText(cell: CellResult): string {
   }
 }
 
+/** "1.25× (1.21–1.28)". */
+function ratioText(c: Comparison): string {
+  const i = c.interval;
+  return Number.isFinite(i.ratio)
+    ? `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi).slice(0, -1)})`
+    : '—';
+}
+
 /** The table rows of a comparison, in matrix order. */
 export function resultRows(result: CompareResult): ResultRow[] {
   const rows: ResultRow[] = [];
@@ -72,7 +80,7 @@ export function resultRows(result: CompareResult): ResultRow[] {
       throughput: s ? `${formatBytes(s.bytesPerSec.median)}/s` : '',
       p50: s ? formatMs(s.latencyP50Ms.median) : '',
       p99: s ? formatMs(s.latencyP99Ms.median) : '',
-      ratio: cell.protocol === result.baseline ? (s ? 'baseline' : '') : cmp ? formatInterval(cmp) : '',
+      ratio: cell.protocol === result.baseline ? (s ? 'baseline' : '') : cmp ? ratioText(cmp) : '',
       outcome: cmp ? OUTCOME_WORDS[cmp.outcome] : s && status ? status : '',
     });
   }
@@ -101,7 +109,7 @@ const COLUMNS: Array<[keyof ResultRow, string]> = [
   ['throughput', 'bytes/s'],
   ['p50', 'p50'],
   ['p99', 'p99'],
-  ['ratio', 'req/s vs baseline'],
+  ['ratio', 'req/s vs baseline (95% CI)'],
   ['outcome', 'verdict'],
 ];
 

@@ -1,0 +1,67 @@
+/**
+ * `h2lab report results.json` re-renders a saved comparison (terminal, report.md, report.html);
+ * `h2lab report before.json after.json` compares two saved comparisons with the same statistics.
+ */
+
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { analyze } from '../compare/analyze.ts';
+import { diffResults } from '../compare/diff.ts';
+import { loadCompareResult } from '../compare/results-file.ts';
+import { DEFAULT_MIN_EFFECT } from '../compare/stats.ts';
+import { invalidOption } from '../errors.ts';
+import { loadHtmlAssets } from '../report/assets.ts';
+import { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from '../report/render-diff.ts';
+import { renderTerminal } from '../report/render-text.ts';
+import { buildVerdict } from '../report/verdict.ts';
+import { writeFileAtomic, writeRenderedReports } from './report-files.ts';
+
+interface ReportFlags {
+  out?: string;
+  minEffect?: string;
+  quiet?: boolean;
+}
+
+function parseMinEffect(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const s = text.trim();
+  const n = s.endsWith('%') ? Number(s.slice(0, -1)) / 100 : Number(s);
+  if (!Number.isFinite(n) || n < 0 || n > 10)
+    throw invalidOption('--min-effect', text, 'use a percentage such as 5% or a fraction such as 0.05');
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('report')
+    .description('Re-render a saved comparison, or compare two saved comparisons (before/after)')
+    .argument('<results>', 'results.json written by h2lab compare')
+    .argument('[after]', 'a second results.json: report what changed from the first to this one')
+    .option('--out <dir>', 'where to write report.md and report.html (default: next to the results file)')
+    .option('--min-effect <fraction>', 'smallest difference called a difference, e.g. 5% (default: as saved)')
+    .option('-q, --quiet', 'do not print the table')
+    .action((first: string, second: string | undefined, flags: ReportFlags) => {
+      const a = loadCompareResult(first);
+      if (second === undefined) {
+        const minEffect = parseMinEffect(flags.minEffect, Number(a.options.minEffect ?? DEFAULT_MIN_EFFECT));
+        analyze(a, { minEffect, confidence: Number(a.options.confidence ?? 0.95) });
+        a.options.minEffect = minEffect;
+        a.verdict = buildVerdict(a);
+        if (!flags.quiet)
+          process.stdout.write(renderTerminal(a, { width: Math.min(process.stdout.columns ?? 100, 120) }));
+        const files = writeRenderedReports(flags.out ?? dirname(first), a, loadHtmlAssets());
+        process.stderr.write(`wrote ${files.md} and ${files.html}\n`);
+        return;
+      }
+      const b = loadCompareResult(second);
+      const minEffect = parseMinEffect(flags.minEffect, DEFAULT_MIN_EFFECT);
+      const d = diffResults(a, b, { minEffect, labels: [first, second] });
+      if (!flags.quiet) process.stdout.write(renderDiffTerminal(d));
+      const dir = flags.out ?? dirname(second);
+      mkdirSync(dir, { recursive: true });
+      writeFileAtomic(join(dir, 'diff.md'), renderDiffMarkdown(d));
+      writeFileAtomic(join(dir, 'diff.html'), renderDiffHtml(d));
+      process.stderr.write(`wrote ${join(dir, 'diff.md')} and ${join(dir, 'diff.html')}\n`);
+    });
+}

@@ -1,0 +1,95 @@
+/**
+ * Two saved comparisons side by side (before/after a server change): for every cell measured in
+ * both, each metric's ratio after/before with the same bootstrap interval and the same "no clear
+ * difference" rule as a comparison between strategies.
+ */
+import type { CompareResult, DiffResult, DiffRow } from '../report/compare-model.ts';
+import { formatRatio } from '../report/verdict.ts';
+import { cellStats, keptRuns, METRICS, metricOf } from './analyze.ts';
+import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT } from './stats.ts';
+
+/** Options of {@link diffResults}. */
+export interface DiffOptions {
+  /** How the two sides are named in words. Default "before" / "after". */
+  labels?: [string, string];
+  minEffect?: number;
+  confidence?: number;
+}
+
+/** Compares `after` against `before`, cell by cell. */
+export function diffResults(
+  before: CompareResult,
+  after: CompareResult,
+  options: DiffOptions = {},
+): DiffResult {
+  const [lb, la] = options.labels ?? ['before', 'after'];
+  const minEffect = options.minEffect ?? DEFAULT_MIN_EFFECT;
+  const rows: DiffRow[] = [];
+  const byId = new Map(before.cells.map((c) => [c.id, c]));
+  const afterIds = new Set(after.cells.filter((c) => keptRuns(c).length > 0).map((c) => c.id));
+  const onlyBefore = before.cells
+    .filter((c) => keptRuns(c).length > 0 && !afterIds.has(c.id))
+    .map((c) => c.id);
+  const onlyAfter: string[] = [];
+  const labelOf = new Map([...before.axes.workloads, ...after.axes.workloads].map((w) => [w.id, w.label]));
+  for (const cell of after.cells) {
+    const runsA = keptRuns(cell);
+    if (runsA.length === 0) continue;
+    const old = byId.get(cell.id);
+    const runsB = old ? keptRuns(old) : [];
+    if (!old || runsB.length === 0) {
+      onlyAfter.push(cell.id);
+      continue;
+    }
+    const sa = cellStats(cell)!;
+    const sb = cellStats(old)!;
+    for (const m of METRICS) {
+      const interval = bootstrapRatio(
+        runsA.map((r) => metricOf(r, m.metric)),
+        runsB.map((r) => metricOf(r, m.metric)),
+        { confidence: options.confidence ?? 0.95, seed: 1 },
+      );
+      const summary = (s: typeof sa) =>
+        m.metric === 'rps' ? s.rps : m.metric === 'latencyP50Ms' ? s.latencyP50Ms : s.latencyP99Ms;
+      rows.push({
+        cellId: cell.id,
+        workload: cell.workload,
+        workloadLabel: labelOf.get(cell.workload) ?? cell.workload,
+        concurrency: cell.concurrency,
+        net: cell.net,
+        protocol: cell.protocol,
+        metric: m.metric,
+        higherIsBetter: m.higherIsBetter,
+        before: summary(sb),
+        after: summary(sa),
+        interval,
+        outcome: classifyRatio(interval, { higherIsBetter: m.higherIsBetter, minEffect }),
+      });
+    }
+  }
+  const summary: string[] = [];
+  const words = { rps: 'throughput', latencyP50Ms: 'median latency', latencyP99Ms: 'p99 latency' } as const;
+  for (const r of rows) {
+    if (r.outcome !== 'better' && r.outcome !== 'worse') continue;
+    summary.push(
+      `${r.workloadLabel}, ${r.protocol} at c=${r.concurrency}: ${words[r.metric]} ${r.outcome === 'better' ? 'improved' : 'got worse'}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
+    );
+  }
+  if (summary.length === 0 && rows.length > 0)
+    summary.push(`No clear difference between ${lb} and ${la} in any cell measured in both.`);
+  if (rows.length === 0) summary.push(`No cell was measured in both ${lb} and ${la}: nothing to compare.`);
+  if (onlyBefore.length + onlyAfter.length > 0) {
+    summary.push(
+      `Measured in only one of the two: ${[...onlyBefore.map((x) => `${x} (${lb})`), ...onlyAfter.map((x) => `${x} (${la})`)].join(', ')}.`,
+    );
+  }
+  return {
+    kind: 'h2lab.compare-diff',
+    before: { label: lb, startedAt: before.environment.startedAt, target: before.target.url },
+    after: { label: la, startedAt: after.environment.startedAt, target: after.target.url },
+    rows,
+    onlyBefore,
+    onlyAfter,
+    summary,
+  };
+}

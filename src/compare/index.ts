@@ -1,0 +1,51 @@
+/**
+ * The comparison subsystem: the matrix of cells, fair interleaved runs, statistics across runs, the
+ * fixture server's metrics, and a synthetic runner for trying it without a server.
+ */
+export {
+  type AnalyzeOptions,
+  analyze,
+  breakdownOf,
+  cellStats,
+  keptRuns,
+  METRICS,
+  metricOf,
+} from './analyze.ts';
+export { diffResults } from './diff.ts';
+export {
+  type Cell,
+  type CellRunner,
+  type CompareDeps,
+  type CompareEvents,
+  type CompareHandle,
+  compare,
+  isProtocolNotOffered,
+  planCells,
+  type RunContext,
+  runOrder,
+} from './engine.ts';
+export { httpMetricsReader, type ServerMetricsReader, serverViewFromScrapes } from './metrics.ts';
+export {
+  COMPARE_DEFAULTS,
+  type CompareOptions,
+  type CompareOptionsInput,
+  compareOptionsSchema,
+  defaultFixtureWorkloads,
+  FIXTURE_ROUTES,
+  resolveCompareOptions,
+  sizeWorkload,
+  urlWorkloads,
+} from './options.ts';
+export { loadCompareResult, writeResultsAtomic } from './results-file.ts';
+export {
+  type BootstrapOptions,
+  bootstrapRatio,
+  type ClassifyOptions,
+  classifyRatio,
+  DEFAULT_MIN_EFFECT,
+  type Outcome,
+  type RatioInterval,
+  type Summary,
+  summarize,
+} from './stats.ts';
+export { type SyntheticProfile, syntheticRun, syntheticRunner } from './synthetic.ts';

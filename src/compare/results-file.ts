@@ -1,0 +1,79 @@
+/**
+ * results.json on disk: written whole after every run (temporary file + rename, so a reader or a
+ * crash never sees half a file), and read back with validation for `h2lab report`.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { H2labError } from '../errors.ts';
+import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../report/compare-model.ts';
+
+/**
+ * Writes `result` to `path` atomically: a rename on the same file system replaces the old file in
+ * one step, so an interrupted compare always leaves the last complete state.
+ */
+export function writeResultsAtomic(path: string, result: CompareResult): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(result, null, 1)}\n`);
+  renameSync(tmp, path);
+}
+
+/** Reads and validates a results.json written by `h2lab compare`. */
+export function loadCompareResult(path: string): CompareResult {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `cannot read ${path}: ${(err as Error).message}; pass the results.json written by h2lab compare`,
+      {
+        path,
+      },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path} is not JSON (${(err as Error).message}); pass the results.json written by h2lab compare`,
+      {
+        path,
+      },
+    );
+  }
+  const kind = (json as { kind?: unknown })?.kind;
+  const version = (json as { version?: unknown })?.version;
+  if (kind !== 'h2lab.compare') {
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path} is not an h2lab compare result (kind ${JSON.stringify(kind)}, expected "h2lab.compare")`,
+      {
+        path,
+        kind,
+      },
+    );
+  }
+  if (version !== COMPARE_RESULT_VERSION) {
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path} has result version ${JSON.stringify(version)}; this h2lab reads version ${COMPARE_RESULT_VERSION}: re-run the comparison with this version`,
+      { path, version },
+    );
+  }
+  const r = compareResultSchema.safeParse(json);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path}: field ${i.path.join('.') || '(root)'}: ${i.message}`,
+      {
+        path,
+        field: i.path.join('.'),
+      },
+    );
+  }
+  return r.data;
+}

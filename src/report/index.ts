@@ -1,0 +1,24 @@
+/**
+ * The report subsystem: result models and their schemas, the verdict, and renderers (pure functions
+ * returning strings).
+ */
+export { loadHtmlAssets } from './assets.ts';
+export * from './compare-model.ts';
+export * from './model.ts';
+export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
+export {
+  breakdownSvg,
+  type HtmlAssets,
+  latencyCurve,
+  ratioSvg,
+  renderHtml,
+  STRATEGY_COLOR,
+} from './render-html.ts';
+export {
+  type ResultRow,
+  renderMarkdown,
+  renderTerminal,
+  resultRows,
+  type TerminalOptions,
+} from './render-text.ts';
+export { buildVerdict, formatInterval, formatRatio, formatRps, STRATEGY_LABEL } from './verdict.ts';

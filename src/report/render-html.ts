@@ -1,0 +1,399 @@
+/**
+ * The HTML report: one self-contained page (no network needed to open it) with uPlot inlined for the
+ * line charts (throughput vs concurrency, latency percentile curves) and SVG drawn here for the
+ * ratio-with-interval plot and the where-the-time-went stacked bars. A pure function: the uPlot
+ * sources are handed in ({@link HtmlAssets}, read by `loadHtmlAssets()`).
+ */
+import * as hdr from 'hdr-histogram-js';
+import { formatBytes, formatMs } from '../util/units.ts';
+import type { CellResult, CompareResult, Comparison, Strategy, Workload } from './compare-model.ts';
+import type { EncodedHistogram } from './model.ts';
+import { resultRows } from './render-text.ts';
+import { formatRatio, STRATEGY_LABEL } from './verdict.ts';
+
+/** The chart library's sources, inlined into the page. */
+export interface HtmlAssets {
+  uplotJs: string;
+  uplotCss: string;
+}
+
+/** One colour per strategy, the same in every chart. */
+export const STRATEGY_COLOR: Record<Strategy, string> = {
+  h1: '#d9730d',
+  h2: '#2f6fde',
+  'h2-pool': '#1e9e6a',
+};
+
+const PART_COLORS = {
+  clientQueue: '#e8a33d',
+  serverQueue: '#9b59b6',
+  serverService: '#c39bd3',
+  wire: '#5d8fd8',
+  transfer: '#48b8a0',
+} as const;
+const PART_LABELS = {
+  clientQueue: 'queued in the client',
+  serverQueue: 'queued for the backend pool',
+  serverService: 'backend work',
+  wire: 'wire and server before first byte',
+  transfer: 'transfer (first to last byte)',
+} as const;
+
+/** Percentiles at which latency curves are drawn. */
+const CURVE_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100];
+
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** JSON safe inside a <script> element. */
+function scriptJson(v: unknown): string {
+  return JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** Merges the kept runs' latency histograms of a cell and reads the curve (percentile → ms). */
+export function latencyCurve(cell: CellResult): Array<[number, number]> | undefined {
+  const encoded = cell.runs
+    .slice(cell.warmupRuns)
+    .filter((r) => r.error === undefined)
+    .map((r) => r.histograms?.latency)
+    .filter((h): h is EncodedHistogram => !!h?.base64);
+  if (encoded.length === 0) return undefined;
+  let acc: hdr.Histogram | undefined;
+  try {
+    for (const e of encoded) {
+      const h = hdr.decodeFromCompressedBase64(e.base64, 32, false);
+      if (!acc) {
+        acc = h;
+        continue;
+      }
+      acc.add(h);
+      h.destroy();
+    }
+    if (!acc || acc.totalCount === 0) return undefined;
+    const h = acc;
+    return CURVE_PERCENTILES.map((p): [number, number] => [
+      p,
+      (p === 100 ? h.maxValue : p === 0 ? h.minNonZeroValue : h.getValueAtPercentile(p)) / 1000,
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    acc?.destroy();
+  }
+}
+
+/** "Nines" position of a percentile: 0 → 0, 90 → 1, 99 → 2, 99.9 → 3 (100 is drawn at 4.6). */
+function nines(p: number): number {
+  return p >= 100 ? 4.6 : -Math.log10(1 - p / 100);
+}
+
+interface ChartData {
+  workloads: Array<{
+    id: string;
+    label: string;
+    throughput: { x: number[]; series: Array<{ protocol: Strategy; median: Array<number | null> }> };
+    curves: Array<{ concurrency: number; series: Array<{ protocol: Strategy; x: number[]; y: number[] }> }>;
+  }>;
+  colors: Record<Strategy, string>;
+}
+
+function chartData(result: CompareResult): ChartData {
+  return {
+    colors: STRATEGY_COLOR,
+    workloads: result.axes.workloads.map((w) => {
+      const cells = result.cells.filter((c) => c.workload === w.id && c.net === result.axes.net[0]);
+      const at = (p: Strategy, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
+      return {
+        id: w.id,
+        label: w.label,
+        throughput: {
+          x: result.axes.concurrency,
+          series: result.axes.protocols.map((p) => ({
+            protocol: p,
+            median: result.axes.concurrency.map((c) => at(p, c)?.stats?.rps.median ?? null),
+          })),
+        },
+        curves: result.axes.concurrency.map((c) => ({
+          concurrency: c,
+          series: result.axes.protocols.flatMap((p) => {
+            const cell = at(p, c);
+            const curve = cell ? latencyCurve(cell) : undefined;
+            return curve
+              ? [{ protocol: p, x: curve.map(([q]) => nines(q)), y: curve.map(([, ms]) => ms) }]
+              : [];
+          }),
+        })),
+      };
+    }),
+  };
+}
+
+const OUTCOME_COLOR: Record<Comparison['outcome'], string> = {
+  better: '#1e8e3e',
+  worse: '#c5221f',
+  'no-clear-difference': '#80868b',
+  insufficient: '#b0b4b8',
+};
+
+/** The ratio of each strategy to the baseline with its interval, on a log axis (a forest plot). */
+export function ratioSvg(result: CompareResult, w: Workload): string {
+  const rows = result.comparisons.filter(
+    (c) => c.workload === w.id && c.metric === 'rps' && Number.isFinite(c.interval.ratio),
+  );
+  if (rows.length === 0)
+    return '<p class="muted">No ratio: the baseline or every other strategy has no kept run.</p>';
+  const lo = Math.min(1, ...rows.map((r) => r.interval.lo)) / 1.15;
+  const hi = Math.max(1, ...rows.map((r) => r.interval.hi)) * 1.15;
+  const W = 640;
+  const left = 130;
+  const right = 190;
+  const rowH = 26;
+  const top = 28;
+  const H = top + rows.length * rowH + 30;
+  const x = (v: number) =>
+    left + ((Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * (W - left - right);
+  const parts: string[] = [];
+  const ticks = [0.25, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 6, 10, 20].filter((t) => t >= lo && t <= hi);
+  for (const t of ticks) {
+    parts.push(
+      `<line x1="${x(t)}" x2="${x(t)}" y1="${top - 6}" y2="${H - 24}" stroke="${t === 1 ? '#333' : '#e3e3e3'}" stroke-width="${t === 1 ? 1.5 : 1}"/>`,
+      `<text x="${x(t)}" y="${H - 8}" text-anchor="middle" class="tick">${t}×</text>`,
+    );
+  }
+  parts.push(
+    `<text x="${x(1)}" y="${top - 12}" text-anchor="middle" class="tick">= ${esc(result.baseline)}</text>`,
+    `<text x="${W - right + 8}" y="${top - 12}" class="tick">req/s ratio (95% CI)</text>`,
+  );
+  rows.forEach((r, i) => {
+    const y = top + i * rowH + rowH / 2;
+    const col = OUTCOME_COLOR[r.outcome];
+    const net = result.axes.net.length > 1 ? ` ${r.net}` : '';
+    parts.push(
+      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${STRATEGY_COLOR[r.protocol]}" font-weight="600">${esc(r.protocol)}</tspan> c=${r.concurrency}${esc(net)}</text>`,
+      `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"/>`,
+      `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${col}"/>`,
+      `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
+    );
+  });
+  return `<svg class="ratio" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Throughput ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;
+}
+
+/** Where the time went: one stacked bar per strategy and concurrency, scaled per concurrency. */
+export function breakdownSvg(result: CompareResult, w: Workload): string {
+  const cells = result.cells.filter((c) => c.workload === w.id && c.stats && c.net === result.axes.net[0]);
+  if (cells.length === 0) return '<p class="muted">No finished cell.</p>';
+  const keys = (Object.keys(PART_COLORS) as Array<keyof typeof PART_COLORS>).filter((k) =>
+    cells.some((c) => (c.stats!.breakdownMs[k] ?? 0) > 0),
+  );
+  const W = 640;
+  const left = 130;
+  const right = 80;
+  const barH = 16;
+  const rowH = 22;
+  const parts: string[] = [];
+  let y = 10;
+  for (const conc of result.axes.concurrency) {
+    const group = cells.filter((c) => c.concurrency === conc);
+    if (group.length === 0) continue;
+    const max = Math.max(...group.map((c) => c.stats!.breakdownMs.total), 1e-6);
+    parts.push(`<text x="0" y="${y + 12}" class="grp">concurrency ${conc}</text>`);
+    y += 18;
+    for (const c of group) {
+      const b = c.stats!.breakdownMs;
+      parts.push(
+        `<text x="${left - 10}" y="${y + barH - 4}" text-anchor="end" class="lbl" fill="${STRATEGY_COLOR[c.protocol]}" font-weight="600">${esc(c.protocol)}</text>`,
+      );
+      let x0 = left;
+      for (const k of keys) {
+        const v = b[k] ?? 0;
+        const wpx = (v / max) * (W - left - right);
+        if (wpx > 0.2) {
+          parts.push(
+            `<rect x="${x0}" y="${y}" width="${wpx}" height="${barH}" fill="${PART_COLORS[k]}"><title>${esc(PART_LABELS[k])}: ${formatMs(v)}</title></rect>`,
+          );
+        }
+        x0 += wpx;
+      }
+      parts.push(`<text x="${x0 + 6}" y="${y + barH - 4}" class="lbl">${formatMs(b.total)}</text>`);
+      y += rowH;
+    }
+    y += 6;
+  }
+  const legend = keys
+    .map(
+      (k, i) =>
+        `<g transform="translate(${(i % 3) * 215},${y + 8 + Math.floor(i / 3) * 18})"><rect width="12" height="12" fill="${PART_COLORS[k]}"/><text x="17" y="10" class="tick">${esc(PART_LABELS[k])}</text></g>`,
+    )
+    .join('');
+  const H = y + 14 + Math.ceil(keys.length / 3) * 18;
+  return `<svg class="bars" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Where the time went">${parts.join('')}${legend}</svg>`;
+}
+
+function resultsTable(result: CompareResult, w: Workload): string {
+  const rows = resultRows(result).filter((r) => r.workload === w.label);
+  const head = [
+    'network',
+    'conc',
+    'strategy',
+    'req/s median (min–max)',
+    'bytes/s',
+    'p50',
+    'p99',
+    'req/s vs baseline (95% CI)',
+    'verdict',
+  ];
+  const multiNet = result.axes.net.length > 1;
+  const cols = multiNet ? head : head.slice(1);
+  const body = rows
+    .map((r) => {
+      const cells = [r.net, r.concurrency, r.strategy, r.rps, r.throughput, r.p50, r.p99, r.ratio, r.outcome];
+      const shown = multiNet ? cells : cells.slice(1);
+      const cls = r.outcome.replace(/\s+/g, '-');
+      return `<tr class="${esc(cls)}">${shown.map((c, i) => `<td${i === (multiNet ? 2 : 1) ? ` style="color:${STRATEGY_COLOR[r.strategy as Strategy] ?? 'inherit'};font-weight:600"` : ''}>${esc(c)}</td>`).join('')}</tr>`;
+    })
+    .join('');
+  return `<table><thead><tr>${cols.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const CSS = `
+:root{--fg:#1f2328;--muted:#656d76;--line:#d8dee4;--bg:#fff;--card:#f6f8fa}
+*{box-sizing:border-box}body{margin:0;font:15px/1.5 -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1320px;margin:0 auto;padding:28px 32px 60px}
+h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:38px 0 6px;padding-top:10px;border-top:1px solid var(--line)}h3{font-size:15px;margin:18px 0 6px;color:var(--muted);font-weight:600}
+.meta{color:var(--muted);font-size:13px}.muted{color:var(--muted)}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;margin-left:8px;vertical-align:middle}
+.badge.complete{background:#dafbe1;color:#1a7f37}.badge.interrupted,.badge.running{background:#fff8c5;color:#9a6700}.badge.failed{background:#ffebe9;color:#cf222e}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:14px;margin:16px 0}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 16px}
+.card b{display:block;margin-bottom:4px}.card a{color:inherit;text-decoration:none}.card a:hover{text-decoration:underline}.card.rec{border-left:4px solid #2f6fde}
+.verdict p{margin:6px 0;max-width:1000px}.headline{font-weight:600}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:18px 28px;align-items:start}
+.charts3{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:10px}
+svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
+table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
+tr.better td:last-child{color:#1a7f37;font-weight:600}tr.worse td:last-child{color:#cf222e;font-weight:600}
+ul.caveats li{margin:3px 0;color:#444}
+details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
+.legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
+`;
+
+/** Client-side: draws the uPlot charts from the embedded data. Plain ES2017, no modules. */
+const CHART_SCRIPT = `
+(function(){
+  var data = JSON.parse(document.getElementById('h2lab-data').textContent);
+  var nineTicks = [0, 0.30103, 1, 2, 3, 4.6];
+  var nineLabels = {0:'p0',0.30103:'p50',1:'p90',2:'p99',3:'p99.9',4.6:'max'};
+  function fmtMs(v){ return v == null ? '' : v >= 1000 ? (v/1000).toFixed(2)+' s' : v >= 100 ? v.toFixed(0)+' ms' : v >= 10 ? v.toFixed(1)+' ms' : v.toFixed(2)+' ms'; }
+  function fmtN(v){ return v == null ? '' : v >= 1000 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 0 : 1); }
+  data.workloads.forEach(function(w){
+    var el = document.getElementById('tp-' + w.id);
+    if (el) {
+      var series = [{ label: 'concurrency' }];
+      var rows = [w.throughput.x];
+      w.throughput.series.forEach(function(s){
+        series.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2.5, points: { size: 8, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtN(v) + ' req/s'; } });
+        rows.push(s.median);
+      });
+      new uPlot({ width: 560, height: 300, title: 'Throughput vs concurrency (median req/s)', series: series,
+        scales: { x: { time: false, distr: 3, log: 2 }, y: { range: function(u, min, max){ return [0, max * 1.1 || 1]; } } },
+        axes: [ { label: 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
+                { label: 'req/s', size: 70, values: function(u, vals){ return vals.map(fmtN); } } ],
+        legend: { show: false } }, rows, el);
+    }
+    w.curves.forEach(function(c){
+      var el2 = document.getElementById('lat-' + w.id + '-' + c.concurrency);
+      if (!el2 || c.series.length === 0) return;
+      var xs = c.series[0].x;
+      var series2 = [{ label: 'percentile', value: function(u, v){ return nineLabels[v] || ''; } }];
+      var rows2 = [xs];
+      c.series.forEach(function(s){
+        series2.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2, points: { size: 5, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtMs(v); } });
+        rows2.push(s.y);
+      });
+      new uPlot({ width: 400, height: 250, title: 'Latency percentiles at concurrency ' + c.concurrency, series: series2,
+        scales: { x: { time: false, range: [0, 4.7] }, y: { distr: 3 } },
+        axes: [ { splits: function(){ return nineTicks; }, values: function(u, vals){ return vals.map(function(v){ return nineLabels[v] || ''; }); } },
+                { size: 64, values: function(u, vals){ return vals.map(fmtMs); } } ], legend: { show: false } }, rows2, el2);
+    });
+  });
+  document.body.setAttribute('data-charts', 'drawn');
+})();
+`;
+
+function legendHtml(protocols: Strategy[]): string {
+  return `<div class="legend">${protocols.map((p) => `<span><i style="background:${STRATEGY_COLOR[p]}"></i>${esc(STRATEGY_LABEL[p])}</span>`).join('')}</div>`;
+}
+
+/**
+ * Renders the comparison as one self-contained HTML page.
+ *
+ * @example writeFileSync('report.html', renderHtml(result, loadHtmlAssets()))
+ */
+export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
+  const v = result.verdict;
+  const target = result.target.embedded
+    ? `${result.target.url} — embedded fixture server`
+    : result.target.url;
+  const kept = result.runsPerCell - result.warmupRuns;
+  const done = result.cells.filter((c) => c.status === 'done').length;
+  const sections = result.axes.workloads
+    .map((w) => {
+      const wv = v?.workloads.find((x) => x.workload === w.id);
+      const size =
+        w.responseSizeBytes !== undefined ? ` · ${formatBytes(w.responseSizeBytes)} per response` : '';
+      return `<section id="w-${esc(w.id)}">
+<h2>${esc(w.label)}</h2>
+<div class="meta">${esc(w.method)} ${w.paths.map((p) => `<code>${esc(p)}</code>`).join(', ')}${esc(size)}</div>
+${wv ? `<div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
+${legendHtml(result.axes.protocols)}
+<div class="grid">
+  <div><div id="tp-${esc(w.id)}" class="chart"></div></div>
+  <div><h3>Throughput relative to ${esc(result.baseline)}, with its 95% interval</h3>${ratioSvg(result, w)}</div>
+</div>
+<h3>Latency percentile curves (merged histograms of the kept runs; log scale)</h3>
+<div class="charts3">${result.axes.concurrency.map((c) => `<div id="lat-${esc(w.id)}-${c}" class="chart"></div>`).join('')}</div>
+<h3>Where the time went (mean per request; bars scaled per concurrency)</h3>${breakdownSvg(result, w)}
+<h3>Numbers</h3>${resultsTable(result, w)}
+</section>`;
+    })
+    .join('\n');
+  const recs = v
+    ? `<div class="cards">${v.recommendations
+        .map(
+          (r) =>
+            `<div class="card rec"><b>${r.client === 'interactive' ? 'Interactive clients' : 'Bulk clients'}: ${r.strategy ? esc(r.strategy) : `keep ${esc(result.baseline)}`}</b>${esc(r.text)}</div>`,
+        )
+        .join('')}</div>`
+    : '';
+  const headlines = v
+    ? `<div class="cards">${v.workloads.map((w) => `<div class="card"><a href="#w-${esc(w.workload)}">${esc(w.headline)}</a></div>`).join('')}</div>`
+    : '';
+  const statusNote =
+    result.status === 'complete'
+      ? ''
+      : `<p class="card"><b>This comparison did not finish (${esc(result.status)}).</b> ${done} of ${result.cells.length} cells finished; the others are marked in the tables.</p>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>h2lab compare — ${esc(result.axes.workloads.map((w) => w.label).join(', '))}</title>
+<style>${assets.uplotCss}</style><style>${CSS}</style></head>
+<body><main>
+<h1>HTTP/2 vs HTTP/1.1 — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
+<div class="meta">${esc(target)} · network: ${esc(result.axes.net.join(', '))} · ${result.runsPerCell} runs per cell, first ${result.warmupRuns} discarded (${kept} kept) · baseline ${esc(result.baseline)} · ${esc(result.environment.startedAt)} · h2lab ${esc(result.environment.h2labVersion)}, Node ${esc(result.environment.node)}, ${result.environment.cpus} CPUs</div>
+${statusNote}
+${headlines}
+${recs}
+${sections}
+<h2>What could distort these numbers</h2>
+<ul class="caveats">${(v?.caveats ?? []).map((c) => `<li>${esc(c)}</li>`).join('')}</ul>
+<details><summary>Options of this comparison</summary><pre>${esc(JSON.stringify(result.options, null, 2))}</pre></details>
+</main>
+<script id="h2lab-data" type="application/json">${scriptJson(chartData(result))}</script>
+<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>
+<script>${CHART_SCRIPT}</script>
+</body></html>
+`;
+}

@@ -1,0 +1,160 @@
+// The comparison's renderers: terminal and Markdown text, the self-contained HTML page opened in real
+// headless Chromium (charts drawn, screenshot non-empty), the published JSON Schema, and
+// `h2lab report` re-rendering and diffing saved files.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { compare } from '../../src/compare/engine.ts';
+import { writeResultsAtomic } from '../../src/compare/results-file.ts';
+import { syntheticRunner } from '../../src/compare/synthetic.ts';
+import { loadHtmlAssets } from '../../src/report/assets.ts';
+import { type CompareResult, compareResultJsonSchema } from '../../src/report/compare-model.ts';
+import { renderHtml } from '../../src/report/render-html.ts';
+import { renderMarkdown, renderTerminal } from '../../src/report/render-text.ts';
+
+const CHROMIUM = process.env.H2LAB_CHROMIUM ?? '/usr/bin/chromium';
+let dir: string;
+let result: CompareResult;
+
+const workloads = [
+  {
+    id: 'small',
+    label: '1 KiB responses',
+    paths: ['/bytes/1024'],
+    responseSizeBytes: 1024,
+    kind: 'interactive' as const,
+  },
+  { id: 'tiles', label: 'tiles', paths: ['/tiles'], kind: 'backend' as const },
+];
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'h2lab-report-'));
+  result = await compare(
+    { protocols: ['h1', 'h2', 'h2-pool'], concurrency: [1, 8, 64], workloads, runs: 4 },
+    {
+      target: { url: 'https://127.0.0.1:8443/', embedded: true },
+      runCell: syntheticRunner({
+        h1: { latencyMs: 6, contention: 0.1, clientQueueShare: 0.5, serverQueueShare: 0.05 },
+        h2: { latencyMs: 6, contention: 0.04, serverQueueShare: 0.5 },
+        'h2-pool': { latencyMs: 6, notOffered: true },
+      }),
+    },
+  ).done;
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('terminal and Markdown show every cell, the ratio with its interval, and the verdict', () => {
+  const text = renderTerminal(result);
+  assert.match(text, /req\/s median \(min–max\)/);
+  assert.match(text, /baseline/);
+  assert.match(text, /\d\.\d\d× \(\d\.\d\d–\d\.\d\d\)\s+better/);
+  assert.match(text, /not offered by the server/);
+  assert.match(text, /Verdict/);
+  assert.match(text, /Recommendation/);
+  assert.match(text, /the queue moved to the backend pool \(8 workers\)/);
+  const md = renderMarkdown(result);
+  assert.match(md, /^# HTTP\/2 vs HTTP\/1\.1/);
+  assert.match(md, /\| conc \| strategy \|/);
+  assert.match(md, /Where the time went/);
+  assert.equal((md.match(/^## /gm) ?? []).length >= 4, true);
+});
+
+test('the HTML is self-contained: no external script, style or image', () => {
+  const html = renderHtml(result, loadHtmlAssets());
+  assert.doesNotMatch(html, /<(script|link|img)[^>]+(src|href)=["']?https?:/i);
+  assert.match(html, /uPlot/);
+  assert.match(html, /<svg class="ratio"/);
+  assert.match(html, /<svg class="bars"/);
+  // The data island cannot close its script element early.
+  const island = html.slice(
+    html.indexOf('id="h2lab-data"'),
+    html.indexOf('</script>', html.indexOf('id="h2lab-data"')),
+  );
+  assert.doesNotMatch(island.slice(20), /<\//);
+});
+
+test('the HTML opens in headless Chromium with every chart drawn', async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    t.skip(`Chromium not found at ${CHROMIUM} (install Debian's chromium or set H2LAB_CHROMIUM)`);
+    return;
+  }
+  const { chromium } = await import('playwright-core');
+  const file = join(dir, 'report.html');
+  writeFileSync(file, renderHtml(result, loadHtmlAssets()));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1320, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // Offline: any request that leaves the file would fail the page.
+    await page.route(/^https?:/, (route) => {
+      errors.push(`network request: ${route.request().url()}`);
+      return route.abort();
+    });
+    await page.goto(`file://${file}`);
+    await page.waitForSelector('body[data-charts="drawn"]', { timeout: 15_000 });
+    const stats = await page.evaluate(() => {
+      const canvases = Array.from(document.querySelectorAll('canvas')).map((c) => {
+        const ctx = c.getContext('2d')!;
+        const d = ctx.getImageData(0, 0, c.width, c.height).data;
+        let inked = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i]! > 0) inked++;
+        return { w: c.width, h: c.height, inked };
+      });
+      return {
+        canvases,
+        ratioDots: document.querySelectorAll('svg.ratio circle').length,
+        bars: document.querySelectorAll('svg.bars rect').length,
+      };
+    });
+    assert.deepEqual(errors, []);
+    // Per workload: one throughput chart and one percentile chart per concurrency level.
+    assert.equal(stats.canvases.length, workloads.length * (1 + 3));
+    for (const c of stats.canvases)
+      assert.ok(c.inked > 500, `a chart canvas is (nearly) empty: ${JSON.stringify(c)}`);
+    assert.equal(
+      stats.ratioDots,
+      workloads.length * 3,
+      'one interval per concurrency for h2 (h2-pool not offered)',
+    );
+    assert.ok(stats.bars >= workloads.length * 3 * 2);
+    const png = await page.screenshot({ fullPage: true });
+    assert.ok(png.length > 50_000, `screenshot is ${png.length} bytes`);
+    writeFileSync(join(dir, 'report.png'), png);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the published JSON Schema is the one generated from the model (npm run schema)', () => {
+  const published = JSON.parse(readFileSync('docs/compare-result.schema.json', 'utf8'));
+  assert.deepEqual(published, JSON.parse(JSON.stringify(compareResultJsonSchema())));
+});
+
+function h2lab(...args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+test('h2lab report re-renders a saved file and compares two saved files', () => {
+  const a = join(dir, 'a', 'results.json');
+  writeResultsAtomic(a, result);
+  const r1 = h2lab('report', a);
+  assert.equal(r1.status, 0, r1.stderr);
+  assert.match(r1.stdout, /Verdict/);
+  assert.ok(existsSync(join(dir, 'a', 'report.html')) && existsSync(join(dir, 'a', 'report.md')));
+  const r2 = h2lab('report', a, a, '--out', join(dir, 'd'));
+  assert.equal(r2.status, 0, r2.stderr);
+  assert.match(r2.stdout, /No clear difference between/);
+  assert.ok(existsSync(join(dir, 'd', 'diff.html')));
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{"kind":"h2lab.run"}');
+  const r3 = h2lab('report', bad);
+  assert.equal(r3.status, 2);
+  assert.match(r3.stderr, /H2LAB_ERR_RESULT_FILE: .*is not an h2lab compare result/);
+});
