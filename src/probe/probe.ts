@@ -372,20 +372,25 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
       } catch (err) {
         const f = classifyFailure(err);
         result.protocols['http/1.1'] =
-          f.kind === 'protocol' || f.kind === 'reset'
-            ? no(`no HTTP/1.1 response: ${failureText(f)}`)
-            : unknown(failureText(problem('HTTP/1.1 keep-alive', err)));
+          f.kind === 'protocol' && result.protocols.h2c.supported === true
+            ? no(
+                `the answer to an HTTP/1.1 request was not HTTP/1.1 (${f.code ?? f.kind}): this port speaks only HTTP/2`,
+              )
+            : f.kind === 'protocol' || f.kind === 'reset'
+              ? no(`no HTTP/1.1 response: ${failureText(f)}`)
+              : unknown(failureText(problem('HTTP/1.1 keep-alive', err)));
       }
     }
   }
 
-  // An http:// URL on which nothing spoke HTTP: is it a TLS port?
-  if (
-    target.scheme === 'http' &&
+  // An http:// URL on which nothing spoke HTTP, or only a 400 came back (nginx answers plain HTTP on
+  // its TLS port with "400 The plain HTTP request was sent to HTTPS port"): is it a TLS port?
+  const nothingSpoke =
     result.protocols['http/1.1'].supported !== true &&
     result.protocols.h2c.supported !== true &&
-    result.protocols.h2cUpgrade.supported !== true
-  ) {
+    result.protocols.h2cUpgrade.supported !== true;
+  const only400 = result.protocols.h2c.supported !== true && result.responses[0]?.status === 400;
+  if (target.scheme === 'http' && (nothingSpoke || only400)) {
     let tlsAnswered = false;
     try {
       const c = await connectTls(origin.ep, material, { presentClientCert: false }, timeoutMs);
@@ -395,17 +400,18 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
       const tap = (err as { tap?: { records: Array<{ dir: string }> } }).tap;
       tlsAnswered = Boolean(tap?.records.some((r) => r.dir === 'in'));
     }
-    throw tlsAnswered
-      ? new H2labError(
-          'H2LAB_ERR_PROBE_TLS_PORT',
-          `${target.host}:${target.port} speaks TLS, not plain HTTP: use https://${target.authority}${target.path}`,
-          { url },
-        )
-      : new H2labError(
-          'H2LAB_ERR_PROBE_NO_HTTP',
-          `${target.host}:${target.port} accepts connections but answered neither HTTP/1.1 nor HTTP/2 (${result.protocols['http/1.1'].detail}): check that the URL names an HTTP server`,
-          { url },
-        );
+    if (tlsAnswered || nothingSpoke)
+      throw tlsAnswered
+        ? new H2labError(
+            'H2LAB_ERR_PROBE_TLS_PORT',
+            `${target.host}:${target.port} speaks TLS, not plain HTTP: use https://${target.authority}${target.path}`,
+            { url },
+          )
+        : new H2labError(
+            'H2LAB_ERR_PROBE_NO_HTTP',
+            `${target.host}:${target.port} accepts connections but answered neither HTTP/1.1 nor HTTP/2 (${result.protocols['http/1.1'].detail}): check that the URL names an HTTP server`,
+            { url },
+          );
   }
 
   // HTTP/2: one response (Server, compression, Alt-Svc over h2 may differ from HTTP/1.1).

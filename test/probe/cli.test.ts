@@ -1,0 +1,69 @@
+// `h2lab probe` as a user runs it: the table, --json, and the exit statuses (0 ok, 1 unmet --expect,
+// 2 could not probe / usage), each error one line with its code and no stack trace.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { test } from 'node:test';
+import { listen, routes } from './servers.ts';
+
+function h2lab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+test('table on stdout, exit 0; --json is the versioned result; an unmet --expect exits 1 and still reports', async () => {
+  const s = await listen(http.createServer(routes));
+  try {
+    const url = `http://127.0.0.1:${s.port}/`;
+    const table = await h2lab(['probe', url]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^h2lab probe http:\/\/127\.0\.0\.1/);
+    assert.match(table.stdout, /HTTP\/1\.1 keep-alive: honoured/);
+    assert.match(table.stdout, /h2c \(prior knowledge\)\s+no/);
+
+    const json = await h2lab(['probe', url, '--json', '--expect', 'keepalive,h2c']);
+    assert.equal(json.code, 1);
+    const r = JSON.parse(json.stdout);
+    assert.equal(r.kind, 'h2lab.probe');
+    assert.equal(r.version, 1);
+    assert.deepEqual(r.expectations.met, ['keepalive']);
+    assert.equal(r.expectations.unmet[0].expectation, 'h2c');
+    assert.match(json.stderr, /^h2lab: H2LAB_ERR_PROBE_EXPECT_UNMET: 1 expectation\(s\) not met: h2c/m);
+  } finally {
+    await s.close();
+  }
+});
+
+test('could-not-probe and usage errors: exit 2, one line with the code, no stack trace', async () => {
+  const free = await new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+  for (const [args, code] of [
+    [['probe', `http://127.0.0.1:${free}/`], 'H2LAB_ERR_PROBE_UNREACHABLE'],
+    [['probe', 'gopher://x/'], 'H2LAB_ERR_PROBE_BAD_URL'],
+    [['probe', `http://127.0.0.1:${free}/`, '--expect', 'h9'], 'H2LAB_ERR_INVALID_OPTION'],
+    [['probe', `http://127.0.0.1:${free}/`, '--timeout', 'soon'], 'H2LAB_ERR_INVALID_OPTION'],
+  ] as const) {
+    const r = await h2lab([...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('h2lab:'));
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0]!, new RegExp(`^h2lab: ${code}: `));
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});

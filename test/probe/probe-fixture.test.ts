@@ -1,0 +1,116 @@
+// probe() against h2lab's own fixture server (src/server) in its configurations: both listeners,
+// mTLS required and requested, idle timeouts, and a response whose head comes late.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { probe } from '../../src/probe/index.ts';
+import { type RunningServer, type ServerOptionsInput, startServer } from '../../src/server/index.ts';
+import { testCerts } from './certs.ts';
+
+let dir: string;
+const file = (name: string) => join(dir, name);
+
+before(async () => {
+  const certs = await testCerts();
+  dir = mkdtempSync(join(tmpdir(), 'h2lab-probe-fixture-'));
+  writeFileSync(file('ca.pem'), certs.ca.cert);
+  writeFileSync(file('server.pem'), certs.server.cert);
+  writeFileSync(file('server.key'), certs.server.key);
+  writeFileSync(file('client.pem'), certs.client.cert);
+  writeFileSync(file('client.key'), certs.client.key);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function withFixture(opts: ServerOptionsInput, fn: (s: RunningServer) => Promise<void>): Promise<void> {
+  const s = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    tlsPort: 0,
+    cert: file('server.pem'),
+    key: file('server.key'),
+    ...opts,
+  });
+  try {
+    await fn(s);
+  } finally {
+    await s.close(0);
+  }
+}
+
+describe('fixture server', () => {
+  test('plain port: HTTP/1.1 with keep-alive and h2c by prior knowledge (not by Upgrade); its SETTINGS as configured', async () => {
+    await withFixture({ tls: false, maxConcurrentStreams: 77 }, async (s) => {
+      const r = await probe(`${s.plainUrl}/`, { expect: ['http1.1', 'keepalive', 'h2c', 'no-h2c-upgrade'] });
+      assert.equal(r.protocols['http/1.1'].supported, true);
+      assert.equal(r.protocols.h2c.supported, true);
+      assert.equal(r.protocols.h2cUpgrade.supported, false);
+      assert.equal(r.h2?.effective.MAX_CONCURRENT_STREAMS, 77);
+      assert.equal(r.h2?.effective.MAX_HEADER_LIST_SIZE, 32 * 1024);
+      assert.deepEqual(r.expectations?.unmet, []);
+      // What the server saw: the keep-alive requests (+ the Upgrade attempt) over HTTP/1.1, one GET
+      // over h2c; the preface-only connections made no request.
+      const m = s.metrics();
+      const count = (proto: 'http/1.1' | 'h2c') =>
+        Object.values(m.requests).reduce((n, row) => n + ((row as Record<string, number>)[proto] ?? 0), 0);
+      assert.equal(count('http/1.1'), 3 + 1, JSON.stringify(m.requests));
+      assert.equal(count('h2c'), 1, JSON.stringify(m.requests));
+    });
+  });
+
+  test('TLS port: h2 and http/1.1 by ALPN', async () => {
+    await withFixture({ plain: false }, async (s) => {
+      const r = await probe(`${s.tlsUrl}/`, {
+        caPath: file('ca.pem'),
+        expect: ['h2', 'http1.1', 'keepalive', 'tls1.3'],
+      });
+      assert.equal(r.tls?.alpn.h2.supported, true);
+      assert.equal(r.tls?.alpn['http/1.1'].supported, true);
+      assert.equal(r.h2?.effective.MAX_CONCURRENT_STREAMS, 250);
+      assert.deepEqual(r.expectations?.unmet, []);
+    });
+  });
+
+  test('mTLS required: detected without a certificate; probed with one', async () => {
+    await withFixture({ plain: false, clientAuth: 'require', ca: file('ca.pem') }, async (s) => {
+      const bare = await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['mtls'] });
+      assert.equal(bare.tls?.clientCertificate.required, true, bare.tls?.clientCertificate.detail);
+      assert.deepEqual(bare.expectations?.unmet, []);
+      const withCert = await probe(`${s.tlsUrl}/`, {
+        caPath: file('ca.pem'),
+        certPath: file('client.pem'),
+        keyPath: file('client.key'),
+      });
+      assert.equal(withCert.h2?.effective.MAX_CONCURRENT_STREAMS, 250);
+      assert.equal(withCert.keepAlive?.honoured, true);
+    });
+  });
+
+  test('mTLS requested: a certificate is asked for but not required', async () => {
+    await withFixture({ plain: false, clientAuth: 'request', ca: file('ca.pem') }, async (s) => {
+      const r = await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['client-cert', 'no-mtls'] });
+      assert.equal(r.tls?.clientCertificate.requested, true);
+      assert.equal(r.tls?.clientCertificate.required, false);
+      assert.deepEqual(r.expectations?.unmet, []);
+    });
+  });
+
+  test('--wait-idle sees the configured idle timeouts (HTTP/1.1 close, HTTP/2 GOAWAY); --large sees a late head', async () => {
+    await withFixture({ tls: false, keepAliveTimeoutMs: 300, h2IdleTimeoutMs: 400 }, async (s) => {
+      const r = await probe(`${s.plainUrl}/`, { waitIdleMs: 3000, largePath: '/slow-headers?ms=300' });
+      const h1 = r.idle?.find((i) => i.protocol === 'http/1.1');
+      const h2 = r.idle?.find((i) => i.protocol === 'h2c');
+      assert.ok(
+        h1?.closedAfterMs && h1.closedAfterMs > 200 && h1.closedAfterMs < 2500,
+        JSON.stringify(r.idle),
+      );
+      assert.ok(
+        h2?.closedAfterMs && h2.closedAfterMs > 300 && h2.closedAfterMs < 2500,
+        JSON.stringify(r.idle),
+      );
+      assert.equal(h2?.how, 'goaway');
+      assert.equal(r.large?.verdict, 'late', r.large?.detail);
+    });
+  });
+});
