@@ -97,15 +97,21 @@ export const ERROR_CODES = {
     summary: 'The target does not meet the --expect list.',
   },
 
-  // --- transport (src/transport) ---
-  H2LAB_ERR_PROTOCOL_MISMATCH: {
-    exit: EXIT_FAILURE,
-    summary: 'The server did not negotiate the protocol the strategy requires.',
-  },
-
   // --- compare and report (src/compare, src/report) ---
   H2LAB_ERR_COMPARE_NO_RESULTS: { exit: EXIT_FAILURE, summary: 'A comparison produced no measurement at all.' },
   H2LAB_ERR_RESULT_FILE: { exit: EXIT_USAGE, summary: 'A results file given to `h2lab report` cannot be read or is not valid.' },
+
+  // --- load engine and transports (src/load, src/transport) ---
+  H2LAB_ERR_PROTOCOL_MISMATCH: {
+    exit: EXIT_FAILURE,
+    summary: 'The server negotiated another protocol than the one requested (no silent fallback).',
+  },
+  H2LAB_ERR_TARGET_UNREACHABLE: { exit: EXIT_FAILURE, summary: 'The first connection to the target failed.' },
+  H2LAB_ERR_TLS_HANDSHAKE: { exit: EXIT_FAILURE, summary: 'The TLS handshake with the target failed.' },
+  H2LAB_ERR_ERROR_RATE: {
+    exit: EXIT_FAILURE,
+    summary: 'The share of failed requests exceeded --max-error-rate.',
+  },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -5,10 +5,22 @@
 export * from './browser/index.ts';
 export * from './compare/index.ts';
 export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
+export * from './load/index.ts';
 export * from './net/index.ts';
 export * from './report/index.ts';
+export { renderRunText } from './report/run-text.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
+export {
+  createTransport,
+  POOL_POLICIES,
+  resolveWindow,
+  TRANSPORT_NAMES,
+  type TransportOptions,
+  WINDOW_PRESETS,
+  WINDOW_SIZES,
+  type WindowPreset,
+} from './transport/index.ts';
 export type * from './transport/types.ts';
 export { VERSION } from './version.ts';
 export * from './probe/index.ts';

@@ -128,12 +128,20 @@ export interface RunResult {
     byFailure: Partial<Record<FailureClass, number>>;
     /** Open loop: requests that could not be sent at their intended time (sent late). */
     late?: number;
+    /** Requests that fell in the warm-up (sent to the server, excluded from every other figure). */
+    warmup?: number;
   };
   throughput: { rps: number; bytesPerSec: number; bytesIn: number; bytesOut: number };
-  /** Latency from the actual send (closed loop) — for open loop, from the intended send (corrected). */
+  /**
+   * Closed loop: from when the request was handed to the transport to the end of the response — what
+   * the caller waited, including any wait for a connection or stream slot (see `clientQueueMs`).
+   * Open loop: from the intended send time (corrected for coordinated omission). Responses of any
+   * status are included; transport failures are not (they are in `counts.byFailure`).
+   */
   latencyMs: LatencySummaryMs;
-  /** Open loop only: latency from the actual send, uncorrected for coordinated omission. */
+  /** Open loop only: latency from the actual send (`sentMs`), uncorrected for coordinated omission. */
   latencyUncorrectedMs?: LatencySummaryMs;
+  /** From the actual send to the response headers. */
   ttfbMs: LatencySummaryMs;
   /** Time requests waited inside the client for a connection or a stream slot. */
   clientQueueMs: LatencySummaryMs;

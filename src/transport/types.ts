@@ -66,3 +66,62 @@ export interface Sample {
   /** True when the sample falls in the warm-up period (excluded from statistics). */
   warmup?: boolean;
 }
+
+/** One request as the transport sends it. */
+export interface RequestSpec {
+  /** HTTP method, upper case. */
+  method: string;
+  /** Path and query, starting with `/`. */
+  path: string;
+  /** Extra request headers (lower-case names). */
+  headers?: Record<string, string>;
+  /** Request body; `content-length` is set from its size. */
+  body?: Uint8Array;
+}
+
+/** Times the engine fixed before handing a request over (ms since the run's origin). */
+export interface RequestTiming {
+  seq: number;
+  intendedMs: number;
+  queuedMs: number;
+}
+
+/** What a transport reports about its connections at the end of a run (or at any time). */
+export interface TransportStats {
+  /** Connections (sessions) opened, including failed attempts that reached the socket stage. */
+  opened: number;
+  /** Requests in the transport now (waiting for a slot or on the wire). */
+  inFlight: number;
+  /** Highest number of requests in the transport at once. */
+  peakInFlight: number;
+  /** Highest number of concurrent requests (streams) on one connection. */
+  peakStreamsPerConnection: number;
+  /** HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (undefined = none). */
+  serverMaxConcurrentStreams?: number;
+  /** Times a request had to wait because every connection was at its limit (h1: busy; h2: stream cap). */
+  capHits: number;
+  /** Completed requests per connection, over the `connections` that carried at least one. */
+  requestsPerConnection: { mean: number; max: number; connections: number; requests: number };
+}
+
+/**
+ * The transport contract. `request()` never rejects for a failed request: it resolves a {@link Sample}
+ * with `error` set. It rejects only with an H2labError that must end the run
+ * (H2LAB_ERR_PROTOCOL_MISMATCH): a silent fallback would compare HTTP/1.1 with itself.
+ */
+export interface Transport {
+  readonly name: TransportName;
+  /** The wire protocol this transport insists on. */
+  readonly requested: WireProtocol;
+  /**
+   * Opens the first connection(s) and asserts the negotiated protocol. Rejects with
+   * H2LAB_ERR_PROTOCOL_MISMATCH, H2LAB_ERR_TARGET_UNREACHABLE or H2LAB_ERR_TLS_HANDSHAKE.
+   */
+  open(): Promise<void>;
+  request(spec: RequestSpec, timing: RequestTiming): Promise<Sample>;
+  /** The protocol seen on the wire so far (`none` before the first connection). */
+  negotiated(): WireProtocol | 'none';
+  stats(): TransportStats;
+  /** Closes every connection; requests still in flight resolve with `error: 'aborted'`. */
+  close(): Promise<void>;
+}

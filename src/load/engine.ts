@@ -1,0 +1,468 @@
+/**
+ * The load engine: options → parts (this thread, or worker threads) → merged statistics → RunResult.
+ * It never prints; progress leaves through `events`.
+ */
+import { EventEmitter } from 'node:events';
+import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { H2labError, isH2labError } from '../errors.ts';
+import { RUN_RESULT_VERSION, type RunResult } from '../report/model.ts';
+import type { Sample } from '../transport/types.ts';
+import { VERSION } from '../version.ts';
+import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
+import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
+import { fetchServerMetrics, serverViewDelta } from './server-metrics.ts';
+import {
+  addCounts,
+  type Counts,
+  decodeHistogram,
+  encodeHistogram,
+  HISTOGRAM_NAMES,
+  newHistogram,
+  summarize,
+} from './stats.ts';
+import { runWorkerParts } from './workers.ts';
+
+/** A progress event, emitted every `progressIntervalMs`. */
+export interface LoadProgress {
+  /** Since the load started (warm-up included), ms. */
+  elapsedMs: number;
+  /** Requests completed so far (warm-up included). */
+  completed: number;
+  inFlight: number;
+  /** Completions per second over the last interval. */
+  rps: number;
+}
+
+/** A running load. */
+export interface LoadRun {
+  /** Resolves with the result, also when the run failed or was stopped (then `error` is set). */
+  done: Promise<RunResult>;
+  /** Emits `progress` ({@link LoadProgress}). */
+  events: EventEmitter;
+  /** Ends the run now: requests in flight are aborted; `done` resolves with what was measured. */
+  stop(): void;
+}
+
+/** What a finished run's parts need from the target side. */
+interface Target {
+  url: string;
+  embedded: boolean;
+  close?: () => Promise<void>;
+}
+
+/**
+ * Runs one load. Throws synchronously (H2LAB_ERR_INVALID_OPTION, H2LAB_ERR_FILE_UNREADABLE, …) when
+ * the options are unusable; every failure after that ends in `done` with `error` set.
+ * @example
+ * const run = runLoad({ url: 'http://127.0.0.1:8080/bytes/1024', protocol: 'h1', durationMs: 2000 });
+ * run.events.on('progress', (p) => console.log(p.rps));
+ * const result = await run.done;
+ */
+export function runLoad(input: LoadOptionsInput): LoadRun {
+  const opts = resolveLoadOptions(input);
+  resolveWindowFor(opts);
+  const files = loadFiles(opts);
+  const events = new EventEmitter();
+  let stopRequested = false;
+  let stopHook: ((e: H2labError) => void) | undefined;
+  const stop = (): void => {
+    if (stopRequested) return;
+    stopRequested = true;
+    stopHook?.(
+      new H2labError(
+        'H2LAB_ERR_INTERRUPTED',
+        'the run was stopped before its end; the result holds what was measured',
+        {},
+      ),
+    );
+  };
+  const done = execute(opts, files, events, (hook) => {
+    stopHook = hook;
+    if (stopRequested) {
+      stopRequested = false;
+      stop();
+    }
+  });
+  return { done, events, stop };
+}
+
+interface Files {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  body?: Uint8Array;
+}
+
+function readOption(path: string, option: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_FILE_UNREADABLE',
+      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): check the path and its permissions`,
+      { option, path },
+    );
+  }
+}
+
+function loadFiles(o: ResolvedLoadOptions): Files {
+  const f: Files = {};
+  if (o.caFile) f.ca = readOption(o.caFile, '--ca').toString('utf8');
+  if (o.certFile) f.cert = readOption(o.certFile, '--cert').toString('utf8');
+  if (o.keyFile) f.key = readOption(o.keyFile, '--key').toString('utf8');
+  if (o.bodyFile) f.body = readOption(o.bodyFile, '--body');
+  else if (o.bodySizeBytes !== undefined && o.bodySizeBytes > 0) {
+    // Generated, not zeros: a compressing proxy must not shrink it.
+    const b = Buffer.allocUnsafe(o.bodySizeBytes);
+    for (let i = 0; i < b.length; i++) b[i] = 97 + ((i * 7919) % 26);
+    f.body = b;
+  }
+  return f;
+}
+
+async function startTarget(o: ResolvedLoadOptions, files: Files): Promise<Target & { ca?: string }> {
+  if (o.url) return { url: o.url, embedded: false };
+  const { startEmbeddedServer } = await import('./embedded.ts');
+  const s = await startEmbeddedServer(o);
+  return { url: s.url, embedded: true, close: s.close, ...(s.caPem && !files.ca ? { ca: s.caPem } : {}) };
+}
+
+/** Splits `total` into `n` near-equal integer shares. */
+export function split(total: number, n: number, i: number): number {
+  return Math.floor(total / n) + (i < total % n ? 1 : 0);
+}
+
+async function execute(
+  o: ResolvedLoadOptions,
+  files: Files,
+  events: EventEmitter,
+  onStopHook: (hook: (e: H2labError) => void) => void,
+): Promise<RunResult> {
+  const startedAt = new Date().toISOString();
+  let target: Target & { ca?: string };
+  try {
+    target = await startTarget(o, files);
+  } catch (err) {
+    return failedResult(o, { url: o.url ?? '(embedded)', embedded: !o.url }, startedAt, toH2labError(err));
+  }
+  let samplesOut: WriteStream | undefined;
+  try {
+    const ca = files.ca ?? target.ca;
+    const tls = {
+      ...(ca ? { ca } : {}),
+      ...(files.cert ? { cert: files.cert, key: files.key } : {}),
+      ...(o.insecure ? { insecure: true } : {}),
+    };
+    const n = o.workers;
+    const inputs: PartInput[] = Array.from({ length: n }, (_, i) => ({
+      opts: o,
+      url: target.url,
+      tls,
+      ...(files.body ? { body: files.body } : {}),
+      concurrency: split(o.concurrency, n, i),
+      ...(o.rateRps !== undefined ? { rateRps: o.rateRps / n } : {}),
+      ...(o.requests !== undefined ? { requests: split(o.requests, n, i) } : {}),
+      connections: o.protocol === 'h2' ? 1 : Math.max(1, split(o.connections, n, i)),
+      seed: o.seed + i,
+      seqStart: i,
+      seqStride: n,
+    }));
+    let onSample: ((s: Sample) => void) | undefined;
+    if (o.samplesFile) {
+      const out = createWriteStream(o.samplesFile);
+      samplesOut = out;
+      onSample = (s) => {
+        out.write(`${JSON.stringify(s)}\n`);
+      };
+    }
+    const serverBefore = await readServerMetrics(o, target, tls);
+    const cpu0 = process.cpuUsage();
+    const wall0 = performance.now();
+    const parts =
+      n === 1
+        ? await runLocal(inputs[0]!, o, events, onStopHook, onSample)
+        : await runWorkerParts(inputs, o, events, onStopHook, onSample);
+    const cpu = process.cpuUsage(cpu0);
+    const wallMs = performance.now() - wall0;
+    const serverAfter = await readServerMetrics(o, target, tls);
+    return buildResult(o, target, startedAt, parts, {
+      cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wallMs),
+      server: serverDelta(serverBefore, serverAfter),
+    });
+  } catch (err) {
+    return failedResult(o, target, startedAt, toH2labError(err));
+  } finally {
+    if (samplesOut) await new Promise<void>((r) => samplesOut!.end(r));
+    await target.close?.();
+  }
+}
+
+/** Runs one part in this thread. A failure to open becomes a part with `error` and nothing measured. */
+async function runLocal(
+  input: PartInput,
+  o: ResolvedLoadOptions,
+  events: EventEmitter,
+  onStopHook: (hook: (e: H2labError) => void) => void,
+  onSample: ((s: Sample) => void) | undefined,
+): Promise<PartResult[]> {
+  const part = new LoadPart(input);
+  onStopHook((e) => part.stop(e));
+  await part.prepare();
+  const origin = performance.timeOrigin + performance.now();
+  const progress = progressTimer(o, events, origin, () => [part.live]);
+  try {
+    return [await part.start({ originEpochMs: origin, ...(onSample ? { onSample } : {}) })];
+  } finally {
+    clearInterval(progress);
+  }
+}
+
+/** Emits `progress` events summing the parts' live counters. */
+export function progressTimer(
+  o: ResolvedLoadOptions,
+  events: EventEmitter,
+  originEpochMs: number,
+  lives: () => Array<{ completed: number; inFlight: number }>,
+): NodeJS.Timeout {
+  let lastCompleted = 0;
+  let lastT = 0;
+  const t = setInterval(() => {
+    const elapsedMs = performance.timeOrigin + performance.now() - originEpochMs;
+    let completed = 0;
+    let inFlight = 0;
+    for (const l of lives()) {
+      completed += l.completed;
+      inFlight += l.inFlight;
+    }
+    const rps = elapsedMs > lastT ? ((completed - lastCompleted) * 1000) / (elapsedMs - lastT) : 0;
+    lastCompleted = completed;
+    lastT = elapsedMs;
+    events.emit('progress', { elapsedMs, completed, inFlight, rps } satisfies LoadProgress);
+  }, o.progressIntervalMs);
+  t.unref();
+  return t;
+}
+
+function toH2labError(err: unknown): H2labError {
+  if (isH2labError(err)) return err;
+  const e = err instanceof Error ? err : new Error(String(err));
+  return new H2labError('H2LAB_ERR_INTERNAL', e.message, { stack: e.stack });
+}
+
+function environment(startedAt: string): RunResult['environment'] {
+  let cc: string | undefined;
+  try {
+    cc = readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
+  } catch {
+    cc = undefined;
+  }
+  return {
+    h2labVersion: VERSION,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: os.availableParallelism(),
+    ...(cc ? { congestionControl: cc } : {}),
+    startedAt,
+  };
+}
+
+function requestedWire(o: ResolvedLoadOptions, url: string): RunResult['protocol']['requested'] {
+  if (o.protocol === 'h1') return 'http/1.1';
+  return url.startsWith('https:') ? 'h2' : 'h2c';
+}
+
+function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
+  return {
+    name: o.protocol,
+    connections: o.connections,
+    ...(o.protocol === 'h2-pool' ? { policy: o.policy } : {}),
+    ...(o.protocol !== 'h1' ? { window: resolveWindowFor(o) } : {}),
+  };
+}
+
+function schedule(o: ResolvedLoadOptions): RunResult['schedule'] {
+  return o.rateRps !== undefined
+    ? { mode: 'open', rateRps: o.rateRps, arrivals: o.arrivals }
+    : { mode: 'closed', concurrency: o.concurrency };
+}
+
+function emptyCounts(): Counts {
+  return {
+    total: 0,
+    ok: 0,
+    failed: 0,
+    warmup: 0,
+    late: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    byStatus: {},
+    byFailure: {},
+  };
+}
+
+/** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
+function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string, err: H2labError): RunResult {
+  const r = buildResult(o, target, startedAt, [], { cpu: 0, server: undefined });
+  const n = err.details.negotiated;
+  if (n === 'http/1.1' || n === 'h2' || n === 'h2c') r.protocol.negotiated = n;
+  r.error = err.toJSON();
+  return r;
+}
+
+/** Merges parts into the RunResult. */
+function buildResult(
+  o: ResolvedLoadOptions,
+  target: Target,
+  startedAt: string,
+  parts: PartResult[],
+  extra: { cpu: number; server: RunResult['server'] | undefined },
+): RunResult {
+  const counts = emptyCounts();
+  const hist = Object.fromEntries(HISTOGRAM_NAMES.map((k) => [k, newHistogram()])) as Record<
+    (typeof HISTOGRAM_NAMES)[number],
+    ReturnType<typeof newHistogram>
+  >;
+  let start = Number.POSITIVE_INFINITY;
+  let end = 0;
+  let elu = 0;
+  let opened = 0;
+  let peakInFlight = 0;
+  let peakStreams = 0;
+  let capHits = 0;
+  let maxStreams: number | undefined;
+  let rpcSum = 0;
+  let rpcN = 0;
+  let rpcMax = 0;
+  let error: PartResult['error'];
+  let negotiated: RunResult['protocol']['negotiated'] = 'none';
+  for (const p of parts) {
+    addCounts(counts, p.counts);
+    for (const k of HISTOGRAM_NAMES) hist[k].add(decodeHistogram(p.histograms[k]));
+    start = Math.min(start, p.measureStartMs);
+    end = Math.max(end, p.measureEndMs);
+    elu = Math.max(elu, p.eventLoopUtilization);
+    const t = p.transport;
+    opened += t.opened;
+    peakInFlight += t.peakInFlight;
+    peakStreams = Math.max(peakStreams, t.peakStreamsPerConnection);
+    capHits += t.capHits;
+    if (t.serverMaxConcurrentStreams !== undefined) {
+      maxStreams = Math.min(maxStreams ?? Number.POSITIVE_INFINITY, t.serverMaxConcurrentStreams);
+    }
+    rpcSum += t.requestsPerConnection.requests;
+    rpcN += t.requestsPerConnection.connections;
+    rpcMax = Math.max(rpcMax, t.requestsPerConnection.max);
+    if (p.negotiated !== 'none') negotiated = p.negotiated;
+    error ??= p.error;
+  }
+  const durationMs = Math.max(0, end - start);
+  const secs = durationMs / 1000;
+  const isH2 = o.protocol !== 'h1';
+  const warnings: string[] = [];
+  const cpus = os.availableParallelism();
+  const saturated = elu > 0.9 || extra.cpu > 0.9 * Math.min(o.workers, cpus);
+  let note: string | undefined;
+  if (saturated) {
+    note = `the load client was busy (event loop ${(elu * 100).toFixed(0)}% utilised, ${extra.cpu.toFixed(2)} CPU cores): these numbers may measure h2lab rather than the server${o.workers < cpus ? `; try --workers ${Math.min(cpus, o.workers * 2)}` : ''}`;
+    warnings.push(note);
+  }
+  if (isH2 && capHits > 0 && maxStreams !== undefined) {
+    warnings.push(
+      `the server's SETTINGS_MAX_CONCURRENT_STREAMS (${maxStreams}) made requests wait in the client ${capHits} times: concurrency beyond it is queueing, not multiplexing`,
+    );
+  }
+  if (counts.late > 0) {
+    warnings.push(
+      `${counts.late} requests left later than ${o.lateToleranceMs} ms after their intended time (open loop)`,
+    );
+  }
+  const latency = summarize(hist.latency);
+  let finalError = error;
+  if (!finalError && counts.total > 0) {
+    const rate = counts.failed / counts.total;
+    if ((o.maxErrorRate !== undefined && rate > o.maxErrorRate) || counts.ok === 0) {
+      finalError = new H2labError(
+        'H2LAB_ERR_ERROR_RATE',
+        counts.ok === 0
+          ? `no request succeeded (${counts.failed} of ${counts.total} failed): see counts.byStatus and counts.byFailure`
+          : `${(rate * 100).toFixed(2)}% of requests failed, more than --max-error-rate ${(o.maxErrorRate! * 100).toFixed(2)}%`,
+        { failed: counts.failed, total: counts.total, maxErrorRate: o.maxErrorRate },
+      ).toJSON();
+    }
+  }
+  return {
+    kind: 'h2lab.run',
+    version: RUN_RESULT_VERSION,
+    options: { ...o },
+    environment: environment(startedAt),
+    target: { url: target.url, embedded: target.embedded },
+    transport: transportInfo(o),
+    protocol: { requested: requestedWire(o, target.url), negotiated },
+    schedule: schedule(o),
+    durationMs,
+    warmupMs: o.warmupMs,
+    counts: {
+      total: counts.total,
+      ok: counts.ok,
+      failed: counts.failed,
+      byStatus: counts.byStatus,
+      byFailure: counts.byFailure,
+      ...(o.rateRps !== undefined ? { late: counts.late } : {}),
+      ...(counts.warmup > 0 ? { warmup: counts.warmup } : {}),
+    },
+    throughput: {
+      rps: secs > 0 ? counts.total / secs : 0,
+      bytesPerSec: secs > 0 ? counts.bytesIn / secs : 0,
+      bytesIn: counts.bytesIn,
+      bytesOut: counts.bytesOut,
+    },
+    latencyMs: latency,
+    ...(o.rateRps !== undefined ? { latencyUncorrectedMs: summarize(hist.latencyUncorrected) } : {}),
+    ttfbMs: summarize(hist.ttfb),
+    clientQueueMs: summarize(hist.clientQueue),
+    histograms: {
+      latency: encodeHistogram(hist.latency),
+      ttfb: encodeHistogram(hist.ttfb),
+      ...(o.rateRps !== undefined ? { latencyUncorrected: encodeHistogram(hist.latencyUncorrected) } : {}),
+    },
+    connections: {
+      opened,
+      ...(hist.connect.totalCount > 0 ? { connectMs: summarize(hist.connect) } : {}),
+      ...(hist.tls.totalCount > 0 ? { tlsMs: summarize(hist.tls) } : {}),
+      peakInFlight,
+      ...(isH2 ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
+      ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),
+      requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
+    },
+    client: {
+      eventLoopUtilization: elu,
+      cpu: extra.cpu,
+      workers: o.workers,
+      saturated,
+      ...(note ? { note } : {}),
+    },
+    ...(extra.server ? { server: extra.server } : {}),
+    warnings,
+    ...(finalError ? { error: finalError } : {}),
+  };
+}
+
+/** Reads `/metrics?format=json` from the target when asked to (default: embedded target only). */
+async function readServerMetrics(
+  o: ResolvedLoadOptions,
+  target: Target,
+  tls: { ca?: string; cert?: string; key?: string; insecure?: boolean },
+): Promise<Record<string, unknown> | undefined> {
+  if (!(o.serverMetrics ?? target.embedded)) return undefined;
+  return fetchServerMetrics(target.url, tls);
+}
+
+function serverDelta(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined,
+): RunResult['server'] | undefined {
+  if (!before || !after) return undefined;
+  return serverViewDelta(before, after);
+}

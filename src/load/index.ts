@@ -1,0 +1,15 @@
+/**
+ * The load engine's public face: `runLoad(opts) → { done, events, stop }`, its options schema and the
+ * statistics helpers that other subsystems (compare, report) reuse to merge histograms.
+ */
+export { type LoadProgress, type LoadRun, runLoad } from './engine.ts';
+export {
+  LOAD_DEFAULTS,
+  type LoadOptions,
+  type LoadOptionsInput,
+  LoadOptionsSchema,
+  type ResolvedLoadOptions,
+  resolveLoadOptions,
+} from './options.ts';
+export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarize } from './stats.ts';
+export { expandTemplate, splitUrl } from './workload.ts';

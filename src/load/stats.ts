@@ -1,0 +1,181 @@
+/**
+ * Samples → statistics. Every latency goes into an HdrHistogram in integer microseconds (1 µs to 1 h,
+ * 3 significant digits: values are exact to 0.1 %), so worker threads and runs merge exactly by
+ * adding histograms.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { EncodedHistogram, LatencySummaryMs } from '../report/model.ts';
+import type { FailureClass, Sample } from '../transport/types.ts';
+
+export const HIST_LOWEST_US = 1;
+export const HIST_HIGHEST_US = 3_600_000_000;
+export const HIST_DIGITS = 3;
+
+/** A fresh histogram with h2lab's fixed range. */
+export function newHistogram(): hdr.Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: HIST_LOWEST_US,
+    highestTrackableValue: HIST_HIGHEST_US,
+    numberOfSignificantValueDigits: HIST_DIGITS,
+    autoResize: false,
+  });
+}
+
+/** Records a duration given in ms (clamped into the histogram's range). */
+export function recordMs(h: hdr.Histogram, ms: number): void {
+  let us = Math.round(ms * 1000);
+  if (us < HIST_LOWEST_US) us = HIST_LOWEST_US;
+  else if (us > HIST_HIGHEST_US) us = HIST_HIGHEST_US;
+  h.recordValue(us);
+}
+
+/** p50/p90/p99/p99.9/max/min/mean in ms. An empty histogram gives zeros with count 0. */
+export function summarize(h: hdr.Histogram): LatencySummaryMs {
+  const n = h.totalCount;
+  if (n === 0) return { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0, count: 0 };
+  const ms = (us: number): number => Math.round(us) / 1000;
+  return {
+    p50: ms(h.getValueAtPercentile(50)),
+    p90: ms(h.getValueAtPercentile(90)),
+    p99: ms(h.getValueAtPercentile(99)),
+    p999: ms(h.getValueAtPercentile(99.9)),
+    max: ms(h.maxValue),
+    min: ms(h.minNonZeroValue),
+    mean: Math.round(h.mean) / 1000,
+    count: n,
+  };
+}
+
+/** Serializes a histogram for results and for crossing worker threads. */
+export function encodeHistogram(h: hdr.Histogram): EncodedHistogram {
+  return {
+    unit: 'us',
+    lowestUs: HIST_LOWEST_US,
+    highestUs: HIST_HIGHEST_US,
+    significantDigits: HIST_DIGITS,
+    base64: hdr.encodeIntoCompressedBase64(h),
+  };
+}
+
+/** The inverse of {@link encodeHistogram}. */
+export function decodeHistogram(e: EncodedHistogram): hdr.Histogram {
+  const h = newHistogram();
+  h.add(hdr.decodeFromCompressedBase64(e.base64));
+  return h;
+}
+
+/** The histograms a run keeps. */
+export const HISTOGRAM_NAMES = [
+  'latency',
+  'latencyUncorrected',
+  'ttfb',
+  'clientQueue',
+  'connect',
+  'tls',
+] as const;
+export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
+
+/** Counters of one run (or one worker's share), additive across workers. */
+export interface Counts {
+  total: number;
+  ok: number;
+  failed: number;
+  warmup: number;
+  late: number;
+  bytesIn: number;
+  bytesOut: number;
+  byStatus: Record<string, number>;
+  byFailure: Partial<Record<FailureClass, number>>;
+}
+
+/** All counters at zero. */
+export function emptyCounts(): Counts {
+  return {
+    total: 0,
+    ok: 0,
+    failed: 0,
+    warmup: 0,
+    late: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    byStatus: {},
+    byFailure: {},
+  };
+}
+
+/** Accumulates samples of the measured period. */
+export class SampleStats {
+  readonly h: Record<HistogramName, hdr.Histogram>;
+  readonly counts: Counts = emptyCounts();
+  /** Open loop: latency is measured from the intended send time. */
+  private readonly openLoop: boolean;
+  private readonly lateToleranceMs: number;
+  /** End of the last measured sample, ms. */
+  lastEndMs = 0;
+
+  constructor(openLoop: boolean, lateToleranceMs: number) {
+    this.openLoop = openLoop;
+    this.lateToleranceMs = lateToleranceMs;
+    this.h = {
+      latency: newHistogram(),
+      latencyUncorrected: newHistogram(),
+      ttfb: newHistogram(),
+      clientQueue: newHistogram(),
+      connect: newHistogram(),
+      tls: newHistogram(),
+    };
+  }
+
+  /**
+   * Adds one sample. Latency is recorded for every request that got a response (any status);
+   * transport failures are counted by class but kept out of the latency figures.
+   */
+  add(s: Sample): void {
+    if (s.warmup) {
+      this.counts.warmup++;
+      return;
+    }
+    const c = this.counts;
+    c.total++;
+    c.bytesIn += s.bytesIn;
+    c.bytesOut += s.bytesOut;
+    if (s.endMs > this.lastEndMs) this.lastEndMs = s.endMs;
+    if (s.newConnection) {
+      if (s.connectMs !== undefined) recordMs(this.h.connect, s.connectMs);
+      if (s.tlsMs !== undefined) recordMs(this.h.tls, s.tlsMs);
+    }
+    if (this.openLoop && s.sentMs - s.intendedMs > this.lateToleranceMs) c.late++;
+    recordMs(this.h.clientQueue, s.sentMs - s.queuedMs);
+    if (s.error !== undefined) {
+      c.failed++;
+      c.byFailure[s.error] = (c.byFailure[s.error] ?? 0) + 1;
+      return;
+    }
+    const status = s.status ?? 0;
+    c.byStatus[status] = (c.byStatus[status] ?? 0) + 1;
+    if (status >= 400) c.failed++;
+    else c.ok++;
+    if (this.openLoop) {
+      recordMs(this.h.latency, s.endMs - s.intendedMs);
+      recordMs(this.h.latencyUncorrected, s.endMs - s.sentMs);
+    } else {
+      recordMs(this.h.latency, s.endMs - s.queuedMs);
+    }
+    if (s.headersMs !== undefined) recordMs(this.h.ttfb, s.headersMs - s.sentMs);
+  }
+}
+
+/** Adds `b`'s counters into `a`. */
+export function addCounts(a: Counts, b: Counts): void {
+  a.total += b.total;
+  a.ok += b.ok;
+  a.failed += b.failed;
+  a.warmup += b.warmup;
+  a.late += b.late;
+  a.bytesIn += b.bytesIn;
+  a.bytesOut += b.bytesOut;
+  for (const [k, v] of Object.entries(b.byStatus)) a.byStatus[k] = (a.byStatus[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(b.byFailure) as Array<[FailureClass, number]>) {
+    a.byFailure[k] = (a.byFailure[k] ?? 0) + v;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * One run as a human table (the end of `h2lab bench`). A pure function of the result.
+ */
+import { formatBytes, formatMs } from '../util/units.ts';
+import type { LatencySummaryMs, RunResult } from './model.ts';
+
+function row(label: string, value: string): string {
+  return `  ${label.padEnd(22)}${value}`;
+}
+
+function lat(s: LatencySummaryMs): string {
+  if (s.count === 0) return '—';
+  return `p50 ${formatMs(s.p50)}  p90 ${formatMs(s.p90)}  p99 ${formatMs(s.p99)}  p99.9 ${formatMs(s.p999)}  max ${formatMs(s.max)}`;
+}
+
+/** Renders a {@link RunResult} as plain text lines (no colour, no trailing newline). */
+export function renderRunText(r: RunResult): string {
+  const out: string[] = [];
+  const t = r.transport;
+  const proto =
+    r.protocol.negotiated === r.protocol.requested
+      ? r.protocol.negotiated
+      : `requested ${r.protocol.requested}, negotiated ${r.protocol.negotiated}`;
+  const sched =
+    r.schedule.mode === 'open'
+      ? `open loop, ${r.schedule.rateRps} req/s (${r.schedule.arrivals})`
+      : `closed loop, ${r.schedule.concurrency} in flight`;
+  out.push(`h2lab bench  ${r.target.url}${r.target.embedded ? ' (embedded fixture server)' : ''}`);
+  out.push(
+    row(
+      'transport',
+      `${t.name}${t.name === 'h2' ? '' : ` × ${t.connections}`}${t.policy ? ` (${t.policy})` : ''} over ${proto}`,
+    ),
+  );
+  if (t.window) {
+    out.push(
+      row(
+        'windows',
+        `${t.window.preset}: stream ${formatBytes(t.window.streamWindowBytes)}, connection ${formatBytes(t.window.connectionWindowBytes)}`,
+      ),
+    );
+  }
+  out.push(
+    row(
+      'schedule',
+      `${sched}; ${(r.durationMs / 1000).toFixed(2)} s measured after ${formatMs(r.warmupMs)} warm-up`,
+    ),
+  );
+  const c = r.counts;
+  const fails = Object.entries(c.byFailure)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const statuses = Object.entries(c.byStatus)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  out.push(
+    row('requests', `${c.total} total, ${c.ok} ok, ${c.failed} failed${c.late ? `, ${c.late} late` : ''}`),
+  );
+  if (statuses) out.push(row('by status', statuses));
+  if (fails) out.push(row('failures', fails));
+  out.push(
+    row(
+      'throughput',
+      `${r.throughput.rps.toFixed(1)} req/s, ${formatBytes(Math.round(r.throughput.bytesPerSec))}/s (${formatBytes(r.throughput.bytesIn)} in, ${formatBytes(r.throughput.bytesOut)} out)`,
+    ),
+  );
+  out.push(row(r.latencyUncorrectedMs ? 'latency (corrected)' : 'latency', lat(r.latencyMs)));
+  if (r.latencyUncorrectedMs) out.push(row('latency (uncorrected)', lat(r.latencyUncorrectedMs)));
+  out.push(row('time to headers', lat(r.ttfbMs)));
+  if (r.clientQueueMs.count > 0 && r.clientQueueMs.max >= 0.1)
+    out.push(row('waited in client', lat(r.clientQueueMs)));
+  const k = r.connections;
+  const conn = [
+    `${k.opened} opened`,
+    `${k.requestsPerConnection.mean.toFixed(1)} requests each (max ${k.requestsPerConnection.max})`,
+  ];
+  if (k.peakStreamsPerConnection !== undefined)
+    conn.push(`peak ${k.peakStreamsPerConnection} streams on one`);
+  if (k.serverMaxConcurrentStreams !== undefined) conn.push(`server allows ${k.serverMaxConcurrentStreams}`);
+  if (k.streamCapHits) conn.push(`${k.streamCapHits} waits at the cap`);
+  out.push(row('connections', conn.join(', ')));
+  if (k.connectMs) out.push(row('connect', lat(k.connectMs)));
+  if (k.tlsMs) out.push(row('TLS handshake', lat(k.tlsMs)));
+  out.push(
+    row(
+      'client',
+      `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
+    ),
+  );
+  if (r.server) {
+    const s = r.server;
+    const parts = [`${s.requests} requests`];
+    if (s.bytesOut !== undefined) parts.push(`${formatBytes(s.bytesOut)} sent`);
+    if (s.peakInFlight !== undefined) parts.push(`peak ${s.peakInFlight} in flight`);
+    if (s.poolQueueMs) parts.push(`pool queue mean ${formatMs(s.poolQueueMs.mean)}`);
+    out.push(row('server saw', parts.join(', ')));
+  }
+  for (const w of r.warnings) out.push(`  ! ${w}`);
+  if (r.error) out.push(`  ✗ ${r.error.code}: ${r.error.message}`);
+  return out.join('\n');
+}

@@ -1,0 +1,111 @@
+/**
+ * Opening one connection with its phases timed: TCP connect, then (for https) the TLS handshake with
+ * ALPN. Both HTTP/1.1 and HTTP/2 transports use it, so connect and TLS times mean the same thing for
+ * every strategy.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+import type { FailureClass, WireProtocol } from './types.ts';
+
+/** Where and how to connect. TLS material is already loaded (PEM text). */
+export interface ConnectTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+  /** SNI and certificate name; defaults to `host` (omitted for IP literals, RFC 6066 §3). */
+  servername?: string;
+  /** Extra trusted CA certificates (PEM). */
+  ca?: string;
+  /** Client certificate and key for mutual TLS (PEM). */
+  cert?: string;
+  key?: string;
+  /** Accept any server certificate. */
+  insecure?: boolean;
+  /** Give up on a connection attempt after this long, ms. */
+  connectTimeoutMs: number;
+}
+
+/** A connected socket with how long each phase took. */
+export interface Connected {
+  socket: net.Socket;
+  connectMs: number;
+  tlsMs?: number;
+  /** ALPN result: the protocol id, or `false` when the server selected none. */
+  alpn?: string | false;
+}
+
+/** A connection attempt that failed, classified. */
+export class ConnectError extends Error {
+  readonly failure: FailureClass;
+  readonly errCode: string | undefined;
+  constructor(failure: FailureClass, message: string, errCode?: string) {
+    super(message);
+    this.failure = failure;
+    this.errCode = errCode;
+  }
+}
+
+/**
+ * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
+ * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
+ */
+export function connectTimed(target: ConnectTarget, alpn: string[], now: () => number): Promise<Connected> {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    let tConnect = -1;
+    let settled = false;
+    const fail = (failure: FailureClass, err: Error & { code?: string }): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new ConnectError(failure, `${err.code ?? ''} ${err.message}`.trim(), err.code));
+    };
+    let socket: net.Socket;
+    if (target.tls) {
+      const servername = target.servername ?? (net.isIP(target.host) ? undefined : target.host);
+      socket = tls.connect({
+        host: target.host,
+        port: target.port,
+        ...(servername ? { servername } : {}),
+        ALPNProtocols: alpn,
+        ...(target.ca ? { ca: [...tls.rootCertificates, target.ca] } : {}),
+        ...(target.cert ? { cert: target.cert, key: target.key } : {}),
+        rejectUnauthorized: !target.insecure,
+      });
+      socket.once('secureConnect', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const t = now();
+        const s = socket as tls.TLSSocket;
+        resolve({ socket, connectMs: tConnect - t0, tlsMs: t - tConnect, alpn: s.alpnProtocol ?? false });
+      });
+    } else {
+      socket = net.connect({ host: target.host, port: target.port });
+    }
+    socket.setNoDelay(true);
+    socket.once('connect', () => {
+      tConnect = now();
+      if (target.tls || settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ socket, connectMs: tConnect - t0 });
+    });
+    socket.once('error', (err: Error & { code?: string }) => fail(tConnect < 0 ? 'connect' : 'tls', err));
+    socket.once('close', () =>
+      fail(tConnect < 0 ? 'connect' : 'tls', new Error('connection closed during setup')),
+    );
+    const timer = setTimeout(
+      () => fail('timeout', new Error(`no connection within ${target.connectTimeoutMs} ms`)),
+      target.connectTimeoutMs,
+    );
+  });
+}
+
+/** The wire protocol name for an ALPN result on a TLS connection (no ALPN = HTTP/1.1, RFC 7301 §3.2). */
+export function wireFromAlpn(alpn: string | false | undefined): WireProtocol | 'none' {
+  if (alpn === 'h2') return 'h2';
+  if (alpn === 'http/1.1' || alpn === false || alpn === undefined) return 'http/1.1';
+  return 'none';
+}

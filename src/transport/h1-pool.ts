@@ -1,0 +1,410 @@
+/**
+ * `h1`: a pool of N keep-alive HTTP/1.1 connections, one request in flight on each — what browsers
+ * (six per host) and most clients do.
+ *
+ * The connection is a lean client on `net.Socket` with a minimal response parser rather than
+ * `node:http`'s Agent: the stock client costs ~2× the CPU per request (docs/design.md, "The load
+ * engine"), and a load generator that is its own bottleneck measures itself. It parses exactly what a
+ * response needs to be delimited (RFC 9112 §6.3): status line, Content-Length, Transfer-Encoding:
+ * chunked, Connection: close, and bodies that end with the connection.
+ */
+import type net from 'node:net';
+import { VERSION } from '../version.ts';
+import { type ConnectTarget, connectTimed, wireFromAlpn } from './connect.ts';
+import { type PoolConn, type PoolSettings, PoolTransport } from './pool.ts';
+import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
+
+/** Options of the `h1` transport. */
+export interface H1Options {
+  target: ConnectTarget;
+  /** `host:port` for the Host header. */
+  authority: string;
+  pool: Omit<PoolSettings, 'name' | 'requested' | 'policy' | 'openAtStart'>;
+}
+
+/** Creates the `h1` transport: `pool.size` connections, opened on demand, one request each. */
+export function createH1Pool(opts: H1Options): PoolTransport {
+  const now = opts.pool.now;
+  return new PoolTransport(
+    { ...opts.pool, name: 'h1', requested: 'http/1.1', policy: 'first-free', openAtStart: 1 },
+    async (id, onClose) => {
+      // Offer only http/1.1: offering h2 too would let the server pick it.
+      const c = await connectTimed(opts.target, ['http/1.1'], now);
+      return new H1Conn(
+        id,
+        c.socket,
+        opts.authority,
+        now,
+        c.connectMs,
+        c.tlsMs,
+        onClose,
+        wireFromAlpn(c.alpn),
+      );
+    },
+  );
+}
+
+const CR = 13;
+const LF = 10;
+const MAX_HEAD_BYTES = 64 * 1024;
+
+enum Body {
+  None = 0,
+  Length = 1,
+  Chunked = 2,
+  UntilClose = 3,
+}
+
+enum Chunk {
+  Size = 0,
+  Ext = 1,
+  SizeLf = 2,
+  Data = 3,
+  DataCr = 4,
+  DataLf = 5,
+  TrailerStart = 6,
+  TrailerLine = 7,
+  FinalLf = 8,
+}
+
+/** One HTTP/1.1 keep-alive connection; one request at a time (no pipelining). */
+class H1Conn implements PoolConn {
+  readonly id: number;
+  inFlight = 0;
+  requests = 0;
+  peakStreams = 0;
+  readonly createdMs: number;
+  lastActiveMs: number;
+  readonly connectMs: number;
+  readonly tlsMs: number | undefined;
+  readonly protocol: WireProtocol = 'http/1.1';
+  private readonly socket: net.Socket;
+  private readonly hostLine: string;
+  private readonly now: () => number;
+  private readonly onClose: (c: PoolConn) => void;
+  private keepAlive = true;
+  private dead = false;
+  // The request in progress.
+  private sample: Sample | undefined;
+  private resolve: ((s: Sample) => void) | undefined;
+  private isHead = false;
+  private head: Buffer | undefined;
+  private bodyMode: Body = Body.None;
+  private remaining = 0;
+  private chunkState: Chunk = Chunk.Size;
+  private chunkSize = 0;
+  private expectedLength = -1;
+
+  constructor(
+    id: number,
+    socket: net.Socket,
+    authority: string,
+    now: () => number,
+    connectMs: number,
+    tlsMs: number | undefined,
+    onClose: (c: PoolConn) => void,
+    alpn: WireProtocol | 'none',
+  ) {
+    this.id = id;
+    this.socket = socket;
+    this.now = now;
+    this.createdMs = now();
+    this.lastActiveMs = this.createdMs;
+    this.connectMs = connectMs;
+    this.tlsMs = tlsMs;
+    this.onClose = onClose;
+    this.hostLine = ` HTTP/1.1\r\nhost: ${authority}\r\nuser-agent: h2lab/${VERSION}\r\n`;
+    if (alpn !== 'http/1.1') this.keepAlive = false;
+    socket.removeAllListeners('error');
+    socket.removeAllListeners('close');
+    socket.on('data', (b: Buffer) => this.onData(b));
+    socket.on('error', (err: Error & { code?: string }) => this.onEnd(err));
+    socket.on('close', () => this.onEnd(undefined));
+  }
+
+  usable(): boolean {
+    return !this.dead && this.keepAlive;
+  }
+
+  capacity(): number {
+    return 1;
+  }
+
+  announcedLimit(): number | undefined {
+    return undefined;
+  }
+
+  send(spec: RequestSpec, sample: Sample): Promise<Sample> {
+    return new Promise((resolve) => {
+      this.sample = sample;
+      this.resolve = resolve;
+      this.isHead = spec.method === 'HEAD';
+      this.head = undefined;
+      let text = spec.method + ' ' + spec.path + this.hostLine;
+      if (spec.headers) for (const k in spec.headers) text += k + ': ' + spec.headers[k] + '\r\n';
+      const body = spec.body;
+      sample.sentMs = this.now();
+      if (body && body.length > 0) {
+        text += 'content-length: ' + body.length + '\r\n\r\n';
+        this.socket.cork();
+        this.socket.write(text, 'latin1');
+        this.socket.write(body);
+        this.socket.uncork();
+        sample.bytesOut = body.length;
+      } else {
+        this.socket.write(text + '\r\n', 'latin1');
+      }
+    });
+  }
+
+  expire(nowMs: number, timeoutMs: number): void {
+    const s = this.sample;
+    if (s && nowMs - s.sentMs >= timeoutMs) {
+      this.finish('timeout', `no complete response within ${timeoutMs} ms`);
+      this.destroy();
+    }
+  }
+
+  close(): void {
+    if (this.sample) this.finish('aborted', 'connection closed by the client');
+    this.destroy();
+  }
+
+  private destroy(): void {
+    this.keepAlive = false;
+    if (!this.dead) {
+      this.dead = true;
+      this.socket.destroy();
+      this.onClose(this);
+    }
+  }
+
+  private onEnd(err: (Error & { code?: string }) | undefined): void {
+    if (this.sample) {
+      if (this.sample.headersMs !== undefined && this.bodyMode === Body.UntilClose && !err) {
+        this.finish(undefined, undefined);
+      } else {
+        const where =
+          this.sample.headersMs === undefined
+            ? 'before the response headers'
+            : `after the headers, ${this.sample.bytesIn} of ${this.expectedLength >= 0 ? this.expectedLength : '?'} body bytes`;
+        this.finish(
+          'reset',
+          `${err ? (err.code ?? err.message) : 'connection closed by the server'} ${where}`,
+        );
+      }
+    }
+    this.destroy();
+  }
+
+  private finish(error: FailureClass | undefined, detail: string | undefined): void {
+    const sample = this.sample;
+    const resolve = this.resolve;
+    if (!sample || !resolve) return;
+    this.sample = undefined;
+    this.resolve = undefined;
+    this.head = undefined;
+    this.bodyMode = Body.None;
+    sample.endMs = this.now();
+    if (error) {
+      sample.error = error;
+      if (detail) sample.errorDetail = detail;
+      this.keepAlive = false;
+    }
+    resolve(sample);
+  }
+
+  private onData(chunk: Buffer): void {
+    const sample = this.sample;
+    if (!sample) {
+      // Bytes nobody asked for: the connection is out of step, never reuse it.
+      this.destroy();
+      return;
+    }
+    if (sample.headersMs === undefined) {
+      this.parseHead(chunk, sample);
+      return;
+    }
+    this.onBody(chunk, 0, sample);
+  }
+
+  private parseHead(chunk: Buffer, sample: Sample): void {
+    const buf = this.head ? Buffer.concat([this.head, chunk]) : chunk;
+    // Reject a peer that does not answer in HTTP/1.x (an h2-only port answers with binary frames).
+    if (buf.length >= 5 && buf.toString('latin1', 0, 5) !== 'HTTP/') {
+      this.finish('protocol-mismatch', `the server did not answer in HTTP/1.1 (first bytes ${hex(buf)})`);
+      this.destroy();
+      return;
+    }
+    const end = buf.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (buf.length > MAX_HEAD_BYTES) {
+        this.finish('other', `response head larger than ${MAX_HEAD_BYTES} bytes`);
+        this.destroy();
+        return;
+      }
+      this.head = buf;
+      return;
+    }
+    this.head = undefined;
+    const text = buf.toString('latin1', 0, end);
+    const status =
+      (text.charCodeAt(9) - 48) * 100 + (text.charCodeAt(10) - 48) * 10 + (text.charCodeAt(11) - 48);
+    if (!(status >= 100 && status < 600)) {
+      this.finish('other', `malformed status line ${JSON.stringify(text.slice(0, 40))}`);
+      this.destroy();
+      return;
+    }
+    if (status < 200 && status !== 101) {
+      // 1xx interim responses (RFC 9110 §15.2) precede the real one.
+      if (buf.length > end + 4) this.parseHead(buf.subarray(end + 4), sample);
+      return;
+    }
+    let length = -1;
+    let chunked = false;
+    const http10 = text.charCodeAt(7) === 48; // HTTP/1.0
+    let ka = !http10;
+    let i = text.indexOf('\r\n');
+    while (i >= 0 && i < text.length) {
+      const next = text.indexOf('\r\n', i + 2);
+      const lineEnd = next < 0 ? text.length : next;
+      const c = text.charCodeAt(i + 2) | 0x20;
+      if (c === 0x63 /* c */ || c === 0x74 /* t */) {
+        const colon = text.indexOf(':', i + 2);
+        if (colon > 0 && colon < lineEnd) {
+          const name = text.slice(i + 2, colon).toLowerCase();
+          if (name === 'content-length') length = Number.parseInt(text.slice(colon + 1, lineEnd).trim(), 10);
+          else if (name === 'transfer-encoding')
+            chunked = /chunked\s*$/i.test(text.slice(colon + 1, lineEnd));
+          else if (name === 'connection') {
+            const v = text.slice(colon + 1, lineEnd).toLowerCase();
+            if (v.includes('close')) ka = false;
+            else if (v.includes('keep-alive')) ka = true;
+          }
+        }
+      }
+      i = next;
+    }
+    if (!ka) this.keepAlive = false;
+    sample.headersMs = this.now();
+    sample.status = status;
+    this.expectedLength = length;
+    if (this.isHead || status === 204 || status === 304) this.bodyMode = Body.None;
+    else if (chunked) {
+      this.bodyMode = Body.Chunked;
+      this.chunkState = Chunk.Size;
+      this.chunkSize = 0;
+    } else if (length >= 0) {
+      this.bodyMode = Body.Length;
+      this.remaining = length;
+    } else {
+      this.bodyMode = Body.UntilClose;
+      this.keepAlive = false;
+    }
+    if (this.bodyMode === Body.None || (this.bodyMode === Body.Length && this.remaining === 0)) {
+      this.complete(buf.length > end + 4);
+      return;
+    }
+    if (buf.length > end + 4) this.onBody(buf, end + 4, sample);
+  }
+
+  private onBody(b: Buffer, from: number, sample: Sample): void {
+    switch (this.bodyMode) {
+      case Body.Length: {
+        const avail = b.length - from;
+        const take = Math.min(avail, this.remaining);
+        sample.bytesIn += take;
+        this.remaining -= take;
+        if (this.remaining === 0) this.complete(avail > take);
+        return;
+      }
+      case Body.UntilClose:
+        sample.bytesIn += b.length - from;
+        return;
+      case Body.Chunked:
+        this.onChunked(b, from, sample);
+        return;
+      default:
+        this.destroy();
+    }
+  }
+
+  /** RFC 9112 §7.1: size in hex, optional extensions, CRLF, data, CRLF … 0 CRLF, trailers, CRLF. */
+  private onChunked(b: Buffer, from: number, sample: Sample): void {
+    let i = from;
+    const n = b.length;
+    while (i < n) {
+      switch (this.chunkState) {
+        case Chunk.Size: {
+          const c = b[i++]!;
+          const v =
+            c >= 48 && c <= 57 ? c - 48 : (c | 0x20) >= 97 && (c | 0x20) <= 102 ? (c | 0x20) - 87 : -1;
+          if (v >= 0) this.chunkSize = this.chunkSize * 16 + v;
+          else if (c === CR) this.chunkState = Chunk.SizeLf;
+          else if (c === LF) this.afterSize();
+          else this.chunkState = Chunk.Ext;
+          break;
+        }
+        case Chunk.Ext:
+          if (b[i++] === LF) this.afterSize();
+          break;
+        case Chunk.SizeLf:
+          i++;
+          this.afterSize();
+          break;
+        case Chunk.Data: {
+          const avail = n - i;
+          const take = Math.min(avail, this.remaining);
+          sample.bytesIn += take;
+          this.remaining -= take;
+          i += take;
+          if (this.remaining === 0) this.chunkState = Chunk.DataCr;
+          break;
+        }
+        case Chunk.DataCr:
+          this.chunkState = b[i++] === CR ? Chunk.DataLf : Chunk.Size;
+          break;
+        case Chunk.DataLf:
+          i++;
+          this.chunkState = Chunk.Size;
+          this.chunkSize = 0;
+          break;
+        case Chunk.TrailerStart: {
+          const c = b[i++]!;
+          if (c === CR) this.chunkState = Chunk.FinalLf;
+          else if (c === LF) {
+            this.complete(i < n);
+            return;
+          } else this.chunkState = Chunk.TrailerLine;
+          break;
+        }
+        case Chunk.TrailerLine:
+          if (b[i++] === LF) this.chunkState = Chunk.TrailerStart;
+          break;
+        case Chunk.FinalLf:
+          i++;
+          this.complete(i < n);
+          return;
+      }
+    }
+  }
+
+  private afterSize(): void {
+    if (this.chunkSize === 0) this.chunkState = Chunk.TrailerStart;
+    else {
+      this.remaining = this.chunkSize;
+      this.chunkState = Chunk.Data;
+    }
+  }
+
+  private complete(extraBytes: boolean): void {
+    // Bytes after a complete response on a non-pipelined connection mean we are out of step.
+    if (extraBytes) this.keepAlive = false;
+    this.finish(undefined, undefined);
+    if (!this.keepAlive) this.destroy();
+  }
+}
+
+function hex(b: Buffer): string {
+  return b.subarray(0, 8).toString('hex');
+}

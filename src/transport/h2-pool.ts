@@ -1,0 +1,33 @@
+/**
+ * `h2-pool`: K independent HTTP/2 sessions, each request sent on the session a **named policy**
+ * chooses (the policy changes the result, so it is part of every result):
+ *
+ * - `least-busy` (default): K sessions opened at the start; the one with the fewest streams in flight.
+ * - `round-robin`: K sessions opened at the start; each in turn (skipping full ones).
+ * - `first-free`: a session with no stream in flight, else open a new one up to K, else the least busy
+ *   — the "take a free client or create one" pool of the echo study.
+ */
+import { type H2Conn, type H2Options, openH2Conn } from './h2-session.ts';
+import { type PoolPolicy, PoolTransport } from './pool.ts';
+
+/** Options of the `h2-pool` transport. */
+export interface H2PoolOptions extends H2Options {
+  /** K: sessions. */
+  sessions: number;
+  policy: PoolPolicy;
+}
+
+/** Creates the `h2-pool` transport. */
+export function createH2Pool(opts: H2PoolOptions): PoolTransport {
+  return new PoolTransport(
+    {
+      ...opts.pool,
+      name: 'h2-pool',
+      requested: opts.target.tls ? 'h2' : 'h2c',
+      policy: opts.policy,
+      size: opts.sessions,
+      openAtStart: opts.policy === 'first-free' ? 1 : opts.sessions,
+    },
+    (id, onClose): Promise<H2Conn> => openH2Conn(id, opts, onClose),
+  );
+}

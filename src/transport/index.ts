@@ -1,0 +1,149 @@
+/**
+ * The transports' public face: `createTransport(name, opts)` builds `h1`, `h2` or `h2-pool` behind one
+ * {@link Transport} interface, and the flow-control window presets every result records.
+ */
+import { invalidOption } from '../errors.ts';
+import type { WindowInfo } from '../report/model.ts';
+import type { ConnectTarget } from './connect.ts';
+import { createH1Pool } from './h1-pool.ts';
+import { createH2Pool } from './h2-pool.ts';
+import { createH2Session, DEFAULT_WINDOW, MAX_WINDOW } from './h2-session.ts';
+import type { PoolPolicy } from './pool.ts';
+import type { Transport, TransportName } from './types.ts';
+
+export type { ConnectTarget } from './connect.ts';
+export { connectTimed } from './connect.ts';
+export type { PoolPolicy } from './pool.ts';
+export type * from './types.ts';
+
+/** The registry keys, in the order they are documented. */
+export const TRANSPORT_NAMES = ['h1', 'h2', 'h2-pool'] as const satisfies readonly TransportName[];
+/** h2-pool session choice policies. */
+export const POOL_POLICIES = [
+  'least-busy',
+  'round-robin',
+  'first-free',
+] as const satisfies readonly PoolPolicy[];
+/** Flow-control window presets. */
+export const WINDOW_PRESETS = ['node', 'browser', 'max', 'custom'] as const;
+export type WindowPreset = (typeof WINDOW_PRESETS)[number];
+
+/**
+ * The windows behind each preset, bytes (stream, connection):
+ * - `node`: what node:http2 advertises by default — the RFC 9113 §6.9.2 initial 65,535 for both.
+ * - `browser`: what Chromium advertises — 6 MiB per stream (SETTINGS_INITIAL_WINDOW_SIZE) and 15 MiB
+ *   for the connection (kSpdyStreamMaxRecvWindowSize / kSpdySessionMaxRecvWindowSize in
+ *   net/http/http_network_session.cc).
+ * - `max`: 2^31-1 for both, the RFC 9113 §6.9.1 ceiling — flow control effectively off, like h2load
+ *   (2^30-1 by default) and oha.
+ */
+export const WINDOW_SIZES: Record<Exclude<WindowPreset, 'custom'>, { stream: number; connection: number }> = {
+  node: { stream: DEFAULT_WINDOW, connection: DEFAULT_WINDOW },
+  browser: { stream: 6 * 1024 * 1024, connection: 15 * 1024 * 1024 },
+  max: { stream: MAX_WINDOW, connection: MAX_WINDOW },
+};
+
+/**
+ * Resolves a preset and optional explicit sizes into the windows to advertise. Explicit sizes
+ * override the preset's and make it `custom`.
+ */
+export function resolveWindow(
+  preset: WindowPreset,
+  streamBytes?: number,
+  connectionBytes?: number,
+): WindowInfo {
+  const base = WINDOW_SIZES[preset === 'custom' ? 'node' : preset];
+  const custom = preset === 'custom' || streamBytes !== undefined || connectionBytes !== undefined;
+  const stream = streamBytes ?? base.stream;
+  const connection = connectionBytes ?? Math.max(base.connection, stream);
+  for (const [opt, v] of [
+    ['--stream-window', stream],
+    ['--connection-window', connection],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 1 || v > MAX_WINDOW) {
+      throw invalidOption(opt, v, `use a size from 1 byte to ${MAX_WINDOW} bytes (2^31-1, RFC 9113 §6.9.1)`);
+    }
+  }
+  return { preset: custom ? 'custom' : preset, streamWindowBytes: stream, connectionWindowBytes: connection };
+}
+
+/** What every transport needs. */
+export interface TransportOptions {
+  /** The target's origin: `http://host:port` (h2 = h2c prior knowledge) or `https://host:port` (ALPN). */
+  url: string | URL;
+  /** h1: connections (N); h2-pool: sessions (K); ignored by h2 (always one session). */
+  connections: number;
+  /** h2-pool: how a session is chosen. Default `least-busy`. */
+  policy?: PoolPolicy;
+  /** HTTP/2 windows; default the `node` preset. */
+  window?: WindowInfo;
+  /** TLS material (PEM text) and verification. */
+  tls?: { ca?: string; cert?: string; key?: string; insecure?: boolean; servername?: string };
+  /** Per-request timeout, ms. Default 30,000. */
+  timeoutMs?: number;
+  /** Connection attempt timeout (TCP + TLS + first SETTINGS), ms. Default 10,000. */
+  connectTimeoutMs?: number;
+  /** Close pooled connections idle this long, ms; 0 = never (default). */
+  idleTimeoutMs?: number;
+  /** Retire pooled connections this old, ms; 0 = never (default). */
+  maxAgeMs?: number;
+  /** The run's clock, ms. Default `performance.now()`. */
+  now?: () => number;
+}
+
+/**
+ * Builds a transport by registry key.
+ * @example
+ * const t = createTransport('h2', { url: 'https://127.0.0.1:8443', connections: 1, tls: { insecure: true } });
+ * await t.open();
+ * const sample = await t.request({ method: 'GET', path: '/bytes/1024' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
+ * await t.close();
+ */
+export function createTransport(name: TransportName, opts: TransportOptions): Transport {
+  const url = typeof opts.url === 'string' ? new URL(opts.url) : opts.url;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidOption('URL', url.href, 'use an http:// or https:// URL');
+  }
+  const isTls = url.protocol === 'https:';
+  const port = Number(url.port) || (isTls ? 443 : 80);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const target: ConnectTarget = {
+    host,
+    port,
+    tls: isTls,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    ...(opts.tls?.servername ? { servername: opts.tls.servername } : {}),
+    ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
+    ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
+    ...(opts.tls?.insecure ? { insecure: true } : {}),
+  };
+  const authority = url.host;
+  const pool = {
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 0,
+    maxAgeMs: opts.maxAgeMs ?? 0,
+    now: opts.now ?? (() => performance.now()),
+  };
+  const window = opts.window ?? resolveWindow('node');
+  const windowSizes = {
+    streamWindowBytes: window.streamWindowBytes,
+    connectionWindowBytes: window.connectionWindowBytes,
+  };
+  switch (name) {
+    case 'h1':
+      return createH1Pool({ target, authority, pool: { ...pool, size: opts.connections } });
+    case 'h2':
+      return createH2Session({ target, authority, window: windowSizes, pool });
+    case 'h2-pool':
+      return createH2Pool({
+        target,
+        authority,
+        window: windowSizes,
+        pool,
+        sessions: opts.connections,
+        policy: opts.policy ?? 'least-busy',
+      });
+    default:
+      throw invalidOption('--protocol', name, `use one of ${TRANSPORT_NAMES.join(', ')}`);
+  }
+}

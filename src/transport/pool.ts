@@ -1,0 +1,382 @@
+/**
+ * One pool for every strategy. A transport is a pool of up to K connections, each able to carry
+ * `capacity()` requests at once (1 for HTTP/1.1, SETTINGS_MAX_CONCURRENT_STREAMS for HTTP/2), and a
+ * named policy choosing the connection for each request:
+ *
+ *   request ──▶ pick(policy) ──▶ connection with a free slot ──▶ send ──▶ Sample
+ *                  │  none free, fewer than K open ──▶ open one (this request rides it)
+ *                  └─ none free, K open ──▶ waiters (FIFO) ──▶ dispatched when a slot frees
+ *
+ * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
+ * the policy the user named. The engine never branches on protocol; neither does this file.
+ */
+import { H2labError } from '../errors.ts';
+import { ConnectError } from './connect.ts';
+import type {
+  RequestSpec,
+  RequestTiming,
+  Sample,
+  Transport,
+  TransportName,
+  TransportStats,
+  WireProtocol,
+} from './types.ts';
+
+/** How a pool chooses a connection for a request. */
+export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
+
+/** One pooled connection (an HTTP/1.1 socket or an HTTP/2 session). */
+export interface PoolConn {
+  readonly id: number;
+  /** Requests assigned to it now. */
+  inFlight: number;
+  /** Requests it completed. */
+  requests: number;
+  /** Highest `inFlight` it saw. */
+  peakStreams: number;
+  readonly createdMs: number;
+  lastActiveMs: number;
+  readonly connectMs: number;
+  readonly tlsMs: number | undefined;
+  readonly protocol: WireProtocol;
+  /** False once it must not take new requests (closing, GOAWAY received, Connection: close). */
+  usable(): boolean;
+  /** Requests it may carry at once, as the peer allows now. */
+  capacity(): number;
+  /** The peer's announced stream limit, when it announced one (HTTP/2). */
+  announcedLimit(): number | undefined;
+  /** Sends one request and fills `sample`; never rejects. */
+  send(spec: RequestSpec, sample: Sample): Promise<Sample>;
+  /** Fails requests older than `timeoutMs` with `timeout` (called by the pool's sweep). */
+  expire(nowMs: number, timeoutMs: number): void;
+  /** Closes it; requests in flight resolve with `aborted`. */
+  close(): void;
+}
+
+/** Opens connection number `id`; rejects with a ConnectError or an H2labError (protocol mismatch). */
+export type ConnOpener = (id: number, onClose: (c: PoolConn) => void) => Promise<PoolConn>;
+
+/** Settings of one pool. */
+export interface PoolSettings {
+  name: TransportName;
+  requested: WireProtocol;
+  /** K: connections (sessions) allowed at once. */
+  size: number;
+  policy: PoolPolicy;
+  /** Connections opened by `open()` (before the run starts). */
+  openAtStart: number;
+  /** Per-request timeout, ms (checked by a sweep, so it fires up to `timeoutMs / 8` late). */
+  timeoutMs: number;
+  /** Close a connection idle this long, ms (0 = never). */
+  idleTimeoutMs: number;
+  /** Stop using a connection this old, ms, and close it once drained (0 = never). */
+  maxAgeMs: number;
+  now: () => number;
+}
+
+interface Waiter {
+  spec: RequestSpec;
+  sample: Sample;
+  resolve: (s: Sample) => void;
+}
+
+/** A pool-backed {@link Transport}. */
+export class PoolTransport implements Transport {
+  readonly name: TransportName;
+  readonly requested: WireProtocol;
+  private readonly s: PoolSettings;
+  private readonly opener: ConnOpener;
+  private readonly conns: PoolConn[] = [];
+  private readonly waiters: Waiter[] = [];
+  private waitHead = 0;
+  private opening = 0;
+  private nextId = 1;
+  private rr = 0;
+  private inFlight = 0;
+  private peakInFlight = 0;
+  private opened = 0;
+  private capHits = 0;
+  private peakStreams = 0;
+  private minAnnounced: number | undefined;
+  private retiredRequests = 0;
+  private retiredConns = 0;
+  private retiredMax = 0;
+  private negotiatedProto: WireProtocol | 'none' = 'none';
+  private closed = false;
+  /** Connections opened by open() whose setup times no sample carries yet. */
+  private readonly unattributed = new Set<PoolConn>();
+  private sweep: NodeJS.Timeout | undefined;
+
+  constructor(settings: PoolSettings, opener: ConnOpener) {
+    this.s = settings;
+    this.name = settings.name;
+    this.requested = settings.requested;
+    this.opener = opener;
+  }
+
+  async open(): Promise<void> {
+    const tick = Math.max(
+      5,
+      Math.min(
+        1000,
+        this.s.timeoutMs / 8,
+        this.s.idleTimeoutMs > 0 ? this.s.idleTimeoutMs / 4 : 1000,
+        this.s.maxAgeMs > 0 ? this.s.maxAgeMs / 4 : 1000,
+      ),
+    );
+    this.sweep = setInterval(() => this.onSweep(), tick);
+    this.sweep.unref();
+    const first = await Promise.allSettled(
+      Array.from({ length: Math.min(this.s.openAtStart, this.s.size) }, () => this.openConn()),
+    );
+    for (const r of first) {
+      if (r.status === 'rejected') {
+        await this.close();
+        throw toOpenError(r.reason, this.s);
+      }
+      this.unattributed.add(r.value);
+    }
+  }
+
+  request(spec: RequestSpec, timing: RequestTiming): Promise<Sample> {
+    const sample: Sample = {
+      seq: timing.seq,
+      intendedMs: timing.intendedMs,
+      queuedMs: timing.queuedMs,
+      sentMs: timing.queuedMs,
+      endMs: timing.queuedMs,
+      connectionId: 0,
+      newConnection: false,
+      bytesIn: 0,
+      bytesOut: 0,
+      protocol: this.s.requested,
+    };
+    if (this.closed) return Promise.resolve(this.fail(sample, 'aborted', 'transport closed'));
+    if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    const choice = this.pick();
+    if (choice === 'open') return this.openAndSend(spec, sample);
+    if (choice !== undefined) return this.dispatch(choice, spec, sample);
+    this.capHits++;
+    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve }));
+  }
+
+  negotiated(): WireProtocol | 'none' {
+    return this.negotiatedProto;
+  }
+
+  stats(): TransportStats {
+    let n = this.retiredConns;
+    let sum = this.retiredRequests;
+    let max = this.retiredMax;
+    for (const c of this.conns) {
+      if (c.requests === 0) continue;
+      n++;
+      sum += c.requests;
+      if (c.requests > max) max = c.requests;
+    }
+    let peak = this.peakStreams;
+    for (const c of this.conns) if (c.peakStreams > peak) peak = c.peakStreams;
+    return {
+      opened: this.opened,
+      inFlight: this.inFlight,
+      peakInFlight: this.peakInFlight,
+      peakStreamsPerConnection: peak,
+      ...(this.minAnnounced !== undefined ? { serverMaxConcurrentStreams: this.minAnnounced } : {}),
+      capHits: this.capHits,
+      requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.sweep) clearInterval(this.sweep);
+    for (const w of this.takeWaiters()) w.resolve(this.fail(w.sample, 'aborted', 'transport closed'));
+    for (const c of [...this.conns]) c.close();
+    // Let socket close events run so callers see a quiet transport when this resolves.
+    await new Promise((r) => setImmediate(r));
+  }
+
+  private pick(): PoolConn | 'open' | undefined {
+    const canOpen = this.conns.length + this.opening < this.s.size;
+    let best: PoolConn | undefined;
+    switch (this.s.policy) {
+      case 'first-free': {
+        for (const c of this.conns) {
+          if (c.inFlight === 0 && c.usable()) return c;
+        }
+        if (canOpen) return 'open';
+        best = this.leastBusy();
+        break;
+      }
+      case 'least-busy': {
+        if (canOpen) return 'open';
+        best = this.leastBusy();
+        break;
+      }
+      case 'round-robin': {
+        if (canOpen) return 'open';
+        const n = this.conns.length;
+        for (let i = 0; i < n; i++) {
+          const c = this.conns[(this.rr + i) % n]!;
+          if (c.usable() && c.inFlight < c.capacity()) {
+            this.rr = (this.rr + i + 1) % n;
+            return c;
+          }
+        }
+        return undefined;
+      }
+    }
+    return best;
+  }
+
+  private leastBusy(): PoolConn | undefined {
+    let best: PoolConn | undefined;
+    for (const c of this.conns) {
+      if (!c.usable() || c.inFlight >= c.capacity()) continue;
+      if (best === undefined || c.inFlight < best.inFlight) best = c;
+    }
+    return best;
+  }
+
+  private async openConn(): Promise<PoolConn> {
+    this.opening++;
+    this.opened++;
+    try {
+      const conn = await this.opener(this.nextId++, (c) => this.onConnClose(c));
+      if (this.negotiatedProto === 'none') this.negotiatedProto = conn.protocol;
+      const lim = conn.announcedLimit();
+      if (lim !== undefined && (this.minAnnounced === undefined || lim < this.minAnnounced))
+        this.minAnnounced = lim;
+      this.conns.push(conn);
+      if (this.closed) conn.close();
+      return conn;
+    } finally {
+      this.opening--;
+    }
+  }
+
+  private async openAndSend(spec: RequestSpec, sample: Sample): Promise<Sample> {
+    let conn: PoolConn;
+    try {
+      conn = await this.openConn();
+    } catch (err) {
+      this.inFlight--;
+      if (err instanceof H2labError) this.fail(sample, 'protocol-mismatch', err.message);
+      else if (err instanceof ConnectError) this.fail(sample, err.failure, err.message);
+      else this.fail(sample, 'other', String(err));
+      this.drain();
+      return sample;
+    }
+    sample.newConnection = true;
+    sample.connectMs = conn.connectMs;
+    if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;
+    // A new HTTP/2 session may take more than this request: let queued ones ride it too.
+    queueMicrotask(() => this.drain());
+    return this.dispatch(conn, spec, sample);
+  }
+
+  private async dispatch(conn: PoolConn, spec: RequestSpec, sample: Sample): Promise<Sample> {
+    if (++conn.inFlight > conn.peakStreams) conn.peakStreams = conn.inFlight;
+    sample.connectionId = conn.id;
+    sample.protocol = conn.protocol;
+    if (this.unattributed.size > 0 && this.unattributed.delete(conn)) {
+      // The first request on a connection opened before the run carries its setup times.
+      sample.newConnection = true;
+      sample.connectMs = conn.connectMs;
+      if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;
+    }
+    await conn.send(spec, sample);
+    conn.inFlight--;
+    conn.requests++;
+    conn.lastActiveMs = sample.endMs;
+    this.inFlight--;
+    if (!conn.usable() && conn.inFlight === 0) conn.close();
+    else if (this.s.maxAgeMs > 0 && sample.endMs - conn.createdMs >= this.s.maxAgeMs && conn.inFlight === 0) {
+      conn.close();
+    }
+    if (this.waitHead < this.waiters.length) this.drain();
+    return sample;
+  }
+
+  private drain(): void {
+    while (this.waitHead < this.waiters.length && !this.closed) {
+      const choice = this.pick();
+      if (choice === undefined) return;
+      const w = this.waiters[this.waitHead]!;
+      this.waiters[this.waitHead++] = undefined as unknown as Waiter;
+      if (this.waitHead > 1024 && this.waitHead * 2 > this.waiters.length) {
+        this.waiters.splice(0, this.waitHead);
+        this.waitHead = 0;
+      }
+      const p =
+        choice === 'open' ? this.openAndSend(w.spec, w.sample) : this.dispatch(choice, w.spec, w.sample);
+      p.then(w.resolve);
+    }
+  }
+
+  private takeWaiters(): Waiter[] {
+    const out = this.waiters.slice(this.waitHead);
+    this.waiters.length = 0;
+    this.waitHead = 0;
+    return out;
+  }
+
+  private onConnClose(c: PoolConn): void {
+    const i = this.conns.indexOf(c);
+    if (i < 0) return;
+    this.unattributed.delete(c);
+    this.conns.splice(i, 1);
+    if (c.peakStreams > this.peakStreams) this.peakStreams = c.peakStreams;
+    if (c.requests > 0) {
+      this.retiredConns++;
+      this.retiredRequests += c.requests;
+      if (c.requests > this.retiredMax) this.retiredMax = c.requests;
+    }
+    if (!this.closed) queueMicrotask(() => this.drain());
+  }
+
+  private onSweep(): void {
+    const now = this.s.now();
+    for (const c of [...this.conns]) {
+      c.expire(now, this.s.timeoutMs);
+      if (c.inFlight > 0) continue;
+      const idle = this.s.idleTimeoutMs > 0 && now - c.lastActiveMs >= this.s.idleTimeoutMs;
+      const old = this.s.maxAgeMs > 0 && now - c.createdMs >= this.s.maxAgeMs;
+      if (idle || old) c.close();
+    }
+  }
+
+  private fail(sample: Sample, error: NonNullable<Sample['error']>, detail: string): Sample {
+    sample.error = error;
+    sample.errorDetail = detail;
+    sample.endMs = this.s.now();
+    if (sample.sentMs < sample.queuedMs) sample.sentMs = sample.queuedMs;
+    return sample;
+  }
+}
+
+/** Turns the first connection's failure into the error that ends the run before it starts. */
+function toOpenError(reason: unknown, s: PoolSettings): H2labError {
+  if (reason instanceof H2labError) return reason;
+  if (reason instanceof ConnectError) {
+    if (reason.failure === 'tls') {
+      return new H2labError(
+        'H2LAB_ERR_TLS_HANDSHAKE',
+        `the TLS handshake with the target failed (${reason.message}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or --insecure to skip verification`,
+        { transport: s.name, cause: reason.message },
+      );
+    }
+    return new H2labError(
+      'H2LAB_ERR_TARGET_UNREACHABLE',
+      `the target could not be reached (${reason.message}): check the URL's host and port and that the server is running`,
+      { transport: s.name, cause: reason.message },
+    );
+  }
+  return new H2labError(
+    'H2LAB_ERR_TARGET_UNREACHABLE',
+    `the target could not be reached: ${String(reason)}`,
+    {
+      transport: s.name,
+    },
+  );
+}

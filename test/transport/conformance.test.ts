@@ -1,0 +1,161 @@
+/**
+ * The shared transport conformance suite: every transport (h1, h2, h2-pool) over cleartext, TLS and
+ * mutual TLS, against real loopback servers, checking what the client measured against what the
+ * server saw.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTransport, type TransportName } from '../../src/transport/index.ts';
+import type { RequestSpec, Sample, Transport } from '../../src/transport/types.ts';
+import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
+import { type ServerKind, startTestServer, type TestServer } from '../fixtures/servers.ts';
+
+let certs: TestCerts;
+before(() => {
+  certs = makeTestCerts();
+});
+after(() => certs.cleanup());
+
+type Target = 'cleartext' | 'tls' | 'mtls';
+const TRANSPORTS: TransportName[] = ['h1', 'h2', 'h2-pool'];
+const TARGETS: Target[] = ['cleartext', 'tls', 'mtls'];
+
+function serverKind(t: TransportName, target: Target): ServerKind {
+  if (target === 'cleartext') return t === 'h1' ? 'h1' : 'h2c';
+  return target;
+}
+
+function expectedProtocol(t: TransportName, target: Target): string {
+  if (t === 'h1') return 'http/1.1';
+  return target === 'cleartext' ? 'h2c' : 'h2';
+}
+
+let seq = 0;
+function get(tr: Transport, path: string, extra: Partial<RequestSpec> = {}): Promise<Sample> {
+  const now = performance.now();
+  return tr.request({ method: 'GET', path, ...extra }, { seq: seq++, intendedMs: now, queuedMs: now });
+}
+
+for (const name of TRANSPORTS) {
+  for (const target of TARGETS) {
+    describe(`${name} over ${target}`, () => {
+      let server: TestServer;
+      let tr: Transport;
+      before(async () => {
+        server = await startTestServer(serverKind(name, target), certs);
+        tr = createTransport(name, {
+          url: server.url,
+          connections: 3,
+          timeoutMs: 300,
+          ...(target !== 'cleartext'
+            ? {
+                tls: {
+                  ca: certs.caPem,
+                  ...(target === 'mtls' ? { cert: certs.clientCert, key: certs.clientKey } : {}),
+                },
+              }
+            : {}),
+        });
+        await tr.open();
+      });
+      after(async () => {
+        await tr.close();
+        await server.close();
+      });
+
+      test('a GET returns the status, the body size and the negotiated protocol', async () => {
+        const s = await get(tr, '/bytes/1000');
+        assert.equal(s.error, undefined, s.errorDetail);
+        assert.equal(s.status, 200);
+        assert.equal(s.bytesIn, 1000);
+        assert.equal(s.protocol, expectedProtocol(name, target));
+        assert.equal(tr.negotiated(), expectedProtocol(name, target));
+        assert.ok(s.headersMs! >= s.sentMs && s.endMs >= s.headersMs!, 'times are ordered');
+        if (name !== 'h1') assert.equal(typeof s.streamId, 'number');
+      });
+
+      test('the first request on a connection carries its connect (and TLS) time', async () => {
+        // Request 1 above rode the connection open() made; a fresh transport shows it again.
+        const t2 = createTransport(name, {
+          url: server.url,
+          connections: 1,
+          ...(target !== 'cleartext'
+            ? {
+                tls: {
+                  ca: certs.caPem,
+                  ...(target === 'mtls' ? { cert: certs.clientCert, key: certs.clientKey } : {}),
+                },
+              }
+            : {}),
+        });
+        await t2.open();
+        const s = await get(t2, '/');
+        await t2.close();
+        assert.equal(s.newConnection, true);
+        assert.ok(s.connectMs !== undefined && s.connectMs >= 0);
+        if (target === 'cleartext') assert.equal(s.tlsMs, undefined);
+        else assert.ok(s.tlsMs !== undefined && s.tlsMs > 0);
+      });
+
+      test('40 concurrent requests all complete and the server saw each exactly once', async () => {
+        const before = server.seen.requests;
+        const samples = await Promise.all(Array.from({ length: 40 }, (_, i) => get(tr, `/bytes/${i * 100}`)));
+        for (const [i, s] of samples.entries()) {
+          assert.equal(s.error, undefined, s.errorDetail);
+          assert.equal(s.bytesIn, i * 100);
+        }
+        assert.equal(server.seen.requests - before, 40);
+        const conns = new Set(samples.map((s) => s.connectionId));
+        if (name === 'h2') assert.equal(conns.size, 1, 'h2 uses one session');
+        else assert.ok(conns.size <= 3, `at most 3 connections, saw ${conns.size}`);
+        const st = tr.stats();
+        if (name === 'h1')
+          assert.equal(st.peakStreamsPerConnection, 1, 'h1 never has two requests on one connection');
+        else assert.ok(st.peakStreamsPerConnection > 1, 'h2 multiplexes');
+      });
+
+      test('a POST body is sent in full', async () => {
+        const before = server.seen.bytesIn;
+        const body = new Uint8Array(10_240).fill(65);
+        const s = await get(tr, '/echo', { method: 'POST', body });
+        assert.equal(s.error, undefined, s.errorDetail);
+        assert.equal(s.bytesOut, 10_240);
+        assert.equal(s.bytesIn, '10240'.length);
+        assert.equal(server.seen.bytesIn - before, 10_240);
+      });
+
+      test('a chunked response of 100000 bytes is counted exactly', async () => {
+        const s = await get(tr, '/chunked/100000');
+        assert.equal(s.error, undefined, s.errorDetail);
+        assert.equal(s.bytesIn, 100_000);
+      });
+
+      test('HEAD has no body and the connection stays usable', async () => {
+        const s = await get(tr, '/', { method: 'HEAD' });
+        assert.equal(s.status, 200);
+        assert.equal(s.bytesIn, 0);
+        const next = await get(tr, '/bytes/10');
+        assert.equal(next.bytesIn, 10);
+        assert.equal(next.error, undefined);
+      });
+
+      test('HTTP errors are responses, not transport failures', async () => {
+        const s = await get(tr, '/status/503');
+        assert.equal(s.status, 503);
+        assert.equal(s.error, undefined);
+      });
+
+      test('a request slower than the timeout fails as timeout, and the next one succeeds', async () => {
+        const s = await get(tr, '/delay/1500');
+        assert.equal(s.error, 'timeout');
+        // Sweep granularity is timeout / 8: allow that plus a noisy machine.
+        assert.ok(
+          s.endMs - s.sentMs >= 290 && s.endMs - s.sentMs < 1200,
+          `timed out after ${s.endMs - s.sentMs} ms`,
+        );
+        const next = await get(tr, '/bytes/10');
+        assert.equal(next.error, undefined, next.errorDetail);
+      });
+    });
+  }
+}
