@@ -8,12 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { H2labError } from '../errors.ts';
 import { VERSION } from '../version.ts';
-import { exitWithError } from './output.ts';
 import { COMMANDS } from './commands.ts';
+import { exitWithError } from './output.ts';
 
 export function buildProgram(): Command {
   const program = new Command('h2lab')
-    .description('What is HTTP/2 actually worth against HTTP/1.1 for your server and your clients — measured, explained.')
+    .description(
+      'What is HTTP/2 actually worth against HTTP/1.1 for your server and your clients — measured, explained.',
+    )
     .version(VERSION)
     .configureOutput({ outputError: () => {} })
     .exitOverride();
