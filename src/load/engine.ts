@@ -20,7 +20,7 @@ import {
   encodeHistogram,
   HISTOGRAM_NAMES,
   newHistogram,
-  summarize,
+  summarizeHistogram,
 } from './stats.ts';
 import { runWorkerParts } from './workers.ts';
 
@@ -378,7 +378,7 @@ function buildResult(
       `${counts.late} requests left later than ${o.lateToleranceMs} ms after their intended time (open loop)`,
     );
   }
-  const latency = summarize(hist.latency);
+  const latency = summarizeHistogram(hist.latency);
   let finalError = error;
   if (!finalError && counts.total > 0) {
     const rate = counts.failed / counts.total;
@@ -419,9 +419,9 @@ function buildResult(
       bytesOut: counts.bytesOut,
     },
     latencyMs: latency,
-    ...(o.rateRps !== undefined ? { latencyUncorrectedMs: summarize(hist.latencyUncorrected) } : {}),
-    ttfbMs: summarize(hist.ttfb),
-    clientQueueMs: summarize(hist.clientQueue),
+    ...(o.rateRps !== undefined ? { latencyUncorrectedMs: summarizeHistogram(hist.latencyUncorrected) } : {}),
+    ttfbMs: summarizeHistogram(hist.ttfb),
+    clientQueueMs: summarizeHistogram(hist.clientQueue),
     histograms: {
       latency: encodeHistogram(hist.latency),
       ttfb: encodeHistogram(hist.ttfb),
@@ -429,8 +429,8 @@ function buildResult(
     },
     connections: {
       opened,
-      ...(hist.connect.totalCount > 0 ? { connectMs: summarize(hist.connect) } : {}),
-      ...(hist.tls.totalCount > 0 ? { tlsMs: summarize(hist.tls) } : {}),
+      ...(hist.connect.totalCount > 0 ? { connectMs: summarizeHistogram(hist.connect) } : {}),
+      ...(hist.tls.totalCount > 0 ? { tlsMs: summarizeHistogram(hist.tls) } : {}),
       peakInFlight,
       ...(isH2 ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
       ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),

@@ -11,5 +11,5 @@ export {
   type ResolvedLoadOptions,
   resolveLoadOptions,
 } from './options.ts';
-export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarize } from './stats.ts';
+export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';
 export { expandTemplate, splitUrl } from './workload.ts';

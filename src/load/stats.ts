@@ -30,7 +30,7 @@ export function recordMs(h: hdr.Histogram, ms: number): void {
 }
 
 /** p50/p90/p99/p99.9/max/min/mean in ms. An empty histogram gives zeros with count 0. */
-export function summarize(h: hdr.Histogram): LatencySummaryMs {
+export function summarizeHistogram(h: hdr.Histogram): LatencySummaryMs {
   const n = h.totalCount;
   if (n === 0) return { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0, count: 0 };
   const ms = (us: number): number => Math.round(us) / 1000;
