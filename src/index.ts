@@ -9,6 +9,8 @@ export * from './load/index.ts';
 export * from './net/index.ts';
 export * from './report/index.ts';
 export { renderRunText } from './report/run-text.ts';
+export { renderBrowserHtml } from './report/browser-html.ts';
+export { renderBrowserText } from './report/browser-text.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
 export {

@@ -93,6 +93,8 @@ export function burstStats(records: BrowserRequest[], page: PageBurstReport): Bu
     issueLoopMs: page.issueLoopMs,
     ok: page.statuses.filter((s) => s >= 200 && s < 400).length,
     failed: page.statuses.filter((s) => s < 200 || s >= 400).length,
+    cdpMissing:
+      page.statuses.length - records.filter((r) => r.status !== undefined || r.failed !== undefined).length,
   };
   if (matched > 0) stats.resourceTiming = { matched, wireMaxDiffMs: wireDiff, startMaxDiffMs: startDiff };
   return stats;
@@ -158,13 +160,17 @@ function mmm(values: number[]): { median: number; min: number; max: number } {
 
 /** Medians over the kept (not discarded) runs of one target. */
 export function summarizeBurst(target: string, runs: readonly BurstRun[]): BurstSummary {
-  const kept = runs.filter((r) => r.target === target && !r.discarded);
+  const measured = runs.filter((r) => r.target === target && !r.discarded);
+  // Runs where CDP lost events would undercount peaks; use them only when no run is complete.
+  const complete = measured.filter((r) => r.stats.cdpMissing === 0);
+  const kept = complete.length ? complete : measured;
   const protocols: Record<string, number> = {};
   for (const r of kept)
     for (const [p, n] of Object.entries(r.stats.protocols)) protocols[p] = (protocols[p] ?? 0) + n;
   const s: BurstSummary = {
     target,
     runs: kept.length,
+    incompleteRuns: measured.length - complete.length,
     peakInFlight: mmm(kept.map((r) => r.stats.peakInFlight)),
     connections: mmm(kept.map((r) => r.stats.connections)),
     stalledP50Ms: median(kept.map((r) => r.stats.stalledMs.p50)),

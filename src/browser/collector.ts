@@ -41,12 +41,17 @@ export class CollectedPage {
     this.page = page;
     this.cdp = cdp;
     this.origin = origin;
+    // Events of one request are merged by id whatever order they arrive in: under load CDP can
+    // deliver a response before the request that caused it.
     cdp.on('Network.requestWillBeSent', (e) => {
-      this.byId.set(e.requestId, { url: e.request.url, willBeSentS: e.timestamp });
+      const r = this.entry(e.requestId);
+      r.url = e.request.url;
+      r.willBeSentS = Math.min(r.willBeSentS, e.timestamp);
+      if (this.debug) this.debug('rwbs', e.requestId, e.timestamp);
     });
     cdp.on('Network.responseReceived', (e) => {
-      const r = this.byId.get(e.requestId);
-      if (!r) return;
+      const r = this.entry(e.requestId);
+      if (this.debug) this.debug('resp', e.requestId, e.timestamp, !!e.response.timing);
       const t = e.response.timing;
       if (t) {
         r.requestTimeS = t.requestTime;
@@ -60,14 +65,13 @@ export class CollectedPage {
       r.securityState = e.response.securityState;
     });
     cdp.on('Network.loadingFinished', (e) => {
-      const r = this.byId.get(e.requestId);
-      if (!r) return;
+      const r = this.entry(e.requestId);
+      if (this.debug) this.debug('fin', e.requestId, e.timestamp);
       r.endS = e.timestamp;
       r.encodedBytes = e.encodedDataLength;
     });
     cdp.on('Network.loadingFailed', (e) => {
-      const r = this.byId.get(e.requestId);
-      if (!r) return;
+      const r = this.entry(e.requestId);
       r.endS = e.timestamp;
       r.errorText = e.errorText;
       r.canceled = e.canceled ?? false;
@@ -106,21 +110,35 @@ export class CollectedPage {
     return new CollectedPage(page, cdp, origin);
   }
 
+  debug?: (...a: unknown[]) => void;
+
+  private entry(id: string): RawRequest {
+    let r = this.byId.get(id);
+    if (!r) {
+      r = { url: '', willBeSentS: Number.POSITIVE_INFINITY };
+      this.byId.set(id, r);
+    }
+    return r;
+  }
+
   /** Forgets every request seen so far. */
   clear(): void {
     this.byId.clear();
   }
 
   /**
-   * Waits until every URL in `urls` has an end event (CDP events can trail the page's promises by a
-   * few milliseconds), at most `timeoutMs`. Returns false on timeout.
+   * Waits until every URL in `urls` has its response and end events (CDP events trail the page's
+   * promises, by seconds on a loaded machine), at most `timeoutMs`. Returns false on timeout.
    */
-  async settle(urls: readonly string[], timeoutMs = 3000): Promise<boolean> {
+  async settle(urls: readonly string[], timeoutMs = 10_000): Promise<boolean> {
     const want = new Set(urls);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       let ended = 0;
-      for (const r of this.byId.values()) if (want.has(r.url) && r.endS !== undefined) ended++;
+      for (const r of this.byId.values()) {
+        if (want.has(r.url) && r.endS !== undefined && (r.status !== undefined || r.errorText !== undefined))
+          ended++;
+      }
       if (ended >= want.size) return true;
       if (performance.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 10));

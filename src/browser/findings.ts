@@ -5,6 +5,12 @@
 import { formatMs } from '../util/units.ts';
 import type { BrowserResult, BurstSummary, CancelRun } from './result.ts';
 
+const MODE = {
+  honour: 'server honours cancellation',
+  ignore: 'server ignores cancellation',
+  unknown: 'server behaviour unknown',
+} as const;
+
 /** Tolerance for the CDP ↔ Resource Timing cross-check, ms. */
 export const RESOURCE_TIMING_TOLERANCE_MS = 1;
 
@@ -31,6 +37,11 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
     findings.push(
       `${label(s.target)}: peak ${range(p)} requests in flight on ${range(c)} connection${c.median === 1 ? '' : 's'} (median of ${s.runs} runs).`,
     );
+    if (s.incompleteRuns > 0) {
+      warnings.push(
+        `${label(s.target)}: ${s.incompleteRuns} run${s.incompleteRuns > 1 ? 's' : ''} left out because CDP delivered no response event for some requests the page completed.`,
+      );
+    }
     const w = s.resourceTimingWireMaxDiffMs;
     const st = s.resourceTimingStartMaxDiffMs;
     if (w !== undefined && w > RESOURCE_TIMING_TOLERANCE_MS) {
@@ -110,7 +121,7 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
         ? `; the server saw ${s.reachedHandler} reach a handler, ${s.cancellations.queued ?? 0} cancelled while queued, ${s.cancellations.running ?? 0} while running, ${s.jobs.unwanted ?? 0} rendered for nothing${s.drained ? '' : ' (pool still busy when read)'}`
         : '; no server metrics';
       findings.push(
-        `Cancellation, ${label(id)}, server ${c.serverMode}s cancel: ${c.count} fired, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
+        `Cancellation, ${label(id)}, ${MODE[c.serverMode]}: ${c.count} fired, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
       );
       if (s && !s.drained)
         warnings.push(

@@ -37,7 +37,7 @@ export interface FixtureHandle {
 
 /** Knobs passed to the fixture server. */
 export interface FixtureStartOptions {
-  pool: number;
+  poolSize: number;
   tileMs: number;
   maxConcurrentStreams: number;
   ignoreCancel: boolean;

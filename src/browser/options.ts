@@ -21,7 +21,7 @@ export const FixtureOptionsSchema = z
      * Backend pool workers. Small on purpose: the pool must be the bottleneck for the queue to move
      * from the browser (HTTP/1.1) to the server (h2). Default 4.
      */
-    pool: z.number().int().min(1).max(1024).default(4),
+    poolSize: z.number().int().min(1).max(1024).default(4),
     /** Time one tile holds a pool worker, ms. Default 20. */
     tileMs: z.number().min(0).max(60_000).default(20),
     /**

@@ -71,6 +71,11 @@ export interface BurstRunStats {
   ok: number;
   failed: number;
   /**
+   * Requests the page completed but CDP gave no response or end event for (within the settle bound).
+   * A run with any is left out of the summary: its peak and connections would be undercounted.
+   */
+  cdpMissing: number;
+  /**
    * The cross-check against the page's Resource Timing: how many requests matched, and the largest
    * |CDP − Resource Timing| of the on-the-wire time (send → last byte) and of the start (the moment the
    * request was asked for, which moves stalled and total together), ms.
@@ -104,7 +109,10 @@ export interface BurstRun {
 /** Medians over the kept runs of one target. */
 export interface BurstSummary {
   target: string;
+  /** Runs the medians are over. */
   runs: number;
+  /** Kept runs left out because CDP lost events (see BurstRunStats.cdpMissing). */
+  incompleteRuns: number;
   peakInFlight: { median: number; min: number; max: number };
   connections: { median: number; min: number; max: number };
   stalledP50Ms: number;
@@ -181,7 +189,13 @@ export interface BrowserResult {
   };
   trust: TrustInfo;
   /** Set when h2lab started the fixture server itself. */
-  fixture?: { plainUrl: string; tlsUrl: string; pool: number; tileMs: number; maxConcurrentStreams: number };
+  fixture?: {
+    plainUrl: string;
+    tlsUrl: string;
+    poolSize: number;
+    tileMs: number;
+    maxConcurrentStreams: number;
+  };
   targets: BrowserTarget[];
   burst: { runs: BurstRun[]; summaries: BurstSummary[] };
   cancel: CancelRun[];

@@ -1,0 +1,164 @@
+/**
+ * `h2lab browser [ORIGIN…]`: real Chromium over CDP. Maps flags onto {@link BrowserOptionsSchema},
+ * shows progress on stderr, prints the table on stdout, writes `--json` and `--out`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  type BrowserOptionsInput,
+  DEFAULT_CHROMIUM_PATH,
+  DEFAULT_PATH_TEMPLATE,
+  measureBrowser,
+} from '../browser/index.ts';
+import { H2labError } from '../errors.ts';
+import { renderBrowserHtml } from '../report/browser-html.ts';
+import { renderBrowserText } from '../report/browser-text.ts';
+import { parseDurationMs, parseInteger } from '../util/units.ts';
+import { exitWithError } from './output.ts';
+
+interface Flags {
+  chromium: string;
+  count: string;
+  runs: string;
+  pathTemplate: string;
+  cancelAfter: string;
+  burst: boolean;
+  cancel: boolean;
+  control: boolean;
+  trustCert: string[];
+  trustSpki: string[];
+  metricsUrl?: string;
+  pool: string;
+  tileMs: string;
+  maxStreams: string;
+  runTimeout: string;
+  json?: string;
+  out?: string;
+  quiet?: boolean;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function readPem(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new H2labError(
+      'H2LAB_ERR_FILE_UNREADABLE',
+      `--trust-cert ${path} cannot be read: ${(err as Error).message}`,
+      {
+        option: '--trust-cert',
+        value: path,
+      },
+    );
+  }
+}
+
+/** argv flags → library options (units parsed here, validated by the schema). */
+export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOptionsInput {
+  const opts: BrowserOptionsInput = {
+    origins,
+    chromiumPath: f.chromium,
+    count: parseInteger(f.count, '--count', 1, 2000),
+    runs: parseInteger(f.runs, '--runs', 2, 200),
+    pathTemplate: f.pathTemplate,
+    cancelAfterMs: parseDurationMs(f.cancelAfter, '--cancel-after'),
+    burst: f.burst,
+    cancel: f.cancel,
+    control: f.control,
+    trustCertPem: f.trustCert.map(readPem),
+    trustSpki: f.trustSpki,
+    fixture: {
+      poolSize: parseInteger(f.pool, '--pool', 1, 1024),
+      tileMs: parseDurationMs(f.tileMs, '--tile-ms'),
+      maxConcurrentStreams: parseInteger(f.maxStreams, '--max-streams', 1, 2 ** 31 - 1),
+    },
+    runTimeoutMs: parseDurationMs(f.runTimeout, '--run-timeout'),
+  };
+  if (f.metricsUrl) opts.metricsUrl = f.metricsUrl;
+  return opts;
+}
+
+export function register(program: Command): void {
+  program
+    .command('browser')
+    .description(
+      'Real Chromium over CDP: a burst of fetch() calls (peak in flight, stalled vs on the wire, connections) and a cancellation experiment, over http:// (HTTP/1.1), https:// (h2) and HTTP/1.1 over TLS. With no ORIGIN, starts the fixture server.',
+    )
+    .argument('[origins...]', 'origins to measure, e.g. http://127.0.0.1:8080 https://127.0.0.1:8443')
+    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
+    .option('--count <n>', 'requests fired at once', '121')
+    .option('--runs <n>', 'bursts per target, alternating targets; the first is discarded', '6')
+    .option(
+      '--path-template <t>',
+      'request path; {x} {y} walk a square grid, {i} is the index',
+      DEFAULT_PATH_TEMPLATE,
+    )
+    .option('--cancel-after <dur>', 'the cancellation experiment aborts its requests after this long', '60ms')
+    .option('--no-burst', 'skip the burst experiment')
+    .option('--no-cancel', 'skip the cancellation experiment')
+    .option('--no-control', 'skip HTTP/1.1 over TLS (a second Chromium with HTTP/2 disabled)')
+    .option(
+      '--trust-cert <file>',
+      'PEM certificate (or CA) whose key Chromium trusts by SPKI pin; repeatable',
+      collect,
+      [],
+    )
+    .option('--trust-spki <base64>', 'SPKI pin (base64 SHA-256) to trust; repeatable', collect, [])
+    .option(
+      '--metrics-url <url>',
+      "the target's h2lab /metrics (the server's view: cancellations, pool queue)",
+    )
+    .option('--pool <n>', 'fixture: backend pool workers (small, so that the pool is the bottleneck)', '4')
+    .option('--tile-ms <dur>', 'fixture: time one tile holds a pool worker', '20ms')
+    .option(
+      '--max-streams <n>',
+      'fixture: SETTINGS_MAX_CONCURRENT_STREAMS (Chrome stops at 100 without one)',
+      '256',
+    )
+    .option('--run-timeout <dur>', 'bound on one burst or cancellation run', '60s')
+    .option('--json <file>', "write the result as JSON ('-' for stdout)")
+    .option('--out <dir>', 'write report.html and result.json into DIR')
+    .option('-q, --quiet', 'no progress on stderr')
+    .action(async (origins: string[], f: Flags) => {
+      const opts = browserOptionsFromFlags(origins, f);
+      const ac = new AbortController();
+      const onSignal = () => ac.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const { startFixture } = await import('../browser/fixture.ts');
+      let result: Awaited<ReturnType<typeof measureBrowser>>;
+      try {
+        result = await measureBrowser(opts, {
+          startFixture,
+          signal: ac.signal,
+          onProgress: (e) => {
+            if (f.quiet) return;
+            const step = e.step !== undefined && e.of ? ` [${e.step + 1}/${e.of}]` : '';
+            process.stderr.write(`h2lab browser:${step} ${e.message}\n`);
+          },
+        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      const json = `${JSON.stringify(result, null, 2)}\n`;
+      if (f.json === '-') process.stdout.write(json);
+      else {
+        process.stdout.write(renderBrowserText(result));
+        if (f.json) writeFileSync(f.json, json);
+      }
+      if (f.out) {
+        mkdirSync(f.out, { recursive: true });
+        writeFileSync(join(f.out, 'result.json'), json);
+        writeFileSync(join(f.out, 'report.html'), renderBrowserHtml(result));
+        if (!f.quiet) process.stderr.write(`h2lab browser: wrote ${join(f.out, 'report.html')}\n`);
+      }
+      if (result.error) {
+        exitWithError(
+          new H2labError(result.error.code as never, result.error.message, result.error.details ?? {}),
+        );
+      }
+    });
+}

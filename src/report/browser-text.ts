@@ -1,0 +1,105 @@
+/**
+ * Terminal rendering of a browser result: a table per experiment, then findings and warnings.
+ * Pure: `(result) → string`.
+ */
+import type { BrowserResult } from '../browser/result.ts';
+import { formatMs } from '../util/units.ts';
+
+/** Left-aligned first column, right-aligned others, two spaces between. */
+export function textTable(head: string[], rows: string[][]): string {
+  const all = [head, ...rows];
+  const w = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), line(w.map((n) => '─'.repeat(n))), ...rows.map(line)].join('\n');
+}
+
+function range(x: { median: number; min: number; max: number }): string {
+  return x.min === x.max ? String(x.median) : `${x.median} (${x.min}–${x.max})`;
+}
+
+/** The whole result for a terminal. */
+export function renderBrowserText(result: BrowserResult): string {
+  const out: string[] = [];
+  const label = (id: string) => result.targets.find((t) => t.id === id)?.label ?? id;
+  const o = result.options;
+  out.push(
+    `h2lab browser — Chromium ${result.environment.chromium.version}, ${o.count} requests × ${o.runs} runs per target (first discarded)` +
+      (result.fixture
+        ? `; fixture pool ${result.fixture.poolSize} × ${result.fixture.tileMs} ms tiles, MAX_CONCURRENT_STREAMS ${result.fixture.maxConcurrentStreams}`
+        : ''),
+  );
+  out.push(
+    `trust: ${result.trust.method}${result.trust.spki.length ? ` (${result.trust.spki.length} SPKI pin${result.trust.spki.length > 1 ? 's' : ''})` : ''}` +
+      (result.trust.secureContext === undefined
+        ? ''
+        : result.trust.secureContext
+          ? ', certificates valid'
+          : ', NOT all valid'),
+  );
+  if (result.burst.summaries.length) {
+    out.push('', 'Burst (medians over kept runs)');
+    out.push(
+      textTable(
+        [
+          'target',
+          'protocol',
+          'peak in flight',
+          'conns',
+          'stalled p50/p90',
+          'wire p50/p90',
+          'server queue p50',
+          'wall',
+        ],
+        result.burst.summaries.map((s) => [
+          label(s.target),
+          Object.keys(s.protocols).join('+') || '—',
+          range(s.peakInFlight),
+          range(s.connections),
+          `${formatMs(s.stalledP50Ms)} / ${formatMs(s.stalledP90Ms)}`,
+          `${formatMs(s.wireP50Ms)} / ${formatMs(s.wireP90Ms)}`,
+          s.serverPoolQueueP50Ms === undefined ? '—' : formatMs(s.serverPoolQueueP50Ms),
+          formatMs(s.wallMs),
+        ]),
+      ),
+    );
+  }
+  if (result.cancel.length) {
+    out.push('', `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; counts from the server)`);
+    out.push(
+      textTable(
+        [
+          'target',
+          'server',
+          'aborted at',
+          'reached handler',
+          'cancelled queued',
+          'running',
+          'rendered for nothing',
+          'RST CANCEL',
+          'wanted',
+          'idle',
+        ],
+        result.cancel.map((c) => [
+          label(c.target),
+          c.serverMode,
+          Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),
+          c.server ? String(c.server.reachedHandler) : '—',
+          c.server ? String(c.server.cancellations.queued ?? 0) : '—',
+          c.server ? String(c.server.cancellations.running ?? 0) : '—',
+          c.server ? String(c.server.jobs.unwanted ?? 0) : '—',
+          c.server ? String(c.server.rstStreamByCode['8'] ?? 0) : '—',
+          formatMs(c.wantedMs),
+          formatMs(c.baselineMs),
+        ]),
+      ),
+    );
+  }
+  if (result.findings.length) out.push('', 'Findings', ...result.findings.map((f) => `- ${f}`));
+  if (result.warnings.length) out.push('', 'Warnings', ...result.warnings.map((w) => `! ${w}`));
+  if (result.error) out.push('', `error: ${result.error.code}: ${result.error.message}`);
+  return `${out.join('\n')}\n`;
+}
