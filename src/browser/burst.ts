@@ -81,7 +81,7 @@ export function burstStats(records: BrowserRequest[], page: PageBurstReport): Bu
   }
   const sent = records.filter((r) => r.sendMs !== undefined && r.failed === undefined);
   const stats: BurstRunStats = {
-    peakInFlight: peakConcurrency(sent.map((r) => [r.sendMs!, r.endMs] as const)),
+    peakInFlight: peakConcurrency(sent.map((r) => [r.sendMs!, r.lastDataMs ?? r.endMs] as const)),
     connections: new Set(sent.map((r) => r.connectionId)).size,
     protocols: tally(sent.map((r) => r.protocol ?? 'unknown')),
     stalledMs: spread(sent.map((r) => r.stalledMs!)),
@@ -183,6 +183,8 @@ export function summarizeBurst(target: string, runs: readonly BurstRun[]): Burst
   };
   const q = kept.flatMap((r) => (r.server?.poolQueueMs ? [r.server.poolQueueMs.p50] : []));
   if (q.length) s.serverPoolQueueP50Ms = median(q);
+  const peaks = kept.flatMap((r) => (r.server?.inFlightPeak !== undefined ? [r.server.inFlightPeak] : []));
+  if (peaks.length) s.serverInFlightPeak = Math.max(...peaks);
   const rt = kept.flatMap((r) => (r.stats.resourceTiming ? [r.stats.resourceTiming] : []));
   if (rt.length) {
     s.resourceTimingWireMaxDiffMs = Math.max(...rt.map((x) => x.wireMaxDiffMs));

@@ -22,6 +22,8 @@ interface RawRequest {
   status?: number;
   securityState?: string;
   endS?: number;
+  /** Last `dataReceived`: when the last body bytes (and, over h2, END_STREAM) reached the browser. */
+  lastDataS?: number;
   encodedBytes?: number;
   errorText?: string;
   canceled?: boolean;
@@ -63,6 +65,10 @@ export class CollectedPage {
       r.connectionReused = e.response.connectionReused;
       r.status = e.response.status;
       r.securityState = e.response.securityState;
+    });
+    cdp.on('Network.dataReceived', (e) => {
+      const r = this.entry(e.requestId);
+      r.lastDataS = Math.max(r.lastDataS ?? 0, e.timestamp);
     });
     cdp.on('Network.loadingFinished', (e) => {
       const r = this.entry(e.requestId);
@@ -169,6 +175,8 @@ export class CollectedPage {
           rec.headersMs = ms(r.requestTimeS) + r.receiveHeadersEndMs;
         }
       }
+      if (r.lastDataS !== undefined && r.endS !== undefined && r.lastDataS <= r.endS)
+        rec.lastDataMs = ms(r.lastDataS);
       if (r.protocol !== undefined) rec.protocol = r.protocol;
       if (r.connectionId !== undefined) rec.connectionId = r.connectionId;
       if (r.connectionReused !== undefined) rec.connectionReused = r.connectionReused;

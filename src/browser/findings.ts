@@ -80,8 +80,15 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
   if (result.fixture) {
     const h2 = pick(result, 'h2', true);
     if (h2) {
+      const lim = result.fixture.maxConcurrentStreams;
+      const server = h2.serverInFlightPeak;
       findings.push(
-        `h2 peak ${h2.peakInFlight.max} ≤ the server's SETTINGS_MAX_CONCURRENT_STREAMS ${result.fixture.maxConcurrentStreams}${h2.peakInFlight.max >= result.fixture.maxConcurrentStreams ? ' (the limit was reached)' : ''}.`,
+        `h2 against SETTINGS_MAX_CONCURRENT_STREAMS ${lim}: browser peak ${h2.peakInFlight.max}${server !== undefined ? `, server peak ${server} requests in its handlers` : ''}` +
+          (server !== undefined && server >= lim
+            ? ' — the server limit was the bound.'
+            : h2.peakInFlight.max >= lim
+              ? ' — the limit was reached (the browser count trails stream closes by a few ms).'
+              : ' — below the limit.'),
       );
     }
   }

@@ -1,16 +1,26 @@
 /**
- * Starting h2lab's fixture server for the browser experiments.
+ * Starting h2lab's fixture server for the browser experiments: both listeners on free loopback
+ * ports, with the development certificates (their SPKI is pinned in Chromium).
  */
-import { H2labError } from '../errors.ts';
+import { startServer } from '../server/index.ts';
 import type { FixtureHandle, FixtureStartOptions } from './measure.ts';
 
-/** Starts the fixture server on free loopback ports. */
-export async function startFixture(_opts: FixtureStartOptions): Promise<FixtureHandle> {
-  throw new H2labError(
-    'H2LAB_ERR_INVALID_OPTION',
-    'h2lab browser needs ORIGIN arguments until the fixture server is available',
-    {
-      option: 'ORIGIN',
-    },
-  );
+/** Starts the fixture server on free loopback ports; `close()` does not wait for in-flight work. */
+export async function startFixture(opts: FixtureStartOptions): Promise<FixtureHandle> {
+  const s = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    tlsPort: 0,
+    poolSize: opts.poolSize,
+    tileMs: opts.tileMs,
+    ignoreCancel: opts.ignoreCancel,
+    maxConcurrentStreams: opts.maxConcurrentStreams,
+  });
+  return {
+    plainUrl: s.plainUrl!,
+    tlsUrl: s.tlsUrl!,
+    certPem: s.certPem,
+    ...(s.caPem ? { caPem: s.caPem } : {}),
+    close: () => s.close(0),
+  };
 }

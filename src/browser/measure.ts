@@ -94,7 +94,8 @@ function targetsFor(origins: readonly string[], control: boolean): BrowserTarget
       }
     }
   }
-  if (origins.length > 1 || new Set(out.map((t) => t.id.replace(/-\d+$/, ''))).size < out.length) {
+  // Name the origin only when two targets would otherwise read the same.
+  if (new Set(out.map((t) => t.label)).size < out.length) {
     for (const t of out) t.label = `${t.label} ${t.origin}`;
   }
   return out;

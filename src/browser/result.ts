@@ -35,6 +35,11 @@ export interface BrowserRequest {
   headersMs?: number;
   /** `loadingFinished` or `loadingFailed`. */
   endMs: number;
+  /**
+   * Last `dataReceived`: the last body bytes arrived. `loadingFinished` can trail it by a few ms, in
+   * which time an h2 stream slot is already free again (so peaks use this end when present).
+   */
+  lastDataMs?: number;
   /** Waiting inside the browser: for a connection (HTTP/1.1's 6 per host), a stream, or a handshake. */
   stalledMs?: number;
   /** From the request's send to its last byte: the network and the server (including its queue). */
@@ -123,6 +128,12 @@ export interface BurstSummary {
   wallMs: number;
   /** Negotiated protocols over all kept requests. */
   protocols: Record<string, number>;
+  /**
+   * Highest number of requests in the server's handlers at once over the kept runs (when h2lab owns the
+   * server). The authority on "bounded by SETTINGS_MAX_CONCURRENT_STREAMS": the browser's own peak is
+   * measured from CDP events, which trail the stream's close by a few ms.
+   */
+  serverInFlightPeak?: number;
   /** Median over kept runs of the server's pool queue p50, ms. */
   serverPoolQueueP50Ms?: number;
   /** Worst Resource Timing disagreement over the kept runs, ms (see BurstRunStats.resourceTiming). */

@@ -135,6 +135,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
           formatMs(s.stalledP90Ms),
           formatMs(s.wireP50Ms),
           formatMs(s.wireP90Ms),
+          s.serverInFlightPeak === undefined ? '—' : String(s.serverInFlightPeak),
           s.serverPoolQueueP50Ms === undefined ? '—' : formatMs(s.serverPoolQueueP50Ms),
           formatMs(s.wallMs),
         ]),

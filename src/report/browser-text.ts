@@ -61,6 +61,7 @@ export function renderBrowserText(result: BrowserResult): string {
           range(s.connections),
           `${formatMs(s.stalledP50Ms)} / ${formatMs(s.stalledP90Ms)}`,
           `${formatMs(s.wireP50Ms)} / ${formatMs(s.wireP90Ms)}`,
+          s.serverInFlightPeak === undefined ? '—' : String(s.serverInFlightPeak),
           s.serverPoolQueueP50Ms === undefined ? '—' : formatMs(s.serverPoolQueueP50Ms),
           formatMs(s.wallMs),
         ]),
