@@ -123,6 +123,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
           'stalled p90',
           'wire p50',
           'wire p90',
+          'server peak',
           'server queue p50',
           'wall',
         ],

@@ -51,6 +51,7 @@ export function renderBrowserText(result: BrowserResult): string {
           'conns',
           'stalled p50/p90',
           'wire p50/p90',
+          'server peak',
           'server queue p50',
           'wall',
         ],
