@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { H2labError } from '../errors.ts';
-import { type ProbeOptionsInput, probe, renderProbeText } from '../probe/index.ts';
+import { PROBE_RESULT_VERSION, type ProbeOptionsInput, probe, renderProbeText } from '../probe/index.ts';
 import { parseDurationMs, parseList } from '../util/units.ts';
 import { exitWithError } from './output.ts';
 
@@ -58,7 +58,18 @@ export function register(program: Command): void {
         ...(flags.waitIdle ? { waitIdleMs: parseDurationMs(flags.waitIdle, '--wait-idle') } : {}),
       };
       if (!flags.json) process.stderr.write(`probing ${url} …\n`);
-      const result = await probe(url, opts);
+      let result: Awaited<ReturnType<typeof probe>>;
+      try {
+        result = await probe(url, opts);
+      } catch (err) {
+        // With --json a pipeline still gets a JSON document on stdout: the error in place of a result.
+        if (flags.json && err instanceof H2labError) {
+          process.stdout.write(
+            `${JSON.stringify({ kind: 'h2lab.probe', version: PROBE_RESULT_VERSION, url, error: err.toJSON() }, null, 2)}\n`,
+          );
+        }
+        throw err;
+      }
       process.stdout.write(flags.json ? `${JSON.stringify(result, null, 2)}\n` : renderProbeText(result));
       const unmet = result.expectations?.unmet ?? [];
       if (unmet.length) {

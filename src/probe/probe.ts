@@ -369,6 +369,14 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
         result.keepAlive = ka.report;
         result.protocols['http/1.1'] = yes(`GET ${target.path} answered ${ka.first.status}`);
         result.responses.push(strip(ka.first));
+        const cc = result.tls?.clientCertificate;
+        if (cc?.requested && !cc.presented && cc.required === false && ka.first.status === 400) {
+          // nginx's `ssl_verify_client on` completes the handshake without a certificate and then
+          // answers every request "400 No required SSL certificate was sent".
+          cc.required = true;
+          cc.detail =
+            'required: the handshake completed without a client certificate, but the server answers HTTP 400 (as nginx does with ssl_verify_client on)';
+        }
       } catch (err) {
         const f = classifyFailure(err);
         result.protocols['http/1.1'] =

@@ -52,7 +52,7 @@ test('could-not-probe and usage errors: exit 2, one line with the code, no stack
   });
   const cases = [
     [['probe', `http://127.0.0.1:${free}/`], 'H2LAB_ERR_PROBE_UNREACHABLE'],
-    [['probe', 'gopher://x/'], 'H2LAB_ERR_PROBE_BAD_URL'],
+    [['probe', 'gopher://x/', '--json'], 'H2LAB_ERR_PROBE_BAD_URL'],
     [['probe', `http://127.0.0.1:${free}/`, '--expect', 'h9', '--timeout', '2s'], 'H2LAB_ERR_INVALID_OPTION'],
   ] as const;
   // Independent processes: run them side by side (each pays the TypeScript loader's start-up).
@@ -67,5 +67,6 @@ test('could-not-probe and usage errors: exit 2, one line with the code, no stack
     assert.equal(lines.length, 1, r.stderr);
     assert.match(lines[0]!, new RegExp(`^h2lab: ${code}: `));
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    if ((args as readonly string[]).includes('--json')) assert.equal(JSON.parse(r.stdout).error.code, code);
   });
 });

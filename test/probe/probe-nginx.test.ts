@@ -13,7 +13,7 @@ import { freePort, haveNginx, type Nginx, startNginx } from './nginx.ts';
 const available = haveNginx();
 let dir: string;
 let nginx: Nginx | undefined;
-const port = { tlsH2: 0, tlsOnly: 0, h2c: 0, plain: 0 };
+const port = { tlsH2: 0, tlsOnly: 0, h2c: 0, plain: 0, mtlsOn: 0, mtlsOptional: 0 };
 
 describe('nginx (Debian package) configurations', {
   skip: available ? false : 'nginx is not installed (apt-get install nginx)',
@@ -24,10 +24,14 @@ describe('nginx (Debian package) configurations', {
     writeFileSync(join(dir, 'server.pem'), certs.server.cert);
     writeFileSync(join(dir, 'server.key'), certs.server.key);
     writeFileSync(join(dir, 'ca.pem'), certs.ca.cert);
+    writeFileSync(join(dir, 'client.pem'), certs.client.cert);
+    writeFileSync(join(dir, 'client.key'), certs.client.key);
     port.tlsH2 = await freePort();
     port.tlsOnly = await freePort();
     port.h2c = await freePort();
     port.plain = await freePort();
+    port.mtlsOn = await freePort();
+    port.mtlsOptional = await freePort();
     const site = `
       location = / { return 200 "hello\\n"; }
       location = /text { default_type text/plain; return 200 "${'h2lab '.repeat(400)}"; }`;
@@ -40,7 +44,9 @@ describe('nginx (Debian package) configurations', {
   server { listen 127.0.0.1:${port.tlsH2} ssl http2; ${site} }
   server { listen 127.0.0.1:${port.tlsOnly} ssl; ${site} }
   server { listen 127.0.0.1:${port.h2c} http2; ${site} }
-  server { listen 127.0.0.1:${port.plain}; ${site} }`,
+  server { listen 127.0.0.1:${port.plain}; ${site} }
+  server { listen 127.0.0.1:${port.mtlsOn} ssl http2; ssl_client_certificate ${join(dir, 'ca.pem')}; ssl_verify_client on; ${site} }
+  server { listen 127.0.0.1:${port.mtlsOptional} ssl http2; ssl_client_certificate ${join(dir, 'ca.pem')}; ssl_verify_client optional; ${site} }`,
       Object.values(port),
     );
   });
@@ -117,5 +123,32 @@ describe('nginx (Debian package) configurations', {
   test('the wrong scheme on nginx ports: clear errors', async () => {
     await assert.rejects(probe(`https://127.0.0.1:${port.plain}/`), { code: 'H2LAB_ERR_PROBE_NOT_TLS' });
     await assert.rejects(probe(`http://127.0.0.1:${port.tlsOnly}/`), { code: 'H2LAB_ERR_PROBE_TLS_PORT' });
+  });
+
+  test('ssl_verify_client on: requested in the handshake, required at the HTTP level (400); probed with --cert', async () => {
+    const url = `https://127.0.0.1:${port.mtlsOn}/`;
+    const bare = await probe(url, { caPath: join(dir, 'ca.pem'), expect: ['mtls'] });
+    assert.equal(bare.tls?.clientCertificate.requested, true);
+    assert.equal(bare.tls?.clientCertificate.required, true, bare.tls?.clientCertificate.detail);
+    assert.match(bare.tls?.clientCertificate.detail ?? '', /400/);
+    assert.deepEqual(bare.expectations?.unmet, []);
+    const withCert = await probe(url, {
+      caPath: join(dir, 'ca.pem'),
+      certPath: join(dir, 'client.pem'),
+      keyPath: join(dir, 'client.key'),
+    });
+    assert.deepEqual(
+      withCert.responses.map((x) => x.status),
+      [200, 200],
+    );
+  });
+
+  test('ssl_verify_client optional: requested, not required', async () => {
+    const r = await probe(`https://127.0.0.1:${port.mtlsOptional}/`, {
+      caPath: join(dir, 'ca.pem'),
+      expect: ['client-cert', 'no-mtls'],
+    });
+    assert.equal(r.tls?.clientCertificate.required, false);
+    assert.deepEqual(r.expectations?.unmet, []);
   });
 });

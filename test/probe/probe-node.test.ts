@@ -126,6 +126,24 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
     });
   });
 
+  test('an h2-only TLS server (no HTTP/1.1 fallback): ALPN http/1.1 refused, keep-alive not probed', async () => {
+    await withServer(tlsServer({ allowHTTP1: false }), async (port) => {
+      const r = await probe(`https://127.0.0.1:${port}/`, {
+        caPath: file('ca.pem'),
+        expect: ['h2', 'no-http1.1'],
+      });
+      assert.equal(r.tls?.alpn['http/1.1'].supported, false);
+      assert.match(r.tls?.alpn['http/1.1'].detail ?? '', /no_application_protocol/);
+      assert.equal(r.keepAlive, undefined);
+      assert.deepEqual(
+        r.responses.map((x) => x.protocol),
+        ['h2'],
+      );
+      assert.ok(r.findings.some((f) => f.id === 'http1-refused-over-tls'));
+      assert.deepEqual(r.expectations?.unmet, []);
+    });
+  });
+
   test('mTLS required: detected without a certificate (HTTP not probed), and fully probed with --cert/--key', async () => {
     await withServer(tlsServer({ requestCert: true, rejectUnauthorized: true }), async (port) => {
       const url = `https://127.0.0.1:${port}/`;
