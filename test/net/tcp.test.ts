@@ -53,22 +53,43 @@ describe('TCP through the emulated link', { skip }, () => {
       ...[7, 8, 9].map((seed) => measure({ ...link('reno'), seed }, 1, 10_000, 2000)),
       measure(link('reno'), 6, 10_000, 2000),
     ]);
-    const reno1 = { totalBitsPerSec: renoRuns.slice(0, 3).reduce((a, r) => a + r.totalBitsPerSec, 0) / 3, link: renoRuns[0]!.link };
+    const reno1 = {
+      totalBitsPerSec: renoRuns.slice(0, 3).reduce((a, r) => a + r.totalBitsPerSec, 0) / 3,
+      link: renoRuns[0]!.link,
+    };
     const reno6 = renoRuns[3]!;
-    const [bbr1, bbr6] = await Promise.all([measure(link('bbr'), 1, 5000, 2000), measure(link('bbr'), 6, 5000, 2000)]);
+    const [bbr1, bbr6] = await Promise.all([
+      measure(link('bbr'), 1, 5000, 2000),
+      measure(link('bbr'), 6, 5000, 2000),
+    ]);
     const mss = 1448;
     const mathis = ((mss * 8) / 0.1) * (1.22 / Math.sqrt(0.01));
     console.log('# | congestion control | 1 flow | 6 flows (total) | 6 / 1 |');
-    console.log(`# | reno | ${mbit(reno1.totalBitsPerSec)} | ${mbit(reno6.totalBitsPerSec)} | ${(reno6.totalBitsPerSec / reno1.totalBitsPerSec).toFixed(2)} |`);
-    console.log(`# | bbr | ${mbit(bbr1.totalBitsPerSec)} | ${mbit(bbr6.totalBitsPerSec)} | ${(bbr6.totalBitsPerSec / bbr1.totalBitsPerSec).toFixed(2)} |`);
-    console.log(`# Mathis estimate for one reno flow: ${mbit(mathis)}; single reno runs ${renoRuns.slice(0, 3).map((r) => mbit(r.totalBitsPerSec)).join(', ')}; six flows each ${reno6.perFlowBitsPerSec.map(mbit).join(', ')}`);
+    console.log(
+      `# | reno | ${mbit(reno1.totalBitsPerSec)} | ${mbit(reno6.totalBitsPerSec)} | ${(reno6.totalBitsPerSec / reno1.totalBitsPerSec).toFixed(2)} |`,
+    );
+    console.log(
+      `# | bbr | ${mbit(bbr1.totalBitsPerSec)} | ${mbit(bbr6.totalBitsPerSec)} | ${(bbr6.totalBitsPerSec / bbr1.totalBitsPerSec).toFixed(2)} |`,
+    );
+    console.log(
+      `# Mathis estimate for one reno flow: ${mbit(mathis)}; single reno runs ${renoRuns
+        .slice(0, 3)
+        .map((r) => mbit(r.totalBitsPerSec))
+        .join(', ')}; six flows each ${reno6.perFlowBitsPerSec.map(mbit).join(', ')}`,
+    );
     assert.equal(reno1.link.info.congestionControl, 'reno');
     assert.equal(bbr1.link.info.congestionControl, 'bbr');
-    assert.ok(Math.abs(reno1.totalBitsPerSec / mathis - 1) <= 0.35, `reno one flow ${mbit(reno1.totalBitsPerSec)} vs Mathis ${mbit(mathis)}`);
+    assert.ok(
+      Math.abs(reno1.totalBitsPerSec / mathis - 1) <= 0.35,
+      `reno one flow ${mbit(reno1.totalBitsPerSec)} vs Mathis ${mbit(mathis)}`,
+    );
     const ratio = reno6.totalBitsPerSec / reno1.totalBitsPerSec;
     assert.ok(ratio >= 4 && ratio <= 8.5, `reno six/one = ${ratio.toFixed(2)}`);
     // BBR does not read loss as congestion: one flow gets most of what six get, and far more than reno.
-    assert.ok(bbr1.totalBitsPerSec >= 0.6 * bbr6.totalBitsPerSec, `bbr one ${mbit(bbr1.totalBitsPerSec)} vs six ${mbit(bbr6.totalBitsPerSec)}`);
+    assert.ok(
+      bbr1.totalBitsPerSec >= 0.6 * bbr6.totalBitsPerSec,
+      `bbr one ${mbit(bbr1.totalBitsPerSec)} vs six ${mbit(bbr6.totalBitsPerSec)}`,
+    );
     assert.ok(bbr1.totalBitsPerSec >= 10 * reno1.totalBitsPerSec);
   });
 });
