@@ -139,19 +139,17 @@ describe('head-of-line blocking through the emulated link', { skip }, () => {
       console.log(
         `# h1 (${n} connections):          request times ${dur(h1)} ms; ${c1.events} stalls, co-stalled share ${c1.share.toFixed(2)}`,
       );
+      // Each stall's span, for whoever wants to see it (H2LAB_HOL_DEBUG=1).
       if (process.env.H2LAB_HOL_DEBUG) {
         for (const [name, xs] of [
           ['h2', h2],
           ['h1', h1],
         ] as const) {
           const t0 = Math.min(...xs.map((x) => x.start));
-          xs.forEach((x, i) =>
-            console.log(
-              `# ${name}[${i}] ${stalls(x, minMs)
-                .map(([a, b]) => `${(a - t0).toFixed(0)}-${(b - t0).toFixed(0)}`)
-                .join(' ')}`,
-            ),
-          );
+          for (const [i, x] of xs.entries()) {
+            const spans = stalls(x, minMs).map(([a, b]) => `${(a - t0).toFixed(0)}-${(b - t0).toFixed(0)}`);
+            console.log(`# ${name}[${i}] ${spans.join(' ')}`);
+          }
         }
       }
       const stats = await link.stats();
