@@ -68,7 +68,13 @@ export const LinkOptionsSchema = z.strictObject({
   /** Seed for loss and jitter draws (relay backend): the same seed drops the same packets. */
   seed: z.number().int().default(1),
   /** Relay: release packets due within this many ms in one wake-up. */
-  relaySlackMs: z.number().min(0).max(1).default(0.05),
+  relaySlackMs: z.number().min(0).max(1).default(0.1),
+  /**
+   * Relay scheduling. `realtime` (SCHED_FIFO 20 through chrt) lets the relay preempt ordinary
+   * processes, so a busy host (the load generator, the server, other work) does not delay packets;
+   * the kernel's RT throttling still leaves 5% of each core to others. `high` = nice −10.
+   */
+  relayPriority: z.enum(['realtime', 'high', 'normal']).default('realtime'),
 });
 
 export type LinkOptions = z.input<typeof LinkOptionsSchema>;
@@ -80,6 +86,8 @@ export interface LinkStats {
   /** CPU seconds the relay used / its wall seconds (1.0 = one core). */
   relayCpu?: number;
   relayCpuSeconds?: number;
+  /** How late the relay released queued packets after their due time, ms. */
+  releaseLateMs?: RelayStats['releaseLateMs'];
 }
 
 /** One emulated link. Close it when done (also done on process exit). */
@@ -175,6 +183,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   const cc = (opts.congestionControl ?? readSysctl('net.ipv4.tcp_congestion_control') ?? 'cubic') as string;
 
   const cleanups: Array<() => Promise<void> | void> = [];
+  let relayPriority: 'realtime' | 'high' | 'normal' | undefined;
   let relayChild: ChildProcess | undefined;
   const onExit = () => {
     relayChild?.kill('SIGKILL');
@@ -213,6 +222,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     const pair = await allocatePair(opts.addressRange);
     if (backend === 'relay') {
       relayChild = await startRelay(clientDev, serverDev, profile, opts.seed, opts.relaySlackMs);
+      relayPriority = await prioritise(relayChild, opts.relayPriority);
       const child = relayChild;
       cleanups.push(() => stopRelay(child));
       await ip(undefined, 'link', 'set', serverDev, 'netns', namespace);
@@ -305,6 +315,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       mtuBytes: opts.mtuBytes,
       socketBufferMaxBytes: bufMax,
       seed: opts.seed,
+      ...(relayPriority ? { relayPriority } : {}),
       serverAddress: pair.server,
       clientAddress: pair.client,
     };
@@ -383,15 +394,33 @@ async function startRelay(
     });
     child.send({ type: 'start', clientName, serverName, up: profile.up, down: profile.down, seed, slackMs });
   });
-  // The relay is the link: if it waits for a CPU, every packet waits. Ask the scheduler to prefer it
-  // over ordinary processes (root only; best effort).
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, -10);
-  } catch {}
   // Keep the relay from holding the parent's event loop open; the IPC channel is unref'd too.
   child.unref();
   (child.channel as { unref?: () => void } | undefined)?.unref?.();
   return child;
+}
+
+/**
+ * The relay is the link: if it waits for a CPU, every packet waits. Returns the priority it got
+ * (best effort: falls back from realtime to nice −10 to normal).
+ */
+async function prioritise(
+  child: ChildProcess,
+  want: 'realtime' | 'high' | 'normal',
+): Promise<'realtime' | 'high' | 'normal'> {
+  if (child.pid === undefined || want === 'normal') return 'normal';
+  if (want === 'realtime') {
+    try {
+      await run('chrt', ['-a', '-f', '-p', '20', String(child.pid)]);
+      return 'realtime';
+    } catch {}
+  }
+  try {
+    setPriority(child.pid, -10);
+    return 'high';
+  } catch {
+    return 'normal';
+  }
 }
 
 function relayStats(child: ChildProcess): Promise<LinkStats> {
@@ -404,7 +433,9 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
       child.off('message', onMessage);
       const cpuSeconds = (msg.cpuUs ?? 0) / 1e6;
       resolve({
-        ...(msg.stats ? { up: msg.stats.up, down: msg.stats.down } : {}),
+        ...(msg.stats
+          ? { up: msg.stats.up, down: msg.stats.down, releaseLateMs: msg.stats.releaseLateMs }
+          : {}),
         relayCpuSeconds: cpuSeconds,
         relayCpu: msg.uptimeMs ? cpuSeconds / (msg.uptimeMs / 1000) : 0,
       });

@@ -159,10 +159,11 @@ export class PacketQueue {
   }
 
   /** Copies `src[offset, offset+len)` in with its due time. */
-  push(src: Uint8Array, offset: number, len: number, dueMs: number): void {
+  push(src: Buffer, offset: number, len: number, dueMs: number): void {
     if (this.#freeTop === 0) this.#grow();
     const slot = this.#free[--this.#freeTop]!;
-    this.#slab.set(src.subarray(offset, offset + len), slot * this.#stride);
+    // Buffer#copy allocates nothing (a subarray would, per packet, and feed the GC).
+    src.copy(this.#slab, slot * this.#stride, offset, offset + len);
     this.#due[slot] = dueMs;
     this.#seq[slot] = this.#nextSeq++;
     this.#len[slot] = len;

@@ -56,6 +56,8 @@ export interface LinkInfo {
   socketBufferMaxBytes?: number;
   /** Seed of the loss and jitter draws. */
   seed?: number;
+  /** Scheduling the relay process got: realtime (SCHED_FIFO), high (nice −10) or normal. */
+  relayPriority?: 'realtime' | 'high' | 'normal';
   serverAddress?: string;
   clientAddress?: string;
 }
