@@ -182,6 +182,9 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     metrics.streamsOpen++;
     stream.once('close', onStreamClose);
+    // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
+    // without a listener that error would end the process. 'close' above still counts it.
+    stream.on('error', () => {});
     const proto: WireProtocol = stream.session?.alpnProtocol === 'h2' ? 'h2' : 'h2c';
     router.handle(new H2Exchange(stream, headers, proto));
   });
