@@ -47,6 +47,7 @@ export const ERROR_CODES = {
     summary: 'The Chromium executable named by --chromium is not there.',
   },
   H2LAB_ERR_BROWSER_LAUNCH: { exit: EXIT_FAILURE, summary: 'Chromium was found but did not start.' },
+  H2LAB_ERR_BROWSER_PAGE: { exit: EXIT_FAILURE, summary: 'The experiment page failed inside Chromium.' },
   H2LAB_ERR_BROWSER_TIMEOUT: {
     exit: EXIT_FAILURE,
     summary: 'A browser run did not finish within --run-timeout.',
@@ -98,8 +99,14 @@ export const ERROR_CODES = {
   },
 
   // --- compare and report (src/compare, src/report) ---
-  H2LAB_ERR_COMPARE_NO_RESULTS: { exit: EXIT_FAILURE, summary: 'A comparison produced no measurement at all.' },
-  H2LAB_ERR_RESULT_FILE: { exit: EXIT_USAGE, summary: 'A results file given to `h2lab report` cannot be read or is not valid.' },
+  H2LAB_ERR_COMPARE_NO_RESULTS: {
+    exit: EXIT_FAILURE,
+    summary: 'A comparison produced no measurement at all.',
+  },
+  H2LAB_ERR_RESULT_FILE: {
+    exit: EXIT_USAGE,
+    summary: 'A results file given to `h2lab report` cannot be read or is not valid.',
+  },
 
   // --- load engine and transports (src/load, src/transport) ---
   H2LAB_ERR_PROTOCOL_MISMATCH: {

@@ -180,6 +180,7 @@ export function summarizeBurst(target: string, runs: readonly BurstRun[]): Burst
     totalP50Ms: median(kept.map((r) => r.stats.totalMs.p50)),
     wallMs: median(kept.map((r) => r.stats.wallMs)),
     protocols,
+    failures: tally(kept.flatMap((r) => r.requests.flatMap((q) => (q.failed ? [q.failed] : [])))),
   };
   const q = kept.flatMap((r) => (r.server?.poolQueueMs ? [r.server.poolQueueMs.p50] : []));
   if (q.length) s.serverPoolQueueP50Ms = median(q);

@@ -8,6 +8,7 @@
  * as the event timestamps). A request that fails before its response has no send time.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { H2labError } from '../errors.ts';
 import type { BrowserRequest } from './result.ts';
 
 interface RawRequest {
@@ -201,8 +202,17 @@ export class CollectedPage {
   }
 
   /** Evaluates a page script (an expression, see page-scripts.ts) and returns its value. */
-  evaluate<T>(expression: string): Promise<T> {
-    return this.page.evaluate(expression) as Promise<T>;
+  async evaluate<T>(expression: string): Promise<T> {
+    try {
+      return (await this.page.evaluate(expression)) as T;
+    } catch (err) {
+      throw new H2labError(
+        'H2LAB_ERR_BROWSER_PAGE',
+        `the experiment page on ${this.origin} failed: ${(err as Error).message.split('\n')[0]}`,
+        { origin: this.origin },
+        { cause: err },
+      );
+    }
   }
 
   async close(): Promise<void> {

@@ -37,6 +37,10 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
     findings.push(
       `${label(s.target)}: peak ${range(p)} requests in flight on ${range(c)} connection${c.median === 1 ? '' : 's'} (median of ${s.runs} runs).`,
     );
+    const failed = Object.entries(s.failures);
+    if (failed.length) {
+      warnings.push(`${label(s.target)}: requests failed: ${failed.map(([k, v]) => `${k} ×${v}`).join(', ')}.`);
+    }
     if (s.incompleteRuns > 0) {
       warnings.push(
         `${label(s.target)}: ${s.incompleteRuns} run${s.incompleteRuns > 1 ? 's' : ''} left out because CDP delivered no response event for some requests the page completed.`,

@@ -32,7 +32,7 @@ const BURST = `async ({ urls }) => {
   performance.setResourceTimingBufferSize(100000);
   performance.clearResourceTimings();
   const t0 = performance.now();
-  const ps = urls.map((u) => fetch(u, { cache: 'no-store' }).then(async (r) => { await r.arrayBuffer(); return r.status; }, () => -1));
+  const ps = urls.map((u) => fetch(u, { cache: 'no-store' }).then(async (r) => { await r.arrayBuffer(); return r.status; }).catch(() => -1));
   const issueLoopMs = performance.now() - t0;
   const statuses = await Promise.all(ps);
   const wallMs = performance.now() - t0;

@@ -1,0 +1,73 @@
+// `h2lab browser` as a user runs it: exit statuses, the table, --json and a self-contained --out report.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { chromiumMissing } from './helpers.ts';
+
+const run = async (args: string[]) => {
+  try {
+    const r = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'browser', ...args],
+      {
+        timeout: 120_000,
+      },
+    );
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+};
+
+test('usage errors exit 2 with their code', async () => {
+  const [count, chromium, origin] = await Promise.all([
+    run(['--count', '0']),
+    run(['--chromium', '/nonexistent/chromium', 'http://127.0.0.1:9']),
+    run(['ftp://127.0.0.1:9']),
+  ]);
+  assert.equal(count.code, 2, count.stderr);
+  assert.match(count.stderr, /H2LAB_ERR_INVALID_OPTION: --count "0"/);
+  assert.equal(chromium.code, 2, chromium.stderr);
+  assert.match(chromium.stderr, /H2LAB_ERR_BROWSER_MISSING: --chromium \/nonexistent\/chromium/);
+  assert.equal(origin.code, 2, origin.stderr);
+  assert.match(origin.stderr, /H2LAB_ERR_INVALID_OPTION: origin "ftp:/);
+});
+
+test('h2lab browser on the fixture: table, --json and a self-contained HTML report', async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-browser-cli-'));
+  try {
+    const r = await run([
+      '--count',
+      '12',
+      '--runs',
+      '2',
+      '--no-control',
+      '--no-cancel',
+      '-q',
+      '--out',
+      dir,
+      '--json',
+      join(dir, 'r.json'),
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Burst \(medians over kept runs\)/);
+    assert.match(r.stdout, /https:\/\/ h2 +h2 /);
+    const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+    assert.equal(json.kind, 'h2lab.browser');
+    assert.equal(json.options.count, 12);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')).targets, json.targets);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    assert.equal((html.match(/<svg /g) ?? []).length, 2, 'one waterfall per target');
+    assert.doesNotMatch(html, /(src|href)=["']?(https?:)?\/\//, 'the report loads nothing from the network');
+    assert.doesNotMatch(html, /<script/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
