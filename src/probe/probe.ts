@@ -408,6 +408,14 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
       const tap = (err as { tap?: { records: Array<{ dir: string }> } }).tap;
       tlsAnswered = Boolean(tap?.records.some((r) => r.dir === 'in'));
     }
+    const allTimedOut = problems.length >= 3 && problems.every((x) => x.kind === 'timeout');
+    if (!tlsAnswered && nothingSpoke && allTimedOut) {
+      throw new H2labError(
+        'H2LAB_ERR_PROBE_TIMEOUT',
+        `${target.host}:${target.port} accepts connections but answered nothing within ${timeoutMs} ms (HTTP/1.1, HTTP/2 preface, TLS): check that the URL names an HTTP server, or raise --timeout`,
+        { url, problems },
+      );
+    }
     if (tlsAnswered || nothingSpoke)
       throw tlsAnswered
         ? new H2labError(

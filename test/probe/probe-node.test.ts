@@ -392,6 +392,20 @@ describe('errors: each a clear message with its own code', () => {
     );
   });
 
+  test('a plain port that accepts and never answers: timeout, not "no HTTP"', async () => {
+    const silent = net.createServer(() => {});
+    await withServer(
+      () => listen(silent as unknown as http.Server),
+      async (port) => {
+        await expectError(
+          probe(`http://127.0.0.1:${port}/`, { timeoutMs: 300 }),
+          'H2LAB_ERR_PROBE_TIMEOUT',
+          /answered nothing within 300 ms/,
+        );
+      },
+    );
+  });
+
   test('bad URL, bad --expect, unreadable --ca, --cert without --key: usage errors before any traffic', async () => {
     await expectError(probe('ftp://example.com/'), 'H2LAB_ERR_PROBE_BAD_URL', /http:\/\/ or https:\/\//);
     await expectError(probe('not a url'), 'H2LAB_ERR_PROBE_BAD_URL', /not a URL/);
