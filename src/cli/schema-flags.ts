@@ -25,8 +25,8 @@ function show(o: DescribedOption): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** Adds one commander option per schema option, plus `--config FILE`. */
-export function addSchemaFlags(cmd: Command, options: DescribedOption[]): Command {
+/** Adds one commander option per schema option, plus `--config FILE` unless `config` is false. */
+export function addSchemaFlags(cmd: Command, options: DescribedOption[], config = true): Command {
   for (const o of options) {
     if (o.kind === 'bool') {
       if (o.negatable) cmd.option(`--no-${o.flag}`, `do not ${o.description}`);
@@ -40,6 +40,7 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[]): Comman
       `${o.description}${choices}${dflt}`,
     );
   }
+  if (!config) return cmd;
   cmd.option(
     '--config <file>',
     'YAML (or JSON) file of options; keys are the long flag names; flags override it',

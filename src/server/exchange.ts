@@ -109,7 +109,8 @@ export class H2Exchange implements Exchange {
   }
   respond(status: number, headers: Headers, body?: Buffer | string): void {
     if (this.stream.destroyed) return;
-    const h = { ...headers, ':status': status };
+    // Node copies the object and adds `:status: 200` when absent, so a 200 can pass a cached object.
+    const h = status === 200 ? headers : { ...headers, ':status': status };
     if (body === undefined || body.length === 0) {
       this.stream.respond(h, { endStream: true });
     } else {

@@ -15,6 +15,7 @@ export const ROUTES = [
   'page',
   'metrics',
   'healthz',
+  'options',
   'slow-headers',
   'reset',
   'hang',

@@ -82,6 +82,13 @@ export class Router {
         this.metricsRoute(ex, path, query);
         return;
       }
+      case '/options':
+        this.simple(ex, 'options', () => {
+          const b = Buffer.from(`${JSON.stringify(this.opts)}\n`);
+          ex.respond(200, { 'content-type': JSON_TYPE, 'content-length': b.length }, b);
+          return b.length;
+        });
+        return;
       case '/healthz': {
         this.simple(ex, 'healthz', () => text(ex, 200, 'ok\n'));
         return;

@@ -181,7 +181,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   });
   h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     metrics.streamsOpen++;
-    stream.once('close', onStreamClose);
+    stream.on('close', onStreamClose); // 'close' fires once; `on` avoids a wrapper per stream
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
     // without a listener that error would end the process. 'close' above still counts it.
     stream.on('error', () => {});
@@ -251,6 +251,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   const onSecure = (socket: TLSSocket): void => {
     const isH2 = socket.alpnProtocol === 'h2';
     if (closing) return void socket.destroy();
+    // `request`: a client may come without a certificate, but one it sends must verify against --ca.
+    if (opts.clientAuth === 'request' && !socket.authorized && socket.getPeerCertificate()?.raw) {
+      return void socket.destroy();
+    }
     (isH2 ? h2 : h1).emit('connection', socket);
   };
 

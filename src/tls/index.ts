@@ -2,6 +2,8 @@
  * Certificates for h2lab: a cached development CA, `h2lab certs` sets, and loading/checking the
  * files a user names.
  */
+
+export { type CertsOptions, CertsOptionsSchema, writeCertificates } from './certs-command.ts';
 export { type DevCertificates, ensureDevCertificates, h2labHome } from './dev.ts';
 export {
   CERT_FILES,

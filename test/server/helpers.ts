@@ -64,3 +64,86 @@ export async function scrape(srv: RunningServer): Promise<MetricsSnapshot> {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The CLI as a user runs it (TypeScript sources through tsx). */
+export const CLI = [process.execPath, '--import', 'tsx', 'src/cli/main.ts'] as const;
+
+/** Runs `h2lab ...args` to completion. */
+export function h2lab(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 20_000,
+): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      CLI[0],
+      [...CLI.slice(1), ...args],
+      { env, timeout: timeoutMs, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: unknown }).code as number | null) : 0;
+        resolve({ code: typeof code === 'number' ? code : null, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** `h2lab serve` running as a child process, after its listening lines. */
+export interface ServeProcess {
+  child: import('node:child_process').ChildProcess;
+  lines: string[];
+  plainUrl?: string;
+  tlsUrl?: string;
+  /** Sends `signal` and resolves with the exit code and all stderr. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; stderr: string }>;
+}
+
+/** Spawns `h2lab serve ...args`; resolves once the listening lines are printed (or rejects on exit). */
+export async function serveCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  expect: { plain?: boolean; tls?: boolean } = {},
+): Promise<ServeProcess> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(CLI[0], [...CLI.slice(1), 'serve', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const wantTls = expect.tls ?? !args.includes('--no-tls');
+  const wantPlain = expect.plain ?? !args.includes('--no-plain');
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`h2lab serve printed no listening lines in 60 s: ${out}${err}`));
+    }, 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      const ok = (!wantPlain || /listening http:/.test(out)) && (!wantTls || /listening https:/.test(out));
+      if (ok) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`h2lab serve exited with ${code}: ${err}`));
+    });
+  });
+  const lines = out.trim().split('\n');
+  return {
+    child,
+    lines,
+    plainUrl: /listening (http:\/\/\S+)/.exec(out)?.[1],
+    tlsUrl: /listening (https:\/\/\S+)/.exec(out)?.[1],
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      const code = await exited;
+      return { code, stderr: err };
+    },
+  };
+}
