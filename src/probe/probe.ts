@@ -18,6 +18,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
 import { H2labError, invalidOption } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { evaluateExpectations } from './expect.ts';
@@ -526,66 +527,54 @@ async function watchIdleConnections(
   opts: ProbeOptions,
   problem: (step: string, err: unknown) => Failure,
 ): Promise<IdleReport[]> {
-  const open = async () => {
-    if (origin.scheme === 'https') {
-      const c = await connectTls(
-        origin.ep,
-        origin.material,
-        { alpn: h2Via ? ['h2'] : ['http/1.1'], presentClientCert: true },
-        opts.timeoutMs,
-      );
-      return c.socket;
+  const open = async (alpn: string): Promise<Duplex> =>
+    origin.scheme === 'https'
+      ? (
+          await connectTls(
+            origin.ep,
+            origin.material,
+            { alpn: [alpn], presentClientCert: true },
+            opts.timeoutMs,
+          )
+        ).socket
+      : await connectTcp(origin.ep, opts.timeoutMs);
+  /** Opens a connection, makes it idle with `start`, then waits for the server to close it. */
+  const watch = async (
+    label: IdleReport['protocol'],
+    alpn: string,
+    start: (s: Duplex, inbox: Inbox) => Promise<(chunk: Buffer) => boolean>,
+  ): Promise<IdleReport | undefined> => {
+    let s: Duplex | undefined;
+    try {
+      s = await open(alpn);
+      const inbox = new Inbox(s);
+      const isGoaway = await start(s, inbox);
+      return await watchIdle(label, inbox, opts.waitIdleMs, isGoaway);
+    } catch (err) {
+      problem(`idle ${label} connection`, err);
+      return undefined;
+    } finally {
+      s?.destroy();
     }
-    return connectTcp(origin.ep, opts.timeoutMs);
   };
   const watchers: Array<Promise<IdleReport | undefined>> = [];
   if (h1) {
     watchers.push(
-      (async () => {
-        const s =
-          origin.scheme === 'https'
-            ? (
-                await connectTls(
-                  origin.ep,
-                  origin.material,
-                  { alpn: ['http/1.1'], presentClientCert: true },
-                  opts.timeoutMs,
-                )
-              ).socket
-            : await connectTcp(origin.ep, opts.timeoutMs);
-        try {
-          const inbox = new Inbox(s);
-          // HEAD: a response without a body, so the connection is idle as soon as the head is read.
-          s.write(`HEAD ${path} HTTP/1.1\r\nHost: ${origin.authority}\r\nUser-Agent: h2lab-probe\r\n\r\n`);
-          await readResponseHead(inbox, performance.now() + opts.timeoutMs);
-          return await watchIdle('http/1.1', inbox, opts.waitIdleMs);
-        } catch (err) {
-          problem('idle HTTP/1.1 connection', err);
-          return undefined;
-        } finally {
-          s.destroy();
-        }
-      })(),
+      watch('http/1.1', 'http/1.1', async (s, inbox) => {
+        // HEAD: a response without a body, so the connection is idle as soon as the head is read.
+        s.write(`HEAD ${path} HTTP/1.1\r\nHost: ${origin.authority}\r\nUser-Agent: h2lab-probe\r\n\r\n`);
+        await readResponseHead(inbox, performance.now() + opts.timeoutMs);
+        return () => false;
+      }),
     );
   }
   if (h2Via) {
     watchers.push(
-      (async () => {
-        const s = await open();
-        try {
-          const inbox = new Inbox(s);
-          const reader = new FrameReader();
-          await exchangePreface(s, inbox, performance.now() + opts.timeoutMs, { reader, leaveOpen: true });
-          return await watchIdle(h2Via, inbox, opts.waitIdleMs, (chunk) =>
-            reader.push(chunk).some((f) => f.type === FrameType.GOAWAY),
-          );
-        } catch (err) {
-          problem(`idle ${h2Via} connection`, err);
-          return undefined;
-        } finally {
-          s.destroy();
-        }
-      })(),
+      watch(h2Via, 'h2', async (s, inbox) => {
+        const reader = new FrameReader();
+        await exchangePreface(s, inbox, performance.now() + opts.timeoutMs, { reader, leaveOpen: true });
+        return (chunk) => reader.push(chunk).some((f) => f.type === FrameType.GOAWAY);
+      }),
     );
   }
   return (await Promise.all(watchers)).filter((r): r is IdleReport => r !== undefined);

@@ -378,7 +378,7 @@ describe('errors: each a clear message with its own code', () => {
     });
   });
 
-  test('a port that accepts and never answers: timeout', async () => {
+  test('a port that accepts and never answers: timeout (https:// and http://, not "no HTTP")', async () => {
     const silent = net.createServer(() => {});
     await withServer(
       () => listen(silent as unknown as http.Server),
@@ -388,15 +388,6 @@ describe('errors: each a clear message with its own code', () => {
           'H2LAB_ERR_PROBE_TIMEOUT',
           /did not answer in time.*--timeout/,
         );
-      },
-    );
-  });
-
-  test('a plain port that accepts and never answers: timeout, not "no HTTP"', async () => {
-    const silent = net.createServer(() => {});
-    await withServer(
-      () => listen(silent as unknown as http.Server),
-      async (port) => {
         await expectError(
           probe(`http://127.0.0.1:${port}/`, { timeoutMs: 300 }),
           'H2LAB_ERR_PROBE_TIMEOUT',
