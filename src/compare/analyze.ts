@@ -34,11 +34,12 @@ export function metricOf(run: RunResult, metric: Metric): number {
 }
 
 /**
- * Where one request's time went in one run, ms (means). The client's latency runs from the moment
- * the engine handed the request over, so it contains the client-side queue; the time to first byte
- * runs from the same moment. The server's queue and service times come from its /metrics and are
- * part of the client's time to first byte; what is left of it is the wire (and the server's
- * non-pool work). Parts are clamped at 0 so rounding never shows negative time.
+ * Where one request's time went in one run, ms (means). The load engine measures latency from the
+ * moment a request was handed to the transport (so it contains the wait for a connection or stream
+ * slot, `clientQueueMs`) and time to first byte from the moment it was sent (after that wait). So
+ * total = client queue + TTFB + transfer. The server's pool queue and service times (its /metrics)
+ * lie inside the TTFB; what is left of it is the wire and the server's non-pool work. Parts are
+ * clamped at 0 so rounding never shows negative time.
  */
 export function breakdownOf(run: RunResult): TimeBreakdown {
   const total = run.latencyMs.mean;
@@ -46,17 +47,20 @@ export function breakdownOf(run: RunResult): TimeBreakdown {
   const ttfb = Math.max(0, run.ttfbMs.mean);
   const serverQueue = run.server?.poolQueueMs?.mean;
   const serverService = run.server?.poolServiceMs?.mean;
-  const wire = Math.max(0, ttfb - clientQueue - (serverQueue ?? 0) - (serverService ?? 0));
-  const transfer = Math.max(0, total - ttfb);
+  const wire = Math.max(0, ttfb - (serverQueue ?? 0) - (serverService ?? 0));
+  const transfer = Math.max(0, total - clientQueue - ttfb);
   const b: TimeBreakdown = { clientQueue, wire, transfer, total };
   if (serverQueue !== undefined) b.serverQueue = serverQueue;
   if (serverService !== undefined) b.serverService = serverService;
   return b;
 }
 
-/** The runs that count: after the warm-up runs, without a run-level error. */
+/**
+ * The runs that count: after the warm-up runs, without a run-level error, and with at least one
+ * completed request (a run in which nothing completed has no latency to speak of).
+ */
 export function keptRuns(cell: CellResult): RunResult[] {
-  return cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined);
+  return cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined && r.counts.ok > 0);
 }
 
 function medianOf(runs: RunResult[], f: (r: RunResult) => number | undefined): number | undefined {

@@ -239,6 +239,13 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
           state.status = 'not-offered';
           state.note = notOfferedNote(cell.protocol, run.protocol.negotiated, run.error.message);
           state.error = run.error;
+        } else if (run.error) {
+          // The run ended early (target unreachable, error rate over the limit…): keep what it
+          // measured for the record, and stop spending time on this cell.
+          state.runs.push(run);
+          state.status = 'failed';
+          state.note = `the run failed: ${run.error.message}`;
+          state.error = run.error;
         } else {
           state.runs.push(run);
           state.status = round === options.runs - 1 ? 'done' : 'running';

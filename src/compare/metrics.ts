@@ -55,7 +55,10 @@ export interface ServerMetricsReader {
  * `/metrics/reset` before each run: only for a server that h2lab owns (the embedded one), because it
  * clears counters other observers may be reading.
  */
-export function httpMetricsReader(url: string, options: { resetPeaks?: boolean; timeoutMs?: number } = {}): ServerMetricsReader {
+export function httpMetricsReader(
+  url: string,
+  options: { resetPeaks?: boolean; timeoutMs?: number } = {},
+): ServerMetricsReader {
   return {
     async reset() {
       if (options.resetPeaks) await resetServerMetrics(url);

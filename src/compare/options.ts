@@ -21,9 +21,21 @@ export const COMPARE_DEFAULTS = Object.freeze({
    * one long run, and because the default matrix (27 cells × 5 runs) must finish in about two minutes.
    */
   durationMs: 500,
-  /** Warm-up inside each run (connections opened, TLS done) excluded from its statistics, ms. */
-  runWarmupMs: 100,
+  /**
+   * Warm-up inside each run excluded from its statistics, ms. 0: a request issued in the warm-up is
+   * not counted even when it ends long after, so with large responses at high concurrency a warm-up
+   * can swallow a whole short run. Each run opens its connections afresh; the discarded first run
+   * warms the JIT and the server.
+   */
+  runWarmupMs: 0,
   seed: 1,
+  /**
+   * HTTP/1.1 connections: a browser's per-host limit, so the h1 strategy is "what a browser does" and
+   * HTTP/1.1's client-side queue shows at concurrency > 6. Raise it to model a backend pool.
+   */
+  h1Connections: 6,
+  /** Sessions of the h2-pool strategy. */
+  h2PoolSessions: 4,
   minEffect: 0.05,
   confidence: 0.95,
   /** `loopback` = no emulation. Other profiles come from src/net when emulation is in use. */
@@ -59,6 +71,8 @@ export const compareOptionsSchema = z
     requests: z.number().int().positive().optional().describe('Requests per run instead of a duration.'),
     runWarmupMs: z.number().nonnegative().default(COMPARE_DEFAULTS.runWarmupMs),
     seed: z.number().int().default(COMPARE_DEFAULTS.seed),
+    h1Connections: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h1Connections),
+    h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     tls: tlsOptionsSchema.optional(),
@@ -108,14 +122,28 @@ export function resolveCompareOptions(input: CompareOptionsInput): CompareOption
  */
 export const FIXTURE_ROUTES = {
   bytes: (sizeBytes: number) => `/bytes/${sizeBytes}`,
-  tiles: '/tiles',
+  /** `n` distinct tiles of one zoom level (a 16-wide block), so no two requests in a row are alike. */
+  tiles: (n: number) =>
+    Array.from({ length: n }, (_, i) => `/tiles/12/${2048 + (i % 16)}/${1360 + Math.floor(i / 16)}`),
 };
+
+/** 1024 → "1 KiB", 1536 → "1.50 KiB". */
+function sizeLabel(n: number): string {
+  for (const [unit, f] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (n >= f && n % f === 0) return `${n / f} ${unit}`;
+  }
+  return formatBytes(n);
+}
 
 /** A workload that fetches responses of one size from the fixture server. */
 export function sizeWorkload(sizeBytes: number): WorkloadInput {
   return {
     id: `bytes-${sizeBytes}`,
-    label: `${formatBytes(sizeBytes)} responses`,
+    label: `${sizeLabel(sizeBytes)} responses`,
     paths: [FIXTURE_ROUTES.bytes(sizeBytes)],
     responseSizeBytes: sizeBytes,
     kind: sizeBytes >= 256 * 1024 ? 'bulk' : 'interactive',
@@ -127,7 +155,12 @@ export function defaultFixtureWorkloads(): WorkloadInput[] {
   return [
     sizeWorkload(1024),
     sizeWorkload(1024 * 1024),
-    { id: 'tiles', label: 'tiles behind the backend pool', paths: [FIXTURE_ROUTES.tiles], kind: 'backend' },
+    {
+      id: 'tiles',
+      label: 'tiles behind the backend pool',
+      paths: FIXTURE_ROUTES.tiles(64),
+      kind: 'backend',
+    },
   ];
 }
 

@@ -92,7 +92,7 @@ export function syntheticRun(
   const lat: number[] = [];
   for (let i = 0; i < n; i++) lat.push(meanMs * lognormal(rng, p.spread ?? 0.3));
   const transferShare = p.transferShare ?? 0.2;
-  const ttfb = histogramOf(lat.map((x) => x * (1 - transferShare)));
+  const ttfb = histogramOf(lat.map((x) => x * Math.max(0, 1 - transferShare - (p.clientQueueShare ?? 0))));
   const latency = histogramOf(lat);
   const cq = histogramOf(lat.map((x) => x * (p.clientQueueShare ?? 0)));
   const rps = (cell.concurrency * 1000) / latency.summary.mean;

@@ -209,12 +209,26 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         if (r.outcome === 'worse') losses.push(tag);
       }
     }
-    const saturated = result.cells
-      .filter((x) => x.workload === w.id && x.net === net && (x.stats?.saturatedRuns ?? 0) > 0)
+    const measured = result.cells.filter((x) => x.workload === w.id && x.net === net && x.stats);
+    const saturated = measured
+      .filter((x) => (x.stats?.saturatedRuns ?? 0) > 0)
       .map((x) => `${x.protocol} at c=${x.concurrency}`);
     if (saturated.length > 0) {
+      const which =
+        saturated.length > 3 ? `${saturated.length} of ${measured.length} cells` : saturated.join(', ');
       paragraphs.push(
-        `${prefix}The load client was saturated in runs of ${saturated.join(', ')}: their throughput is a floor, the server may do more.`,
+        `${prefix}The load client was saturated in runs of ${which}: those throughputs are a floor, the server may do more.`,
+      );
+    }
+    const empty = result.cells.filter(
+      (x) =>
+        x.workload === w.id &&
+        x.net === net &&
+        x.runs.slice(x.warmupRuns).some((r) => !r.error && r.counts.ok === 0),
+    );
+    if (empty.length > 0) {
+      paragraphs.push(
+        `${prefix}No request completed within some runs of ${empty.map((x) => `${x.protocol} at c=${x.concurrency}`).join(', ')}; those runs were left out: a longer --duration would measure them.`,
       );
     }
   }

@@ -1,0 +1,298 @@
+/**
+ * `h2lab compare [URL]`: the main job. Maps flags onto the compare options, shows a progress bar with
+ * an ETA over the runs, writes results.json after every run (so Ctrl-C or a crash leaves a valid
+ * file), then report.md / report.html, and prints the table and the verdict.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { Cell } from '../compare/engine.ts';
+import { COMPARE_DEFAULTS, type CompareOptionsInput, sizeWorkload } from '../compare/options.ts';
+import { writeResultsAtomic } from '../compare/results-file.ts';
+import { runComparison } from '../compare/run.ts';
+import { ERROR_CODES, H2labError, invalidOption } from '../errors.ts';
+import { loadHtmlAssets } from '../report/assets.ts';
+import type { CompareResult, WorkloadInput } from '../report/compare-model.ts';
+import { strategySchema } from '../report/compare-model.ts';
+import { renderTerminal } from '../report/render-text.ts';
+import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from '../util/units.ts';
+import { writeRenderedReports } from './report-files.ts';
+
+interface CompareFlags {
+  protocols?: string;
+  baseline?: string;
+  concurrency?: string;
+  sizes?: string;
+  paths?: string;
+  urls?: string;
+  bodySize?: string;
+  duration?: string;
+  requests?: string;
+  runs?: string;
+  warmupRuns?: string;
+  seed?: string;
+  minEffect?: string;
+  h1Connections?: string;
+  h2Sessions?: string;
+  net?: string;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure?: boolean;
+  metricsUrl?: string;
+  out: string;
+  quiet?: boolean;
+}
+
+function pathWorkload(path: string, i: number, bodySizeBytes?: number): WorkloadInput {
+  const id = `path-${i + 1}`;
+  return {
+    id,
+    label: path,
+    paths: [path],
+    ...(bodySizeBytes !== undefined ? { method: 'POST' as const, bodySizeBytes } : {}),
+  };
+}
+
+/** Flags → options. Exported for tests. */
+export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags): CompareOptionsInput {
+  const o: CompareOptionsInput = {};
+  if (url) o.url = url;
+  if (f.protocols) {
+    o.protocols = parseList(f.protocols).map((p) => {
+      const r = strategySchema.safeParse(p);
+      if (!r.success)
+        throw invalidOption('--protocols', f.protocols, 'use a list of h1, h2, h2-pool, e.g. h1,h2');
+      return r.data;
+    });
+  }
+  if (f.baseline) {
+    const r = strategySchema.safeParse(f.baseline);
+    if (!r.success) throw invalidOption('--baseline', f.baseline, 'use one of h1, h2, h2-pool');
+    o.baseline = r.data;
+  }
+  if (f.concurrency)
+    o.concurrency = parseList(f.concurrency).map((c) => parseInteger(c, '--concurrency', 1, 10_000));
+  const bodySizeBytes = f.bodySize !== undefined ? parseBytes(f.bodySize, '--body-size') : undefined;
+  const given = [f.sizes, f.paths, f.urls].filter((x) => x !== undefined).length;
+  if (given > 1)
+    throw invalidOption(
+      '--sizes/--paths/--urls',
+      [f.sizes, f.paths, f.urls].filter(Boolean).join(' '),
+      'give only one of them',
+    );
+  if (f.sizes) {
+    o.workloads = parseList(f.sizes).map((s) => ({
+      ...sizeWorkload(parseBytes(s, '--sizes')),
+      ...(bodySizeBytes !== undefined ? { method: 'POST' as const, bodySizeBytes } : {}),
+    }));
+  } else if (f.paths) {
+    o.workloads = parseList(f.paths).map((p, i) => pathWorkload(p, i, bodySizeBytes));
+  } else if (f.urls) {
+    let list = parseList(f.urls);
+    if (list.length === 1 && !/^https?:/.test(list[0]!)) {
+      // A file of URLs, one a line.
+      try {
+        list = readFileSync(list[0]!, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('#'));
+      } catch {
+        throw new H2labError(
+          'H2LAB_ERR_FILE_UNREADABLE',
+          `--urls ${f.urls} is neither a URL list nor a readable file`,
+          {
+            option: '--urls',
+            path: f.urls,
+          },
+        );
+      }
+    }
+    o.workloads = list.map((u, i) => pathWorkload(u, i, bodySizeBytes));
+    if (!o.url && list[0]) o.url = new URL(list[0]).origin + '/';
+  } else if (bodySizeBytes !== undefined) {
+    if (!url)
+      throw invalidOption(
+        '--body-size',
+        f.bodySize,
+        'uploads need a target: give a URL (or --paths /echo with the fixture server)',
+      );
+    o.workloads = [pathWorkload(new URL(url).pathname, 0, bodySizeBytes)];
+  }
+  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration');
+  if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
+  if (f.runs) o.runs = parseInteger(f.runs, '--runs', 2, 1000);
+  if (f.warmupRuns) o.warmupRuns = parseInteger(f.warmupRuns, '--warmup-runs', 0, 100);
+  if (f.seed) o.seed = parseInteger(f.seed, '--seed');
+  if (f.minEffect) o.minEffect = parseFraction(f.minEffect, '--min-effect');
+  if (f.h1Connections) o.h1Connections = parseInteger(f.h1Connections, '--h1-connections', 1, 10_000);
+  if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
+  if (f.net) {
+    const profiles = parseList(f.net);
+    const other = profiles.filter((p) => p !== 'loopback');
+    if (other.length > 0) {
+      // The seam is in place (a `net` axis on every cell); driving src/net from compare is not yet.
+      throw invalidOption(
+        '--net',
+        f.net,
+        'compare runs over loopback only for now; use `h2lab net run` to emulate a link',
+      );
+    }
+    o.net = profiles;
+  }
+  if (f.ca || f.cert || f.key || f.insecure) {
+    o.tls = {
+      ...(f.ca ? { caFile: f.ca } : {}),
+      ...(f.cert ? { certFile: f.cert } : {}),
+      ...(f.key ? { keyFile: f.key } : {}),
+      ...(f.insecure ? { insecure: true } : {}),
+    };
+  }
+  if (f.metricsUrl) o.metricsUrl = f.metricsUrl;
+  return o;
+}
+
+function formatEta(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '…';
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/** A one-line progress bar on a TTY, a line per finished cell elsewhere. */
+function progress(stream: NodeJS.WriteStream) {
+  const t0 = performance.now();
+  const tty = stream.isTTY === true;
+  let shown = false;
+  return {
+    runStart(cell: Cell, index: number, total: number, done: number) {
+      if (!tty) return;
+      const width = 24;
+      const fill = Math.round((done / total) * width);
+      const elapsed = performance.now() - t0;
+      const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
+      const line = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done}/${total} runs · ETA ${formatEta(eta)} · ${cell.workload.label}, c=${cell.concurrency}, ${cell.protocol} (run ${index})`;
+      stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
+      shown = true;
+    },
+    cellEnd(text: string) {
+      if (tty) stream.write(`\r\x1b[2K${text}\n`);
+      else stream.write(`${text}\n`);
+    },
+    clear() {
+      if (tty && shown) stream.write('\r\x1b[2K');
+    },
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('compare')
+    .description(
+      'Compare h1, h2 and h2-pool against a target (default: the embedded fixture server) and explain the difference',
+    )
+    .argument('[url]', 'target base URL (default: start the embedded fixture server on free ports)')
+    .option('--protocols <list>', `strategies to compare (default ${COMPARE_DEFAULTS.protocols.join(',')})`)
+    .option(
+      '--baseline <strategy>',
+      `strategy the others are measured against (default ${COMPARE_DEFAULTS.baseline})`,
+    )
+    .option(
+      '--concurrency <list>',
+      `requests in flight, one cell per value (default ${COMPARE_DEFAULTS.concurrency.join(',')})`,
+    )
+    .option(
+      '--sizes <list>',
+      'response sizes, one workload each, from the fixture server (/bytes/N), e.g. 1KiB,1MiB',
+    )
+    .option('--paths <list>', 'paths on the target, one workload each')
+    .option('--urls <list|file>', 'URLs (comma-separated or a file, one a line), one workload each')
+    .option('--body-size <size>', 'upload a body of this size with each request (POST)')
+    .option('--duration <time>', `measured time of each run (default ${COMPARE_DEFAULTS.durationMs}ms)`)
+    .option('--requests <n>', 'requests per run instead of a duration')
+    .option('--runs <n>', `runs per cell; the first is warm-up (default ${COMPARE_DEFAULTS.runs})`)
+    .option(
+      '--warmup-runs <n>',
+      `runs per cell excluded from statistics (default ${COMPARE_DEFAULTS.warmupRuns})`,
+    )
+    .option('--seed <n>', `seed of every random choice (default ${COMPARE_DEFAULTS.seed})`)
+    .option('--min-effect <fraction>', 'smallest difference called a difference (default 5%)')
+    .option(
+      '--h1-connections <n>',
+      `HTTP/1.1 connections (default ${COMPARE_DEFAULTS.h1Connections}, a browser's limit)`,
+    )
+    .option(
+      '--h2-sessions <n>',
+      `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
+    )
+    .option('--net <profiles>', 'network profiles (only loopback for now)')
+    .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
+    .option('--cert <file>', 'client certificate (PEM) for mTLS')
+    .option('--key <file>', 'client key (PEM) for mTLS')
+    .option('--insecure', 'do not verify the server certificate')
+    .option(
+      '--metrics-url <url>',
+      "an h2lab fixture server's /metrics to read around each run (default: the embedded server's)",
+    )
+    .option('--out <dir>', 'where results.json, report.md and report.html go', 'h2lab-report')
+    .option('-q, --quiet', 'no progress, no table')
+    .action(async (url: string | undefined, flags: CompareFlags) => {
+      const input = compareOptionsFromFlags(url, flags);
+      const out = flags.out;
+      const resultsPath = join(out, 'results.json');
+      const bar = progress(process.stderr);
+      const assets = loadHtmlAssets();
+      let finishedCells = 0;
+      const onUpdate = (r: CompareResult) => {
+        writeResultsAtomic(resultsPath, r);
+        const finished = r.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
+        if (finished !== finishedCells && r.status === 'running') {
+          // Reports follow the results cell by cell, so a killed run leaves them too.
+          finishedCells = finished;
+          writeRenderedReports(out, r, assets);
+        }
+      };
+      const c = await runComparison(input, { onUpdate });
+      if (!flags.quiet) {
+        process.stderr.write(
+          `h2lab compare: ${c.target.url}${c.target.embedded ? ' (embedded fixture server)' : ''} → ${resultsPath}\n`,
+        );
+        let doneRuns = 0;
+        c.events.on('run-start', ({ cell, run, total }) => bar.runStart(cell, run + 1, total, doneRuns));
+        c.events.on('run-end', ({ cell, status, run, done }) => {
+          doneRuns = done;
+          if (status === 'not-offered' && run === 0) bar.cellEnd(`  ${cell.id}: not offered by the server`);
+          if (status === 'failed') bar.cellEnd(`  ${cell.id}: failed`);
+        });
+      }
+      let interrupts = 0;
+      const onSignal = () => {
+        interrupts++;
+        if (interrupts > 1) process.exit(ERROR_CODES.H2LAB_ERR_INTERRUPTED.exit);
+        bar.clear();
+        process.stderr.write(
+          'h2lab compare: stopping after the run in progress; finished runs are kept (Ctrl-C again to quit now)\n',
+        );
+        c.stop();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      let result: CompareResult;
+      try {
+        result = await c.done;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        bar.clear();
+      }
+      writeResultsAtomic(resultsPath, result);
+      const files = writeRenderedReports(out, result, assets);
+      if (!flags.quiet)
+        process.stdout.write(renderTerminal(result, { width: Math.min(process.stdout.columns ?? 100, 120) }));
+      process.stderr.write(`wrote ${resultsPath}, ${files.md}, ${files.html}\n`);
+      if (result.error) {
+        const e = result.error;
+        process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
+        process.exitCode = (ERROR_CODES as Record<string, { exit: number }>)[e.code]?.exit ?? 1;
+      }
+    });
+}

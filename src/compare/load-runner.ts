@@ -1,0 +1,58 @@
+/**
+ * The real cell runner: one cell run = one `runLoad` of the load engine, with the strategy, the
+ * concurrency, the round's seed and the same duration for every strategy.
+ */
+import { runLoad } from '../load/index.ts';
+import type { CellRunner } from './engine.ts';
+
+/** How the strategies are built, beyond what a cell says. */
+export interface LoadRunnerOptions {
+  /** HTTP/1.1 connections (capped at the cell's concurrency: more would stay idle). */
+  h1Connections: number;
+  /** Sessions of h2-pool (capped at the cell's concurrency). */
+  h2PoolSessions: number;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  insecure?: boolean;
+}
+
+/**
+ * A {@link CellRunner} backed by the load engine. The comparison's stop aborts the run in progress
+ * (`stop()`), whose partial result the engine then discards.
+ */
+export function loadRunner(o: LoadRunnerOptions): CellRunner {
+  return async (cell, ctx) => {
+    const connections =
+      cell.protocol === 'h1'
+        ? Math.min(o.h1Connections, cell.concurrency)
+        : cell.protocol === 'h2-pool'
+          ? Math.min(o.h2PoolSessions, cell.concurrency)
+          : undefined;
+    const run = runLoad({
+      url: ctx.url,
+      protocol: cell.protocol,
+      ...(connections !== undefined ? { connections } : {}),
+      concurrency: cell.concurrency,
+      ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
+      warmupMs: ctx.runWarmupMs,
+      seed: ctx.seed,
+      method: cell.workload.method,
+      paths: cell.workload.paths,
+      ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),
+      ...(o.caFile ? { caFile: o.caFile } : {}),
+      ...(o.certFile ? { certFile: o.certFile } : {}),
+      ...(o.keyFile ? { keyFile: o.keyFile } : {}),
+      ...(o.insecure ? { insecure: true } : {}),
+      // The comparison reads the server's metrics itself, around each run.
+      serverMetrics: false,
+    });
+    const onAbort = () => run.stop();
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await run.done;
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  };
+}

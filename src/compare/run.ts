@@ -1,0 +1,106 @@
+/**
+ * `compare(options)` as a user calls it: picks the target (a URL, or the embedded fixture server on
+ * free loopback ports), the default workloads for it, the metrics reader and the real runner, then
+ * runs the matrix. The embedded server is stopped when the comparison ends.
+ */
+
+import type { WorkloadInput } from '../report/compare-model.ts';
+import { type RunningServer, startServer } from '../server/index.ts';
+import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
+import { loadRunner } from './load-runner.ts';
+import { httpMetricsReader } from './metrics.ts';
+import {
+  type CompareOptionsInput,
+  defaultFixtureWorkloads,
+  resolveCompareOptions,
+  urlWorkloads,
+} from './options.ts';
+
+/**
+ * The embedded fixture server as the default comparison wants it: a backend pool of 8 workers (the
+ * tile study's 8 database connections), tiles fast enough that a 500 ms run holds hundreds of them,
+ * and a few heavy tiles so the tail is not flat.
+ */
+export const COMPARE_FIXTURE = Object.freeze({
+  host: '127.0.0.1',
+  port: 0,
+  tlsPort: 0,
+  poolSize: 8,
+  tileMs: 4,
+  tileHeavyFraction: 0.05,
+  tileHeavyMs: 40,
+});
+
+/** Hooks of {@link runComparison}. */
+export interface RunComparisonHooks {
+  onUpdate?: CompareDeps['onUpdate'];
+  /** Replace the load engine (tests, what-if). */
+  runCell?: CellRunner;
+}
+
+/** A started comparison and what it runs against. */
+export interface StartedComparison extends CompareHandle {
+  target: { url: string; embedded: boolean };
+}
+
+/**
+ * Starts a comparison: against `options.url`, or against the embedded fixture server (over TLS, so
+ * every strategy negotiates by ALPN exactly as a browser or a production client would).
+ *
+ * @example
+ * const c = await runComparison({ concurrency: [1, 8, 64] });
+ * c.events.on('run-end', (e) => console.error(`${e.done}/${e.total}`));
+ * const result = await c.done;
+ */
+export async function runComparison(
+  input: CompareOptionsInput,
+  hooks: RunComparisonHooks = {},
+): Promise<StartedComparison> {
+  resolveCompareOptions(input); // fail on bad options before a server starts
+  let server: RunningServer | undefined;
+  let url = input.url;
+  const caFile = input.tls?.caFile;
+  let metricsUrl = input.metricsUrl;
+  let workloads: WorkloadInput[] | undefined = input.workloads;
+  let insecure = input.tls?.insecure ?? false;
+  if (!url) {
+    server = await startServer(COMPARE_FIXTURE);
+    url = `${server.tlsUrl}/`;
+    // Our own server on loopback, with our own development certificate: verifying it proves
+    // nothing, and passing a custom CA currently makes every new connection re-parse the system
+    // root store in the transport (~50–100 ms of client CPU per connection on a busy machine), which
+    // would be charged to h1's six connections and h2-pool's sessions but hardly to h2's one.
+    insecure = true;
+    metricsUrl ??= `${server.plainUrl}/metrics`;
+    workloads ??= defaultFixtureWorkloads();
+  }
+  workloads ??= urlWorkloads(url);
+  const options = resolveCompareOptions({ ...input, url, workloads, ...(metricsUrl ? { metricsUrl } : {}) });
+  const target = { url, embedded: server !== undefined };
+  const runCell =
+    hooks.runCell ??
+    loadRunner({
+      h1Connections: options.h1Connections,
+      h2PoolSessions: options.h2PoolSessions,
+      ...(caFile ? { caFile } : {}),
+      ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
+      ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),
+      ...(insecure ? { insecure: true } : {}),
+    });
+  let handle: CompareHandle;
+  try {
+    handle = compare(options, {
+      runCell,
+      target,
+      ...(options.metricsUrl
+        ? { metrics: httpMetricsReader(options.metricsUrl, { resetPeaks: server !== undefined }) }
+        : {}),
+      ...(hooks.onUpdate ? { onUpdate: hooks.onUpdate } : {}),
+    });
+  } catch (err) {
+    await server?.close(0);
+    throw err;
+  }
+  const done = handle.done.finally(() => server?.close(1000));
+  return { ...handle, done, target };
+}

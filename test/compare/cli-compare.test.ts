@@ -1,0 +1,188 @@
+// `h2lab compare` end to end, as a child process over real loopback sockets: against the embedded
+// fixture server (the table is printed, results.json and the reports are written), against a TLS
+// server that offers only HTTP/1.1 (h2 cells "not offered by the server", h1 cells still run), and
+// killed with SIGINT mid-run (a parseable results.json with the finished runs).
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type CompareResult, compareResultSchema } from '../../src/report/compare-model.ts';
+import { generateCertificates } from '../../src/tls/index.ts';
+
+let dir: string;
+const children = new Set<ChildProcess>();
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'h2lab-compare-cli-'));
+});
+after(() => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function h2lab(args: string[], onStart?: (c: ChildProcess) => void, timeoutMs = 240_000): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(c);
+    let stdout = '';
+    let stderr = '';
+    c.stdout!.on('data', (b) => {
+      stdout += b;
+    });
+    c.stderr!.on('data', (b) => {
+      stderr += b;
+    });
+    const timer = setTimeout(() => {
+      c.kill('SIGKILL');
+      reject(new Error(`h2lab ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
+    }, timeoutMs);
+    c.on('exit', (code) => {
+      clearTimeout(timer);
+      children.delete(c);
+      resolve({ code, stdout, stderr });
+    });
+    onStart?.(c);
+  });
+}
+
+function readResult(path: string): CompareResult {
+  return compareResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+test('compare against the embedded fixture server prints the table and writes results and reports', async () => {
+  const out = join(dir, 'embedded');
+  const r = await h2lab([
+    'compare',
+    '--sizes',
+    '1KiB',
+    '--concurrency',
+    '1,8',
+    '--runs',
+    '3',
+    '--duration',
+    '200ms',
+    '--out',
+    out,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /h2lab compare — https:\/\/127\.0\.0\.1:\d+\/ \(embedded fixture server\)/);
+  assert.match(r.stdout, /1 KiB responses/);
+  for (const s of ['h1', 'h2', 'h2-pool']) assert.match(r.stdout, new RegExp(`\\s${s}\\s+[\\d,.]+ \\(`));
+  assert.match(r.stdout, /Verdict/);
+  const result = readResult(join(out, 'results.json'));
+  assert.equal(result.status, 'complete');
+  assert.equal(result.cells.length, 6);
+  for (const c of result.cells) {
+    assert.equal(c.status, 'done', `${c.id}: ${c.note}`);
+    assert.equal(c.runs.length, 3);
+    assert.equal(c.runs[0]!.protocol.negotiated, c.protocol === 'h1' ? 'http/1.1' : 'h2');
+    // The server's own view was read around every run.
+    assert.ok((c.runs[1]!.server?.requests ?? 0) > 0, `${c.id} has no server view`);
+  }
+  assert.ok(result.comparisons.length > 0);
+  assert.ok(existsSync(join(out, 'report.html')) && existsSync(join(out, 'report.md')));
+});
+
+test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered" and h1 cells run', async () => {
+  const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
+  // node:https offers no ALPN protocol but http/1.1: a client asking for h2 is refused it.
+  const server = https.createServer(
+    { cert: certs.serverPem, key: certs.serverKeyPem, ALPNProtocols: ['http/1.1'] },
+    (req, res) => {
+      req.resume();
+      res.end('hello');
+    },
+  );
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const out = join(dir, 'h1only');
+    const r = await h2lab([
+      'compare',
+      `https://127.0.0.1:${port}/`,
+      '--insecure',
+      '--concurrency',
+      '1,4',
+      '--runs',
+      '2',
+      '--warmup-runs',
+      '0',
+      '--duration',
+      '200ms',
+      '--out',
+      out,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /not offered by the server/);
+    const result = readResult(join(out, 'results.json'));
+    for (const c of result.cells) {
+      if (c.protocol === 'h1') {
+        assert.equal(c.status, 'done', `${c.id}: ${c.note}`);
+        assert.ok(c.stats && c.stats.rps.median > 0);
+      } else {
+        assert.equal(c.status, 'not-offered', `${c.id}: ${c.status} ${c.note}`);
+        assert.match(c.note ?? '', /HTTP\/2 not offered by the server/);
+      }
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('SIGINT mid-run leaves a parseable results.json with the finished runs and exits 130', async () => {
+  const out = join(dir, 'interrupted');
+  const resultsPath = join(out, 'results.json');
+  const r = await h2lab(
+    [
+      'compare',
+      '--sizes',
+      '1KiB',
+      '--concurrency',
+      '1,8,64',
+      '--runs',
+      '5',
+      '--duration',
+      '300ms',
+      '--out',
+      out,
+      '-q',
+    ],
+    (c) => {
+      // Interrupt once at least two runs are on disk.
+      const poll = setInterval(() => {
+        try {
+          const res = JSON.parse(readFileSync(resultsPath, 'utf8')) as CompareResult;
+          if (res.cells.reduce((n, x) => n + x.runs.length, 0) >= 2) {
+            clearInterval(poll);
+            c.kill('SIGINT');
+          }
+        } catch {
+          // not written yet, or mid-rename
+        }
+      }, 50);
+      c.on('exit', () => clearInterval(poll));
+    },
+  );
+  assert.equal(r.code, 130, r.stderr);
+  assert.match(r.stderr, /stopping after the run in progress/);
+  const result = readResult(resultsPath);
+  assert.equal(result.status, 'interrupted');
+  assert.equal(result.error?.code, 'H2LAB_ERR_INTERRUPTED');
+  const runs = result.cells.reduce((n, c) => n + c.runs.length, 0);
+  assert.ok(runs >= 2 && runs < 45, `runs kept: ${runs}`);
+  assert.ok(result.cells.some((c) => c.status === 'interrupted'));
+  assert.ok(existsSync(join(out, 'report.html')));
+});
