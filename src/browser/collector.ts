@@ -128,6 +128,11 @@ export class CollectedPage {
     return r;
   }
 
+  /** Turns CDP network collection off (to measure what the instrument itself costs). */
+  async stopCollecting(): Promise<void> {
+    await this.cdp.send('Network.disable');
+  }
+
   /** Forgets every request seen so far. */
   clear(): void {
     this.byId.clear();

@@ -39,7 +39,9 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
     );
     const failed = Object.entries(s.failures);
     if (failed.length) {
-      warnings.push(`${label(s.target)}: requests failed: ${failed.map(([k, v]) => `${k} ×${v}`).join(', ')}.`);
+      warnings.push(
+        `${label(s.target)}: requests failed: ${failed.map(([k, v]) => `${k} ×${v}`).join(', ')}.`,
+      );
     }
     if (s.incompleteRuns > 0) {
       warnings.push(
