@@ -57,7 +57,7 @@ export const EXPECTATIONS: Readonly<Record<string, { describe: string; check: Ch
       r.tls
         ? {
             value: r.tls.certificate.trusted,
-            why: `certificate: ${r.tls.certificate.verifyError ?? 'trusted'}`,
+            why: `certificate: ${r.tls.certificate.trusted === null ? 'not checked (no handshake completed)' : (r.tls.certificate.verifyError ?? 'trusted')}`,
           }
         : { value: null, why: 'no TLS' },
   },

@@ -152,7 +152,7 @@ const rules: Rule[] = [
         text: `The certificate expires in ${leaf.daysLeft} days (${leaf.validTo}).`,
       });
     }
-    if (!t.certificate.trusted) {
+    if (t.certificate.trusted === false) {
       out.push({
         id: 'cert-untrusted',
         level: 'warn',

@@ -507,9 +507,10 @@ async function timeLarge(
   if (r.totalMs < opts.largeMinDurationMs) {
     verdict = 'too-fast-to-tell';
     detail = `${r.bodyBytes} bytes in ${r.totalMs.toFixed(1)} ms: too fast to tell streaming from buffering (under ${opts.largeMinDurationMs} ms)`;
-  } else if (r.firstBodyByteMs >= 0.8 * r.totalMs) {
-    // Everything arrived at the end: the bytes were held somewhere (a proxy spooling the response,
-    // or a backend that renders it whole) before any was sent.
+  } else if (r.firstBodyByteMs >= 0.5 * r.totalMs) {
+    // The client waited longer for the first body byte than the whole body then took to arrive: the
+    // bytes were held somewhere (a proxy spooling the response, or a backend that renders it whole)
+    // before any was sent. A streamed body starts early and arrives over the rest of the time.
     verdict = 'late';
     detail = `the first body byte came ${r.firstBodyByteMs.toFixed(0)} ms after the request (${pct(r.firstBodyByteMs)} of ${r.totalMs.toFixed(0)} ms): the body arrived late, as if buffered or spooled`;
   } else {

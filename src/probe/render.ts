@@ -62,7 +62,13 @@ export function renderProbeText(r: ProbeResult): string {
       avail('TLSv1.3 alone', t.versions['TLSv1.3']),
       avail('ALPN h2 alone', t.alpn.h2),
       avail('ALPN http/1.1 alone', t.alpn['http/1.1']),
-      ['certificate', t.certificate.trusted ? 'trusted' : 'NOT trusted', t.certificate.verifyError ?? ''],
+      [
+        'certificate',
+        t.certificate.trusted === null ? '?' : t.certificate.trusted ? 'trusted' : 'NOT trusted',
+        t.certificate.trusted === null
+          ? 'not checked: no handshake completed without a client certificate (pass --cert/--key)'
+          : (t.certificate.verifyError ?? ''),
+      ],
       [
         'client certificate',
         t.clientCertificate.required ? 'required' : t.clientCertificate.requested ? 'requested' : 'no',

@@ -49,7 +49,11 @@ export interface TlsReport {
   alpn: Record<'h2' | 'http/1.1', Availability>;
   certificate: {
     /** Chain verified against the system CAs or `--ca`, and the name matched. */
-    trusted: boolean;
+    /**
+     * `null` when no handshake completed to check it on (a TLS 1.2 server that requires a client
+     * certificate, probed without `--cert`).
+     */
+    trusted: boolean | null;
     /** OpenSSL/Node verification error code when not trusted, e.g. `DEPTH_ZERO_SELF_SIGNED_CERT`. */
     verifyError: string | null;
     chain: CertificateSummary[];

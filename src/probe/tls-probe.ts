@@ -172,7 +172,7 @@ export async function probeTls(
   let preface: ServerPreface | undefined;
   let prefaceFailure: Failure | undefined;
   let chain: CertificateSummary[] = [];
-  let trusted = false;
+  let trusted: boolean | null = null;
   let verifyError: string | null = null;
   let negotiated: TlsReport['negotiated'] = {
     version: null,

@@ -176,6 +176,17 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
         assert.equal(r.tls?.versions['TLSv1.2'].supported, true);
         assert.equal(r.tls?.versions['TLSv1.3'].supported, false);
         assert.ok(r.findings.some((f) => f.id === 'tls13-not-accepted'));
+        // No handshake completed without a certificate: trust is unknown, not "untrusted".
+        assert.equal(r.tls?.certificate.trusted, null);
+        assert.ok(!r.findings.some((f) => f.id === 'cert-untrusted'));
+        const withCert = await probe(`https://127.0.0.1:${port}/`, {
+          caPath: file('ca.pem'),
+          certPath: file('client.pem'),
+          keyPath: file('client.key'),
+        });
+        assert.equal(withCert.tls?.certificate.trusted, true);
+        assert.equal(withCert.tls?.negotiated.version, 'TLSv1.2');
+        assert.equal(withCert.h2?.effective.MAX_CONCURRENT_STREAMS, 100);
       },
     );
   });
@@ -295,8 +306,8 @@ describe('response behaviour', () => {
         const spooled = await probe(`http://127.0.0.1:${port}/`, { largePath: '/spooled' });
         assert.equal(spooled.large?.verdict, 'late', spooled.large?.detail);
         assert.ok(
-          (spooled.large?.firstBodyByteMs ?? 0) >= 150,
-          `first byte at ${spooled.large?.firstBodyByteMs} ms, expected ≥ 150 (200 ms delay)`,
+          (spooled.large?.firstBodyByteMs ?? 0) >= 250,
+          `first byte at ${spooled.large?.firstBodyByteMs} ms, expected ≥ 250 (300 ms delay)`,
         );
         assert.ok(spooled.findings.some((f) => f.id === 'large-late'));
       },

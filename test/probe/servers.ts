@@ -36,7 +36,7 @@ export async function listen(server: AnyServer): Promise<Running> {
 
 /**
  * Routes shared by the stand-in servers: `/` small text, `/text` 8 KiB of text (compressible),
- * `/stream` 8 × 64 KiB written 25 ms apart, `/spooled` 512 KiB written at once after 200 ms.
+ * `/stream` 8 × 64 KiB written 25 ms apart, `/spooled` 128 KiB written at once after 300 ms.
  */
 export function routes(
   req: http.IncomingMessage | http2.Http2ServerRequest,
@@ -58,7 +58,7 @@ export function routes(
     }
     case '/spooled':
       r.setHeader('content-type', 'application/octet-stream');
-      setTimeout(() => r.end(Buffer.alloc(512 * 1024, 2)), 200);
+      setTimeout(() => r.end(Buffer.alloc(128 * 1024, 2)), 300);
       return;
     case '/text':
       r.setHeader('content-type', 'text/plain');
