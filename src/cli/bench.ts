@@ -6,9 +6,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { ERROR_CODES, type ErrorCode, H2labError } from '../errors.ts';
 import { type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
+import { linkWarnings, withLinkedFixture } from '../net/index.ts';
+import type { RunResult } from '../report/model.ts';
 import { renderRunText } from '../report/run-text.ts';
 import { POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
 import { parseBytes, parseDurationMs, parseFraction, parseInteger } from '../util/units.ts';
+import { describeLink } from './net.ts';
+import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError } from './output.ts';
 
 interface BenchFlags {
@@ -51,7 +55,7 @@ interface BenchFlags {
 const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('bench')
     .description('One load run against URL (or the embedded fixture server): h1 pool, h2 session or h2 pool')
     .argument(
@@ -95,11 +99,50 @@ export function register(program: Command): void {
       '--server-metrics',
       "read the target's /metrics?format=json before and after (default: embedded only)",
     )
-    .option('--no-server-metrics', 'do not read the server metrics')
-    .action(async (url: string | undefined, flags: BenchFlags) => {
-      const input = toLoadOptions(url, flags);
-      await bench(input, flags);
+    .option('--no-server-metrics', 'do not read the server metrics');
+  addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
+    const input = toLoadOptions(url, flags);
+    if (wantsLink(flags)) await benchThroughLink(url, input, flags);
+    else await bench(input, flags);
+  });
+}
+
+/**
+ * `--net` / `--rtt` …: the embedded fixture server runs in the server namespace of an emulated link
+ * and the load runs here, in the host namespace, against the link's server address.
+ */
+async function benchThroughLink(
+  url: string | undefined,
+  input: LoadOptionsInput,
+  f: BenchFlags & LinkFlags,
+): Promise<void> {
+  // A bare path drives that path on the fixture server; a full URL names a server we cannot move.
+  const target = url ?? input.url;
+  if (target !== undefined && !target.startsWith('/')) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--net needs the embedded fixture server (give a path such as /bytes/1024, not the URL ${JSON.stringify(target)}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and bench the address it prints`,
+      { option: '--net', value: target },
+    );
+  }
+  const path = target ?? '/bytes/1024'; // the embedded target's default path
+  const linkOpts = linkOptionsFromFlags(f);
+  if (input.seed !== undefined) linkOpts.seed = input.seed;
+  await withLinkedFixture(linkOpts, async ({ link, fixture }) => {
+    if (!f.quiet) process.stderr.write(`h2lab bench: link ${describeLink(link)}\n`);
+    const through: LoadOptionsInput = {
+      ...input,
+      url: `${f.plain ? fixture.plainUrl : fixture.tlsUrl}${path}`,
+      caFile: input.caFile ?? fixture.caFile,
+      serverMetrics: input.serverMetrics ?? true,
+    };
+    await bench(through, f, async (result) => {
+      result.target.embedded = true;
+      result.environment.link = link.info;
+      if (link.info.congestionControl) result.environment.congestionControl = link.info.congestionControl;
+      result.warnings.push(...linkWarnings(await link.stats()));
     });
+  });
 }
 
 /** Maps flags to LoadOptions (human units parsed here; validation in the schema). */
@@ -179,7 +222,11 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   return o;
 }
 
-async function bench(input: LoadOptionsInput, f: BenchFlags): Promise<void> {
+async function bench(
+  input: LoadOptionsInput,
+  f: BenchFlags,
+  decorate?: (result: RunResult) => Promise<void>,
+): Promise<void> {
   const run = runLoad(input);
   const tty = process.stderr.isTTY === true;
   if (!f.quiet) {
@@ -192,6 +239,7 @@ async function bench(input: LoadOptionsInput, f: BenchFlags): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const result = await run.done;
+  await decorate?.(result);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   if (!f.quiet && tty) process.stderr.write('\r\x1b[K');

@@ -20,6 +20,7 @@ export interface LinkFlags {
   lossDown?: string;
   lossBurst?: string;
   rate?: string;
+  bandwidth?: string;
   rateUp?: string;
   queue?: string;
   netBackend?: string;
@@ -30,10 +31,21 @@ export interface LinkFlags {
   seed?: string;
 }
 
-/** Adds the link flags to a command. `profileFlag` is `--net` (bench/compare) or `--profile`. */
-export function addLinkOptions(cmd: Command, profileFlag: '--net' | '--profile' = '--net'): Command {
-  return cmd
-    .option(`${profileFlag} <name>`, `link preset: ${profileNames().join(', ')}`)
+/**
+ * Adds the link flags to a command. `h2lab net run` uses `--profile`, `--rate` and `--seed`; `bench`
+ * and `compare`, whose `--rate` is requests per second and `--seed` the load's, use `--net`,
+ * `--bandwidth` and the load's seed (pass `seed: false`).
+ */
+export function addLinkOptions(
+  cmd: Command,
+  names: { profile: '--net' | '--profile'; rate: '--rate' | '--bandwidth'; seed: boolean } = {
+    profile: '--net',
+    rate: '--bandwidth',
+    seed: false,
+  },
+): Command {
+  cmd
+    .option(`${names.profile} <name>`, `link preset: ${profileNames().join(', ')}`)
     .option('--rtt <duration>', 'round-trip delay of the link, e.g. 100ms')
     .option('--jitter <duration>', 'one-way delay varies uniformly by ± this (≤ rtt/2)')
     .option('--reorder', 'let jittered packets overtake each other')
@@ -41,7 +53,7 @@ export function addLinkOptions(cmd: Command, profileFlag: '--net' | '--profile' 
     .option('--loss-up <fraction>', 'loss client → server only')
     .option('--loss-down <fraction>', 'loss server → client only')
     .option('--loss-burst <packets>', 'mean loss burst length (> 1 = Gilbert–Elliott bursty loss)')
-    .option('--rate <bitrate>', 'bottleneck rate both ways, e.g. 50mbit')
+    .option(`${names.rate} <bitrate>`, 'bottleneck rate of the link both ways, e.g. 50mbit')
     .option('--rate-up <bitrate>', 'client → server rate when it differs')
     .option(
       '--queue <size>',
@@ -60,8 +72,9 @@ export function addLinkOptions(cmd: Command, profileFlag: '--net' | '--profile' 
     )
     .option('--no-slow-start-after-idle', 'set net.ipv4.tcp_slow_start_after_idle=0 in the server namespace')
     .option('--initcwnd <segments>', 'initial congestion window on both ends (default 10)')
-    .option('--address-range <cidr>', 'where link addresses come from (default 198.18.0.0/15)')
-    .option('--seed <n>', 'seed of the loss and jitter draws (default 1)');
+    .option('--address-range <cidr>', 'where link addresses come from (default 198.18.0.0/15)');
+  if (names.seed) cmd.option('--seed <n>', 'seed of the loss and jitter draws (default 1)');
+  return cmd;
 }
 
 /** True when any link flag was given (so the command should run through an emulated link). */
@@ -78,8 +91,14 @@ export function wantsLink(flags: LinkFlags & { profile?: string }): boolean {
   ].some((v) => v !== undefined);
 }
 
-/** Maps the flags to {@link LinkOptions} (units parsed; errors name the flag). */
-export function linkOptionsFromFlags(flags: LinkFlags & { profile?: string }): LinkOptions {
+/**
+ * Maps the flags to {@link LinkOptions} (units parsed; errors name the flag). `rateFlag` names the
+ * flag that carries the link rate: `--rate` for `net run`, `--bandwidth` for bench/compare.
+ */
+export function linkOptionsFromFlags(
+  flags: LinkFlags & { profile?: string },
+  rateFlag: '--rate' | '--bandwidth' = '--bandwidth',
+): LinkOptions {
   const spec: LinkSpecInput = {};
   if (flags.rtt !== undefined) spec.rttMs = parseDurationMs(flags.rtt, '--rtt');
   if (flags.jitter !== undefined) spec.jitterMs = parseDurationMs(flags.jitter, '--jitter');
@@ -93,7 +112,8 @@ export function linkOptionsFromFlags(flags: LinkFlags & { profile?: string }): L
       throw invalidOption('--loss-burst', flags.lossBurst, 'use a mean burst length in packets ≥ 1, e.g. 4');
     spec.burstPackets = b;
   }
-  if (flags.rate !== undefined) spec.rateBitsPerSec = parseBitRate(flags.rate, '--rate');
+  const rate = rateFlag === '--rate' ? flags.rate : flags.bandwidth;
+  if (rate !== undefined) spec.rateBitsPerSec = parseBitRate(rate, rateFlag);
   if (flags.rateUp !== undefined) spec.rateUpBitsPerSec = parseBitRate(flags.rateUp, '--rate-up');
   if (flags.queue !== undefined) {
     const q = parseBytes(flags.queue, '--queue');

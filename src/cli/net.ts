@@ -61,9 +61,9 @@ export function register(program: Command): void {
       )
       .argument('<cmd...>', 'the command (after --) and its arguments')
       .option('--json', 'print the link as JSON on stderr instead of a line'),
-    '--profile',
+    { profile: '--profile', rate: '--rate', seed: true },
   ).action(async (cmd: string[], flags: LinkFlags & { profile?: string; json?: boolean }) => {
-    const link = await createLink(linkOptionsFromFlags(flags));
+    const link = await createLink(linkOptionsFromFlags(flags, '--rate'));
     process.stderr.write(
       flags.json
         ? `${JSON.stringify(link.info)}\n`

@@ -9,6 +9,7 @@
  * await link.close();
  */
 export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
+export { type LinkedFixture, startFixtureInLink, withLinkedFixture } from './fixture.ts';
 export {
   CONGESTION_CONTROLS,
   type CongestionControl,
@@ -18,6 +19,7 @@ export {
   type LinkOptions,
   LinkOptionsSchema,
   type LinkStats,
+  linkWarnings,
 } from './link.ts';
 export {
   buildConditions,

@@ -461,3 +461,26 @@ async function stopRelay(child: ChildProcess): Promise<void> {
     }
   });
 }
+
+/**
+ * Warnings in words for a result, from the link's counters: anything that means the emulator itself
+ * distorted the run (packets released late because the host was busy, packets the kernel refused).
+ */
+export function linkWarnings(stats: LinkStats): string[] {
+  const out: string[] = [];
+  const late = stats.releaseLateMs;
+  if (late && late.count > 100 && late.p99 > 1) {
+    out.push(
+      `the link relay released 1% of packets more than ${late.p99} ms after their due time (max ${late.max} ms): the host was too busy for the emulation to be exact`,
+    );
+  }
+  const refused = (stats.up?.writeErrors ?? 0) + (stats.down?.writeErrors ?? 0);
+  if (refused > 0)
+    out.push(`the kernel refused ${refused} packets the link relay forwarded (counted as lost)`);
+  if ((stats.relayCpu ?? 0) > 0.9) {
+    out.push(
+      `the link relay used ${((stats.relayCpu ?? 0) * 100).toFixed(0)}% of a core: it may have limited the throughput`,
+    );
+  }
+  return out;
+}
