@@ -1,21 +1,72 @@
 /**
- * The embedded target: `h2lab bench` with no URL starts the fixture server on free loopback ports.
+ * The embedded target: `h2lab bench` with no URL (or with only a path) starts the fixture server on
+ * free loopback ports, in a worker thread of its own, and drives it. `--plain` picks its cleartext
+ * listener (HTTP/1.1 and h2c); the default is its TLS listener (h2 and http/1.1 by ALPN), trusted
+ * through the server's development CA.
  */
-import { H2labError } from '../errors.ts';
+import { once } from 'node:events';
+import { type ErrorCode, H2labError } from '../errors.ts';
 import type { ResolvedLoadOptions } from './options.ts';
+import { siblingModule, startThread } from './thread.ts';
+
+/** The path driven when neither a URL nor a path was given: 1 KiB bodies. */
+export const EMBEDDED_DEFAULT_PATH = '/bytes/1024';
 
 /** A started embedded target. */
 export interface EmbeddedTarget {
+  /** Listener URL with the path to drive. */
   url: string;
+  /** The development CA that signed the server certificate. */
   caPem?: string;
+  /** Why the server's thread died during the run, if it did. */
+  failure(): string | undefined;
   close(): Promise<void>;
 }
 
-/** Starts the fixture server and returns the URL of the listener the options ask for. */
-export async function startEmbeddedServer(_o: ResolvedLoadOptions): Promise<EmbeddedTarget> {
-  throw new H2labError(
-    'H2LAB_ERR_USAGE',
-    'no URL given and the embedded fixture server is not available: pass a URL',
-    {},
-  );
+/** True when the options name no target, only (optionally) a path on the embedded one. */
+export function isEmbedded(url: string | undefined): boolean {
+  return url === undefined || url.startsWith('/');
+}
+
+interface Started {
+  plainUrl?: string;
+  tlsUrl?: string;
+  caPem?: string;
+  error?: { code: string; message: string; details: Record<string, unknown> };
+}
+
+/** Starts the fixture server on 127.0.0.1 (free ports) and returns the listener the options ask for. */
+export async function startEmbeddedServer(o: ResolvedLoadOptions): Promise<EmbeddedTarget> {
+  const plain = o.embeddedListener === 'plain';
+  const worker = startThread(siblingModule('embedded-thread'), {
+    host: '127.0.0.1',
+    port: 0,
+    tlsPort: 0,
+    plain,
+    tls: !plain,
+  });
+  const [msg] = (await Promise.race([
+    once(worker, 'message'),
+    once(worker, 'error').then(([e]) => Promise.reject(e)),
+  ])) as [Started];
+  if (msg.error) {
+    await worker.terminate();
+    throw new H2labError(msg.error.code as ErrorCode, msg.error.message, msg.error.details);
+  }
+  let failure: string | undefined;
+  worker.on('error', (err) => {
+    failure = `the embedded fixture server crashed during the run (${err.message}): later requests could not connect`;
+  });
+  const base = plain ? msg.plainUrl : msg.tlsUrl;
+  const path = o.url?.startsWith('/') ? o.url : EMBEDDED_DEFAULT_PATH;
+  return {
+    url: `${base}${path}`,
+    ...(msg.caPem ? { caPem: msg.caPem } : {}),
+    failure: () => failure,
+    close: async () => {
+      worker.postMessage('close');
+      await Promise.race([once(worker, 'message'), new Promise((r) => setTimeout(r, 5000))]);
+      await worker.terminate();
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { H2labError, isH2labError } from '../errors.ts';
 import { RUN_RESULT_VERSION, type RunResult } from '../report/model.ts';
 import type { Sample } from '../transport/types.ts';
 import { VERSION } from '../version.ts';
+import { isEmbedded, startEmbeddedServer } from './embedded.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
 import { fetchServerMetrics, serverViewDelta } from './server-metrics.ts';
@@ -50,6 +51,7 @@ interface Target {
   url: string;
   embedded: boolean;
   close?: () => Promise<void>;
+  failure?: () => string | undefined;
 }
 
 /**
@@ -123,10 +125,15 @@ function loadFiles(o: ResolvedLoadOptions): Files {
 }
 
 async function startTarget(o: ResolvedLoadOptions, files: Files): Promise<Target & { ca?: string }> {
-  if (o.url) return { url: o.url, embedded: false };
-  const { startEmbeddedServer } = await import('./embedded.ts');
+  if (!isEmbedded(o.url)) return { url: o.url!, embedded: false };
   const s = await startEmbeddedServer(o);
-  return { url: s.url, embedded: true, close: s.close, ...(s.caPem && !files.ca ? { ca: s.caPem } : {}) };
+  return {
+    url: s.url,
+    embedded: true,
+    close: s.close,
+    failure: s.failure,
+    ...(s.caPem && !files.ca ? { ca: s.caPem } : {}),
+  };
 }
 
 /** Splits `total` into `n` near-equal integer shares. */
@@ -145,7 +152,12 @@ async function execute(
   try {
     target = await startTarget(o, files);
   } catch (err) {
-    return failedResult(o, { url: o.url ?? '(embedded)', embedded: !o.url }, startedAt, toH2labError(err));
+    return failedResult(
+      o,
+      { url: o.url ?? '(embedded)', embedded: isEmbedded(o.url) },
+      startedAt,
+      toH2labError(err),
+    );
   }
   let samplesOut: WriteStream | undefined;
   try {
@@ -187,10 +199,13 @@ async function execute(
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
     const serverAfter = await readServerMetrics(o, target, tls);
-    return buildResult(o, target, startedAt, parts, {
+    const result = buildResult(o, target, startedAt, parts, {
       cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wallMs),
       server: serverDelta(serverBefore, serverAfter),
     });
+    const crashed = target.failure?.();
+    if (crashed) result.warnings.push(crashed);
+    return result;
   } catch (err) {
     return failedResult(o, target, startedAt, toH2labError(err));
   } finally {

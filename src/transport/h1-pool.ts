@@ -26,7 +26,7 @@ export interface H1Options {
 export function createH1Pool(opts: H1Options): PoolTransport {
   const now = opts.pool.now;
   return new PoolTransport(
-    { ...opts.pool, name: 'h1', requested: 'http/1.1', policy: 'first-free', openAtStart: 1 },
+    { ...opts.pool, name: 'h1', requested: 'http/1.1', policy: 'first-free', openAtStart: opts.pool.size },
     async (id, onClose) => {
       // Offer only http/1.1: offering h2 too would let the server pick it.
       const c = await connectTimed(opts.target, ['http/1.1'], now);
@@ -205,6 +205,7 @@ class H1Conn implements PoolConn {
     this.resolve = undefined;
     this.head = undefined;
     this.bodyMode = Body.None;
+    this.requests++;
     sample.endMs = this.now();
     if (error) {
       sample.error = error;

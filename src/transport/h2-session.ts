@@ -332,6 +332,7 @@ export class H2Conn implements PoolConn {
 
   private settle(a: Active, failure: FailureClass | undefined, detail: string | undefined): void {
     if (!this.active.delete(a)) return;
+    this.requests++;
     const s = a.sample;
     s.endMs = this.now();
     if (a.stream.id !== undefined) s.streamId = a.stream.id;

@@ -30,7 +30,7 @@ export interface PoolConn {
   readonly id: number;
   /** Requests assigned to it now. */
   inFlight: number;
-  /** Requests it completed. */
+  /** Requests it completed (the connection counts them before resolving, so a close cannot lose one). */
   requests: number;
   /** Highest `inFlight` it saw. */
   peakStreams: number;
@@ -287,7 +287,6 @@ export class PoolTransport implements Transport {
     }
     await conn.send(spec, sample);
     conn.inFlight--;
-    conn.requests++;
     conn.lastActiveMs = sample.endMs;
     this.inFlight--;
     if (!conn.usable() && conn.inFlight === 0) conn.close();
