@@ -247,6 +247,26 @@ describe('cleartext targets', () => {
     );
   });
 
+  test('an IPv6 literal URL (http://[::1]:port/)', async (t) => {
+    const server = http2.createServer({}, routes);
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(0, '::1', () => resolve(true));
+    });
+    if (!bound) {
+      t.skip('::1 is not available on this machine');
+      return;
+    }
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const r = await probe(`http://[::1]:${port}/`, { expect: ['h2c'] });
+      assert.equal(r.target.address, '::1');
+      assert.deepEqual(r.expectations?.unmet, []);
+    } finally {
+      server.close();
+    }
+  });
+
   test('HTTP/1.1-only server with keep-alive: no h2c either way', async () => {
     await withServer(
       () => listen(http.createServer(routes)),
