@@ -28,7 +28,10 @@ export interface Exchange {
   readonly finished: boolean;
   /** Runs `cb` once if the client goes away before the response is complete. */
   onGone(cb: () => void): void;
-  /** `/reset`: RST_STREAM with `code` (HTTP/2) or destroy the connection (HTTP/1.1). */
+  /**
+   * `/reset`: RST_STREAM with `code` (HTTP/2; INTERNAL_ERROR once the head was sent) or destroy the
+   * connection (HTTP/1.1).
+   */
   reset(code: number): void;
   /** `/goaway`: after this response, GOAWAY (HTTP/2) or `Connection: close` (HTTP/1.1). */
   goawayAfter(code: number): void;
@@ -129,7 +132,11 @@ export class H2Exchange implements Exchange {
   }
   reset(code: number): void {
     (this.stream as unknown as Record<symbol, boolean>)[kServerReset] = true;
-    this.stream.close(code);
+    if (this.stream.headersSent) {
+      // Once DATA has been written, Node's close(code) ends the writable side first and the peer
+      // sees a clean end (rstCode 0); destroying with an error sends RST_STREAM(INTERNAL_ERROR).
+      this.stream.destroy(new Error('reset by the /reset fixture'));
+    } else this.stream.close(code);
   }
   goawayAfter(code: number): void {
     const session: Http2Session | undefined = this.stream.session;

@@ -360,9 +360,9 @@ export class Router {
     this.simple(ex, 'reset', () => {
       const doReset = () => {
         if (mode === 'socket' && ex.protocol !== 'http/1.1') {
-          const s = (ex as { stream?: { session?: { socket?: { destroy(): void } } } }).stream?.session
-            ?.socket;
-          s?.destroy();
+          // Node forbids touching an HTTP/2 session's socket; destroying the session closes it
+          // without a GOAWAY, which is the point.
+          (ex as { stream?: { session?: { destroy(): void } } }).stream?.session?.destroy();
         } else ex.reset(code);
       };
       if (p.get('after') === 'headers') {

@@ -143,13 +143,22 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   // --- HTTP/1.1 ---------------------------------------------------------------------------------
   const h1: HttpServer = createHttpServer(
     // Explicit: Node's TLS fallback path otherwise keeps idle keep-alive connections open (server-notes).
-    { keepAliveTimeout: opts.keepAliveTimeoutMs, headersTimeout: opts.headersTimeoutMs, requestTimeout: 0 },
+    {
+      keepAliveTimeout: opts.keepAliveTimeoutMs,
+      headersTimeout: opts.headersTimeoutMs,
+      requestTimeout: 0,
+      // How often Node checks headersTimeout (default 30 s, far coarser than a short timeout).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, opts.headersTimeoutMs / 4)),
+    },
     (req, res) => {
       if (closing) res.shouldKeepAlive = false;
       router.handle(new H1Exchange(req, res));
     },
   );
   h1.keepAliveTimeout = opts.keepAliveTimeoutMs;
+  // This server never listens (sockets are handed to it), but Node starts its connection tracking —
+  // which enforces headersTimeout and lets closeIdleConnections() work — on 'listening'.
+  h1.emit('listening');
   h1.on('clientError', (_err, socket) => {
     if (socket.writable)
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -306,7 +315,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     closing = true;
     for (const s of servers) s.close();
     for (const session of sessions) shutSession(session, graceMs);
-    h1.closeIdleConnections();
+    h1.close(); // closes idle keep-alive connections and stops the timeout checker
     // Requests in flight finish; their keep-alive connections close as they go idle.
     const idle = setInterval(() => h1.closeIdleConnections(), 25);
     const deadline = setTimeout(() => {
