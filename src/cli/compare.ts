@@ -34,6 +34,7 @@ interface CompareFlags {
   minEffect?: string;
   h1Connections?: string;
   h2Sessions?: string;
+  workers?: string;
   net?: string;
   ca?: string;
   cert?: string;
@@ -127,6 +128,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (f.minEffect) o.minEffect = parseFraction(f.minEffect, '--min-effect');
   if (f.h1Connections) o.h1Connections = parseInteger(f.h1Connections, '--h1-connections', 1, 10_000);
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
+  if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
   if (f.net) {
     const profiles = parseList(f.net);
     const other = profiles.filter((p) => p !== 'loopback');
@@ -224,6 +226,7 @@ export function register(program: Command): void {
       '--h2-sessions <n>',
       `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
     )
+    .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')
     .option('--net <profiles>', 'network profiles (only loopback for now)')
     .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
     .option('--cert <file>', 'client certificate (PEM) for mTLS')

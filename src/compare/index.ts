@@ -49,3 +49,5 @@ export {
   summarize,
 } from './stats.ts';
 export { type SyntheticProfile, syntheticRun, syntheticRunner } from './synthetic.ts';
+export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
+export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';

@@ -11,6 +11,8 @@ export interface LoadRunnerOptions {
   h1Connections: number;
   /** Sessions of h2-pool (capped at the cell's concurrency). */
   h2PoolSessions: number;
+  /** Worker threads generating the load of each run (the load engine merges their histograms). */
+  workers?: number;
   caFile?: string;
   certFile?: string;
   keyFile?: string;
@@ -37,6 +39,7 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
       warmupMs: ctx.runWarmupMs,
       seed: ctx.seed,
+      ...(o.workers && o.workers > 1 ? { workers: o.workers } : {}),
       method: cell.workload.method,
       paths: cell.workload.paths,
       ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),

@@ -73,6 +73,7 @@ export const compareOptionsSchema = z
     seed: z.number().int().default(COMPARE_DEFAULTS.seed),
     h1Connections: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h1Connections),
     h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
+    workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     tls: tlsOptionsSchema.optional(),

@@ -82,6 +82,7 @@ export async function runComparison(
     loadRunner({
       h1Connections: options.h1Connections,
       h2PoolSessions: options.h2PoolSessions,
+      workers: options.workers,
       ...(caFile ? { caFile } : {}),
       ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
       ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),

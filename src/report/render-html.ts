@@ -9,7 +9,7 @@ import { formatBytes, formatMs } from '../util/units.ts';
 import type { CellResult, CompareResult, Comparison, Strategy, Workload } from './compare-model.ts';
 import type { EncodedHistogram } from './model.ts';
 import { resultRows } from './render-text.ts';
-import { formatRatio, STRATEGY_LABEL } from './verdict.ts';
+import { formatRatio } from './verdict.ts';
 
 /** The chart library's sources, inlined into the page. */
 export interface HtmlAssets {
@@ -157,7 +157,12 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
   const x = (v: number) =>
     left + ((Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo))) * (W - left - right);
   const parts: string[] = [];
-  const ticks = [0.25, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 6, 10, 20].filter((t) => t >= lo && t <= hi);
+  // Ticks at least 34 px apart, always including 1 (the baseline).
+  const ticks: number[] = [1];
+  for (const t of [0.1, 0.25, 0.5, 0.67, 0.8, 1.25, 1.5, 2, 3, 4, 6, 10, 20, 50, 100]) {
+    if (t < lo || t > hi) continue;
+    if (ticks.every((u) => Math.abs(x(u) - x(t)) >= 34)) ticks.push(t);
+  }
   for (const t of ticks) {
     parts.push(
       `<line x1="${x(t)}" x2="${x(t)}" y1="${top - 6}" y2="${H - 24}" stroke="${t === 1 ? '#333' : '#e3e3e3'}" stroke-width="${t === 1 ? 1.5 : 1}"/>`,
@@ -324,8 +329,16 @@ const CHART_SCRIPT = `
 })();
 `;
 
-function legendHtml(protocols: Strategy[]): string {
-  return `<div class="legend">${protocols.map((p) => `<span><i style="background:${STRATEGY_COLOR[p]}"></i>${esc(STRATEGY_LABEL[p])}</span>`).join('')}</div>`;
+/** "h1 — HTTP/1.1, up to 6 connections": how each strategy was built in this comparison. */
+function strategyDescription(result: CompareResult, p: Strategy): string {
+  const o = result.options as { h1Connections?: number; h2PoolSessions?: number };
+  if (p === 'h1') return `h1 — HTTP/1.1, up to ${o.h1Connections ?? 6} connections`;
+  if (p === 'h2') return 'h2 — one HTTP/2 session';
+  return `h2-pool — up to ${o.h2PoolSessions ?? 4} HTTP/2 sessions`;
+}
+
+function legendHtml(result: CompareResult): string {
+  return `<div class="legend">${result.axes.protocols.map((p) => `<span><i style="background:${STRATEGY_COLOR[p]}"></i>${esc(strategyDescription(result, p))}</span>`).join('')}</div>`;
 }
 
 /**
@@ -347,9 +360,12 @@ export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
         w.responseSizeBytes !== undefined ? ` · ${formatBytes(w.responseSizeBytes)} per response` : '';
       return `<section id="w-${esc(w.id)}">
 <h2>${esc(w.label)}</h2>
-<div class="meta">${esc(w.method)} ${w.paths.map((p) => `<code>${esc(p)}</code>`).join(', ')}${esc(size)}</div>
+<div class="meta">${esc(w.method)} ${w.paths
+        .slice(0, 3)
+        .map((p) => `<code>${esc(p)}</code>`)
+        .join(', ')}${w.paths.length > 3 ? ` … (${w.paths.length} paths, requested in turn)` : ''}${esc(size)}</div>
 ${wv ? `<div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
-${legendHtml(result.axes.protocols)}
+${legendHtml(result)}
 <div class="grid">
   <div><div id="tp-${esc(w.id)}" class="chart"></div></div>
   <div><h3>Throughput relative to ${esc(result.baseline)}, with its 95% interval</h3>${ratioSvg(result, w)}</div>

@@ -92,7 +92,10 @@ function headerLine(result: CompareResult): string {
     ? `${result.target.url} (embedded fixture server)`
     : result.target.url;
   const kept = result.runsPerCell - result.warmupRuns;
-  return `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell, ${kept} kept · baseline ${result.baseline}`;
+  const o = result.options as { h1Connections?: number; h2PoolSessions?: number; durationMs?: number };
+  const build = `h1 = up to ${o.h1Connections ?? 6} connections, h2 = 1 session, h2-pool = up to ${o.h2PoolSessions ?? 4} sessions`;
+  const each = o.durationMs !== undefined ? `${o.durationMs} ms each, ` : '';
+  return `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}\n${build}`;
 }
 
 function statusLine(result: CompareResult): string | undefined {

@@ -316,8 +316,20 @@ function caveats(result: CompareResult): string[] {
   const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
   if (saturated > 0)
     out.push(`The load client was saturated in ${saturated} cell(s): those throughputs are a floor.`);
-  const warnings = new Set(result.cells.flatMap((c) => c.stats?.warnings ?? []));
-  for (const w of warnings) out.push(w);
+  // Run warnings carry their own numbers ("event loop 97% utilised, 0.4 CPU cores"): group those
+  // that differ only in numbers, and say how many runs said so.
+  const groups = new Map<string, { text: string; runs: number }>();
+  for (const c of result.cells) {
+    for (const r of c.runs.slice(c.warmupRuns)) {
+      for (const w of new Set(r.warnings)) {
+        const key = w.replace(/\d+(\.\d+)?/g, '#');
+        const g = groups.get(key);
+        if (g) g.runs++;
+        else groups.set(key, { text: w, runs: 1 });
+      }
+    }
+  }
+  for (const g of groups.values()) out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   return out;
