@@ -24,6 +24,7 @@ export {
   type RunContext,
   runOrder,
 } from './engine.ts';
+export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
 export { httpMetricsReader, type ServerMetricsReader, serverViewFromScrapes } from './metrics.ts';
 export {
   COMPARE_DEFAULTS,
@@ -37,6 +38,7 @@ export {
   urlWorkloads,
 } from './options.ts';
 export { loadCompareResult, writeResultsAtomic } from './results-file.ts';
+export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
 export {
   type BootstrapOptions,
   bootstrapRatio,
@@ -49,5 +51,3 @@ export {
   summarize,
 } from './stats.ts';
 export { type SyntheticProfile, syntheticRun, syntheticRunner } from './synthetic.ts';
-export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
-export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';

@@ -363,7 +363,9 @@ export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
 <div class="meta">${esc(w.method)} ${w.paths
         .slice(0, 3)
         .map((p) => `<code>${esc(p)}</code>`)
-        .join(', ')}${w.paths.length > 3 ? ` … (${w.paths.length} paths, requested in turn)` : ''}${esc(size)}</div>
+        .join(
+          ', ',
+        )}${w.paths.length > 3 ? ` … (${w.paths.length} paths, requested in turn)` : ''}${esc(size)}</div>
 ${wv ? `<div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
 ${legendHtml(result)}
 <div class="grid">

@@ -329,7 +329,8 @@ function caveats(result: CompareResult): string[] {
       }
     }
   }
-  for (const g of groups.values()) out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
+  for (const g of groups.values())
+    out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   return out;
