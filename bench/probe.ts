@@ -1,6 +1,6 @@
 // What one `h2lab probe` costs: wall time and the connections it opens on the target, against the
 // fixture server's plain and TLS ports (the server counts connections by listener and protocol).
-// Usage: node --import tsx bench/probe.ts [runs=7]
+// Usage: node --import tsx bench/probe.ts [runs=7]  (the figures in docs/performance.md: runs=5)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

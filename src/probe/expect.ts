@@ -43,6 +43,14 @@ export const EXPECTATIONS: Readonly<Record<string, { describe: string; check: Ch
     describe: 'cleartext HTTP/2 by Upgrade: h2c',
     check: (r) => fromAvailability(r.protocols.h2cUpgrade, 'h2c upgrade'),
   },
+  'tls1.0': {
+    describe: 'TLS 1.0 is accepted (deprecated: expect no-tls1.0)',
+    check: (r) => fromAvailability(r.tls?.versions.TLSv1, 'TLS 1.0'),
+  },
+  'tls1.1': {
+    describe: 'TLS 1.1 is accepted (deprecated: expect no-tls1.1)',
+    check: (r) => fromAvailability(r.tls?.versions['TLSv1.1'], 'TLS 1.1'),
+  },
   'tls1.2': {
     describe: 'TLS 1.2 is accepted',
     check: (r) => fromAvailability(r.tls?.versions['TLSv1.2'], 'TLS 1.2'),

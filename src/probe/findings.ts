@@ -131,6 +131,14 @@ const rules: Rule[] = [
     const t = r.tls;
     if (!t) return [];
     const out: Finding[] = [];
+    const legacy = (['TLSv1', 'TLSv1.1'] as const).filter((v) => t.versions[v].supported === true);
+    if (legacy.length) {
+      out.push({
+        id: 'legacy-tls-accepted',
+        level: 'warn',
+        text: `${legacy.join(' and ')} ${legacy.length > 1 ? 'are' : 'is'} accepted: deprecated since 2021 (RFC 8996) and refused by current browsers; allow TLS 1.2 and 1.3 only.`,
+      });
+    }
     if (t.versions['TLSv1.3'].supported === false) {
       out.push({
         id: 'tls13-not-accepted',

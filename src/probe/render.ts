@@ -58,8 +58,7 @@ export function renderProbeText(r: ProbeResult): string {
         n.version ?? '?',
         `${n.cipherStandardName ?? n.cipher ?? '?'}, ALPN ${n.alpn ?? 'none'}${Number.isFinite(n.handshakeMs) ? `, handshake ${formatMs(n.handshakeMs)}` : ''}`,
       ],
-      avail('TLSv1.2 alone', t.versions['TLSv1.2']),
-      avail('TLSv1.3 alone', t.versions['TLSv1.3']),
+      ...Object.entries(t.versions).map(([v, a]) => avail(`${v} alone`, a)),
       avail('ALPN h2 alone', t.alpn.h2),
       avail('ALPN http/1.1 alone', t.alpn['http/1.1']),
       [

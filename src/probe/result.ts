@@ -17,6 +17,10 @@ export interface Availability {
   detail: string;
 }
 
+/** The TLS versions the probe offers one at a time. */
+export const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+export type TlsVersionName = (typeof TLS_VERSIONS)[number];
+
 /** One certificate of the chain the server sent, summarised. */
 export interface CertificateSummary {
   subject: string;
@@ -43,8 +47,11 @@ export interface TlsReport {
     alpn: string | null;
     handshakeMs: number;
   };
-  /** Each version offered alone. */
-  versions: Record<'TLSv1.2' | 'TLSv1.3', Availability>;
+  /**
+   * Each version offered alone. TLS 1.0 and 1.1 are offered with OpenSSL's security level 0 (their
+   * SHA-1 era cipher suites are refused by default); they are deprecated (RFC 8996).
+   */
+  versions: Record<TlsVersionName, Availability>;
   /** Each ALPN protocol offered alone. */
   alpn: Record<'h2' | 'http/1.1', Availability>;
   certificate: {

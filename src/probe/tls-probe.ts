@@ -7,7 +7,7 @@ import type tls from 'node:tls';
 import { H2labError } from '../errors.ts';
 import { exchangePreface, readResponseHead, type ServerPreface } from './h2.ts';
 import type { Origin } from './http.ts';
-import type { Availability, CertificateSummary, TlsReport } from './result.ts';
+import { type Availability, type CertificateSummary, TLS_VERSIONS, type TlsReport } from './result.ts';
 import {
   classifyFailure,
   connectTls,
@@ -268,6 +268,10 @@ export async function probeTls(
         };
       }
       if (f?.kind === 'tls-version') return { supported: false, detail: `refused (${f.code ?? f.detail})` };
+      // Any other alert before a ServerHello (nginx answers a TLS 1.0 offer it cannot serve with
+      // internal_error): no client gets a connection with this version.
+      if (f?.code && /ALERT/.test(f.code))
+        return { supported: false, detail: `refused with an alert (${f.code})` };
       return { supported: null, detail: `could not tell: ${f?.code ?? f?.kind}` };
     };
   const alpnJudge =
@@ -289,26 +293,31 @@ export async function probeTls(
         };
       return { supported: null, detail: `could not tell: ${f?.code ?? f?.kind}` };
     };
-  const [v12, v13, alpnH2, alpnH1] = await Promise.all([
-    tryAlone(
-      origin,
-      { ...alone, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' },
-      timeoutMs,
-      versionJudge('TLSv1.2'),
-    ),
-    tryAlone(
-      origin,
-      { ...alone, minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' },
-      timeoutMs,
-      versionJudge('TLSv1.3'),
-    ),
+  const [alpnH2, alpnH1, ...versionResults] = await Promise.all([
     tryAlone(origin, { ...alone, alpn: ['h2'] }, timeoutMs, alpnJudge('h2')),
     tryAlone(origin, { ...alone, alpn: ['http/1.1'] }, timeoutMs, alpnJudge('http/1.1')),
+    ...TLS_VERSIONS.map((v) =>
+      tryAlone(
+        origin,
+        {
+          ...alone,
+          minVersion: v,
+          maxVersion: v,
+          // OpenSSL 3 will not offer TLS 1.0/1.1 suites above security level 0.
+          ...(v === 'TLSv1' || v === 'TLSv1.1' ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
+        },
+        timeoutMs,
+        versionJudge(v),
+      ),
+    ),
   ]);
+  const versions = Object.fromEntries(
+    TLS_VERSIONS.map((v, i) => [v, versionResults[i]!]),
+  ) as TlsReport['versions'];
 
   const report: TlsReport = {
     negotiated,
-    versions: { 'TLSv1.2': v12, 'TLSv1.3': v13 },
+    versions,
     alpn: { h2: alpnH2, 'http/1.1': alpnH1 },
     certificate: { trusted, verifyError, chain },
     clientCertificate: {

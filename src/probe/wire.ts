@@ -76,6 +76,8 @@ export function classifyFailure(err: unknown): Failure {
     return f('client-cert-required');
   }
   if (/no application protocol|no_application_protocol/.test(text)) return f('tls-alpn');
+  // This machine's OpenSSL would not offer the version at all: nothing was learned about the server.
+  if (code === 'ERR_SSL_NO_PROTOCOLS_AVAILABLE') return f('tls-handshake');
   if (
     /protocol version|unsupported protocol|no protocols available|version too low|tlsv1 alert protocol/.test(
       text,
@@ -324,6 +326,8 @@ export interface TlsAttempt {
   alpn?: string[];
   minVersion?: tls.SecureVersion;
   maxVersion?: tls.SecureVersion;
+  /** OpenSSL cipher string, e.g. `DEFAULT:@SECLEVEL=0` so that TLS 1.0/1.1 can be offered at all. */
+  ciphers?: string;
   /** Ask for a stapled OCSP response (status_request, RFC 6066 §8). */
   requestOCSP?: boolean;
   /** Present the user's client certificate (when one was given). */
@@ -369,6 +373,7 @@ export async function connectTls(
       ...(attempt.alpn ? { ALPNProtocols: attempt.alpn } : {}),
       ...(attempt.minVersion ? { minVersion: attempt.minVersion } : {}),
       ...(attempt.maxVersion ? { maxVersion: attempt.maxVersion } : {}),
+      ...(attempt.ciphers ? { ciphers: attempt.ciphers } : {}),
       ...(attempt.requestOCSP ? { requestOCSP: true } : {}),
       ...(material.ca ? { ca: material.ca } : {}),
       ...(attempt.presentClientCert && material.cert && material.key

@@ -78,6 +78,8 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
       assert.equal(r.tls?.negotiated.alpn, 'h2');
       assert.equal(r.tls?.versions['TLSv1.2'].supported, true);
       assert.equal(r.tls?.versions['TLSv1.3'].supported, true);
+      assert.equal(r.tls?.versions.TLSv1.supported, false, r.tls?.versions.TLSv1.detail);
+      assert.equal(r.tls?.versions['TLSv1.1'].supported, false);
       assert.equal(r.tls?.alpn.h2.supported, true);
       assert.equal(r.tls?.alpn['http/1.1'].supported, true);
       assert.equal(r.tls?.certificate.trusted, true);
@@ -189,6 +191,19 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
         assert.equal(withCert.h2?.effective.MAX_CONCURRENT_STREAMS, 100);
       },
     );
+  });
+
+  test('a server that still accepts TLS 1.0 and 1.1 is flagged', async () => {
+    await withServer(tlsServer({ minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }), async (port) => {
+      const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem'), expect: ['no-tls1.0'] });
+      assert.equal(r.tls?.versions.TLSv1.supported, true, r.tls?.versions.TLSv1.detail);
+      assert.equal(r.tls?.versions['TLSv1.1'].supported, true);
+      assert.match(
+        r.findings.find((f) => f.id === 'legacy-tls-accepted')?.text ?? '',
+        /TLSv1 and TLSv1\.1 are accepted/,
+      );
+      assert.equal(r.expectations?.unmet[0]?.expectation, 'no-tls1.0');
+    });
   });
 
   test('client certificate requested but optional', async () => {
