@@ -10,7 +10,7 @@
 import { withRunTimeout } from './burst.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
-import type { BrowserTarget, CancelRun, CancelServerView } from './result.ts';
+import type { BrowserTarget, CancelRun, CancelServerView, CancelSummary } from './result.ts';
 import {
   byLabel,
   diffSnapshots,
@@ -21,10 +21,12 @@ import {
   tileRequests,
   waitForIdlePool,
 } from './server-metrics.ts';
-import { median } from './stats.ts';
+import { median, tally } from './stats.ts';
 
 /** What one cancellation run needs. */
 export interface CancelRunSpec {
+  /** Repetition of this leg. */
+  index: number;
   page: CollectedPage;
   target: BrowserTarget;
   serverMode: CancelRun['serverMode'];
@@ -79,12 +81,14 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
   const records = page.records(urls);
   const run: CancelRun = {
     target: target.id,
+    index: spec.index,
     serverMode: spec.serverMode,
     count: spec.count,
     requestedAbortMs: spec.cancelAfterMs,
     actualAbortMs: report.abortAtMs ?? Number.NaN,
     issueLoopMs: report.issueLoopMs,
     browserCanceled: records.filter((r) => r.canceled).length,
+    browserFailures: tally(records.flatMap((r) => (r.failed ? [r.failed] : []))),
     completedBeforeAbort: report.outcomes.filter((o) => o === 'ok').length,
     baselineMs: median(base),
     wantedMs: report.wantedMs,
@@ -94,4 +98,48 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
     run.server = cancelServerView(diffSnapshots(before, snapshot, GAUGES), 1, drained);
   }
   return run;
+}
+
+function medianOfKeys(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
+  const keys = new Set(records.flatMap((r) => Object.keys(r)));
+  return Object.fromEntries([...keys].map((k) => [k, median(records.map((r) => r[k] ?? 0))]));
+}
+
+/** Medians per target and server mode, in the order the legs first appear. */
+export function summarizeCancel(runs: readonly CancelRun[]): CancelSummary[] {
+  const groups = new Map<string, CancelRun[]>();
+  for (const r of runs) {
+    const k = `${r.target}\u0000${r.serverMode}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  return [...groups.values()].map((g) => {
+    const first = g[0]!;
+    // NaN (the abort never ran) sorts badly: the median is over the runs where it did.
+    const aborts = g.map((r) => r.actualAbortMs).filter((x) => !Number.isNaN(x));
+    const s: CancelSummary = {
+      target: first.target,
+      serverMode: first.serverMode,
+      runs: g.length,
+      count: first.count,
+      requestedAbortMs: first.requestedAbortMs,
+      actualAbortMs: aborts.length ? median(aborts) : Number.NaN,
+      issueLoopMs: median(g.map((r) => r.issueLoopMs)),
+      browserCanceled: median(g.map((r) => r.browserCanceled)),
+      browserFailures: medianOfKeys(g.map((r) => r.browserFailures)),
+      completedBeforeAbort: median(g.map((r) => r.completedBeforeAbort)),
+      baselineMs: median(g.map((r) => r.baselineMs)),
+      wantedMs: median(g.map((r) => r.wantedMs)),
+    };
+    const views = g.flatMap((r) => (r.server ? [r.server] : []));
+    if (views.length === g.length) {
+      s.server = {
+        reachedHandler: median(views.map((v) => v.reachedHandler)),
+        cancellations: medianOfKeys(views.map((v) => v.cancellations)),
+        jobs: medianOfKeys(views.map((v) => v.jobs)),
+        rstStreamByCode: medianOfKeys(views.map((v) => v.rstStreamByCode)),
+        drained: views.every((v) => v.drained),
+      };
+    }
+    return s;
+  });
 }

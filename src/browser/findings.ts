@@ -3,7 +3,7 @@
  * costs, what honouring cancellation is worth. Pure: reads the result, returns sentences.
  */
 import { formatMs } from '../util/units.ts';
-import type { BrowserResult, BurstSummary, CancelRun } from './result.ts';
+import type { BrowserResult, BurstSummary, CancelSummary } from './result.ts';
 
 const MODE = {
   honour: 'server honours cancellation',
@@ -122,8 +122,8 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
     );
   }
 
-  const byTarget = new Map<string, CancelRun[]>();
-  for (const c of result.cancel) byTarget.set(c.target, [...(byTarget.get(c.target) ?? []), c]);
+  const byTarget = new Map<string, CancelSummary[]>();
+  for (const c of result.cancelSummaries) byTarget.set(c.target, [...(byTarget.get(c.target) ?? []), c]);
   for (const [id, runs] of byTarget) {
     for (const c of runs) {
       const s = c.server;
@@ -134,7 +134,7 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
         ? `; the server saw ${s.reachedHandler} reach a handler, ${s.cancellations.queued ?? 0} cancelled while queued, ${s.cancellations.running ?? 0} while running, ${s.jobs.unwanted ?? 0} rendered for nothing${s.drained ? '' : ' (pool still busy when read)'}`
         : '; no server metrics';
       findings.push(
-        `Cancellation, ${label(id)}, ${MODE[c.serverMode]}: ${c.count} fired, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
+        `Cancellation, ${label(id)}, ${MODE[c.serverMode]}${c.runs > 1 ? ` (medians of ${c.runs} runs)` : ''}: ${c.count} fired, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
       );
       if (s && !s.drained)
         warnings.push(

@@ -11,7 +11,7 @@ import { cpus } from 'node:os';
 import { H2labError, isH2labError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { runBurst, summarizeBurst } from './burst.ts';
-import { runCancel } from './cancel.ts';
+import { runCancel, summarizeCancel } from './cancel.ts';
 import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
 import { CollectedPage } from './collector.ts';
 import { deriveFindings } from './findings.ts';
@@ -21,7 +21,13 @@ import {
   parseOrigin,
   resolveBrowserOptions,
 } from './options.ts';
-import { BROWSER_RESULT_VERSION, type BrowserResult, type BrowserTarget, type CancelRun } from './result.ts';
+import {
+  BROWSER_RESULT_VERSION,
+  type BrowserRequest,
+  type BrowserResult,
+  type BrowserTarget,
+  type CancelRun,
+} from './result.ts';
 import type { MetricsSource } from './server-metrics.ts';
 
 /** The part of a running fixture server the browser experiments use. */
@@ -62,6 +68,13 @@ export interface MeasureBrowserHooks {
   onProgress?: (e: BrowserProgress) => void;
   /** Stops between runs; what was measured is returned with error H2LAB_ERR_INTERRUPTED. */
   signal?: AbortSignal;
+}
+
+/** How many times a burst hit by a host network change is repeated. */
+const NETWORK_CHANGED_RETRIES = 2;
+
+function networkChanged(requests: readonly BrowserRequest[]): boolean {
+  return requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED');
 }
 
 function targetsFor(origins: readonly string[], control: boolean): BrowserTarget[] {
@@ -191,6 +204,7 @@ export async function measureBrowser(
       targets,
       burst: { runs: [], summaries: [] },
       cancel: [],
+      cancelSummaries: [],
       findings: [],
       warnings: [],
     };
@@ -215,7 +229,7 @@ export async function measureBrowser(
               step: step++,
               of: total,
             });
-            const run = await runBurst({
+            const spec = {
               page: await pageFor(t),
               target: t,
               count: opts.count,
@@ -223,7 +237,16 @@ export async function measureBrowser(
               index: i,
               runTimeoutMs: opts.runTimeoutMs,
               ...(metrics && { metrics }),
-            });
+            };
+            let run = await runBurst(spec);
+            // Chromium aborts requests in flight when the host's interfaces change (net::ERR_NETWORK_CHANGED,
+            // e.g. a VPN or a container starting): that run measured the host, not the server. Redo it.
+            for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(run.requests); retry++) {
+              result.warnings.push(
+                `${t.label}: burst ${i + 1} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run).`,
+              );
+              run = await runBurst(spec);
+            }
             result.burst.runs.push(run);
           }
         }
@@ -265,38 +288,58 @@ export async function measureBrowser(
             });
           }
         }
+        // Repeat every leg, alternating honour and ignore (and who goes first), so that both server
+        // modes see the same machine.
+        const order: Array<{ leg: (typeof legs)[number]; index: number }> = [];
+        for (let i = 0; i < opts.cancelRuns; i++) {
+          const round = i % 2 === 0 ? legs : [...legs].reverse();
+          for (const leg of round) order.push({ leg, index: i });
+        }
         let step = 0;
-        for (const leg of legs) {
+        for (const { leg, index } of order) {
           check();
           progress({
             phase: 'cancel',
-            message: `cancel ${leg.t.label} (server ${leg.mode})`,
+            message: `cancel ${index + 1}/${opts.cancelRuns} ${leg.t.label} (server ${leg.mode})`,
             step: step++,
-            of: legs.length,
+            of: order.length,
           });
-          result.cancel.push(
-            await runCancel({
-              page: await pageFor(leg.t, leg.origin),
-              target: leg.t,
-              serverMode: leg.mode,
-              count: opts.count,
-              pathTemplate: opts.pathTemplate,
-              cancelAfterMs: opts.cancelAfterMs,
-              runTimeoutMs: opts.runTimeoutMs,
-              ...(leg.m && { metrics: leg.m }),
-            }),
-          );
+          const spec = {
+            index,
+            page: await pageFor(leg.t, leg.origin),
+            target: leg.t,
+            serverMode: leg.mode,
+            count: opts.count,
+            pathTemplate: opts.pathTemplate,
+            cancelAfterMs: opts.cancelAfterMs,
+            runTimeoutMs: opts.runTimeoutMs,
+            ...(leg.m && { metrics: leg.m }),
+          };
+          let run = await runCancel(spec);
+          for (
+            let retry = 0;
+            retry < NETWORK_CHANGED_RETRIES && run.browserFailures['net::ERR_NETWORK_CHANGED'];
+            retry++
+          ) {
+            result.warnings.push(
+              `${leg.t.label}: cancellation run ${index + 1} (server ${leg.mode}) was repeated because Chromium reported net::ERR_NETWORK_CHANGED.`,
+            );
+            run = await runCancel(spec);
+          }
+          result.cancel.push(run);
         }
       }
     } catch (err) {
       if (!isH2labError(err)) throw err;
       result.error = err.toJSON();
+      result.cancelSummaries = summarizeCancel(result.cancel);
       if (opts.burst && result.burst.summaries.length === 0 && result.burst.runs.some((r) => !r.discarded)) {
         result.burst.summaries = targets
           .filter((t) => result.burst.runs.some((r) => r.target === t.id && !r.discarded))
           .map((t) => summarizeBurst(t.id, result.burst.runs));
       }
     }
+    if (!result.error) result.cancelSummaries = summarizeCancel(result.cancel);
     const { findings, warnings } = deriveFindings(result);
     result.findings = findings;
     result.warnings.push(...warnings);

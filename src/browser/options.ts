@@ -57,6 +57,8 @@ export const BrowserOptionsSchema = z
     burst: z.boolean().default(true),
     /** Run the cancellation experiment. Default true. */
     cancel: z.boolean().default(true),
+    /** Repetitions of every cancellation leg (target × server mode); medians are reported. Default 3. */
+    cancelRuns: z.number().int().min(1).max(50).default(3),
     /** The cancellation experiment aborts every request this long after the first was issued, ms. */
     cancelAfterMs: z.number().min(0).max(60_000).default(60),
     /**

@@ -160,6 +160,8 @@ export interface CancelServerView {
 /** One cancellation run: fire `count`, abort them all, then fetch one wanted tile. */
 export interface CancelRun {
   target: string;
+  /** 0-based repetition of this leg. */
+  index: number;
   /** Whether the server honoured cancellation (`ignore` = the fixture ran with ignoreCancel). */
   serverMode: 'honour' | 'ignore' | 'unknown';
   count: number;
@@ -169,6 +171,8 @@ export interface CancelRun {
   issueLoopMs: number;
   /** Requests CDP reported as failed with `canceled`. */
   browserCanceled: number;
+  /** Failed requests by CDP error text (`net::ERR_ABORTED` for the aborted ones). */
+  browserFailures: Record<string, number>;
   /** Requests that completed before the abort. */
   completedBeforeAbort: number;
   /** The wanted tile fetched alone on an idle server (median of 3), ms. */
@@ -176,6 +180,14 @@ export interface CancelRun {
   /** The wanted tile fetched right after the abort, ms. */
   wantedMs: number;
   server?: CancelServerView;
+}
+
+/**
+ * The medians of one leg (target × server mode) over its repetitions: every number is the median of
+ * that number over the runs (server counts included); `runs` says how many.
+ */
+export interface CancelSummary extends Omit<CancelRun, 'index'> {
+  runs: number;
 }
 
 /** How the browser was told to trust the servers' certificates. */
@@ -211,7 +223,10 @@ export interface BrowserResult {
   };
   targets: BrowserTarget[];
   burst: { runs: BurstRun[]; summaries: BurstSummary[] };
+  /** Every cancellation run. */
   cancel: CancelRun[];
+  /** Medians per target and server mode (what tables and findings show). */
+  cancelSummaries: CancelSummary[];
   /** Conclusions in words (e.g. "the queue moved"). */
   findings: string[];
   /** Anything that could distort the numbers. */

@@ -23,6 +23,7 @@ interface Flags {
   runs: string;
   pathTemplate: string;
   cancelAfter: string;
+  cancelRuns: string;
   burst: boolean;
   cancel: boolean;
   control: boolean;
@@ -64,6 +65,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     runs: parseInteger(f.runs, '--runs', 2, 200),
     pathTemplate: f.pathTemplate,
     cancelAfterMs: parseDurationMs(f.cancelAfter, '--cancel-after'),
+    cancelRuns: parseInteger(f.cancelRuns, '--cancel-runs', 1, 50),
     burst: f.burst,
     cancel: f.cancel,
     control: f.control,
@@ -96,6 +98,7 @@ export function register(program: Command): void {
       DEFAULT_PATH_TEMPLATE,
     )
     .option('--cancel-after <dur>', 'the cancellation experiment aborts its requests after this long', '60ms')
+    .option('--cancel-runs <n>', 'repetitions of every cancellation leg (medians are reported)', '3')
     .option('--no-burst', 'skip the burst experiment')
     .option('--no-cancel', 'skip the cancellation experiment')
     .option('--no-control', 'skip HTTP/1.1 over TLS (a second Chromium with HTTP/2 disabled)')

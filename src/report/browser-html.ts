@@ -155,9 +155,9 @@ export function renderBrowserHtml(result: BrowserResult): string {
       );
     }
   }
-  if (result.cancel.length) {
+  if (result.cancelSummaries.length) {
     sections.push(
-      `<h2>Cancellation</h2><p>Abort requested after ${escapeHtml(formatMs(o.cancelAfterMs))}. Counts are the server's.</p>`,
+      `<h2>Cancellation</h2><p>Abort requested after ${escapeHtml(formatMs(o.cancelAfterMs))}. Counts are the server's; every number is the median of ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''}.</p>`,
     );
     sections.push(
       table(
@@ -173,7 +173,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
           'wanted tile',
           'idle baseline',
         ],
-        result.cancel.map((c) => [
+        result.cancelSummaries.map((c) => [
           label(c.target),
           c.serverMode,
           Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),

@@ -69,8 +69,11 @@ export function renderBrowserText(result: BrowserResult): string {
       ),
     );
   }
-  if (result.cancel.length) {
-    out.push('', `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; counts from the server)`);
+  if (result.cancelSummaries.length) {
+    out.push(
+      '',
+      `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; counts from the server; medians of ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''})`,
+    );
     out.push(
       textTable(
         [
@@ -85,7 +88,7 @@ export function renderBrowserText(result: BrowserResult): string {
           'wanted',
           'idle',
         ],
-        result.cancel.map((c) => [
+        result.cancelSummaries.map((c) => [
           label(c.target),
           c.serverMode,
           Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),

@@ -43,8 +43,10 @@ test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control
     assert.deepEqual(s['https-h1']!.protocols, { 'http/1.1': 30 });
     assert.equal(r.trust.method, 'spki-pin');
     assert.equal(r.trust.secureContext, true);
-    // The server saw every request of every run (2 runs × 3 targets × 30).
-    assert.equal(srv.seen(), 180);
+    // The server saw every request of every run (2 runs × 3 targets × 30, and any run repeated
+    // because the host's network changed).
+    const repeated = r.warnings.filter((w) => w.includes('was repeated')).length;
+    assert.equal(srv.seen(), 180 + 30 * repeated);
     for (const x of Object.values(s)) {
       // The time on the wire agrees within a millisecond; the start may differ by the time the page's
       // main thread spent issuing fetch() calls (reported as a warning, not a failure).

@@ -93,14 +93,15 @@ test('cancellation: counted by the server, and honouring it is worth it', async 
       burst: false,
       control: false,
       cancelAfterMs: 150,
+      cancelRuns: 1,
       fixture: { poolSize: 2, tileMs: 40, maxConcurrentStreams: 256 },
     },
     { startFixture },
   );
   assert.equal(r.error, undefined);
   t.diagnostic(JSON.stringify(r.cancel));
-  const honour = r.cancel.find((c) => c.target === 'https' && c.serverMode === 'honour')!;
-  const ignore = r.cancel.find((c) => c.target === 'https' && c.serverMode === 'ignore')!;
+  const honour = r.cancelSummaries.find((c) => c.target === 'https' && c.serverMode === 'honour')!;
+  const ignore = r.cancelSummaries.find((c) => c.target === 'https' && c.serverMode === 'ignore')!;
   for (const c of [honour, ignore]) {
     assert.ok(c.server, 'no server view');
     assert.ok(c.server.drained, 'pool did not drain');

@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
+import type { CancelRun } from '../../src/browser/result.ts';
 import {
   byLabel,
   diffSnapshots,
@@ -93,4 +95,49 @@ test('burst URLs walk a square grid and are unique per tag', () => {
     'http://h/t/1/1?a=1&h2lab=r-4',
   ]);
   assert.equal(new Set(burstUrls('http://h', '/x', 121, 'q')).size, 121);
+});
+
+test('cancellation legs are summarised by medians per target and server mode', () => {
+  const run = (
+    index: number,
+    mode: 'honour' | 'ignore',
+    wantedMs: number,
+    unwanted: number,
+    abort = 60,
+  ): CancelRun => ({
+    target: 'https',
+    index,
+    serverMode: mode,
+    count: 10,
+    requestedAbortMs: 60,
+    actualAbortMs: abort,
+    issueLoopMs: 5,
+    browserCanceled: 10,
+    browserFailures: { 'net::ERR_ABORTED': 10 },
+    completedBeforeAbort: 0,
+    baselineMs: 30,
+    wantedMs,
+    server: {
+      reachedHandler: 10,
+      cancellations: { queued: 8 - unwanted },
+      jobs: { unwanted },
+      rstStreamByCode: { '8': 8 },
+      drained: true,
+    },
+  });
+  const s = summarizeCancel([
+    run(0, 'honour', 40, 0),
+    run(0, 'ignore', 400, 8),
+    run(1, 'ignore', 900, 6, Number.NaN),
+    run(1, 'honour', 50, 0),
+    run(2, 'honour', 45, 0),
+    run(2, 'ignore', 500, 7),
+  ]);
+  assert.deepEqual(
+    s.map((x) => [x.serverMode, x.runs, x.wantedMs, x.server?.jobs.unwanted, x.actualAbortMs]),
+    [
+      ['honour', 3, 45, 0, 60],
+      ['ignore', 3, 500, 7, 60],
+    ],
+  );
 });
