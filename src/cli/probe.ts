@@ -5,7 +5,13 @@
  */
 import type { Command } from 'commander';
 import { H2labError } from '../errors.ts';
-import { PROBE_RESULT_VERSION, type ProbeOptionsInput, probe, renderProbeText } from '../probe/index.ts';
+import {
+  EXPECTATIONS,
+  PROBE_RESULT_VERSION,
+  type ProbeOptionsInput,
+  probe,
+  renderProbeText,
+} from '../probe/index.ts';
 import { parseDurationMs, parseList } from '../util/units.ts';
 import { exitWithError } from './output.ts';
 
@@ -45,6 +51,14 @@ export function register(program: Command): void {
     .option(
       '--wait-idle <duration>',
       'hold idle HTTP/1.1 and HTTP/2 connections up to this long to see when the server closes them',
+    )
+    .addHelpText(
+      'after',
+      `\n--expect names (prefix no- to expect the opposite):\n${Object.entries(EXPECTATIONS)
+        .map(([name, e]) => `  ${name.padEnd(12)} ${e.describe}`)
+        .join(
+          '\n',
+        )}\n\nExit status: 0 probed (every --expect met), 1 an --expect not met, 2 could not probe (each cause has its code: docs/errors.md).`,
     )
     .action(async (url: string, flags: Flags) => {
       const opts: ProbeOptionsInput = {

@@ -193,6 +193,37 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
     );
   });
 
+  test('OCSP stapling: reported when the server staples a response (status_request)', async () => {
+    await withServer(
+      () =>
+        listen(
+          (() => {
+            const s = http2.createSecureServer(
+              { cert: certs.server.cert, key: certs.server.key, allowHTTP1: true },
+              routes,
+            );
+            // Node hands the bytes to OpenSSL as the stapled response; the probe only asks whether one came.
+            s.on(
+              'OCSPRequest',
+              (_cert: Buffer, _issuer: Buffer, cb: (err: Error | null, resp?: Buffer) => void) =>
+                cb(null, Buffer.from('stapled OCSP response')),
+            );
+            return s;
+          })(),
+        ),
+      async (port) => {
+        const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem'), expect: ['ocsp'] });
+        assert.equal(r.tls?.ocspStapled, true);
+        assert.deepEqual(r.expectations?.unmet, []);
+      },
+    );
+    // And without stapling: not reported.
+    await withServer(tlsServer(), async (port) => {
+      const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem') });
+      assert.equal(r.tls?.ocspStapled, false);
+    });
+  });
+
   test('a server that still accepts TLS 1.0 and 1.1 is flagged', async () => {
     await withServer(tlsServer({ minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem'), expect: ['no-tls1.0'] });
