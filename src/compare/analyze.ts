@@ -12,7 +12,7 @@ import type {
   TimeBreakdown,
 } from '../report/compare-model.ts';
 import type { RunResult } from '../report/model.ts';
-import { bootstrapRatio, classifyRatio, median, summarize } from './stats.ts';
+import { bootstrapRatio, classifyRatio, median, type RatioInterval, summarize } from './stats.ts';
 
 /** The metrics compared, and their direction. */
 export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
@@ -117,6 +117,23 @@ function seedOf(text: string): number {
   return h >>> 0;
 }
 
+/**
+ * Intervals already computed, by cell, metric, confidence and the exact values: a comparison is
+ * re-analysed after every run, and only the group that just ran has new values. Bounded: cleared
+ * when it grows past 10,000 entries.
+ */
+const intervals = new Map<string, RatioInterval>();
+
+function cachedInterval(id: string, cand: number[], base: number[], confidence: number): RatioInterval {
+  const key = `${id}|${confidence}|${cand.join(',')}|${base.join(',')}`;
+  const hit = intervals.get(key);
+  if (hit) return { ...hit, n: { ...hit.n } };
+  const r = bootstrapRatio(cand, base, { confidence, seed: seedOf(id) });
+  if (intervals.size >= 10_000) intervals.clear();
+  intervals.set(key, r);
+  return { ...r, n: { ...r.n } };
+}
+
 /** Options of {@link analyze}. */
 export interface AnalyzeOptions {
   minEffect: number;
@@ -153,10 +170,11 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
       const runs = keptRuns(cell);
       if (runs.length === 0 || baseRuns.length === 0) continue;
       for (const m of METRICS) {
-        const interval = bootstrapRatio(
+        const interval = cachedInterval(
+          `${cell.id}/${m.metric}`,
           runs.map((r) => metricOf(r, m.metric)),
           baseRuns.map((r) => metricOf(r, m.metric)),
-          { confidence: options.confidence, seed: seedOf(`${cell.id}/${m.metric}`) },
+          options.confidence,
         );
         comparisons.push({
           workload: cell.workload,

@@ -75,9 +75,21 @@ export interface BootstrapOptions {
 }
 
 function resampledMedian(values: readonly number[], rng: Rng, scratch: number[]): number {
-  for (let i = 0; i < values.length; i++) scratch[i] = values[rng.int(0, values.length - 1)]!;
-  scratch.sort((a, b) => a - b);
-  return quantileSorted(scratch, 0.5);
+  const n = values.length;
+  // Draw and insertion-sort in one pass: runs are few (typically 4–10), and this loop is the whole
+  // cost of an interval (2000 resamples × 2 sides × every comparison, after every run).
+  for (let i = 0; i < n; i++) {
+    const v = values[Math.floor(rng.next() * n)]!;
+    let j = i - 1;
+    while (j >= 0 && scratch[j]! > v) {
+      scratch[j + 1] = scratch[j]!;
+      j--;
+    }
+    scratch[j + 1] = v;
+  }
+  const mid = (n - 1) / 2;
+  const lo = Math.floor(mid);
+  return lo === mid ? scratch[lo]! : (scratch[lo]! + scratch[lo + 1]!) / 2;
 }
 
 /**

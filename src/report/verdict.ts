@@ -5,7 +5,7 @@
  * or that is smaller than the minimum effect is said to be "no clear difference".
  */
 
-import { formatMs } from '../util/units.ts';
+import { formatBytes, formatMs } from '../util/units.ts';
 import type {
   CellResult,
   CompareResult,
@@ -209,6 +209,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         if (r.outcome === 'worse') losses.push(tag);
       }
     }
+    const flow = flowControlNotes(result, w, net);
+    if (flow.length > 0) paragraphs.push(prefix + flow.join(' '));
     const measured = result.cells.filter((x) => x.workload === w.id && x.net === net && x.stats);
     const saturated = measured
       .filter((x) => (x.stats?.saturatedRuns ?? 0) > 0)
@@ -242,6 +244,38 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     headline = `${w.label}: ${parts.join('; ')}; elsewhere no clear difference.`;
   }
   return { headline, paragraphs };
+}
+
+/**
+ * What HTTP/2 flow control and stream limits did to a workload: a response larger than the
+ * connection window advertised by the client (RFC 9113 §6.9.2: 65,535 bytes unless raised) stalls
+ * until WINDOW_UPDATE frames return, so on a real network such a transfer is capped at window/RTT;
+ * requests that found the server's SETTINGS_MAX_CONCURRENT_STREAMS reached waited for a stream slot.
+ */
+function flowControlNotes(result: CompareResult, w: Workload, net: string): string[] {
+  const notes: string[] = [];
+  const h2cells = result.cells.filter((c) => c.workload === w.id && c.net === net && c.protocol !== 'h1');
+  const runs = h2cells.flatMap((c) => c.runs.slice(c.warmupRuns).map((r) => ({ c, r })));
+  const capped = runs.filter(({ r }) => {
+    const win = r.transport.window?.connectionWindowBytes;
+    const per = r.counts.ok > 0 ? r.throughput.bytesIn / r.counts.ok : 0;
+    return win !== undefined && per > win;
+  });
+  if (capped.length > 0) {
+    const win = capped[0]!.r.transport.window!;
+    notes.push(
+      `Each response (${formatBytes(capped[0]!.r.throughput.bytesIn / capped[0]!.r.counts.ok)}) is larger than the HTTP/2 flow-control window the client advertised (${formatBytes(win.connectionWindowBytes)} per connection, ${formatBytes(win.streamWindowBytes)} per stream, preset "${win.preset}"): the sender waits for WINDOW_UPDATE frames, which on loopback costs little but on a real network caps each connection at window/RTT.`,
+    );
+  }
+  const hits = runs.filter(({ r }) => (r.connections.streamCapHits ?? 0) > 0);
+  if (hits.length > 0) {
+    const max = hits[0]!.r.connections.serverMaxConcurrentStreams;
+    const where = [...new Set(hits.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
+    notes.push(
+      `${where}: requests waited for a stream slot because the server's limit of concurrent streams${max !== undefined ? ` (${max})` : ''} was reached.`,
+    );
+  }
+  return notes;
 }
 
 /**

@@ -137,3 +137,28 @@ test('every update is a valid result; a stop leaves the finished runs and says w
   const last = JSON.parse(snapshots.at(-1)!) as CompareResult;
   assert.equal(last.status, 'interrupted');
 });
+
+test('the verdict says when responses outgrow the HTTP/2 flow-control window and when streams ran out', async () => {
+  const { buildVerdict } = await import('../../src/report/verdict.ts');
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[1]!], runs: 3 },
+    { target, runCell: syntheticRunner({}, { latencyMs: 5 }) },
+  ).done;
+  assert.doesNotMatch(r.verdict!.workloads[0]!.paragraphs.join(' '), /flow-control window/);
+  for (const c of r.cells.filter((x) => x.protocol === 'h2')) {
+    for (const run of c.runs) {
+      run.transport.window = { preset: 'node', streamWindowBytes: 65_535, connectionWindowBytes: 65_535 };
+      run.connections.streamCapHits = 3;
+      run.connections.serverMaxConcurrentStreams = 100;
+    }
+  }
+  const text = buildVerdict(r).workloads[0]!.paragraphs.join(' ');
+  assert.match(
+    text,
+    /larger than the HTTP\/2 flow-control window the client advertised \(64\.0 KiB per connection/,
+  );
+  assert.match(
+    text,
+    /h2 at c=8: requests waited for a stream slot because the server's limit of concurrent streams \(100\)/,
+  );
+});
