@@ -1,9 +1,12 @@
 // `h2lab certs` writes a set that openssl accepts: chain verifies, SANs present, client cert has
 // clientAuth, keys are 0600, and existing files are not overwritten without --force.
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { buildProgram } from '../../src/cli/main.ts';
+import { isH2labError } from '../../src/errors.ts';
+import { writeCertificates } from '../../src/tls/index.ts';
 import { h2lab, have, run, tempHome } from './helpers.ts';
 
 const home = tempHome();
@@ -47,18 +50,28 @@ test('openssl verifies the chain, sees the SANs and the usages', {
 });
 
 test('refuses to overwrite without --force (exit 2, names the option), overwrites with it', async () => {
-  const r = await h2lab(['certs', '--out', out]);
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /H2LAB_ERR_CERTS_EXIST: --out .* --force/);
-  const f = await h2lab(['certs', '--out', out, '--force']);
-  assert.equal(f.code, 0, f.stderr);
+  await assert.rejects(writeCertificates({ out }), (e: unknown) => {
+    assert.ok(isH2labError(e, 'H2LAB_ERR_CERTS_EXIST'));
+    assert.equal(e.exitCode, 2);
+    assert.match(e.message, /--out .* --force/);
+    return true;
+  });
+  const before = readFileSync(join(out, 'ca.pem'), 'utf8');
+  await writeCertificates({ out, force: true });
+  assert.notEqual(readFileSync(join(out, 'ca.pem'), 'utf8'), before, 'a new CA was written');
 });
 
 test('bad --hosts and missing --out are usage errors', async () => {
-  const bad = await h2lab(['certs', '--out', join(home.dir, 'x'), '--hosts', 'not a host']);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /H2LAB_ERR_INVALID_OPTION: --hosts "not a host"/);
-  const none = await h2lab(['certs']);
-  assert.equal(none.code, 2);
-  assert.match(none.stderr, /--out/);
+  await assert.rejects(
+    writeCertificates({ out: join(home.dir, 'x'), hosts: 'not a host' }),
+    /--hosts "not a host" is not valid/,
+  );
+  const err = await buildProgram()
+    .parseAsync(['node', 'h2lab', 'certs'])
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  assert.ok(isH2labError(err, 'H2LAB_ERR_USAGE'));
+  assert.match(err.message, /--out/);
 });

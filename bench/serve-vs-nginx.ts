@@ -1,0 +1,220 @@
+// The fixture server against nginx (Debian package, one worker) on the same content: GET /bytes/1KiB,
+// driven by h2load for h2c (1 connection × 100 streams) and HTTP/1.1 (16 connections), alternating
+// which server goes first in each round. Prints req/s per run, medians, and the ratio h2lab / nginx;
+// a bare Node server (respond + end, nothing else) runs too, to show how much of the gap is Node's own.
+// Target (issue 2): ratio ≥ 0.5 on both protocols.
+// Usage: node --import tsx bench/serve-vs-nginx.ts [--rounds 5] [--seconds 5] [--json FILE]
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '5' },
+    json: { type: 'string' },
+  },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+for (const [cmd, arg] of [
+  ['nginx', '-v'],
+  ['h2load', '--version'],
+] as const) {
+  if (spawnSync(cmd, [arg], { stdio: 'ignore' }).status !== 0) {
+    console.error(`${cmd} is not installed (Debian: nginx, nghttp2-client)`);
+    process.exit(2);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => s.once('listening', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const children: ChildProcess[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-nginx-'));
+const cleanup = () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+};
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+// --- h2lab serve (its own process, as users run it) ------------------------------------------------
+const h2lab = spawn(
+  process.execPath,
+  ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-tls'],
+  {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+children.push(h2lab);
+const h2labUrl = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  h2lab.stdout!.on('data', (d: Buffer) => {
+    out += d;
+    const m = /listening (http:\/\/\S+)/.exec(out);
+    if (m) resolve(m[1]!);
+  });
+  h2lab.once('exit', (code) => reject(new Error(`h2lab serve exited with ${code}`)));
+});
+
+// --- bare Node: the least any Node server does for this request (the floor of Node's own cost) -----
+const bareScript = `
+const http = require('node:http'), http2 = require('node:http2');
+const body = Buffer.from(process.argv[1], 'base64');
+const h = { 'content-type': 'application/octet-stream', 'content-length': body.length };
+const s2 = http2.createServer({ settings: { maxConcurrentStreams: 250 } });
+s2.on('stream', (st) => { st.respond(h); st.end(body); });
+const s1 = http.createServer((q, r) => { r.writeHead(200, h); r.end(body); });
+s2.listen(0, '127.0.0.1', () => s1.listen(0, '127.0.0.1', () =>
+  console.log('bare', s2.address().port, s1.address().port)));
+`;
+
+// --- nginx, one worker, the same bytes from a file -------------------------------------------------
+const body = Buffer.from(await (await fetch(`${h2labUrl}/bytes/1KiB`)).arrayBuffer());
+const www = join(dir, 'www');
+mkdirSync(join(www, 'bytes'), { recursive: true });
+writeFileSync(join(www, 'bytes', '1KiB'), body);
+// nginx started as root serves as `nobody`: the tree must be world-readable.
+for (const p of [dir, www, join(www, 'bytes')]) chmodSync(p, 0o755);
+chmodSync(join(www, 'bytes', '1KiB'), 0o644);
+const [h2Port, h1Port] = [await freePort(), await freePort()];
+const conf = join(dir, 'nginx.conf');
+writeFileSync(
+  conf,
+  `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  default_type application/octet-stream;
+  keepalive_requests 100000000;
+  keepalive_timeout 75s;
+  http2_max_concurrent_streams 250;
+  client_body_temp_path ${dir}/cb; proxy_temp_path ${dir}/pt; fastcgi_temp_path ${dir}/ft;
+  uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st;
+  server { listen 127.0.0.1:${h2Port} http2; location / { root ${www}; } }
+  server { listen 127.0.0.1:${h1Port}; location / { root ${www}; } }
+}
+`,
+);
+const nginx = spawn('nginx', ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf], { stdio: 'inherit' });
+children.push(nginx);
+for (let i = 0; i < 100; i++) {
+  const ok = await fetch(`http://127.0.0.1:${h1Port}/bytes/1KiB`).then(
+    (r) => r.ok,
+    () => false,
+  );
+  if (ok) break;
+  await new Promise((r) => setTimeout(r, 50));
+}
+const bare = spawn(process.execPath, ['-e', bareScript, body.toString('base64')], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+children.push(bare);
+const [bareH2, bareH1] = await new Promise<[number, number]>((resolve) => {
+  bare.stdout!.on('data', (d: Buffer) => {
+    const m = /bare (\d+) (\d+)/.exec(String(d));
+    if (m) resolve([Number(m[1]), Number(m[2])]);
+  });
+});
+const check = Buffer.from(await (await fetch(`http://127.0.0.1:${h1Port}/bytes/1KiB`)).arrayBuffer());
+if (!check.equals(body)) throw new Error('nginx does not serve the same bytes');
+
+// --- runs ------------------------------------------------------------------------------------------
+type Proto = 'h2c' | 'http/1.1';
+const targets = {
+  h2lab: { 'http/1.1': `${h2labUrl}/bytes/1KiB`, h2c: `${h2labUrl}/bytes/1KiB` },
+  nginx: {
+    'http/1.1': `http://127.0.0.1:${h1Port}/bytes/1KiB`,
+    h2c: `http://127.0.0.1:${h2Port}/bytes/1KiB`,
+  },
+  node: { 'http/1.1': `http://127.0.0.1:${bareH1}/`, h2c: `http://127.0.0.1:${bareH2}/` },
+} as const;
+type Target = keyof typeof targets;
+const NAMES: Target[] = ['h2lab', 'nginx', 'node'];
+const argsFor: Record<Proto, string[]> = { h2c: ['-c', '1', '-m', '100'], 'http/1.1': ['--h1', '-c', '16'] };
+
+function h2load(url: string, proto: Proto): number {
+  const out = execFileSync('h2load', [...argsFor[proto], '-D', String(seconds), '--warm-up-time', '1', url], {
+    encoding: 'utf8',
+    timeout: (seconds + 30) * 1000,
+  });
+  const m = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(out);
+  const fail = /(\d+) failed/.exec(out);
+  if (!m || Number(m[1]) === 0) throw new Error(`h2load gave no rate for ${url}:\n${out}`);
+  if (fail && Number(fail[1]) > 0) throw new Error(`h2load saw ${fail[1]} failed requests on ${url}`);
+  return Number(m[1]);
+}
+
+const results = Object.fromEntries(
+  NAMES.map((t) => [t, { h2c: [] as number[], 'http/1.1': [] as number[] }]),
+) as Record<Target, Record<Proto, number[]>>;
+console.log(
+  `GET /bytes/1KiB, ${rounds} rounds × ${seconds} s (+1 s warm-up) per run; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`,
+);
+for (let r = 0; r < rounds; r++) {
+  for (const proto of ['h2c', 'http/1.1'] as const) {
+    // Rotate who goes first, so a drift in the machine's load does not favour one server.
+    const order = NAMES.map((_, i) => NAMES[(i + r) % NAMES.length]!);
+    for (const t of order) {
+      const rps = h2load(targets[t][proto], proto);
+      results[t][proto].push(rps);
+      console.log(
+        `round ${r + 1} ${proto.padEnd(8)} ${t.padEnd(5)} ${rps.toFixed(0).padStart(7)} req/s (load ${loadavg()[0]!.toFixed(1)})`,
+      );
+    }
+  }
+}
+
+console.log(
+  '\nprotocol  h2load                 h2lab median  nginx median  node median  h2lab/nginx  median round ratio  h2lab/node',
+);
+const summary: Record<string, unknown> = {};
+for (const proto of ['h2c', 'http/1.1'] as const) {
+  const a = median(results.h2lab[proto]);
+  const b = median(results.nginx[proto]);
+  const n = median(results.node[proto]);
+  const perRound = median(results.h2lab[proto].map((x, i) => x / results.nginx[proto][i]!));
+  const cols = [a.toFixed(0).padStart(12), b.toFixed(0).padStart(12), n.toFixed(0).padStart(11)];
+  const ratios = [
+    (a / b).toFixed(2).padStart(11),
+    perRound.toFixed(2).padStart(18),
+    (a / n).toFixed(2).padStart(10),
+  ];
+  console.log(
+    `${proto.padEnd(9)} ${argsFor[proto].join(' ').padEnd(22)} ${cols.join('  ')}  ${ratios.join('  ')}`,
+  );
+  summary[proto] = {
+    ...Object.fromEntries(NAMES.map((t) => [t, results[t][proto]])),
+    ratioOfMedians: a / b,
+    medianRoundRatio: perRound,
+    h2labOverNode: a / n,
+  };
+}
+if (values.json)
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ seconds, rounds, loadavg: loadavg(), summary }, null, 2)}\n`,
+  );
+cleanup();
+process.exit(0);
