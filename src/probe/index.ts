@@ -17,6 +17,7 @@ export {
   type SettingEntry,
 } from './frames.ts';
 export { PROBE_DEFAULTS, type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
-export { parseAltSvc, parseTarget, probe } from './probe.ts';
+export { probe } from './probe.ts';
 export { renderProbeText } from './render.ts';
 export * from './result.ts';
+export { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';

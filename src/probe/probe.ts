@@ -13,126 +13,21 @@
  * certificate), which throws an H2labError with its own code.
  */
 import { lookup } from 'node:dns/promises';
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Duplex } from 'node:stream';
 import { H2labError, invalidOption } from '../errors.ts';
 import { VERSION } from '../version.ts';
+import { strip, timeLarge, watchIdleConnections } from './behaviour.ts';
 import { evaluateExpectations } from './expect.ts';
 import { findingsFor } from './findings.ts';
-import { FrameReader, FrameType, SETTING_DEFAULTS, SETTING_NAMES } from './frames.ts';
-import { exchangePreface, readResponseHead, type ServerPreface, tryUpgrade } from './h2.ts';
-import {
-  checkKeepAlive,
-  connectH2,
-  fetchH1,
-  fetchH2,
-  type Origin,
-  type TimedResponse,
-  watchIdle,
-} from './http.ts';
+import { SETTING_DEFAULTS, SETTING_NAMES } from './frames.ts';
+import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
+import { checkKeepAlive, connectH2, fetchH2, type Origin } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
-import {
-  type Availability,
-  type H2Report,
-  type IdleReport,
-  type LargeReport,
-  PROBE_RESULT_VERSION,
-  type ProbeResult,
-  type ResponseReport,
-} from './result.ts';
+import { type Availability, type H2Report, PROBE_RESULT_VERSION, type ProbeResult } from './result.ts';
+import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
 import { probeTls } from './tls-probe.ts';
-import { classifyFailure, connectTcp, connectTls, type Failure, Inbox, type TlsMaterial } from './wire.ts';
-
-/** Parses and validates the URL to probe. */
-export function parseTarget(url: string): {
-  scheme: 'http' | 'https';
-  host: string;
-  port: number;
-  path: string;
-  authority: string;
-} {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new H2labError(
-      'H2LAB_ERR_PROBE_BAD_URL',
-      `${JSON.stringify(url)} is not a URL: give one such as https://example.com/ or http://127.0.0.1:8080/`,
-      { url },
-    );
-  }
-  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
-    throw new H2labError(
-      'H2LAB_ERR_PROBE_BAD_URL',
-      `${JSON.stringify(url)} is not an http:// or https:// URL with a host: give one such as https://example.com/`,
-      { url },
-    );
-  }
-  const scheme = u.protocol === 'https:' ? 'https' : 'http';
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  return {
-    scheme,
-    host,
-    port: u.port ? Number(u.port) : scheme === 'https' ? 443 : 80,
-    path: `${u.pathname || '/'}${u.search}`,
-    authority: u.host,
-  };
-}
-
-function readPem(option: string, path: string | undefined): Buffer | undefined {
-  if (path === undefined) return undefined;
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the path and its permissions`,
-      { option, path },
-    );
-  }
-  if (!buf.toString('latin1').includes('-----BEGIN ')) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_BAD_PEM',
-      `${option} ${path} is not a PEM file: give a file with -----BEGIN ...----- blocks`,
-      {
-        option,
-        path,
-      },
-    );
-  }
-  return buf;
-}
-
-/** Reads --ca/--cert/--key. */
-export function loadTlsMaterial(opts: Pick<ProbeOptions, 'caPath' | 'certPath' | 'keyPath'>): TlsMaterial {
-  if (opts.certPath && !opts.keyPath) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_KEY_MISSING',
-      '--cert was given without --key: pass --key FILE with the private key of the certificate',
-      {
-        option: '--key',
-      },
-    );
-  }
-  if (opts.keyPath && !opts.certPath) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_CERT_MISSING',
-      '--key was given without --cert: pass --cert FILE too, or neither',
-      {
-        option: '--cert',
-      },
-    );
-  }
-  const ca = readPem('--ca', opts.caPath);
-  const cert = readPem('--cert', opts.certPath);
-  const key = readPem('--key', opts.keyPath);
-  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
-}
+import { classifyFailure, connectTcp, connectTls, type Failure, Inbox } from './wire.ts';
 
 function validateOptions(input: ProbeOptionsInput): ProbeOptions {
   const parsed = ProbeOptionsSchema.safeParse(input);
@@ -171,14 +66,6 @@ function h2Report(via: 'h2' | 'h2c', p: ServerPreface): H2Report {
 
 function failureText(f: Failure): string {
   return `${f.code ? `${f.code}: ` : ''}${f.detail.split('\n')[0]}`;
-}
-
-/** Parses `Alt-Svc` (RFC 7838 §3) into the protocol ids it advertises; `clear` advertises none. */
-export function parseAltSvc(header: string): string[] {
-  if (header.trim() === 'clear') return [];
-  return [...header.matchAll(/(?:^|,)\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=/g)].map((m) =>
-    decodeURIComponent(m[1]!),
-  );
 }
 
 /**
@@ -471,112 +358,4 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
   if (opts.expect.length) result.expectations = evaluateExpectations(opts.expect, result);
   result.durationMs = performance.now() - t0;
   return result;
-}
-
-function strip(r: TimedResponse): ResponseReport {
-  const { socket: _s, headers: _h, firstBodyByteMs: _f, halfBodyMs: _hb, ...rest } = r;
-  return rest;
-}
-
-async function timeLarge(
-  origin: Origin,
-  h2Via: 'h2' | 'h2c' | null,
-  path: string,
-  opts: ProbeOptions,
-): Promise<LargeReport> {
-  let r: TimedResponse;
-  if (h2Via) {
-    const session = await connectH2(origin, opts.timeoutMs);
-    try {
-      r = await fetchH2(session, h2Via, path, opts.timeoutMs, opts.maxBodyBytes);
-    } finally {
-      session.destroy();
-    }
-  } else {
-    const agent = new (origin.scheme === 'https' ? https.Agent : http.Agent)({ keepAlive: false });
-    try {
-      r = await fetchH1(origin, path, agent, opts.timeoutMs, opts.maxBodyBytes);
-    } finally {
-      agent.destroy();
-    }
-  }
-  const base = strip(r);
-  let verdict: LargeReport['verdict'];
-  let detail: string;
-  const pct = (ms: number) => `${Math.round((100 * ms) / r.totalMs)}%`;
-  if (r.totalMs < opts.largeMinDurationMs) {
-    verdict = 'too-fast-to-tell';
-    detail = `${r.bodyBytes} bytes in ${r.totalMs.toFixed(1)} ms: too fast to tell streaming from buffering (under ${opts.largeMinDurationMs} ms)`;
-  } else if (r.firstBodyByteMs >= 0.5 * r.totalMs) {
-    // The client waited longer for the first body byte than the whole body then took to arrive: the
-    // bytes were held somewhere (a proxy spooling the response, or a backend that renders it whole)
-    // before any was sent. A streamed body starts early and arrives over the rest of the time.
-    verdict = 'late';
-    detail = `the first body byte came ${r.firstBodyByteMs.toFixed(0)} ms after the request (${pct(r.firstBodyByteMs)} of ${r.totalMs.toFixed(0)} ms): the body arrived late, as if buffered or spooled`;
-  } else {
-    verdict = 'streamed';
-    detail = `the first body byte came ${r.firstBodyByteMs.toFixed(0)} ms after the request and half the body by ${r.halfBodyMs.toFixed(0)} ms (${pct(r.halfBodyMs)} of ${r.totalMs.toFixed(0)} ms): it streams`;
-  }
-  return { ...base, firstBodyByteMs: r.firstBodyByteMs, halfBodyMs: r.halfBodyMs, verdict, detail };
-}
-
-async function watchIdleConnections(
-  origin: Origin,
-  h2Via: 'h2' | 'h2c' | null,
-  h1: boolean,
-  path: string,
-  opts: ProbeOptions,
-  problem: (step: string, err: unknown) => Failure,
-): Promise<IdleReport[]> {
-  const open = async (alpn: string): Promise<Duplex> =>
-    origin.scheme === 'https'
-      ? (
-          await connectTls(
-            origin.ep,
-            origin.material,
-            { alpn: [alpn], presentClientCert: true },
-            opts.timeoutMs,
-          )
-        ).socket
-      : await connectTcp(origin.ep, opts.timeoutMs);
-  /** Opens a connection, makes it idle with `start`, then waits for the server to close it. */
-  const watch = async (
-    label: IdleReport['protocol'],
-    alpn: string,
-    start: (s: Duplex, inbox: Inbox) => Promise<(chunk: Buffer) => boolean>,
-  ): Promise<IdleReport | undefined> => {
-    let s: Duplex | undefined;
-    try {
-      s = await open(alpn);
-      const inbox = new Inbox(s);
-      const isGoaway = await start(s, inbox);
-      return await watchIdle(label, inbox, opts.waitIdleMs, isGoaway);
-    } catch (err) {
-      problem(`idle ${label} connection`, err);
-      return undefined;
-    } finally {
-      s?.destroy();
-    }
-  };
-  const watchers: Array<Promise<IdleReport | undefined>> = [];
-  if (h1) {
-    watchers.push(
-      watch('http/1.1', 'http/1.1', async (s, inbox) => {
-        // HEAD: a response without a body, so the connection is idle as soon as the head is read.
-        s.write(`HEAD ${path} HTTP/1.1\r\nHost: ${origin.authority}\r\nUser-Agent: h2lab-probe\r\n\r\n`);
-        await readResponseHead(inbox, performance.now() + opts.timeoutMs);
-        return () => false;
-      }),
-    );
-  }
-  if (h2Via) {
-    watchers.push(
-      watch(h2Via, 'h2', async (s, inbox) => {
-        const reader = new FrameReader();
-        await exchangePreface(s, inbox, performance.now() + opts.timeoutMs, { reader, leaveOpen: true });
-        return (chunk) => reader.push(chunk).some((f) => f.type === FrameType.GOAWAY);
-      }),
-    );
-  }
-  return (await Promise.all(watchers)).filter((r): r is IdleReport => r !== undefined);
 }
