@@ -100,12 +100,18 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
   return run;
 }
 
-function medianOfKeys(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
-  const keys = new Set(records.flatMap((r) => Object.keys(r)));
-  return Object.fromEntries([...keys].map((k) => [k, median(records.map((r) => r[k] ?? 0))]));
+function sumOfKeys(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
-/** Medians per target and server mode, in the order the legs first appear. */
+/**
+ * One summary per target and server mode, in the order the legs first appear: times are medians over
+ * the runs, counts are totals. Totals rather than medians because when the abort really runs depends
+ * on the page's main thread, so how many requests reached the server differs from run to run; what
+ * became of the ones that did is what tells honour from ignore.
+ */
 export function summarizeCancel(runs: readonly CancelRun[]): CancelSummary[] {
   const groups = new Map<string, CancelRun[]>();
   for (const r of runs) {
@@ -124,19 +130,19 @@ export function summarizeCancel(runs: readonly CancelRun[]): CancelSummary[] {
       requestedAbortMs: first.requestedAbortMs,
       actualAbortMs: aborts.length ? median(aborts) : Number.NaN,
       issueLoopMs: median(g.map((r) => r.issueLoopMs)),
-      browserCanceled: median(g.map((r) => r.browserCanceled)),
-      browserFailures: medianOfKeys(g.map((r) => r.browserFailures)),
-      completedBeforeAbort: median(g.map((r) => r.completedBeforeAbort)),
+      browserCanceled: g.reduce((a, r) => a + r.browserCanceled, 0),
+      browserFailures: sumOfKeys(g.map((r) => r.browserFailures)),
+      completedBeforeAbort: g.reduce((a, r) => a + r.completedBeforeAbort, 0),
       baselineMs: median(g.map((r) => r.baselineMs)),
       wantedMs: median(g.map((r) => r.wantedMs)),
     };
     const views = g.flatMap((r) => (r.server ? [r.server] : []));
     if (views.length === g.length) {
       s.server = {
-        reachedHandler: median(views.map((v) => v.reachedHandler)),
-        cancellations: medianOfKeys(views.map((v) => v.cancellations)),
-        jobs: medianOfKeys(views.map((v) => v.jobs)),
-        rstStreamByCode: medianOfKeys(views.map((v) => v.rstStreamByCode)),
+        reachedHandler: views.reduce((a, v) => a + v.reachedHandler, 0),
+        cancellations: sumOfKeys(views.map((v) => v.cancellations)),
+        jobs: sumOfKeys(views.map((v) => v.jobs)),
+        rstStreamByCode: sumOfKeys(views.map((v) => v.rstStreamByCode)),
         drained: views.every((v) => v.drained),
       };
     }

@@ -134,7 +134,7 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
         ? `; the server saw ${s.reachedHandler} reach a handler, ${s.cancellations.queued ?? 0} cancelled while queued, ${s.cancellations.running ?? 0} while running, ${s.jobs.unwanted ?? 0} rendered for nothing${s.drained ? '' : ' (pool still busy when read)'}`
         : '; no server metrics';
       findings.push(
-        `Cancellation, ${label(id)}, ${MODE[c.serverMode]}${c.runs > 1 ? ` (medians of ${c.runs} runs)` : ''}: ${c.count} fired, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
+        `Cancellation, ${label(id)}, ${MODE[c.serverMode]}${c.runs > 1 ? ` (${c.runs} runs: median times, total counts)` : ''}: ${c.count} fired each time, aborted ${abort}; the wanted tile took ${formatMs(c.wantedMs)} against ${formatMs(c.baselineMs)} idle${server}.`,
       );
       if (s && !s.drained)
         warnings.push(
@@ -145,7 +145,7 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
     const ignore = runs.find((c) => c.serverMode === 'ignore');
     if (honour && ignore) {
       findings.push(
-        `Honouring cancellation on ${label(id)}: the wanted tile took ${formatMs(honour.wantedMs)} against ${formatMs(ignore.wantedMs)} when the server ignored it; ${ignore.server?.jobs.unwanted ?? '?'} tiles were rendered for nothing when ignored, ${honour.server?.jobs.unwanted ?? '?'} when honoured.`,
+        `Honouring cancellation on ${label(id)}: ${honour.server ? `of ${honour.server.reachedHandler} abandoned requests that reached the server, ${honour.server.jobs.unwanted ?? 0} were rendered for nothing; ` : ''}ignoring it: ${ignore.server ? `${ignore.server.jobs.unwanted ?? 0} of ${ignore.server.reachedHandler}` : '?'} (totals over ${honour.runs} and ${ignore.runs} runs). The wanted tile took ${formatMs(honour.wantedMs)} honoured against ${formatMs(ignore.wantedMs)} ignored (medians).`,
       );
     }
   }

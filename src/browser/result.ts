@@ -183,8 +183,9 @@ export interface CancelRun {
 }
 
 /**
- * The medians of one leg (target × server mode) over its repetitions: every number is the median of
- * that number over the runs (server counts included); `runs` says how many.
+ * One leg (target × server mode) over its `runs` repetitions: times (`actualAbortMs`, `issueLoopMs`,
+ * `baselineMs`, `wantedMs`) are medians; counts (`browserCanceled`, `browserFailures`,
+ * `completedBeforeAbort`, every server count) are totals over the runs.
  */
 export interface CancelSummary extends Omit<CancelRun, 'index'> {
   runs: number;
@@ -225,7 +226,7 @@ export interface BrowserResult {
   burst: { runs: BurstRun[]; summaries: BurstSummary[] };
   /** Every cancellation run. */
   cancel: CancelRun[];
-  /** Medians per target and server mode (what tables and findings show). */
+  /** Per target and server mode: median times, total counts (what tables and findings show). */
   cancelSummaries: CancelSummary[];
   /** Conclusions in words (e.g. "the queue moved"). */
   findings: string[];

@@ -157,7 +157,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
   }
   if (result.cancelSummaries.length) {
     sections.push(
-      `<h2>Cancellation</h2><p>Abort requested after ${escapeHtml(formatMs(o.cancelAfterMs))}. Counts are the server's; every number is the median of ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''}.</p>`,
+      `<h2>Cancellation</h2><p>Abort requested after ${escapeHtml(formatMs(o.cancelAfterMs))}. Counts are the server's. ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''} per row: times are medians, counts are totals.</p>`,
     );
     sections.push(
       table(

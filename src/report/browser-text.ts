@@ -72,7 +72,7 @@ export function renderBrowserText(result: BrowserResult): string {
   if (result.cancelSummaries.length) {
     out.push(
       '',
-      `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; counts from the server; medians of ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''})`,
+      `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''} per row: median times, total counts; counts from the server)`,
     );
     out.push(
       textTable(
