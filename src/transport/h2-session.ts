@@ -120,7 +120,7 @@ export async function openH2Conn(
   if (opts.window.connectionWindowBytes > DEFAULT_WINDOW) {
     session.setLocalWindowSize(Math.min(opts.window.connectionWindowBytes, MAX_WINDOW));
   }
-  return new H2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose);
+  return new H2Conn(id, session, c.socket, opts, requested, c.connectMs, c.tlsMs, onClose);
 }
 
 function mismatch(requested: WireProtocol, negotiated: string, opts: H2Options): H2labError {
@@ -185,6 +185,8 @@ export class H2Conn implements PoolConn {
   readonly tlsMs: number | undefined;
   readonly protocol: WireProtocol;
   private readonly session: http2.ClientHttp2Session;
+  /** Our own reference: node's session.socket proxy refuses destroy() on TLS sockets. */
+  private readonly socket: net.Socket;
   private readonly now: () => number;
   private readonly onClose: (c: PoolConn) => void;
   private readonly active = new Set<Active>();
@@ -192,10 +194,12 @@ export class H2Conn implements PoolConn {
   private readonly authority: string;
   private goawayLastStream = -1;
   private dead = false;
+  private notified = false;
 
   constructor(
     id: number,
     session: http2.ClientHttp2Session,
+    socket: net.Socket,
     opts: H2Options,
     protocol: WireProtocol,
     connectMs: number,
@@ -204,6 +208,7 @@ export class H2Conn implements PoolConn {
   ) {
     this.id = id;
     this.session = session;
+    this.socket = socket;
     this.now = opts.pool.now;
     this.createdMs = this.now();
     this.lastActiveMs = this.createdMs;
@@ -215,15 +220,12 @@ export class H2Conn implements PoolConn {
     this.authority = opts.authority;
     session.on('goaway', (_code: number, lastStreamID: number) => {
       this.goawayLastStream = lastStreamID;
+      if (this.active.size === 0) this.close();
     });
     session.on('error', () => {
       this.dead = true;
     });
-    session.on('close', () => {
-      this.dead = true;
-      for (const a of [...this.active]) this.settle(a, 'reset', 'session closed');
-      this.onClose(this);
-    });
+    session.on('close', () => this.closed());
   }
 
   usable(): boolean {
@@ -314,6 +316,21 @@ export class H2Conn implements PoolConn {
     }
     this.dead = true;
     this.session.destroy();
+    // Do not wait for the session's 'close' event: after a GOAWAY node may never emit it (seen on
+    // Node 20 when destroy() follows its own graceful close), and the pool must not wait on a ghost.
+    this.closed();
+  }
+
+  private closed(): void {
+    this.dead = true;
+    for (const a of [...this.active]) {
+      if (a.failure === undefined) a.stream.close(NGHTTP2_CANCEL);
+      this.settle(a, a.failure ?? 'reset', a.detail ?? 'session closed');
+    }
+    if (this.notified) return;
+    this.notified = true;
+    this.socket.destroy();
+    this.onClose(this);
   }
 
   private classify(

@@ -339,6 +339,10 @@ export class PoolTransport implements Transport {
     for (const c of [...this.conns]) {
       c.expire(now, this.s.timeoutMs);
       if (c.inFlight > 0) continue;
+      if (!c.usable()) {
+        c.close();
+        continue;
+      }
       const idle = this.s.idleTimeoutMs > 0 && now - c.lastActiveMs >= this.s.idleTimeoutMs;
       const old = this.s.maxAgeMs > 0 && now - c.createdMs >= this.s.maxAgeMs;
       if (idle || old) c.close();
