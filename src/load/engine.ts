@@ -195,7 +195,13 @@ async function execute(
     const parts =
       n === 1
         ? await runLocal(inputs[0]!, o, events, onStopHook, onSample)
-        : await runWorkerParts(inputs, o, events, onStopHook, onSample);
+        : await runWorkerParts(
+            inputs,
+            o,
+            events,
+            onStopHook,
+            samplesOut ? (line) => samplesOut!.write(`${line}\n`) : undefined,
+          );
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
     const serverAfter = await readServerMetrics(o, target, tls);

@@ -1,21 +1,94 @@
 /**
  * `--workers N`: N worker threads, each running a {@link LoadPart} with its share of the concurrency,
- * rate, request count and connections. Their histograms come back encoded and are added exactly.
+ * rate, request count and connections, on one shared time origin. Their histograms come back encoded
+ * and are added exactly (HdrHistogram addition loses nothing); counters are summed.
  */
 import type { EventEmitter } from 'node:events';
-import { H2labError } from '../errors.ts';
-import type { Sample } from '../transport/types.ts';
+import { performance } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
+import { type ErrorCode, H2labError } from '../errors.ts';
+import { progressTimer } from './engine.ts';
 import type { ResolvedLoadOptions } from './options.ts';
-import type { PartInput, PartResult } from './part.ts';
+import type { PartInput, PartLive, PartResult } from './part.ts';
+import { siblingModule, startThread } from './thread.ts';
 
+type FromWorker =
+  | { type: 'ready' }
+  | { type: 'error'; error: ReturnType<H2labError['toJSON']> }
+  | ({ type: 'live' } & PartLive)
+  | { type: 'samples'; lines: string[] }
+  | { type: 'result'; result: PartResult };
+
+/** Runs one part per input in its own thread; resolves with every part's result. */
 export async function runWorkerParts(
-  _inputs: PartInput[],
-  _o: ResolvedLoadOptions,
-  _events: EventEmitter,
-  _onStopHook: (hook: (e: H2labError) => void) => void,
-  _onSample: ((s: Sample) => void) | undefined,
+  inputs: PartInput[],
+  o: ResolvedLoadOptions,
+  events: EventEmitter,
+  onStopHook: (hook: (e: H2labError) => void) => void,
+  onSampleLine: ((line: string) => void) | undefined,
 ): Promise<PartResult[]> {
-  throw new H2labError('H2LAB_ERR_INVALID_OPTION', '--workers above 1 is not available yet', {
-    option: '--workers',
+  const workers: Worker[] = [];
+  const lives: PartLive[] = inputs.map(() => ({ completed: 0, inFlight: 0 }));
+  const results: Array<PartResult | undefined> = inputs.map(() => undefined);
+  let readyCount = 0;
+  let failed: H2labError | undefined;
+  let onReady: () => void = () => {};
+  let onAllDone: () => void = () => {};
+  const ready = new Promise<void>((r) => {
+    onReady = r;
   });
+  const allDone = new Promise<void>((r) => {
+    onAllDone = r;
+  });
+  const checkDone = (): void => {
+    if (results.every((x) => x !== undefined)) onAllDone();
+  };
+  try {
+    for (const [i, input] of inputs.entries()) {
+      const w = startThread(siblingModule('worker-entry'), input);
+      workers.push(w);
+      w.on('message', (m: FromWorker) => {
+        switch (m.type) {
+          case 'ready':
+            if (++readyCount === inputs.length) onReady();
+            break;
+          case 'error':
+            failed ??= new H2labError(m.error.code as ErrorCode, m.error.message, m.error.details);
+            onReady();
+            break;
+          case 'live':
+            lives[i] = { completed: m.completed, inFlight: m.inFlight };
+            break;
+          case 'samples':
+            for (const l of m.lines) onSampleLine?.(l);
+            break;
+          case 'result':
+            results[i] = m.result;
+            checkDone();
+            break;
+        }
+      });
+      w.on('error', (err) => {
+        failed ??= new H2labError('H2LAB_ERR_INTERNAL', `a load worker thread failed: ${err.message}`, {
+          stack: err.stack,
+        });
+        onReady();
+        results[i] ??= undefined;
+      });
+    }
+    await ready;
+    if (failed) throw failed;
+    onStopHook((e) => {
+      for (const w of workers) w.postMessage({ type: 'stop', error: e.toJSON() });
+    });
+    const origin = performance.timeOrigin + performance.now();
+    const progress = progressTimer(o, events, origin, () => lives);
+    for (const w of workers)
+      w.postMessage({ type: 'start', originEpochMs: origin, samples: onSampleLine !== undefined });
+    await allDone;
+    clearInterval(progress);
+    return results as PartResult[];
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
 }

@@ -1,0 +1,66 @@
+/**
+ * Worker-thread entry of `--workers N`: one {@link LoadPart} with the share it was given.
+ *
+ * Protocol (→ to the engine, ← from it):
+ *   → { type: 'ready' } | { type: 'error', error }     after opening connections
+ *   ← { type: 'start', originEpochMs, samples }         run the schedule
+ *   → { type: 'live', completed, inFlight }              every 100 ms
+ *   → { type: 'samples', lines }                         NDJSON lines, batched, when asked for
+ *   ← { type: 'stop', error? }                           end now (with error: abort in-flight)
+ *   → { type: 'result', result }                         the part's statistics
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { type ErrorCode, H2labError, isH2labError } from '../errors.ts';
+import type { Sample } from '../transport/types.ts';
+import { LoadPart, type PartInput } from './part.ts';
+
+const port = parentPort!;
+const part = new LoadPart(workerData as PartInput);
+
+port.on(
+  'message',
+  async (m: {
+    type: string;
+    originEpochMs?: number;
+    samples?: boolean;
+    error?: ReturnType<H2labError['toJSON']>;
+  }) => {
+    if (m.type === 'stop') {
+      part.stop(
+        m.error ? new H2labError(m.error.code as ErrorCode, m.error.message, m.error.details) : undefined,
+      );
+      return;
+    }
+    if (m.type !== 'start') return;
+    const live = setInterval(() => port.postMessage({ type: 'live', ...part.live }), 100);
+    let lines: string[] = [];
+    const flush = (): void => {
+      if (lines.length > 0) port.postMessage({ type: 'samples', lines });
+      lines = [];
+    };
+    const flusher = m.samples ? setInterval(flush, 100) : undefined;
+    const onSample = m.samples
+      ? (s: Sample): void => {
+          lines.push(JSON.stringify(s));
+        }
+      : undefined;
+    const result = await part.start({ originEpochMs: m.originEpochMs!, ...(onSample ? { onSample } : {}) });
+    clearInterval(live);
+    clearInterval(flusher);
+    flush();
+    port.postMessage({ type: 'live', ...part.live });
+    port.postMessage({ type: 'result', result });
+  },
+);
+
+try {
+  await part.prepare();
+  port.postMessage({ type: 'ready' });
+} catch (err) {
+  port.postMessage({
+    type: 'error',
+    error: isH2labError(err)
+      ? err.toJSON()
+      : { code: 'H2LAB_ERR_INTERNAL', message: String(err), details: {} },
+  });
+}
