@@ -172,7 +172,7 @@ function progress(stream: NodeJS.WriteStream) {
       const fill = Math.round((done / total) * width);
       const elapsed = performance.now() - t0;
       const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
-      const line = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done}/${total} runs · ETA ${formatEta(eta)} · ${cell.workload.label}, c=${cell.concurrency}, ${cell.protocol} (run ${index})`;
+      const line = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done}/${total} runs · ETA ${formatEta(eta)} · ${cell.protocol} c=${cell.concurrency} run ${index} · ${cell.workload.label}`;
       stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
       shown = true;
     },

@@ -305,6 +305,9 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
 }
 
 function notOfferedNote(protocol: Strategy, negotiated: string, detail: string): string {
-  const got = negotiated && negotiated !== 'none' ? ` (it negotiated ${negotiated})` : '';
-  return `${protocolLabel(protocol)} not offered by the server${got}: ${detail}`;
+  // The transport's message says what was negotiated; take it from there when the result did not.
+  const said = /negotiated (h2c|h2|http\/1\.1)/.exec(detail)?.[1];
+  const got = negotiated && negotiated !== 'none' && negotiated !== 'unknown' ? negotiated : said;
+  const how = got ? `: it negotiated ${got}` : `: ${detail}`;
+  return `${protocolLabel(protocol)} not offered by the server${how} (enable HTTP/2 on the server, or leave ${protocol} out of --protocols)`;
 }

@@ -235,7 +235,17 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     }
   }
   let headline: string;
-  if (wins.length === 0 && losses.length === 0) {
+  const compared = result.comparisons.some((c) => c.workload === w.id);
+  const measuredProtocols = result.axes.protocols.filter((p) =>
+    result.cells.some((c) => c.workload === w.id && c.protocol === p && c.stats),
+  );
+  if (!compared) {
+    const missing = result.axes.protocols.filter((p) => !measuredProtocols.includes(p));
+    headline =
+      measuredProtocols.length === 0
+        ? `${w.label}: nothing could be measured (see below).`
+        : `${w.label}: only ${measuredProtocols.join(', ')} could be measured (${missing.join(', ')}: see below), so there is nothing to compare.`;
+  } else if (wins.length === 0 && losses.length === 0) {
     headline = `${w.label}: no clear difference in throughput between ${result.axes.protocols.join(', ')} where they could be compared.`;
   } else {
     const parts: string[] = [];
@@ -296,7 +306,11 @@ function recommend(
   const what = client === 'interactive' ? 'median latency' : 'throughput';
   const scope = `${what} on ${workloads.map((id) => result.axes.workloads.find((w) => w.id === id)?.label ?? id).join(', ')}`;
   if (relevant.length === 0) {
-    return { client, strategy: null, text: `No comparison of ${scope} could be made.` };
+    return {
+      client,
+      strategy: null,
+      text: `No comparison of ${scope} could be made: fewer than two strategies were measured there.`,
+    };
   }
   // Most clear wins first; among equals, the larger effect (geometric mean of the ratios, oriented
   // so that larger is better).
