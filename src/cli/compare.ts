@@ -261,10 +261,13 @@ export function register(program: Command): void {
         );
         let doneRuns = 0;
         c.events.on('run-start', ({ cell, run, total }) => bar.runStart(cell, run + 1, total, doneRuns));
-        c.events.on('run-end', ({ cell, status, run, done }) => {
+        const told = new Set<string>();
+        c.events.on('run-end', ({ cell, status, done }) => {
           doneRuns = done;
-          if (status === 'not-offered' && run === 0) bar.cellEnd(`  ${cell.id}: not offered by the server`);
-          if (status === 'failed') bar.cellEnd(`  ${cell.id}: failed`);
+          if ((status === 'not-offered' || status === 'failed') && !told.has(cell.id)) {
+            told.add(cell.id);
+            bar.cellEnd(`  ${cell.id}: ${status === 'failed' ? 'failed' : 'not offered by the server'}`);
+          }
         });
       }
       let interrupts = 0;

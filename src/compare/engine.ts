@@ -22,7 +22,7 @@ import { COMPARE_RESULT_VERSION } from '../report/compare-model.ts';
 import type { RunResult } from '../report/model.ts';
 import { buildVerdict } from '../report/verdict.ts';
 import { VERSION } from '../version.ts';
-import { analyze } from './analyze.ts';
+import { analyze, keptRuns } from './analyze.ts';
 import type { ServerMetricsReader } from './metrics.ts';
 import { serverViewFromScrapes } from './metrics.ts';
 import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
@@ -282,7 +282,7 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
             : `stopped after ${state.runs.length} of ${options.runs} runs`;
       }
     }
-    const measured = result.cells.some((c) => c.runs.length > options.warmupRuns);
+    const measured = result.cells.some((c) => keptRuns(c).length > 0);
     result.status = interrupted ? 'interrupted' : measured ? 'complete' : 'failed';
     if (interrupted) {
       result.error = new H2labError(

@@ -167,5 +167,5 @@ export function defaultFixtureWorkloads(): WorkloadInput[] {
 
 /** Workloads for a user's URL when none are named: the URL itself. */
 export function urlWorkloads(url: string): WorkloadInput[] {
-  return [{ id: 'url', label: new URL(url).pathname || '/', paths: [url], kind: 'interactive' }];
+  return [{ id: 'url', label: url, paths: [url], kind: 'interactive' }];
 }

@@ -142,6 +142,33 @@ test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered"
   }
 });
 
+test('a dead target fails every cell, still writes the files and exits 1', async () => {
+  const out = join(dir, 'dead');
+  const r = await h2lab([
+    'compare',
+    'https://127.0.0.1:1/',
+    '--concurrency',
+    '1',
+    '--runs',
+    '2',
+    '--warmup-runs',
+    '0',
+    '--duration',
+    '100ms',
+    '--out',
+    out,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /H2LAB_ERR_COMPARE_NO_RESULTS/);
+  const result = readResult(join(out, 'results.json'));
+  assert.equal(result.status, 'failed');
+  for (const c of result.cells) {
+    assert.equal(c.status, 'failed');
+    assert.equal(c.runs.length, 1, 'a failed cell is not retried');
+    assert.match(c.note ?? '', /ECONNREFUSED|unreachable/i);
+  }
+});
+
 test('SIGINT mid-run leaves a parseable results.json with the finished runs and exits 130', async () => {
   const out = join(dir, 'interrupted');
   const resultsPath = join(out, 'results.json');
