@@ -24,5 +24,6 @@ export {
 } from './options.ts';
 export type * from './result.ts';
 export { BROWSER_RESULT_VERSION } from './result.ts';
+export { browserResultJsonSchema, browserResultSchema, parseBrowserResult } from './result-schema.ts';
 export { histogramQuantile, type MetricSnapshot, parsePrometheusText } from './server-metrics.ts';
 export { peakConcurrency, quantile, type Spread, spread } from './stats.ts';

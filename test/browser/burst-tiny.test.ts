@@ -2,7 +2,7 @@
 // over http:// and one multiplexed connection over https:// (h2), as CDP reports it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { measureBrowser } from '../../src/browser/index.ts';
+import { measureBrowser, parseBrowserResult } from '../../src/browser/index.ts';
 import { chromiumMissing, startTinyTiles } from './helpers.ts';
 
 test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control back at 6', async (t) => {
@@ -53,6 +53,7 @@ test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control
       const w = x.resourceTimingWireMaxDiffMs;
       assert.ok(w !== undefined && w <= 1, `RT wire diff ${w}`);
     }
+    parseBrowserResult(JSON.parse(JSON.stringify(r)));
     console.log(r.findings.join('\n'));
   } finally {
     await srv.close();

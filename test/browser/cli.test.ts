@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
+import { browserResultJsonSchema, parseBrowserResult } from '../../src/browser/result-schema.ts';
 import { isH2labError } from '../../src/errors.ts';
 import { chromiumMissing } from './helpers.ts';
 
@@ -67,6 +68,8 @@ test('h2lab browser on the fixture: table, --json and a self-contained HTML repo
     assert.match(r.stdout, /https:\/\/ h2 +h2 /);
     const json = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
     assert.equal(json.kind, 'h2lab.browser');
+    // The written result matches its published schema exactly (strict objects: no field unknown to it).
+    parseBrowserResult(json);
     assert.equal(json.options.count, 12);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')).targets, json.targets);
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
@@ -76,4 +79,9 @@ test('h2lab browser on the fixture: table, --json and a self-contained HTML repo
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('docs/browser-result.schema.json is generated from the schema (scripts/gen-browser-schema.ts)', () => {
+  const published = JSON.parse(readFileSync('docs/browser-result.schema.json', 'utf8'));
+  assert.deepEqual(published, JSON.parse(JSON.stringify(browserResultJsonSchema())));
 });

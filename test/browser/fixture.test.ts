@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFixture } from '../../src/browser/fixture.ts';
 import { type BrowserResult, measureBrowser } from '../../src/browser/index.ts';
+import { parseBrowserResult } from '../../src/browser/result-schema.ts';
 import { chromiumMissing } from './helpers.ts';
 
 const summary = (r: BrowserResult, id: string) => {
@@ -120,4 +121,5 @@ test('cancellation: counted by the server, and honouring it is worth it', async 
     `wanted ${ignore.wantedMs} (ignore) vs ${honour.wantedMs} (honour)`,
   );
   assert.ok(r.findings.some((f) => f.startsWith('Honouring cancellation on https:// h2')));
+  parseBrowserResult(JSON.parse(JSON.stringify(r)));
 });
