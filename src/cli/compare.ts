@@ -11,6 +11,7 @@ import { COMPARE_DEFAULTS, type CompareOptionsInput, sizeWorkload } from '../com
 import { writeResultsAtomic } from '../compare/results-file.ts';
 import { runComparison } from '../compare/run.ts';
 import { ERROR_CODES, H2labError, invalidOption } from '../errors.ts';
+import { profileNames, resolveProfile } from '../net/index.ts';
 import { loadHtmlAssets } from '../report/assets.ts';
 import type { CompareResult, WorkloadInput } from '../report/compare-model.ts';
 import { strategySchema } from '../report/compare-model.ts';
@@ -131,15 +132,9 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
   if (f.net) {
     const profiles = parseList(f.net);
-    const other = profiles.filter((p) => p !== 'loopback');
-    if (other.length > 0) {
-      // The seam is in place (a `net` axis on every cell); driving src/net from compare is not yet.
-      throw invalidOption(
-        '--net',
-        f.net,
-        'compare runs over loopback only for now; use `h2lab net run` to emulate a link',
-      );
-    }
+    // Each name must be a link preset (src/net) or `loopback`; behind a link the embedded fixture
+    // server runs in the link's server namespace.
+    for (const p of profiles) resolveProfile(p);
     o.net = profiles;
   }
   if (f.ca || f.cert || f.key || f.insecure) {
@@ -227,7 +222,10 @@ export function register(program: Command): void {
       `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
     )
     .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')
-    .option('--net <profiles>', 'network profiles (only loopback for now)')
+    .option(
+      '--net <profiles>',
+      `network profiles to compare over, e.g. loopback,wan,lossy (${profileNames().join(', ')})`,
+    )
     .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
     .option('--cert <file>', 'client certificate (PEM) for mTLS')
     .option('--key <file>', 'client key (PEM) for mTLS')

@@ -4,11 +4,20 @@
  * runs the matrix. The embedded server is stopped when the comparison ends.
  */
 
+import { H2labError } from '../errors.ts';
+import {
+  createLink,
+  type Link,
+  type LinkedFixture,
+  linkWarnings,
+  resolveProfile,
+  startFixtureInLink,
+} from '../net/index.ts';
 import type { WorkloadInput } from '../report/compare-model.ts';
 import { type RunningServer, startServer } from '../server/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
-import { httpMetricsReader } from './metrics.ts';
+import { httpMetricsReader, serverViewFromScrapes } from './metrics.ts';
 import {
   type CompareOptionsInput,
   defaultFixtureWorkloads,
@@ -77,7 +86,8 @@ export async function runComparison(
   workloads ??= urlWorkloads(url);
   const options = resolveCompareOptions({ ...input, url, workloads, ...(metricsUrl ? { metricsUrl } : {}) });
   const target = { url, embedded: server !== undefined };
-  const runCell =
+  const linked = await startLinkedFixtures(options.net, server !== undefined, url);
+  const baseRunCell =
     hooks.runCell ??
     loadRunner({
       h1Connections: options.h1Connections,
@@ -88,6 +98,13 @@ export async function runComparison(
       ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),
       ...(insecure ? { insecure: true } : {}),
     });
+  const runCell = linked.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
+  const closeLinks = async () => {
+    for (const { link, fixture } of linked.values()) {
+      await fixture.close();
+      await link.close();
+    }
+  };
   let handle: CompareHandle;
   try {
     handle = compare(options, {
@@ -100,8 +117,92 @@ export async function runComparison(
     });
   } catch (err) {
     await server?.close(0);
+    await closeLinks();
     throw err;
   }
-  const done = handle.done.finally(() => server?.close(1000));
+  const done = handle.done.finally(async () => {
+    await closeLinks();
+    await server?.close(1000);
+  });
   return { ...handle, done, target };
+}
+
+/** The same fixture as {@link COMPARE_FIXTURE}, as `h2lab serve` flags for a linked copy. */
+const LINKED_FIXTURE_ARGS = [
+  '--pool',
+  String(COMPARE_FIXTURE.poolSize),
+  '--tile-ms',
+  `${COMPARE_FIXTURE.tileMs}ms`,
+  '--tile-heavy-fraction',
+  String(COMPARE_FIXTURE.tileHeavyFraction),
+  '--tile-heavy-ms',
+  `${COMPARE_FIXTURE.tileHeavyMs}ms`,
+];
+
+/**
+ * One emulated link per non-loopback `net` profile, each with its own copy of the fixture server in
+ * its server namespace (the loopback cells keep the in-process server). Only the embedded target can
+ * be put behind a link.
+ */
+async function startLinkedFixtures(
+  profiles: readonly string[],
+  embedded: boolean,
+  url: string,
+): Promise<Map<string, { link: Link; fixture: LinkedFixture }>> {
+  const out = new Map<string, { link: Link; fixture: LinkedFixture }>();
+  const wanted = profiles.filter((p) => p !== 'loopback');
+  if (wanted.length === 0) return out;
+  if (!embedded) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--net ${wanted.join(',')} needs the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
+      { option: '--net', value: wanted },
+    );
+  }
+  for (const p of wanted) resolveProfile(p); // unknown names fail before anything starts
+  try {
+    for (const profile of wanted) {
+      const link = await createLink({ profile });
+      try {
+        out.set(profile, { link, fixture: await startFixtureInLink(link, LINKED_FIXTURE_ARGS) });
+      } catch (err) {
+        await link.close();
+        throw err;
+      }
+    }
+  } catch (err) {
+    for (const { link, fixture } of out.values()) {
+      await fixture.close();
+      await link.close();
+    }
+    throw err;
+  }
+  return out;
+}
+
+/**
+ * Runs cells of a linked profile against that link's fixture server (same paths), reads that
+ * server's metrics around the run itself, and records the link in the run's environment.
+ */
+function throughLinks(
+  inner: CellRunner,
+  linked: Map<string, { link: Link; fixture: LinkedFixture }>,
+  loopbackUrl: string,
+): CellRunner {
+  return async (cell, ctx) => {
+    const l = linked.get(cell.net);
+    if (!l) return inner(cell, ctx);
+    const base = new URL(loopbackUrl);
+    const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
+    const metrics = httpMetricsReader(`${l.fixture.plainUrl}/metrics`, { resetPeaks: true });
+    await metrics.reset();
+    const before = await metrics.scrape();
+    const run = await inner(cell, { ...ctx, url });
+    const after = await metrics.scrape();
+    if (before && after) run.server ??= serverViewFromScrapes(before, after);
+    run.environment.link = l.link.info;
+    if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
+    run.warnings.push(...linkWarnings(await l.link.stats()));
+    return run;
+  };
 }

@@ -95,4 +95,44 @@ describe('h2lab net run / bench --net', { skip }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('compare --net runs the linked cells against a fixture behind each link and records it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'h2lab-net-test-'));
+    try {
+      const r = h2lab(
+        [
+          'compare',
+          '--net',
+          'loopback,lan',
+          '--concurrency',
+          '2',
+          '--sizes',
+          '1KiB',
+          '--runs',
+          '3',
+          '--duration',
+          '200ms',
+          '--out',
+          dir,
+          '-q',
+        ],
+        120_000,
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const result = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+      const lan = result.cells.filter((c: { net: string }) => c.net === 'lan');
+      assert.equal(lan.length, 3);
+      for (const c of lan) {
+        const run = c.runs.at(-1);
+        assert.equal(run.environment.link.profile, 'lan');
+        assert.ok(run.latencyMs.min >= 1, `${c.id}: ${run.latencyMs.min}`);
+        assert.ok(run.server.requests > 0, 'the linked fixture server saw the requests');
+      }
+      const bad = h2lab(['compare', '--net', 'moon', '--out', dir]);
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /not a known profile/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
