@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { listeningLines } from '../../src/cli/serve.ts';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
 import { spkiSha256Base64 } from '../../src/tls/index.ts';
 import { curl, have, run, scrape, tempHome } from './helpers.ts';
@@ -161,4 +162,15 @@ test('the SPKI hash matches what openssl computes', {
     `openssl x509 -in ${pem} -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`,
   ]);
   assert.equal(r.stdout.trim(), spkiSha256Base64(srv.certPem));
+});
+
+test('startup lines: exactly one per listener with the real port, then the development CA', () => {
+  const lines = listeningLines(srv);
+  const plainPort = new URL(srv.plainUrl!).port;
+  const tlsPort = new URL(srv.tlsUrl!).port;
+  assert.equal(lines[0], `listening http://127.0.0.1:${plainPort} (http/1.1, h2c)`);
+  assert.equal(lines[1], `listening https://127.0.0.1:${tlsPort} (h2, http/1.1)`);
+  assert.match(lines[2]!, new RegExp(`^development CA ${caPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+  assert.ok(caPath.startsWith(home.dir), 'the CA lives under H2LAB_HOME');
+  assert.equal(lines.length, 3);
 });
