@@ -3,6 +3,7 @@
  * the CLI maps its flags onto it.
  */
 import { z } from 'zod';
+import { optionMeta as m } from '../util/option-meta.ts';
 
 /** Defaults, with their units in their names. */
 export const PROBE_DEFAULTS = Object.freeze({
@@ -18,24 +19,90 @@ export const PROBE_DEFAULTS = Object.freeze({
 
 export const ProbeOptionsSchema = z
   .object({
-    /** PEM file of CA certificates to trust in addition to the system's (`--ca`). */
-    caPath: z.string().min(1).optional(),
-    /** PEM client certificate to present (`--cert`, with `--key`). */
-    certPath: z.string().min(1).optional(),
-    /** PEM private key of the client certificate (`--key`). */
-    keyPath: z.string().min(1).optional(),
-    /** Go on when the server's certificate is not trusted (it is still reported). */
-    insecure: z.boolean().default(false),
-    timeoutMs: z.number().positive().max(600_000).default(PROBE_DEFAULTS.timeoutMs),
-    /** Expectations that turn the probe into a gate (see `EXPECTATIONS`). */
-    expect: z.array(z.string()).default([]),
-    /** A path on the same origin whose large response is timed for streaming vs spooling. */
-    largePath: z.string().startsWith('/').optional(),
-    /** Hold idle connections open up to this long to see when the server closes them, ms (0: off). */
-    waitIdleMs: z.number().min(0).max(3_600_000).default(0),
-    keepAliveRequests: z.number().int().min(2).max(20).default(PROBE_DEFAULTS.keepAliveRequests),
-    largeMinDurationMs: z.number().min(0).default(PROBE_DEFAULTS.largeMinDurationMs),
-    maxBodyBytes: z.number().int().positive().default(PROBE_DEFAULTS.maxBodyBytes),
+    caPath: z
+      .string()
+      .min(1)
+      .optional()
+      .meta(m('ca', 'string', 'PEM CA certificate(s) to trust in addition to the system ones')),
+    certPath: z
+      .string()
+      .min(1)
+      .optional()
+      .meta(m('cert', 'string', 'PEM client certificate to present (with --key)')),
+    keyPath: z
+      .string()
+      .min(1)
+      .optional()
+      .meta(m('key', 'string', 'PEM private key of --cert')),
+    insecure: z
+      .boolean()
+      .default(false)
+      .meta(m('insecure', 'bool', 'probe even if the certificate is not trusted (trust is still reported)')),
+    timeoutMs: z
+      .number()
+      .positive()
+      .max(600_000)
+      .default(PROBE_DEFAULTS.timeoutMs)
+      .meta(m('timeout', 'duration', 'deadline of each step (a connect, a handshake, one exchange)')),
+    expect: z
+      .array(z.string())
+      .default([])
+      .meta(
+        m(
+          'expect',
+          'list',
+          'comma-separated gate, e.g. h2,tls1.3,keepalive,no-tls1.0: exit 1 when one is not met',
+        ),
+      ),
+    largePath: z
+      .string()
+      .startsWith('/')
+      .optional()
+      .meta(
+        m('large', 'string', 'time a large response on this path (from /): does it stream or arrive late?'),
+      ),
+    waitIdleMs: z
+      .number()
+      .min(0)
+      .max(3_600_000)
+      .default(0)
+      .meta(
+        m(
+          'wait-idle',
+          'duration',
+          'hold idle HTTP/1.1 and HTTP/2 connections this long to see when the server closes them (0: off)',
+        ),
+      ),
+    keepAliveRequests: z
+      .number()
+      .int()
+      .min(2)
+      .max(20)
+      .default(PROBE_DEFAULTS.keepAliveRequests)
+      .meta(
+        m(
+          'keep-alive-requests',
+          'int',
+          'requests sent in a row to see whether HTTP/1.1 keep-alive is honoured',
+        ),
+      ),
+    largeMinDurationMs: z
+      .number()
+      .min(0)
+      .default(PROBE_DEFAULTS.largeMinDurationMs)
+      .meta(
+        m(
+          'large-min-duration',
+          'duration',
+          'a --large response faster than this is too fast to tell streaming from spooling',
+        ),
+      ),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(PROBE_DEFAULTS.maxBodyBytes)
+      .meta(m('max-body', 'bytes', 'largest response body the probe reads (the rest is abandoned)')),
   })
   .strict();
 

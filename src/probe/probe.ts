@@ -16,6 +16,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { H2labError, invalidOption } from '../errors.ts';
+import { describeOptions } from '../util/option-meta.ts';
 import { VERSION } from '../version.ts';
 import { strip, timeLarge, watchIdleConnections } from './behaviour.ts';
 import { evaluateExpectations } from './expect.ts';
@@ -33,10 +34,12 @@ function validateOptions(input: ProbeOptionsInput): ProbeOptions {
   const parsed = ProbeOptionsSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const key = issue.path.join('.') || '(options)';
+    const key = String(issue.path[0] ?? '');
+    // Name the option as the user wrote it: the flag (also the --config key) when it has one.
+    const flag = describeOptions(ProbeOptionsSchema).find((o) => o.key === key)?.flag;
     throw invalidOption(
-      key,
-      issue.path.length ? (input as Record<string, unknown>)[String(issue.path[0])] : input,
+      flag ? `--${flag}` : key || '(options)',
+      key ? (input as Record<string, unknown>)[key] : input,
       issue.message,
     );
   }

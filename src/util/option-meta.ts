@@ -5,10 +5,10 @@
  */
 import type { z } from 'zod';
 import { invalidOption } from '../errors.ts';
-import { parseBytes, parseDurationMs, parseFraction, parseInteger } from './units.ts';
+import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */
-export type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'fraction' | 'bool' | 'enum';
+export type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'fraction' | 'bool' | 'enum' | 'list';
 
 /** Metadata on one option. */
 export interface OptionMeta {
@@ -85,6 +85,11 @@ export function convertOptionValue(o: DescribedOption, value: unknown): unknown 
       return parseDurationMs(value as string | number, name);
     case 'fraction':
       return parseFraction(value as string | number, name);
+    case 'list':
+      // A comma-separated flag (`h2,tls1.3`) or a YAML sequence.
+      if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
+      if (typeof value === 'object') throw invalidOption(name, value, 'give a comma-separated list');
+      return parseList(String(value));
     case 'enum':
       if (o.choices && !o.choices.includes(String(value)))
         throw invalidOption(name, value, `use one of ${o.choices.join(', ')}`);

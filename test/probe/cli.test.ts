@@ -2,8 +2,11 @@
 // 2 could not probe / usage), each error one line with its code and no stack trace.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { listen, routes } from './servers.ts';
 
@@ -30,11 +33,25 @@ test('table on stdout, exit 0; --json is the versioned result; an unmet --expect
     assert.match(table.stdout, /HTTP\/1\.1 keep-alive: honoured/);
     assert.match(table.stdout, /h2c \(prior knowledge\)\s+no/);
 
-    const json = await h2lab(['probe', url, '--json', '--expect', 'keepalive,h2c']);
+    // A --config file (keys are the flag names) under flags that override it.
+    const dir = mkdtempSync(join(tmpdir(), 'h2lab-probe-cli-'));
+    writeFileSync(join(dir, 'probe.yaml'), 'keep-alive-requests: 2\nexpect: [h2]\n');
+    const json = await h2lab([
+      'probe',
+      url,
+      '--json',
+      '--config',
+      join(dir, 'probe.yaml'),
+      '--expect',
+      'keepalive,h2c',
+    ]);
+    rmSync(dir, { recursive: true, force: true });
     assert.equal(json.code, 1);
     const r = JSON.parse(json.stdout);
     assert.equal(r.kind, 'h2lab.probe');
     assert.equal(r.version, 1);
+    assert.equal(r.keepAlive.requests, 2, 'from the config file');
+    assert.deepEqual(r.expectations.asked, ['keepalive', 'h2c'], 'the flag overrides the file');
     assert.deepEqual(r.expectations.met, ['keepalive']);
     assert.equal(r.expectations.unmet[0].expectation, 'h2c');
     assert.match(json.stderr, /^h2lab: H2LAB_ERR_PROBE_EXPECT_UNMET: 1 expectation\(s\) not met: h2c/m);
