@@ -14,7 +14,7 @@ import {
   startFixtureInLink,
 } from '../net/index.ts';
 import type { WorkloadInput } from '../report/compare-model.ts';
-import { type RunningServer, startServer } from '../server/index.ts';
+import { type RunningServer, type ServerOptionsInput, startServer } from '../server/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
 import { httpMetricsReader, serverViewFromScrapes } from './metrics.ts';
@@ -45,6 +45,8 @@ export interface RunComparisonHooks {
   onUpdate?: CompareDeps['onUpdate'];
   /** Replace the load engine (tests, what-if). */
   runCell?: CellRunner;
+  /** Embedded target only: fixture server options over {@link COMPARE_FIXTURE} (e.g. a slower pool). */
+  fixture?: ServerOptionsInput;
 }
 
 /** A started comparison and what it runs against. */
@@ -73,7 +75,7 @@ export async function runComparison(
   let workloads: WorkloadInput[] | undefined = input.workloads;
   let insecure = input.tls?.insecure ?? false;
   if (!url) {
-    server = await startServer(COMPARE_FIXTURE);
+    server = await startServer({ ...COMPARE_FIXTURE, ...hooks.fixture });
     url = `${server.tlsUrl}/`;
     // Our own server on loopback, with our own development certificate: verifying it proves
     // nothing, and passing a custom CA currently makes every new connection re-parse the system
