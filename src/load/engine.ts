@@ -461,6 +461,7 @@ function buildResult(
       eventLoopUtilization: elu,
       cpu: extra.cpu,
       workers: o.workers,
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
       saturated,
       ...(note ? { note } : {}),
     },

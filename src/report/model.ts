@@ -168,6 +168,8 @@ export interface RunResult {
     /** CPU seconds used by the load process / wall seconds (1.0 = one core). */
     cpu: number;
     workers: number;
+    /** Peak resident set size of the load process (all its threads) at the end of the run, bytes. */
+    maxRssBytes?: number;
     /** True when the client was probably the bottleneck; `note` says why in words. */
     saturated: boolean;
     note?: string;

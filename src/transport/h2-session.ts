@@ -195,6 +195,11 @@ export class H2Conn implements PoolConn {
   private goawayLastStream = -1;
   private dead = false;
   private notified = false;
+  /**
+   * The server's stream limit, cached: `session.remoteSettings` builds a fresh object in C++ on every
+   * read, far too slow to consult per request. Updated on every SETTINGS frame.
+   */
+  private maxStreams: number;
 
   constructor(
     id: number,
@@ -218,6 +223,10 @@ export class H2Conn implements PoolConn {
     this.onClose = onClose;
     this.scheme = opts.target.tls ? 'https' : 'http';
     this.authority = opts.authority;
+    this.maxStreams = session.remoteSettings.maxConcurrentStreams ?? UNLIMITED_STREAMS;
+    session.on('remoteSettings', (st: http2.Settings) => {
+      this.maxStreams = st.maxConcurrentStreams ?? UNLIMITED_STREAMS;
+    });
     session.on('goaway', (_code: number, lastStreamID: number) => {
       this.goawayLastStream = lastStreamID;
       if (this.active.size === 0) this.close();
@@ -233,12 +242,11 @@ export class H2Conn implements PoolConn {
   }
 
   capacity(): number {
-    return this.session.remoteSettings.maxConcurrentStreams ?? UNLIMITED_STREAMS;
+    return this.maxStreams;
   }
 
   announcedLimit(): number | undefined {
-    const n = this.session.remoteSettings.maxConcurrentStreams;
-    return n === undefined || n >= UNLIMITED_STREAMS ? undefined : n;
+    return this.maxStreams >= UNLIMITED_STREAMS ? undefined : this.maxStreams;
   }
 
   send(spec: RequestSpec, sample: Sample): Promise<Sample> {
