@@ -179,6 +179,7 @@ export function summarizeBurst(target: string, runs: readonly BurstRun[]): Burst
     wireP90Ms: median(kept.map((r) => r.stats.wireMs.p90)),
     totalP50Ms: median(kept.map((r) => r.stats.totalMs.p50)),
     wallMs: median(kept.map((r) => r.stats.wallMs)),
+    issueLoopMs: median(kept.map((r) => r.stats.issueLoopMs)),
     protocols,
     failures: tally(kept.flatMap((r) => r.requests.flatMap((q) => (q.failed ? [q.failed] : [])))),
   };

@@ -113,7 +113,9 @@ export function deriveFindings(result: BrowserResult): { findings: string[]; war
         ? `The queue moved: over HTTP/1.1 requests waited in the browser (stalled), over h2 they were sent at once and waited on the wire — in the server — instead (${detail}).`
         : `The queue did not move between HTTP/1.1 and h2 (${detail}).`,
     );
-    findings.push(`Wall time for the burst: HTTP/1.1 ${formatMs(h1.wallMs)}, h2 ${formatMs(h2.wallMs)}.`);
+    findings.push(
+      `Wall time for the burst: HTTP/1.1 ${formatMs(h1.wallMs)}, h2 ${formatMs(h2.wallMs)} (the page took ${formatMs(h1.issueLoopMs)} and ${formatMs(h2.issueLoopMs)} to issue its fetch() calls).`,
+    );
   }
   const ctl = pick(result, 'http/1.1', true);
   if (h1 && ctl) {

@@ -87,6 +87,7 @@ const burstSummary = z.strictObject({
   wireP90Ms: ms,
   totalP50Ms: ms,
   wallMs: ms,
+  issueLoopMs: ms,
   failures: counts,
   protocols: counts,
   serverInFlightPeak: z.number().optional(),

@@ -126,6 +126,8 @@ export interface BurstSummary {
   wireP90Ms: number;
   totalP50Ms: number;
   wallMs: number;
+  /** Median time the page took to issue its `fetch()` calls (a lower bound on how late starts can be). */
+  issueLoopMs: number;
   /** Requests that failed over the kept runs, by CDP error text (e.g. `net::ERR_ABORTED`). */
   failures: Record<string, number>;
   /** Negotiated protocols over all kept requests. */

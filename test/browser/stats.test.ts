@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { burstStats, summarizeBurst } from '../../src/browser/burst.ts';
 import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
-import type { CancelRun } from '../../src/browser/result.ts';
+import type { BrowserRequest, CancelRun } from '../../src/browser/result.ts';
 import {
   byLabel,
   diffSnapshots,
@@ -140,4 +141,44 @@ test('cancellation legs are summarised per target and server mode: median times,
       ['ignore', 3, 500, 21, 60],
     ],
   );
+});
+
+test('burst summary: the warm-up run and runs where CDP lost events are left out', () => {
+  const rec = (i: number, send: number, end: number, conn: string): BrowserRequest => ({
+    index: i,
+    url: `u${i}`,
+    startMs: 0,
+    sendMs: send,
+    endMs: end,
+    stalledMs: send,
+    wireMs: end - send,
+    totalMs: end,
+    protocol: 'h2',
+    connectionId: conn,
+    status: 200,
+  });
+  const page = (n: number) => ({
+    issueLoopMs: 3,
+    wallMs: 10,
+    statuses: Array(n).fill(200),
+    resourceTiming: [],
+  });
+  const good = [rec(0, 0, 10, 'a'), rec(1, 1, 10, 'a'), rec(2, 5, 12, 'a')];
+  const run = (index: number, requests: BrowserRequest[], n = requests.length) => ({
+    target: 't',
+    index,
+    discarded: index === 0,
+    stats: burstStats(requests, page(n)),
+    requests,
+  });
+  const runs = [run(0, [rec(0, 0, 1, 'a')]), run(1, good), run(2, good.slice(0, 1), 3)];
+  assert.equal(runs[1]!.stats.peakInFlight, 3);
+  assert.equal(runs[2]!.stats.cdpMissing, 2);
+  const s = summarizeBurst('t', runs);
+  assert.equal(s.runs, 1);
+  assert.equal(s.incompleteRuns, 1);
+  assert.deepEqual(s.peakInFlight, { median: 3, min: 3, max: 3 });
+  assert.deepEqual(s.protocols, { h2: 3 });
+  assert.equal(s.connections.median, 1);
+  assert.equal(s.stalledP50Ms, 1);
 });
