@@ -50,11 +50,9 @@ export class CollectedPage {
       const r = this.entry(e.requestId);
       r.url = e.request.url;
       r.willBeSentS = Math.min(r.willBeSentS, e.timestamp);
-      if (this.debug) this.debug('rwbs', e.requestId, e.timestamp);
     });
     cdp.on('Network.responseReceived', (e) => {
       const r = this.entry(e.requestId);
-      if (this.debug) this.debug('resp', e.requestId, e.timestamp, !!e.response.timing);
       const t = e.response.timing;
       if (t) {
         r.requestTimeS = t.requestTime;
@@ -73,7 +71,6 @@ export class CollectedPage {
     });
     cdp.on('Network.loadingFinished', (e) => {
       const r = this.entry(e.requestId);
-      if (this.debug) this.debug('fin', e.requestId, e.timestamp);
       r.endS = e.timestamp;
       r.encodedBytes = e.encodedDataLength;
     });
@@ -116,8 +113,6 @@ export class CollectedPage {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     return new CollectedPage(page, cdp, origin);
   }
-
-  debug?: (...a: unknown[]) => void;
 
   private entry(id: string): RawRequest {
     let r = this.byId.get(id);
