@@ -5,7 +5,7 @@
 // Target (issue 2): ratio ≥ 0.5 on both protocols.
 // Usage: node --import tsx bench/serve-vs-nginx.ts [--rounds 5] [--seconds 5] [--json FILE]
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,6 +154,28 @@ type Target = keyof typeof targets;
 const NAMES: Target[] = ['h2lab', 'nginx', 'node'];
 const argsFor: Record<Proto, string[]> = { h2c: ['-c', '1', '-m', '100'], 'http/1.1': ['--h1', '-c', '16'] };
 
+/** CPU seconds (user + system) used so far by these processes and their children (nginx workers). */
+function cpuSeconds(pids: number[]): number {
+  const tick = 100; // USER_HZ on Linux
+  let t = 0;
+  const seen = new Set<number>();
+  const visit = (pid: number) => {
+    if (seen.has(pid)) return;
+    seen.add(pid);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      t += (Number(f[11]) + Number(f[12])) / tick; // utime, stime
+      for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/))
+        if (c) visit(Number(c));
+    } catch {
+      // the process is gone
+    }
+  };
+  for (const p of pids) visit(p);
+  return t;
+}
+
 function h2load(url: string, proto: Proto): number {
   const out = execFileSync('h2load', [...argsFor[proto], '-D', String(seconds), '--warm-up-time', '1', url], {
     encoding: 'utf8',
@@ -166,6 +188,10 @@ function h2load(url: string, proto: Proto): number {
   return Number(m[1]);
 }
 
+const pidsOf: Record<Target, number[]> = { h2lab: [h2lab.pid!], nginx: [nginx.pid!], node: [bare.pid!] };
+const cpuUs = Object.fromEntries(
+  NAMES.map((t) => [t, { h2c: [] as number[], 'http/1.1': [] as number[] }]),
+) as Record<Target, Record<Proto, number[]>>;
 const results = Object.fromEntries(
   NAMES.map((t) => [t, { h2c: [] as number[], 'http/1.1': [] as number[] }]),
 ) as Record<Target, Record<Proto, number[]>>;
@@ -177,10 +203,15 @@ for (let r = 0; r < rounds; r++) {
     // Rotate who goes first, so a drift in the machine's load does not favour one server.
     const order = NAMES.map((_, i) => NAMES[(i + r) % NAMES.length]!);
     for (const t of order) {
+      const cpu0 = cpuSeconds(pidsOf[t]);
       const rps = h2load(targets[t][proto], proto);
+      // Server CPU per request: robust to the machine's load where req/s is not. The warm-up second
+      // is counted at the measured rate (an approximation).
+      const us = ((cpuSeconds(pidsOf[t]) - cpu0) / (rps * (seconds + 1))) * 1e6;
       results[t][proto].push(rps);
+      cpuUs[t][proto].push(us);
       console.log(
-        `round ${r + 1} ${proto.padEnd(8)} ${t.padEnd(5)} ${rps.toFixed(0).padStart(7)} req/s (load ${loadavg()[0]!.toFixed(1)})`,
+        `round ${r + 1} ${proto.padEnd(8)} ${t.padEnd(5)} ${rps.toFixed(0).padStart(7)} req/s ${us.toFixed(1).padStart(6)} µs CPU/req (load ${loadavg()[0]!.toFixed(1)})`,
       );
     }
   }
@@ -204,7 +235,10 @@ for (const proto of ['h2c', 'http/1.1'] as const) {
   console.log(
     `${proto.padEnd(9)} ${argsFor[proto].join(' ').padEnd(22)} ${cols.join('  ')}  ${ratios.join('  ')}`,
   );
+  const cpu = NAMES.map((t) => `${t} ${median(cpuUs[t][proto]).toFixed(1)}`).join(', ');
+  console.log(`${''.padEnd(9)} server CPU per request (median µs): ${cpu}`);
   summary[proto] = {
+    cpuMicrosPerRequest: Object.fromEntries(NAMES.map((t) => [t, cpuUs[t][proto]])),
     ...Object.fromEntries(NAMES.map((t) => [t, results[t][proto]])),
     ratioOfMedians: a / b,
     medianRoundRatio: perRound,
