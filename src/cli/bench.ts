@@ -102,7 +102,8 @@ export function register(program: Command): void {
     .option('--no-server-metrics', 'do not read the server metrics');
   addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
     const input = toLoadOptions(url, flags);
-    if (wantsLink(flags)) await benchThroughLink(url, input, flags);
+    // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
+    if (wantsLink({ ...flags, rate: flags.bandwidth })) await benchThroughLink(url, input, flags);
     else await bench(input, flags);
   });
 }

@@ -1,0 +1,51 @@
+/**
+ * `h2lab bench` as users run it: flags reach the engine, the JSON result is written, exit statuses.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { RunResult } from '../../src/report/model.ts';
+import { startTestServer } from '../fixtures/servers.ts';
+
+function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'bench', ...args],
+      { encoding: 'utf8', timeout: 60_000 },
+      (_e, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
+    );
+  });
+}
+
+test('bench URL --rate runs an open loop and writes the versioned result', async () => {
+  const server = await startTestServer('h1');
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-cli-'));
+  try {
+    const json = join(dir, 'r.json');
+    const r = await cli([`${server.url}/bytes/100`, '-p', 'h1', '--rate', '100', '-d', '1s', '--json', json]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /latency \(corrected\)/);
+    const result = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
+    assert.equal(result.kind, 'h2lab.run');
+    assert.equal(result.schedule.mode, 'open');
+    assert.equal(result.schedule.rateRps, 100);
+    assert.ok(Math.abs(result.counts.total - 100) <= 2, `${result.counts.total} requests at 100/s for 1 s`);
+    assert.equal(server.seen.requests, result.counts.total);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await server.close();
+  }
+});
+
+test('usage errors exit 2 naming the option; an unreachable target exits 1', async () => {
+  const bad = await cli(['http://127.0.0.1:9/', '--duration', 'soon']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /H2LAB_ERR_INVALID_OPTION: --duration "soon"/);
+  const down = await cli(['http://127.0.0.1:9/', '-p', 'h1', '-n', '5', '-q']);
+  assert.equal(down.status, 1);
+  assert.match(down.stderr, /H2LAB_ERR_TARGET_UNREACHABLE/);
+});
