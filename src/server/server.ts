@@ -193,7 +193,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     stream.on('close', onStreamClose); // 'close' fires once; `on` avoids a wrapper per stream
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
     // without a listener that error would end the process. 'close' above still counts it.
-    stream.on('error', () => {});
+    stream.on('error', ignore);
     const proto: WireProtocol = stream.session?.alpnProtocol === 'h2' ? 'h2' : 'h2c';
     router.handle(new H2Exchange(stream, headers, proto));
   });
@@ -342,6 +342,9 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     close,
   };
 }
+
+/** Shared no-op listener (one function, not a closure per stream). */
+function ignore(): void {}
 
 /** GOAWAY then close; destroy if streams are still open after `graceMs`. */
 function shutSession(session: ServerHttp2Session, graceMs: number): void {
