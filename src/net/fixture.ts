@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { H2labError } from '../errors.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
+import { nodeEntry } from './child-entry.ts';
 import { createLink, type Link, type LinkOptions } from './link.ts';
 
 /** The fixture server running in a link's server namespace. */
@@ -21,14 +22,6 @@ export interface LinkedFixture {
   caFile: string;
   child: ChildProcess;
   close(): Promise<void>;
-}
-
-/** `node [--import tsx] src/cli/main.(ts|js)`: how to run h2lab's own CLI as a child. */
-function h2labCli(): string[] {
-  const self = import.meta.url;
-  const ts = self.endsWith('.ts');
-  const main = new URL(`../cli/main.${ts ? 'ts' : 'js'}`, self).pathname;
-  return [process.execPath, ...(ts ? ['--import', import.meta.resolve('tsx')] : []), main];
 }
 
 /**
@@ -47,7 +40,7 @@ export async function startFixtureInLink(
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const [node, ...args] = h2labCli();
+  const [node, ...args] = nodeEntry('cli/main');
   const child = link.spawnInServer(
     node!,
     [

@@ -17,6 +17,7 @@ import { setPriority } from 'node:os';
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
 import type { LinkInfo } from '../report/model.ts';
+import { nodeEntry } from './child-entry.ts';
 import type { DirectionStats } from './model.ts';
 import { loadNative } from './native.ts';
 import { netemAvailable, setupNetem } from './netem.ts';
@@ -341,14 +342,6 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   }
 }
 
-/** The relay's own file: `.ts` when running from sources (through tsx), `.js` when built. */
-function relayEntry(): { file: string; execArgv: string[] } {
-  const self = import.meta.url;
-  const ts = self.endsWith('.ts');
-  const file = new URL(`./relay-process.${ts ? 'ts' : 'js'}`, self);
-  return { file: file.pathname, execArgv: ts ? ['--import', import.meta.resolve('tsx')] : [] };
-}
-
 async function startRelay(
   clientName: string,
   serverName: string,
@@ -356,8 +349,8 @@ async function startRelay(
   seed: number,
   slackMs: number,
 ): Promise<ChildProcess> {
-  const entry = relayEntry();
-  const child = spawn(process.execPath, [...entry.execArgv, entry.file], {
+  const [node, ...args] = nodeEntry('net/relay-process');
+  const child = spawn(node!, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -5,12 +5,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { netSkipReason } from './helpers.ts';
+import { H2LAB_CLI, netSkipReason } from './helpers.ts';
 
-const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const h2lab = (args: string[], timeout = 60_000) =>
-  spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { encoding: 'utf8', timeout });
+  spawnSync(H2LAB_CLI[0]!, [...H2LAB_CLI.slice(1), ...args], { encoding: 'utf8', timeout });
 
 const skip = netSkipReason();
 if (skip) console.log(`# net CLI tests that need a link skipped: ${skip}`);

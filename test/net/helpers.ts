@@ -2,6 +2,7 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../../src/net/child-entry.ts';
 import { checkNetAvailable, type Link } from '../../src/net/index.ts';
 
 /** Why the net tests cannot run here, or undefined when they can. */
@@ -133,3 +134,6 @@ export function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
 }
+
+/** `node … main` for the h2lab CLI: the compiled copy when fresh (starts faster), else the sources. */
+export const H2LAB_CLI: readonly string[] = nodeEntry('cli/main');

@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { createLink, type Link, sweepNamespaces } from '../../src/net/index.ts';
 import { listH2labNamespaces } from '../../src/net/netns.ts';
-import { median, netSkipReason, quantile, startPeer } from './helpers.ts';
+import { H2LAB_CLI, median, netSkipReason, quantile, startPeer } from './helpers.ts';
 
 const skip = netSkipReason();
 if (skip) console.log(`# net link tests skipped: ${skip}`);
@@ -172,10 +171,9 @@ describe('emulated link (relay backend)', { skip }, () => {
   });
 
   it('after a crash (SIGKILL) the TUN device dies with the relay and the next run sweeps the namespace', async () => {
-    const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
     const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', main, 'net', 'run', '--profile', 'lan', '--', 'sleep', '30'],
+      H2LAB_CLI[0]!,
+      [...H2LAB_CLI.slice(1), 'net', 'run', '--profile', 'lan', '--', 'sleep', '30'],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
@@ -208,10 +206,9 @@ describe('emulated link (relay backend)', { skip }, () => {
   });
 
   it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', () => {
-    const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
     const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', main, 'net', 'run', '--profile', 'wan', '--', 'true'],
+      H2LAB_CLI[0]!,
+      [...H2LAB_CLI.slice(1), 'net', 'run', '--profile', 'wan', '--', 'true'],
       {
         encoding: 'utf8',
         uid: 65534,
