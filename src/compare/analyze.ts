@@ -12,7 +12,14 @@ import type {
   TimeBreakdown,
 } from '../report/compare-model.ts';
 import type { RunResult } from '../report/model.ts';
-import { bootstrapRatio, classifyRatio, median, type RatioInterval, summarize } from './stats.ts';
+import {
+  bootstrapRatio,
+  classifyRatio,
+  mannWhitneyP,
+  median,
+  type RatioInterval,
+  summarize,
+} from './stats.ts';
 
 /** The metrics compared, and their direction. */
 export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
@@ -170,12 +177,10 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
       const runs = keptRuns(cell);
       if (runs.length === 0 || baseRuns.length === 0) continue;
       for (const m of METRICS) {
-        const interval = cachedInterval(
-          `${cell.id}/${m.metric}`,
-          runs.map((r) => metricOf(r, m.metric)),
-          baseRuns.map((r) => metricOf(r, m.metric)),
-          options.confidence,
-        );
+        const cand = runs.map((r) => metricOf(r, m.metric));
+        const base = baseRuns.map((r) => metricOf(r, m.metric));
+        const interval = cachedInterval(`${cell.id}/${m.metric}`, cand, base, options.confidence);
+        const pValue = mannWhitneyP(cand, base);
         comparisons.push({
           workload: cell.workload,
           concurrency: cell.concurrency,
@@ -185,9 +190,12 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
           metric: m.metric,
           higherIsBetter: m.higherIsBetter,
           interval,
+          pValue,
           outcome: classifyRatio(interval, {
             higherIsBetter: m.higherIsBetter,
             minEffect: options.minEffect,
+            pValue,
+            confidence: options.confidence,
           }),
         });
       }

@@ -6,7 +6,7 @@
 import type { CompareResult, DiffResult, DiffRow } from '../report/compare-model.ts';
 import { formatRatio } from '../report/verdict.ts';
 import { cellStats, keptRuns, METRICS, metricOf } from './analyze.ts';
-import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT } from './stats.ts';
+import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './stats.ts';
 
 /** Options of {@link diffResults}. */
 export interface DiffOptions {
@@ -44,11 +44,11 @@ export function diffResults(
     const sa = cellStats(cell)!;
     const sb = cellStats(old)!;
     for (const m of METRICS) {
-      const interval = bootstrapRatio(
-        runsA.map((r) => metricOf(r, m.metric)),
-        runsB.map((r) => metricOf(r, m.metric)),
-        { confidence: options.confidence ?? 0.95, seed: 1 },
-      );
+      const cand = runsA.map((r) => metricOf(r, m.metric));
+      const base = runsB.map((r) => metricOf(r, m.metric));
+      const confidence = options.confidence ?? 0.95;
+      const interval = bootstrapRatio(cand, base, { confidence, seed: 1 });
+      const pValue = mannWhitneyP(cand, base);
       const summary = (s: typeof sa) =>
         m.metric === 'rps' ? s.rps : m.metric === 'latencyP50Ms' ? s.latencyP50Ms : s.latencyP99Ms;
       rows.push({
@@ -63,7 +63,8 @@ export function diffResults(
         before: summary(sb),
         after: summary(sa),
         interval,
-        outcome: classifyRatio(interval, { higherIsBetter: m.higherIsBetter, minEffect }),
+        pValue,
+        outcome: classifyRatio(interval, { higherIsBetter: m.higherIsBetter, minEffect, pValue, confidence }),
       });
     }
   }
@@ -78,6 +79,11 @@ export function diffResults(
   if (summary.length === 0 && rows.length > 0)
     summary.push(`No clear difference between ${lb} and ${la} in any cell measured in both.`);
   if (rows.length === 0) summary.push(`No cell was measured in both ${lb} and ${la}: nothing to compare.`);
+  else {
+    summary.push(
+      `The two files were measured at different times (${before.environment.startedAt} and ${after.environment.startedAt}), not interleaved: anything else that changed on the machines between them (other load, CPU frequency, a kernel setting) counts as a difference here. Two runs of the same setup are the way to see how large that drift is.`,
+    );
+  }
   if (onlyBefore.length + onlyAfter.length > 0) {
     summary.push(
       `Measured in only one of the two: ${[...onlyBefore.map((x) => `${x} (${lb})`), ...onlyAfter.map((x) => `${x} (${la})`)].join(', ')}.`,

@@ -45,6 +45,7 @@ export {
   type ClassifyOptions,
   classifyRatio,
   DEFAULT_MIN_EFFECT,
+  mannWhitneyP,
   type Outcome,
   type RatioInterval,
   type Summary,

@@ -128,6 +128,10 @@ export const comparisonSchema = z.object({
   metric: metricSchema,
   higherIsBetter: z.boolean(),
   interval: ratioIntervalSchema.describe('candidate / baseline of the metric medians.'),
+  pValue: z
+    .number()
+    .optional()
+    .describe('Two-sided Mann–Whitney p-value of the runs; a clear difference needs p < 1 − confidence.'),
   outcome: outcomeSchema,
 });
 
@@ -215,6 +219,8 @@ export interface DiffRow {
   before: z.infer<typeof summarySchema>;
   after: z.infer<typeof summarySchema>;
   interval: z.infer<typeof ratioIntervalSchema>;
+  /** Two-sided Mann–Whitney p-value of the runs. */
+  pValue: number;
   outcome: z.infer<typeof outcomeSchema>;
 }
 

@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { bootstrapRatio, classifyRatio, median, quantile, summarize } from '../../src/compare/stats.ts';
+import {
+  bootstrapRatio,
+  classifyRatio,
+  mannWhitneyP,
+  median,
+  quantile,
+  summarize,
+} from '../../src/compare/stats.ts';
 
 const positive = fc.double({ min: 0.001, max: 1e6, noNaN: true, noDefaultInfinity: true });
 const runs = fc.array(positive, { minLength: 1, maxLength: 9 });
@@ -102,4 +109,43 @@ test('one run per side is insufficient, whatever the numbers', () => {
   assert.equal(r.lo, r.hi);
   assert.equal(classifyRatio(r, { higherIsBetter: true }), 'insufficient');
   assert.equal(classifyRatio(bootstrapRatio([], [1, 2]), { higherIsBetter: true }), 'insufficient');
+});
+
+test('Mann–Whitney: exact values, symmetry, and what few runs can claim', () => {
+  assert.equal(mannWhitneyP([5, 6, 7, 8], [1, 2, 3, 4]), 2 / 70);
+  assert.equal(mannWhitneyP([1, 2, 3], [4, 5, 6]), 2 / 20, 'with 3 runs a side nothing is ever below 0.05');
+  assert.equal(mannWhitneyP([1, 2, 3, 4], [1, 2, 3, 4]), 1);
+  fc.assert(
+    fc.property(runs, runs, (a, b) => {
+      const p = mannWhitneyP(a, b);
+      assert.ok(p > 0 && p <= 1);
+      assert.ok(Math.abs(p - mannWhitneyP(b, a)) < 1e-12);
+      // Shifting one side far above the other can only make the evidence stronger.
+      const shifted = a.map((x) => x + 2e6);
+      assert.ok(mannWhitneyP(shifted, b) <= p + 1e-12);
+    }),
+    { numRuns: 200 },
+  );
+  // Large samples use the normal approximation: a clear shift is still found.
+  const big = Array.from({ length: 60 }, (_, i) => i);
+  assert.ok(
+    mannWhitneyP(
+      big.map((x) => x + 20),
+      big,
+    ) < 0.001,
+  );
+});
+
+test('the rank test vetoes an interval that excludes 1 when the runs overlap too much', () => {
+  const cand = [110, 112, 90, 111];
+  const base = [100, 101, 99, 95];
+  const r = bootstrapRatio(cand, base);
+  const p = mannWhitneyP(cand, base);
+  assert.ok(p > 0.05);
+  assert.equal(classifyRatio(r, { higherIsBetter: true, pValue: p }), 'no-clear-difference');
+  const sep = [110, 112, 109, 111];
+  assert.equal(
+    classifyRatio(bootstrapRatio(sep, base), { higherIsBetter: true, pValue: mannWhitneyP(sep, base) }),
+    'better',
+  );
 });

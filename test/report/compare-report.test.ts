@@ -33,7 +33,7 @@ const workloads = [
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'h2lab-report-'));
   result = await compare(
-    { protocols: ['h1', 'h2', 'h2-pool'], concurrency: [1, 8, 64], workloads, runs: 4 },
+    { protocols: ['h1', 'h2', 'h2-pool'], concurrency: [1, 8, 64], workloads, runs: 5 },
     {
       target: { url: 'https://127.0.0.1:8443/', embedded: true },
       runCell: syntheticRunner({
