@@ -354,7 +354,7 @@ function caveats(result: CompareResult): string[] {
   const out: string[] = [];
   if (result.axes.net.every((n) => n === 'loopback')) {
     out.push(
-      'Measured over loopback: no network delay, loss or bandwidth limit. HTTP/2 multiplexing and connection counts matter more on a real network (--net once emulation is available).',
+      'Measured over loopback: no network delay, loss or bandwidth limit. HTTP/2 multiplexing and connection counts matter more on a real network (add e.g. --net loopback,wan,mobile-4g to compare over emulated links).',
     );
   }
   const kept = result.runsPerCell - result.warmupRuns;
