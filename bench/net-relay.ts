@@ -4,14 +4,19 @@
 //      through the relay, against the same transfer over a plain veth pair (the kernel's own path).
 //   2. Added delay: ping RTT minus the configured 20 ms while the server sends a steady 100 Mbit/s
 //      of TCP through the link, and the relay's own release lateness (how late queued packets left after their due time).
-// Run as root: node --import tsx bench/net-relay.ts [--runs 3] [--mbytes 400]
+// Run as root: node --import tsx bench/net-relay.ts [--runs 3] [--mbytes 400] [--loads 0,100,400] [--skip-throughput]
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLink, type Link } from '../src/net/index.ts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, mbytes: { type: 'string', default: '400' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    mbytes: { type: 'string', default: '400' },
+    loads: { type: 'string', default: '0,100,400' },
+    'skip-throughput': { type: 'boolean', default: false },
+  },
 });
 const runs = Number(values.runs);
 const bytes = Number(values.mbytes) * 1024 * 1024;
@@ -157,23 +162,25 @@ const g = (bps: number) => `${(bps / 1e9).toFixed(2)} Gbit/s`;
 console.log(
   `h2lab net relay benchmark — ${runs} runs, ${values.mbytes} MiB per transfer, node ${process.version}`,
 );
-const relay = await throughputThroughRelay();
-const veth = await throughputOverVeth();
-const relayMedian = median(relay.map((r) => r.bps));
-const vethMedian = median(veth);
-console.log('\n| path (delay 0, one TCP flow) | median | runs | relay CPU (1.0 = one core) |');
-console.log('|---|---|---|---|');
-console.log(
-  `| relay (2 TUN devices) | ${g(relayMedian)} | ${relay.map((r) => g(r.bps)).join(', ')} | ${median(relay.map((r) => r.cpu)).toFixed(2)} |`,
-);
-console.log(`| veth pair (kernel only) | ${g(vethMedian)} | ${veth.map(g).join(', ')} | — |`);
-console.log(`relay / veth = ${(relayMedian / vethMedian).toFixed(2)}`);
+if (!values['skip-throughput']) {
+  const relay = await throughputThroughRelay();
+  const veth = await throughputOverVeth();
+  const relayMedian = median(relay.map((r) => r.bps));
+  const vethMedian = median(veth);
+  console.log('\n| path (delay 0, one TCP flow) | median | runs | relay CPU (1.0 = one core) |');
+  console.log('|---|---|---|---|');
+  console.log(
+    `| relay (2 TUN devices) | ${g(relayMedian)} | ${relay.map((r) => g(r.bps)).join(', ')} | ${median(relay.map((r) => r.cpu)).toFixed(2)} |`,
+  );
+  console.log(`| veth pair (kernel only) | ${g(vethMedian)} | ${veth.map(g).join(', ')} | — |`);
+  console.log(`relay / veth = ${(relayMedian / vethMedian).toFixed(2)}`);
+}
 
 console.log(
   '\n| load through a 20 ms RTT link | ping RTT − 20 ms p50 | p99 | relay release lateness p50 / p99 / max | relay CPU | measured rate |',
 );
 console.log('|---|---|---|---|---|---|');
-for (const mbit of [0, 100, 400]) {
+for (const mbit of values.loads.split(',').map(Number)) {
   // A fresh link per run (its lateness histogram starts empty); medians across runs.
   const rs: Awaited<ReturnType<typeof addedDelay>>[] = [];
   for (let i = 0; i < runs; i++) rs.push(await addedDelay(mbit));
