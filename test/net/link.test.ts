@@ -198,11 +198,14 @@ describe('emulated link (relay backend)', { skip }, () => {
     for (let i = 0; i < 50 && devExists(dev); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(!devExists(dev), 'client TUN device must vanish with the relay');
     assert.ok((await listH2labNamespaces()).includes(ns), 'the namespace outlives a SIGKILL');
+    // The `sleep` the killed run started is orphaned inside the namespace: stop it (ours to stop).
+    const orphans = execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    for (const pid of orphans) process.kill(pid, 'SIGKILL');
     const swept = await sweepNamespaces();
     assert.ok(swept.includes(ns));
-    // The `sleep` inside the namespace was a child of the killed process: it is still running in the
-    // (now deleted) namespace. Find and stop it by its namespace-less state is not possible; it ends
-    // by itself after 30 s and holds nothing.
   });
 
   it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', () => {
