@@ -70,18 +70,15 @@ export async function runComparison(
   resolveCompareOptions(input); // fail on bad options before a server starts
   let server: RunningServer | undefined;
   let url = input.url;
-  const caFile = input.tls?.caFile;
+  let caFile = input.tls?.caFile;
   let metricsUrl = input.metricsUrl;
   let workloads: WorkloadInput[] | undefined = input.workloads;
-  let insecure = input.tls?.insecure ?? false;
+  const insecure = input.tls?.insecure ?? false;
   if (!url) {
     server = await startServer({ ...COMPARE_FIXTURE, ...hooks.fixture });
     url = `${server.tlsUrl}/`;
-    // Our own server on loopback, with our own development certificate: verifying it proves
-    // nothing, and passing a custom CA currently makes every new connection re-parse the system
-    // root store in the transport (~50–100 ms of client CPU per connection on a busy machine), which
-    // would be charged to h1's six connections and h2-pool's sessions but hardly to h2's one.
-    insecure = true;
+    // Trust the embedded server the way a real client would: through the CA that signed it.
+    caFile ??= server.caPath;
     metricsUrl ??= `${server.plainUrl}/metrics`;
     workloads ??= defaultFixtureWorkloads();
   }

@@ -46,6 +46,28 @@ export class ConnectError extends Error {
 }
 
 /**
+ * One TLS context per distinct trust + client-certificate combination. Building a context with
+ * `ca` re-parses the whole system root store (~150 certificates): done per connection it cost tens of
+ * milliseconds of client CPU per handshake, which a pool of many connections pays and one HTTP/2
+ * session does not — a client-side bias in exactly the comparison h2lab exists to make fair.
+ */
+const contexts = new Map<string, tls.SecureContext>();
+
+function secureContextFor(target: ConnectTarget): tls.SecureContext | undefined {
+  if (!target.ca && !target.cert) return undefined;
+  const key = `${target.ca ?? ''}\0${target.cert ?? ''}\0${target.key ?? ''}`;
+  let ctx = contexts.get(key);
+  if (!ctx) {
+    ctx = tls.createSecureContext({
+      ...(target.ca ? { ca: [...tls.rootCertificates, target.ca] } : {}),
+      ...(target.cert ? { cert: target.cert, key: target.key } : {}),
+    });
+    contexts.set(key, ctx);
+  }
+  return ctx;
+}
+
+/**
  * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
  * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
  */
@@ -63,14 +85,14 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
     };
     let socket: net.Socket;
     if (target.tls) {
+      const secureContext = secureContextFor(target);
       const servername = target.servername ?? (net.isIP(target.host) ? undefined : target.host);
       socket = tls.connect({
         host: target.host,
         port: target.port,
         ...(servername ? { servername } : {}),
         ALPNProtocols: alpn,
-        ...(target.ca ? { ca: [...tls.rootCertificates, target.ca] } : {}),
-        ...(target.cert ? { cert: target.cert, key: target.key } : {}),
+        ...(secureContext ? { secureContext } : {}),
         rejectUnauthorized: !target.insecure,
       });
       socket.once('secureConnect', () => {
