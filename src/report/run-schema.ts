@@ -1,0 +1,191 @@
+/**
+ * The JSON Schema of a {@link RunResult}, from a zod mirror of the TypeScript model. The two are held
+ * together at compile time (each must be assignable to the other), and `docs/run-result.schema.json`
+ * is generated from this file by `npm run schema` (a test fails when it is stale).
+ */
+import { z } from 'zod';
+import type { RunResult } from './model.ts';
+import { RUN_RESULT_VERSION } from './model.ts';
+
+const ms = (what: string) => z.number().describe(`${what}, milliseconds`);
+
+const latencySummary = z
+  .strictObject({
+    p50: ms('50th percentile'),
+    p90: ms('90th percentile'),
+    p99: ms('99th percentile'),
+    p999: ms('99.9th percentile'),
+    max: ms('maximum'),
+    min: ms('minimum'),
+    mean: ms('mean'),
+    count: z.number().int().describe('number of values recorded'),
+  })
+  .describe('Percentiles read from an HdrHistogram recorded in integer microseconds.');
+
+const encodedHistogram = z
+  .strictObject({
+    unit: z.literal('us'),
+    lowestUs: z.number(),
+    highestUs: z.number(),
+    significantDigits: z.number().int(),
+    base64: z.string().describe('hdr-histogram-js encodeIntoCompressedBase64 (mergeable)'),
+  })
+  .describe('A serialized HdrHistogram, values in microseconds.');
+
+const wire = z.enum(['http/1.1', 'h2', 'h2c']);
+const failureClass = z.enum([
+  'connect',
+  'tls',
+  'reset',
+  'timeout',
+  'goaway',
+  'refused-stream',
+  'protocol-mismatch',
+  'aborted',
+  'other',
+]);
+
+const linkInfo = z.strictObject({
+  profile: z.string(),
+  backend: z.enum(['none', 'netem', 'relay']),
+  rttMs: z.number(),
+  jitterMs: z.number().optional(),
+  loss: z.number().optional(),
+  rateBitsPerSec: z.number().optional(),
+  queueBytes: z.number().optional(),
+  congestionControl: z.string().optional(),
+  slowStartAfterIdle: z.boolean().optional(),
+  initialCwnd: z.number().optional(),
+  lossUp: z.number().optional(),
+  lossDown: z.number().optional(),
+  burstPackets: z.number().optional(),
+  rateUpBitsPerSec: z.number().optional(),
+  reorder: z.boolean().optional(),
+  mtuBytes: z.number().optional(),
+  socketBufferMaxBytes: z.number().optional(),
+  seed: z.number().optional(),
+  relayPriority: z.enum(['realtime', 'high', 'normal']).optional(),
+  serverAddress: z.string().optional(),
+  clientAddress: z.string().optional(),
+});
+
+const serverView = z
+  .object({
+    requests: z.number(),
+    bytesOut: z.number().optional(),
+    poolSize: z.number().optional(),
+    poolQueueMs: z
+      .strictObject({ mean: z.number(), p50: z.number().optional(), p99: z.number().optional() })
+      .optional(),
+    poolServiceMs: z.strictObject({ mean: z.number() }).optional(),
+    peakInFlight: z.number().optional(),
+    cancellations: z.number().optional(),
+  })
+  .catchall(z.unknown())
+  .describe("The fixture server's own view of the run (its /metrics before and after).");
+
+/** The zod schema of one run's result. */
+export const runResultSchema = z
+  .strictObject({
+    kind: z.literal('h2lab.run'),
+    version: z.literal(RUN_RESULT_VERSION),
+    options: z.record(z.string(), z.unknown()).describe('The resolved options: enough to reproduce the run.'),
+    environment: z.strictObject({
+      h2labVersion: z.string(),
+      node: z.string(),
+      platform: z.string(),
+      cpus: z.number().int(),
+      congestionControl: z.string().optional(),
+      link: linkInfo.optional(),
+      startedAt: z.string(),
+    }),
+    target: z.strictObject({ url: z.string(), embedded: z.boolean() }),
+    transport: z.strictObject({
+      name: z.enum(['h1', 'h2', 'h2-pool']),
+      connections: z.number().int(),
+      policy: z.string().optional(),
+      window: z
+        .strictObject({
+          preset: z.enum(['node', 'browser', 'max', 'custom']),
+          streamWindowBytes: z.number().int(),
+          connectionWindowBytes: z.number().int(),
+        })
+        .optional(),
+    }),
+    protocol: z.strictObject({ requested: wire, negotiated: z.union([wire, z.literal('none')]) }),
+    schedule: z.strictObject({
+      mode: z.enum(['closed', 'open']),
+      concurrency: z.number().int().optional(),
+      rateRps: z.number().optional(),
+      arrivals: z.enum(['even', 'poisson']).optional(),
+    }),
+    durationMs: ms('measured period after warm-up'),
+    warmupMs: ms('warm-up period'),
+    counts: z.strictObject({
+      total: z.number().int(),
+      ok: z.number().int(),
+      failed: z.number().int(),
+      byStatus: z.record(z.string(), z.number().int()),
+      byFailure: z.partialRecord(failureClass, z.number().int()),
+      late: z.number().int().optional(),
+      warmup: z.number().int().optional(),
+    }),
+    throughput: z.strictObject({
+      rps: z.number(),
+      bytesPerSec: z.number(),
+      bytesIn: z.number(),
+      bytesOut: z.number(),
+    }),
+    latencyMs: latencySummary,
+    latencyUncorrectedMs: latencySummary.optional(),
+    ttfbMs: latencySummary,
+    clientQueueMs: latencySummary,
+    histograms: z.strictObject({
+      latency: encodedHistogram,
+      ttfb: encodedHistogram,
+      latencyUncorrected: encodedHistogram.optional(),
+    }),
+    connections: z.strictObject({
+      opened: z.number().int(),
+      connectMs: latencySummary.optional(),
+      tlsMs: latencySummary.optional(),
+      peakInFlight: z.number().int(),
+      peakStreamsPerConnection: z.number().int().optional(),
+      serverMaxConcurrentStreams: z.number().optional(),
+      streamCapHits: z.number().int().optional(),
+      requestsPerConnection: z.strictObject({ mean: z.number(), max: z.number() }),
+    }),
+    client: z.strictObject({
+      eventLoopUtilization: z.number(),
+      cpu: z.number(),
+      workers: z.number().int(),
+      maxRssBytes: z.number().optional(),
+      saturated: z.boolean(),
+      note: z.string().optional(),
+    }),
+    server: serverView.optional(),
+    warnings: z.array(z.string()),
+    error: z
+      .strictObject({
+        code: z.string(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  })
+  .describe('The result of one h2lab load run (h2lab bench --json, and every run inside compare results).');
+
+// The mirror and the model must not drift: each is assignable to the other.
+type Mirror = z.infer<typeof runResultSchema>;
+const _modelFitsMirror = (r: RunResult): Mirror => r;
+const _mirrorFitsModel = (r: Mirror): RunResult => r;
+void _modelFitsMirror;
+void _mirrorFitsModel;
+
+/** The published JSON Schema (draft 2020-12) of a RunResult. */
+export function runResultJsonSchema(): Record<string, unknown> {
+  return {
+    title: 'h2lab RunResult',
+    ...z.toJSONSchema(runResultSchema),
+  } as Record<string, unknown>;
+}
