@@ -50,6 +50,9 @@ export interface RunContext {
   requests?: number;
   runWarmupMs: number;
   tls?: CompareOptions['tls'];
+  /** A CA (PEM file) that verifies this cell's target, when it differs from the comparison's own
+   *  (a fixture behind an emulated link has a certificate issued for the link's address). */
+  caFile?: string;
   /** Aborted when the comparison is stopped: finish quickly (a partial result is discarded). */
   signal: AbortSignal;
 }

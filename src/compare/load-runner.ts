@@ -43,7 +43,7 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       method: cell.workload.method,
       paths: cell.workload.paths,
       ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),
-      ...(o.caFile ? { caFile: o.caFile } : {}),
+      ...(ctx.caFile ? { caFile: ctx.caFile } : o.caFile ? { caFile: o.caFile } : {}),
       ...(o.certFile ? { certFile: o.certFile } : {}),
       ...(o.keyFile ? { keyFile: o.keyFile } : {}),
       ...(o.insecure ? { insecure: true } : {}),

@@ -196,7 +196,7 @@ function throughLinks(
     const metrics = httpMetricsReader(`${l.fixture.plainUrl}/metrics`, { resetPeaks: true });
     await metrics.reset();
     const before = await metrics.scrape();
-    const run = await inner(cell, { ...ctx, url });
+    const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile });
     const after = await metrics.scrape();
     if (before && after) run.server ??= serverViewFromScrapes(before, after);
     run.environment.link = l.link.info;
