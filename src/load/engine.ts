@@ -18,6 +18,7 @@ import {
   addCounts,
   type Counts,
   decodeHistogram,
+  emptyCounts,
   encodeHistogram,
   HISTOGRAM_NAMES,
   newHistogram,
@@ -307,20 +308,6 @@ function schedule(o: ResolvedLoadOptions): RunResult['schedule'] {
   return o.rateRps !== undefined
     ? { mode: 'open', rateRps: o.rateRps, arrivals: o.arrivals }
     : { mode: 'closed', concurrency: o.concurrency };
-}
-
-function emptyCounts(): Counts {
-  return {
-    total: 0,
-    ok: 0,
-    failed: 0,
-    warmup: 0,
-    late: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    byStatus: {},
-    byFailure: {},
-  };
 }
 
 /** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
