@@ -9,7 +9,7 @@ import { type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index
 import { linkWarnings, withLinkedFixture } from '../net/index.ts';
 import type { RunResult } from '../report/model.ts';
 import { renderRunText } from '../report/run-text.ts';
-import { POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
+import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
 import { parseBytes, parseDurationMs, parseFraction, parseInteger } from '../util/units.ts';
 import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
@@ -33,6 +33,7 @@ interface BenchFlags {
   body?: string;
   bodySize?: string;
   window?: string;
+  h2Client?: string;
   streamWindow?: string;
   connectionWindow?: string;
   ca?: string;
@@ -79,6 +80,11 @@ export function register(program: Command): void {
     .option('--body <file>', 'request body from a file')
     .option('--body-size <size>', 'generated request body, e.g. 1KiB')
     .addOption(new Option('--window <preset>', 'HTTP/2 flow-control windows').choices(WINDOW_PRESETS))
+    .addOption(
+      new Option('--h2-client <impl>', "HTTP/2 client: h2lab's own or node:http2 (a second opinion)").choices(
+        H2_CLIENTS,
+      ),
+    )
     .option('--stream-window <size>', 'HTTP/2 stream window (makes --window custom)')
     .option('--connection-window <size>', 'HTTP/2 connection window (makes --window custom)')
     .option('--ca <file>', 'extra CA certificate (PEM) to trust')
@@ -205,6 +211,7 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.body) o.bodyFile = f.body;
   if (f.bodySize) o.bodySizeBytes = parseBytes(f.bodySize, '--body-size');
   if (f.window) o.window = f.window as LoadOptionsInput['window'];
+  if (f.h2Client) o.h2Client = f.h2Client as LoadOptionsInput['h2Client'];
   if (f.streamWindow) o.streamWindowBytes = parseBytes(f.streamWindow, '--stream-window');
   if (f.connectionWindow) o.connectionWindowBytes = parseBytes(f.connectionWindow, '--connection-window');
   if (f.ca) o.caFile = f.ca;

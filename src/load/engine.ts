@@ -300,7 +300,7 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
     name: o.protocol,
     connections: o.connections,
     ...(o.protocol === 'h2-pool' ? { policy: o.policy } : {}),
-    ...(o.protocol !== 'h1' ? { window: resolveWindowFor(o) } : {}),
+    ...(o.protocol !== 'h1' ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
-import { POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
+import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
 
 /** Defaults in one frozen object, each with its unit and, where not obvious, why. */
 export const LOAD_DEFAULTS = Object.freeze({
@@ -70,6 +70,11 @@ export const LoadOptionsSchema = z.strictObject({
   bodySizeBytes: z.number().int().min(0).optional(),
   /** Request body read from this file. */
   bodyFile: z.string().optional(),
+  /**
+   * HTTP/2 client: `h2lab` (its own, built to keep the client from being the bottleneck) or `node`
+   * (node:http2, a second opinion; several times the CPU per request).
+   */
+  h2Client: z.enum(H2_CLIENTS).default('h2lab'),
   /** HTTP/2 flow-control window preset. */
   window: z.enum(WINDOW_PRESETS).default('node'),
   /** Explicit stream window, bytes (makes the preset `custom`). */

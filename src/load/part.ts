@@ -88,6 +88,7 @@ export class LoadPart {
       url: this.input.url,
       connections: this.input.connections,
       policy: o.policy,
+      h2Client: o.h2Client,
       window: resolveWindowFor(o),
       tls: this.input.tls,
       timeoutMs: o.timeoutMs,

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import { FrameReader, FrameType } from './frames.ts';
+import { FrameReader, FrameType } from '../h2/frames.ts';
 import { exchangePreface, readResponseHead } from './h2.ts';
 import { connectH2, fetchH1, fetchH2, type Origin, type TimedResponse, watchIdle } from './http.ts';
 import type { ProbeOptions } from './options.ts';

@@ -2,8 +2,9 @@
  * Findings: what the probe's numbers mean for someone about to benchmark or deploy, in words.
  * Each rule reads the result and returns zero or more findings with a stable id.
  */
+
+import { INITIAL_CONNECTION_WINDOW_BYTES } from '../h2/frames.ts';
 import { formatBytes, formatMs } from '../util/units.ts';
-import { INITIAL_CONNECTION_WINDOW_BYTES } from './frames.ts';
 import type { Finding, ProbeResult } from './result.ts';
 
 /** A window-limited flow sends at most one window per round trip; this RTT makes that concrete. */

@@ -17,7 +17,7 @@ import {
   FrameType,
   H2_ERROR_NAMES,
   type SettingEntry,
-} from './frames.ts';
+} from '../h2/frames.ts';
 import { type Inbox, timeoutError } from './wire.ts';
 
 /** What a server sent at the start of an HTTP/2 connection. */

@@ -3,8 +3,7 @@
  * the expectation names `--expect` accepts. The frame codec is exported for tests and tools that
  * want to read raw HTTP/2 frames.
  */
-export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
-export { findingsFor } from './findings.ts';
+
 export {
   decodeSettingsPayload,
   encodeFrame,
@@ -15,7 +14,9 @@ export {
   SETTING_DEFAULTS,
   SETTING_NAMES,
   type SettingEntry,
-} from './frames.ts';
+} from '../h2/frames.ts';
+export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
+export { findingsFor } from './findings.ts';
 export { PROBE_DEFAULTS, type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
 export { probe } from './probe.ts';
 export { renderProbeText } from './render.ts';

@@ -5,7 +5,7 @@
  *
  * Bump {@link PROBE_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { SettingEntry } from './frames.ts';
+import type { SettingEntry } from '../h2/frames.ts';
 import type { Failure } from './wire.ts';
 
 export const PROBE_RESULT_VERSION = 1;

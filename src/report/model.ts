@@ -108,6 +108,8 @@ export interface RunResult {
     connections: number;
     /** h2-pool session choice policy. */
     policy?: string;
+    /** HTTP/2 only: whose client carried the sessions — h2lab's own, or node:http2. */
+    client?: 'h2lab' | 'node';
     window?: WindowInfo;
   };
   protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };

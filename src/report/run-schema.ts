@@ -104,6 +104,7 @@ export const runResultSchema = z
       name: z.enum(['h1', 'h2', 'h2-pool']),
       connections: z.number().int(),
       policy: z.string().optional(),
+      client: z.enum(['h2lab', 'node']).optional(),
       window: z
         .strictObject({
           preset: z.enum(['node', 'browser', 'max', 'custom']),

@@ -29,7 +29,7 @@ export function renderRunText(r: RunResult): string {
   out.push(
     row(
       'transport',
-      `${t.name}${t.name === 'h2' ? '' : ` × ${t.connections}`}${t.policy ? ` (${t.policy})` : ''} over ${proto}`,
+      `${t.name}${t.name === 'h2' ? '' : ` × ${t.connections}`}${t.policy ? ` (${t.policy})` : ''} over ${proto}${t.client === 'node' ? ' (node:http2 client)' : ''}`,
     ),
   );
   if (t.window) {

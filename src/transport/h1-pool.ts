@@ -11,7 +11,7 @@
 import type net from 'node:net';
 import { VERSION } from '../version.ts';
 import { type ConnectTarget, connectTimed, wireFromAlpn } from './connect.ts';
-import { type PoolConn, type PoolSettings, PoolTransport } from './pool.ts';
+import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from './pool.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
 
 /** Options of the `h1` transport. */
@@ -68,20 +68,9 @@ enum Chunk {
 }
 
 /** One HTTP/1.1 keep-alive connection; one request at a time (no pipelining). */
-class H1Conn implements PoolConn {
-  readonly id: number;
-  inFlight = 0;
-  requests = 0;
-  peakStreams = 0;
-  readonly createdMs: number;
-  lastActiveMs: number;
-  readonly connectMs: number;
-  readonly tlsMs: number | undefined;
-  readonly protocol: WireProtocol = 'http/1.1';
+class H1Conn extends PoolConnBase implements PoolConn {
   private readonly socket: net.Socket;
   private readonly hostLine: string;
-  private readonly now: () => number;
-  private readonly onClose: (c: PoolConn) => void;
   private keepAlive = true;
   private dead = false;
   // The request in progress.
@@ -105,14 +94,8 @@ class H1Conn implements PoolConn {
     onClose: (c: PoolConn) => void,
     alpn: WireProtocol | 'none',
   ) {
-    this.id = id;
+    super(id, 'http/1.1', now, connectMs, tlsMs, onClose);
     this.socket = socket;
-    this.now = now;
-    this.createdMs = now();
-    this.lastActiveMs = this.createdMs;
-    this.connectMs = connectMs;
-    this.tlsMs = tlsMs;
-    this.onClose = onClose;
     this.hostLine = ` HTTP/1.1\r\nhost: ${authority}\r\nuser-agent: h2lab/${VERSION}\r\n`;
     if (alpn !== 'http/1.1') this.keepAlive = false;
     socket.removeAllListeners('error');

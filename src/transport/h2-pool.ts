@@ -7,7 +7,7 @@
  * - `first-free`: a session with no stream in flight, else open a new one up to K, else the least busy
  *   — the "take a free client or create one" pool of the echo study.
  */
-import { type H2Conn, type H2Options, openH2Conn } from './h2-session.ts';
+import { type H2Options, openH2Conn } from './h2-session.ts';
 import { type PoolPolicy, PoolTransport } from './pool.ts';
 
 /** Options of the `h2-pool` transport. */
@@ -28,6 +28,6 @@ export function createH2Pool(opts: H2PoolOptions): PoolTransport {
       size: opts.sessions,
       openAtStart: opts.policy === 'first-free' ? 1 : opts.sessions,
     },
-    (id, onClose): Promise<H2Conn> => openH2Conn(id, opts, onClose),
+    (id, onClose) => openH2Conn(id, opts, onClose),
   );
 }

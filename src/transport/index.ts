@@ -7,12 +7,13 @@ import type { WindowInfo } from '../report/model.ts';
 import type { ConnectTarget } from './connect.ts';
 import { createH1Pool } from './h1-pool.ts';
 import { createH2Pool } from './h2-pool.ts';
-import { createH2Session, DEFAULT_WINDOW, MAX_WINDOW } from './h2-session.ts';
+import { createH2Session, DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-session.ts';
 import type { PoolPolicy } from './pool.ts';
 import type { Transport, TransportName } from './types.ts';
 
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
+export type { H2ClientImpl } from './h2-session.ts';
 export type { PoolPolicy } from './pool.ts';
 export type * from './types.ts';
 
@@ -24,6 +25,8 @@ export const POOL_POLICIES = [
   'round-robin',
   'first-free',
 ] as const satisfies readonly PoolPolicy[];
+/** HTTP/2 client implementations: h2lab's own (default) or node:http2. */
+export const H2_CLIENTS = ['h2lab', 'node'] as const satisfies readonly H2ClientImpl[];
 /** Flow-control window presets. */
 export const WINDOW_PRESETS = ['node', 'browser', 'max', 'custom'] as const;
 export type WindowPreset = (typeof WINDOW_PRESETS)[number];
@@ -75,6 +78,8 @@ export interface TransportOptions {
   connections: number;
   /** h2-pool: how a session is chosen. Default `least-busy`. */
   policy?: PoolPolicy;
+  /** HTTP/2 client implementation; default `h2lab` (h2lab's own; `node` = node:http2). */
+  h2Client?: H2ClientImpl;
   /** HTTP/2 windows; default the `node` preset. */
   window?: WindowInfo;
   /** TLS material (PEM text) and verification. */
@@ -133,12 +138,19 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     case 'h1':
       return createH1Pool({ target, authority, pool: { ...pool, size: opts.connections } });
     case 'h2':
-      return createH2Session({ target, authority, window: windowSizes, pool });
+      return createH2Session({
+        target,
+        authority,
+        window: windowSizes,
+        client: opts.h2Client ?? 'h2lab',
+        pool,
+      });
     case 'h2-pool':
       return createH2Pool({
         target,
         authority,
         window: windowSizes,
+        client: opts.h2Client ?? 'h2lab',
         pool,
         sessions: opts.connections,
         policy: opts.policy ?? 'least-busy',

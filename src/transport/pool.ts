@@ -53,6 +53,31 @@ export interface PoolConn {
   close(): void;
 }
 
+/**
+ * What every pooled connection keeps for the pool whatever its protocol: identity, setup times and
+ * the counters the pool reads. Connections extend it and add `send`, `usable`, `capacity`, ...
+ */
+export abstract class PoolConnBase {
+  inFlight = 0;
+  requests = 0;
+  peakStreams = 0;
+  readonly createdMs: number;
+  lastActiveMs: number;
+
+  constructor(
+    readonly id: number,
+    readonly protocol: WireProtocol,
+    /** The run's clock, ms. */
+    readonly now: () => number,
+    readonly connectMs: number,
+    readonly tlsMs: number | undefined,
+    protected readonly onClose: (c: PoolConn) => void,
+  ) {
+    this.createdMs = now();
+    this.lastActiveMs = this.createdMs;
+  }
+}
+
 /** Opens connection number `id`; rejects with a ConnectError or an H2labError (protocol mismatch). */
 export type ConnOpener = (id: number, onClose: (c: PoolConn) => void) => Promise<PoolConn>;
 

@@ -1,12 +1,14 @@
 /**
- * A minimal HTTP/2 frame codec: just enough to read what a server sends at the start of a connection
- * (its SETTINGS, a connection-level WINDOW_UPDATE, GOAWAY, PING ACK) and to write a client preface.
+ * HTTP/2 frame constants and a small codec (RFC 9113 §4, §6), shared by the probe and h2lab's own
+ * HTTP/2 client (`session.ts`).
  *
- * Why not `http2.connect`: Node's `session.remoteSettings` fills every setting the server did not send
- * with its default, so "not sent" and "sent the default" look the same, and a connection-level
- * WINDOW_UPDATE is not surfaced at all. The probe must report what was actually on the wire.
+ * The probe reads what a server sends at the start of a connection (its SETTINGS, a connection-level
+ * WINDOW_UPDATE, GOAWAY, PING ACK) with {@link FrameReader}. Why not `http2.connect` there: Node's
+ * `session.remoteSettings` fills every setting the server did not send with its default, so "not
+ * sent" and "sent the default" look the same, and a connection-level WINDOW_UPDATE is not surfaced at
+ * all. The probe must report what was actually on the wire.
  *
- * No HPACK: the probe never needs to decode header blocks (responses are read with Node's clients).
+ * The client's hot path parses frames in place instead (no copy per frame); see `session.ts`.
  */
 
 /** The client connection preface (RFC 9113 §3.4), followed by the client's SETTINGS frame. */

@@ -13,7 +13,7 @@ import {
   encodeFrame,
   encodeSettingsPayload,
   FrameReader,
-} from '../../src/probe/frames.ts';
+} from '../../src/h2/frames.ts';
 import { exchangePreface } from '../../src/probe/h2.ts';
 import { connectTcp, Inbox } from '../../src/probe/wire.ts';
 

@@ -1,0 +1,386 @@
+/**
+ * HPACK (RFC 7541) for h2lab's own HTTP/2 client.
+ *
+ * - {@link HpackDecoder}: the full decoder — static and dynamic table, table size updates, Huffman —
+ *   because the server's encoder decides what it sends. It can skip decoding the strings of fields
+ *   that do not enter the dynamic table when the caller only wants `:status` (a load generator reads
+ *   a response's status, not its `etag`), which is where most of a decoder's time goes.
+ * - {@link encodeHeaderBlock}: a stateless encoder. Every field is a static-table index or a literal
+ *   *without indexing* (§6.2.2), so the block for a given request never depends on connection state
+ *   and can be cached per request. The cost is a few dozen bytes per request that an indexing encoder
+ *   would save; the benefit is zero encoding work per request.
+ */
+import { HUFFMAN_BITS, HUFFMAN_CODES, STATIC_TABLE } from './hpack-tables.ts';
+
+/** The decoder's dynamic table limit before SETTINGS say otherwise (RFC 7541 §4.2; RFC 9113 §6.5.2). */
+export const DEFAULT_HEADER_TABLE_BYTES = 4096;
+/** Per-entry overhead counted in a dynamic table's size (RFC 7541 §4.1). */
+const ENTRY_OVERHEAD = 32;
+
+/** A malformed header block: the connection must end with COMPRESSION_ERROR (RFC 9113 §4.3). */
+export class HpackError extends Error {}
+
+// ---- Huffman ---------------------------------------------------------------------------------------
+
+/**
+ * A 4-bit-at-a-time decoding automaton built from the code table at load time. A state is an internal
+ * node of the code tree; for each (state, nibble) it stores the next state, the symbol completed on the
+ * way (at most one: no code is shorter than 5 bits) and whether ending there is valid padding (the
+ * path from the root is at most 7 one-bits, RFC 7541 §5.2).
+ */
+const HUFF_NEXT = new Uint16Array(256 * 16);
+const HUFF_SYM = new Int16Array(256 * 16);
+/** Per state: 1 when a string may end in it (all-ones path of ≤ 7 bits from the root). */
+const HUFF_ACCEPT = new Uint8Array(256);
+const HUFF_EOS = 256;
+const HUFF_ERR = -2;
+{
+  // Build the tree: node 0 is the root; children[2n], children[2n+1]; a leaf stores -(symbol + 1).
+  const left: number[] = [0];
+  const right: number[] = [0];
+  const depthOnes: number[] = [0]; // bits from the root if the path is all ones, else -1
+  for (let sym = 0; sym <= 256; sym++) {
+    const code = HUFFMAN_CODES[sym]!;
+    const bits = HUFFMAN_BITS[sym]!;
+    let node = 0;
+    for (let i = bits - 1; i >= 0; i--) {
+      const bit = (code >>> i) & 1;
+      const arr = bit ? right : left;
+      if (i === 0) {
+        arr[node] = -(sym + 1);
+      } else {
+        let next = arr[node]!;
+        if (next === 0) {
+          next = left.length;
+          left.push(0);
+          right.push(0);
+          const d = depthOnes[node]!;
+          depthOnes.push(bit === 1 && d >= 0 ? d + 1 : -1);
+          arr[node] = next;
+        }
+        node = next;
+      }
+    }
+  }
+  if (left.length !== 256) throw new Error(`Huffman tree has ${left.length} internal nodes, expected 256`);
+  for (let s = 0; s < 256; s++) {
+    const d = depthOnes[s]!;
+    HUFF_ACCEPT[s] = d >= 0 && d <= 7 ? 1 : 0;
+    for (let nib = 0; nib < 16; nib++) {
+      let node = s;
+      let sym = -1;
+      for (let i = 3; i >= 0; i--) {
+        const child = ((nib >>> i) & 1 ? right : left)[node]!;
+        if (child < 0) {
+          const found = -child - 1;
+          sym = found === HUFF_EOS ? HUFF_ERR : found;
+          node = 0;
+          if (sym === HUFF_ERR) break;
+        } else {
+          node = child;
+        }
+      }
+      HUFF_NEXT[s * 16 + nib] = node;
+      HUFF_SYM[s * 16 + nib] = sym;
+    }
+  }
+}
+
+/** Decodes a Huffman-coded string (RFC 7541 §5.2) from `buf[start, end)` as latin1 text. */
+export function huffmanDecode(buf: Uint8Array, start: number, end: number): string {
+  let state = 0;
+  let out = '';
+  for (let i = start; i < end; i++) {
+    const byte = buf[i]!;
+    let k = state * 16 + (byte >>> 4);
+    let sym = HUFF_SYM[k]!;
+    if (sym >= 0) out += String.fromCharCode(sym);
+    else if (sym === HUFF_ERR) throw new HpackError('Huffman string contains EOS');
+    state = HUFF_NEXT[k]!;
+    k = state * 16 + (byte & 15);
+    sym = HUFF_SYM[k]!;
+    if (sym >= 0) out += String.fromCharCode(sym);
+    else if (sym === HUFF_ERR) throw new HpackError('Huffman string contains EOS');
+    state = HUFF_NEXT[k]!;
+  }
+  if (!HUFF_ACCEPT[state]) throw new HpackError('Huffman string has invalid padding');
+  return out;
+}
+
+/** The Huffman-coded length of `s` in bytes (latin1 code units). */
+export function huffmanLength(s: string): number {
+  let bits = 0;
+  for (let i = 0; i < s.length; i++) bits += HUFFMAN_BITS[s.charCodeAt(i) & 0xff]!;
+  return (bits + 7) >>> 3;
+}
+
+/** Huffman-encodes `s` (RFC 7541 §5.2), padding with the EOS prefix (ones). */
+export function huffmanEncode(s: string): Buffer {
+  const out = Buffer.allocUnsafe(huffmanLength(s));
+  let cur = 0;
+  let nbits = 0;
+  let o = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i) & 0xff;
+    const code = HUFFMAN_CODES[c]!;
+    for (let b = HUFFMAN_BITS[c]! - 1; b >= 0; b--) {
+      cur = (cur << 1) | ((code >>> b) & 1);
+      if (++nbits === 8) {
+        out[o++] = cur;
+        cur = 0;
+        nbits = 0;
+      }
+    }
+  }
+  if (nbits > 0) out[o++] = (cur << (8 - nbits)) | ((1 << (8 - nbits)) - 1);
+  return out;
+}
+
+// ---- integers and strings ------------------------------------------------------------------------
+
+/** Appends an HPACK integer with an N-bit prefix (RFC 7541 §5.1); `first` holds the pattern bits. */
+function pushInt(out: number[], first: number, prefixBits: number, value: number): void {
+  const max = (1 << prefixBits) - 1;
+  if (value < max) {
+    out.push(first | value);
+    return;
+  }
+  out.push(first | max);
+  let v = value - max;
+  while (v >= 128) {
+    out.push((v % 128) + 128);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+function pushString(out: number[], s: string): void {
+  const h = huffmanLength(s);
+  if (h < s.length) {
+    pushInt(out, 0x80, 7, h);
+    for (const b of huffmanEncode(s)) out.push(b);
+  } else {
+    pushInt(out, 0, 7, s.length);
+    for (let i = 0; i < s.length; i++) out.push(s.charCodeAt(i) & 0xff);
+  }
+}
+
+const STATIC_EXACT = new Map<string, number>();
+const STATIC_NAME = new Map<string, number>();
+STATIC_TABLE.forEach(([name, value], i) => {
+  const key = `${name}\0${value}`;
+  if (!STATIC_EXACT.has(key)) STATIC_EXACT.set(key, i + 1);
+  if (!STATIC_NAME.has(name)) STATIC_NAME.set(name, i + 1);
+});
+
+/**
+ * Encodes a header list (names lower case, pseudo-headers first) without touching any dynamic table:
+ * an exact static match is an indexed field (§6.1), anything else a literal without indexing (§6.2.2)
+ * with a static name index where there is one, strings Huffman-coded when that is shorter (§5.2).
+ */
+export function encodeHeaderBlock(headers: ReadonlyArray<readonly [string, string]>): Buffer {
+  const out: number[] = [];
+  for (const [name, value] of headers) {
+    const exact = STATIC_EXACT.get(`${name}\0${value}`);
+    if (exact !== undefined) {
+      pushInt(out, 0x80, 7, exact);
+      continue;
+    }
+    const nameIdx = STATIC_NAME.get(name);
+    if (nameIdx !== undefined) {
+      pushInt(out, 0x00, 4, nameIdx);
+    } else {
+      out.push(0x00);
+      pushString(out, name);
+    }
+    pushString(out, value);
+  }
+  return Buffer.from(out);
+}
+
+// ---- the decoder ---------------------------------------------------------------------------------
+
+/** What one header block said. `headers` is filled only when the caller asked for every field. */
+export interface DecodedBlock {
+  /** `:status` as a number, or -1 when absent (a request block, or trailers). */
+  status: number;
+  headers?: Array<[string, string]>;
+}
+
+/**
+ * The HPACK decoder of one connection (RFC 7541 §3–§6). Its dynamic table lives as long as the
+ * connection: every header block the peer sends must pass through it, in order, even for streams the
+ * client no longer cares about (RFC 9113 §4.3).
+ */
+export class HpackDecoder {
+  /** Newest entry last. */
+  private names: string[] = [];
+  private values: string[] = [];
+  private head = 0;
+  private size = 0;
+  private maxSize: number;
+  /** The limit this side announced in SETTINGS_HEADER_TABLE_SIZE (updates may not exceed it). */
+  private readonly settingsMax: number;
+
+  constructor(settingsMaxBytes = DEFAULT_HEADER_TABLE_BYTES) {
+    this.settingsMax = settingsMaxBytes;
+    this.maxSize = settingsMaxBytes;
+  }
+
+  /** Entries in the dynamic table now. */
+  get entries(): number {
+    return this.names.length - this.head;
+  }
+
+  /** The dynamic table's size as RFC 7541 §4.1 counts it, bytes. */
+  get tableBytes(): number {
+    return this.size;
+  }
+
+  /**
+   * Decodes one complete header block. With `all` false only `:status` is materialised: strings of
+   * fields that do not enter the dynamic table are skipped, not decoded. Throws {@link HpackError}.
+   */
+  decode(block: Uint8Array, all: boolean): DecodedBlock {
+    const res: DecodedBlock = { status: -1 };
+    if (all) res.headers = [];
+    let p = 0;
+    const n = block.length;
+    let fieldSeen = false;
+    while (p < n) {
+      const b = block[p]!;
+      if (b & 0x80) {
+        // Indexed field (§6.1).
+        const [idx, q] = readInt(block, p, 7);
+        p = q;
+        if (idx === 0) throw new HpackError('indexed field with index 0');
+        fieldSeen = true;
+        this.emit(res, idx, all);
+        continue;
+      }
+      if ((b & 0xe0) === 0x20) {
+        // Dynamic table size update (§6.3): only at the start of a block (§4.2).
+        if (fieldSeen) throw new HpackError('table size update after a header field');
+        const [size, q] = readInt(block, p, 5);
+        p = q;
+        if (size > this.settingsMax)
+          throw new HpackError(`table size update to ${size} exceeds the ${this.settingsMax} allowed`);
+        this.maxSize = size;
+        this.evict(0);
+        continue;
+      }
+      // Literal: with incremental indexing (01, §6.2.1), without (0000, §6.2.2), never (0001, §6.2.3).
+      const indexing = (b & 0xc0) === 0x40;
+      const prefix = indexing ? 6 : 4;
+      const [nameIdx, q] = readInt(block, p, prefix);
+      p = q;
+      fieldSeen = true;
+      let name: string;
+      if (nameIdx === 0) {
+        const [s, r] = readString(block, p, true);
+        name = s!;
+        p = r;
+      } else {
+        name = this.nameAt(nameIdx);
+      }
+      const need = indexing || all || name === ':status';
+      const [value, r] = readString(block, p, need);
+      p = r;
+      if (indexing) this.insert(name, value!);
+      if (name === ':status') res.status = parseStatus(value!);
+      if (all) res.headers!.push([name, value!]);
+    }
+    return res;
+  }
+
+  private emit(res: DecodedBlock, idx: number, all: boolean): void {
+    let name: string;
+    let value: string;
+    if (idx <= STATIC_TABLE.length) {
+      const e = STATIC_TABLE[idx - 1]!;
+      name = e[0];
+      value = e[1];
+    } else {
+      const i = this.dynIndex(idx);
+      name = this.names[i]!;
+      value = this.values[i]!;
+    }
+    if (name === ':status') res.status = parseStatus(value);
+    if (all) res.headers!.push([name, value]);
+  }
+
+  private nameAt(idx: number): string {
+    if (idx <= STATIC_TABLE.length) return STATIC_TABLE[idx - 1]![0];
+    return this.names[this.dynIndex(idx)]!;
+  }
+
+  /** Array position of dynamic index `idx` (62 = newest, §2.3.3). */
+  private dynIndex(idx: number): number {
+    const k = idx - STATIC_TABLE.length - 1;
+    if (k >= this.entries) throw new HpackError(`index ${idx} is beyond the dynamic table`);
+    return this.names.length - 1 - k;
+  }
+
+  private insert(name: string, value: string): void {
+    const sz = name.length + value.length + ENTRY_OVERHEAD;
+    if (sz > this.maxSize) {
+      // An entry larger than the table empties it and is not added (§4.4).
+      this.evict(this.maxSize + 1);
+      return;
+    }
+    this.evict(sz);
+    this.names.push(name);
+    this.values.push(value);
+    this.size += sz;
+  }
+
+  /** Evicts oldest entries until `room` more bytes fit. */
+  private evict(room: number): void {
+    while (this.size + room > this.maxSize && this.head < this.names.length) {
+      this.size -= this.names[this.head]!.length + this.values[this.head]!.length + ENTRY_OVERHEAD;
+      this.head++;
+    }
+    // Compact now and then so the arrays do not grow without bound.
+    if (this.head > 64 && this.head * 2 > this.names.length) {
+      this.names = this.names.slice(this.head);
+      this.values = this.values.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+function parseStatus(v: string): number {
+  const s = Number(v);
+  if (!(v.length === 3 && s >= 100 && s <= 999)) throw new HpackError(`invalid :status "${v}"`);
+  return s;
+}
+
+/** Reads an integer with an N-bit prefix at `p`; returns [value, next offset]. */
+function readInt(buf: Uint8Array, p: number, prefixBits: number): [number, number] {
+  const max = (1 << prefixBits) - 1;
+  let v = buf[p]! & max;
+  p++;
+  if (v < max) return [v, p];
+  let m = 1;
+  for (;;) {
+    if (p >= buf.length) throw new HpackError('truncated integer');
+    const b = buf[p++]!;
+    v += (b & 0x7f) * m;
+    m *= 128;
+    if ((b & 0x80) === 0) break;
+    if (m > 2 ** 28) throw new HpackError('integer too large');
+  }
+  return [v, p];
+}
+
+/** Reads a string literal at `p`; decodes it only when `need` (else returns undefined, checked length). */
+function readString(buf: Uint8Array, p: number, need: boolean): [string | undefined, number] {
+  if (p >= buf.length) throw new HpackError('truncated string');
+  const huff = (buf[p]! & 0x80) !== 0;
+  const [len, q] = readInt(buf, p, 7);
+  const end = q + len;
+  if (end > buf.length) throw new HpackError('string runs past the end of the block');
+  if (!need) return [undefined, end];
+  if (huff) return [huffmanDecode(buf, q, end), end];
+  return [Buffer.from(buf.buffer, buf.byteOffset + q, len).toString('latin1'), end];
+}

@@ -1,0 +1,743 @@
+/**
+ * h2lab's own HTTP/2 client session (RFC 9113) on a connected socket: the client side of one
+ * connection, built for a load generator.
+ *
+ * Why not `node:http2`: with it the client, not the server, was the bottleneck — about 0.2× h2load's
+ * request rate on one session, with h2lab's own code ~1% of the profile (docs/performance.md). This
+ * session does what a load generator needs and nothing else, the way h2load uses nghttp2:
+ * - frames are parsed in place from the socket's buffers (no copy per frame);
+ * - everything queued while handling one batch of input — new requests, WINDOW_UPDATEs, ACKs — goes
+ *   out in one socket write per event-loop turn (`setImmediate`), like nghttp2's send loop;
+ * - a request's header block is encoded once by the caller and reused ({@link encodeHeaderBlock});
+ * - response header blocks are fully HPACK-decoded (the dynamic table must stay in sync), but only
+ *   `:status` is materialised unless the caller asks for every field;
+ * - response bodies are counted, not kept; receive windows are replenished as data arrives (the client
+ *   reads as fast as the network delivers, like a browser's network stack), in WINDOW_UPDATEs of half a
+ *   window so the advertised window is what limits the server, not our bookkeeping.
+ *
+ * Not implemented, deliberately: server push (disabled in SETTINGS, RFC 9113 §8.4), priorities
+ * (deprecated, RFC 9113 §5.3), and the client's own dynamic table (requests use literals without
+ * indexing, so a block never depends on connection state).
+ */
+import type net from 'node:net';
+import { CLIENT_PREFACE, FRAME_HEADER_BYTES, FrameType, H2_ERROR_NAMES } from './frames.ts';
+import { DEFAULT_HEADER_TABLE_BYTES, HpackDecoder, HpackError } from './hpack.ts';
+
+/** RFC 9113 §6.9.2: the initial window of every stream and of the connection. */
+export const DEFAULT_WINDOW_BYTES = 65_535;
+/** RFC 9113 §6.9.1: the largest window. */
+export const MAX_WINDOW_BYTES = 2 ** 31 - 1;
+/** RFC 9113 §4.2: SETTINGS_MAX_FRAME_SIZE before the peer raises it (and what this client accepts). */
+export const DEFAULT_MAX_FRAME_BYTES = 16_384;
+/** A peer that announced no SETTINGS_MAX_CONCURRENT_STREAMS allows any number (RFC 9113 §5.1.2). */
+export const UNLIMITED_STREAMS = 2 ** 32 - 1;
+
+const F_END_STREAM = 0x1;
+const F_ACK = 0x1;
+const F_END_HEADERS = 0x4;
+const F_PADDED = 0x8;
+const F_PRIORITY = 0x20;
+
+/** Error codes (RFC 9113 §7). */
+export const H2Code = {
+  NO_ERROR: 0,
+  PROTOCOL_ERROR: 1,
+  INTERNAL_ERROR: 2,
+  FLOW_CONTROL_ERROR: 3,
+  STREAM_CLOSED: 5,
+  FRAME_SIZE_ERROR: 6,
+  REFUSED_STREAM: 7,
+  CANCEL: 8,
+  COMPRESSION_ERROR: 9,
+} as const;
+
+/** How a stream ended. */
+export type StreamEndReason =
+  /** END_STREAM received: the response is complete. */
+  | 'end'
+  /** The server reset the stream (RST_STREAM); `code` says why. */
+  | 'reset'
+  /** GOAWAY named a last stream below this one: the server never processed it (RFC 9113 §6.8). */
+  | 'goaway'
+  /** The connection ended (closed, failed, or a connection error) before the stream did. */
+  | 'connection'
+  /** The client cancelled it ({@link H2ClientSession.cancel}). */
+  | 'cancel';
+
+/** Receives one stream's events. Called synchronously from the socket's data handler. */
+export interface StreamHandler {
+  /** Final response headers (1xx responses are skipped). `headers` only with `collectHeaders`. */
+  onHeaders(status: number, headers: Array<[string, string]> | undefined): void;
+  /** Response body bytes (padding excluded). */
+  onData(bytes: number): void;
+  /** Called exactly once. `code` is the RST_STREAM or GOAWAY error code where there was one. */
+  onEnd(reason: StreamEndReason, code: number, detail: string | undefined): void;
+}
+
+/** One request stream. */
+export class H2Stream {
+  readonly id: number;
+  readonly handler: StreamHandler;
+  /** Bytes the server may still send before our next WINDOW_UPDATE. */
+  recvUnacked = 0;
+  /** Our send window on this stream (request bodies). */
+  sendWindow: number;
+  body: Uint8Array | undefined;
+  bodyOffset = 0;
+  gotFinal = false;
+  /** END_STREAM sent. */
+  localDone = false;
+
+  constructor(id: number, handler: StreamHandler, sendWindow: number) {
+    this.id = id;
+    this.handler = handler;
+    this.sendWindow = sendWindow;
+  }
+}
+
+/** Options of one session. */
+export interface H2SessionOptions {
+  /** SETTINGS_INITIAL_WINDOW_SIZE we advertise: each stream's receive window, bytes. */
+  streamWindowBytes: number;
+  /** The connection's receive window, bytes (raised from 65,535 by a WINDOW_UPDATE on stream 0). */
+  connectionWindowBytes: number;
+  /** Materialise every response header field (tests, probes); default only `:status`. */
+  collectHeaders?: boolean;
+}
+
+/** Why {@link H2ClientSession.ready} failed. */
+export class H2SetupError extends Error {
+  /** `http1`: the server answered the preface in HTTP/1.1 (`statusLine` says how). */
+  readonly kind: 'http1' | 'closed' | 'protocol' | 'timeout';
+  readonly statusLine: string | undefined;
+  constructor(kind: H2SetupError['kind'], message: string, statusLine?: string) {
+    super(message);
+    this.kind = kind;
+    this.statusLine = statusLine;
+  }
+}
+
+/** A connection error (RFC 9113 §5.4.1) found while reading the server's frames. */
+class ConnError extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+const ARENA_BYTES = 64 * 1024;
+
+/**
+ * The client side of one HTTP/2 connection. Construct it on a connected socket (TLS with ALPN `h2`,
+ * or cleartext for h2c with prior knowledge), await {@link ready}, then {@link request}.
+ */
+export class H2ClientSession {
+  /** The server's SETTINGS_MAX_CONCURRENT_STREAMS, or {@link UNLIMITED_STREAMS}. */
+  maxConcurrentStreams = UNLIMITED_STREAMS;
+  /** The last stream id of a GOAWAY received, or -1. */
+  goawayLastStream = -1;
+  /** The error code of the GOAWAY received. */
+  goawayCode = -1;
+  /** Streams open now (sent and not yet ended). */
+  get activeStreams(): number {
+    return this.streams.size;
+  }
+  /** Called on every SETTINGS frame from the server (after it is applied). */
+  onSettings: (() => void) | undefined;
+  /** Called when a GOAWAY arrives (after streams above its last id have ended). */
+  onGoaway: ((lastStreamId: number, code: number, debug: string) => void) | undefined;
+  /** Called once when the connection is gone; `error` when it ended badly. */
+  onClose: ((error: string | undefined) => void) | undefined;
+
+  private readonly socket: net.Socket;
+  private readonly opts: H2SessionOptions;
+  private readonly decoder = new HpackDecoder(DEFAULT_HEADER_TABLE_BYTES);
+  private readonly streams = new Map<number, H2Stream>();
+  private nextStreamId = 1;
+  private closed = false;
+  private settingsSeen = false;
+  private readyWait: { resolve: () => void; reject: (e: H2SetupError) => void } | undefined;
+
+  // Reading.
+  private pending: Buffer | undefined;
+  /** A header block in progress (HEADERS without END_HEADERS, then CONTINUATION). */
+  private hbStream = 0;
+  private hbFlags = 0;
+  private hbParts: Buffer[] = [];
+  private connRecvUnacked = 0;
+
+  // Writing.
+  private arena = Buffer.allocUnsafe(ARENA_BYTES);
+  private arenaStart = 0;
+  private arenaPos = 0;
+  private out: Buffer[] = [];
+  private flushScheduled = false;
+
+  // Sending request bodies (RFC 9113 §6.9).
+  private peerInitialWindow = DEFAULT_WINDOW_BYTES;
+  private peerMaxFrame = DEFAULT_MAX_FRAME_BYTES;
+  private connSendWindow = DEFAULT_WINDOW_BYTES;
+  private readonly sending: H2Stream[] = [];
+
+  constructor(socket: net.Socket, opts: H2SessionOptions) {
+    this.socket = socket;
+    this.opts = opts;
+    socket.on('data', (b: Buffer) => this.onData(b));
+    socket.on('error', (err: Error & { code?: string }) =>
+      this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`),
+    );
+    socket.on('close', () => this.terminate('connection closed by the server'));
+    // The preface, our SETTINGS and the connection window (RFC 9113 §3.4, §6.5, §6.9.2).
+    this.pushRaw(CLIENT_PREFACE);
+    const settings: Array<[number, number]> = [
+      [0x2, 0], // ENABLE_PUSH
+      [0x4, Math.min(opts.streamWindowBytes, MAX_WINDOW_BYTES)], // INITIAL_WINDOW_SIZE
+    ];
+    const p = this.frameHeader(settings.length * 6, FrameType.SETTINGS, 0, 0);
+    for (const [id, v] of settings) {
+      this.arena.writeUInt16BE(id, p.off);
+      this.arena.writeUInt32BE(v, p.off + 2);
+      p.off += 6;
+    }
+    this.arenaPos = p.off;
+    const extra = Math.min(opts.connectionWindowBytes, MAX_WINDOW_BYTES) - DEFAULT_WINDOW_BYTES;
+    if (extra > 0) this.windowUpdate(0, extra);
+    this.flush();
+  }
+
+  /**
+   * Resolves on the server's first SETTINGS frame (its limits are then known). Rejects with an
+   * {@link H2SetupError}: `http1` when the server answered in HTTP/1.1, `closed`, `protocol`, or
+   * `timeout` after `timeoutMs`.
+   */
+  ready(timeoutMs: number): Promise<void> {
+    if (this.settingsSeen) return Promise.resolve();
+    if (this.closed) return Promise.reject(new H2SetupError('closed', 'connection closed'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.readyWait = undefined;
+        reject(new H2SetupError('timeout', `no SETTINGS from the server within ${timeoutMs} ms`));
+        this.destroy();
+      }, timeoutMs);
+      this.readyWait = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+    });
+  }
+
+  /** False once no new stream may be opened (GOAWAY received, closed, stream ids exhausted). */
+  usable(): boolean {
+    return !this.closed && this.goawayLastStream < 0 && this.nextStreamId < 2 ** 31 - 1;
+  }
+
+  /**
+   * Opens a stream: HEADERS with `block` (an HPACK block, e.g. from encodeHeaderBlock), then `body`
+   * as DATA within the send windows. Throws when the session is not {@link usable}.
+   */
+  request(block: Buffer, body: Uint8Array | undefined, handler: StreamHandler): H2Stream {
+    if (!this.usable()) throw new Error(this.closed ? 'session closed' : 'session is going away');
+    const id = this.nextStreamId;
+    this.nextStreamId += 2;
+    const s = new H2Stream(id, handler, this.peerInitialWindow);
+    this.streams.set(id, s);
+    const hasBody = body !== undefined && body.length > 0;
+    this.headers(id, block, hasBody ? 0 : F_END_STREAM);
+    if (hasBody) {
+      s.body = body;
+      this.sending.push(s);
+      this.pumpBodies();
+    } else {
+      s.localDone = true;
+    }
+    this.scheduleFlush();
+    return s;
+  }
+
+  /** Resets a stream (RST_STREAM, RFC 9113 §6.4; CANCEL by default, §8.7) and ends it with `cancel`. */
+  cancel(s: H2Stream, code: number = H2Code.CANCEL): void {
+    if (!this.streams.delete(s.id)) return;
+    this.dropSending(s);
+    if (!this.closed) {
+      this.rstStream(s.id, code);
+      this.scheduleFlush();
+    }
+    s.handler.onEnd('cancel', code, undefined);
+  }
+
+  /** Sends GOAWAY(NO_ERROR) and closes the connection; open streams end with `connection`. */
+  close(): void {
+    if (this.closed) return;
+    this.goaway(H2Code.NO_ERROR, '');
+    this.flush();
+    this.terminate('session closed by the client');
+  }
+
+  /** Closes the connection at once. */
+  destroy(): void {
+    this.terminate('session destroyed');
+  }
+
+  // ---- reading ------------------------------------------------------------------------------------
+
+  private onData(chunk: Buffer): void {
+    let buf = chunk;
+    if (this.pending) {
+      buf = Buffer.concat([this.pending, chunk]);
+      this.pending = undefined;
+    }
+    if (!this.settingsSeen && buf.length >= 5 && buf.toString('latin1', 0, 5) === 'HTTP/') {
+      const line = buf.toString('latin1', 0, Math.min(buf.length, 200)).split('\r\n')[0]!;
+      this.setupFailed(new H2SetupError('http1', `the server answered in HTTP/1.1: ${line}`, line));
+      return;
+    }
+    let off = 0;
+    const n = buf.length;
+    try {
+      while (n - off >= FRAME_HEADER_BYTES) {
+        const len = (buf[off]! << 16) | (buf[off + 1]! << 8) | buf[off + 2]!;
+        if (len > DEFAULT_MAX_FRAME_BYTES) {
+          throw new ConnError(
+            H2Code.FRAME_SIZE_ERROR,
+            `frame of ${len} bytes exceeds our SETTINGS_MAX_FRAME_SIZE of ${DEFAULT_MAX_FRAME_BYTES}`,
+          );
+        }
+        if (n - off < FRAME_HEADER_BYTES + len) break;
+        const type = buf[off + 3]!;
+        const flags = buf[off + 4]!;
+        const sid = buf.readUInt32BE(off + 5) & 0x7fffffff;
+        const start = off + FRAME_HEADER_BYTES;
+        off = start + len;
+        this.frame(type, flags, sid, buf, start, off);
+        if (this.closed) return;
+      }
+    } catch (err) {
+      const e = err as Error;
+      const code =
+        err instanceof ConnError
+          ? err.code
+          : err instanceof HpackError
+            ? H2Code.COMPRESSION_ERROR
+            : H2Code.INTERNAL_ERROR;
+      this.connectionError(code, e.message);
+      return;
+    }
+    if (off < n) this.pending = off === 0 ? buf : buf.subarray(off);
+    if (this.out.length > 0 || this.arenaPos > this.arenaStart) this.scheduleFlush();
+  }
+
+  private frame(type: number, flags: number, sid: number, buf: Buffer, start: number, end: number): void {
+    if (this.hbStream !== 0 && type !== FrameType.CONTINUATION) {
+      throw new ConnError(H2Code.PROTOCOL_ERROR, 'a header block was interrupted by another frame');
+    }
+    if (!this.settingsSeen && type !== FrameType.SETTINGS) {
+      throw new ConnError(H2Code.PROTOCOL_ERROR, 'the server did not start with SETTINGS');
+    }
+    switch (type) {
+      case FrameType.DATA:
+        this.onDataFrame(flags, sid, buf, start, end);
+        return;
+      case FrameType.HEADERS:
+        this.onHeadersFrame(flags, sid, buf, start, end);
+        return;
+      case FrameType.CONTINUATION:
+        if (sid !== this.hbStream || this.hbStream === 0)
+          throw new ConnError(H2Code.PROTOCOL_ERROR, 'unexpected CONTINUATION');
+        this.hbParts.push(Buffer.from(buf.subarray(start, end)));
+        if (flags & F_END_HEADERS) {
+          const block = Buffer.concat(this.hbParts);
+          const hsid = this.hbStream;
+          this.hbStream = 0;
+          this.hbParts = [];
+          this.headerBlock(hsid, this.hbFlags, block);
+        }
+        return;
+      case FrameType.RST_STREAM: {
+        if (end - start !== 4) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'RST_STREAM of wrong size');
+        const s = this.streams.get(sid);
+        if (!s) return;
+        this.streams.delete(sid);
+        this.dropSending(s);
+        const code = buf.readUInt32BE(start);
+        s.handler.onEnd('reset', code, `RST_STREAM ${H2_ERROR_NAMES[code] ?? code}`);
+        return;
+      }
+      case FrameType.SETTINGS:
+        this.onSettingsFrame(flags, sid, buf, start, end);
+        return;
+      case FrameType.PUSH_PROMISE:
+        throw new ConnError(H2Code.PROTOCOL_ERROR, 'PUSH_PROMISE although SETTINGS_ENABLE_PUSH is 0');
+      case FrameType.PING:
+        if (end - start !== 8 || sid !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'malformed PING');
+        if (!(flags & F_ACK)) {
+          const p = this.frameHeader(8, FrameType.PING, F_ACK, 0);
+          buf.copy(this.arena, p.off, start, end);
+          this.arenaPos = p.off + 8;
+        }
+        return;
+      case FrameType.GOAWAY:
+        this.onGoawayFrame(buf, start, end);
+        return;
+      case FrameType.WINDOW_UPDATE: {
+        if (end - start !== 4) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'WINDOW_UPDATE of wrong size');
+        const inc = buf.readUInt32BE(start) & 0x7fffffff;
+        if (sid === 0) {
+          if (inc === 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'WINDOW_UPDATE of 0 on the connection');
+          this.connSendWindow += inc;
+          if (this.connSendWindow > MAX_WINDOW_BYTES)
+            throw new ConnError(H2Code.FLOW_CONTROL_ERROR, 'connection send window above 2^31-1');
+        } else {
+          const s = this.streams.get(sid);
+          if (!s) return;
+          if (inc === 0 || s.sendWindow + inc > MAX_WINDOW_BYTES) {
+            this.cancel(s, inc === 0 ? H2Code.PROTOCOL_ERROR : H2Code.FLOW_CONTROL_ERROR);
+            return;
+          }
+          s.sendWindow += inc;
+        }
+        if (this.sending.length > 0) this.pumpBodies();
+        return;
+      }
+      default:
+        // PRIORITY and unknown frame types are ignored (RFC 9113 §5.5, §6.3).
+        return;
+    }
+  }
+
+  private onDataFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
+    if (sid === 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'DATA on stream 0');
+    const flowLen = end - start;
+    let dataLen = flowLen;
+    if (flags & F_PADDED) {
+      const pad = buf[start]!;
+      dataLen = flowLen - 1 - pad;
+      if (dataLen < 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'DATA padding longer than the frame');
+    }
+    // Every DATA frame counts against the connection window, whatever its stream's state (§6.9).
+    this.connRecvUnacked += flowLen;
+    if (this.connRecvUnacked >= this.opts.connectionWindowBytes >>> 1) {
+      this.windowUpdate(0, this.connRecvUnacked);
+      this.connRecvUnacked = 0;
+    }
+    const s = this.streams.get(sid);
+    if (!s) return;
+    if (!s.gotFinal) {
+      this.streams.delete(sid);
+      this.dropSending(s);
+      this.rstStream(sid, H2Code.PROTOCOL_ERROR);
+      s.handler.onEnd('reset', H2Code.PROTOCOL_ERROR, 'DATA before the response headers');
+      return;
+    }
+    if (dataLen > 0) s.handler.onData(dataLen);
+    if (flags & F_END_STREAM) {
+      this.endStream(s);
+      return;
+    }
+    s.recvUnacked += flowLen;
+    if (s.recvUnacked >= this.opts.streamWindowBytes >>> 1) {
+      this.windowUpdate(sid, s.recvUnacked);
+      s.recvUnacked = 0;
+    }
+  }
+
+  private onHeadersFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
+    if (sid === 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'HEADERS on stream 0');
+    let p = start;
+    let stop = end;
+    if (flags & F_PADDED) {
+      const pad = buf[p++]!;
+      stop -= pad;
+    }
+    if (flags & F_PRIORITY) p += 5;
+    if (p > stop) throw new ConnError(H2Code.PROTOCOL_ERROR, 'HEADERS padding longer than the frame');
+    if (flags & F_END_HEADERS) {
+      this.headerBlock(sid, flags, buf.subarray(p, stop));
+    } else {
+      this.hbStream = sid;
+      this.hbFlags = flags;
+      this.hbParts = [Buffer.from(buf.subarray(p, stop))];
+    }
+  }
+
+  /** A complete header block: decode it (always: HPACK state), then deliver it if the stream lives. */
+  private headerBlock(sid: number, flags: number, block: Buffer): void {
+    const collect = this.opts.collectHeaders === true;
+    const d = this.decoder.decode(block, collect);
+    const s = this.streams.get(sid);
+    if (!s) return;
+    if (!s.gotFinal) {
+      if (d.status < 0) {
+        this.streams.delete(sid);
+        this.rstStream(sid, H2Code.PROTOCOL_ERROR);
+        s.handler.onEnd('reset', H2Code.PROTOCOL_ERROR, 'response headers without :status');
+        return;
+      }
+      if (d.status < 200) return; // 1xx: informational, a final response follows (RFC 9110 §15.2).
+      s.gotFinal = true;
+      s.handler.onHeaders(d.status, d.headers);
+    }
+    // A second block is trailers; it must end the stream (RFC 9113 §8.1).
+    if (flags & F_END_STREAM) this.endStream(s);
+  }
+
+  private endStream(s: H2Stream): void {
+    this.streams.delete(s.id);
+    if (!s.localDone) {
+      // The response is complete before the request body is (RFC 9113 §8.1): stop sending it.
+      this.dropSending(s);
+      this.rstStream(s.id, H2Code.NO_ERROR);
+    }
+    s.handler.onEnd('end', 0, undefined);
+  }
+
+  private onSettingsFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
+    if (sid !== 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'SETTINGS on a stream');
+    if (flags & F_ACK) return;
+    if ((end - start) % 6 !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'SETTINGS of wrong size');
+    for (let p = start; p < end; p += 6) {
+      const id = buf.readUInt16BE(p);
+      const v = buf.readUInt32BE(p + 2);
+      switch (id) {
+        case 0x3:
+          this.maxConcurrentStreams = v;
+          break;
+        case 0x4: {
+          if (v > MAX_WINDOW_BYTES)
+            throw new ConnError(H2Code.FLOW_CONTROL_ERROR, `INITIAL_WINDOW_SIZE ${v} above 2^31-1`);
+          // A change applies to every open stream's send window (§6.9.2).
+          const delta = v - this.peerInitialWindow;
+          this.peerInitialWindow = v;
+          for (const s of this.streams.values()) s.sendWindow += delta;
+          break;
+        }
+        case 0x5:
+          if (v < DEFAULT_MAX_FRAME_BYTES || v > 16_777_215)
+            throw new ConnError(H2Code.PROTOCOL_ERROR, `MAX_FRAME_SIZE ${v} out of range`);
+          this.peerMaxFrame = v;
+          break;
+        default:
+          // HEADER_TABLE_SIZE limits the table of an encoder that indexes: ours never does.
+          break;
+      }
+    }
+    const p = this.frameHeader(0, FrameType.SETTINGS, F_ACK, 0);
+    this.arenaPos = p.off;
+    if (this.sending.length > 0) this.pumpBodies();
+    if (!this.settingsSeen) {
+      this.settingsSeen = true;
+      const w = this.readyWait;
+      this.readyWait = undefined;
+      w?.resolve();
+    }
+    this.onSettings?.();
+  }
+
+  private onGoawayFrame(buf: Buffer, start: number, end: number): void {
+    if (end - start < 8) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'GOAWAY shorter than 8 bytes');
+    const last = buf.readUInt32BE(start) & 0x7fffffff;
+    const code = buf.readUInt32BE(start + 4);
+    const debug = buf.toString('utf8', start + 8, end);
+    this.goawayLastStream = this.goawayLastStream < 0 ? last : Math.min(last, this.goawayLastStream);
+    this.goawayCode = code;
+    const name = H2_ERROR_NAMES[code] ?? String(code);
+    for (const s of [...this.streams.values()]) {
+      if (s.id > this.goawayLastStream) {
+        this.streams.delete(s.id);
+        this.dropSending(s);
+        s.handler.onEnd('goaway', code, `GOAWAY ${name}: stream ${s.id} above last stream ${last}`);
+      }
+    }
+    this.onGoaway?.(last, code, debug);
+  }
+
+  // ---- writing ------------------------------------------------------------------------------------
+
+  /** Reserves a frame header for a payload of `len` bytes in the arena; the payload goes at `off`. */
+  private frameHeader(len: number, type: number, flags: number, sid: number): { off: number } {
+    if (this.arena.length - this.arenaPos < FRAME_HEADER_BYTES + len) this.newArena(FRAME_HEADER_BYTES + len);
+    const a = this.arena;
+    let o = this.arenaPos;
+    a[o++] = (len >>> 16) & 0xff;
+    a[o++] = (len >>> 8) & 0xff;
+    a[o++] = len & 0xff;
+    a[o++] = type;
+    a[o++] = flags;
+    a.writeUInt32BE(sid, o);
+    o += 4;
+    this.arenaPos = o;
+    return { off: o };
+  }
+
+  /** Moves what the arena holds to the output list and starts a fresh arena with `need` bytes free. */
+  private newArena(need: number): void {
+    this.seal();
+    this.arena = Buffer.allocUnsafe(Math.max(ARENA_BYTES, need));
+    this.arenaStart = 0;
+    this.arenaPos = 0;
+  }
+
+  private seal(): void {
+    if (this.arenaPos > this.arenaStart) {
+      this.out.push(this.arena.subarray(this.arenaStart, this.arenaPos));
+      this.arenaStart = this.arenaPos;
+    }
+  }
+
+  private pushRaw(b: Buffer): void {
+    if (this.arena.length - this.arenaPos < b.length) this.newArena(b.length);
+    b.copy(this.arena, this.arenaPos);
+    this.arenaPos += b.length;
+  }
+
+  private headers(sid: number, block: Buffer, flags: number): void {
+    const max = this.peerMaxFrame;
+    if (block.length <= max) {
+      const p = this.frameHeader(block.length, FrameType.HEADERS, flags | F_END_HEADERS, sid);
+      block.copy(this.arena, p.off);
+      this.arenaPos = p.off + block.length;
+      return;
+    }
+    // Larger than a frame: HEADERS then CONTINUATION frames, back to back (RFC 9113 §6.10).
+    for (let o = 0; o < block.length; o += max) {
+      const part = block.subarray(o, Math.min(block.length, o + max));
+      const last = o + max >= block.length;
+      const type = o === 0 ? FrameType.HEADERS : FrameType.CONTINUATION;
+      const f = (o === 0 ? flags : 0) | (last ? F_END_HEADERS : 0);
+      const p = this.frameHeader(part.length, type, f, sid);
+      part.copy(this.arena, p.off);
+      this.arenaPos = p.off + part.length;
+    }
+  }
+
+  private windowUpdate(sid: number, inc: number): void {
+    const p = this.frameHeader(4, FrameType.WINDOW_UPDATE, 0, sid);
+    this.arena.writeUInt32BE(inc, p.off);
+    this.arenaPos = p.off + 4;
+  }
+
+  private rstStream(sid: number, code: number): void {
+    const p = this.frameHeader(4, FrameType.RST_STREAM, 0, sid);
+    this.arena.writeUInt32BE(code, p.off);
+    this.arenaPos = p.off + 4;
+  }
+
+  private goaway(code: number, debug: string): void {
+    const d = Buffer.from(debug, 'utf8');
+    const p = this.frameHeader(8 + d.length, FrameType.GOAWAY, 0, 0);
+    // Last stream id: the highest server-initiated stream we processed — none (push is off).
+    this.arena.writeUInt32BE(0, p.off);
+    this.arena.writeUInt32BE(code, p.off + 4);
+    d.copy(this.arena, p.off + 8);
+    this.arenaPos = p.off + 8 + d.length;
+  }
+
+  /** Sends request body DATA as far as the stream and connection send windows allow. */
+  private pumpBodies(): void {
+    let i = 0;
+    while (i < this.sending.length && this.connSendWindow > 0) {
+      const s = this.sending[i]!;
+      const body = s.body!;
+      while (s.bodyOffset < body.length && s.sendWindow > 0 && this.connSendWindow > 0) {
+        const n = Math.min(body.length - s.bodyOffset, s.sendWindow, this.connSendWindow, this.peerMaxFrame);
+        const last = s.bodyOffset + n === body.length;
+        this.frameHeader(n, FrameType.DATA, last ? F_END_STREAM : 0, s.id);
+        this.seal();
+        this.out.push(Buffer.from(body.buffer, body.byteOffset + s.bodyOffset, n));
+        s.bodyOffset += n;
+        s.sendWindow -= n;
+        this.connSendWindow -= n;
+      }
+      if (s.bodyOffset === body.length) {
+        s.localDone = true;
+        s.body = undefined;
+        this.sending.splice(i, 1);
+      } else {
+        i++;
+      }
+    }
+    this.scheduleFlush();
+  }
+
+  private dropSending(s: H2Stream): void {
+    if (s.body === undefined) return;
+    s.body = undefined;
+    const i = this.sending.indexOf(s);
+    if (i >= 0) this.sending.splice(i, 1);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.closed) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Writes everything queued in one call (one `writev` when there are body buffers). */
+  private flush(): void {
+    this.seal();
+    const out = this.out;
+    if (out.length === 0 || this.socket.destroyed) {
+      this.out = [];
+      return;
+    }
+    this.out = [];
+    if (out.length === 1) {
+      this.socket.write(out[0]!);
+    } else {
+      this.socket.cork();
+      for (const b of out) this.socket.write(b);
+      this.socket.uncork();
+    }
+  }
+
+  // ---- ending -------------------------------------------------------------------------------------
+
+  private setupFailed(e: H2SetupError): void {
+    const w = this.readyWait;
+    this.readyWait = undefined;
+    w?.reject(e);
+    this.terminate(e.message);
+  }
+
+  private connectionError(code: number, message: string): void {
+    const detail = `${H2_ERROR_NAMES[code] ?? code}: ${message}`;
+    if (!this.closed) {
+      this.goaway(code, message.slice(0, 200));
+      this.flush();
+    }
+    if (!this.settingsSeen) {
+      this.setupFailed(new H2SetupError('protocol', `not an HTTP/2 server (${detail})`));
+      return;
+    }
+    this.terminate(detail);
+  }
+
+  private terminate(why: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    const w = this.readyWait;
+    this.readyWait = undefined;
+    w?.reject(new H2SetupError('closed', why));
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    this.sending.length = 0;
+    for (const s of streams) {
+      const reason: StreamEndReason =
+        this.goawayLastStream >= 0 && s.id > this.goawayLastStream ? 'goaway' : 'connection';
+      s.handler.onEnd(reason, this.goawayCode >= 0 ? this.goawayCode : -1, why);
+    }
+    // end() lets a queued GOAWAY out first; destroy() follows so a peer that never closes cannot hold it.
+    this.socket.end();
+    this.socket.destroy();
+    this.onClose?.(why === 'session closed by the client' ? undefined : why);
+  }
+}

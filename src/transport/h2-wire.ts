@@ -1,0 +1,259 @@
+/**
+ * An HTTP/2 connection of the `h2` and `h2-pool` transports on h2lab's own client session
+ * (`src/h2/session.ts`) — the default (`--h2-client h2lab`). The `node` alternative is in
+ * `h2-node.ts`; both present the same {@link PoolConn}.
+ */
+import { encodeHeaderBlock } from '../h2/hpack.ts';
+import {
+  H2ClientSession,
+  H2Code,
+  H2SetupError,
+  type H2Stream,
+  type StreamEndReason,
+  type StreamHandler,
+  UNLIMITED_STREAMS,
+} from '../h2/session.ts';
+import { VERSION } from '../version.ts';
+import { ConnectError } from './connect.ts';
+import type { H2Options } from './h2-session.ts';
+import { connectH2, protocolMismatch } from './h2-session.ts';
+import { type PoolConn, PoolConnBase } from './pool.ts';
+import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
+
+/**
+ * Opens one session: TCP (+TLS with ALPN h2), the preface, then waits for the server's SETTINGS so
+ * its stream limit is known before any request. Rejects with H2LAB_ERR_PROTOCOL_MISMATCH when the
+ * server chose HTTP/1.1 in ALPN or answered the h2c preface in HTTP/1.1.
+ */
+export async function openWireH2Conn(
+  id: number,
+  opts: H2Options,
+  onClose: (c: PoolConn) => void,
+): Promise<WireH2Conn> {
+  const t = opts.target;
+  const requested: WireProtocol = t.tls ? 'h2' : 'h2c';
+  const c = await connectH2(opts);
+  c.socket.removeAllListeners('error');
+  c.socket.removeAllListeners('close');
+  const session = new H2ClientSession(c.socket, {
+    streamWindowBytes: opts.window.streamWindowBytes,
+    connectionWindowBytes: opts.window.connectionWindowBytes,
+  });
+  try {
+    await session.ready(t.connectTimeoutMs);
+  } catch (err) {
+    session.destroy();
+    const e = err as H2SetupError;
+    if (e instanceof H2SetupError && e.kind === 'http1') {
+      throw protocolMismatch(
+        requested,
+        `http/1.1 (the server answered the h2c preface with "${e.statusLine}")`,
+        opts.authority,
+      );
+    }
+    throw new ConnectError(
+      e instanceof H2SetupError && e.kind === 'timeout' ? 'timeout' : 'reset',
+      e.message,
+    );
+  }
+  return new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose);
+}
+
+/** One request on the wire: the stream's events become the sample. */
+class Req implements StreamHandler {
+  stream: H2Stream | undefined;
+  timedOut = false;
+  constructor(
+    readonly conn: WireH2Conn,
+    readonly sample: Sample,
+    readonly resolve: (s: Sample) => void,
+  ) {}
+
+  onHeaders(status: number): void {
+    this.sample.headersMs = this.conn.now();
+    this.sample.status = status;
+  }
+
+  onData(bytes: number): void {
+    this.sample.bytesIn += bytes;
+  }
+
+  onEnd(reason: StreamEndReason, code: number, detail: string | undefined): void {
+    this.conn.settle(this, reason, code, detail);
+  }
+}
+
+const CONNECTION_FIELDS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Cached header blocks per connection target, bounded (templates can expand to many paths). */
+const MAX_CACHED_BLOCKS = 8192;
+
+/** One HTTP/2 session in a pool, on h2lab's own client. */
+export class WireH2Conn extends PoolConnBase implements PoolConn {
+  private readonly session: H2ClientSession;
+  private readonly active = new Set<Req>();
+  private readonly scheme: string;
+  private readonly authority: string;
+  private readonly blocks = new Map<string, Buffer>();
+  private lastHeaders: Record<string, string> | undefined;
+  private lastHeadersKey = '';
+  private notified = false;
+  /** Set by close(): streams it ends were aborted by the client, not reset by the server. */
+  private closing = false;
+
+  constructor(
+    id: number,
+    session: H2ClientSession,
+    opts: H2Options,
+    protocol: WireProtocol,
+    connectMs: number,
+    tlsMs: number | undefined,
+    onClose: (c: PoolConn) => void,
+  ) {
+    super(id, protocol, opts.pool.now, connectMs, tlsMs, onClose);
+    this.session = session;
+    this.scheme = opts.target.tls ? 'https' : 'http';
+    this.authority = opts.authority;
+    session.onGoaway = () => {
+      // Streams at or below the last id still complete; with none left, the session is done.
+      if (this.active.size === 0) this.close();
+    };
+    session.onClose = () => this.closed();
+  }
+
+  usable(): boolean {
+    return this.session.usable();
+  }
+
+  capacity(): number {
+    return this.session.maxConcurrentStreams;
+  }
+
+  announcedLimit(): number | undefined {
+    const m = this.session.maxConcurrentStreams;
+    return m >= UNLIMITED_STREAMS ? undefined : m;
+  }
+
+  send(spec: RequestSpec, sample: Sample): Promise<Sample> {
+    return new Promise((resolve) => {
+      const body = spec.body && spec.body.length > 0 ? spec.body : undefined;
+      const block = this.blockFor(spec, body?.length);
+      const r = new Req(this, sample, resolve);
+      sample.sentMs = this.now();
+      this.active.add(r);
+      try {
+        r.stream = this.session.request(block, body, r);
+      } catch (err) {
+        this.settle(
+          r,
+          this.session.goawayLastStream >= 0 ? 'goaway' : 'connection',
+          -1,
+          (err as Error).message,
+        );
+        return;
+      }
+      if (body) sample.bytesOut = body.length;
+    });
+  }
+
+  expire(nowMs: number, timeoutMs: number): void {
+    for (const r of this.active) {
+      if (nowMs - r.sample.sentMs >= timeoutMs && !r.timedOut && r.stream) {
+        r.timedOut = true;
+        // RST_STREAM(CANCEL), RFC 9113 §8.7: the server can stop working on it.
+        this.session.cancel(r.stream, H2Code.CANCEL);
+      }
+    }
+  }
+
+  close(): void {
+    this.closing = true;
+    this.session.close();
+    this.closed();
+  }
+
+  /** Ends a request: classifies the stream's end into the sample and resolves it. */
+  settle(r: Req, reason: StreamEndReason, code: number, detail: string | undefined): void {
+    if (!this.active.delete(r)) return;
+    this.requests++;
+    const s = r.sample;
+    s.endMs = this.now();
+    if (r.stream) s.streamId = r.stream.id;
+    this.lastActiveMs = s.endMs;
+    const failure = this.closing && reason === 'connection' ? 'aborted' : classify(r, reason, code);
+    if (failure) {
+      s.error = failure;
+      s.errorDetail = r.timedOut ? `no complete response within the timeout` : (detail ?? reason);
+    }
+    r.resolve(s);
+  }
+
+  private closed(): void {
+    if (this.notified) return;
+    this.notified = true;
+    // Requests still here were never handed to the session (the session ends its own streams).
+    for (const r of [...this.active]) this.settle(r, 'connection', -1, 'session closed');
+    this.onClose(this);
+  }
+
+  /** The HPACK block for a request, encoded once per distinct request on this connection. */
+  private blockFor(spec: RequestSpec, bodyLength: number | undefined): Buffer {
+    let key = `${spec.method} ${spec.path}`;
+    if (bodyLength !== undefined) key += `\0${bodyLength}`;
+    const h = spec.headers;
+    if (h) {
+      if (h !== this.lastHeaders) {
+        this.lastHeaders = h;
+        this.lastHeadersKey = JSON.stringify(h);
+      }
+      key += `\0${this.lastHeadersKey}`;
+    }
+    let block = this.blocks.get(key);
+    if (block === undefined) {
+      const fields: Array<[string, string]> = [
+        [':method', spec.method],
+        [':scheme', this.scheme],
+        [':authority', this.authority],
+        [':path', spec.path],
+        ['user-agent', `h2lab/${VERSION}`],
+      ];
+      if (h) {
+        for (const k in h) {
+          const name = k.toLowerCase();
+          // Connection-specific fields are malformed in HTTP/2 (RFC 9113 §8.2.2); Host becomes :authority.
+          if (CONNECTION_FIELDS.has(name)) continue;
+          if (name === 'host') fields[2] = [':authority', h[k]!];
+          else fields.push([name, h[k]!]);
+        }
+      }
+      if (bodyLength !== undefined) fields.push(['content-length', String(bodyLength)]);
+      block = encodeHeaderBlock(fields);
+      if (this.blocks.size >= MAX_CACHED_BLOCKS) this.blocks.clear();
+      this.blocks.set(key, block);
+    }
+    return block;
+  }
+}
+
+function classify(r: Req, reason: StreamEndReason, code: number): FailureClass | undefined {
+  if (r.timedOut) return 'timeout';
+  switch (reason) {
+    case 'end':
+      return undefined;
+    case 'reset':
+      return code === H2Code.REFUSED_STREAM ? 'refused-stream' : 'reset';
+    case 'goaway':
+      return 'goaway';
+    case 'cancel':
+      return 'aborted';
+    default:
+      // The connection ended under a stream the server had taken (at or below any GOAWAY's last id).
+      return 'reset';
+  }
+}
