@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTransport, type TransportName } from '../../src/transport/index.ts';
+import {
+  createTransport,
+  H2_CLIENTS,
+  type H2ClientImpl,
+  type TransportName,
+} from '../../src/transport/index.ts';
 import type { RequestSpec, Sample, Transport } from '../../src/transport/types.ts';
 import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
 import { type ServerKind, startTestServer, type TestServer } from '../fixtures/servers.ts';
@@ -43,9 +48,15 @@ function get(tr: Transport, path: string, extra: Partial<RequestSpec> = {}): Pro
   return tr.request({ method: 'GET', path, ...extra }, { seq: seq++, intendedMs: now, queuedMs: now });
 }
 
-for (const name of TRANSPORTS) {
+// Every HTTP/2 case runs on both clients: h2lab's own (the default) and node:http2.
+type Variant = [TransportName, H2ClientImpl | undefined];
+const VARIANTS: Variant[] = TRANSPORTS.flatMap((n): Variant[] =>
+  n === 'h1' ? [[n, undefined]] : H2_CLIENTS.map((c): Variant => [n, c]),
+);
+
+for (const [name, client] of VARIANTS) {
   for (const target of TARGETS) {
-    describe(`${name} over ${target}`, () => {
+    describe(`${name}${client ? ` (${client} client)` : ''} over ${target}`, () => {
       let server: TestServer;
       let tr: Transport;
       before(async () => {
@@ -53,6 +64,7 @@ for (const name of TRANSPORTS) {
         tr = createTransport(name, {
           url: server.url,
           connections: 3,
+          ...(client ? { h2Client: client } : {}),
           ...tlsFor(target),
         });
         await tr.open();
