@@ -102,6 +102,8 @@ export interface Link {
   readonly serverAddress: string;
   /** The client side's address (host namespace). */
   readonly clientAddress: string;
+  /** The relay process's pid (relay backend; undefined with netem), e.g. to watch its CPU. */
+  readonly relayPid: number | undefined;
   /** Runs a command inside the server namespace (as `ip netns exec NS cmd args`). */
   spawnInServer(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
   stats(): Promise<LinkStats>;
@@ -327,6 +329,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       namespace,
       serverAddress: pair.server,
       clientAddress: pair.client,
+      relayPid: relayChild?.pid,
       spawnInServer(cmd, args = [], spawnOpts = {}) {
         return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
       },
@@ -342,6 +345,16 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   }
 }
 
+/**
+ * V8 flags of the relay process. `--single-threaded-gc`: the garbage collector works on the relay's
+ * own thread only. With background GC threads, the realtime main thread waits for them at the end of
+ * a collection (the C++ heap's sweeper reschedules itself in a busy loop until its concurrent sweeper
+ * job is done); with several realtime relays holding both cores, those threads never got a CPU and
+ * the relays spun at 95% for minutes while their links stalled. The relay's heap is a few MB, so the
+ * collector's work on the main thread is short.
+ */
+export const RELAY_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
+
 async function startRelay(
   clientName: string,
   serverName: string,
@@ -350,7 +363,7 @@ async function startRelay(
   slackMs: number,
 ): Promise<ChildProcess> {
   const [node, ...args] = nodeEntry('net/relay-process');
-  const child = spawn(node!, args, {
+  const child = spawn(node!, [...RELAY_V8_FLAGS, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -396,6 +409,12 @@ async function startRelay(
 /**
  * The relay is the link: if it waits for a CPU, every packet waits. Returns the priority it got
  * (best effort: falls back from realtime to nice −10 to normal).
+ *
+ * Realtime applies to the relay's main thread only (the event loop that moves every packet), never
+ * to Node's helper threads (`chrt -a` did that once): a SCHED_FIFO thread is never preempted by an
+ * equal-priority one, so a realtime main thread that waits for a realtime helper queued on the same
+ * core waits forever when the other core is held too. Helper threads stay ordinary and the kernel
+ * runs them on whichever core is free (or in the 5% of each second its RT throttling keeps back).
  */
 async function prioritise(
   child: ChildProcess,
@@ -404,7 +423,8 @@ async function prioritise(
   if (child.pid === undefined || want === 'normal') return 'normal';
   if (want === 'realtime') {
     try {
-      await run('chrt', ['-a', '-f', '-p', '20', String(child.pid)]);
+      // Without -a: the thread whose id is the pid, i.e. the main thread.
+      await run('chrt', ['-f', '-p', '20', String(child.pid)]);
       return 'realtime';
     } catch {}
   }

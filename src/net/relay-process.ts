@@ -7,6 +7,7 @@
  * `{type:'stop'}` or a closed channel (the parent died) → exit; the kernel then destroys both TUN
  * devices because they are not persistent.
  */
+import { stat } from 'node:fs/promises';
 import { createLinkModel } from './model.ts';
 import { loadNative } from './native.ts';
 import type { DirectionSpec } from './profiles.ts';
@@ -41,10 +42,13 @@ function stop(code: number): never {
 }
 
 process.on('disconnect', () => stop(0));
-process.on('message', (raw) => {
+process.on('message', async (raw) => {
   const msg = raw as { type: string };
   try {
     if (msg.type === 'start') {
+      // Start libuv's thread pool now, while this process still has ordinary priority: the parent
+      // then makes only this main thread realtime, and threads created later would inherit that.
+      await stat(process.execPath);
       const m = msg as StartMessage;
       const native = loadNative();
       const client = native.openTun(m.clientName);
