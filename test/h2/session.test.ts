@@ -1,0 +1,313 @@
+/**
+ * h2lab's own HTTP/2 client session against real peers: node:http2's server (nghttp2) doing the less
+ * common things a server may do — PING, padding, 1xx, trailers, header blocks split over
+ * CONTINUATION, windows that force WINDOW_UPDATEs — and nginx under load, counted by its access log.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { encodeHeaderBlock } from '../../src/h2/hpack.ts';
+import { H2ClientSession, type H2SessionOptions, type StreamEndReason } from '../../src/h2/session.ts';
+import { createTransport } from '../../src/transport/index.ts';
+import { freePort, haveNginx, type Nginx, startNginx } from '../probe/nginx.ts';
+
+interface Got {
+  status: number;
+  headers: Array<[string, string]>;
+  bytes: number;
+  reason: StreamEndReason;
+  code: number;
+}
+
+/** A node:http2 server whose stream handler is `handler`; returns its port and the sessions it saw. */
+async function serve(
+  handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void,
+  options: http2.ServerOptions = {},
+): Promise<{ port: number; sessions: http2.ServerHttp2Session[]; close: () => Promise<void> }> {
+  const server = http2.createServer(options);
+  const sessions: http2.ServerHttp2Session[] = [];
+  server.on('session', (s) => sessions.push(s));
+  server.on('stream', (stream, headers) => {
+    stream.on('error', () => {});
+    handler(stream, headers);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    sessions,
+    close: async () => {
+      for (const s of sessions) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+async function session(port: number, opts: Partial<H2SessionOptions> = {}): Promise<H2ClientSession> {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  await new Promise((r) => socket.once('connect', r));
+  const s = new H2ClientSession(socket, {
+    streamWindowBytes: 65_535,
+    connectionWindowBytes: 65_535,
+    collectHeaders: true,
+    ...opts,
+  });
+  await s.ready(5000);
+  return s;
+}
+
+function get(s: H2ClientSession, port: number, path: string, body?: Uint8Array): Promise<Got> {
+  return new Promise((resolve) => {
+    const got: Got = { status: -1, headers: [], bytes: 0, reason: 'end', code: 0 };
+    const fields: Array<[string, string]> = [
+      [':method', body ? 'POST' : 'GET'],
+      [':scheme', 'http'],
+      [':authority', `127.0.0.1:${port}`],
+      [':path', path],
+    ];
+    if (body) fields.push(['content-length', String(body.length)]);
+    s.request(encodeHeaderBlock(fields), body, {
+      onHeaders: (status, headers) => {
+        got.status = status;
+        got.headers = headers ?? [];
+      },
+      onData: (n) => {
+        got.bytes += n;
+      },
+      onEnd: (reason, code) => {
+        got.reason = reason;
+        got.code = code;
+        resolve(got);
+      },
+    });
+  });
+}
+
+test('answers the server PING with the same payload (RFC 9113 §6.7)', async () => {
+  const srv = await serve((stream) => {
+    stream.respond({ ':status': 200 });
+    stream.end();
+  });
+  const s = await session(srv.port);
+  try {
+    await get(s, srv.port, '/');
+    const payload = Buffer.from('h2labPNG');
+    const echoed = await new Promise<Buffer>((resolve, reject) => {
+      srv.sessions[0]!.ping(payload, (err, _ms, p) => (err ? reject(err) : resolve(p)));
+    });
+    assert.deepEqual(echoed, payload);
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('padded HEADERS and DATA frames: padding is not counted as body', async () => {
+  const srv = await serve(
+    (stream) => {
+      stream.respond({ ':status': 200, 'x-padded': 'yes' });
+      stream.end(Buffer.alloc(50_000, 1));
+    },
+    { paddingStrategy: http2.constants.PADDING_STRATEGY_MAX },
+  );
+  const s = await session(srv.port);
+  try {
+    for (let i = 0; i < 3; i++) {
+      const g = await get(s, srv.port, '/');
+      assert.equal(g.reason, 'end');
+      assert.equal(g.status, 200);
+      assert.equal(new Map(g.headers).get('x-padded'), 'yes');
+      assert.equal(g.bytes, 50_000);
+    }
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('1xx responses are skipped and trailers end the stream', async () => {
+  const srv = await serve((stream) => {
+    stream.additionalHeaders({ ':status': 103, link: '</a.css>; rel=preload' });
+    stream.respond({ ':status': 200 }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'x-checksum': 'abc' }));
+    stream.end('hello');
+  });
+  const s = await session(srv.port);
+  try {
+    const g = await get(s, srv.port, '/');
+    assert.equal(g.reason, 'end');
+    assert.equal(g.status, 200, 'the final status, not the 103');
+    assert.equal(g.bytes, 5);
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('a 40 KB response header block arrives as HEADERS + CONTINUATION and decodes whole', async () => {
+  const big = 'v'.repeat(40_000);
+  const srv = await serve((stream) => {
+    stream.respond({ ':status': 200, 'x-big': big, 'x-after': 'tail' });
+    stream.end('ok');
+  });
+  const s = await session(srv.port);
+  try {
+    const g = await get(s, srv.port, '/');
+    assert.equal(g.reason, 'end');
+    const m = new Map(g.headers);
+    assert.equal(m.get('x-big'), big);
+    assert.equal(m.get('x-after'), 'tail');
+    // The next response on the same connection still decodes: the HPACK state stayed in sync.
+    assert.equal((await get(s, srv.port, '/')).status, 200);
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('with 64 KiB windows, 20 concurrent 1 MiB downloads complete by WINDOW_UPDATEs', async () => {
+  const srv = await serve(
+    (stream) => {
+      stream.respond({ ':status': 200 });
+      stream.end(Buffer.alloc(1 << 20, 7));
+      // 20 MiB queued at once exceeds node's 10 MB default session memory (ENHANCE_YOUR_CALM).
+    },
+    { maxSessionMemory: 100 },
+  );
+  const s = await session(srv.port);
+  try {
+    const all = await Promise.all(Array.from({ length: 20 }, () => get(s, srv.port, '/')));
+    for (const g of all) {
+      assert.equal(g.reason, 'end');
+      assert.equal(g.bytes, 1 << 20);
+    }
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('the windows the client claims are the windows the server sees', async () => {
+  const srv = await serve((stream) => {
+    stream.respond({ ':status': 200 });
+    stream.end();
+  });
+  const s = await session(srv.port, { streamWindowBytes: 6 << 20, connectionWindowBytes: 15 << 20 });
+  try {
+    await get(s, srv.port, '/');
+    const ss = srv.sessions[0]!;
+    assert.equal(ss.remoteSettings.initialWindowSize, 6 << 20);
+    assert.equal(ss.remoteSettings.enablePush, false);
+    assert.equal(ss.state.remoteWindowSize, 15 << 20, "the server's view of the connection window");
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('an upload larger than every window goes out in full as the server opens them', async () => {
+  let received = 0;
+  const srv = await serve(
+    (stream) => {
+      stream.on('data', (c: Buffer) => {
+        received += c.length;
+      });
+      stream.on('end', () => {
+        stream.respond({ ':status': 200 });
+        stream.end();
+      });
+    },
+    { settings: { initialWindowSize: 4096 } },
+  );
+  const s = await session(srv.port);
+  try {
+    const body = new Uint8Array(300_000).fill(3);
+    const all = await Promise.all([get(s, srv.port, '/', body), get(s, srv.port, '/', body)]);
+    for (const g of all) assert.equal(g.status, 200);
+    assert.equal(received, 600_000);
+  } finally {
+    s.close();
+    await srv.close();
+  }
+});
+
+test('a server that answers the h2c preface in HTTP/1.1 is named, not mistaken for HTTP/2', async () => {
+  const server = net.createServer((c) => {
+    c.once('data', () => c.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const socket = net.connect({ host: '127.0.0.1', port: (server.address() as AddressInfo).port });
+  await new Promise((r) => socket.once('connect', r));
+  const s = new H2ClientSession(socket, { streamWindowBytes: 65_535, connectionWindowBytes: 65_535 });
+  await assert.rejects(s.ready(5000), (e: Error & { kind?: string; statusLine?: string }) => {
+    assert.equal(e.kind, 'http1');
+    assert.equal(e.statusLine, 'HTTP/1.1 400 Bad Request');
+    return true;
+  });
+  await new Promise((r) => server.close(r));
+});
+
+describe('against nginx (Debian package)', {
+  skip: haveNginx() ? false : 'nginx is not installed (apt-get install nginx)',
+}, () => {
+  let dir: string;
+  let nginx: Nginx | undefined;
+  let port = 0;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'h2lab-h2-nginx-'));
+    writeFileSync(join(dir, '1k'), Buffer.alloc(1024, 97), { mode: 0o644 });
+    chmodSync(dir, 0o755); // nginx's workers run as an unprivileged user
+    port = await freePort();
+    nginx = await startNginx(
+      dir,
+      // keepalive_requests: nginx's default (1000) ends a session with GOAWAY; that is another test.
+      `server { listen 127.0.0.1:${port} http2; http2_max_concurrent_streams 64; keepalive_requests 100000;
+         access_log ${join(dir, 'access.log')}; location / { root ${dir}; } }`,
+      [port],
+    );
+  });
+  after(async () => {
+    await nginx?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('3,000 requests at 150 in flight on one session: every byte counted, the stream cap honoured', async () => {
+    const tr = createTransport('h2', { url: `http://127.0.0.1:${port}`, connections: 1 });
+    await tr.open();
+    const n = 3000;
+    const inFlight = 150;
+    let next = 0;
+    let bytes = 0;
+    let ok = 0;
+    const worker = async (): Promise<void> => {
+      while (next < n) {
+        const seq = next++;
+        const now = performance.now();
+        const sm = await tr.request({ method: 'GET', path: '/1k' }, { seq, intendedMs: now, queuedMs: now });
+        assert.equal(sm.error, undefined, sm.errorDetail);
+        if (sm.status === 200) ok++;
+        bytes += sm.bytesIn;
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, worker));
+    const st = tr.stats();
+    await tr.close();
+    assert.equal(ok, n);
+    assert.equal(bytes, n * 1024);
+    assert.equal(st.opened, 1, 'one session');
+    assert.equal(st.serverMaxConcurrentStreams, 64);
+    assert.equal(st.peakStreamsPerConnection, 64, 'never more streams than nginx allows');
+    assert.ok(st.capHits > 0, 'requests beyond the cap waited in the client');
+    // nginx logs a request when it completes; give the last lines a moment.
+    await new Promise((r) => setTimeout(r, 200));
+    const lines = readFileSync(join(dir, 'access.log'), 'utf8').trim().split('\n');
+    assert.equal(lines.length, n, "nginx's access log counts the same requests");
+    assert.ok(
+      lines.every((l) => l.includes('"GET /1k HTTP/2.0" 200 1024')),
+      lines[0],
+    );
+  });
+});
