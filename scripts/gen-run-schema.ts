@@ -1,6 +1,8 @@
-// Writes docs/run-result.schema.json from the zod mirror in src/report/run-schema.ts.
-// Usage: npm run schema   (test/report/run-schema.test.ts fails when the file is stale)
+// Writes docs/run-result.schema.json and docs/sample.schema.json from the zod mirrors in
+// src/report/run-schema.ts.
+// Usage: npm run schema   (test/report/run-schema.test.ts fails when a file is stale)
 import { writeFileSync } from 'node:fs';
-import { runResultJsonSchema } from '../src/report/run-schema.ts';
+import { runResultJsonSchema, sampleJsonSchema } from '../src/report/run-schema.ts';
 
 writeFileSync('docs/run-result.schema.json', `${JSON.stringify(runResultJsonSchema(), null, 2)}\n`);
+writeFileSync('docs/sample.schema.json', `${JSON.stringify(sampleJsonSchema(), null, 2)}\n`);

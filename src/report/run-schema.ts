@@ -4,6 +4,7 @@
  * is generated from this file by `npm run schema` (a test fails when it is stale).
  */
 import { z } from 'zod';
+import type { Sample } from '../transport/types.ts';
 import type { RunResult } from './model.ts';
 import { RUN_RESULT_VERSION } from './model.ts';
 
@@ -189,4 +190,49 @@ export function runResultJsonSchema(): Record<string, unknown> {
     title: 'h2lab RunResult',
     ...z.toJSONSchema(runResultSchema),
   } as Record<string, unknown>;
+}
+
+/**
+ * One line of `--samples FILE` (NDJSON): one {@link Sample} per request, times in milliseconds since
+ * the run's origin (`performance.now()` based).
+ */
+export const sampleSchema = z
+  .strictObject({
+    seq: z.number().int().describe('sequence number in issue order'),
+    intendedMs: ms('open loop: when the schedule wanted it sent; closed loop: equal to queuedMs'),
+    queuedMs: ms('when the engine handed it to the transport'),
+    sentMs: ms('when the transport started writing it (after any wait for a connection or stream slot)'),
+    headersMs: ms('when the response headers arrived (absent on failure before headers)').optional(),
+    endMs: ms('when the response ended or the request failed'),
+    connectionId: z.number().int().describe('connection id, unique within the run (and worker thread)'),
+    newConnection: z.boolean().describe('true when this request opened its connection'),
+    connectMs: ms('TCP connect time of a new connection').optional(),
+    tlsMs: ms('TLS handshake time of a new connection').optional(),
+    status: z
+      .number()
+      .int()
+      .optional()
+      .describe('HTTP status; absent when the request failed before a response'),
+    bytesIn: z.number().int().describe('response body bytes received'),
+    bytesOut: z.number().int().describe('request body bytes sent'),
+    protocol: wire,
+    streamId: z.number().int().optional().describe('HTTP/2 stream id'),
+    error: failureClass.optional().describe('set when the request failed at the transport level'),
+    errorDetail: z.string().optional(),
+    warmup: z.boolean().optional().describe('true when it fell in the warm-up (excluded from statistics)'),
+  })
+  .describe('One request of an h2lab load run: one line of the --samples NDJSON file.');
+
+type SampleMirror = z.infer<typeof sampleSchema>;
+const _sampleFitsMirror = (s: Sample): SampleMirror => s;
+const _mirrorFitsSample = (s: SampleMirror): Sample => s;
+void _sampleFitsMirror;
+void _mirrorFitsSample;
+
+/** The published JSON Schema (draft 2020-12) of one `--samples` line. */
+export function sampleJsonSchema(): Record<string, unknown> {
+  return { title: 'h2lab Sample (one --samples NDJSON line)', ...z.toJSONSchema(sampleSchema) } as Record<
+    string,
+    unknown
+  >;
 }

@@ -1,10 +1,17 @@
 // The published RunResult schema is the generated one, and real results — from the engine against the
 // fixture server, closed and open loop, and a failed run — validate against it strictly.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { runResultJsonSchema, runResultSchema } from '../../src/report/run-schema.ts';
+import {
+  runResultJsonSchema,
+  runResultSchema,
+  sampleJsonSchema,
+  sampleSchema,
+} from '../../src/report/run-schema.ts';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
 
 let server: RunningServer;
@@ -13,9 +20,39 @@ before(async () => {
 });
 after(() => server.close(0));
 
-test('docs/run-result.schema.json is the one generated from the model (npm run schema)', () => {
+test('docs/run-result.schema.json and docs/sample.schema.json are the generated ones (npm run schema)', () => {
   const published = JSON.parse(readFileSync('docs/run-result.schema.json', 'utf8'));
   assert.deepEqual(published, JSON.parse(JSON.stringify(runResultJsonSchema())));
+  const sample = JSON.parse(readFileSync('docs/sample.schema.json', 'utf8'));
+  assert.deepEqual(sample, JSON.parse(JSON.stringify(sampleJsonSchema())));
+});
+
+test('every --samples line validates, successes and failures alike', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-samples-'));
+  try {
+    const file = join(dir, 's.ndjson');
+    // An unknown path is an HTTP error; /hang never answers and times out.
+    await runLoad({
+      url: `${server.plainUrl}/`,
+      paths: ['/bytes/100', '/nope', '/hang'],
+      protocol: 'h2',
+      requests: 30,
+      concurrency: 3,
+      timeoutMs: 200,
+      samplesFile: file,
+    }).done;
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 30);
+    const kinds = new Set<string>();
+    for (const l of lines) {
+      const parsed = sampleSchema.safeParse(JSON.parse(l));
+      assert.ok(parsed.success, `${l}: ${parsed.success ? '' : parsed.error.message}`);
+      kinds.add(parsed.data.error ?? String(parsed.data.status));
+    }
+    assert.ok(kinds.has('200') && kinds.has('404') && kinds.has('timeout'), [...kinds].join(','));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('real results validate: h2 closed loop over TLS, h1 open loop, h2-pool, and a run against a dead port', async () => {
