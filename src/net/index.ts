@@ -41,3 +41,12 @@ export {
   profileNames,
   resolveProfile,
 } from './profiles.ts';
+export {
+  DOWN,
+  PACKET_FIELDS,
+  type RelayTraceData,
+  UP,
+  WAKE_FIELDS,
+  WAKE_READ,
+  WAKE_TIMER,
+} from './relay-trace.ts';

@@ -13,7 +13,9 @@
  * link. The server namespace gets them as sysctls plus larger socket buffers for high-BDP links.
  */
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
 import type { LinkInfo } from '../report/model.ts';
@@ -34,6 +36,7 @@ import {
 } from './netns.ts';
 import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
 import type { RelayStats } from './relay.ts';
+import type { RelayTraceData } from './relay-trace.ts';
 
 /** Congestion control algorithms h2lab can pin. */
 export const CONGESTION_CONTROLS = ['reno', 'cubic', 'bbr'] as const;
@@ -76,6 +79,11 @@ export const LinkOptionsSchema = z.strictObject({
    * the kernel's RT throttling still leaves 5% of each core to others. `high` = nice −10.
    */
   relayPriority: z.enum(['realtime', 'high', 'normal']).default('realtime'),
+  /**
+   * Relay: record per-packet timestamps (read, due, write) for this many packets, to find where
+   * added delay comes from; read them with `Link.relayTrace()`. 0 = off (the default; 56 bytes each).
+   */
+  relayTraceCapacity: z.number().int().min(0).max(10_000_000).default(0),
 });
 
 export type LinkOptions = z.input<typeof LinkOptionsSchema>;
@@ -89,6 +97,8 @@ export interface LinkStats {
   relayCpuSeconds?: number;
   /** How late the relay released queued packets after their due time, ms. */
   releaseLateMs?: RelayStats['releaseLateMs'];
+  /** Garbage collections in the relay process since it started (each one pauses the link). */
+  relayGc?: { count: number; totalMs: number; maxMs: number };
 }
 
 /** One emulated link. Close it when done (also done on process exit). */
@@ -107,6 +117,8 @@ export interface Link {
   /** Runs a command inside the server namespace (as `ip netns exec NS cmd args`). */
   spawnInServer(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
   stats(): Promise<LinkStats>;
+  /** The relay's per-packet trace so far (needs `relayTraceCapacity`), else undefined. */
+  relayTrace(): Promise<RelayTraceData | undefined>;
   /** Stops the relay, deletes the namespace and restores what was changed globally. Idempotent. */
   close(): Promise<void>;
 }
@@ -224,7 +236,14 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
 
     const pair = await allocatePair(opts.addressRange);
     if (backend === 'relay') {
-      relayChild = await startRelay(clientDev, serverDev, profile, opts.seed, opts.relaySlackMs);
+      relayChild = await startRelay(
+        clientDev,
+        serverDev,
+        profile,
+        opts.seed,
+        opts.relaySlackMs,
+        opts.relayTraceCapacity,
+      );
       relayPriority = await prioritise(relayChild, opts.relayPriority);
       const child = relayChild;
       cleanups.push(() => stopRelay(child));
@@ -337,6 +356,10 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
         if (!relayForStats || closed) return {};
         return relayStats(relayForStats);
       },
+      async relayTrace() {
+        if (!relayForStats || closed || opts.relayTraceCapacity === 0) return undefined;
+        return readRelayTrace(relayForStats);
+      },
       close,
     };
   } catch (err) {
@@ -353,7 +376,16 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
  * the relays spun at 95% for minutes while their links stalled. The relay's heap is a few MB, so the
  * collector's work on the main thread is short.
  */
-export const RELAY_V8_FLAGS: readonly string[] = ['--single-threaded-gc'];
+export const RELAY_V8_FLAGS: readonly string[] = [
+  '--single-threaded-gc',
+  // A young generation of 16 MB from the start (V8 begins with 1 MB and grows it only when much
+  // survives): the relay allocates a little per wake-up, and at 100 Mbit/s the default size meant a
+  // 0.3–0.6 ms scavenge about every 0.6 s, each one delaying every packet due meanwhile.
+  '--min-semi-space-size=16',
+  '--max-semi-space-size=16',
+  // So the relay can collect its start-up garbage before it forwards anything (relay-process.ts).
+  '--expose-gc',
+];
 
 async function startRelay(
   clientName: string,
@@ -361,6 +393,7 @@ async function startRelay(
   profile: LinkProfile,
   seed: number,
   slackMs: number,
+  traceCapacity: number,
 ): Promise<ChildProcess> {
   const [node, ...args] = nodeEntry('net/relay-process');
   const child = spawn(node!, [...RELAY_V8_FLAGS, ...args], {
@@ -398,7 +431,16 @@ async function startRelay(
         );
       }
     });
-    child.send({ type: 'start', clientName, serverName, up: profile.up, down: profile.down, seed, slackMs });
+    child.send({
+      type: 'start',
+      clientName,
+      serverName,
+      up: profile.up,
+      down: profile.down,
+      seed,
+      slackMs,
+      traceCapacity,
+    });
   });
   // Keep the relay from holding the parent's event loop open; the IPC channel is unref'd too.
   child.unref();
@@ -440,7 +482,13 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({}), 2000);
     child.on('message', function onMessage(raw) {
-      const msg = raw as { type: string; stats?: RelayStats; cpuUs?: number; uptimeMs?: number };
+      const msg = raw as {
+        type: string;
+        stats?: RelayStats;
+        cpuUs?: number;
+        uptimeMs?: number;
+        gc?: LinkStats['relayGc'];
+      };
       if (msg.type !== 'stats') return;
       clearTimeout(timer);
       child.off('message', onMessage);
@@ -450,11 +498,41 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
           ? { up: msg.stats.up, down: msg.stats.down, releaseLateMs: msg.stats.releaseLateMs }
           : {}),
         relayCpuSeconds: cpuSeconds,
+        ...(msg.gc ? { relayGc: msg.gc } : {}),
         relayCpu: msg.uptimeMs ? cpuSeconds / (msg.uptimeMs / 1000) : 0,
       });
     });
     child.send({ type: 'stats' });
   });
+}
+
+/** Asks the relay to write its trace to a temporary file and reads it back. */
+async function readRelayTrace(child: ChildProcess): Promise<RelayTraceData | undefined> {
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-trace-'));
+  const path = join(dir, 'trace');
+  try {
+    const ok = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 10_000);
+      child.on('message', function onMessage(raw) {
+        const msg = raw as { type: string; ok?: boolean };
+        if (msg.type !== 'trace') return;
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        resolve(msg.ok === true);
+      });
+      child.send({ type: 'trace', path });
+    });
+    if (!ok) return undefined;
+    const f64 = (b: Buffer) => new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const meta = JSON.parse(readFileSync(`${path}.json`, 'utf8')) as Pick<RelayTraceData, 'gcs' | 'missed'>;
+    return {
+      packets: f64(readFileSync(`${path}.packets`)),
+      wakes: f64(readFileSync(`${path}.wakes`)),
+      ...meta,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function stopRelay(child: ChildProcess): Promise<void> {

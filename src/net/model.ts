@@ -158,8 +158,8 @@ export class PacketQueue {
     return this.#size === 0 ? Number.POSITIVE_INFINITY : this.#due[this.#heap[0]!]!;
   }
 
-  /** Copies `src[offset, offset+len)` in with its due time. */
-  push(src: Buffer, offset: number, len: number, dueMs: number): void {
+  /** Copies `src[offset, offset+len)` in with its due time; returns the slot it took. */
+  push(src: Buffer, offset: number, len: number, dueMs: number): number {
     if (this.#freeTop === 0) this.#grow();
     const slot = this.#free[--this.#freeTop]!;
     // Buffer#copy allocates nothing (a subarray would, per packet, and feed the GC).
@@ -177,6 +177,7 @@ export class PacketQueue {
       i = parent;
     }
     heap[i] = slot;
+    return slot;
   }
 
   /**

@@ -3,15 +3,20 @@
  *
  * Protocol (IPC messages): parent → `{type:'start', clientName, serverName, up, down, seed, slackMs}`;
  * child → `{type:'ready', client, server}` once both TUN devices are open (the parent then moves the
- * server one into its namespace). `{type:'stats'}` → `{type:'stats', stats, cpuUs, uptimeMs}`.
+ * server one into its namespace). `{type:'stats'}` → `{type:'stats', stats, cpuUs, uptimeMs, gc}`. With `traceCapacity` in
+ * `start`, `{type:'trace', path}` writes the per-packet trace (`relay-trace.ts`) to `path.packets`,
+ * `path.wakes` (raw Float64Array) and `path.json`, then answers `{type:'trace'}`.
  * `{type:'stop'}` or a closed channel (the parent died) → exit; the kernel then destroys both TUN
  * devices because they are not persistent.
  */
+import { writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createLinkModel } from './model.ts';
 import { loadNative } from './native.ts';
 import type { DirectionSpec } from './profiles.ts';
 import { Relay } from './relay.ts';
+import { RelayTrace } from './relay-trace.ts';
 
 export interface StartMessage {
   type: 'start';
@@ -21,6 +26,8 @@ export interface StartMessage {
   down: DirectionSpec;
   seed: number;
   slackMs?: number;
+  /** Packets to record per-packet timestamps for (0 or absent = no trace). */
+  traceCapacity?: number;
 }
 
 function send(msg: unknown): void {
@@ -28,6 +35,8 @@ function send(msg: unknown): void {
 }
 
 let relay: Relay | undefined;
+let trace: RelayTrace | undefined;
+const gc = { count: 0, totalMs: 0, maxMs: 0 };
 const fds: number[] = [];
 const cpuStart = process.cpuUsage();
 const started = performance.now();
@@ -56,12 +65,29 @@ process.on('message', async (raw) => {
       const server = native.openTun(m.serverName);
       fds.push(server.fd);
       const model = createLinkModel({ up: m.up, down: m.down }, m.seed);
+      if (m.traceCapacity) trace = new RelayTrace(m.traceCapacity);
+      // Collect start-up garbage now (a full collection took ~10 ms when it came during the first
+      // packets instead); `gc` exists because link.ts starts this process with --expose-gc.
+      (globalThis as { gc?: () => void }).gc?.();
+      // GC pauses stop the relay: count them (and trace them on the relay's clock: performance.now()
+      // and CLOCK_MONOTONIC differ by an offset).
+      const offset = native.nowMs() - performance.now();
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          gc.count++;
+          gc.totalMs += e.duration;
+          gc.maxMs = Math.max(gc.maxMs, e.duration);
+          const kind = (e as { detail?: { kind?: number } }).detail?.kind ?? 0;
+          trace?.gcs.push({ startMs: e.startTime + offset, durationMs: e.duration, kind });
+        }
+      }).observe({ entryTypes: ['gc'] });
       relay = new Relay(native, {
         clientFd: client.fd,
         serverFd: server.fd,
         up: model.up,
         down: model.down,
         ...(m.slackMs === undefined ? {} : { slackMs: m.slackMs }),
+        ...(trace ? { trace } : {}),
       });
       send({ type: 'ready', client: client.name, server: server.name });
     } else if (msg.type === 'stats') {
@@ -70,8 +96,18 @@ process.on('message', async (raw) => {
         type: 'stats',
         stats: relay?.stats(),
         cpuUs: cpu.user + cpu.system,
+        gc,
         uptimeMs: performance.now() - started,
       });
+    } else if (msg.type === 'trace') {
+      const path = (msg as { type: string; path?: string }).path ?? '';
+      const data = trace?.data();
+      if (data) {
+        writeFileSync(`${path}.packets`, data.packets);
+        writeFileSync(`${path}.wakes`, data.wakes);
+        writeFileSync(`${path}.json`, JSON.stringify({ gcs: data.gcs, missed: data.missed }));
+      }
+      send({ type: 'trace', ok: data !== undefined });
     } else if (msg.type === 'stop') {
       stop(0);
     }

@@ -16,6 +16,7 @@
 import { DROP } from './conditions/types.ts';
 import { type DirectionModel, type DirectionStats, PacketQueue } from './model.ts';
 import type { NetNative } from './native.ts';
+import { DOWN, icmpEcho, type RelayTrace, UP, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
 
 /** Slot size: one packet at the largest MTU we allow (9000) would not fit; we cap MTU at 1500 + room. */
 export const PACKET_STRIDE = 2048;
@@ -30,15 +31,18 @@ export interface RelayOptions {
   down: DirectionModel;
   /** Release packets due within this many ms in one wake-up (default 0.05; links use 0.1). */
   slackMs?: number;
-  /** Record how late each packet left (ms) into this callback, for the benchmark. */
-  onLateness?: (lateMs: number) => void;
+  /** Record per-packet timestamps here (benchmarks; off by default). */
+  trace?: RelayTrace;
 }
 
 interface Side {
+  dir: number;
   readFd: number;
   writeFd: number;
   model: DirectionModel;
   queue: PacketQueue;
+  /** Trace index of the packet in each queue slot (only when tracing). */
+  traceIdx: Int32Array;
   watch: unknown;
 }
 
@@ -83,7 +87,9 @@ export class Relay {
   readonly #slab = Buffer.allocUnsafe(PACKET_STRIDE * BATCH);
   readonly #lens = new Int32Array(BATCH);
   readonly #slackMs: number;
-  readonly #onLateness: ((lateMs: number) => void) | undefined;
+  readonly #trace: RelayTrace | undefined;
+  /** The clock is read into this array: a returned double would be a new heap object per call. */
+  readonly #clock = new Float64Array(1);
   readonly #late = new Uint32Array(LATE_BUCKETS);
   #lateMax = 0;
   #armedAt = 0;
@@ -93,19 +99,23 @@ export class Relay {
   constructor(native: NetNative, opts: RelayOptions) {
     this.#native = native;
     this.#slackMs = opts.slackMs ?? 0.05;
-    this.#onLateness = opts.onLateness;
+    this.#trace = opts.trace;
     const up: Side = {
+      dir: UP,
       readFd: opts.clientFd,
       writeFd: opts.serverFd,
       model: opts.up,
       queue: new PacketQueue(PACKET_STRIDE),
+      traceIdx: new Int32Array(opts.trace ? 1024 : 0),
       watch: undefined,
     };
     const down: Side = {
+      dir: DOWN,
       readFd: opts.serverFd,
       writeFd: opts.clientFd,
       model: opts.down,
       queue: new PacketQueue(PACKET_STRIDE),
+      traceIdx: new Int32Array(opts.trace ? 1024 : 0),
       watch: undefined,
     };
     this.#sides = [up, down];
@@ -138,24 +148,31 @@ export class Relay {
     const lens = this.#lens;
     const { model, queue } = side;
     let earliest = Number.POSITIVE_INFINITY;
+    const began = this.#trace ? this.#now() : 0;
+    let read = 0;
     for (;;) {
       const n = native.readBatch(side.readFd, slab, PACKET_STRIDE, lens);
       if (n === 0) break;
-      const now = native.nowMs();
+      const now = this.#now();
+      const trace = this.#trace;
+      read += n;
       for (let i = 0; i < n; i++) {
         const len = lens[i]!;
         const due = model.admit(len, now);
         if (due === DROP) continue;
         const offset = i * PACKET_STRIDE;
+        const t = trace ? trace.packet(side.dir, len, now, due, icmpEcho(slab, offset, len)) : -1;
         if (due <= now && queue.size === 0) {
-          this.#write(side, slab, offset, len);
+          this.#write(side, slab, offset, len, t);
         } else {
-          queue.push(slab, offset, len, due);
+          const slot = queue.push(slab, offset, len, due);
+          if (trace) this.#tag(side, slot, t);
           if (due < earliest) earliest = due;
         }
       }
       if (n < BATCH) break;
     }
+    this.#trace?.wake(WAKE_READ, 0, began, this.#now(), read);
     if (earliest !== Number.POSITIVE_INFINITY && (this.#armedAt === 0 || earliest < this.#armedAt)) {
       this.#arm(earliest);
     }
@@ -164,9 +181,11 @@ export class Relay {
   #onTimer(): void {
     const native = this.#native;
     native.timerAck(this.#timerFd);
+    const deadline = this.#armedAt;
     this.#armedAt = 0;
+    let released = 0;
     this.#wakeups++;
-    const now = native.nowMs();
+    const now = this.#now();
     const horizon = now + this.#slackMs;
     let next = Number.POSITIVE_INFINITY;
     for (const side of this.#sides) {
@@ -177,14 +196,26 @@ export class Relay {
           this.#late[Math.min(LATE_BUCKETS - 1, Math.floor(late / LATE_BUCKET_MS))]!++;
           if (late > this.#lateMax) this.#lateMax = late;
         } else this.#late[0]!++;
-        if (this.#onLateness) this.#onLateness(late);
         const slot = q.pop();
-        this.#write(side, q.slab, q.offsetOf(slot), q.lengthOf(slot));
+        released++;
+        this.#write(
+          side,
+          q.slab,
+          q.offsetOf(slot),
+          q.lengthOf(slot),
+          this.#trace ? side.traceIdx[slot]! : -1,
+        );
       }
       const due = q.peekDue();
       if (due < next) next = due;
     }
+    this.#trace?.wake(WAKE_TIMER, deadline, now, this.#now(), released);
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  }
+
+  #now(): number {
+    this.#native.nowInto(this.#clock);
+    return this.#clock[0]!;
   }
 
   #arm(deadlineMs: number): void {
@@ -192,8 +223,20 @@ export class Relay {
     this.#native.timerArm(this.#timerFd, deadlineMs);
   }
 
-  #write(side: Side, buf: Buffer, offset: number, len: number): void {
-    const r = this.#native.writePacket(side.writeFd, buf, offset, len);
+  #tag(side: Side, slot: number, traceIndex: number): void {
+    if (slot >= side.traceIdx.length) {
+      const grown = new Int32Array(Math.max(slot + 1, side.traceIdx.length * 2));
+      grown.set(side.traceIdx);
+      side.traceIdx = grown;
+    }
+    side.traceIdx[slot] = traceIndex;
+  }
+
+  #write(side: Side, buf: Buffer, offset: number, len: number, traceIndex: number): void {
+    const native = this.#native;
+    const t0 = traceIndex >= 0 ? this.#now() : 0;
+    const r = native.writePacket(side.writeFd, buf, offset, len);
+    if (traceIndex >= 0) this.#trace!.written(traceIndex, t0, this.#now());
     if (r < 0) side.model.stats.writeErrors++;
     else {
       side.model.stats.packetsOut++;
