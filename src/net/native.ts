@@ -23,7 +23,7 @@ export interface NetNative {
   /** CLOCK_MONOTONIC in ms (fractional). */
   nowMs(): number;
   /** Writes {@link nowMs} into `out[0]` without allocating (the relay's per-batch clock). */
-  nowInto(out: Float64Array): void;
+  nowInto?(out: Float64Array): void;
   closeFd(fd: number): void;
   /** Calls `cb` whenever `fd` is readable, from Node's own event loop. */
   watch(fd: number, cb: (events: number) => void): unknown;

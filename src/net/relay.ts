@@ -214,6 +214,8 @@ export class Relay {
   }
 
   #now(): number {
+    // An addon built before nowInto existed (a stale native/build) still works, allocating.
+    if (this.#native.nowInto === undefined) return this.#native.nowMs();
     this.#native.nowInto(this.#clock);
     return this.#clock[0]!;
   }
