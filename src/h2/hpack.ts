@@ -6,9 +6,11 @@
  *   that do not enter the dynamic table when the caller only wants `:status` (a load generator reads
  *   a response's status, not its `etag`), which is where most of a decoder's time goes.
  * - {@link encodeHeaderBlock}: a stateless encoder. Every field is a static-table index or a literal
- *   *without indexing* (§6.2.2), so the block for a given request never depends on connection state
- *   and can be cached per request. The cost is a few dozen bytes per request that an indexing encoder
- *   would save; the benefit is zero encoding work per request.
+ *   *without indexing* (§6.2.2), so the block never depends on connection state.
+ * - {@link RequestEncoder}: the request encoder of one connection. The two fields every request
+ *   repeats (`:authority`, `user-agent`) enter the server's dynamic table with the first request and
+ *   are one-byte indexes after that, as browsers and h2load do, so the server decodes what it would
+ *   decode from a real client; everything else is stateless, so blocks stay cacheable per request.
  */
 import { HUFFMAN_BITS, HUFFMAN_CODES, STATIC_TABLE } from './hpack-tables.ts';
 
@@ -180,22 +182,122 @@ STATIC_TABLE.forEach(([name, value], i) => {
  */
 export function encodeHeaderBlock(headers: ReadonlyArray<readonly [string, string]>): Buffer {
   const out: number[] = [];
-  for (const [name, value] of headers) {
-    const exact = STATIC_EXACT.get(`${name}\0${value}`);
-    if (exact !== undefined) {
-      pushInt(out, 0x80, 7, exact);
-      continue;
-    }
-    const nameIdx = STATIC_NAME.get(name);
-    if (nameIdx !== undefined) {
-      pushInt(out, 0x00, 4, nameIdx);
-    } else {
-      out.push(0x00);
-      pushString(out, name);
-    }
-    pushString(out, value);
-  }
+  for (const [name, value] of headers) pushField(out, name, value, false);
   return Buffer.from(out);
+}
+
+/** Encodes one field (static index, or literal with or without indexing) onto `out`. */
+function pushField(out: number[], name: string, value: string, index: boolean): void {
+  const exact = STATIC_EXACT.get(`${name}\0${value}`);
+  if (exact !== undefined) {
+    pushInt(out, 0x80, 7, exact);
+    return;
+  }
+  const nameIdx = STATIC_NAME.get(name);
+  const [pattern, prefix] = index ? [0x40, 6] : [0x00, 4];
+  if (nameIdx !== undefined) {
+    pushInt(out, pattern, prefix, nameIdx);
+  } else {
+    out.push(pattern);
+    pushString(out, name);
+  }
+  pushString(out, value);
+}
+
+/** The size a field takes in a dynamic table (RFC 7541 §4.1). */
+function entryBytes(name: string, value: string): number {
+  return name.length + value.length + ENTRY_OVERHEAD;
+}
+
+/** The dynamic-table indexes of the two entries the first request inserts (newest is 62, §2.3.3). */
+const DYN_USER_AGENT = STATIC_TABLE.length + 1;
+const DYN_AUTHORITY = STATIC_TABLE.length + 2;
+const MAX_CACHED_BLOCKS = 8192;
+
+/**
+ * The request encoder of one connection (see the module comment). Blocks come out in the order the
+ * requests are sent, which is the order the server decodes them — the first one inserts the entries
+ * the later ones refer to. If the server's SETTINGS_HEADER_TABLE_SIZE is, or becomes, smaller than
+ * the initial 4,096 bytes, the next block starts with a table size update to 0 (RFC 7541 §4.2, §6.3)
+ * and every block after it is stateless.
+ */
+export class RequestEncoder {
+  private state: 'fresh' | 'indexed' | 'plain' = 'fresh';
+  private sizeUpdatePending = false;
+  private readonly cache = new Map<string, Buffer>();
+
+  constructor(
+    private readonly scheme: string,
+    private readonly authority: string,
+    private readonly userAgent: string,
+  ) {}
+
+  /**
+   * The block for a request. `key` identifies the request's varying part (method, path, extra
+   * fields) for the cache; `extra` are regular fields after `user-agent` (lower-case names).
+   * `peerTableBytes` is the server's current SETTINGS_HEADER_TABLE_SIZE. `authority` replaces the
+   * connection's `:authority` in this block (a literal, never indexed).
+   */
+  encode(
+    key: string,
+    method: string,
+    path: string,
+    extra: ReadonlyArray<readonly [string, string]>,
+    peerTableBytes: number,
+    authority?: string,
+  ): Buffer {
+    if (peerTableBytes < DEFAULT_HEADER_TABLE_BYTES && this.state !== 'plain') {
+      // Our table may not stay at the initial 4,096 bytes: shrink it to 0 and stop indexing.
+      this.sizeUpdatePending = true;
+      this.state = 'plain';
+      this.cache.clear();
+    }
+    if (
+      this.state === 'fresh' &&
+      ((authority !== undefined && authority !== this.authority) ||
+        entryBytes(':authority', this.authority) + entryBytes('user-agent', this.userAgent) >
+          DEFAULT_HEADER_TABLE_BYTES)
+    ) {
+      // Nothing to insert that later blocks would use (another authority), or it would not fit.
+      this.state = 'plain';
+    }
+    if (this.state === 'fresh') {
+      this.state = 'indexed';
+      return this.build(method, path, extra, 'insert', authority);
+    }
+    let block = this.cache.get(key);
+    if (block === undefined) {
+      block = this.build(method, path, extra, this.state === 'indexed' ? 'indexed' : 'plain', authority);
+      if (this.cache.size >= MAX_CACHED_BLOCKS) this.cache.clear();
+      this.cache.set(key, block);
+    }
+    if (this.sizeUpdatePending) {
+      this.sizeUpdatePending = false;
+      return Buffer.concat([Buffer.from([0x20]), block]); // table size update to 0
+    }
+    return block;
+  }
+
+  private build(
+    method: string,
+    path: string,
+    extra: ReadonlyArray<readonly [string, string]>,
+    mode: 'insert' | 'indexed' | 'plain',
+    authority: string | undefined,
+  ): Buffer {
+    const out: number[] = [];
+    pushField(out, ':method', method, false);
+    pushField(out, ':scheme', this.scheme, false);
+    if (authority !== undefined && authority !== this.authority)
+      pushField(out, ':authority', authority, false);
+    else if (mode === 'indexed') pushInt(out, 0x80, 7, DYN_AUTHORITY);
+    else pushField(out, ':authority', this.authority, mode === 'insert');
+    pushField(out, ':path', path, false);
+    if (mode === 'indexed') pushInt(out, 0x80, 7, DYN_USER_AGENT);
+    else pushField(out, 'user-agent', this.userAgent, mode === 'insert');
+    for (const [n, v] of extra) pushField(out, n, v, false);
+    return Buffer.from(out);
+  }
 }
 
 // ---- the decoder ---------------------------------------------------------------------------------

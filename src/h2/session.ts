@@ -8,7 +8,7 @@
  * - frames are parsed in place from the socket's buffers (no copy per frame);
  * - everything queued while handling one batch of input — new requests, WINDOW_UPDATEs, ACKs — goes
  *   out in one socket write per event-loop turn (`setImmediate`), like nghttp2's send loop;
- * - a request's header block is encoded once by the caller and reused ({@link encodeHeaderBlock});
+ * - a request's header block is encoded by the caller, once per distinct request, and reused;
  * - response header blocks are fully HPACK-decoded (the dynamic table must stay in sync), but only
  *   `:status` is materialised unless the caller asks for every field;
  * - response bodies are counted, not kept; receive windows are replenished as data arrives (the client
@@ -16,8 +16,7 @@
  *   window so the advertised window is what limits the server, not our bookkeeping.
  *
  * Not implemented, deliberately: server push (disabled in SETTINGS, RFC 9113 §8.4), priorities
- * (deprecated, RFC 9113 §5.3), and the client's own dynamic table (requests use literals without
- * indexing, so a block never depends on connection state).
+ * (deprecated, RFC 9113 §5.3).
  */
 import type net from 'node:net';
 import { CLIENT_PREFACE, FRAME_HEADER_BYTES, FrameType, H2_ERROR_NAMES } from './frames.ts';
@@ -135,6 +134,8 @@ const ARENA_BYTES = 64 * 1024;
 export class H2ClientSession {
   /** The server's SETTINGS_MAX_CONCURRENT_STREAMS, or {@link UNLIMITED_STREAMS}. */
   maxConcurrentStreams = UNLIMITED_STREAMS;
+  /** The server's SETTINGS_HEADER_TABLE_SIZE: how large our encoder's dynamic table may be. */
+  peerHeaderTableSize = DEFAULT_HEADER_TABLE_BYTES;
   /** The last stream id of a GOAWAY received, or -1. */
   goawayLastStream = -1;
   /** The error code of the GOAWAY received. */
@@ -522,8 +523,11 @@ export class H2ClientSession {
             throw new ConnError(H2Code.PROTOCOL_ERROR, `MAX_FRAME_SIZE ${v} out of range`);
           this.peerMaxFrame = v;
           break;
+        case 0x1:
+          // Limits the dynamic table of our encoder (RFC 7541 §4.2); the caller's encoder watches it.
+          this.peerHeaderTableSize = v;
+          break;
         default:
-          // HEADER_TABLE_SIZE limits the table of an encoder that indexes: ours never does.
           break;
       }
     }

@@ -3,7 +3,7 @@
  * (`src/h2/session.ts`) — the default (`--h2-client h2lab`). The `node` alternative is in
  * `h2-node.ts`; both present the same {@link PoolConn}.
  */
-import { encodeHeaderBlock } from '../h2/hpack.ts';
+import { RequestEncoder } from '../h2/hpack.ts';
 import {
   H2ClientSession,
   H2Code,
@@ -91,18 +91,15 @@ const CONNECTION_FIELDS = new Set([
   'upgrade',
 ]);
 
-/** Cached header blocks per connection target, bounded (templates can expand to many paths). */
-const MAX_CACHED_BLOCKS = 8192;
-
 /** One HTTP/2 session in a pool, on h2lab's own client. */
 export class WireH2Conn extends PoolConnBase implements PoolConn {
   private readonly session: H2ClientSession;
   private readonly active = new Set<Req>();
-  private readonly scheme: string;
-  private readonly authority: string;
-  private readonly blocks = new Map<string, Buffer>();
+  private readonly encoder: RequestEncoder;
   private lastHeaders: Record<string, string> | undefined;
   private lastHeadersKey = '';
+  private extra: Array<readonly [string, string]> = [];
+  private hostOverride: string | undefined;
   private notified = false;
   /** Set by close(): streams it ends were aborted by the client, not reset by the server. */
   private closing = false;
@@ -118,8 +115,7 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
   ) {
     super(id, protocol, opts.pool.now, connectMs, tlsMs, onClose);
     this.session = session;
-    this.scheme = opts.target.tls ? 'https' : 'http';
-    this.authority = opts.authority;
+    this.encoder = new RequestEncoder(opts.target.tls ? 'https' : 'http', opts.authority, `h2lab/${VERSION}`);
     session.onGoaway = () => {
       // Streams at or below the last id still complete; with none left, the session is done.
       if (this.active.size === 0) this.close();
@@ -207,37 +203,32 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     let key = `${spec.method} ${spec.path}`;
     if (bodyLength !== undefined) key += `\0${bodyLength}`;
     const h = spec.headers;
-    if (h) {
-      if (h !== this.lastHeaders) {
-        this.lastHeaders = h;
-        this.lastHeadersKey = JSON.stringify(h);
+    if (h && h !== this.lastHeaders) {
+      // The engine passes the same headers object with every request: convert it once.
+      this.lastHeaders = h;
+      this.lastHeadersKey = JSON.stringify(h);
+      this.extra = [];
+      this.hostOverride = undefined;
+      for (const k in h) {
+        const name = k.toLowerCase();
+        // Connection-specific fields are malformed in HTTP/2 (RFC 9113 §8.2.2); Host becomes :authority.
+        if (CONNECTION_FIELDS.has(name)) continue;
+        if (name === 'host') this.hostOverride = h[k]!;
+        else this.extra.push([name, h[k]!]);
       }
-      key += `\0${this.lastHeadersKey}`;
     }
-    let block = this.blocks.get(key);
-    if (block === undefined) {
-      const fields: Array<[string, string]> = [
-        [':method', spec.method],
-        [':scheme', this.scheme],
-        [':authority', this.authority],
-        [':path', spec.path],
-        ['user-agent', `h2lab/${VERSION}`],
-      ];
-      if (h) {
-        for (const k in h) {
-          const name = k.toLowerCase();
-          // Connection-specific fields are malformed in HTTP/2 (RFC 9113 §8.2.2); Host becomes :authority.
-          if (CONNECTION_FIELDS.has(name)) continue;
-          if (name === 'host') fields[2] = [':authority', h[k]!];
-          else fields.push([name, h[k]!]);
-        }
-      }
-      if (bodyLength !== undefined) fields.push(['content-length', String(bodyLength)]);
-      block = encodeHeaderBlock(fields);
-      if (this.blocks.size >= MAX_CACHED_BLOCKS) this.blocks.clear();
-      this.blocks.set(key, block);
-    }
-    return block;
+    if (h) key += `\0${this.lastHeadersKey}`;
+    const extra = h ? this.extra : [];
+    const fields =
+      bodyLength === undefined ? extra : [...extra, ['content-length', String(bodyLength)] as const];
+    return this.encoder.encode(
+      key,
+      spec.method,
+      spec.path,
+      fields,
+      this.session.peerHeaderTableSize,
+      h ? this.hostOverride : undefined,
+    );
   }
 }
 

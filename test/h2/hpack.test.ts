@@ -15,8 +15,10 @@ import {
   HpackError,
   huffmanDecode,
   huffmanEncode,
+  RequestEncoder,
 } from '../../src/h2/hpack.ts';
 import { H2ClientSession, type StreamHandler } from '../../src/h2/session.ts';
+import { createTransport } from '../../src/transport/index.ts';
 
 const hex = (s: string): Buffer => Buffer.from(s, 'hex');
 
@@ -252,5 +254,95 @@ test('decodes what nghttp2 encodes over 300 responses on one connection', async 
   } finally {
     s.close();
     await new Promise((r) => server.close(r));
+  }
+});
+
+test('the request encoder indexes :authority and user-agent once, then refers to them', () => {
+  const enc = new RequestEncoder('https', 'example.com:8443', 'h2lab/test');
+  const d = new HpackDecoder();
+  const first = enc.encode('GET /a', 'GET', '/a', [], 4096);
+  const second = enc.encode('GET /b', 'GET', '/b', [['accept', '*/*']], 4096);
+  const third = enc.encode('GET /a', 'GET', '/a', [], 4096);
+  const want = (path: string, extra: Array<[string, string]> = []) => [
+    [':method', 'GET'],
+    [':scheme', 'https'],
+    [':authority', 'example.com:8443'],
+    [':path', path],
+    ['user-agent', 'h2lab/test'],
+    ...extra,
+  ];
+  assert.deepEqual(d.decode(first, true).headers, want('/a'));
+  assert.equal(d.entries, 2, 'the first block inserted two entries');
+  assert.deepEqual(d.decode(second, true).headers, want('/b', [['accept', '*/*']]));
+  assert.deepEqual(d.decode(third, true).headers, want('/a'));
+  // 1 byte each for :method, :scheme, :authority, user-agent; 4 for the literal path "/a".
+  assert.equal(third.length, 8);
+  assert.equal(d.entries, 2, 'nothing else is ever inserted');
+});
+
+test('the request encoder shrinks its table to 0 when the server allows less than 4,096 bytes', () => {
+  // From the start: the first block opens with a size update and inserts nothing.
+  const a = new RequestEncoder('http', 'h:1', 'ua');
+  const da = new HpackDecoder(0);
+  const b0 = a.encode('k', 'GET', '/', [], 0);
+  assert.equal(b0[0], 0x20, 'dynamic table size update to 0 (RFC 7541 §6.3)');
+  assert.equal(da.decode(b0, true).headers?.[2]?.[1], 'h:1');
+  assert.equal(da.decode(a.encode('k', 'GET', '/', [], 0), true).headers?.[4]?.[1], 'ua');
+  assert.equal(da.entries, 0);
+  // Midway: indexed first, then the server lowers its limit; the next block must not refer to it.
+  const b = new RequestEncoder('http', 'h:1', 'ua');
+  const db = new HpackDecoder();
+  db.decode(b.encode('k', 'GET', '/', [], 4096), true);
+  db.decode(b.encode('k', 'GET', '/', [], 4096), true);
+  const after = b.encode('k', 'GET', '/', [], 256);
+  assert.equal(after[0], 0x20);
+  assert.deepEqual(
+    db.decode(after, true).headers?.map(([n]) => n),
+    [':method', ':scheme', ':authority', ':path', 'user-agent'],
+  );
+  assert.equal(db.entries, 0, 'the size update emptied the table');
+  assert.notEqual(b.encode('k', 'GET', '/', [], 256)[0], 0x20, 'only once');
+});
+
+test('a Host override is a literal :authority and disables indexing', () => {
+  const e = new RequestEncoder('http', 'h:1', 'ua');
+  const d = new HpackDecoder();
+  assert.equal(
+    new Map(d.decode(e.encode('k', 'GET', '/', [], 4096, 'other'), true).headers).get(':authority'),
+    'other',
+  );
+  assert.equal(d.entries, 0);
+});
+
+test('servers whose table is 0, or shrinks to 0 mid-connection, still decode every request', async () => {
+  for (const midway of [false, true]) {
+    const server = http2.createServer({ settings: { headerTableSize: midway ? 4096 : 0 } });
+    let n = 0;
+    server.on('stream', (stream, h) => {
+      n++;
+      if (midway && n === 3) stream.session!.settings({ headerTableSize: 0 });
+      stream.respond({ ':status': 200, 'x-ua': String(h['user-agent']), 'x-auth': String(h[':authority']) });
+      stream.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const tr = createTransport('h2', { url: `http://127.0.0.1:${port}`, connections: 1 });
+    await tr.open();
+    try {
+      for (let i = 0; i < 10; i++) {
+        const now = performance.now();
+        const sm = await tr.request(
+          { method: 'GET', path: `/${i}` },
+          { seq: i, intendedMs: now, queuedMs: now },
+        );
+        assert.equal(sm.error, undefined, `${midway ? 'midway' : 'from the start'} #${i}: ${sm.errorDetail}`);
+        assert.equal(sm.status, 200);
+        if (midway && i === 3) await new Promise((r) => setTimeout(r, 50)); // let the SETTINGS arrive
+      }
+      assert.equal(tr.stats().opened, 1, 'no COMPRESSION_ERROR ended the session');
+    } finally {
+      await tr.close();
+      await new Promise((r) => server.close(r));
+    }
   }
 });
