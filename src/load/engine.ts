@@ -290,6 +290,38 @@ function environment(startedAt: string): RunResult['environment'] {
   };
 }
 
+/**
+ * Was the load client the bottleneck? Busy (event loop > 90 % utilised) *and* using its CPU (> 60 % of
+ * a core per thread), or using > 90 % per thread: `saturated`, these numbers may measure h2lab. An
+ * event loop that is busy without getting the CPU was starved by other processes on the machine: not
+ * saturated, but said, because such numbers measure the machine's contention.
+ */
+export function judgeClient(
+  elu: number,
+  cpu: number,
+  workers: number,
+  cpus: number,
+  loadAverage: number,
+): { saturated: boolean; note?: string } {
+  const threads = Math.max(1, Math.min(workers, cpus));
+  const perThread = cpu / threads;
+  const loop = `event loop ${(elu * 100).toFixed(0)}% utilised, ${cpu.toFixed(2)} CPU cores`;
+  if (perThread > 0.9 || (elu > 0.9 && perThread > 0.6)) {
+    const more = workers < cpus ? `; try --workers ${Math.min(cpus, workers * 2)}` : '';
+    return {
+      saturated: true,
+      note: `the load client was busy (${loop}): these numbers may measure h2lab rather than the server${more}`,
+    };
+  }
+  if (elu > 0.9) {
+    return {
+      saturated: false,
+      note: `the load client had work but not the CPU (${loop}, load average ${loadAverage.toFixed(1)} on ${cpus} cores): other processes on this machine slowed it down, so these numbers carry their noise; rerun on a quieter machine`,
+    };
+  }
+  return { saturated: false };
+}
+
 function requestedWire(o: ResolvedLoadOptions, url: string): RunResult['protocol']['requested'] {
   if (o.protocol === 'h1') return 'http/1.1';
   return url.startsWith('https:') ? 'h2' : 'h2c';
@@ -370,12 +402,10 @@ function buildResult(
   const isH2 = o.protocol !== 'h1';
   const warnings: string[] = [];
   const cpus = os.availableParallelism();
-  const saturated = elu > 0.9 || extra.cpu > 0.9 * Math.min(o.workers, cpus);
-  let note: string | undefined;
-  if (saturated) {
-    note = `the load client was busy (event loop ${(elu * 100).toFixed(0)}% utilised, ${extra.cpu.toFixed(2)} CPU cores): these numbers may measure h2lab rather than the server${o.workers < cpus ? `; try --workers ${Math.min(cpus, o.workers * 2)}` : ''}`;
-    warnings.push(note);
-  }
+  const judged = judgeClient(elu, extra.cpu, o.workers, cpus, os.loadavg()[0]!);
+  const saturated = judged.saturated;
+  const note = judged.note;
+  if (note) warnings.push(note);
   if (isH2 && capHits > 0 && maxStreams !== undefined) {
     warnings.push(
       `the server's SETTINGS_MAX_CONCURRENT_STREAMS (${maxStreams}) made requests wait in the client ${capHits} times: concurrency beyond it is queueing, not multiplexing`,

@@ -2,7 +2,7 @@
  * The load engine's public face: `runLoad(opts) → { done, events, stop }`, its options schema and the
  * statistics helpers that other subsystems (compare, report) reuse to merge histograms.
  */
-export { type LoadProgress, type LoadRun, runLoad } from './engine.ts';
+export { judgeClient, type LoadProgress, type LoadRun, runLoad } from './engine.ts';
 export {
   LOAD_DEFAULTS,
   type LoadOptions,

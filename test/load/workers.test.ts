@@ -29,7 +29,11 @@ test('two workers: requests, bytes and histogram counts add up exactly, sequence
     assert.equal(r.counts.total, 501);
     assert.equal(server.seen.requests, 501);
     assert.equal(r.throughput.bytesIn, server.seen.bytesOut);
-    assert.equal(decodeHistogram(r.histograms.latency).totalCount, 501, 'merged histogram holds every sample');
+    assert.equal(
+      decodeHistogram(r.histograms.latency).totalCount,
+      501,
+      'merged histogram holds every sample',
+    );
     assert.equal(r.connections.opened, 4, 'the sessions are split between the workers');
     const samples = readFileSync(samplesFile, 'utf8')
       .trim()
