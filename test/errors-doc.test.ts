@@ -1,7 +1,7 @@
 // Every error code that appears in the source is documented in docs/errors.md, and every code in the
 // registry is used somewhere (a documented code that nothing throws is a lie in the docs).
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ERROR_CODES } from '../src/errors.ts';

@@ -54,11 +54,14 @@ test('durations, rates, fractions, lists', () => {
 
 test('formatBytes round-trips through parseBytes within rounding', () => {
   fc.assert(
-    fc.property(fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom(0, 1023, 1024, 2 ** 40, 2 ** 42)), (n) => {
-      const [num, unit] = formatBytes(n).split(' ');
-      const back = parseBytes(`${num}${unit === 'B' ? '' : unit}`);
-      return Math.abs(back - n) <= n * 0.01 + 1;
-    }),
+    fc.property(
+      fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom(0, 1023, 1024, 2 ** 40, 2 ** 42)),
+      (n) => {
+        const [num, unit] = formatBytes(n).split(' ');
+        const back = parseBytes(`${num}${unit === 'B' ? '' : unit}`);
+        return Math.abs(back - n) <= n * 0.01 + 1;
+      },
+    ),
   );
 });
 

@@ -411,6 +411,11 @@ function buildResult(
       `the server's SETTINGS_MAX_CONCURRENT_STREAMS (${maxStreams}) made requests wait in the client ${capHits} times: concurrency beyond it is queueing, not multiplexing`,
     );
   }
+  if (counts.retried > 0) {
+    warnings.push(
+      `the server refused ${counts.retried} requests unprocessed (GOAWAY or REFUSED_STREAM) and they were sent again, as browsers do; their latency includes the retry (a server ending sessions after N requests, e.g. nginx keepalive_requests, does this)`,
+    );
+  }
   if (counts.late > 0) {
     warnings.push(
       `${counts.late} requests left later than ${o.lateToleranceMs} ms after their intended time (open loop)`,
@@ -449,6 +454,7 @@ function buildResult(
       byFailure: counts.byFailure,
       ...(o.rateRps !== undefined ? { late: counts.late } : {}),
       ...(counts.warmup > 0 ? { warmup: counts.warmup } : {}),
+      ...(counts.retried > 0 ? { retried: counts.retried } : {}),
     },
     throughput: {
       rps: secs > 0 ? counts.total / secs : 0,

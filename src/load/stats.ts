@@ -82,6 +82,7 @@ export interface Counts {
   failed: number;
   warmup: number;
   late: number;
+  retried: number;
   bytesIn: number;
   bytesOut: number;
   byStatus: Record<string, number>;
@@ -96,6 +97,7 @@ export function emptyCounts(): Counts {
     failed: 0,
     warmup: 0,
     late: 0,
+    retried: 0,
     bytesIn: 0,
     bytesOut: 0,
     byStatus: {},
@@ -145,6 +147,7 @@ export class SampleStats {
       if (s.tlsMs !== undefined) recordMs(this.h.tls, s.tlsMs);
     }
     if (this.openLoop && s.sentMs - s.intendedMs > this.lateToleranceMs) c.late++;
+    if (s.retries) c.retried++;
     recordMs(this.h.clientQueue, s.sentMs - s.queuedMs);
     if (s.error !== undefined) {
       c.failed++;
@@ -172,6 +175,7 @@ export function addCounts(a: Counts, b: Counts): void {
   a.failed += b.failed;
   a.warmup += b.warmup;
   a.late += b.late;
+  a.retried += b.retried;
   a.bytesIn += b.bytesIn;
   a.bytesOut += b.bytesOut;
   for (const [k, v] of Object.entries(b.byStatus)) a.byStatus[k] = (a.byStatus[k] ?? 0) + v;

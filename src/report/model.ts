@@ -134,6 +134,11 @@ export interface RunResult {
     late?: number;
     /** Requests that fell in the warm-up (sent to the server, excluded from every other figure). */
     warmup?: number;
+    /**
+     * Requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to
+     * twice; each is counted once in `total`, with the outcome of its last attempt.
+     */
+    retried?: number;
   };
   throughput: { rps: number; bytesPerSec: number; bytesIn: number; bytesOut: number };
   /**

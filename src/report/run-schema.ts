@@ -131,6 +131,11 @@ export const runResultSchema = z
       byFailure: z.partialRecord(failureClass, z.number().int()),
       late: z.number().int().optional(),
       warmup: z.number().int().optional(),
+      retried: z
+        .number()
+        .int()
+        .optional()
+        .describe('requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM)'),
     }),
     throughput: z.strictObject({
       rps: z.number(),
@@ -220,6 +225,11 @@ export const sampleSchema = z
     error: failureClass.optional().describe('set when the request failed at the transport level'),
     errorDetail: z.string().optional(),
     warmup: z.boolean().optional().describe('true when it fell in the warm-up (excluded from statistics)'),
+    retries: z
+      .number()
+      .int()
+      .optional()
+      .describe('times it was sent again after the server refused it unprocessed (GOAWAY, REFUSED_STREAM)'),
   })
   .describe('One request of an h2lab load run: one line of the --samples NDJSON file.');
 

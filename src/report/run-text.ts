@@ -54,7 +54,10 @@ export function renderRunText(r: RunResult): string {
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
   out.push(
-    row('requests', `${c.total} total, ${c.ok} ok, ${c.failed} failed${c.late ? `, ${c.late} late` : ''}`),
+    row(
+      'requests',
+      `${c.total} total, ${c.ok} ok, ${c.failed} failed${c.late ? `, ${c.late} late` : ''}${c.retried ? `, ${c.retried} retried after the server refused them` : ''}`,
+    ),
   );
   if (statuses) out.push(row('by status', statuses));
   if (fails) out.push(row('failures', fails));

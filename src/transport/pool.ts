@@ -22,6 +22,9 @@ import type {
   WireProtocol,
 } from './types.ts';
 
+/** Retries of a request the server refused unprocessed, before it counts as a failure. */
+export const MAX_RETRIES = 2;
+
 /** How a pool chooses a connection for a request. */
 export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
 
@@ -319,7 +322,40 @@ export class PoolTransport implements Transport {
       conn.close();
     }
     if (this.waitHead < this.waiters.length) this.drain();
+    if (
+      (sample.error === 'goaway' || sample.error === 'refused-stream') &&
+      (sample.retries ?? 0) < MAX_RETRIES &&
+      !this.closed
+    ) {
+      return this.retry(spec, sample);
+    }
     return sample;
+  }
+
+  /**
+   * Sends a request the server refused unprocessed once more, on whatever connection the policy picks
+   * now (the refusing session takes no new streams after GOAWAY), as browsers do: such requests are
+   * safe to retry (RFC 9113 §8.7), and counting them as failures would charge HTTP/2 for a server's
+   * routine session rotation (nginx: `keepalive_requests`) that HTTP/1.1 pays with a quiet close.
+   */
+  private retry(spec: RequestSpec, sample: Sample): Promise<Sample> {
+    sample.retries = (sample.retries ?? 0) + 1;
+    delete sample.error;
+    delete sample.errorDetail;
+    delete sample.streamId;
+    delete sample.headersMs;
+    delete sample.status;
+    sample.bytesIn = 0;
+    sample.bytesOut = 0;
+    sample.newConnection = false;
+    delete sample.connectMs;
+    delete sample.tlsMs;
+    if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    const choice = this.pick();
+    if (choice === 'open') return this.openAndSend(spec, sample);
+    if (choice !== undefined) return this.dispatch(choice, spec, sample);
+    this.capHits++;
+    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve }));
   }
 
   private drain(): void {

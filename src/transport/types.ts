@@ -65,6 +65,12 @@ export interface Sample {
   errorDetail?: string;
   /** True when the sample falls in the warm-up period (excluded from statistics). */
   warmup?: boolean;
+  /**
+   * Times it was sent again after the server refused it unprocessed (GOAWAY above its stream, or
+   * REFUSED_STREAM: RFC 9113 §8.7), as browsers do. The other fields describe the last attempt;
+   * `queuedMs`/`intendedMs` are the first's, so latency includes the retries.
+   */
+  retries?: number;
 }
 
 /** One request as the transport sends it. */

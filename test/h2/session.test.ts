@@ -256,17 +256,22 @@ describe('against nginx (Debian package)', {
   let dir: string;
   let nginx: Nginx | undefined;
   let port = 0;
+  let rotating = 0;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'h2lab-h2-nginx-'));
     writeFileSync(join(dir, '1k'), Buffer.alloc(1024, 97), { mode: 0o644 });
     chmodSync(dir, 0o755); // nginx's workers run as an unprivileged user
     port = await freePort();
+    rotating = await freePort();
     nginx = await startNginx(
       dir,
-      // keepalive_requests: nginx's default (1000) ends a session with GOAWAY; that is another test.
+      // keepalive_requests: nginx's default (1000) ends a session with GOAWAY; the second server
+      // keeps that default.
       `server { listen 127.0.0.1:${port} http2; http2_max_concurrent_streams 64; keepalive_requests 100000;
-         access_log ${join(dir, 'access.log')}; location / { root ${dir}; } }`,
-      [port],
+         access_log ${join(dir, 'access.log')}; location / { root ${dir}; } }
+       server { listen 127.0.0.1:${rotating} http2;
+         access_log ${join(dir, 'rotating.log')}; location / { root ${dir}; } }`,
+      [port, rotating],
     );
   });
   after(async () => {
@@ -308,6 +313,27 @@ describe('against nginx (Debian package)', {
     assert.ok(
       lines.every((l) => l.includes('"GET /1k HTTP/2.0" 200 1024')),
       lines[0],
+    );
+  });
+
+  test("nginx's default session rotation (GOAWAY after 1,000 requests) costs retries, not failures", async () => {
+    const { runLoad } = await import('../../src/load/index.ts');
+    const r = await runLoad({
+      url: `http://127.0.0.1:${rotating}/1k`,
+      protocol: 'h2',
+      requests: 2500,
+      concurrency: 100,
+    }).done;
+    assert.equal(r.counts.ok, 2500, JSON.stringify(r.counts));
+    // Streams sent after nginx's 1,000th on a session were refused by its GOAWAY (93 in one run).
+    assert.ok((r.counts.retried ?? 0) > 0, 'some requests were refused by GOAWAY and retried');
+    assert.ok(r.connections.opened >= 3, `${r.connections.opened} sessions for 2,500 requests`);
+    await new Promise((res) => setTimeout(res, 200));
+    const lines = readFileSync(join(dir, 'rotating.log'), 'utf8').trim().split('\n');
+    assert.equal(
+      lines.length,
+      2500,
+      'nginx processed each request once: the retried ones were refused, not served',
     );
   });
 });
