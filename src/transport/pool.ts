@@ -180,6 +180,11 @@ export class PoolTransport implements Transport {
       protocol: this.s.requested,
     };
     if (this.closed) return Promise.resolve(this.fail(sample, 'aborted', 'transport closed'));
+    return this.route(spec, sample);
+  }
+
+  /** Sends on the connection the policy picks, a new one, or queues for a free slot. */
+  private route(spec: RequestSpec, sample: Sample): Promise<Sample> {
     if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
     const choice = this.pick();
     if (choice === 'open') return this.openAndSend(spec, sample);
@@ -350,12 +355,7 @@ export class PoolTransport implements Transport {
     sample.newConnection = false;
     delete sample.connectMs;
     delete sample.tlsMs;
-    if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
-    const choice = this.pick();
-    if (choice === 'open') return this.openAndSend(spec, sample);
-    if (choice !== undefined) return this.dispatch(choice, spec, sample);
-    this.capHits++;
-    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve }));
+    return this.route(spec, sample);
   }
 
   private drain(): void {
