@@ -11,7 +11,11 @@
 //        - end to end − model: what the relay and the two hosts' stacks add (the figure to hold
 //          against the < 0.2 ms target), and per packet the relay's own lateness (write start − due
 //          time) over every packet, with what the relay was doing when a late packet fell due.
-// Run as root: node --import tsx bench/net-relay.ts [--runs 3] [--mbytes 400] [--loads all|idle,paced,bulk] [--skip-throughput] [--parts]
+//      Loads: idle, a paced 50 or 90 Mbit/s stream (the peer's /paced route), bulk TCP, and
+//      `curl --limit-rate` (window-sized bursts: the earlier harness's load). `--rate 0` removes the
+//      link's rate limit (no bottleneck queue), `--rtt` sets its RTT.
+// Run as root: node --import tsx bench/net-relay.ts [--runs 3] [--mbytes 400] [--loads all|idle,paced,bulk,curl]
+//   [--rate 100] [--rtt 5] [--skip-throughput] [--parts]
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -32,6 +36,8 @@ const { values } = parseArgs({
     mbytes: { type: 'string', default: '400' },
     loads: { type: 'string', default: 'all' },
     parts: { type: 'boolean', default: false },
+    rtt: { type: 'string', default: '5' },
+    rate: { type: 'string', default: '100' },
     'skip-throughput': { type: 'boolean', default: false },
   },
 });
@@ -138,13 +144,18 @@ function pingBySeq(address: string, count: number): Map<number, number> {
   );
 }
 
-const RTT_MS = 5;
-const RATE = 100e6;
+const RTT_MS = Number(values.rtt);
+/** The link's rate; 0 = no limit (no bottleneck queue: bursts reach the relay's own write rate). */
+const RATE = Number(values.rate) * 1e6;
 
 interface Scenario {
   name: string;
   /** Load through the link while probing: none, a paced stream (bits/s), or bulk TCP. */
-  load: { kind: 'none' } | { kind: 'paced'; bitsPerSec: number } | { kind: 'bulk' };
+  load:
+    | { kind: 'none' }
+    | { kind: 'paced'; bitsPerSec: number }
+    | { kind: 'bulk' }
+    | { kind: 'curl-limit'; bitsPerSec: number };
 }
 
 /** p-quantile of xs (nearest rank), NaN when empty. */
@@ -180,7 +191,7 @@ interface DelayResult {
 
 async function addedDelay(sc: Scenario): Promise<DelayResult> {
   const link = await createLink({
-    profile: { rttMs: RTT_MS, rateBitsPerSec: RATE },
+    profile: { rttMs: RTT_MS, ...(RATE > 0 ? { rateBitsPerSec: RATE } : {}) },
     backend: 'relay',
     relayTraceCapacity: 600_000,
   });
@@ -197,7 +208,10 @@ async function addedDelay(sc: Scenario): Promise<DelayResult> {
         sc.load.kind === 'paced'
           ? `http://${link.serverAddress}:${peer.h1Port}/paced/${Math.round(sc.load.bitsPerSec / 8)}/20000`
           : `http://${link.serverAddress}:${peer.h1Port}/bytes/${4 * 1024 ** 3}`;
-      load = spawn('curl', ['-s', '-o', '/dev/null', '--max-time', '20', url]);
+      // curl --limit-rate paces by pausing its reads: TCP then sends window-sized bursts.
+      const limit =
+        sc.load.kind === 'curl-limit' ? ['--limit-rate', String(Math.round(sc.load.bitsPerSec / 8))] : [];
+      load = spawn('curl', ['-s', '-o', '/dev/null', '--max-time', '20', ...limit, url]);
       await new Promise((r) => setTimeout(r, 2000));
     }
     const s0 = await link.stats();
@@ -346,6 +360,7 @@ const allScenarios: Scenario[] = [
   { name: 'paced 50 Mbit/s', load: { kind: 'paced', bitsPerSec: 50e6 } },
   { name: 'paced 90 Mbit/s', load: { kind: 'paced', bitsPerSec: 90e6 } },
   { name: 'bulk TCP (fills the link)', load: { kind: 'bulk' } },
+  { name: 'curl --limit-rate 100 Mbit/s', load: { kind: 'curl-limit', bitsPerSec: 100e6 } },
 ];
 const scenarios = allScenarios.filter(
   (sc) => values.loads === 'all' || values.loads.split(',').some((x) => sc.name.startsWith(x)),
@@ -354,7 +369,7 @@ const f = (x: number) => (Number.isNaN(x) ? '—' : x.toFixed(3));
 const pq = (runs: DelayResult[], pick: (r: DelayResult) => number[], p: number) =>
   `${f(median(runs.map((r) => q(pick(r), p))))}`;
 console.log(
-  `\nAdded delay through a ${RTT_MS} ms RTT, ${RATE / 1e6} Mbit/s link; 500 pings at 10 ms intervals per run; medians of ${runs} runs (ms)`,
+  `\nAdded delay through a ${RTT_MS} ms RTT, ${RATE ? `${RATE / 1e6} Mbit/s` : 'unlimited'} link; 500 pings at 10 ms intervals per run; medians of ${runs} runs (ms)`,
 );
 console.log(
   '\n| load | ping − RTT p50 / p99 (end to end) | model queueing p50 / p99 | end to end − model p50 / p99 (relay + hosts) | relay lateness, all packets p50 / p99 / p99.9 | write() p50 / p99 | idle wake-up late p50 / p99 | GCs (max ms) | late > 0.2 ms while: GC / reading / releasing / idle (wake-up) | relay CPU | rate |',

@@ -24,6 +24,8 @@ export interface NetNative {
   nowMs(): number;
   /** Writes {@link nowMs} into `out[0]` without allocating (the relay's per-batch clock). */
   nowInto?(out: Float64Array): void;
+  /** Busy-waits until {@link nowMs} reaches `deadlineMs` (at most 1 ms). */
+  spinUntil?(deadlineMs: number): void;
   closeFd(fd: number): void;
   /** Calls `cb` whenever `fd` is readable, from Node's own event loop. */
   watch(fd: number, cb: (events: number) => void): unknown;

@@ -26,6 +26,7 @@ export interface StartMessage {
   down: DirectionSpec;
   seed: number;
   slackMs?: number;
+  earlyWakeMs?: number;
   /** Packets to record per-packet timestamps for (0 or absent = no trace). */
   traceCapacity?: number;
 }
@@ -87,6 +88,7 @@ process.on('message', async (raw) => {
         up: model.up,
         down: model.down,
         ...(m.slackMs === undefined ? {} : { slackMs: m.slackMs }),
+        ...(m.earlyWakeMs === undefined ? {} : { earlyWakeMs: m.earlyWakeMs }),
         ...(trace ? { trace } : {}),
       });
       send({ type: 'ready', client: client.name, server: server.name });
