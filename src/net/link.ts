@@ -565,6 +565,11 @@ export function linkWarnings(stats: LinkStats): string[] {
       `the link relay released 1% of packets more than ${late.p99} ms after their due time (max ${late.max} ms): the host was too busy for the emulation to be exact`,
     );
   }
+  if (stats.relayGc && stats.relayGc.maxMs > 5) {
+    out.push(
+      `the link relay paused up to ${stats.relayGc.maxMs.toFixed(1)} ms for garbage collection (${stats.relayGc.count} collections): packets due meanwhile left that much late`,
+    );
+  }
   const refused = (stats.up?.writeErrors ?? 0) + (stats.down?.writeErrors ?? 0);
   if (refused > 0)
     out.push(`the kernel refused ${refused} packets the link relay forwarded (counted as lost)`);

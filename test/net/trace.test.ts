@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { createLink, PACKET_FIELDS, WAKE_FIELDS, WAKE_TIMER } from '../../src/net/index.ts';
+import { createLink, linkWarnings, PACKET_FIELDS, WAKE_FIELDS, WAKE_TIMER } from '../../src/net/index.ts';
 import { icmpEcho, RelayTrace } from '../../src/net/relay-trace.ts';
 import { netSkipReason } from './helpers.ts';
 
@@ -47,6 +47,29 @@ describe('relay trace (no devices)', () => {
     assert.equal(d.packets.length, 2 * PACKET_FIELDS.length);
     assert.deepEqual([...d.wakes], [WAKE_TIMER, 6, 6.005, 6.03, 1]);
     assert.equal(d.wakes.length, WAKE_FIELDS.length);
+  });
+});
+
+describe('link warnings (no devices)', () => {
+  it('name a late relay, a long relay GC pause, refused packets and a saturated relay; nothing when fine', () => {
+    const late = { count: 1000, p50: 0.01, p99: 1.5, p999: 4, max: 9 };
+    assert.deepEqual(
+      linkWarnings({
+        releaseLateMs: { ...late, p99: 0.08 },
+        relayGc: { count: 3, totalMs: 2, maxMs: 0.7 },
+        relayCpu: 0.4,
+      }),
+      [],
+    );
+    const w = linkWarnings({
+      releaseLateMs: late,
+      relayGc: { count: 2, totalMs: 12, maxMs: 10.2 },
+      relayCpu: 0.95,
+    });
+    assert.equal(w.length, 3);
+    assert.match(w[0]!, /1% of packets more than 1\.5 ms/);
+    assert.match(w[1]!, /paused up to 10\.2 ms for garbage collection/);
+    assert.match(w[2]!, /95% of a core/);
   });
 });
 
