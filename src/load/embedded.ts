@@ -20,6 +20,7 @@ export interface EmbeddedTarget {
   caPem?: string;
   /** Why the server's thread died during the run, if it did. */
   failure(): string | undefined;
+
   close(): Promise<void>;
 }
 

@@ -205,6 +205,7 @@ async function execute(
           );
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
+
     const serverAfter = await readServerMetrics(o, target, tls);
     const result = buildResult(o, target, startedAt, parts, {
       cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wallMs),
@@ -294,7 +295,8 @@ function environment(startedAt: string): RunResult['environment'] {
  * Was the load client the bottleneck? Busy (event loop > 90 % utilised) *and* using its CPU (> 60 % of
  * a core per thread), or using > 90 % per thread: `saturated`, these numbers may measure h2lab. An
  * event loop that is busy without getting the CPU was starved by other processes on the machine: not
- * saturated, but said, because such numbers measure the machine's contention.
+ * saturated, but said, because such numbers measure the machine's contention. With the embedded
+ * fixture server the process CPU includes the server's thread, so only the event loop can say.
  */
 export function judgeClient(
   elu: number,
@@ -302,10 +304,19 @@ export function judgeClient(
   workers: number,
   cpus: number,
   loadAverage: number,
+  cpuIncludesServer = false,
 ): { saturated: boolean; note?: string } {
   const threads = Math.max(1, Math.min(workers, cpus));
   const perThread = cpu / threads;
-  const loop = `event loop ${(elu * 100).toFixed(0)}% utilised, ${cpu.toFixed(2)} CPU cores`;
+  const loop = `event loop ${(elu * 100).toFixed(0)}% utilised, ${cpu.toFixed(2)} CPU cores${cpuIncludesServer ? ' with the embedded server' : ''}`;
+  if (cpuIncludesServer) {
+    if (elu <= 0.9) return { saturated: false };
+    const more = workers < cpus ? `; try --workers ${Math.min(cpus, workers * 2)}` : '';
+    return {
+      saturated: true,
+      note: `the load client was busy (${loop}): these numbers may measure h2lab rather than the server${more}`,
+    };
+  }
   if (perThread > 0.9 || (elu > 0.9 && perThread > 0.6)) {
     const more = workers < cpus ? `; try --workers ${Math.min(cpus, workers * 2)}` : '';
     return {
@@ -402,7 +413,7 @@ function buildResult(
   const isH2 = o.protocol !== 'h1';
   const warnings: string[] = [];
   const cpus = os.availableParallelism();
-  const judged = judgeClient(elu, extra.cpu, o.workers, cpus, os.loadavg()[0]!);
+  const judged = judgeClient(elu, extra.cpu, o.workers, cpus, os.loadavg()[0]!, target.embedded);
   const saturated = judged.saturated;
   const note = judged.note;
   if (note) warnings.push(note);

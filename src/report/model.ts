@@ -172,7 +172,10 @@ export interface RunResult {
   /** The load client's own saturation. */
   client: {
     eventLoopUtilization: number;
-    /** CPU seconds used by the load process / wall seconds (1.0 = one core). */
+    /**
+     * CPU seconds used by the load process / wall seconds (1.0 = one core). With the embedded fixture
+     * server this includes the server's thread (it runs in the same process).
+     */
     cpu: number;
     workers: number;
     /** Peak resident set size of the load process (all its threads) at the end of the run, bytes. */

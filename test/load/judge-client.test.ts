@@ -17,3 +17,10 @@ test('a busy loop that has the CPU is saturated; a busy loop without it was star
   assert.equal(judgeClient(0.95, 1.0, 2, 2, 6).saturated, false);
   assert.doesNotMatch(judgeClient(0.95, 1.9, 2, 2, 1).note!, /--workers/, 'no more threads to suggest');
 });
+
+test('with the embedded server in the process, CPU is not the client alone: only the event loop decides', () => {
+  assert.deepEqual(judgeClient(0.3, 0.95, 1, 2, 1, true), { saturated: false });
+  const busy = judgeClient(0.95, 1.2, 1, 2, 1, true);
+  assert.equal(busy.saturated, true);
+  assert.match(busy.note!, /with the embedded server/);
+});
