@@ -25,6 +25,7 @@ import { loadNative } from './native.ts';
 import { netemAvailable, setupNetem } from './netem.ts';
 import {
   allocatePair,
+  deleteNamespace,
   deleteNamespaceSync,
   ip,
   missingPrerequisite,
@@ -224,7 +225,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   try {
     await run('ip', ['netns', 'add', namespace]);
     process.on('exit', onExit);
-    cleanups.push(() => run('ip', ['netns', 'del', namespace]).then(() => {}));
+    cleanups.push(() => deleteNamespace(namespace));
     await ip(namespace, 'link', 'set', 'lo', 'up');
 
     // Inside a namespace only algorithms in the *global* allowed list can be chosen; cubic is not in

@@ -69,7 +69,7 @@ export async function sweepNamespaces(opts: { all?: boolean } = {}): Promise<str
     const stale = pid === undefined ? false : !alive(pid);
     if (opts.all || stale) {
       try {
-        await run('ip', ['netns', 'del', ns]);
+        await deleteNamespace(ns);
         deleted.push(ns);
       } catch {
         // Another sweeper got there first.
@@ -79,8 +79,32 @@ export async function sweepNamespaces(opts: { all?: boolean } = {}): Promise<str
   return deleted;
 }
 
+/**
+ * SIGKILLs every process still inside an h2lab namespace (the server a run started there, or what
+ * `net run` left). Deleting a namespace does not end its processes: they would run on, unreachable,
+ * after their owner is gone. Never throws.
+ */
+export function killNamespaceProcesses(ns: string): void {
+  if (!ns.startsWith(NS_PREFIX)) return;
+  try {
+    const out = execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8', timeout: 5000 });
+    for (const pid of out.split('\n').filter(Boolean).map(Number)) {
+      try {
+        if (pid !== process.pid) process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+  } catch {}
+}
+
+/** Ends the namespace's processes and deletes it. */
+export async function deleteNamespace(ns: string): Promise<void> {
+  killNamespaceProcesses(ns);
+  await run('ip', ['netns', 'del', ns]);
+}
+
 /** Synchronous delete, for process 'exit' handlers. Never throws. */
 export function deleteNamespaceSync(ns: string): void {
+  killNamespaceProcesses(ns);
   try {
     execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore', timeout: 5000 });
   } catch {}

@@ -193,6 +193,10 @@ describe('emulated link (relay backend)', { skip }, () => {
       });
     });
     const ns = /namespace (h2lab-\d+-\d+)/.exec(err)![1]!;
+    const nsPids = () =>
+      execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    // The line above comes just before the command starts: wait for it to be in the namespace.
+    for (let i = 0; i < 50 && nsPids().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     const dev = `h2l${child.pid!.toString(36)}0c`;
     assert.ok(devExists(dev), `${dev} should exist while running`);
     child.kill('SIGKILL');
@@ -201,14 +205,22 @@ describe('emulated link (relay backend)', { skip }, () => {
     for (let i = 0; i < 50 && devExists(dev); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(!devExists(dev), 'client TUN device must vanish with the relay');
     assert.ok((await listH2labNamespaces()).includes(ns), 'the namespace outlives a SIGKILL');
-    // The `sleep` the killed run started is orphaned inside the namespace: stop it (ours to stop).
-    const orphans = execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-    for (const pid of orphans) process.kill(pid, 'SIGKILL');
+    // The `sleep` the killed run started is orphaned inside the namespace; the sweep ends it too
+    // (deleting a namespace alone would leave it running, unreachable).
+    const orphans = nsPids();
+    assert.ok(orphans.length > 0, 'the killed run left its command in the namespace');
     const swept = await sweepNamespaces();
     assert.ok(swept.includes(ns));
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 20 && orphans.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(orphans.filter(alive), [], 'processes left in the swept namespace');
   });
 
   it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', () => {
