@@ -17,6 +17,8 @@ export interface LoadRunnerOptions {
   certFile?: string;
   keyFile?: string;
   insecure?: boolean;
+  /** The target is the embedded fixture server, a thread of this process. */
+  serverInProcess?: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       ...(o.insecure ? { insecure: true } : {}),
       // The comparison reads the server's metrics itself, around each run.
       serverMetrics: false,
+      ...(o.serverInProcess ? { serverInProcess: true } : {}),
     });
     const onAbort = () => run.stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });

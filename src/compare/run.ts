@@ -5,6 +5,7 @@
  */
 
 import { H2labError } from '../errors.ts';
+import { type FixtureThread, startFixtureThread } from '../load/embedded.ts';
 import {
   createLink,
   type Link,
@@ -14,7 +15,7 @@ import {
   startFixtureInLink,
 } from '../net/index.ts';
 import type { WorkloadInput } from '../report/compare-model.ts';
-import { type RunningServer, type ServerOptionsInput, startServer } from '../server/index.ts';
+import type { ServerOptionsInput } from '../server/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
 import { httpMetricsReader, serverViewFromScrapes } from './metrics.ts';
@@ -68,14 +69,15 @@ export async function runComparison(
   hooks: RunComparisonHooks = {},
 ): Promise<StartedComparison> {
   resolveCompareOptions(input); // fail on bad options before a server starts
-  let server: RunningServer | undefined;
+  let server: FixtureThread | undefined;
   let url = input.url;
   let caFile = input.tls?.caFile;
   let metricsUrl = input.metricsUrl;
   let workloads: WorkloadInput[] | undefined = input.workloads;
   const insecure = input.tls?.insecure ?? false;
   if (!url) {
-    server = await startServer({ ...COMPARE_FIXTURE, ...hooks.fixture });
+    // In a thread of its own: the load client must not share its event loop with the server.
+    server = await startFixtureThread({ ...COMPARE_FIXTURE, ...hooks.fixture });
     url = `${server.tlsUrl}/`;
     // Trust the embedded server the way a real client would: through the CA that signed it.
     caFile ??= server.caPath;
@@ -96,6 +98,7 @@ export async function runComparison(
       ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
       ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),
       ...(insecure ? { insecure: true } : {}),
+      ...(server ? { serverInProcess: true } : {}),
     });
   const runCell = linked.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
   const closeLinks = async () => {
@@ -115,13 +118,13 @@ export async function runComparison(
       ...(hooks.onUpdate ? { onUpdate: hooks.onUpdate } : {}),
     });
   } catch (err) {
-    await server?.close(0);
+    await server?.close();
     await closeLinks();
     throw err;
   }
   const done = handle.done.finally(async () => {
     await closeLinks();
-    await server?.close(1000);
+    await server?.close();
   });
   return { ...handle, done, target };
 }

@@ -6,6 +6,7 @@
  */
 import { once } from 'node:events';
 import { type ErrorCode, H2labError } from '../errors.ts';
+import type { ServerOptionsInput } from '../server/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
 import { siblingModule, startThread } from './thread.ts';
 
@@ -29,23 +30,33 @@ export function isEmbedded(url: string | undefined): boolean {
   return url === undefined || url.startsWith('/');
 }
 
+/** The fixture server running in a worker thread of its own. */
+export interface FixtureThread {
+  plainUrl?: string;
+  tlsUrl?: string;
+  /** The development CA that signed the server certificate (PEM), and where it is cached. */
+  caPem?: string;
+  caPath?: string;
+  /** Why the server's thread died, if it did. */
+  failure(): string | undefined;
+  close(): Promise<void>;
+}
+
 interface Started {
   plainUrl?: string;
   tlsUrl?: string;
   caPem?: string;
+  caPath?: string;
   error?: { code: string; message: string; details: Record<string, unknown> };
 }
 
-/** Starts the fixture server on 127.0.0.1 (free ports) and returns the listener the options ask for. */
-export async function startEmbeddedServer(o: ResolvedLoadOptions): Promise<EmbeddedTarget> {
-  const plain = o.embeddedListener === 'plain';
-  const worker = startThread(siblingModule('embedded-thread'), {
-    host: '127.0.0.1',
-    port: 0,
-    tlsPort: 0,
-    plain,
-    tls: !plain,
-  });
+/**
+ * Starts the fixture server with `options` in a worker thread, so that a load client in this thread
+ * measures only itself (its event loop and CPU are not mixed with the server's work). Rejects with
+ * the server's H2labError (a busy port, unreadable certificates, ...).
+ */
+export async function startFixtureThread(options: ServerOptionsInput): Promise<FixtureThread> {
+  const worker = startThread(siblingModule('embedded-thread'), options);
   const [msg] = (await Promise.race([
     once(worker, 'message'),
     once(worker, 'error').then(([e]) => Promise.reject(e)),
@@ -58,16 +69,30 @@ export async function startEmbeddedServer(o: ResolvedLoadOptions): Promise<Embed
   worker.on('error', (err) => {
     failure = `the embedded fixture server crashed during the run (${err.message}): later requests could not connect`;
   });
-  const base = plain ? msg.plainUrl : msg.tlsUrl;
-  const path = o.url?.startsWith('/') ? o.url : EMBEDDED_DEFAULT_PATH;
   return {
-    url: `${base}${path}`,
+    ...(msg.plainUrl ? { plainUrl: msg.plainUrl } : {}),
+    ...(msg.tlsUrl ? { tlsUrl: msg.tlsUrl } : {}),
     ...(msg.caPem ? { caPem: msg.caPem } : {}),
+    ...(msg.caPath ? { caPath: msg.caPath } : {}),
     failure: () => failure,
     close: async () => {
       worker.postMessage('close');
       await Promise.race([once(worker, 'message'), new Promise((r) => setTimeout(r, 5000))]);
       await worker.terminate();
     },
+  };
+}
+
+/** Starts the fixture server on 127.0.0.1 (free ports) and returns the listener the options ask for. */
+export async function startEmbeddedServer(o: ResolvedLoadOptions): Promise<EmbeddedTarget> {
+  const plain = o.embeddedListener === 'plain';
+  const f = await startFixtureThread({ host: '127.0.0.1', port: 0, tlsPort: 0, plain, tls: !plain });
+  const base = plain ? f.plainUrl : f.tlsUrl;
+  const path = o.url?.startsWith('/') ? o.url : EMBEDDED_DEFAULT_PATH;
+  return {
+    url: `${base}${path}`,
+    ...(f.caPem ? { caPem: f.caPem } : {}),
+    failure: f.failure,
+    close: f.close,
   };
 }

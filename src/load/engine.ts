@@ -413,7 +413,14 @@ function buildResult(
   const isH2 = o.protocol !== 'h1';
   const warnings: string[] = [];
   const cpus = os.availableParallelism();
-  const judged = judgeClient(elu, extra.cpu, o.workers, cpus, os.loadavg()[0]!, target.embedded);
+  const judged = judgeClient(
+    elu,
+    extra.cpu,
+    o.workers,
+    cpus,
+    os.loadavg()[0]!,
+    target.embedded || o.serverInProcess === true,
+  );
   const saturated = judged.saturated;
   const note = judged.note;
   if (note) warnings.push(note);

@@ -107,6 +107,12 @@ export const LoadOptionsSchema = z.strictObject({
    * docs/design.md). Default: only for the embedded target.
    */
   serverMetrics: z.boolean().optional(),
+  /**
+   * The target runs in this process (a thread of its own, as compare's embedded server does): the
+   * process CPU then includes it, so only the event loop judges client saturation. Implied for the
+   * embedded target.
+   */
+  serverInProcess: z.boolean().optional(),
 });
 
 /** What a caller passes (defaults optional). */

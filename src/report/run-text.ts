@@ -87,7 +87,7 @@ export function renderRunText(r: RunResult): string {
   out.push(
     row(
       'client',
-      `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU${r.target.embedded ? ' (with the embedded server thread)' : ''}, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
+      `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU${r.target.embedded || r.options.serverInProcess ? ' (with the embedded server thread)' : ''}, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
     ),
   );
   if (r.server) {
