@@ -65,7 +65,7 @@ process.on('exit', () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 });
-process.on('SIGINT', () => process.exit(130));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
 const www = join(dir, 'www');
 mkdirSync(www);
 writeFileSync(join(www, '1k'), Buffer.alloc(1024, 97));
@@ -225,3 +225,6 @@ for (const [n] of nodes) {
     `  h1: ${n} / h2load --h1       ${(m(`h1 ${n} -p h1 --connections 16`) / m('h1 h2load --h1 -c16')).toFixed(2)}`,
   );
 }
+
+// The nginx child keeps the event loop alive: exit, which stops it (the 'exit' handler above).
+process.exit(0);

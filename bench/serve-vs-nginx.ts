@@ -53,7 +53,7 @@ const cleanup = () => {
   rmSync(dir, { recursive: true, force: true });
 };
 process.on('exit', cleanup);
-process.on('SIGINT', () => process.exit(130));
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
 
 // --- h2lab serve (its own process, as users run it) ------------------------------------------------
 const h2lab = spawn(
