@@ -6,13 +6,13 @@
 // Both HTTP/2 clients speak h2c (prior knowledge) so TLS cost does not blur the comparison.
 // Prints req/s per run, medians and ratios; --node PATH runs h2lab under another Node as well.
 // Usage: node --import tsx bench/load-vs-reference.ts [--rounds 3] [--seconds 5] [--node PATH]
-import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort, median, requireTools, scratch } from './common.ts';
 
 const { values } = parseArgs({
   options: {
@@ -24,11 +24,6 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const run = (cmd: string, args: string[]): Promise<string> =>
   new Promise((resolve, reject) => {
     execFile(
@@ -40,32 +35,13 @@ const run = (cmd: string, args: string[]): Promise<string> =>
     );
   });
 
-for (const [cmd, arg] of [
+requireTools([
   ['nginx', '-v'],
   ['h2load', '--version'],
-] as const) {
-  if (spawnSync(cmd, [arg], { stdio: 'ignore' }).status !== 0) {
-    console.error(`${cmd} is not installed (Debian: nginx, nghttp2-client)`);
-    process.exit(2);
-  }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+]);
 
 // --- nginx: one worker, 1 KiB from a file, h2c on one port and HTTP/1.1 on another ----------------
-const children: ChildProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-load-'));
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
-});
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
+const { dir, children } = scratch('h2lab-bench-load-');
 const www = join(dir, 'www');
 mkdirSync(www);
 writeFileSync(join(www, '1k'), Buffer.alloc(1024, 97));

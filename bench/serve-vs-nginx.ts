@@ -4,13 +4,13 @@
 // a bare Node server (respond + end, nothing else) runs too, to show how much of the gap is Node's own.
 // Target (issue 2): ratio ≥ 0.5 on both protocols.
 // Usage: node --import tsx bench/serve-vs-nginx.ts [--rounds 5] [--seconds 5] [--json FILE]
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort, median, requireTools, scratch } from './common.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,38 +22,13 @@ const { values } = parseArgs({
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
-for (const [cmd, arg] of [
+requireTools([
   ['nginx', '-v'],
   ['h2load', '--version'],
-] as const) {
-  if (spawnSync(cmd, [arg], { stdio: 'ignore' }).status !== 0) {
-    console.error(`${cmd} is not installed (Debian: nginx, nghttp2-client)`);
-    process.exit(2);
-  }
-}
+]);
 
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => s.once('listening', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-const children: ChildProcess[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-nginx-'));
-const cleanup = () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
-};
-process.on('exit', cleanup);
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
+const { dir, children, cleanup } = scratch('h2lab-bench-nginx-');
 
 // --- h2lab serve (its own process, as users run it) ------------------------------------------------
 const h2lab = spawn(

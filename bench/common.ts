@@ -1,0 +1,49 @@
+// What the benchmark harnesses share: medians, a check for the tools they drive, free ports, and a
+// scratch directory whose child processes (nginx, servers) are stopped however the harness ends.
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The median (the mean of the two middle values for an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Exits 2 naming the Debian package when one of `tools` ([command, version flag]) does not run. */
+export function requireTools(tools: ReadonlyArray<readonly [string, string]>): void {
+  for (const [cmd, arg] of tools) {
+    if (spawnSync(cmd, [arg], { stdio: 'ignore' }).status !== 0) {
+      console.error(`${cmd} is not installed (Debian: nginx, nghttp2-client)`);
+      process.exit(2);
+    }
+  }
+}
+
+/** A free loopback port: bind port 0, read it, release it. */
+export async function freePort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => s.once('listening', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/**
+ * A scratch directory named `prefix…` and a list of child processes; on exit (also Ctrl-C, SIGTERM,
+ * SIGHUP) the children get SIGTERM and the directory is removed. Harnesses end with process.exit().
+ */
+export function scratch(prefix: string): { dir: string; children: ChildProcess[]; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const children: ChildProcess[] = [];
+  const cleanup = (): void => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', cleanup);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
+  return { dir, children, cleanup };
+}
