@@ -7,6 +7,7 @@
  */
 import type { BrowserRequest, BrowserResult, BurstRun } from '../browser/result.ts';
 import { formatMs } from '../util/units.ts';
+import { cancelRows } from './browser-text.ts';
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(s: string): string {
@@ -173,18 +174,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
           'wanted tile',
           'idle baseline',
         ],
-        result.cancelSummaries.map((c) => [
-          label(c.target),
-          c.serverMode,
-          Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),
-          c.server ? String(c.server.reachedHandler) : '—',
-          c.server ? String(c.server.cancellations.queued ?? 0) : '—',
-          c.server ? String(c.server.cancellations.running ?? 0) : '—',
-          c.server ? String(c.server.jobs.unwanted ?? 0) : '—',
-          c.server ? String(c.server.rstStreamByCode['8'] ?? 0) : '—',
-          formatMs(c.wantedMs),
-          formatMs(c.baselineMs),
-        ]),
+        cancelRows(result, label),
       ),
     );
   }

@@ -22,6 +22,25 @@ function range(x: { median: number; min: number; max: number }): string {
 }
 
 /** The whole result for a terminal. */
+/**
+ * One row per cancellation summary (text and HTML share it): target, server mode, when the abort
+ * happened, the server's counts, the wanted tile's time and the idle baseline.
+ */
+export function cancelRows(result: BrowserResult, label: (id: string) => string): string[][] {
+  return result.cancelSummaries.map((c) => [
+    label(c.target),
+    c.serverMode,
+    Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),
+    c.server ? String(c.server.reachedHandler) : '—',
+    c.server ? String(c.server.cancellations.queued ?? 0) : '—',
+    c.server ? String(c.server.cancellations.running ?? 0) : '—',
+    c.server ? String(c.server.jobs.unwanted ?? 0) : '—',
+    c.server ? String(c.server.rstStreamByCode['8'] ?? 0) : '—',
+    formatMs(c.wantedMs),
+    formatMs(c.baselineMs),
+  ]);
+}
+
 export function renderBrowserText(result: BrowserResult): string {
   const out: string[] = [];
   const label = (id: string) => result.targets.find((t) => t.id === id)?.label ?? id;
@@ -88,18 +107,7 @@ export function renderBrowserText(result: BrowserResult): string {
           'wanted',
           'idle',
         ],
-        result.cancelSummaries.map((c) => [
-          label(c.target),
-          c.serverMode,
-          Number.isNaN(c.actualAbortMs) ? 'never' : formatMs(c.actualAbortMs),
-          c.server ? String(c.server.reachedHandler) : '—',
-          c.server ? String(c.server.cancellations.queued ?? 0) : '—',
-          c.server ? String(c.server.cancellations.running ?? 0) : '—',
-          c.server ? String(c.server.jobs.unwanted ?? 0) : '—',
-          c.server ? String(c.server.rstStreamByCode['8'] ?? 0) : '—',
-          formatMs(c.wantedMs),
-          formatMs(c.baselineMs),
-        ]),
+        cancelRows(result, label),
       ),
     );
   }
