@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Cell } from '../compare/engine.ts';
 import { COMPARE_DEFAULTS, type CompareOptionsInput, sizeWorkload } from '../compare/options.ts';
 import { writeResultsAtomic } from '../compare/results-file.ts';
@@ -36,6 +36,7 @@ interface CompareFlags {
   h1Connections?: string;
   h2Sessions?: string;
   workers?: string;
+  window?: string;
   net?: string;
   ca?: string;
   cert?: string;
@@ -130,6 +131,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (f.h1Connections) o.h1Connections = parseInteger(f.h1Connections, '--h1-connections', 1, 10_000);
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
+  if (f.window) o.window = f.window as 'node' | 'browser' | 'max';
   if (f.net) {
     const profiles = parseList(f.net);
     // Each name must be a link preset (src/net) or `loopback`; behind a link the embedded fixture
@@ -222,6 +224,12 @@ export function register(program: Command): void {
       `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
     )
     .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')
+    .addOption(
+      new Option(
+        '--window <preset>',
+        'HTTP/2 flow-control windows: node (64 KiB, default), browser, max',
+      ).choices(['node', 'browser', 'max']),
+    )
     .option(
       '--net <profiles>',
       `network profiles to compare over, e.g. loopback,wan,lossy (${profileNames().join(', ')})`,

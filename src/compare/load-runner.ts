@@ -17,6 +17,8 @@ export interface LoadRunnerOptions {
   certFile?: string;
   keyFile?: string;
   insecure?: boolean;
+  /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default `node`. */
+  window?: 'node' | 'browser' | 'max';
   /** The target is the embedded fixture server, a thread of this process. */
   serverInProcess?: boolean;
 }
@@ -51,6 +53,7 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       ...(o.insecure ? { insecure: true } : {}),
       // The comparison reads the server's metrics itself, around each run.
       serverMetrics: false,
+      ...(o.window ? { window: o.window } : {}),
       ...(o.serverInProcess ? { serverInProcess: true } : {}),
     });
     const onAbort = () => run.stop();

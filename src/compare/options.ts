@@ -7,6 +7,9 @@ import { H2labError } from '../errors.ts';
 import { strategySchema, type WorkloadInput, workloadSchema } from '../report/compare-model.ts';
 import { formatBytes } from '../util/units.ts';
 
+/** The window presets compare offers (explicit sizes are a `bench` matter). */
+const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
+
 /** Defaults, each with its unit and why. */
 export const COMPARE_DEFAULTS = Object.freeze({
   protocols: ['h1', 'h2', 'h2-pool'] as const,
@@ -74,6 +77,12 @@ export const compareOptionsSchema = z
     h1Connections: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h1Connections),
     h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
     workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
+    window: z
+      .enum(WINDOW_PRESETS)
+      .default('node')
+      .describe(
+        'HTTP/2 flow-control windows of every h2 and h2-pool run: node (64 KiB), browser (Chromium: 6 MiB stream, 15 MiB connection), max (2^31-1), explicit sizes are a bench option.',
+      ),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     tls: tlsOptionsSchema.optional(),

@@ -94,6 +94,7 @@ export async function runComparison(
       h1Connections: options.h1Connections,
       h2PoolSessions: options.h2PoolSessions,
       workers: options.workers,
+      window: options.window,
       ...(caFile ? { caFile } : {}),
       ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
       ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),

@@ -274,7 +274,7 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
   if (capped.length > 0) {
     const win = capped[0]!.r.transport.window!;
     notes.push(
-      `Each response (${formatBytes(capped[0]!.r.throughput.bytesIn / capped[0]!.r.counts.ok)}) is larger than the HTTP/2 flow-control window the client advertised (${formatBytes(win.connectionWindowBytes)} per connection, ${formatBytes(win.streamWindowBytes)} per stream, preset "${win.preset}"): the sender waits for WINDOW_UPDATE frames, which on loopback costs little but on a real network caps each connection at window/RTT.`,
+      `Each response (${formatBytes(capped[0]!.r.throughput.bytesIn / capped[0]!.r.counts.ok)}) is larger than the HTTP/2 flow-control window the client advertised (${formatBytes(win.connectionWindowBytes)} per connection, ${formatBytes(win.streamWindowBytes)} per stream, preset "${win.preset}"): the sender waits for WINDOW_UPDATE frames, which on loopback costs little but on a real network caps each connection at window/RTT${win.preset === 'node' ? ' (compare --window browser uses what Chromium advertises)' : ''}.`,
     );
   }
   const hits = runs.filter(({ r }) => (r.connections.streamCapHits ?? 0) > 0);
