@@ -73,6 +73,8 @@ test('compare against the embedded fixture server prints the table and writes re
     '3',
     '--duration',
     '200ms',
+    '--window',
+    'browser',
     '--out',
     out,
   ]);
@@ -88,6 +90,11 @@ test('compare against the embedded fixture server prints the table and writes re
     assert.equal(c.status, 'done', `${c.id}: ${c.note}`);
     assert.equal(c.runs.length, 3);
     assert.equal(c.runs[0]!.protocol.negotiated, c.protocol === 'h1' ? 'http/1.1' : 'h2');
+    // --window is the stated window of every HTTP/2 run, carried by h2lab's own client.
+    if (c.protocol !== 'h1') {
+      assert.equal(c.runs[0]!.transport.window?.preset, 'browser');
+      assert.equal(c.runs[0]!.transport.client, 'h2lab');
+    }
     // The server's own view was read around every run.
     assert.ok((c.runs[1]!.server?.requests ?? 0) > 0, `${c.id} has no server view`);
   }
