@@ -28,6 +28,13 @@ export const FrameType = {
   CONTINUATION: 0x9,
 } as const;
 
+/** RFC 9113 §6.9.2: the initial window of every stream and of the connection, bytes. */
+export const DEFAULT_WINDOW_BYTES = 65_535;
+/** RFC 9113 §6.9.1: the largest flow-control window, bytes. */
+export const MAX_WINDOW_BYTES = 2 ** 31 - 1;
+/** RFC 9113 §4.2: SETTINGS_MAX_FRAME_SIZE until a peer raises it, bytes. */
+export const DEFAULT_MAX_FRAME_BYTES = 16_384;
+
 /** The ACK flag of SETTINGS and PING frames (RFC 9113 §6.5, §6.7). */
 export const FLAG_ACK = 0x1;
 
@@ -39,7 +46,7 @@ export const FRAME_HEADER_BYTES = 9;
  * SETTINGS_MAX_FRAME_SIZE, which the probe leaves at its initial 16,384 (RFC 9113 §4.2); anything
  * larger is a protocol error (or not HTTP/2 at all, e.g. "HTTP/1.1 400" read as a frame header).
  */
-export const MAX_ACCEPTED_PAYLOAD_BYTES = 16_384;
+export const MAX_ACCEPTED_PAYLOAD_BYTES = DEFAULT_MAX_FRAME_BYTES;
 
 /** Setting identifiers (RFC 9113 §6.5.2; ENABLE_CONNECT_PROTOCOL: RFC 8441; NO_RFC7540_PRIORITIES: RFC 9218). */
 export const SETTING_NAMES: Readonly<Record<number, string>> = Object.freeze({
@@ -69,7 +76,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, number | null>> = Object.
 });
 
 /** The initial connection flow-control window, bytes (RFC 9113 §6.9.2); only WINDOW_UPDATE changes it. */
-export const INITIAL_CONNECTION_WINDOW_BYTES = 65_535;
+export const INITIAL_CONNECTION_WINDOW_BYTES = DEFAULT_WINDOW_BYTES;
 
 /** One decoded frame. `payload` is a view into the reader's buffer copy. */
 export interface Frame {

@@ -19,20 +19,22 @@
  * (deprecated, RFC 9113 §5.3).
  */
 import type net from 'node:net';
-import { CLIENT_PREFACE, FRAME_HEADER_BYTES, FrameType, H2_ERROR_NAMES } from './frames.ts';
+import {
+  CLIENT_PREFACE,
+  DEFAULT_MAX_FRAME_BYTES,
+  DEFAULT_WINDOW_BYTES,
+  FLAG_ACK,
+  FRAME_HEADER_BYTES,
+  FrameType,
+  H2_ERROR_NAMES,
+  MAX_WINDOW_BYTES,
+} from './frames.ts';
 import { DEFAULT_HEADER_TABLE_BYTES, HpackDecoder, HpackError } from './hpack.ts';
 
-/** RFC 9113 §6.9.2: the initial window of every stream and of the connection. */
-export const DEFAULT_WINDOW_BYTES = 65_535;
-/** RFC 9113 §6.9.1: the largest window. */
-export const MAX_WINDOW_BYTES = 2 ** 31 - 1;
-/** RFC 9113 §4.2: SETTINGS_MAX_FRAME_SIZE before the peer raises it (and what this client accepts). */
-export const DEFAULT_MAX_FRAME_BYTES = 16_384;
 /** A peer that announced no SETTINGS_MAX_CONCURRENT_STREAMS allows any number (RFC 9113 §5.1.2). */
 export const UNLIMITED_STREAMS = 2 ** 32 - 1;
 
 const F_END_STREAM = 0x1;
-const F_ACK = 0x1;
 const F_END_HEADERS = 0x4;
 const F_PADDED = 0x8;
 const F_PRIORITY = 0x20;
@@ -195,13 +197,13 @@ export class H2ClientSession {
       [0x2, 0], // ENABLE_PUSH
       [0x4, Math.min(opts.streamWindowBytes, MAX_WINDOW_BYTES)], // INITIAL_WINDOW_SIZE
     ];
-    const p = this.frameHeader(settings.length * 6, FrameType.SETTINGS, 0, 0);
+    let p = this.frameHeader(settings.length * 6, FrameType.SETTINGS, 0, 0);
     for (const [id, v] of settings) {
-      this.arena.writeUInt16BE(id, p.off);
-      this.arena.writeUInt32BE(v, p.off + 2);
-      p.off += 6;
+      this.arena.writeUInt16BE(id, p);
+      this.arena.writeUInt32BE(v, p + 2);
+      p += 6;
     }
-    this.arenaPos = p.off;
+    this.arenaPos = p;
     const extra = Math.min(opts.connectionWindowBytes, MAX_WINDOW_BYTES) - DEFAULT_WINDOW_BYTES;
     if (extra > 0) this.windowUpdate(0, extra);
     this.flush();
@@ -278,7 +280,7 @@ export class H2ClientSession {
     if (this.closed) return;
     this.goaway(H2Code.NO_ERROR, '');
     this.flush();
-    this.terminate('session closed by the client');
+    this.terminate('session closed by the client', true);
   }
 
   /** Closes the connection at once. */
@@ -377,10 +379,10 @@ export class H2ClientSession {
         throw new ConnError(H2Code.PROTOCOL_ERROR, 'PUSH_PROMISE although SETTINGS_ENABLE_PUSH is 0');
       case FrameType.PING:
         if (end - start !== 8 || sid !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'malformed PING');
-        if (!(flags & F_ACK)) {
-          const p = this.frameHeader(8, FrameType.PING, F_ACK, 0);
-          buf.copy(this.arena, p.off, start, end);
-          this.arenaPos = p.off + 8;
+        if (!(flags & FLAG_ACK)) {
+          const p = this.frameHeader(8, FrameType.PING, FLAG_ACK, 0);
+          buf.copy(this.arena, p, start, end);
+          this.arenaPos = p + 8;
         }
         return;
       case FrameType.GOAWAY:
@@ -500,7 +502,7 @@ export class H2ClientSession {
 
   private onSettingsFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
     if (sid !== 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'SETTINGS on a stream');
-    if (flags & F_ACK) return;
+    if (flags & FLAG_ACK) return;
     if ((end - start) % 6 !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'SETTINGS of wrong size');
     for (let p = start; p < end; p += 6) {
       const id = buf.readUInt16BE(p);
@@ -531,8 +533,7 @@ export class H2ClientSession {
           break;
       }
     }
-    const p = this.frameHeader(0, FrameType.SETTINGS, F_ACK, 0);
-    this.arenaPos = p.off;
+    this.frameHeader(0, FrameType.SETTINGS, FLAG_ACK, 0);
     if (this.sending.length > 0) this.pumpBodies();
     if (!this.settingsSeen) {
       this.settingsSeen = true;
@@ -563,8 +564,8 @@ export class H2ClientSession {
 
   // ---- writing ------------------------------------------------------------------------------------
 
-  /** Reserves a frame header for a payload of `len` bytes in the arena; the payload goes at `off`. */
-  private frameHeader(len: number, type: number, flags: number, sid: number): { off: number } {
+  /** Writes a frame header for a payload of `len` bytes into the arena; returns where the payload goes. */
+  private frameHeader(len: number, type: number, flags: number, sid: number): number {
     if (this.arena.length - this.arenaPos < FRAME_HEADER_BYTES + len) this.newArena(FRAME_HEADER_BYTES + len);
     const a = this.arena;
     let o = this.arenaPos;
@@ -576,7 +577,7 @@ export class H2ClientSession {
     a.writeUInt32BE(sid, o);
     o += 4;
     this.arenaPos = o;
-    return { off: o };
+    return o;
   }
 
   /** Moves what the arena holds to the output list and starts a fresh arena with `need` bytes free. */
@@ -604,8 +605,8 @@ export class H2ClientSession {
     const max = this.peerMaxFrame;
     if (block.length <= max) {
       const p = this.frameHeader(block.length, FrameType.HEADERS, flags | F_END_HEADERS, sid);
-      block.copy(this.arena, p.off);
-      this.arenaPos = p.off + block.length;
+      block.copy(this.arena, p);
+      this.arenaPos = p + block.length;
       return;
     }
     // Larger than a frame: HEADERS then CONTINUATION frames, back to back (RFC 9113 §6.10).
@@ -615,31 +616,31 @@ export class H2ClientSession {
       const type = o === 0 ? FrameType.HEADERS : FrameType.CONTINUATION;
       const f = (o === 0 ? flags : 0) | (last ? F_END_HEADERS : 0);
       const p = this.frameHeader(part.length, type, f, sid);
-      part.copy(this.arena, p.off);
-      this.arenaPos = p.off + part.length;
+      part.copy(this.arena, p);
+      this.arenaPos = p + part.length;
     }
   }
 
   private windowUpdate(sid: number, inc: number): void {
     const p = this.frameHeader(4, FrameType.WINDOW_UPDATE, 0, sid);
-    this.arena.writeUInt32BE(inc, p.off);
-    this.arenaPos = p.off + 4;
+    this.arena.writeUInt32BE(inc, p);
+    this.arenaPos = p + 4;
   }
 
   private rstStream(sid: number, code: number): void {
     const p = this.frameHeader(4, FrameType.RST_STREAM, 0, sid);
-    this.arena.writeUInt32BE(code, p.off);
-    this.arenaPos = p.off + 4;
+    this.arena.writeUInt32BE(code, p);
+    this.arenaPos = p + 4;
   }
 
   private goaway(code: number, debug: string): void {
     const d = Buffer.from(debug, 'utf8');
     const p = this.frameHeader(8 + d.length, FrameType.GOAWAY, 0, 0);
     // Last stream id: the highest server-initiated stream we processed — none (push is off).
-    this.arena.writeUInt32BE(0, p.off);
-    this.arena.writeUInt32BE(code, p.off + 4);
-    d.copy(this.arena, p.off + 8);
-    this.arenaPos = p.off + 8 + d.length;
+    this.arena.writeUInt32BE(0, p);
+    this.arena.writeUInt32BE(code, p + 4);
+    d.copy(this.arena, p + 8);
+    this.arenaPos = p + 8 + d.length;
   }
 
   /** Sends request body DATA as far as the stream and connection send windows allow. */
@@ -725,7 +726,8 @@ export class H2ClientSession {
     this.terminate(detail);
   }
 
-  private terminate(why: string): void {
+  /** Ends the connection; `clean` when the client closed it on purpose (onClose gets no error). */
+  private terminate(why: string, clean = false): void {
     if (this.closed) return;
     this.closed = true;
     const w = this.readyWait;
@@ -742,6 +744,6 @@ export class H2ClientSession {
     // end() lets a queued GOAWAY out first; destroy() follows so a peer that never closes cannot hold it.
     this.socket.end();
     this.socket.destroy();
-    this.onClose?.(why === 'session closed by the client' ? undefined : why);
+    this.onClose?.(clean ? undefined : why);
   }
 }

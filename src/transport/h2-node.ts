@@ -6,13 +6,11 @@
  */
 import http2 from 'node:http2';
 import net from 'node:net';
+import { UNLIMITED_STREAMS } from '../h2/session.ts';
 import { ConnectError, type ConnectTarget } from './connect.ts';
 import { connectH2, DEFAULT_WINDOW, type H2Options, MAX_WINDOW, protocolMismatch } from './h2-session.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
-
-/** What "no limit announced" looks like through node's remoteSettings (we set it so, below). */
-const UNLIMITED_STREAMS = 2 ** 32 - 1;
 
 /**
  * Opens one session: TCP (+TLS with ALPN h2), the connection preface, then waits for the server's

@@ -75,10 +75,8 @@ export async function connectH2(opts: H2Options): Promise<Connected> {
   return c;
 }
 
-/** The largest value of a 31-bit window (RFC 9113 §6.9.1). */
-export const MAX_WINDOW = 2 ** 31 - 1;
-/** The RFC 9113 §6.9.2 default window for streams and the connection. */
-export const DEFAULT_WINDOW = 65_535;
+/** The largest window (RFC 9113 §6.9.1) and the initial one (§6.9.2), bytes. */
+export { DEFAULT_WINDOW_BYTES as DEFAULT_WINDOW, MAX_WINDOW_BYTES as MAX_WINDOW } from '../h2/frames.ts';
 
 /** H2LAB_ERR_PROTOCOL_MISMATCH for a server that would not speak HTTP/2. */
 export function protocolMismatch(requested: WireProtocol, negotiated: string, authority: string): H2labError {

@@ -181,7 +181,6 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     const s = r.sample;
     s.endMs = this.now();
     if (r.stream) s.streamId = r.stream.id;
-    this.lastActiveMs = s.endMs;
     const failure = this.closing && reason === 'connection' ? 'aborted' : classify(r, reason, code);
     if (failure) {
       s.error = failure;

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import {
@@ -17,8 +16,8 @@ import {
   huffmanEncode,
   RequestEncoder,
 } from '../../src/h2/hpack.ts';
-import { H2ClientSession, type StreamHandler } from '../../src/h2/session.ts';
 import { createTransport } from '../../src/transport/index.ts';
+import { get, serve, session } from './helpers.ts';
 
 const hex = (s: string): Buffer => Buffer.from(s, 'hex');
 
@@ -189,58 +188,27 @@ test('malformed blocks are COMPRESSION_ERRORs, not guesses', () => {
  */
 test('decodes what nghttp2 encodes over 300 responses on one connection', async () => {
   const rnd = fc.sample(fc.string({ minLength: 0, maxLength: 120 }), { numRuns: 400, seed: 7 });
-  const server = http2.createServer();
-  server.on('stream', (stream, h) => {
+  const srv = await serve((stream, h) => {
     const i = Number(String(h[':path']).slice(1));
-    const headers: http2.OutgoingHttpHeaders = {
+    stream.respond({
       ':status': 200 + (i % 5),
       'x-fixed': 'always the same value',
       'x-seq': String(i),
       'x-rand': encodeURIComponent(rnd[i % rnd.length]!),
       'x-big': 'b'.repeat((i * 37) % 1500),
       'cache-control': i % 2 ? 'no-cache' : 'private, max-age=60',
-    };
-    stream.respond(headers);
+    });
     stream.end();
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const socket = net.connect({ host: '127.0.0.1', port });
-  await new Promise((r) => socket.once('connect', r));
-  const s = new H2ClientSession(socket, {
-    streamWindowBytes: 65_535,
-    connectionWindowBytes: 65_535,
-    collectHeaders: true,
-  });
+  const s = await session(srv.port);
   try {
-    await s.ready(5000);
     const got: Array<Array<[string, string]>> = [];
     for (let i = 0; i < 300; i += 30) {
-      await Promise.all(
-        Array.from({ length: 30 }, (_, k) => {
-          const n = i + k;
-          return new Promise<void>((resolve, reject) => {
-            const h: StreamHandler = {
-              onHeaders: (_status, headers) => {
-                got[n] = headers!;
-              },
-              onData: () => {},
-              onEnd: (reason, _code, detail) =>
-                reason === 'end' ? resolve() : reject(new Error(`${reason} ${detail}`)),
-            };
-            s.request(
-              encodeHeaderBlock([
-                [':method', 'GET'],
-                [':scheme', 'http'],
-                [':authority', `127.0.0.1:${port}`],
-                [':path', `/${n}`],
-              ]),
-              undefined,
-              h,
-            );
-          });
-        }),
-      );
+      const batch = await Promise.all(Array.from({ length: 30 }, (_, k) => get(s, srv.port, `/${i + k}`)));
+      batch.forEach((g, k) => {
+        assert.equal(g.reason, 'end', `/${i + k}`);
+        got[i + k] = g.headers;
+      });
     }
     for (let i = 0; i < 300; i++) {
       const m = new Map(got[i]);
@@ -253,7 +221,7 @@ test('decodes what nghttp2 encodes over 300 responses on one connection', async 
     }
   } finally {
     s.close();
-    await new Promise((r) => server.close(r));
+    await srv.close();
   }
 });
 

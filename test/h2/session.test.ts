@@ -10,81 +10,10 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { encodeHeaderBlock } from '../../src/h2/hpack.ts';
-import { H2ClientSession, type H2SessionOptions, type StreamEndReason } from '../../src/h2/session.ts';
+import { H2ClientSession } from '../../src/h2/session.ts';
 import { createTransport } from '../../src/transport/index.ts';
 import { freePort, haveNginx, type Nginx, startNginx } from '../probe/nginx.ts';
-
-interface Got {
-  status: number;
-  headers: Array<[string, string]>;
-  bytes: number;
-  reason: StreamEndReason;
-  code: number;
-}
-
-/** A node:http2 server whose stream handler is `handler`; returns its port and the sessions it saw. */
-async function serve(
-  handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void,
-  options: http2.ServerOptions = {},
-): Promise<{ port: number; sessions: http2.ServerHttp2Session[]; close: () => Promise<void> }> {
-  const server = http2.createServer(options);
-  const sessions: http2.ServerHttp2Session[] = [];
-  server.on('session', (s) => sessions.push(s));
-  server.on('stream', (stream, headers) => {
-    stream.on('error', () => {});
-    handler(stream, headers);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    sessions,
-    close: async () => {
-      for (const s of sessions) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
-
-async function session(port: number, opts: Partial<H2SessionOptions> = {}): Promise<H2ClientSession> {
-  const socket = net.connect({ host: '127.0.0.1', port });
-  await new Promise((r) => socket.once('connect', r));
-  const s = new H2ClientSession(socket, {
-    streamWindowBytes: 65_535,
-    connectionWindowBytes: 65_535,
-    collectHeaders: true,
-    ...opts,
-  });
-  await s.ready(5000);
-  return s;
-}
-
-function get(s: H2ClientSession, port: number, path: string, body?: Uint8Array): Promise<Got> {
-  return new Promise((resolve) => {
-    const got: Got = { status: -1, headers: [], bytes: 0, reason: 'end', code: 0 };
-    const fields: Array<[string, string]> = [
-      [':method', body ? 'POST' : 'GET'],
-      [':scheme', 'http'],
-      [':authority', `127.0.0.1:${port}`],
-      [':path', path],
-    ];
-    if (body) fields.push(['content-length', String(body.length)]);
-    s.request(encodeHeaderBlock(fields), body, {
-      onHeaders: (status, headers) => {
-        got.status = status;
-        got.headers = headers ?? [];
-      },
-      onData: (n) => {
-        got.bytes += n;
-      },
-      onEnd: (reason, code) => {
-        got.reason = reason;
-        got.code = code;
-        resolve(got);
-      },
-    });
-  });
-}
+import { get, serve, session } from './helpers.ts';
 
 test('answers the server PING with the same payload (RFC 9113 §6.7)', async () => {
   const srv = await serve((stream) => {
