@@ -108,7 +108,10 @@ export interface H2SessionOptions {
 
 /** Why {@link H2ClientSession.ready} failed. */
 export class H2SetupError extends Error {
-  /** `http1`: the server answered the preface in HTTP/1.1 (`statusLine` says how). */
+  /**
+   * `http1`: the server answered the preface in HTTP/1.1 (`statusLine` says how); `protocol`: it
+   * answered with something that is not HTTP/2 (`statusLine` holds its first bytes).
+   */
   readonly kind: 'http1' | 'closed' | 'protocol' | 'timeout';
   readonly statusLine: string | undefined;
   constructor(kind: H2SetupError['kind'], message: string, statusLine?: string) {
@@ -164,6 +167,8 @@ export class H2ClientSession {
 
   // Reading.
   private pending: Buffer | undefined;
+  /** The first bytes the server sent, kept until its SETTINGS arrive (for a setup error). */
+  private firstBytes: string | undefined;
   /** A header block in progress (HEADERS without END_HEADERS, then CONTINUATION). */
   private hbStream = 0;
   private hbFlags = 0;
@@ -295,6 +300,9 @@ export class H2ClientSession {
     if (this.pending) {
       buf = Buffer.concat([this.pending, chunk]);
       this.pending = undefined;
+    }
+    if (!this.settingsSeen && this.firstBytes === undefined) {
+      this.firstBytes = buf.toString('latin1', 0, Math.min(buf.length, 60)).replace(/[^\x20-\x7e]/g, '.');
     }
     if (!this.settingsSeen && buf.length >= 5 && buf.toString('latin1', 0, 5) === 'HTTP/') {
       const line = buf.toString('latin1', 0, Math.min(buf.length, 200)).split('\r\n')[0]!;
@@ -720,7 +728,7 @@ export class H2ClientSession {
       this.flush();
     }
     if (!this.settingsSeen) {
-      this.setupFailed(new H2SetupError('protocol', `not an HTTP/2 server (${detail})`));
+      this.setupFailed(new H2SetupError('protocol', `not an HTTP/2 server (${detail})`, this.firstBytes));
       return;
     }
     this.terminate(detail);

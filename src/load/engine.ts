@@ -16,7 +16,6 @@ import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './p
 import { fetchServerMetrics, serverViewDelta } from './server-metrics.ts';
 import {
   addCounts,
-  type Counts,
   decodeHistogram,
   emptyCounts,
   encodeHistogram,

@@ -51,6 +51,14 @@ export async function openWireH2Conn(
         opts.authority,
       );
     }
+    if (e instanceof H2SetupError && e.kind === 'protocol') {
+      // It answered, but not in HTTP/2 (an HTTP/0.9-style error page, a TLS alert, ...).
+      throw protocolMismatch(
+        requested,
+        `something that is not HTTP/2 (the server answered the preface with "${e.statusLine ?? ''}…")`,
+        opts.authority,
+      );
+    }
     throw new ConnectError(
       e instanceof H2SetupError && e.kind === 'timeout' ? 'timeout' : 'reset',
       e.message,

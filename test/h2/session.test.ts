@@ -179,6 +179,28 @@ test('a server that answers the h2c preface in HTTP/1.1 is named, not mistaken f
   await new Promise((r) => server.close(r));
 });
 
+test('a server that answers the preface with something else entirely is a protocol mismatch, not "unreachable"', async () => {
+  // Python's http.server answers "PRI * HTTP/2.0" HTTP/0.9-style: an HTML error page, no status line.
+  const server = net.createServer((c) => {
+    c.once('data', () => c.end('<!DOCTYPE HTML>\n<html><body>Error 505</body></html>\n'));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const tr = createTransport('h2', {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: 1,
+  });
+  try {
+    await assert.rejects(tr.open(), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'H2LAB_ERR_PROTOCOL_MISMATCH');
+      assert.match(e.message, /not HTTP\/2 .*"<!DOCTYPE HTML>/);
+      return true;
+    });
+  } finally {
+    await tr.close();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 describe('against nginx (Debian package)', {
   skip: haveNginx() ? false : 'nginx is not installed (apt-get install nginx)',
 }, () => {
