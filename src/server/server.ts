@@ -290,6 +290,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       });
       // Raw TCP sockets are tracked for shutdown; a connection is counted once ALPN has chosen.
       s.on('connection', (raw: Socket) => {
+        // Nagle off on the TCP socket under TLS too, as on the plain listener: a response written as
+        // head then body (HTTP/1.1) would otherwise hold its second segment until the client's delayed
+        // ACK, one extra round trip on a delayed link that h1 paid and h2 (one busy connection) hid.
+        raw.setNoDelay(true);
         sockets.add(raw);
         raw.on('close', () => sockets.delete(raw));
         raw.on('error', () => {});
