@@ -7,10 +7,11 @@ export * from './compare/index.ts';
 export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
 export * from './load/index.ts';
 export * from './net/index.ts';
-export * from './report/index.ts';
-export { renderRunText } from './report/run-text.ts';
+export * from './probe/index.ts';
 export { renderBrowserHtml } from './report/browser-html.ts';
 export { renderBrowserText } from './report/browser-text.ts';
+export * from './report/index.ts';
+export { renderRunText } from './report/run-text.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
 export {
@@ -25,4 +26,3 @@ export {
 } from './transport/index.ts';
 export type * from './transport/types.ts';
 export { VERSION } from './version.ts';
-export * from './probe/index.ts';

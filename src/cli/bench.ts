@@ -79,7 +79,12 @@ export function register(program: Command): void {
     .addOption(new Option('--pick <how>', 'path choice among several').choices(['sequential', 'random']))
     .option('--body <file>', 'request body from a file')
     .option('--body-size <size>', 'generated request body, e.g. 1KiB')
-    .addOption(new Option('--window <preset>', 'HTTP/2 flow-control windows').choices(WINDOW_PRESETS))
+    .addOption(
+      new Option(
+        '--window <preset>',
+        'HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max (2^31-1)',
+      ).choices(WINDOW_PRESETS),
+    )
     .addOption(
       new Option('--h2-client <impl>', "HTTP/2 client: h2lab's own or node:http2 (a second opinion)").choices(
         H2_CLIENTS,

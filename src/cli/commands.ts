@@ -11,4 +11,13 @@ import { register as probe } from './probe.ts';
 import { register as report } from './report.ts';
 import { register as serve } from './serve.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [compare, serve, bench, report, net, browser, probe, certs];
+export const COMMANDS: Array<(program: Command) => void> = [
+  compare,
+  serve,
+  bench,
+  report,
+  net,
+  browser,
+  probe,
+  certs,
+];

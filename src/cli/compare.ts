@@ -128,7 +128,16 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (f.warmupRuns) o.warmupRuns = parseInteger(f.warmupRuns, '--warmup-runs', 0, 100);
   if (f.seed) o.seed = parseInteger(f.seed, '--seed');
   if (f.minEffect) o.minEffect = parseFraction(f.minEffect, '--min-effect');
-  if (f.h1Connections) o.h1Connections = parseInteger(f.h1Connections, '--h1-connections', 1, 10_000);
+  if (f.h1Connections) {
+    const v = f.h1Connections.replace(/^=/, '');
+    const list = v === 'concurrency' ? [] : parseList(v);
+    o.h1Connections =
+      v === 'concurrency'
+        ? 'concurrency'
+        : list.length === 1
+          ? parseInteger(list[0]!, '--h1-connections', 1, 10_000)
+          : list.map((x) => parseInteger(x, '--h1-connections', 1, 10_000));
+  }
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
   if (f.window) o.window = f.window as 'node' | 'browser' | 'max';
@@ -216,8 +225,8 @@ export function register(program: Command): void {
     .option('--seed <n>', `seed of every random choice (default ${COMPARE_DEFAULTS.seed})`)
     .option('--min-effect <fraction>', 'smallest difference called a difference (default 5%)')
     .option(
-      '--h1-connections <n>',
-      `HTTP/1.1 connections (default ${COMPARE_DEFAULTS.h1Connections}, a browser's limit)`,
+      '--h1-connections <n|list|concurrency>',
+      `HTTP/1.1 connections per cell (default ${COMPARE_DEFAULTS.h1Connections}, a browser's per-origin limit; =concurrency: as many as requests in flight; a list: one per --concurrency value)`,
     )
     .option(
       '--h2-sessions <n>',
@@ -227,7 +236,7 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         '--window <preset>',
-        'HTTP/2 flow-control windows: node (64 KiB, default), browser, max',
+        'HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max',
       ).choices(['node', 'browser', 'max']),
     )
     .option(

@@ -4,11 +4,14 @@
  */
 import { runLoad } from '../load/index.ts';
 import type { CellRunner } from './engine.ts';
+import { type H1Connections, h1PoolFor } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
 export interface LoadRunnerOptions {
-  /** HTTP/1.1 connections (capped at the cell's concurrency: more would stay idle). */
-  h1Connections: number;
+  /** HTTP/1.1 connections of a cell (see {@link h1PoolFor}). */
+  h1Connections: H1Connections;
+  /** The comparison's concurrency axis (for a per-concurrency list of h1 connections). */
+  concurrencies?: readonly number[];
   /** Sessions of h2-pool (capped at the cell's concurrency). */
   h2PoolSessions: number;
   /** Worker threads generating the load of each run (the load engine merges their histograms). */
@@ -17,7 +20,7 @@ export interface LoadRunnerOptions {
   certFile?: string;
   keyFile?: string;
   insecure?: boolean;
-  /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default `node`. */
+  /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
   /** The target is the embedded fixture server, a thread of this process. */
   serverInProcess?: boolean;
@@ -31,7 +34,7 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
   return async (cell, ctx) => {
     const connections =
       cell.protocol === 'h1'
-        ? Math.min(o.h1Connections, cell.concurrency)
+        ? h1PoolFor(o.h1Connections, o.concurrencies ?? [cell.concurrency], cell.concurrency)
         : cell.protocol === 'h2-pool'
           ? Math.min(o.h2PoolSessions, cell.concurrency)
           : undefined;

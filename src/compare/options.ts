@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
 import { strategySchema, type WorkloadInput, workloadSchema } from '../report/compare-model.ts';
+import { DEFAULT_WINDOW_PRESET } from '../transport/index.ts';
 import { formatBytes } from '../util/units.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
@@ -34,9 +35,11 @@ export const COMPARE_DEFAULTS = Object.freeze({
   seed: 1,
   /**
    * HTTP/1.1 connections: a browser's per-host limit, so the h1 strategy is "what a browser does" and
-   * HTTP/1.1's client-side queue shows at concurrency > 6. Raise it to model a backend pool.
+   * HTTP/1.1's client-side queue shows at concurrency > 6. `concurrency` gives each cell as many
+   * connections as requests in flight (a bulk client's pool, as in the chunk study); a list gives one
+   * value per --concurrency value.
    */
-  h1Connections: 6,
+  h1Connections: 6 as H1Connections,
   /** Sessions of the h2-pool strategy. */
   h2PoolSessions: 4,
   minEffect: 0.05,
@@ -52,6 +55,27 @@ export const tlsOptionsSchema = z.strictObject({
   keyFile: z.string().optional().describe('Client key (mTLS), PEM.'),
   insecure: z.boolean().default(false).describe('Do not verify the server certificate.'),
 });
+
+/** `--h1-connections`: one number, `concurrency` (= each cell's), or one number per concurrency. */
+export const h1ConnectionsSchema = z.union([
+  z.number().int().min(1).max(10_000),
+  z.literal('concurrency'),
+  z.array(z.number().int().min(1).max(10_000)).min(1),
+]);
+export type H1Connections = z.output<typeof h1ConnectionsSchema>;
+
+/**
+ * The HTTP/1.1 pool of one cell: capped at its concurrency (more connections would stay idle).
+ *
+ * @example h1PoolFor('concurrency', [1, 8, 64], 64) // 64
+ * @example h1PoolFor(6, [1, 8, 64], 1) // 1
+ */
+export function h1PoolFor(h1: H1Connections, concurrencies: readonly number[], concurrency: number): number {
+  if (h1 === 'concurrency') return concurrency;
+  if (typeof h1 === 'number') return Math.min(h1, concurrency);
+  const i = concurrencies.indexOf(concurrency);
+  return Math.min(h1.length === 1 ? h1[0]! : (h1[i] ?? h1[h1.length - 1]!), concurrency);
+}
 
 export const compareOptionsSchema = z
   .strictObject({
@@ -74,14 +98,18 @@ export const compareOptionsSchema = z
     requests: z.number().int().positive().optional().describe('Requests per run instead of a duration.'),
     runWarmupMs: z.number().nonnegative().default(COMPARE_DEFAULTS.runWarmupMs),
     seed: z.number().int().default(COMPARE_DEFAULTS.seed),
-    h1Connections: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h1Connections),
+    h1Connections: h1ConnectionsSchema
+      .default(COMPARE_DEFAULTS.h1Connections)
+      .describe(
+        "HTTP/1.1 connections per cell: a number (default 6, a browser's per-origin limit, capped at the cell's concurrency), 'concurrency', or one number per concurrency value.",
+      ),
     h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
     workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
     window: z
       .enum(WINDOW_PRESETS)
-      .default('node')
+      .default(DEFAULT_WINDOW_PRESET)
       .describe(
-        'HTTP/2 flow-control windows of every h2 and h2-pool run: node (64 KiB), browser (Chromium: 6 MiB stream, 15 MiB connection), max (2^31-1), explicit sizes are a bench option.',
+        'HTTP/2 flow-control windows of every h2 and h2-pool run: browser (Chromium: 6 MiB stream, 15 MiB connection; the default), node (64 KiB, node:http2 and RFC 9113 initial values), max (2^31-1), explicit sizes are a bench option.',
       ),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
@@ -100,6 +128,17 @@ export const compareOptionsSchema = z
         code: 'custom',
         path: ['baseline'],
         message: `--baseline ${o.baseline} is not among --protocols ${o.protocols.join(',')}: add it or choose one of them`,
+      });
+    }
+    if (
+      Array.isArray(o.h1Connections) &&
+      o.h1Connections.length > 1 &&
+      o.h1Connections.length !== o.concurrency.length
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['h1Connections'],
+        message: `--h1-connections ${o.h1Connections.join(',')} has ${o.h1Connections.length} values for ${o.concurrency.length} --concurrency values (${o.concurrency.join(',')}): give one value, one per concurrency, or 'concurrency'`,
       });
     }
     if (o.runs - o.warmupRuns < 2) {

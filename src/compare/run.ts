@@ -92,6 +92,7 @@ export async function runComparison(
     hooks.runCell ??
     loadRunner({
       h1Connections: options.h1Connections,
+      concurrencies: options.concurrency,
       h2PoolSessions: options.h2PoolSessions,
       workers: options.workers,
       window: options.window,

@@ -382,6 +382,7 @@ function buildResult(
   let rpcMax = 0;
   let error: PartResult['error'];
   let negotiated: RunResult['protocol']['negotiated'] = 'none';
+  let tlsVersion: string | undefined;
   for (const p of parts) {
     addCounts(counts, p.counts);
     for (const k of HISTOGRAM_NAMES) hist[k].add(decodeHistogram(p.histograms[k]));
@@ -393,6 +394,7 @@ function buildResult(
     peakInFlight += t.peakInFlight;
     peakStreams = Math.max(peakStreams, t.peakStreamsPerConnection);
     capHits += t.capHits;
+    tlsVersion ??= t.tlsVersion;
     if (t.serverMaxConcurrentStreams !== undefined) {
       maxStreams = Math.min(maxStreams ?? Number.POSITIVE_INFINITY, t.serverMaxConcurrentStreams);
     }
@@ -490,6 +492,7 @@ function buildResult(
       peakInFlight,
       ...(isH2 ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
       ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),
+      ...(tlsVersion !== undefined ? { tlsVersion } : {}),
       requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
     },
     client: {

@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
-import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
+import {
+  DEFAULT_WINDOW_PRESET,
+  H2_CLIENTS,
+  POOL_POLICIES,
+  TRANSPORT_NAMES,
+  WINDOW_PRESETS,
+} from '../transport/index.ts';
 
 /** Defaults in one frozen object, each with its unit and, where not obvious, why. */
 export const LOAD_DEFAULTS = Object.freeze({
@@ -75,8 +81,8 @@ export const LoadOptionsSchema = z.strictObject({
    * (node:http2, a second opinion; several times the CPU per request).
    */
   h2Client: z.enum(H2_CLIENTS).default('h2lab'),
-  /** HTTP/2 flow-control window preset. */
-  window: z.enum(WINDOW_PRESETS).default('node'),
+  /** HTTP/2 flow-control window preset; default what Chromium advertises (see DEFAULT_WINDOW_PRESET). */
+  window: z.enum(WINDOW_PRESETS).default(DEFAULT_WINDOW_PRESET),
   /** Explicit stream window, bytes (makes the preset `custom`). */
   streamWindowBytes: z.number().int().positive().optional(),
   /** Explicit connection window, bytes (makes the preset `custom`). */

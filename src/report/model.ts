@@ -167,6 +167,8 @@ export interface RunResult {
     serverMaxConcurrentStreams?: number;
     /** HTTP/2: how many times a request waited because the stream cap was reached. */
     streamCapHits?: number;
+    /** TLS version the server chose (`TLSv1.3`); undefined over cleartext. */
+    tlsVersion?: string;
     requestsPerConnection: { mean: number; max: number };
   };
   /** The load client's own saturation. */

@@ -160,6 +160,10 @@ export const runResultSchema = z
       peakStreamsPerConnection: z.number().int().optional(),
       serverMaxConcurrentStreams: z.number().optional(),
       streamCapHits: z.number().int().optional(),
+      tlsVersion: z
+        .string()
+        .optional()
+        .describe('TLS version the server chose (e.g. TLSv1.3); absent over cleartext'),
       requestsPerConnection: z.strictObject({ mean: z.number(), max: z.number() }),
     }),
     client: z.strictObject({

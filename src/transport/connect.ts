@@ -32,6 +32,8 @@ export interface Connected {
   tlsMs?: number;
   /** ALPN result: the protocol id, or `false` when the server selected none. */
   alpn?: string | false;
+  /** TLS version negotiated, as OpenSSL names it (`TLSv1.3`). */
+  tlsVersion?: string;
 }
 
 /** A connection attempt that failed, classified. */
@@ -101,7 +103,14 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
         clearTimeout(timer);
         const t = now();
         const s = socket as tls.TLSSocket;
-        resolve({ socket, connectMs: tConnect - t0, tlsMs: t - tConnect, alpn: s.alpnProtocol ?? false });
+        const tlsVersion = s.getProtocol();
+        resolve({
+          socket,
+          connectMs: tConnect - t0,
+          tlsMs: t - tConnect,
+          alpn: s.alpnProtocol ?? false,
+          ...(tlsVersion ? { tlsVersion } : {}),
+        });
       });
     } else {
       socket = net.connect({ host: target.host, port: target.port });

@@ -30,7 +30,7 @@ export function createH1Pool(opts: H1Options): PoolTransport {
     async (id, onClose) => {
       // Offer only http/1.1: offering h2 too would let the server pick it.
       const c = await connectTimed(opts.target, ['http/1.1'], now);
-      return new H1Conn(
+      const conn = new H1Conn(
         id,
         c.socket,
         opts.authority,
@@ -40,6 +40,8 @@ export function createH1Pool(opts: H1Options): PoolTransport {
         onClose,
         wireFromAlpn(c.alpn),
       );
+      conn.tlsVersion = c.tlsVersion;
+      return conn;
     },
   );
 }

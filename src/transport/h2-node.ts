@@ -74,7 +74,9 @@ export async function openNodeH2Conn(
   if (opts.window.connectionWindowBytes > DEFAULT_WINDOW) {
     session.setLocalWindowSize(Math.min(opts.window.connectionWindowBytes, MAX_WINDOW));
   }
-  return new H2Conn(id, session, c.socket, opts, requested, c.connectMs, c.tlsMs, onClose);
+  const conn = new H2Conn(id, session, c.socket, opts, requested, c.connectMs, c.tlsMs, onClose);
+  conn.tlsVersion = c.tlsVersion;
+  return conn;
 }
 
 /**

@@ -64,7 +64,9 @@ export async function openWireH2Conn(
       e.message,
     );
   }
-  return new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose);
+  const conn = new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose);
+  conn.tlsVersion = c.tlsVersion;
+  return conn;
 }
 
 /** One request on the wire: the stream's events become the sample. */

@@ -41,6 +41,8 @@ export interface PoolConn {
   lastActiveMs: number;
   readonly connectMs: number;
   readonly tlsMs: number | undefined;
+  /** TLS version of the connection (undefined for cleartext). */
+  tlsVersion?: string | undefined;
   readonly protocol: WireProtocol;
   /** False once it must not take new requests (closing, GOAWAY received, Connection: close). */
   usable(): boolean;
@@ -64,6 +66,7 @@ export abstract class PoolConnBase {
   inFlight = 0;
   requests = 0;
   peakStreams = 0;
+  tlsVersion?: string | undefined;
   readonly createdMs: number;
   lastActiveMs: number;
 
@@ -124,6 +127,7 @@ export class PoolTransport implements Transport {
   private peakInFlight = 0;
   private opened = 0;
   private capHits = 0;
+  private tlsVersion: string | undefined;
   private peakStreams = 0;
   private minAnnounced: number | undefined;
   private retiredRequests = 0;
@@ -215,6 +219,7 @@ export class PoolTransport implements Transport {
       peakInFlight: this.peakInFlight,
       peakStreamsPerConnection: peak,
       ...(this.minAnnounced !== undefined ? { serverMaxConcurrentStreams: this.minAnnounced } : {}),
+      ...(this.tlsVersion !== undefined ? { tlsVersion: this.tlsVersion } : {}),
       capHits: this.capHits,
       requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
     };
@@ -276,6 +281,7 @@ export class PoolTransport implements Transport {
     this.opened++;
     try {
       const conn = await this.opener(this.nextId++, (c) => this.onConnClose(c));
+      this.tlsVersion ??= conn.tlsVersion;
       if (this.negotiatedProto === 'none') this.negotiatedProto = conn.protocol;
       const lim = conn.announcedLimit();
       if (lim !== undefined && (this.minAnnounced === undefined || lim < this.minAnnounced))

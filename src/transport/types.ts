@@ -104,6 +104,8 @@ export interface TransportStats {
   peakStreamsPerConnection: number;
   /** HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (undefined = none). */
   serverMaxConcurrentStreams?: number;
+  /** TLS version of the first connection that negotiated one (`TLSv1.3`); undefined for cleartext. */
+  tlsVersion?: string;
   /** Times a request had to wait because every connection was at its limit (h1: busy; h2: stream cap). */
   capHits: number;
   /** Completed requests per connection, over the `connections` that carried at least one. */

@@ -41,11 +41,20 @@ export function parseBytesOrUndefined(text: string | number): number | undefined
 /** Parses a byte size for `option`, throwing H2LAB_ERR_INVALID_OPTION with the accepted forms. */
 export function parseBytes(text: string | number, option = 'size'): number {
   const n = parseBytesOrUndefined(text);
-  if (n === undefined) throw invalidOption(option, text, 'use a byte count such as 1024, 1KiB, 64KiB or 1MiB');
+  if (n === undefined)
+    throw invalidOption(option, text, 'use a byte count such as 1024, 1KiB, 64KiB or 1MiB');
   return n;
 }
 
-const DURATION_UNITS: Record<string, number> = { '': 1, us: 0.001, µs: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = {
+  '': 1,
+  us: 0.001,
+  µs: 0.001,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Parses a duration into milliseconds (may be fractional, e.g. `500us` → 0.5). */
 export function parseDurationMsOrUndefined(text: string | number): number | undefined {
@@ -60,7 +69,8 @@ export function parseDurationMsOrUndefined(text: string | number): number | unde
 /** Parses a duration for `option` into milliseconds; throws H2LAB_ERR_INVALID_OPTION otherwise. */
 export function parseDurationMs(text: string | number, option = 'duration'): number {
   const n = parseDurationMsOrUndefined(text);
-  if (n === undefined) throw invalidOption(option, text, 'use a duration such as 250ms, 10s or 2m (a bare number is ms)');
+  if (n === undefined)
+    throw invalidOption(option, text, 'use a duration such as 250ms, 10s or 2m (a bare number is ms)');
   return n;
 }
 
@@ -93,13 +103,22 @@ export function parseFraction(text: string | number, option = 'loss'): number {
   const n = Number(pct ? s.slice(0, -1) : s);
   const f = pct ? n / 100 : n;
   if (!Number.isFinite(f) || f < 0 || f > 1 || s === '' || s === '%') {
-    throw invalidOption(option, text, 'use a percentage such as 1% or a fraction such as 0.01 (between 0 and 1)');
+    throw invalidOption(
+      option,
+      text,
+      'use a percentage such as 1% or a fraction such as 0.01 (between 0 and 1)',
+    );
   }
   return f;
 }
 
 /** Parses a positive integer (counts, ports…). `min`/`max` are inclusive. */
-export function parseInteger(text: string | number, option: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function parseInteger(
+  text: string | number,
+  option: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const s = String(text).trim();
   const n = /^\d+$/.test(s) ? Number(s) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
@@ -126,7 +145,9 @@ export function formatBytes(n: number): string {
     v /= 1024;
     i++;
   }
-  return i === 0 ? `${v} B` : `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${units[i]}`;
+  return i === 0
+    ? `${v} B`
+    : `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${units[i]}`;
 }
 
 /** 0.5 → "0.50 ms", 1234 → "1.23 s". */

@@ -74,7 +74,7 @@ test('compare against the embedded fixture server prints the table and writes re
     '--duration',
     '200ms',
     '--window',
-    'browser',
+    'node',
     '--out',
     out,
   ]);
@@ -92,7 +92,7 @@ test('compare against the embedded fixture server prints the table and writes re
     assert.equal(c.runs[0]!.protocol.negotiated, c.protocol === 'h1' ? 'http/1.1' : 'h2');
     // --window is the stated window of every HTTP/2 run, carried by h2lab's own client.
     if (c.protocol !== 'h1') {
-      assert.equal(c.runs[0]!.transport.window?.preset, 'browser');
+      assert.equal(c.runs[0]!.transport.window?.preset, 'node');
       assert.equal(c.runs[0]!.transport.client, 'h2lab');
     }
     // The server's own view was read around every run.

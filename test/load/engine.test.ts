@@ -29,7 +29,7 @@ for (const protocol of ['h1', 'h2', 'h2-pool'] as const) {
       assert.ok(r.throughput.rps > 0);
       assert.ok(r.connections.peakInFlight <= 12);
       assert.equal(r.protocol.negotiated, protocol === 'h1' ? 'http/1.1' : 'h2c');
-      if (protocol !== 'h1') assert.equal(r.transport.window?.preset, 'node');
+      if (protocol !== 'h1') assert.equal(r.transport.window?.preset, 'browser');
     } finally {
       await server.close();
     }
