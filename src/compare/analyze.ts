@@ -18,6 +18,7 @@ import {
   mannWhitneyP,
   median,
   type RatioInterval,
+  runsNeeded,
   summarize,
 } from './stats.ts';
 
@@ -181,6 +182,12 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
         const base = baseRuns.map((r) => metricOf(r, m.metric));
         const interval = cachedInterval(`${cell.id}/${m.metric}`, cand, base, options.confidence);
         const pValue = mannWhitneyP(cand, base);
+        const outcome = classifyRatio(interval, {
+          higherIsBetter: m.higherIsBetter,
+          minEffect: options.minEffect,
+          pValue,
+          confidence: options.confidence,
+        });
         comparisons.push({
           workload: cell.workload,
           concurrency: cell.concurrency,
@@ -191,12 +198,15 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
           higherIsBetter: m.higherIsBetter,
           interval,
           pValue,
-          outcome: classifyRatio(interval, {
-            higherIsBetter: m.higherIsBetter,
-            minEffect: options.minEffect,
-            pValue,
-            confidence: options.confidence,
-          }),
+          outcome,
+          ...(outcome === 'undecided'
+            ? {
+                runsNeeded: runsNeeded(cand, base, {
+                  confidence: options.confidence,
+                  minEffect: options.minEffect,
+                }),
+              }
+            : {}),
         });
       }
     }

@@ -76,6 +76,11 @@ export function diffResults(
       `${r.workloadLabel}, ${r.protocol} at c=${r.concurrency}: ${words[r.metric]} ${r.outcome === 'better' ? 'improved' : 'got worse'}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
     );
   }
+  const undecided = rows.filter((r) => r.outcome === 'undecided').length;
+  if (undecided > 0)
+    summary.push(
+      `Undecided in ${undecided} of ${rows.length} comparisons: the runs of ${lb} and ${la} cannot tell whether they differ there (more runs would).`,
+    );
   if (summary.length === 0 && rows.length > 0)
     summary.push(`No clear difference between ${lb} and ${la} in any cell measured in both.`);
   if (rows.length === 0) summary.push(`No cell was measured in both ${lb} and ${la}: nothing to compare.`);

@@ -8,7 +8,10 @@
  * few runs (the interval is too narrow) is why a minimum effect size is also required before a
  * difference is called a win (see {@link classifyRatio}).
  */
+import { minRunsForRankTest } from '../util/rank.ts';
 import { createRng, type Rng } from '../util/rng.ts';
+
+export { minRunsForRankTest };
 
 /** Median, extremes and count of a list of numbers. */
 export interface Summary {
@@ -192,8 +195,17 @@ function normalCdf(z: number): number {
   return z >= 0 ? 1 - p : p;
 }
 
-/** What a ratio says, in the direction of the metric (higher-is-better or lower-is-better). */
-export type Outcome = 'better' | 'worse' | 'no-clear-difference' | 'insufficient';
+/**
+ * What a ratio says, in the direction of the metric (higher-is-better or lower-is-better):
+ * - `better` / `worse`: a difference of at least the minimum effect that the runs show (the interval
+ *   excludes 1 and the rank test rejects "same distribution");
+ * - `no-clear-difference`: the difference observed is smaller than the minimum effect (the estimate
+ *   lies inside ±minEffect): whatever separates them is below what a user should act on;
+ * - `undecided`: the runs cannot tell — a difference as large as the one observed may or may not be
+ *   there (too few runs, or too much spread). Never read as "no difference";
+ * - `insufficient`: fewer runs than any statistic needs.
+ */
+export type Outcome = 'better' | 'worse' | 'no-clear-difference' | 'undecided' | 'insufficient';
 
 /** Options of {@link classifyRatio}. */
 export interface ClassifyOptions {
@@ -220,9 +232,11 @@ export interface ClassifyOptions {
 export const DEFAULT_MIN_EFFECT = 0.05;
 
 /**
- * Classifies a ratio interval. "no-clear-difference" when the interval includes 1, when the rank
- * test (if its p-value is given) does not reject "same distribution", or when the estimate lies within
- * ±minEffect of 1 (inside the noise); otherwise better/worse for the candidate.
+ * Classifies a ratio interval (see {@link Outcome}). A difference is called when the interval excludes
+ * 1, the rank test (if its p-value is given) rejects "same distribution" at 1 − confidence, and the
+ * estimate is at least `minEffect` away from 1 (symmetric in log space: 1.05× and 1/1.05× are the same
+ * size). A smaller estimate is "no clear difference"; a larger one without that evidence is
+ * "undecided" — say how many runs would tell ({@link runsNeeded}), never "keep the baseline".
  */
 export function classifyRatio(interval: RatioInterval, options: ClassifyOptions): Outcome {
   const minRuns = options.minRuns ?? 2;
@@ -230,11 +244,92 @@ export function classifyRatio(interval: RatioInterval, options: ClassifyOptions)
   if (interval.n.candidate < minRuns || interval.n.baseline < minRuns || !Number.isFinite(interval.ratio)) {
     return 'insufficient';
   }
-  if (interval.lo <= 1 && interval.hi >= 1) return 'no-clear-difference';
-  if (options.pValue !== undefined && options.pValue >= 1 - (options.confidence ?? 0.95))
-    return 'no-clear-difference';
-  // Symmetric in log space: 1.05× and 1/1.05× are the same size of effect.
-  if (Math.abs(Math.log(interval.ratio)) < Math.log(1 + minEffect)) return 'no-clear-difference';
+  const band = Math.log(1 + minEffect);
+  const small = Math.abs(Math.log(interval.ratio)) < band;
+  const excludesOne = !(interval.lo <= 1 && interval.hi >= 1);
+  const rankAgrees = options.pValue === undefined || options.pValue < 1 - (options.confidence ?? 0.95);
+  const significant = excludesOne && rankAgrees;
+  if (small) return 'no-clear-difference';
+  if (!significant) return 'undecided';
   const higher = interval.ratio > 1;
   return higher === options.higherIsBetter ? 'better' : 'worse';
+}
+
+/** Inverse standard normal CDF (Acklam's rational approximation, |relative error| < 1.2e-9). */
+function normalQuantile(p: number): number {
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
+    2.506628277459239,
+  ];
+  const b = [
+    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
+  ];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const q = Math.min(Math.max(p, 1e-12), 1 - 1e-12);
+  if (q < 0.02425 || q > 1 - 0.02425) {
+    const t = Math.sqrt(-2 * Math.log(q < 0.5 ? q : 1 - q));
+    const x =
+      (((((c[0]! * t + c[1]!) * t + c[2]!) * t + c[3]!) * t + c[4]!) * t + c[5]!) /
+      ((((d[0]! * t + d[1]!) * t + d[2]!) * t + d[3]!) * t + 1);
+    return q < 0.5 ? x : -x;
+  }
+  const r = q - 0.5;
+  const s = r * r;
+  return (
+    ((((((a[0]! * s + a[1]!) * s + a[2]!) * s + a[3]!) * s + a[4]!) * s + a[5]!) * r) /
+    (((((b[0]! * s + b[1]!) * s + b[2]!) * s + b[3]!) * s + b[4]!) * s + 1)
+  );
+}
+
+/** Options of {@link runsNeeded}. */
+export interface RunsNeededOptions {
+  /** Confidence the test is held to (alpha = 1 − confidence). Default 0.95. */
+  confidence?: number;
+  /** Smallest effect worth detecting, as a fraction; the target effect is never below it. Default 0.05. */
+  minEffect?: number;
+  /** Power: the chance the runs show the effect when it is real. Default 0.8. */
+  power?: number;
+  /** Upper bound of the answer. Default 1000. */
+  max?: number;
+}
+
+/**
+ * Kept runs per side that would show a difference of the size observed, from the observed spread:
+ * the two-sample normal approximation on log values, n = 2·(z₁₋α/₂ + z_power)²·s²/d², divided by the
+ * rank test's asymptotic efficiency (3/π) because the rank test is what must pass, and never fewer
+ * than {@link minRunsForRankTest}. `d` is the observed |log ratio of medians| (at least
+ * log(1 + minEffect)), `s²` the pooled variance of the log values. An estimate, as the spread of a few
+ * runs is itself uncertain: the report calls it "about".
+ *
+ * @example runsNeeded([30, 31, 29], [10, 10.5, 9.5]) // 4: every run of one side beats the other's
+ */
+export function runsNeeded(
+  candidate: readonly number[],
+  baseline: readonly number[],
+  options: RunsNeededOptions = {},
+): number {
+  const alpha = 1 - (options.confidence ?? 0.95);
+  const floor = minRunsForRankTest(alpha);
+  const max = options.max ?? 1000;
+  const la = candidate.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  const lb = baseline.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
+  if (la.length === 0 || lb.length === 0) return floor;
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const ss = (xs: number[]) => {
+    const m = mean(xs);
+    return xs.reduce((s, x) => s + (x - m) ** 2, 0);
+  };
+  const dof = la.length + lb.length - 2;
+  const variance = dof > 0 ? (ss(la) + ss(lb)) / dof : 0;
+  const d = Math.max(
+    Math.abs(Math.log(median(candidate) / median(baseline))),
+    Math.log(1 + (options.minEffect ?? DEFAULT_MIN_EFFECT)),
+  );
+  const z = normalQuantile(1 - alpha / 2) + normalQuantile(options.power ?? 0.8);
+  const n = (2 * z * z * variance) / (d * d) / (3 / Math.PI);
+  return Math.min(max, Math.max(floor, Math.ceil(n)));
 }

@@ -117,7 +117,11 @@ export const cellSchema = z.object({
 
 export const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms']);
 
-export const outcomeSchema = z.enum(['better', 'worse', 'no-clear-difference', 'insufficient']);
+export const outcomeSchema = z
+  .enum(['better', 'worse', 'no-clear-difference', 'undecided', 'insufficient'])
+  .describe(
+    'better/worse: a difference of at least --min-effect the runs show; no-clear-difference: the runs bound it below --min-effect; undecided: the runs cannot tell (see runsNeeded); insufficient: too few runs for any statistic.',
+  );
 
 export const comparisonSchema = z.object({
   workload: z.string(),
@@ -133,6 +137,13 @@ export const comparisonSchema = z.object({
     .optional()
     .describe('Two-sided Mann–Whitney p-value of the runs; a clear difference needs p < 1 − confidence.'),
   outcome: outcomeSchema,
+  runsNeeded: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'Undecided only: about how many kept runs per strategy would show a difference of the size observed, from the observed spread (add the warm-up runs for --runs).',
+    ),
 });
 
 export const verdictSchema = z.object({

@@ -27,7 +27,9 @@ function cellsOf(r: DiffRow): string[] {
         ? 'worse'
         : r.outcome === 'insufficient'
           ? 'too few runs'
-          : 'no clear difference';
+          : r.outcome === 'undecided'
+            ? 'undecided'
+            : 'no clear difference';
   return [
     r.workloadLabel + (r.net !== 'loopback' ? ` · ${r.net}` : ''),
     String(r.concurrency),
@@ -73,6 +75,7 @@ export function renderDiffHtml(d: DiffResult): string {
     better: '#1a7f37',
     worse: '#cf222e',
     'no-clear-difference': '#656d76',
+    undecided: '#9a6700',
     insufficient: '#999',
   } as const;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title(d))}</title>

@@ -136,6 +136,7 @@ const OUTCOME_COLOR: Record<Comparison['outcome'], string> = {
   better: '#1e8e3e',
   worse: '#c5221f',
   'no-clear-difference': '#80868b',
+  undecided: '#b06000',
   insufficient: '#b0b4b8',
 };
 
@@ -181,7 +182,7 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
       `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${STRATEGY_COLOR[r.protocol]}" font-weight="600">${esc(r.protocol)}</tspan> c=${r.concurrency}${esc(net)}</text>`,
       `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"/>`,
       `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${col}"/>`,
-      `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
+      `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'undecided' ? ' ?' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
     );
   });
   return `<svg class="ratio" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Throughput ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;

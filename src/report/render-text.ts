@@ -24,6 +24,7 @@ const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
   better: 'better',
   worse: 'worse',
   'no-clear-difference': 'no clear difference',
+  undecided: 'undecided',
   insufficient: 'too few runs',
 };
 

@@ -5,6 +5,7 @@
  * or that is smaller than the minimum effect is said to be "no clear difference".
  */
 
+import { minRunsForRankTest } from '../util/rank.ts';
 import { formatBytes, formatMs } from '../util/units.ts';
 import type {
   CellResult,
@@ -78,6 +79,8 @@ function ratioPhrase(cmp: Comparison): string {
   const i = cmp.interval;
   const ci = `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi)})`;
   if (cmp.outcome === 'insufficient') return `${cmp.protocol} ${formatRatio(i.ratio)} (too few runs)`;
+  if (cmp.outcome === 'undecided')
+    return `${cmp.protocol} ${ci}, undecided${cmp.runsNeeded ? ` (about ${cmp.runsNeeded} runs per strategy would tell)` : ''}`;
   if (cmp.outcome === 'no-clear-difference') return `${cmp.protocol} ${ci}, no clear difference`;
   return `${cmp.protocol} ${ci}`;
 }
@@ -158,6 +161,9 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
   const paragraphs: string[] = [];
   const wins: string[] = [];
   const losses: string[] = [];
+  const undecided: string[] = [];
+  const failedTags: string[] = [];
+  let quiet = 0;
   const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
   const multiNet = result.axes.net.length > 1;
   for (const net of result.axes.net) {
@@ -170,6 +176,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
           `${prefix}${p}: ${notOffered.note ?? 'not offered by the server'}; its cells were not run.`,
         );
       const failed = cells.filter((c) => c.status === 'failed');
+      for (const c of failed) failedTags.push(`${p} at c=${c.concurrency}${multiNet ? ` (${net})` : ''}`);
+      if (notOffered) failedTags.push(`${p}${multiNet ? ` (${net})` : ''} not offered`);
       if (failed.length > 0) {
         paragraphs.push(
           `${prefix}${p} failed at concurrency ${failed.map((c) => c.concurrency).join(', ')}: ${failed[0]!.note ?? 'see the cell'}.`,
@@ -207,6 +215,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         const tag = `${p} at c=${c}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
         if (r.outcome === 'better') wins.push(tag);
         if (r.outcome === 'worse') losses.push(tag);
+        if (r.outcome === 'undecided') undecided.push(tag);
+        if (r.outcome === 'no-clear-difference') quiet++;
       }
     }
     const flow = flowControlNotes(result, w, net);
@@ -245,13 +255,23 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
       measuredProtocols.length === 0
         ? `${w.label}: nothing could be measured (see below).`
         : `${w.label}: only ${measuredProtocols.join(', ')} could be measured (${missing.join(', ')}: see below), so there is nothing to compare.`;
-  } else if (wins.length === 0 && losses.length === 0) {
-    headline = `${w.label}: no clear difference in throughput between ${result.axes.protocols.join(', ')} where they could be compared.`;
   } else {
+    // Each kind of answer is named for what it is: a failed or not-offered cell is never folded into
+    // "no clear difference", and "undecided" (the runs cannot tell) never reads as "no difference".
     const parts: string[] = [];
     if (wins.length > 0) parts.push(`more throughput than ${result.baseline}: ${wins.join(', ')}`);
     if (losses.length > 0) parts.push(`less throughput than ${result.baseline}: ${losses.join(', ')}`);
-    headline = `${w.label}: ${parts.join('; ')}; elsewhere no clear difference.`;
+    if (undecided.length > 0) parts.push(`undecided (the runs cannot tell): ${undecided.join(', ')}`);
+    if (failedTags.length > 0) parts.push(`failed: ${failedTags.join(', ')}`);
+    const decided = wins.length + losses.length + undecided.length;
+    if (quiet > 0) {
+      parts.push(
+        decided === 0
+          ? `no clear difference in throughput between ${measuredProtocols.join(', ')} (within ${minEffectPercent(result)}%) where they could be compared`
+          : `elsewhere no clear difference (within ${minEffectPercent(result)}%)`,
+      );
+    }
+    headline = `${w.label}: ${parts.join('; ')}.`;
   }
   return { headline, paragraphs };
 }
@@ -332,14 +352,41 @@ function recommend(
   const who =
     client === 'interactive' ? 'Interactive clients (latency matters)' : 'Bulk clients (throughput matters)';
   if (!best) {
-    const mixed = result.axes.protocols.filter(
-      (p) => p !== result.baseline && relevant.some((c) => c.protocol === p && c.outcome === 'better'),
-    );
-    const extra = mixed.length > 0 ? ` (${mixed.join(', ')} won some cells but lost others)` : '';
+    // No strategy has evidence for it. Say which of three things is true — it depends, the runs cannot
+    // tell, or they show no difference that matters — never "keep the baseline" for want of evidence.
+    const tag = (c: Comparison) =>
+      `${c.protocol} at c=${c.concurrency}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${formatRatio(c.interval.ratio)}`;
+    const better = relevant.filter((c) => c.outcome === 'better');
+    const worse = relevant.filter((c) => c.outcome === 'worse');
+    const open = relevant.filter((c) => c.outcome === 'undecided');
+    if (better.length > 0) {
+      return {
+        client,
+        strategy: null,
+        text: `${who}: it depends on the cell — better than ${result.baseline} on ${scope} at ${better.map(tag).join(', ')}, worse at ${worse.map(tag).join(', ')}${open.length > 0 ? `, undecided at ${open.map(tag).join(', ')}` : ''}; choose by the conditions that match yours.`,
+      };
+    }
+    if (open.length > 0) {
+      const need = Math.max(...open.map((c) => c.runsNeeded ?? 0));
+      const runs = need > 0 ? need + result.warmupRuns : undefined;
+      const lost = worse.length > 0 ? ` (worse than ${result.baseline} at ${worse.map(tag).join(', ')})` : '';
+      return {
+        client,
+        strategy: null,
+        text: `${who}: undecided — the runs cannot tell ${open.map(tag).join(', ')} from ${result.baseline} on ${scope}${lost}${runs ? `; about ${need} kept runs per strategy would (--runs ${runs})` : ''}.`,
+      };
+    }
+    if (worse.length > 0) {
+      return {
+        client,
+        strategy: result.baseline,
+        text: `${who}: use ${STRATEGY_LABEL[result.baseline]}; the others were worse on ${scope} at ${worse.map(tag).join(', ')} and nowhere better.`,
+      };
+    }
     return {
       client,
       strategy: null,
-      text: `${who}: keep ${result.baseline}; no strategy was clearly better on ${scope} without being worse elsewhere${extra}.`,
+      text: `${who}: no strategy differed from ${result.baseline} by ${minEffectPercent(result)}% or more on ${scope}: the protocol does not decide it here; any of them will do.`,
     };
   }
   const total = relevant.filter((c) => c.protocol === best.p).length;
@@ -358,8 +405,17 @@ function caveats(result: CompareResult): string[] {
     );
   }
   const kept = result.runsPerCell - result.warmupRuns;
+  const confidence = Number(result.options.confidence ?? 0.95);
+  const floor = minRunsForRankTest(1 - confidence);
+  const widths = result.comparisons
+    .filter((c) => Number.isFinite(c.interval.lo) && Number.isFinite(c.interval.hi))
+    .map((c) => ({ c, w: Math.log(c.interval.hi / c.interval.lo) }));
+  const widest = widths.sort((a, b) => b.w - a.w)[0]?.c;
+  const rule = `a difference is called only when the bootstrap interval excludes 1, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and it is at least ${minEffectPercent(result)}%`;
   out.push(
-    `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded; intervals come from ${kept} runs per strategy (percentile bootstrap), which makes them narrow: differences under ${Math.round(Number(result.options.minEffect ?? 0.05) * 100)}% are reported as no clear difference.`,
+    kept < floor
+      ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
+      : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at c=${widest.concurrency}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
   );
   const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
   if (saturated > 0)
@@ -382,6 +438,11 @@ function caveats(result: CompareResult): string[] {
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   return out;
+}
+
+/** The smallest difference called a difference, in percent. */
+function minEffectPercent(result: CompareResult): number {
+  return Math.round(Number(result.options.minEffect ?? 0.05) * 100);
 }
 
 /** Builds the verdict of a comparison from its cells and comparisons. */

@@ -49,15 +49,18 @@ test('strategies of a group alternate run by run with the same seed and duration
   assert.ok(calls.every((c) => c.durationMs === 123));
 });
 
-test('the same transport under two names gives "no clear difference" everywhere', async () => {
+test('the same transport under two names is never called better or worse, nor recommended', async () => {
   const same = { latencyMs: 4, contention: 0.05, runNoise: 0.05 };
   const r = await compare(
     { protocols: ['h1', 'h2'], concurrency: [1, 8, 64], workloads, runs: 5 },
     { target, runCell: syntheticRunner({ h1: same, h2: same }) },
   ).done;
   assert.equal(r.comparisons.length, 2 * 3 * 3);
-  for (const c of r.comparisons) assert.equal(c.outcome, 'no-clear-difference', JSON.stringify(c.interval));
-  for (const w of r.verdict!.workloads) assert.match(w.headline, /no clear difference/);
+  // "No clear difference" where the estimate is inside ±5%; "undecided" where noise put it outside
+  // and the runs cannot confirm it — never a win or a loss.
+  for (const c of r.comparisons)
+    assert.ok(['no-clear-difference', 'undecided'].includes(c.outcome), JSON.stringify(c));
+  for (const w of r.verdict!.workloads) assert.doesNotMatch(w.headline, /more throughput|less throughput/);
   assert.ok(r.verdict!.recommendations.every((x) => x.strategy === null));
 });
 
@@ -160,5 +163,63 @@ test('the verdict says when responses outgrow the HTTP/2 flow-control window and
   assert.match(
     text,
     /h2 at c=8: requests waited for a stream slot because the server's limit of concurrent streams \(100\)/,
+  );
+});
+
+test('--runs 3 on strategies 3× apart says "undecided" and how many runs would tell, never a recommendation', async () => {
+  const runner = syntheticRunner({
+    h1: { latencyMs: 12, runNoise: 0.05 },
+    h2: { latencyMs: 4, runNoise: 0.05 },
+  });
+  const few = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[0]!], runs: 3 },
+    { target, runCell: runner },
+  ).done;
+  const rps = few.comparisons.filter((c) => c.metric === 'rps');
+  assert.equal(rps.length, 1);
+  assert.ok(rps[0]!.interval.ratio > 2.5, String(rps[0]!.interval.ratio));
+  assert.equal(rps[0]!.outcome, 'undecided');
+  // Two kept runs a side can never pass the rank test at 95%: at least 4 are needed.
+  assert.ok((rps[0]!.runsNeeded ?? 0) >= 4, JSON.stringify(rps[0]));
+  const v = few.verdict!;
+  assert.match(v.workloads[0]!.headline, /undecided \(the runs cannot tell\): h2 at c=8 [23]\.\d\d×/);
+  assert.doesNotMatch(v.workloads[0]!.headline, /no clear difference/);
+  for (const rec of v.recommendations) {
+    assert.equal(rec.strategy, null);
+    assert.match(rec.text, /undecided — the runs cannot tell h2 at c=8 .* from h1 .*--runs \d+/);
+    assert.doesNotMatch(rec.text, /keep h1/);
+  }
+  assert.ok(v.caveats.some((c) => /too few for the rank test ever to pass .* use --runs 5 or more/.test(c)));
+  // With the runs it asked for, the same difference is called.
+  const need = rps[0]!.runsNeeded! + 1;
+  const enough = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[0]!], runs: need },
+    { target, runCell: runner },
+  ).done;
+  assert.equal(enough.comparisons.find((c) => c.metric === 'rps')!.outcome, 'better');
+  assert.equal(enough.verdict!.recommendations[0]!.strategy, 'h2');
+});
+
+test('a failed cell is named as failed in the headline, not folded into "no clear difference"', async () => {
+  const inner = syntheticRunner({ h1: { latencyMs: 5 }, h2: { latencyMs: 5 } });
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [1, 64], workloads: [workloads[1]!], runs: 3 },
+    {
+      target,
+      runCell: async (cell, ctx) => {
+        const run = await inner(cell, ctx);
+        if (cell.protocol === 'h2' && cell.concurrency === 64) {
+          run.error = { code: 'H2LAB_ERR_ERROR_RATE', message: 'every request timed out' };
+        }
+        return run;
+      },
+    },
+  ).done;
+  const headline = r.verdict!.workloads[0]!.headline;
+  assert.match(headline, /failed: h2 at c=64/);
+  // The other concurrency was compared; "elsewhere" may only speak of cells that were compared.
+  assert.ok(r.comparisons.every((c) => c.concurrency === 1));
+  assert.ok(
+    r.verdict!.workloads[0]!.paragraphs.some((p) => /h2 failed at concurrency 64: .*timed out/.test(p)),
   );
 });

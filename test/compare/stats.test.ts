@@ -8,7 +8,9 @@ import {
   classifyRatio,
   mannWhitneyP,
   median,
+  minRunsForRankTest,
   quantile,
+  runsNeeded,
   summarize,
 } from '../../src/compare/stats.ts';
 
@@ -142,10 +144,22 @@ test('the rank test vetoes an interval that excludes 1 when the runs overlap too
   const r = bootstrapRatio(cand, base);
   const p = mannWhitneyP(cand, base);
   assert.ok(p > 0.05);
-  assert.equal(classifyRatio(r, { higherIsBetter: true, pValue: p }), 'no-clear-difference');
+  assert.equal(classifyRatio(r, { higherIsBetter: true, pValue: p }), 'undecided');
   const sep = [110, 112, 109, 111];
   assert.equal(
     classifyRatio(bootstrapRatio(sep, base), { higherIsBetter: true, pValue: mannWhitneyP(sep, base) }),
     'better',
   );
+});
+
+test('runsNeeded: never fewer than the rank test needs, more when the spread is large against the effect', () => {
+  assert.equal(minRunsForRankTest(0.05), 4);
+  assert.equal(minRunsForRankTest(0.01), 5);
+  assert.equal(runsNeeded([30, 31, 29], [10, 10.5, 9.5]), 4);
+  const noisy = runsNeeded([12, 9, 14, 10], [10, 8, 11, 9.5]);
+  assert.ok(noisy > 4, String(noisy));
+  // Half the effect with the same spread needs about four times the runs.
+  const a = runsNeeded([1.2, 1.3, 1.1, 1.25], [1, 1.1, 0.9, 1.05], { minEffect: 0.01 });
+  const b = runsNeeded([1.1, 1.2, 1.0, 1.15], [1, 1.1, 0.9, 1.05], { minEffect: 0.01 });
+  assert.ok(b > 2.5 * a, `${a} → ${b}`);
 });
