@@ -11,12 +11,19 @@ import { COMPARE_DEFAULTS, type CompareOptionsInput, sizeWorkload } from '../com
 import { writeResultsAtomic } from '../compare/results-file.ts';
 import { runComparison } from '../compare/run.ts';
 import { ERROR_CODES, H2labError, invalidOption } from '../errors.ts';
-import { profileNames, resolveProfile } from '../net/index.ts';
+import { CONGESTION_CONTROLS, profileNames, resolveProfile } from '../net/index.ts';
 import { loadHtmlAssets } from '../report/assets.ts';
 import type { CompareResult, WorkloadInput } from '../report/compare-model.ts';
 import { strategySchema } from '../report/compare-model.ts';
 import { renderTerminal } from '../report/render-text.ts';
-import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from '../util/units.ts';
+import {
+  parseBitRate,
+  parseBytes,
+  parseDurationMs,
+  parseFraction,
+  parseInteger,
+  parseList,
+} from '../util/units.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {
@@ -38,6 +45,15 @@ interface CompareFlags {
   workers?: string;
   window?: string;
   net?: string;
+  rtt?: string;
+  jitter?: string;
+  loss?: string;
+  bandwidth?: string;
+  cc?: string;
+  initcwnd?: string;
+  queue?: string;
+  slowStartAfterIdle?: boolean;
+  netBackend?: string;
   ca?: string;
   cert?: string;
   key?: string;
@@ -148,6 +164,23 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
     for (const p of profiles) resolveProfile(p);
     o.net = profiles;
   }
+  const links: NonNullable<CompareOptionsInput['links']> = {};
+  if (f.rtt) links.rttMs = parseList(f.rtt).map((x) => parseDurationMs(x, '--rtt'));
+  if (f.jitter) links.jitterMs = parseList(f.jitter).map((x) => parseDurationMs(x, '--jitter'));
+  if (f.loss) links.loss = parseList(f.loss).map((x) => parseFraction(x, '--loss'));
+  if (f.bandwidth) links.rateBitsPerSec = parseList(f.bandwidth).map((x) => parseBitRate(x, '--bandwidth'));
+  if (f.cc) {
+    links.congestionControl = parseList(f.cc).map((x) => {
+      if (!(CONGESTION_CONTROLS as readonly string[]).includes(x))
+        throw invalidOption('--cc', f.cc, `use a list of ${CONGESTION_CONTROLS.join(', ')}, e.g. cubic,bbr`);
+      return x as (typeof CONGESTION_CONTROLS)[number];
+    });
+  }
+  if (f.initcwnd) links.initialCwnd = parseInteger(f.initcwnd, '--initcwnd', 1, 1000);
+  if (f.queue) links.queueBytes = parseBytes(f.queue, '--queue');
+  if (f.slowStartAfterIdle === false) links.slowStartAfterIdle = false;
+  if (f.netBackend) links.backend = f.netBackend as 'auto' | 'relay' | 'netem';
+  if (Object.keys(links).length > 0) o.links = links;
   if (f.ca || f.cert || f.key || f.insecure) {
     o.tls = {
       ...(f.ca ? { caFile: f.ca } : {}),
@@ -243,6 +276,18 @@ export function register(program: Command): void {
       '--net <profiles>',
       `network profiles to compare over, e.g. loopback,wan,lossy (${profileNames().join(', ')})`,
     )
+    .option('--rtt <list>', 'emulated link: round-trip delays, one link each, e.g. 20ms,200ms (root)')
+    .option('--jitter <list>', 'emulated link: one-way delay jitter (± each, ≤ rtt/2), e.g. 5ms')
+    .option('--loss <list>', 'emulated link: packet loss each way, one link each, e.g. 0,1%,2%')
+    .option('--bandwidth <list>', 'emulated link: bottleneck rates, one link each, e.g. 10mbit,50mbit')
+    .option(
+      '--cc <list>',
+      `TCP congestion control on both ends of every link, one link each: ${CONGESTION_CONTROLS.join(', ')}`,
+    )
+    .option('--initcwnd <segments>', 'initial congestion window on every link (default 10)')
+    .option('--queue <size>', 'bottleneck queue per direction on every link (default one BDP)')
+    .option('--no-slow-start-after-idle', 'tcp_slow_start_after_idle=0 in the server namespace of every link')
+    .addOption(new Option('--net-backend <name>', 'emulation backend').choices(['auto', 'relay', 'netem']))
     .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
     .option('--cert <file>', 'client certificate (PEM) for mTLS')
     .option('--key <file>', 'client key (PEM) for mTLS')

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../errors.ts';
+import { LinkAxesSchema } from '../net/index.ts';
 import { strategySchema, type WorkloadInput, workloadSchema } from '../report/compare-model.ts';
 import { DEFAULT_WINDOW_PRESET } from '../transport/index.ts';
 import { formatBytes } from '../util/units.ts';
@@ -92,6 +93,9 @@ export const compareOptionsSchema = z
     concurrency: z.array(z.number().int().min(1).max(10_000)).min(1).default(COMPARE_DEFAULTS.concurrency),
     workloads: z.array(workloadSchema).min(1).optional().describe('Default: the target kind decides.'),
     net: z.array(z.string().min(1)).min(1).default(COMPARE_DEFAULTS.net),
+    links: LinkAxesSchema.optional().describe(
+      'Link conditions as axes (--rtt, --jitter, --loss, --bandwidth, --cc lists): one emulated link per combination, crossed with the named --net profiles; seeded with --seed.',
+    ),
     runs: z.number().int().min(2).max(1000).default(COMPARE_DEFAULTS.runs),
     warmupRuns: z.number().int().min(0).max(100).default(COMPARE_DEFAULTS.warmupRuns),
     durationMs: z.number().positive().max(3_600_000).default(COMPARE_DEFAULTS.durationMs),

@@ -7,11 +7,13 @@
 import { H2labError } from '../errors.ts';
 import { type FixtureThread, startFixtureThread } from '../load/embedded.ts';
 import {
+  checkNetAvailable,
   createLink,
   type Link,
   type LinkedFixture,
   linkWarnings,
-  resolveProfile,
+  type PlannedLink,
+  planLinks,
   startFixtureInLink,
 } from '../net/index.ts';
 import type { WorkloadInput } from '../report/compare-model.ts';
@@ -20,6 +22,7 @@ import { type CellRunner, type CompareDeps, type CompareHandle, compare } from '
 import { loadRunner } from './load-runner.ts';
 import { httpMetricsReader, serverViewFromScrapes } from './metrics.ts';
 import {
+  type CompareOptions,
   type CompareOptionsInput,
   defaultFixtureWorkloads,
   resolveCompareOptions,
@@ -85,9 +88,28 @@ export async function runComparison(
     workloads ??= defaultFixtureWorkloads();
   }
   workloads ??= urlWorkloads(url);
-  const options = resolveCompareOptions({ ...input, url, workloads, ...(metricsUrl ? { metricsUrl } : {}) });
+  let options = resolveCompareOptions({ ...input, url, workloads, ...(metricsUrl ? { metricsUrl } : {}) });
   const target = { url, embedded: server !== undefined };
-  const linked = await startLinkedFixtures(options.net, server !== undefined, url);
+  let plan: Map<string, PlannedLink>;
+  try {
+    plan = planComparisonLinks(options, server !== undefined, url);
+  } catch (err) {
+    await server?.close();
+    throw err;
+  }
+  // The net axis names every link of the plan; `loopback` stays when it was asked for (or when no
+  // link condition was given at all).
+  if (plan.size > 0) {
+    const keepLoopback = input.net === undefined ? false : options.net.includes('loopback');
+    options = resolveCompareOptions({
+      ...input,
+      url,
+      workloads,
+      ...(metricsUrl ? { metricsUrl } : {}),
+      net: [...(keepLoopback ? ['loopback'] : []), ...plan.keys()],
+    });
+  }
+  const linked = new LinkSequence(plan);
   const baseRunCell =
     hooks.runCell ??
     loadRunner({
@@ -102,13 +124,8 @@ export async function runComparison(
       ...(insecure ? { insecure: true } : {}),
       ...(server ? { serverInProcess: true } : {}),
     });
-  const runCell = linked.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
-  const closeLinks = async () => {
-    for (const { link, fixture } of linked.values()) {
-      await fixture.close();
-      await link.close();
-    }
-  };
+  const runCell = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
+  const closeLinks = () => linked.close();
   let handle: CompareHandle;
   try {
     handle = compare(options, {
@@ -144,58 +161,72 @@ const LINKED_FIXTURE_ARGS = [
 ];
 
 /**
- * One emulated link per non-loopback `net` profile, each with its own copy of the fixture server in
- * its server namespace (the loopback cells keep the in-process server). Only the embedded target can
- * be put behind a link.
+ * The links of a comparison, brought up one at a time: the matrix runs every cell of one link before
+ * the next (src/compare/engine.ts plans `net` outermost), so only one link and its copy of the fixture
+ * server exist at once — a grid of 12 link conditions does not mean 12 relays and 12 servers sharing
+ * two cores. Whether links can be made at all is checked before the first run.
  */
-async function startLinkedFixtures(
-  profiles: readonly string[],
+class LinkSequence {
+  private current: { name: string; link: Link; fixture: LinkedFixture } | undefined;
+  constructor(private readonly plan: Map<string, PlannedLink>) {}
+
+  has(name: string): boolean {
+    return this.plan.has(name);
+  }
+
+  async get(name: string): Promise<{ link: Link; fixture: LinkedFixture }> {
+    if (this.current?.name === name) return this.current;
+    await this.close();
+    const planned = this.plan.get(name)!;
+    const link = await createLink(planned.options);
+    try {
+      this.current = { name, link, fixture: await startFixtureInLink(link, LINKED_FIXTURE_ARGS) };
+    } catch (err) {
+      await link.close();
+      throw err;
+    }
+    return this.current;
+  }
+
+  async close(): Promise<void> {
+    const c = this.current;
+    this.current = undefined;
+    if (!c) return;
+    await c.fixture.close();
+    await c.link.close();
+  }
+}
+
+/**
+ * Plans the links (named profiles crossed with the link axes) and checks they can be made: only the
+ * embedded target can be put behind a link, and emulation needs root and the native addon.
+ */
+function planComparisonLinks(
+  options: CompareOptions,
   embedded: boolean,
   url: string,
-): Promise<Map<string, { link: Link; fixture: LinkedFixture }>> {
-  const out = new Map<string, { link: Link; fixture: LinkedFixture }>();
-  const wanted = profiles.filter((p) => p !== 'loopback');
-  if (wanted.length === 0) return out;
+): Map<string, PlannedLink> {
+  const plan = planLinks(options.net, options.links, options.seed);
+  if (plan.length === 0) return new Map();
   if (!embedded) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
-      `--net ${wanted.join(',')} needs the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
-      { option: '--net', value: wanted },
+      `--net ${plan.map((l) => l.name).join(',')} needs the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
+      { option: '--net', value: plan.map((l) => l.name) },
     );
   }
-  for (const p of wanted) resolveProfile(p); // unknown names fail before anything starts
-  try {
-    for (const profile of wanted) {
-      const link = await createLink({ profile });
-      try {
-        out.set(profile, { link, fixture: await startFixtureInLink(link, LINKED_FIXTURE_ARGS) });
-      } catch (err) {
-        await link.close();
-        throw err;
-      }
-    }
-  } catch (err) {
-    for (const { link, fixture } of out.values()) {
-      await fixture.close();
-      await link.close();
-    }
-    throw err;
-  }
-  return out;
+  checkNetAvailable(plan[0]!.options.backend === 'netem' ? 'netem' : 'relay');
+  return new Map(plan.map((l) => [l.name, l]));
 }
 
 /**
  * Runs cells of a linked profile against that link's fixture server (same paths), reads that
  * server's metrics around the run itself, and records the link in the run's environment.
  */
-function throughLinks(
-  inner: CellRunner,
-  linked: Map<string, { link: Link; fixture: LinkedFixture }>,
-  loopbackUrl: string,
-): CellRunner {
+function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: string): CellRunner {
   return async (cell, ctx) => {
-    const l = linked.get(cell.net);
-    if (!l) return inner(cell, ctx);
+    if (!links.has(cell.net)) return inner(cell, ctx);
+    const l = await links.get(cell.net);
     const base = new URL(loopbackUrl);
     const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
     const metrics = httpMetricsReader(`${l.fixture.plainUrl}/metrics`, { resetPeaks: true });
@@ -204,7 +235,7 @@ function throughLinks(
     const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile });
     const after = await metrics.scrape();
     if (before && after) run.server ??= serverViewFromScrapes(before, after);
-    run.environment.link = l.link.info;
+    run.environment.link = { ...l.link.info, profile: cell.net };
     if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
     run.warnings.push(...linkWarnings(await l.link.stats()));
     return run;

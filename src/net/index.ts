@@ -8,6 +8,7 @@
  * // … traffic to link.serverAddress from this process …
  * await link.close();
  */
+export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
 export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
 export { type LinkedFixture, startFixtureInLink, withLinkedFixture } from './fixture.ts';
 export {

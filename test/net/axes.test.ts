@@ -1,0 +1,89 @@
+// Link conditions as compare axes: the plan (pure), and a comparison over two planned links whose
+// every run records the link it went through (root: skipped with the reason otherwise).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sizeWorkload } from '../../src/compare/options.ts';
+import { runComparison } from '../../src/compare/run.ts';
+import { planLinks } from '../../src/net/index.ts';
+import { netSkipReason } from './helpers.ts';
+
+describe('planLinks', () => {
+  it('crosses the axis lists with each other and with named profiles, in order', () => {
+    const plan = planLinks(
+      ['loopback'],
+      { rttMs: [20, 200], loss: [0, 0.02], congestionControl: ['cubic', 'bbr'] },
+      3,
+    );
+    assert.deepEqual(
+      plan.map((l) => l.name),
+      [
+        'rtt20ms+cubic',
+        'rtt20ms+bbr',
+        'rtt20ms+loss2%+cubic',
+        'rtt20ms+loss2%+bbr',
+        'rtt200ms+cubic',
+        'rtt200ms+bbr',
+        'rtt200ms+loss2%+cubic',
+        'rtt200ms+loss2%+bbr',
+      ],
+    );
+    assert.ok(plan.every((l) => l.options.seed === 3));
+    assert.deepEqual(plan[3]!.options.profile, { rttMs: 20, loss: 0.02 });
+    assert.equal(plan[3]!.options.congestionControl, 'bbr');
+    const onWan = planLinks(['wan', 'loopback'], { loss: [0.01], initialCwnd: 4 }, 1);
+    assert.deepEqual(
+      onWan.map((l) => [l.name, l.options.profile, l.options.overrides, l.options.initialCwnd]),
+      [['wan+loss1%', 'wan', { loss: 0.01 }, 4]],
+    );
+    assert.deepEqual(
+      planLinks(['loopback'], { rateBitsPerSec: [10e6, 1.5e6] }, 1).map((l) => l.name),
+      ['10mbit', '1500kbit'],
+    );
+  });
+
+  it('no link asked for: none planned; TCP settings without a link, a repeat or a bad combination: a clear error', () => {
+    assert.deepEqual(planLinks(['loopback'], undefined, 1), []);
+    assert.throws(
+      () => planLinks(['loopback'], { congestionControl: ['cubic'] }, 1),
+      /--cc .* add --net PROFILE or --rtt/,
+    );
+    assert.throws(() => planLinks(['loopback'], { rttMs: [20, 20] }, 1), /rtt20ms appears twice/);
+    assert.throws(
+      () => planLinks(['loopback'], { rttMs: [10], jitterMs: [20] }, 1),
+      /jitterMs must not exceed half/,
+    );
+    assert.throws(() => planLinks(['nowhere'], { loss: [0.01] }, 1), /not a known profile/);
+  });
+});
+
+describe('compare over planned links', { skip: netSkipReason() }, () => {
+  it('runs every cell on its own link and records the link, its seed and its congestion control', async () => {
+    const c = await runComparison({
+      protocols: ['h1', 'h2'],
+      concurrency: [4],
+      workloads: [sizeWorkload(1024)],
+      links: { rttMs: [40], loss: [0, 0.01], congestionControl: ['reno'] },
+      runs: 2,
+      warmupRuns: 0,
+      durationMs: 400,
+      seed: 7,
+    });
+    const r = await c.done;
+    assert.equal(r.status, 'complete', JSON.stringify(r.error));
+    // No loopback cells: only the links asked for.
+    assert.deepEqual(r.axes.net, ['rtt40ms+reno', 'rtt40ms+loss1%+reno']);
+    for (const cell of r.cells) {
+      assert.equal(cell.status, 'done', `${cell.id}: ${cell.note}`);
+      for (const run of cell.runs) {
+        const link = run.environment.link!;
+        assert.equal(link.profile, cell.net);
+        assert.equal(link.rttMs, 40);
+        assert.equal(link.seed, 7);
+        assert.equal(link.congestionControl, 'reno');
+        assert.equal(link.loss ?? 0, cell.net.includes('loss1%') ? 0.01 : 0);
+        // A request cannot be answered faster than the link's round trip.
+        assert.ok(run.ttfbMs.p50 >= 39, `${cell.id}: ttfb p50 ${run.ttfbMs.p50} ms`);
+      }
+    }
+  });
+});
