@@ -9,6 +9,7 @@ import { formatBytes, formatMs } from '../util/units.ts';
 import type { CellResult, CompareResult, Comparison, Strategy, Workload } from './compare-model.ts';
 import type { EncodedHistogram } from './model.ts';
 import { resultRows } from './render-text.ts';
+import { compareSettings } from './settings.ts';
 import { formatRatio } from './verdict.ts';
 
 /** The chart library's sources, inlined into the page. */
@@ -284,6 +285,7 @@ table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeri
 tr.better td:last-child{color:#1a7f37;font-weight:600}tr.worse td:last-child{color:#cf222e;font-weight:600}
 ul.caveats li{margin:3px 0;color:#444}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
+details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0}
 .legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
 `;
 
@@ -395,6 +397,11 @@ ${legendHtml(result)}
     result.status === 'complete'
       ? ''
       : `<p class="card"><b>This comparison did not finish (${esc(result.status)}).</b> ${done} of ${result.cells.length} cells finished; the others are marked in the tables.</p>`;
+  const settingsRows = compareSettings(result);
+  const settingsHtml =
+    settingsRows.length === 0
+      ? ''
+      : `<details class="settings" open><summary>Settings that can decide the outcome (as the runs recorded them)</summary><table>${settingsRows.map((s) => `<tr><th>${esc(s.name)}</th><td>${esc(s.value)}</td></tr>`).join('')}</table></details>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>h2lab compare — ${esc(result.axes.workloads.map((w) => w.label).join(', '))}</title>
@@ -402,6 +409,7 @@ ${legendHtml(result)}
 <body><main>
 <h1>HTTP/2 vs HTTP/1.1 — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
 <div class="meta">${esc(target)} · network: ${esc(result.axes.net.join(', '))} · ${result.runsPerCell} runs per cell, first ${result.warmupRuns} discarded (${kept} kept) · baseline ${esc(result.baseline)} · ${esc(result.environment.startedAt)} · h2lab ${esc(result.environment.h2labVersion)}, Node ${esc(result.environment.node)}, ${result.environment.cpus} CPUs</div>
+${settingsHtml}
 ${statusNote}
 ${headlines}
 ${recs}

@@ -4,6 +4,7 @@
  */
 import { formatBytes, formatMs } from '../util/units.ts';
 import type { CellResult, CompareResult, Comparison } from './compare-model.ts';
+import { compareSettings, settingsText } from './settings.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
 /** One row of the results table, already in words. */
@@ -93,10 +94,14 @@ function headerLine(result: CompareResult): string {
     ? `${result.target.url} (embedded fixture server)`
     : result.target.url;
   const kept = result.runsPerCell - result.warmupRuns;
-  const o = result.options as { h1Connections?: number; h2PoolSessions?: number; durationMs?: number };
-  const build = `h1 = up to ${o.h1Connections ?? 6} connections, h2 = 1 session, h2-pool = up to ${o.h2PoolSessions ?? 4} sessions`;
+  const o = result.options as { durationMs?: number };
   const each = o.durationMs !== undefined ? `${o.durationMs} ms each, ` : '';
-  return `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}\n${build}`;
+  const settings = compareSettings(result);
+  return [
+    `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`,
+    ...(settings.length > 0 ? ['Settings that can decide the outcome (as the runs recorded them):'] : []),
+    ...settingsText(settings),
+  ].join('\n');
 }
 
 function statusLine(result: CompareResult): string | undefined {
@@ -187,8 +192,15 @@ export function renderMarkdown(result: CompareResult): string {
   const out: string[] = [
     '# HTTP/2 vs HTTP/1.1 — h2lab compare',
     '',
-    headerLine(result).replace(/^h2lab compare — /, 'Target: '),
+    headerLine(result)
+      .split('\n')[0]!
+      .replace(/^h2lab compare — /, 'Target: '),
   ];
+  const settings = compareSettings(result);
+  if (settings.length > 0) {
+    out.push('', '**Settings that can decide the outcome** (as the runs recorded them):', '');
+    for (const s of settings) out.push(`- ${s.name}: ${mdEscape(s.value)}`);
+  }
   const st = statusLine(result);
   if (st) out.push('', `> **${st}**`);
   const v = result.verdict;

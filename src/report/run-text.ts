@@ -3,6 +3,7 @@
  */
 import { formatBytes, formatMs } from '../util/units.ts';
 import type { LatencySummaryMs, RunResult } from './model.ts';
+import { runSettings } from './settings.ts';
 
 function row(label: string, value: string): string {
   return `  ${label.padEnd(22)}${value}`;
@@ -98,6 +99,9 @@ export function renderRunText(r: RunResult): string {
     if (s.poolQueueMs) parts.push(`pool queue mean ${formatMs(s.poolQueueMs.mean)}`);
     out.push(row('server saw', parts.join(', ')));
   }
+  // What else could decide the outcome (the transport and windows rows above carry the rest).
+  const shown = new Set(['h1 connections', 'h2-pool sessions', 'HTTP/2 windows', 'HTTP/2 client']);
+  for (const s of runSettings(r)) if (!shown.has(s.name)) out.push(row(s.name, s.value));
   for (const w of r.warnings) out.push(`  ! ${w}`);
   if (r.error) out.push(`  ✗ ${r.error.code}: ${r.error.message}`);
   return out.join('\n');

@@ -1,0 +1,152 @@
+/**
+ * The settings that can decide an outcome besides the protocol, read back from what the runs
+ * recorded (not from the options asked for), so a report states what was actually in force: pool
+ * sizes, HTTP/2 windows and client, Nagle, TCP congestion control and initial window, the server's
+ * stream limit, the TLS version, whether handshakes fell inside the timed period, and the link.
+ * Pure: `(result) → rows`; the renderers print them under their header.
+ */
+import { formatBytes, formatMs } from '../util/units.ts';
+import type { CompareResult } from './compare-model.ts';
+import type { LinkInfo, RunResult } from './model.ts';
+
+/** One setting: a short name and what was in force, in words with units. */
+export interface SettingRow {
+  name: string;
+  value: string;
+}
+
+const WINDOW_WHO: Record<string, string> = {
+  browser: "Chromium's",
+  node: "node:http2's and RFC 9113's initial 64 KiB",
+  max: 'flow control effectively off, as h2load',
+  custom: 'explicit sizes',
+};
+
+/** "rtt 200 ms, 10 Mbit/s, loss 1%, queue 250 KiB, seed 1, relay". */
+export function describeLink(l: LinkInfo): string {
+  const parts = [`rtt ${formatMs(l.rttMs)}`];
+  if (l.jitterMs) parts.push(`jitter ±${formatMs(l.jitterMs)}`);
+  if (l.rateBitsPerSec) parts.push(`${+(l.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s`);
+  if (l.loss) parts.push(`loss ${+(l.loss * 100).toPrecision(4)}%`);
+  const loss = l.loss ?? 0;
+  if ((l.lossUp ?? loss) !== loss || (l.lossDown ?? loss) !== loss)
+    parts.push(
+      `loss up ${+((l.lossUp ?? 0) * 100).toPrecision(4)}% / down ${+((l.lossDown ?? 0) * 100).toPrecision(4)}%`,
+    );
+  if (l.queueBytes) parts.push(`queue ${formatBytes(l.queueBytes)}`);
+  if (l.seed !== undefined) parts.push(`seed ${l.seed}`);
+  parts.push(l.backend);
+  return parts.join(', ');
+}
+
+function distinct<T>(xs: Iterable<T>): T[] {
+  return [...new Set(xs)];
+}
+
+/** "c=1: 1, c=8: 6, c=64: 6", or "6" when every concurrency had the same. */
+function perConcurrency(pairs: Array<[number, number]>): string {
+  const by = new Map<number, number>();
+  for (const [c, v] of pairs.sort((a, b) => a[0] - b[0])) by.set(c, v);
+  const values = distinct(by.values());
+  if (values.length === 1) return String(values[0]);
+  return [...by].map(([c, v]) => `c=${c}: ${v}`).join(', ');
+}
+
+function handshakes(runs: RunResult[]): string {
+  const modes = distinct(runs.map((r) => r.schedule.mode));
+  if (modes.every((m) => m !== ('burst' as string))) {
+    return 'outside: connections are opened before the clock (reconnections during a run are timed)';
+  }
+  return 'see the schedule';
+}
+
+/** Settings of one run (bench). */
+export function runSettings(run: RunResult): SettingRow[] {
+  return settingsOf([run], run.target.embedded);
+}
+
+/** Settings of a comparison: over every run of every cell, per strategy where they differ. */
+export function compareSettings(result: CompareResult): SettingRow[] {
+  return settingsOf(
+    result.cells.flatMap((c) => c.runs),
+    result.target.embedded,
+  );
+}
+
+function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
+  const rows: SettingRow[] = [];
+  if (runs.length === 0) return rows;
+  const byName = (n: string) => runs.filter((r) => r.transport.name === n);
+  const h1 = byName('h1');
+  if (h1.length > 0) {
+    rows.push({
+      name: 'h1 connections',
+      value: perConcurrency(h1.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections])),
+    });
+  }
+  const pool = byName('h2-pool');
+  if (pool.length > 0) {
+    rows.push({
+      name: 'h2-pool sessions',
+      value: `${perConcurrency(pool.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections]))}${pool[0]!.transport.policy ? ` (${pool[0]!.transport.policy})` : ''}`,
+    });
+  }
+  const h2 = runs.filter((r) => r.transport.window);
+  if (h2.length > 0) {
+    rows.push({
+      name: 'HTTP/2 windows',
+      value: distinct(
+        h2.map((r) => {
+          const w = r.transport.window!;
+          return `${w.preset} (${WINDOW_WHO[w.preset] ?? w.preset}): stream ${formatBytes(w.streamWindowBytes)}, connection ${formatBytes(w.connectionWindowBytes)}`;
+        }),
+      ).join('; '),
+    });
+    rows.push({
+      name: 'HTTP/2 client',
+      value: distinct(h2.map((r) => (r.transport.client === 'node' ? 'node:http2' : "h2lab's own"))).join(
+        ', ',
+      ),
+    });
+    const limits = distinct(h2.map((r) => r.connections.serverMaxConcurrentStreams));
+    rows.push({
+      name: 'server stream limit',
+      value: limits
+        .map((l) => (l === undefined ? 'none announced' : `SETTINGS_MAX_CONCURRENT_STREAMS ${l}`))
+        .join(', '),
+    });
+  }
+  rows.push({
+    name: 'Nagle',
+    value: embedded
+      ? "off (TCP_NODELAY) on h2lab's sockets and on the fixture server's"
+      : "off (TCP_NODELAY) on h2lab's sockets; the server's own setting is not visible from here",
+  });
+  const tls = distinct(runs.map((r) => r.connections.tlsVersion ?? 'cleartext'));
+  rows.push({ name: 'TLS', value: tls.join(', ') });
+  rows.push({ name: 'handshakes', value: handshakes(runs) });
+  const links = new Map<string, LinkInfo>();
+  for (const r of runs) if (r.environment.link) links.set(r.environment.link.profile, r.environment.link);
+  const unlinkedCc = distinct(
+    runs.filter((r) => !r.environment.link).map((r) => r.environment.congestionControl),
+  );
+  if (unlinkedCc.length > 0 && unlinkedCc.some((x) => x !== undefined)) {
+    rows.push({
+      name: 'congestion control',
+      value: `${unlinkedCc.filter(Boolean).join(', ')} (the host's default; loopback, so it hardly matters)`,
+    });
+  }
+  for (const [name, l] of links) {
+    rows.push({
+      name: `link ${name}`,
+      value: `${describeLink(l)}; TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}`,
+    });
+  }
+  return rows;
+}
+
+/** The rows as aligned text lines, each prefixed by `indent`. */
+export function settingsText(rows: SettingRow[], indent = '  '): string[] {
+  const w = Math.max(0, ...rows.map((r) => r.name.length));
+  return rows.map((r) => `${indent}${r.name.padEnd(w)}  ${r.value}`);
+}
