@@ -80,7 +80,7 @@ function ratioPhrase(cmp: Comparison): string {
   const ci = `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi)})`;
   if (cmp.outcome === 'insufficient') return `${cmp.protocol} ${formatRatio(i.ratio)} (too few runs)`;
   if (cmp.outcome === 'undecided')
-    return `${cmp.protocol} ${ci}, undecided${cmp.runsNeeded ? ` (about ${cmp.runsNeeded} runs per strategy would tell)` : ''}`;
+    return `${cmp.protocol} ${ci}, undecided${cmp.runsNeeded ? ` (~${cmp.runsNeeded} runs would tell)` : ''}`;
   if (cmp.outcome === 'no-clear-difference') return `${cmp.protocol} ${ci}, no clear difference`;
   return `${cmp.protocol} ${ci}`;
 }
@@ -367,13 +367,20 @@ function recommend(
       };
     }
     if (open.length > 0) {
-      const need = Math.max(...open.map((c) => c.runsNeeded ?? 0));
-      const runs = need > 0 ? need + result.warmupRuns : undefined;
+      // The median estimate decides most of the open cells; the noisiest one is named apart, since
+      // a few runs' spread makes its estimate the least reliable.
+      const needs = open.map((c) => c.runsNeeded ?? 0).filter((n) => n > 0).sort((a, b) => a - b);
+      const need = needs[Math.floor((needs.length - 1) / 2)];
+      const most = needs[needs.length - 1];
       const lost = worse.length > 0 ? ` (worse than ${result.baseline} at ${worse.map(tag).join(', ')})` : '';
+      const more =
+        need === undefined
+          ? ''
+          : `; about ${need} kept runs per strategy would tell most of them (--runs ${need + result.warmupRuns})${most !== undefined && most > need ? `, the noisiest about ${most}` : ''}`;
       return {
         client,
         strategy: null,
-        text: `${who}: undecided — the runs cannot tell ${open.map(tag).join(', ')} from ${result.baseline} on ${scope}${lost}${runs ? `; about ${need} kept runs per strategy would (--runs ${runs})` : ''}.`,
+        text: `${who}: undecided — the runs cannot tell ${open.map(tag).join(', ')} from ${result.baseline} on ${scope}${lost}${more}.`,
       };
     }
     if (worse.length > 0) {
