@@ -154,6 +154,12 @@ export const verdictSchema = z.object({
     z.object({
       client: z.enum(['interactive', 'bulk']),
       strategy: strategySchema.nullable().describe('null: no strategy is clearly better than the baseline.'),
+      decision: z
+        .enum(['use', 'depends', 'undecided', 'any', 'not-compared'])
+        .optional()
+        .describe(
+          'use: `strategy` has the evidence; depends: better in some cells, worse in others; undecided: the runs cannot tell; any: no difference of --min-effect or more; not-compared: fewer than two strategies measured.',
+        ),
       text: z.string(),
     }),
   ),

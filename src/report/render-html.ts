@@ -334,14 +334,31 @@ const CHART_SCRIPT = `
 
 /** "h1 — HTTP/1.1, up to 6 connections": how each strategy was built in this comparison. */
 function strategyDescription(result: CompareResult, p: Strategy): string {
-  const o = result.options as { h1Connections?: number; h2PoolSessions?: number };
-  if (p === 'h1') return `h1 — HTTP/1.1, up to ${o.h1Connections ?? 6} connections`;
+  const o = result.options as { h1Connections?: number | string | number[]; h2PoolSessions?: number };
+  const h1 = o.h1Connections ?? 6;
+  if (p === 'h1')
+    return `h1 — HTTP/1.1, ${h1 === 'concurrency' ? 'one connection per request in flight' : `up to ${Array.isArray(h1) ? h1.join('/') : h1} connections`}`;
   if (p === 'h2') return 'h2 — one HTTP/2 session';
   return `h2-pool — up to ${o.h2PoolSessions ?? 4} HTTP/2 sessions`;
 }
 
 function legendHtml(result: CompareResult): string {
   return `<div class="legend">${result.axes.protocols.map((p) => `<span><i style="background:${STRATEGY_COLOR[p]}"></i>${esc(strategyDescription(result, p))}</span>`).join('')}</div>`;
+}
+
+/** The card title of a recommendation: its strategy, or what kind of answer it is. */
+function recommendationTitle(r: NonNullable<CompareResult['verdict']>['recommendations'][number]): string {
+  if (r.strategy) return r.strategy;
+  switch (r.decision) {
+    case 'depends':
+      return 'it depends';
+    case 'undecided':
+      return 'undecided';
+    case 'any':
+      return 'any of them';
+    default:
+      return 'not compared';
+  }
 }
 
 /**
@@ -386,7 +403,7 @@ ${legendHtml(result)}
     ? `<div class="cards">${v.recommendations
         .map(
           (r) =>
-            `<div class="card rec"><b>${r.client === 'interactive' ? 'Interactive clients' : 'Bulk clients'}: ${r.strategy ? esc(r.strategy) : `keep ${esc(result.baseline)}`}</b>${esc(r.text)}</div>`,
+            `<div class="card rec"><b>${r.client === 'interactive' ? 'Interactive clients' : 'Bulk clients'}: ${esc(recommendationTitle(r))}</b>${esc(r.text)}</div>`,
         )
         .join('')}</div>`
     : '';

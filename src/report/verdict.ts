@@ -329,6 +329,7 @@ function recommend(
     return {
       client,
       strategy: null,
+      decision: 'not-compared',
       text: `No comparison of ${scope} could be made: fewer than two strategies were measured there.`,
     };
   }
@@ -363,13 +364,17 @@ function recommend(
       return {
         client,
         strategy: null,
+        decision: 'depends',
         text: `${who}: it depends on the cell — better than ${result.baseline} on ${scope} at ${better.map(tag).join(', ')}, worse at ${worse.map(tag).join(', ')}${open.length > 0 ? `, undecided at ${open.map(tag).join(', ')}` : ''}; choose by the conditions that match yours.`,
       };
     }
     if (open.length > 0) {
       // The median estimate decides most of the open cells; the noisiest one is named apart, since
       // a few runs' spread makes its estimate the least reliable.
-      const needs = open.map((c) => c.runsNeeded ?? 0).filter((n) => n > 0).sort((a, b) => a - b);
+      const needs = open
+        .map((c) => c.runsNeeded ?? 0)
+        .filter((n) => n > 0)
+        .sort((a, b) => a - b);
       const need = needs[Math.floor((needs.length - 1) / 2)];
       const most = needs[needs.length - 1];
       const lost = worse.length > 0 ? ` (worse than ${result.baseline} at ${worse.map(tag).join(', ')})` : '';
@@ -380,6 +385,7 @@ function recommend(
       return {
         client,
         strategy: null,
+        decision: 'undecided',
         text: `${who}: undecided — the runs cannot tell ${open.map(tag).join(', ')} from ${result.baseline} on ${scope}${lost}${more}.`,
       };
     }
@@ -387,12 +393,14 @@ function recommend(
       return {
         client,
         strategy: result.baseline,
+        decision: 'use',
         text: `${who}: use ${STRATEGY_LABEL[result.baseline]}; the others were worse on ${scope} at ${worse.map(tag).join(', ')} and nowhere better.`,
       };
     }
     return {
       client,
       strategy: null,
+      decision: 'any',
       text: `${who}: no strategy differed from ${result.baseline} by ${minEffectPercent(result)}% or more on ${scope}: the protocol does not decide it here; any of them will do.`,
     };
   }
@@ -400,6 +408,7 @@ function recommend(
   return {
     client,
     strategy: best.p,
+    decision: 'use',
     text: `${who}: use ${STRATEGY_LABEL[best.p]}; it was clearly better than ${result.baseline} on ${scope} in ${best.wins} of ${total} cells and worse in none.`,
   };
 }
