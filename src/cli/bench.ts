@@ -25,6 +25,10 @@ interface BenchFlags {
   duration?: string;
   requests?: string;
   warmup?: string;
+  burst?: string;
+  bursts?: string;
+  burstGap?: string;
+  burstHandshakes?: string;
   seed?: string;
   method?: string;
   header: string[];
@@ -72,6 +76,15 @@ export function register(program: Command): void {
     .option('-d, --duration <time>', 'measured period, e.g. 10s (default 10s unless --requests)')
     .option('-n, --requests <n>', 'stop after this many measured requests')
     .option('--warmup <time>', 'warm-up excluded from statistics, e.g. 2s')
+    .option('--burst <n>', 'burst: n requests at once; reports the time until the last one ends')
+    .option('--bursts <n>', 'burst: repeat it n times, each on fresh connections (default 1)')
+    .option('--burst-gap <time>', 'burst: pause between bursts (default 100ms)')
+    .addOption(
+      new Option(
+        '--burst-handshakes <when>',
+        'burst: open connections inside the timed period (include, default) or before it',
+      ).choices(['include', 'exclude']),
+    )
     .option('--seed <n>', 'seed for every random choice')
     .option('-m, --method <method>', 'HTTP method')
     .option('-H, --header <name:value>', 'request header (repeatable)', collect, [])
@@ -179,6 +192,10 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration');
   if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
   if (f.warmup) o.warmupMs = parseDurationMs(f.warmup, '--warmup');
+  if (f.burst) o.burst = parseInteger(f.burst, '--burst', 1, 100_000);
+  if (f.bursts) o.bursts = parseInteger(f.bursts, '--bursts', 1, 1000);
+  if (f.burstGap) o.burstGapMs = parseDurationMs(f.burstGap, '--burst-gap');
+  if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
   if (f.seed) o.seed = parseInteger(f.seed, '--seed');
   if (f.method) o.method = f.method.toUpperCase();
   if (f.header.length > 0) {

@@ -342,9 +342,41 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
 }
 
 function schedule(o: ResolvedLoadOptions): RunResult['schedule'] {
+  if (o.burst !== undefined) {
+    return {
+      mode: 'burst',
+      concurrency: o.burst,
+      bursts: o.bursts ?? 1,
+      gapMs: o.burstGapMs ?? 0,
+      handshakes: o.burstHandshakes ?? 'include',
+    };
+  }
   return o.rateRps !== undefined
     ? { mode: 'open', rateRps: o.rateRps, arrivals: o.arrivals }
     : { mode: 'closed', concurrency: o.concurrency };
+}
+
+function medianOf(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The burst section of a result from the parts' bursts; undefined when no burst ran. */
+function burstResult(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['burst'] {
+  const all = parts.flatMap((p) => p.bursts ?? []).sort((a, b) => a.startMs - b.startMs);
+  if (o.burst === undefined || all.length === 0) return undefined;
+  const firsts = all.flatMap((b) => (b.firstResponseMs === undefined ? [] : [b.firstResponseMs]));
+  return {
+    requests: o.burst,
+    bursts: all.length,
+    handshakes: o.burstHandshakes ?? 'include',
+    completionMs: medianOf(all.map((b) => b.completionMs)),
+    ...(firsts.length > 0 ? { firstResponseMs: medianOf(firsts) } : {}),
+    failed: all.reduce((n, b) => n + b.failed, 0),
+    connectionsOpened: all.reduce((n, b) => n + b.connectionsOpened, 0),
+    perBurst: all.map(({ requests: _n, ...b }) => b),
+  };
 }
 
 /** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
@@ -436,6 +468,12 @@ function buildResult(
     );
   }
   const latency = summarizeHistogram(hist.latency);
+  const burst = burstResult(o, parts);
+  if (burst && burst.failed > 0) {
+    warnings.push(
+      `${burst.failed} of ${burst.requests * burst.bursts} requests of the burst${burst.bursts > 1 ? 's' : ''} failed (see counts.byFailure): the completion time still ends at the last response or failure`,
+    );
+  }
   let finalError = error;
   if (!finalError && counts.total > 0) {
     const rate = counts.failed / counts.total;
@@ -458,6 +496,7 @@ function buildResult(
     transport: transportInfo(o),
     protocol: { requested: requestedWire(o, target.url), negotiated },
     schedule: schedule(o),
+    ...(burst ? { burst } : {}),
     durationMs,
     warmupMs: o.warmupMs,
     counts: {

@@ -32,6 +32,18 @@ export const LOAD_DEFAULTS = Object.freeze({
   lateToleranceMs: 5,
   /** Progress events, ms. */
   progressIntervalMs: 1000,
+  /** Bursts per run when --burst is given. */
+  bursts: 1,
+  /**
+   * Pause between two bursts, ms: the previous burst's connections are closed by then, so their
+   * teardown (FIN exchange, the server's cleanup) does not land inside the next burst's timed period.
+   */
+  burstGapMs: 100,
+  /**
+   * Whether a burst's timed period contains opening its connections: `include`, because that is what a
+   * browser loading a page from a site it has no connection to pays (TCP, TLS and only then requests).
+   */
+  burstHandshakes: 'include' as 'include' | 'exclude',
 });
 
 const positiveMs = z.number().positive().finite();
@@ -52,6 +64,21 @@ export const LoadOptionsSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(1_000_000).optional(),
   /** Open loop: requests per second. */
   rateRps: z.number().positive().finite().optional(),
+  /**
+   * Burst: this many requests handed to the transport at one instant t0 (paths cycling), the page-load
+   * question; the result is the time from t0 until the last response ended. Excludes `rateRps`,
+   * `concurrency`, `durationMs`, `requests`, `warmupMs` and more than one worker.
+   */
+  burst: z.number().int().min(1).max(100_000).optional(),
+  /** Burst: bursts per run, each on fresh connections (default 1). */
+  bursts: z.number().int().min(1).max(1000).optional(),
+  /** Burst: pause between bursts, ms (default 100). */
+  burstGapMs: z.number().min(0).max(60_000).finite().optional(),
+  /**
+   * Burst: `include` (default) opens the connections inside the timed period, as a browser opening a
+   * page does (h1 up to its pool size, h2 one session); `exclude` opens them before t0.
+   */
+  burstHandshakes: z.enum(['include', 'exclude']).optional(),
   /** Open loop: even spacing or Poisson arrivals (exponential gaps, seeded). */
   arrivals: z.enum(['even', 'poisson']).default('even'),
   /** Measured period, ms (after warm-up). Default 10 s when `requests` is not given. */
@@ -129,6 +156,64 @@ export type LoadOptions = z.output<typeof LoadOptionsSchema>;
 /** Options with every derived default filled in. */
 export type ResolvedLoadOptions = LoadOptions & { connections: number; concurrency: number };
 
+/** The burst options that only make sense together with `burst`. */
+const BURST_ONLY = [
+  ['bursts', '--bursts'],
+  ['burstGapMs', '--burst-gap'],
+  ['burstHandshakes', '--burst-handshakes'],
+] as const;
+
+/** Options a burst replaces: its own schedule, one instant, one thread. */
+const NOT_WITH_BURST = [
+  ['rateRps', '--rate'],
+  ['concurrency', '--concurrency'],
+  ['durationMs', '--duration'],
+  ['requests', '--requests'],
+] as const;
+
+/** Checks the burst options and fills their defaults (only when `burst` is set). */
+function resolveBurst(o: LoadOptions): Partial<LoadOptions> {
+  if (o.burst === undefined) {
+    for (const [key, flag] of BURST_ONLY) {
+      if (o[key] !== undefined) {
+        throw new H2labError('H2LAB_ERR_INVALID_OPTION', `${flag} needs --burst N: add it, or drop ${flag}`, {
+          option: flag,
+          value: o[key],
+        });
+      }
+    }
+    return {};
+  }
+  for (const [key, flag] of NOT_WITH_BURST) {
+    if (o[key] !== undefined) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `${flag} ${JSON.stringify(o[key])} cannot be combined with --burst ${o.burst}: a burst issues its N requests at once and ends with the last response; drop ${flag} (use --bursts B to repeat the burst)`,
+        { option: flag, value: o[key] },
+      );
+    }
+  }
+  if (o.warmupMs > 0) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--warmup ${o.warmupMs}ms cannot be combined with --burst: use --burst-handshakes exclude to open the connections before the timed period`,
+      { option: '--warmup', value: o.warmupMs },
+    );
+  }
+  if (o.workers > 1) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--workers ${o.workers} cannot be combined with --burst: a burst starts at one instant in one thread; drop --workers`,
+      { option: '--workers', value: o.workers },
+    );
+  }
+  return {
+    bursts: o.bursts ?? LOAD_DEFAULTS.bursts,
+    burstGapMs: o.burstGapMs ?? LOAD_DEFAULTS.burstGapMs,
+    burstHandshakes: o.burstHandshakes ?? LOAD_DEFAULTS.burstHandshakes,
+  };
+}
+
 /**
  * Validates and fills defaults. Throws H2LAB_ERR_INVALID_OPTION naming the key, the value and the fix.
  */
@@ -148,12 +233,14 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       { option: key, value },
     );
   }
-  const o = r.data;
+  const o = { ...r.data, ...resolveBurst(r.data) };
   const connections =
     o.protocol === 'h2'
       ? 1
       : (o.connections ?? (o.protocol === 'h1' ? LOAD_DEFAULTS.h1Connections : LOAD_DEFAULTS.h2PoolSessions));
-  const concurrency = o.concurrency ?? (o.protocol === 'h1' ? connections : LOAD_DEFAULTS.concurrency);
+  // A burst has N requests in flight at t0: its concurrency is recorded as N.
+  const concurrency =
+    o.burst ?? o.concurrency ?? (o.protocol === 'h1' ? connections : LOAD_DEFAULTS.concurrency);
   if (o.bodyFile !== undefined && o.bodySizeBytes !== undefined) {
     throw new H2labError('H2LAB_ERR_INVALID_OPTION', '--body and --body-size were both given: choose one', {
       option: '--body',

@@ -6,6 +6,9 @@
  * Open loop: requests leave on a schedule fixed in advance (even or Poisson); latency is taken from
  * the **intended** send time, so a stalled server cannot hide its stall by slowing the client down
  * (coordinated omission, after wrk2). Requests handed over late are counted.
+ * Burst: N requests handed to the transport at one instant t0, the page-load question; the figure is
+ * t0 → the last response's end. Each burst gets a transport of its own, so every burst starts from the
+ * same state: no connection (handshakes included) or connections just opened and idle (excluded).
  */
 import { performance } from 'node:perf_hooks';
 import { H2labError } from '../errors.ts';
@@ -47,7 +50,24 @@ export interface PartResult {
   measureEndMs: number;
   /** Event-loop utilisation of this thread over the measured period, 0..1. */
   eventLoopUtilization: number;
+  /** Burst schedule: one record per burst, in order. */
+  bursts?: BurstRecord[];
   error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** One burst as a part measured it; times in ms. */
+export interface BurstRecord {
+  /** t0, ms since the run's origin. */
+  startMs: number;
+  /** t0 → the end of the last response (failed requests included: their end is when they failed). */
+  completionMs: number;
+  /** t0 → the first response headers; undefined when no response came. */
+  firstResponseMs?: number;
+  requests: number;
+  ok: number;
+  failed: number;
+  /** Connections opened between t0 and the burst's end (its timed period). */
+  connectionsOpened: number;
 }
 
 /** Live counters read by the progress timer. */
@@ -82,9 +102,18 @@ export class LoadPart {
 
   /** Opens the transport (asserting the protocol). Rejects with the H2labError that ends the run. */
   async prepare(): Promise<void> {
-    const o = this.input.opts;
     this.originEpoch = performance.timeOrigin + performance.now();
-    this.transport = createTransport(o.protocol, {
+    this.transport = this.newTransport();
+    await this.transport.open();
+  }
+
+  /**
+   * A transport as the options ask. With a burst that includes handshakes it connects on demand: the
+   * requests of the burst open the connections (h1 up to its pool size, h2 one session).
+   */
+  private newTransport(): Transport {
+    const o = this.input.opts;
+    return createTransport(o.protocol, {
       url: this.input.url,
       connections: this.input.connections,
       policy: o.policy,
@@ -96,8 +125,8 @@ export class LoadPart {
       idleTimeoutMs: o.idleTimeoutMs,
       maxAgeMs: o.maxAgeMs,
       now: this.now,
+      ...(o.burst !== undefined && o.burstHandshakes !== 'exclude' ? { connectOnDemand: true } : {}),
     });
-    await this.transport.open();
   }
 
   /** The protocol negotiated so far. */
@@ -137,7 +166,8 @@ export class LoadPart {
       rng,
     });
     const warmupEnd = o.warmupMs;
-    const durationMs = o.durationMs ?? (this.input.requests === undefined ? 10_000 : undefined);
+    const burst = o.burst !== undefined;
+    const durationMs = o.durationMs ?? (this.input.requests === undefined && !burst ? 10_000 : undefined);
     const stopAt = durationMs === undefined ? Number.POSITIVE_INFINITY : warmupEnd + durationMs;
     const limit = this.input.requests ?? Number.POSITIVE_INFINITY;
     let measuredIssued = 0;
@@ -174,7 +204,8 @@ export class LoadPart {
       live.inFlight++;
       const seq = seqNext;
       seqNext += stride;
-      return transport.request(workload.specAt(seq), { seq, intendedMs, queuedMs }).then((s) => {
+      const t = this.transport!;
+      return t.request(workload.specAt(seq), { seq, intendedMs, queuedMs }).then((s) => {
         onDone(s);
         return s;
       });
@@ -192,7 +223,15 @@ export class LoadPart {
       ? setTimeout(() => this.stop(), Math.max(0, stopAt - this.now()))
       : undefined;
 
-    if (!open) {
+    let bursts: BurstRecord[] | undefined;
+    let measureStartMs = warmupEnd;
+    let finished = transport.stats();
+    if (burst) {
+      const r = await this.runBursts(issue);
+      bursts = r.bursts;
+      finished = r.stats;
+      if (bursts.length > 0) measureStartMs = bursts[0]!.startMs;
+    } else if (!open) {
       const lane = async (): Promise<void> => {
         for (;;) {
           const t = this.now();
@@ -207,8 +246,10 @@ export class LoadPart {
     clearTimeout(stopTimer);
     clearTimeout(warmTimer);
     const elu = performance.eventLoopUtilization(eluStart.v ?? performance.eventLoopUtilization());
-    const measureEndMs = Math.max(Math.min(this.now(), stopAt), stats.lastEndMs);
-    await transport.close();
+    const measureEndMs = burst ? stats.lastEndMs : Math.max(Math.min(this.now(), stopAt), stats.lastEndMs);
+    const last = this.transport!;
+    await last.close();
+    if (!burst) finished = last.stats();
     const histograms = {} as Record<HistogramName, EncodedHistogram>;
     for (const [k, h] of Object.entries(stats.h) as Array<[HistogramName, (typeof stats.h)[HistogramName]]>) {
       histograms[k] = encodeHistogram(h);
@@ -216,13 +257,76 @@ export class LoadPart {
     return {
       counts: stats.counts,
       histograms,
-      transport: transport.stats(),
-      negotiated: transport.negotiated(),
-      measureStartMs: warmupEnd,
-      measureEndMs: Math.max(measureEndMs, warmupEnd),
+      transport: finished,
+      negotiated: last.negotiated(),
+      measureStartMs,
+      measureEndMs: Math.max(measureEndMs, measureStartMs),
       eventLoopUtilization: elu.utilization,
+      ...(bursts ? { bursts } : {}),
       ...(this.abortError ? { error: this.abortError.toJSON() } : {}),
     };
+  }
+
+  /**
+   *   burst 1: t0 ─▶ N requests handed over at once ─▶ … ─▶ last end │ gap │ burst 2 on a new transport …
+   * The transport queues what its connections cannot carry yet (h1: one request per connection, in
+   * the client — the page-load queue browsers have; h2: beyond SETTINGS_MAX_CONCURRENT_STREAMS,
+   * RFC 9113 §5.1.2), so N above the capacity is measured, not refused.
+   */
+  private async runBursts(
+    issue: (intendedMs: number, queuedMs: number) => Promise<Sample>,
+  ): Promise<{ bursts: BurstRecord[]; stats: TransportStats }> {
+    const o = this.input.opts;
+    const n = o.burst!;
+    const count = o.bursts ?? 1;
+    const out: BurstRecord[] = [];
+    let stats: TransportStats | undefined;
+    for (let b = 0; b < count && !this.stopping; b++) {
+      if (b > 0) {
+        await this.transport!.close();
+        stats = addTransportStats(stats, this.transport!.stats());
+        await this.pause(o.burstGapMs ?? 0);
+        if (this.stopping) break;
+        this.transport = this.newTransport();
+        await this.transport.open();
+        if (this.stopping) break;
+      }
+      const openedBefore = this.transport!.stats().opened;
+      const t0 = this.now();
+      const samples = await Promise.all(Array.from({ length: n }, () => issue(t0, t0)));
+      let lastEnd = t0;
+      let firstHeaders = Number.POSITIVE_INFINITY;
+      let ok = 0;
+      for (const s of samples) {
+        if (s.endMs > lastEnd) lastEnd = s.endMs;
+        if (s.headersMs !== undefined && s.headersMs < firstHeaders) firstHeaders = s.headersMs;
+        if (s.error === undefined && (s.status ?? 0) < 400) ok++;
+      }
+      out.push({
+        startMs: t0,
+        completionMs: lastEnd - t0,
+        ...(Number.isFinite(firstHeaders) ? { firstResponseMs: firstHeaders - t0 } : {}),
+        requests: n,
+        ok,
+        failed: n - ok,
+        connectionsOpened: this.transport!.stats().opened - openedBefore,
+      });
+    }
+    return { bursts: out, stats: addTransportStats(stats, this.transport!.stats()) };
+  }
+
+  /** Sleeps `ms`, or less when woken (the run stopped, a slot freed). */
+  private async pause(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+    this.wake = undefined;
   }
 
   /**
@@ -253,21 +357,37 @@ export class LoadPart {
         next += poisson ? rng.exponential(gapMs) : gapMs;
       }
       if (!mayIssue(next)) break;
-      const waitMs = outstanding.size >= o.maxInFlight ? 1000 : next - this.now();
-      if (waitMs > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, waitMs);
-          function done(): void {
-            clearTimeout(timer);
-            resolve();
-          }
-          this.wake = done;
-        });
-        this.wake = undefined;
-      }
+      await this.pause(outstanding.size >= o.maxInFlight ? 1000 : next - this.now());
     }
     await Promise.all(outstanding);
   }
+}
+
+/**
+ * Transport statistics of consecutive transports (a run's bursts) as one: sums of what adds up, the
+ * highest peaks, the lowest stream limit announced.
+ */
+export function addTransportStats(a: TransportStats | undefined, b: TransportStats): TransportStats {
+  if (!a) return b;
+  const lim = [a.serverMaxConcurrentStreams, b.serverMaxConcurrentStreams].filter(
+    (x): x is number => x !== undefined,
+  );
+  const connections = a.requestsPerConnection.connections + b.requestsPerConnection.connections;
+  const requests = a.requestsPerConnection.requests + b.requestsPerConnection.requests;
+  return {
+    opened: a.opened + b.opened,
+    inFlight: b.inFlight,
+    peakInFlight: Math.max(a.peakInFlight, b.peakInFlight),
+    peakStreamsPerConnection: Math.max(a.peakStreamsPerConnection, b.peakStreamsPerConnection),
+    ...(lim.length > 0 ? { serverMaxConcurrentStreams: Math.min(...lim) } : {}),
+    capHits: a.capHits + b.capHits,
+    requestsPerConnection: {
+      mean: connections > 0 ? requests / connections : 0,
+      max: Math.max(a.requestsPerConnection.max, b.requestsPerConnection.max),
+      connections,
+      requests,
+    },
+  };
 }
 
 /** The windows the options ask for. */

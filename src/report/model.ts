@@ -94,6 +94,44 @@ export interface ServerView {
   [key: string]: unknown;
 }
 
+/** One burst of a run; times in ms from its t0 (the instant its N requests were handed over). */
+export interface BurstRecordResult {
+  /** t0, ms since the run's origin. */
+  startMs: number;
+  /** t0 → the end of the last response, failed requests included. */
+  completionMs: number;
+  /** t0 → the first response headers (absent when no response came). */
+  firstResponseMs?: number;
+  ok: number;
+  failed: number;
+  /** Connections opened inside the timed period (0 with handshakes excluded). */
+  connectionsOpened: number;
+}
+
+/**
+ * What a burst run measured: N requests handed to the transport at once, the time until the last one
+ * ended (the page-load question). The latency histograms of the run hold every request of every
+ * burst, each from t0 (so they include the wait in the client for a connection or stream slot).
+ */
+export interface BurstResult {
+  /** N: requests per burst. */
+  requests: number;
+  /** Bursts measured. */
+  bursts: number;
+  /** `include`: connections were opened inside the timed period; `exclude`: before t0. */
+  handshakes: 'include' | 'exclude';
+  /** Median over the bursts of t0 → last response end, ms: the figure compared. */
+  completionMs: number;
+  /** Median over the bursts of t0 → first response headers, ms (absent when no response came). */
+  firstResponseMs?: number;
+  /** Requests that failed, over all bursts (their end still counts for the completion time). */
+  failed: number;
+  /** Connections opened inside the timed periods, over all bursts. */
+  connectionsOpened: number;
+  /** Every burst, in order. */
+  perBurst: BurstRecordResult[];
+}
+
 /** One load run's result. */
 export interface RunResult {
   kind: 'h2lab.run';
@@ -114,11 +152,20 @@ export interface RunResult {
   };
   protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };
   schedule: {
-    mode: 'closed' | 'open';
+    /** `burst`: N requests at one instant, `concurrency` = N (see {@link BurstResult}). */
+    mode: 'closed' | 'open' | 'burst';
     concurrency?: number;
     rateRps?: number;
     arrivals?: 'even' | 'poisson';
+    /** Burst: bursts in the run. */
+    bursts?: number;
+    /** Burst: pause between bursts, ms. */
+    gapMs?: number;
+    /** Burst: whether connection setup lies inside the timed period. */
+    handshakes?: 'include' | 'exclude';
   };
+  /** Burst schedule only: the page-load figures. */
+  burst?: BurstResult;
   /** Measured period (after warm-up), ms. */
   durationMs: number;
   warmupMs: number;

@@ -85,6 +85,32 @@ const serverView = z
   .catchall(z.unknown())
   .describe("The fixture server's own view of the run (its /metrics before and after).");
 
+const burstRecord = z.strictObject({
+  startMs: ms("the burst's t0 since the run's origin"),
+  completionMs: ms('t0 → the end of the last response, failed requests included'),
+  firstResponseMs: ms('t0 → the first response headers').optional(),
+  ok: z.number().int(),
+  failed: z.number().int(),
+  connectionsOpened: z.number().int().describe('connections opened inside the timed period'),
+});
+
+const burstResult = z
+  .strictObject({
+    requests: z.number().int().describe('N: requests handed to the transport at once'),
+    bursts: z.number().int().describe('bursts measured'),
+    handshakes: z
+      .enum(['include', 'exclude'])
+      .describe('include: connections opened inside the timed period; exclude: before t0'),
+    completionMs: ms('median over the bursts of t0 → last response end'),
+    firstResponseMs: ms('median over the bursts of t0 → first response headers').optional(),
+    failed: z.number().int().describe('failed requests over all bursts'),
+    connectionsOpened: z.number().int().describe('connections opened inside the timed periods'),
+    perBurst: z.array(burstRecord),
+  })
+  .describe(
+    'Burst schedule: N requests at once, the time until the last one ended (the page-load question).',
+  );
+
 /** The zod schema of one run's result. */
 export const runResultSchema = z
   .strictObject({
@@ -116,11 +142,18 @@ export const runResultSchema = z
     }),
     protocol: z.strictObject({ requested: wire, negotiated: z.union([wire, z.literal('none')]) }),
     schedule: z.strictObject({
-      mode: z.enum(['closed', 'open']),
-      concurrency: z.number().int().optional(),
+      mode: z.enum(['closed', 'open', 'burst']),
+      concurrency: z.number().int().optional().describe('closed loop: requests in flight; burst: N'),
       rateRps: z.number().optional(),
       arrivals: z.enum(['even', 'poisson']).optional(),
+      bursts: z.number().int().optional().describe('burst: bursts in the run'),
+      gapMs: ms('burst: pause between bursts').optional(),
+      handshakes: z
+        .enum(['include', 'exclude'])
+        .optional()
+        .describe('burst: whether connection setup lies inside the timed period'),
     }),
+    burst: burstResult.optional(),
     durationMs: ms('measured period after warm-up'),
     warmupMs: ms('warm-up period'),
     counts: z.strictObject({

@@ -14,6 +14,23 @@ function lat(s: LatencySummaryMs): string {
   return `p50 ${formatMs(s.p50)}  p90 ${formatMs(s.p90)}  p99 ${formatMs(s.p99)}  p99.9 ${formatMs(s.p999)}  max ${formatMs(s.max)}`;
 }
 
+/** The page-load figures: completion time (median, and each burst's when there are several). */
+function burstRows(b: NonNullable<RunResult['burst']>): string[] {
+  const each =
+    b.bursts > 1
+      ? ` (median of ${b.bursts}: ${b.perBurst.map((x) => formatMs(x.completionMs)).join(', ')})`
+      : '';
+  const rows = [row('completion time', `${formatMs(b.completionMs)}${each}, t0 → last response end`)];
+  const first = b.firstResponseMs !== undefined ? `${formatMs(b.firstResponseMs)}` : '— (no response)';
+  rows.push(
+    row(
+      'first response',
+      `${first}; ${b.connectionsOpened} connection${b.connectionsOpened === 1 ? '' : 's'} opened inside the timed period${b.failed > 0 ? `; ${b.failed} FAILED` : ''}`,
+    ),
+  );
+  return rows;
+}
+
 /** Renders a {@link RunResult} as plain text lines (no colour, no trailing newline). */
 export function renderRunText(r: RunResult): string {
   const out: string[] = [];
@@ -23,9 +40,11 @@ export function renderRunText(r: RunResult): string {
       ? r.protocol.negotiated
       : `requested ${r.protocol.requested}, negotiated ${r.protocol.negotiated}`;
   const sched =
-    r.schedule.mode === 'open'
-      ? `open loop, ${r.schedule.rateRps} req/s (${r.schedule.arrivals})`
-      : `closed loop, ${r.schedule.concurrency} in flight`;
+    r.schedule.mode === 'burst'
+      ? `burst of ${r.schedule.concurrency} requests at once × ${r.schedule.bursts} (${formatMs(r.schedule.gapMs ?? 0)} apart), handshakes ${r.schedule.handshakes === 'exclude' ? 'excluded: connections opened before t0' : 'included: connections opened inside the timed period'}`
+      : r.schedule.mode === 'open'
+        ? `open loop, ${r.schedule.rateRps} req/s (${r.schedule.arrivals})`
+        : `closed loop, ${r.schedule.concurrency} in flight`;
   out.push(`h2lab bench  ${r.target.url}${r.target.embedded ? ' (embedded fixture server)' : ''}`);
   out.push(
     row(
@@ -44,9 +63,12 @@ export function renderRunText(r: RunResult): string {
   out.push(
     row(
       'schedule',
-      `${sched}; ${(r.durationMs / 1000).toFixed(2)} s measured after ${formatMs(r.warmupMs)} warm-up`,
+      r.schedule.mode === 'burst'
+        ? sched
+        : `${sched}; ${(r.durationMs / 1000).toFixed(2)} s measured after ${formatMs(r.warmupMs)} warm-up`,
     ),
   );
+  if (r.burst) out.push(...burstRows(r.burst));
   const c = r.counts;
   const fails = Object.entries(c.byFailure)
     .map(([k, v]) => `${k} ${v}`)

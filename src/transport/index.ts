@@ -101,6 +101,12 @@ export interface TransportOptions {
   maxAgeMs?: number;
   /** The run's clock, ms. Default `performance.now()`. */
   now?: () => number;
+  /**
+   * Open no connection in `open()`: each is opened by the request that needs it (h1 up to
+   * `connections`, h2 one session), so setup falls inside the caller's timed period. Default false.
+   * `open()` then asserts nothing; a protocol mismatch surfaces as a failed request.
+   */
+  connectOnDemand?: boolean;
 }
 
 /**
@@ -135,6 +141,7 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     idleTimeoutMs: opts.idleTimeoutMs ?? 0,
     maxAgeMs: opts.maxAgeMs ?? 0,
     now: opts.now ?? (() => performance.now()),
+    ...(opts.connectOnDemand ? { onDemand: true } : {}),
   };
   const window = opts.window ?? resolveWindow(DEFAULT_WINDOW_PRESET);
   const windowSizes = {

@@ -96,6 +96,11 @@ export interface PoolSettings {
   policy: PoolPolicy;
   /** Connections opened by `open()` (before the run starts). */
   openAtStart: number;
+  /**
+   * Open nothing in `open()`: every connection is opened by the request that needs it, so its setup
+   * lies inside the caller's timed period (a burst with handshakes included, as a page load pays).
+   */
+  onDemand?: boolean;
   /** Per-request timeout, ms (checked by a sweep, so it fires up to `timeoutMs / 8` late). */
   timeoutMs: number;
   /** Close a connection idle this long, ms (0 = never). */
@@ -109,6 +114,8 @@ interface Waiter {
   spec: RequestSpec;
   sample: Sample;
   resolve: (s: Sample) => void;
+  /** Queued while a connection was being opened: not (yet) counted as a wait at the cap. */
+  forSetup: boolean;
 }
 
 /** A pool-backed {@link Transport}. */
@@ -128,6 +135,8 @@ export class PoolTransport implements Transport {
   private opened = 0;
   private capHits = 0;
   private tlsVersion: string | undefined;
+  /** Waiters queued while a connection was opening, not yet counted in `capHits`. */
+  private setupWaiters = 0;
   private peakStreams = 0;
   private minAnnounced: number | undefined;
   private retiredRequests = 0;
@@ -159,7 +168,9 @@ export class PoolTransport implements Transport {
     this.sweep = setInterval(() => this.onSweep(), tick);
     this.sweep.unref();
     const first = await Promise.allSettled(
-      Array.from({ length: Math.min(this.s.openAtStart, this.s.size) }, () => this.openConn()),
+      Array.from({ length: this.s.onDemand ? 0 : Math.min(this.s.openAtStart, this.s.size) }, () =>
+        this.openConn(),
+      ),
     );
     for (const r of first) {
       if (r.status === 'rejected') {
@@ -193,8 +204,12 @@ export class PoolTransport implements Transport {
     const choice = this.pick();
     if (choice === 'open') return this.openAndSend(spec, sample);
     if (choice !== undefined) return this.dispatch(choice, spec, sample);
-    this.capHits++;
-    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve }));
+    // Waiting for a connection still being opened is setup, not the limit: such waits count at the
+    // cap only if the opened connections cannot take them either (see drain()).
+    const forSetup = this.opening > 0;
+    if (forSetup) this.setupWaiters++;
+    else this.capHits++;
+    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve, forSetup }));
   }
 
   negotiated(): WireProtocol | 'none' {
@@ -367,8 +382,12 @@ export class PoolTransport implements Transport {
   private drain(): void {
     while (this.waitHead < this.waiters.length && !this.closed) {
       const choice = this.pick();
-      if (choice === undefined) return;
+      if (choice === undefined) {
+        if (this.opening === 0 && this.setupWaiters > 0) this.countSetupWaiters();
+        return;
+      }
       const w = this.waiters[this.waitHead]!;
+      if (w.forSetup) this.setupWaiters--;
       this.waiters[this.waitHead++] = undefined as unknown as Waiter;
       if (this.waitHead > 1024 && this.waitHead * 2 > this.waiters.length) {
         this.waiters.splice(0, this.waitHead);
@@ -380,10 +399,22 @@ export class PoolTransport implements Transport {
     }
   }
 
+  /** Every connection is open and none has a free slot: the setup waiters now wait at the cap. */
+  private countSetupWaiters(): void {
+    for (let i = this.waitHead; i < this.waiters.length; i++) {
+      const w = this.waiters[i]!;
+      if (!w.forSetup) continue;
+      w.forSetup = false;
+      this.capHits++;
+    }
+    this.setupWaiters = 0;
+  }
+
   private takeWaiters(): Waiter[] {
     const out = this.waiters.slice(this.waitHead);
     this.waiters.length = 0;
     this.waitHead = 0;
+    this.setupWaiters = 0;
     return out;
   }
 
