@@ -34,6 +34,8 @@ interface CompareFlags {
   paths?: string;
   urls?: string;
   bodySize?: string;
+  burst?: string;
+  burstHandshakes?: string;
   duration?: string;
   requests?: string;
   runs?: string;
@@ -138,6 +140,8 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
       );
     o.workloads = [pathWorkload(new URL(url).pathname, 0, bodySizeBytes)];
   }
+  if (f.burst) o.burst = parseList(f.burst).map((n) => parseInteger(n, '--burst', 1, 100_000));
+  if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
   if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration');
   if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
   if (f.runs) o.runs = parseInteger(f.runs, '--runs', 2, 1000);
@@ -248,6 +252,16 @@ export function register(program: Command): void {
     .option('--paths <list>', 'paths on the target, one workload each')
     .option('--urls <list|file>', 'URLs (comma-separated or a file, one a line), one workload each')
     .option('--body-size <size>', 'upload a body of this size with each request (POST)')
+    .option(
+      '--burst <list>',
+      'make each workload a burst: N requests at once per run, compared on the time until the last ends; one cell per N (replaces --concurrency for it)',
+    )
+    .addOption(
+      new Option(
+        '--burst-handshakes <when>',
+        'burst: open connections inside the timed period (include, default) or before it',
+      ).choices(['include', 'exclude']),
+    )
     .option('--duration <time>', `measured time of each run (default ${COMPARE_DEFAULTS.durationMs}ms)`)
     .option('--requests <n>', 'requests per run instead of a duration')
     .option('--runs <n>', `runs per cell; the first is warm-up (default ${COMPARE_DEFAULTS.runs})`)

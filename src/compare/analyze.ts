@@ -10,6 +10,7 @@ import type {
   Comparison,
   Metric,
   TimeBreakdown,
+  Workload,
 } from '../report/compare-model.ts';
 import type { RunResult } from '../report/model.ts';
 import {
@@ -29,7 +30,31 @@ export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; l
   { metric: 'latencyP99Ms', higherIsBetter: false, label: 'p99 latency' },
 ];
 
-/** The value of a metric in one run. */
+/**
+ * The metric of burst workloads: the time until the last of N requests issued at once ended, the
+ * page-load question. Only this one is compared, because the others say nothing new or mislead here:
+ * requests per second over one burst is N divided by that same time (the same figure twice), and the
+ * percentiles of per-request latency within a burst measure the order in which the client served
+ * the requests (HTTP/1.1 finishes six early and queues the rest; HTTP/2 interleaves all and finishes
+ * them together), not when the page was there.
+ */
+export const BURST_METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
+  { metric: 'burstCompletionMs', higherIsBetter: false, label: 'burst completion time' },
+];
+
+/** True for a workload measured as bursts. */
+export function isBurstWorkload(w: Pick<Workload, 'burst'> | undefined): boolean {
+  return w?.burst !== undefined;
+}
+
+/** The metrics compared for a workload: {@link BURST_METRICS} for bursts, else {@link METRICS}. */
+export function metricsFor(
+  w: Pick<Workload, 'burst'> | undefined,
+): ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> {
+  return isBurstWorkload(w) ? BURST_METRICS : METRICS;
+}
+
+/** The value of a metric in one run (NaN for the burst metric of a run that was not a burst). */
 export function metricOf(run: RunResult, metric: Metric): number {
   switch (metric) {
     case 'rps':
@@ -38,7 +63,14 @@ export function metricOf(run: RunResult, metric: Metric): number {
       return run.latencyMs.p50;
     case 'latencyP99Ms':
       return run.latencyMs.p99;
+    case 'burstCompletionMs':
+      return run.burst?.completionMs ?? Number.NaN;
   }
+}
+
+/** A cell's summary of a metric over its kept runs. */
+export function metricSummary(s: CellStats, metric: Metric): CellStats['rps'] | undefined {
+  return metric === 'burstCompletionMs' ? s.burstCompletionMs : s[metric];
 }
 
 /**
@@ -115,6 +147,10 @@ export function cellStats(cell: CellResult): CellStats | undefined {
   if (peak !== undefined) stats.serverPeakInFlight = peak;
   const opened = medianOf(runs, (r) => r.connections.opened);
   if (opened !== undefined) stats.connectionsOpened = opened;
+  if (runs.some((r) => r.burst)) {
+    stats.burstCompletionMs = summarize(runs.map((r) => r.burst?.completionMs ?? Number.NaN));
+    stats.burstFirstResponseMs = summarize(runs.map((r) => r.burst?.firstResponseMs ?? Number.NaN));
+  }
   return stats;
 }
 
@@ -164,6 +200,7 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
     else delete cell.stats;
   }
   const comparisons: Comparison[] = [];
+  const workloads = new Map(result.axes.workloads.map((w) => [w.id, w]));
   const groups = new Map<string, CellResult[]>();
   for (const cell of result.cells) {
     const k = groupKey(cell);
@@ -177,7 +214,7 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
       if (cell === base) continue;
       const runs = keptRuns(cell);
       if (runs.length === 0 || baseRuns.length === 0) continue;
-      for (const m of METRICS) {
+      for (const m of metricsFor(workloads.get(cell.workload))) {
         const cand = runs.map((r) => metricOf(r, m.metric));
         const base = baseRuns.map((r) => metricOf(r, m.metric));
         const interval = cachedInterval(`${cell.id}/${m.metric}`, cand, base, options.confidence);

@@ -5,7 +5,7 @@
  */
 import type { CompareResult, DiffResult, DiffRow } from '../report/compare-model.ts';
 import { formatRatio } from '../report/verdict.ts';
-import { cellStats, keptRuns, METRICS, metricOf } from './analyze.ts';
+import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './analyze.ts';
 import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './stats.ts';
 
 /** Options of {@link diffResults}. */
@@ -32,6 +32,7 @@ export function diffResults(
     .map((c) => c.id);
   const onlyAfter: string[] = [];
   const labelOf = new Map([...before.axes.workloads, ...after.axes.workloads].map((w) => [w.id, w.label]));
+  const workloadOf = new Map(after.axes.workloads.map((w) => [w.id, w]));
   for (const cell of after.cells) {
     const runsA = keptRuns(cell);
     if (runsA.length === 0) continue;
@@ -43,14 +44,14 @@ export function diffResults(
     }
     const sa = cellStats(cell)!;
     const sb = cellStats(old)!;
-    for (const m of METRICS) {
+    for (const m of metricsFor(workloadOf.get(cell.workload))) {
       const cand = runsA.map((r) => metricOf(r, m.metric));
       const base = runsB.map((r) => metricOf(r, m.metric));
       const confidence = options.confidence ?? 0.95;
       const interval = bootstrapRatio(cand, base, { confidence, seed: 1 });
       const pValue = mannWhitneyP(cand, base);
       const summary = (s: typeof sa) =>
-        m.metric === 'rps' ? s.rps : m.metric === 'latencyP50Ms' ? s.latencyP50Ms : s.latencyP99Ms;
+        metricSummary(s, m.metric) ?? { median: Number.NaN, min: Number.NaN, max: Number.NaN, n: 0 };
       rows.push({
         cellId: cell.id,
         workload: cell.workload,
@@ -69,7 +70,12 @@ export function diffResults(
     }
   }
   const summary: string[] = [];
-  const words = { rps: 'throughput', latencyP50Ms: 'median latency', latencyP99Ms: 'p99 latency' } as const;
+  const words = {
+    rps: 'throughput',
+    latencyP50Ms: 'median latency',
+    latencyP99Ms: 'p99 latency',
+    burstCompletionMs: 'burst completion time',
+  } as const;
   for (const r of rows) {
     if (r.outcome !== 'better' && r.outcome !== 'worse') continue;
     summary.push(

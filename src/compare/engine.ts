@@ -98,12 +98,44 @@ export function isProtocolNotOffered(err: unknown): boolean {
   return /PROTOCOL_MISMATCH|NOT_OFFERED|ALPN/.test(code);
 }
 
+/**
+ * The concurrency values of a workload's cells: its burst sizes for a burst workload (N requests in
+ * flight at t0 is its concurrency, and the `concurrency` axis does not apply), else the axis.
+ */
+export function concurrencyOf(options: Pick<CompareOptions, 'concurrency'>, workload: Workload): number[] {
+  return workload.burst ?? options.concurrency;
+}
+
+/** Every concurrency of the matrix, ascending: the axis and the burst sizes. */
+export function concurrencyAxis(
+  options: Pick<CompareOptions, 'concurrency'>,
+  workloads: Workload[],
+): number[] {
+  return [...new Set(workloads.flatMap((w) => concurrencyOf(options, w)))].sort((a, b) => a - b);
+}
+
+/** The workloads with `--burst` applied: each becomes a burst workload unless it names its own sizes. */
+export function withBursts(options: CompareOptions, workloads: Workload[]): Workload[] {
+  const sizes = options.burst;
+  if (!sizes) return workloads;
+  return workloads.map((w) =>
+    w.burst
+      ? w
+      : {
+          ...w,
+          label: `burst of ${sizes.join('/')} × ${w.label}`,
+          burst: sizes,
+          ...(options.burstHandshakes ? { burstHandshakes: options.burstHandshakes } : {}),
+        },
+  );
+}
+
 /** Builds the cells in matrix order (net, workload, concurrency, strategy). */
 export function planCells(options: CompareOptions, workloads: Workload[]): Cell[] {
   const cells: Cell[] = [];
   for (const net of options.net) {
     for (const workload of workloads) {
-      for (const concurrency of options.concurrency) {
+      for (const concurrency of concurrencyOf(options, workload)) {
         for (const protocol of options.protocols) {
           cells.push({
             id: `${workload.id}/c${concurrency}/${net}/${protocol}`,
@@ -150,7 +182,7 @@ function protocolLabel(p: Strategy): string {
  */
 export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareHandle {
   const options = resolveCompareOptions(input);
-  const workloads = options.workloads;
+  const workloads = options.workloads && withBursts(options, options.workloads);
   if (!workloads) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
@@ -177,7 +209,12 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       startedAt,
     },
     target: deps.target,
-    axes: { workloads, concurrency: options.concurrency, protocols: options.protocols, net: options.net },
+    axes: {
+      workloads,
+      concurrency: concurrencyAxis(options, workloads),
+      protocols: options.protocols,
+      net: options.net,
+    },
     baseline: options.baseline,
     runsPerCell: options.runs,
     warmupRuns: options.warmupRuns,

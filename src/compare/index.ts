@@ -5,11 +5,15 @@
 export {
   type AnalyzeOptions,
   analyze,
+  BURST_METRICS,
   breakdownOf,
   cellStats,
+  isBurstWorkload,
   keptRuns,
   METRICS,
   metricOf,
+  metricSummary,
+  metricsFor,
 } from './analyze.ts';
 export { diffResults } from './diff.ts';
 export {

@@ -38,13 +38,24 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
         : cell.protocol === 'h2-pool'
           ? Math.min(o.h2PoolSessions, cell.concurrency)
           : undefined;
+    // A burst cell: one burst of N = the cell's concurrency per run, on fresh connections; the run's
+    // duration, request count and warm-up do not apply to it.
+    const w = cell.workload;
+    const schedule = w.burst
+      ? {
+          burst: cell.concurrency,
+          ...(w.burstHandshakes ? { burstHandshakes: w.burstHandshakes } : {}),
+        }
+      : {
+          concurrency: cell.concurrency,
+          ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
+          warmupMs: ctx.runWarmupMs,
+        };
     const run = runLoad({
       url: ctx.url,
       protocol: cell.protocol,
       ...(connections !== undefined ? { connections } : {}),
-      concurrency: cell.concurrency,
-      ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
-      warmupMs: ctx.runWarmupMs,
+      ...schedule,
       seed: ctx.seed,
       ...(o.workers && o.workers > 1 ? { workers: o.workers } : {}),
       method: cell.workload.method,

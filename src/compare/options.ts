@@ -115,6 +115,17 @@ export const compareOptionsSchema = z
       .describe(
         'HTTP/2 flow-control windows of every h2 and h2-pool run: browser (Chromium: 6 MiB stream, 15 MiB connection; the default), node (64 KiB, node:http2 and RFC 9113 initial values), max (2^31-1), explicit sizes are a bench option.',
       ),
+    burst: z
+      .array(z.number().int().min(1).max(100_000))
+      .min(1)
+      .optional()
+      .describe(
+        'Make every workload a burst: N requests at once per run, compared on the time until the last one ended; one cell per N (concurrency does not apply).',
+      ),
+    burstHandshakes: z
+      .enum(['include', 'exclude'])
+      .optional()
+      .describe('Burst: connections opened inside the timed period (include, default) or before it.'),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     tls: tlsOptionsSchema.optional(),

@@ -32,6 +32,19 @@ export const workloadSchema = z
       .enum(['interactive', 'bulk', 'backend'])
       .optional()
       .describe('Which client kind the workload stands for (drives the recommendation).'),
+    burst: z
+      .union([z.number().int().min(1).max(100_000), z.array(z.number().int().min(1).max(100_000)).min(1)])
+      .transform((b) => (Array.isArray(b) ? b : [b]))
+      .optional()
+      .describe(
+        'Burst sizes N: each run of a cell hands N requests to the client at once (paths in turn) and measures the time until the last one ended, the page-load question. One cell per N, its concurrency recorded as N; the comparison axis `concurrency` does not apply.',
+      ),
+    burstHandshakes: z
+      .enum(['include', 'exclude'])
+      .optional()
+      .describe(
+        'Burst: open the connections inside the timed period (include, the default: what a page load pays) or before it.',
+      ),
   })
   .describe('A workload: what each request of a cell asks for.');
 
@@ -84,6 +97,12 @@ export const cellStatsSchema = z.object({
   serverPoolSize: z.number().optional(),
   serverPeakInFlight: z.number().optional(),
   connectionsOpened: z.number().optional().describe('Median connections opened per run.'),
+  burstCompletionMs: summarySchema
+    .optional()
+    .describe('Burst workloads: time from t0 to the last response end, over the kept runs, ms.'),
+  burstFirstResponseMs: summarySchema
+    .optional()
+    .describe('Burst workloads: time from t0 to the first response headers, over the kept runs, ms.'),
   saturatedRuns: z.number().int().describe('Kept runs in which the load client was probably the bottleneck.'),
   warnings: z.array(z.string()),
 });
@@ -115,7 +134,8 @@ export const cellSchema = z.object({
   error: errorSchema.optional(),
 });
 
-export const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms']);
+/** `burstCompletionMs`: burst workloads only, t0 → last response end (lower is better). */
+export const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms', 'burstCompletionMs']);
 
 export const outcomeSchema = z
   .enum(['better', 'worse', 'no-clear-difference', 'undecided', 'insufficient'])

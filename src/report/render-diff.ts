@@ -5,7 +5,12 @@ import { formatMs } from '../util/units.ts';
 import type { DiffResult, DiffRow } from './compare-model.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
-const METRIC_NAME = { rps: 'req/s', latencyP50Ms: 'p50', latencyP99Ms: 'p99' } as const;
+const METRIC_NAME = {
+  rps: 'req/s',
+  latencyP50Ms: 'p50',
+  latencyP99Ms: 'p99',
+  burstCompletionMs: 'burst completion',
+} as const;
 const HEAD = [
   'workload',
   'conc',

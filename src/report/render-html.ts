@@ -8,7 +8,7 @@ import * as hdr from 'hdr-histogram-js';
 import { formatBytes, formatMs } from '../util/units.ts';
 import type { CellResult, CompareResult, Comparison, Strategy, Workload } from './compare-model.ts';
 import type { EncodedHistogram } from './model.ts';
-import { resultRows } from './render-text.ts';
+import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings } from './settings.ts';
 import { formatRatio } from './verdict.ts';
 
@@ -96,7 +96,12 @@ interface ChartData {
   workloads: Array<{
     id: string;
     label: string;
-    throughput: { x: number[]; series: Array<{ protocol: Strategy; median: Array<number | null> }> };
+    /** Burst workloads chart the completion time (ms) against N instead of req/s against concurrency. */
+    throughput: {
+      unit: 'req/s' | 'ms';
+      x: number[];
+      series: Array<{ protocol: Strategy; median: Array<number | null> }>;
+    };
     curves: Array<{ concurrency: number; series: Array<{ protocol: Strategy; x: number[]; y: number[] }> }>;
   }>;
   colors: Record<Strategy, string>;
@@ -108,17 +113,23 @@ function chartData(result: CompareResult): ChartData {
     workloads: result.axes.workloads.map((w) => {
       const cells = result.cells.filter((c) => c.workload === w.id && c.net === result.axes.net[0]);
       const at = (p: Strategy, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
+      const burst = w.burst !== undefined;
+      const concs = workloadConcurrency(result, w);
       return {
         id: w.id,
         label: w.label,
         throughput: {
-          x: result.axes.concurrency,
+          unit: burst ? 'ms' : 'req/s',
+          x: concs,
           series: result.axes.protocols.map((p) => ({
             protocol: p,
-            median: result.axes.concurrency.map((c) => at(p, c)?.stats?.rps.median ?? null),
+            median: concs.map((c) => {
+              const s = at(p, c)?.stats;
+              return (burst ? s?.burstCompletionMs?.median : s?.rps.median) ?? null;
+            }),
           })),
         },
-        curves: result.axes.concurrency.map((c) => ({
+        curves: concs.map((c) => ({
           concurrency: c,
           series: result.axes.protocols.flatMap((p) => {
             const cell = at(p, c);
@@ -133,6 +144,13 @@ function chartData(result: CompareResult): ChartData {
   };
 }
 
+/** The concurrency values (burst sizes for a burst workload) that a workload's cells have. */
+function workloadConcurrency(result: CompareResult, w: Workload): number[] {
+  return result.axes.concurrency.filter((c) =>
+    result.cells.some((x) => x.workload === w.id && x.concurrency === c),
+  );
+}
+
 const OUTCOME_COLOR: Record<Comparison['outcome'], string> = {
   better: '#1e8e3e',
   worse: '#c5221f',
@@ -143,8 +161,10 @@ const OUTCOME_COLOR: Record<Comparison['outcome'], string> = {
 
 /** The ratio of each strategy to the baseline with its interval, on a log axis (a forest plot). */
 export function ratioSvg(result: CompareResult, w: Workload): string {
+  const metric = primaryMetric(w.burst !== undefined);
+  const what = w.burst !== undefined ? 'completion time' : 'req/s';
   const rows = result.comparisons.filter(
-    (c) => c.workload === w.id && c.metric === 'rps' && Number.isFinite(c.interval.ratio),
+    (c) => c.workload === w.id && c.metric === metric && Number.isFinite(c.interval.ratio),
   );
   if (rows.length === 0)
     return '<p class="muted">No ratio: the baseline or every other strategy has no kept run.</p>';
@@ -173,7 +193,7 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
   }
   parts.push(
     `<text x="${x(1)}" y="${top - 12}" text-anchor="middle" class="tick">= ${esc(result.baseline)}</text>`,
-    `<text x="${W - right + 8}" y="${top - 12}" class="tick">req/s ratio (95% CI)</text>`,
+    `<text x="${W - right + 8}" y="${top - 12}" class="tick">${what} ratio (95% CI)</text>`,
   );
   rows.forEach((r, i) => {
     const y = top + i * rowH + rowH / 2;
@@ -186,7 +206,7 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
       `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'undecided' ? ' ?' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
     );
   });
-  return `<svg class="ratio" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Throughput ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;
+  return `<svg class="ratio" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${what} ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;
 }
 
 /** Where the time went: one stacked bar per strategy and concurrency, scaled per concurrency. */
@@ -207,7 +227,9 @@ export function breakdownSvg(result: CompareResult, w: Workload): string {
     const group = cells.filter((c) => c.concurrency === conc);
     if (group.length === 0) continue;
     const max = Math.max(...group.map((c) => c.stats!.breakdownMs.total), 1e-6);
-    parts.push(`<text x="0" y="${y + 12}" class="grp">concurrency ${conc}</text>`);
+    parts.push(
+      `<text x="0" y="${y + 12}" class="grp">${w.burst ? 'burst of' : 'concurrency'} ${conc}</text>`,
+    );
     y += 18;
     for (const c of group) {
       const b = c.stats!.breakdownMs;
@@ -242,28 +264,18 @@ export function breakdownSvg(result: CompareResult, w: Workload): string {
 
 function resultsTable(result: CompareResult, w: Workload): string {
   const rows = resultRows(result).filter((r) => r.workload === w.label);
-  const head = [
-    'network',
-    'conc',
-    'strategy',
-    'req/s median (min–max)',
-    'bytes/s',
-    'p50',
-    'p99',
-    'req/s vs baseline (95% CI)',
-    'verdict',
-  ];
   const multiNet = result.axes.net.length > 1;
-  const cols = multiNet ? head : head.slice(1);
+  const cols = columnsFor(rows);
+  const head = [...(multiNet ? ['network'] : []), ...cols.map(([, h]) => h)];
+  const strategyAt = cols.findIndex(([k]) => k === 'strategy') + (multiNet ? 1 : 0);
   const body = rows
     .map((r) => {
-      const cells = [r.net, r.concurrency, r.strategy, r.rps, r.throughput, r.p50, r.p99, r.ratio, r.outcome];
-      const shown = multiNet ? cells : cells.slice(1);
+      const shown = [...(multiNet ? [r.net] : []), ...cols.map(([k]) => r[k])];
       const cls = r.outcome.replace(/\s+/g, '-');
-      return `<tr class="${esc(cls)}">${shown.map((c, i) => `<td${i === (multiNet ? 2 : 1) ? ` style="color:${STRATEGY_COLOR[r.strategy as Strategy] ?? 'inherit'};font-weight:600"` : ''}>${esc(c)}</td>`).join('')}</tr>`;
+      return `<tr class="${esc(cls)}">${shown.map((c, i) => `<td${i === strategyAt ? ` style="color:${STRATEGY_COLOR[r.strategy as Strategy] ?? 'inherit'};font-weight:600"` : ''}>${esc(c)}</td>`).join('')}</tr>`;
     })
     .join('');
-  return `<table><thead><tr>${cols.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 const CSS = `
@@ -299,17 +311,18 @@ const CHART_SCRIPT = `
   function fmtN(v){ return v == null ? '' : v >= 1000 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 0 : 1); }
   data.workloads.forEach(function(w){
     var el = document.getElementById('tp-' + w.id);
+    var ms = w.throughput.unit === 'ms';
     if (el) {
       var series = [{ label: 'concurrency' }];
       var rows = [w.throughput.x];
       w.throughput.series.forEach(function(s){
-        series.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2.5, points: { size: 8, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtN(v) + ' req/s'; } });
+        series.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2.5, points: { size: 8, fill: data.colors[s.protocol] }, value: function(u, v){ return ms ? fmtMs(v) : fmtN(v) + ' req/s'; } });
         rows.push(s.median);
       });
-      new uPlot({ width: 560, height: 300, title: 'Throughput vs concurrency (median req/s)', series: series,
+      new uPlot({ width: 560, height: 300, title: ms ? 'Burst completion time vs burst size (median)' : 'Throughput vs concurrency (median req/s)', series: series,
         scales: { x: { time: false, distr: 3, log: 2 }, y: { range: function(u, min, max){ return [0, max * 1.1 || 1]; } } },
-        axes: [ { label: 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
-                { label: 'req/s', size: 70, values: function(u, vals){ return vals.map(fmtN); } } ],
+        axes: [ { label: ms ? 'requests in the burst (log scale)' : 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
+                { label: ms ? 'time to the last response' : 'req/s', size: 70, values: function(u, vals){ return vals.map(ms ? fmtMs : fmtN); } } ],
         legend: { show: false } }, rows, el);
     }
     w.curves.forEach(function(c){
@@ -322,7 +335,7 @@ const CHART_SCRIPT = `
         series2.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2, points: { size: 5, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtMs(v); } });
         rows2.push(s.y);
       });
-      new uPlot({ width: 400, height: 250, title: 'Latency percentiles at concurrency ' + c.concurrency, series: series2,
+      new uPlot({ width: 400, height: 250, title: (ms ? 'Latency percentiles in a burst of ' : 'Latency percentiles at concurrency ') + c.concurrency, series: series2,
         scales: { x: { time: false, range: [0, 4.7] }, y: { distr: 3 } },
         axes: [ { splits: function(){ return nineTicks; }, values: function(u, vals){ return vals.map(function(v){ return nineLabels[v] || ''; }); } },
                 { size: 64, values: function(u, vals){ return vals.map(fmtMs); } } ], legend: { show: false } }, rows2, el2);
@@ -390,10 +403,12 @@ ${wv ? `<div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.par
 ${legendHtml(result)}
 <div class="grid">
   <div><div id="tp-${esc(w.id)}" class="chart"></div></div>
-  <div><h3>Throughput relative to ${esc(result.baseline)}, with its 95% interval</h3>${ratioSvg(result, w)}</div>
+  <div><h3>${w.burst ? 'Burst completion time' : 'Throughput'} relative to ${esc(result.baseline)}, with its 95% interval${w.burst ? ' (below 1× = faster)' : ''}</h3>${ratioSvg(result, w)}</div>
 </div>
 <h3>Latency percentile curves (merged histograms of the kept runs; log scale)</h3>
-<div class="charts3">${result.axes.concurrency.map((c) => `<div id="lat-${esc(w.id)}-${c}" class="chart"></div>`).join('')}</div>
+<div class="charts3">${workloadConcurrency(result, w)
+        .map((c) => `<div id="lat-${esc(w.id)}-${c}" class="chart"></div>`)
+        .join('')}</div>
 <h3>Where the time went (mean per request; bars scaled per concurrency)</h3>${breakdownSvg(result, w)}
 <h3>Numbers</h3>${resultsTable(result, w)}
 </section>`;

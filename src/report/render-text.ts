@@ -19,6 +19,14 @@ export interface ResultRow {
   p99: string;
   ratio: string;
   outcome: string;
+  /** True for a burst workload's row: its table shows the completion time instead of req/s. */
+  burst: boolean;
+  /** Burst: completion time median (min–max) over the kept runs. */
+  completion: string;
+  /** Burst: time to the first response, median. */
+  firstResponse: string;
+  /** Burst: connections opened inside the timed period, median per run. */
+  opened: string;
 }
 
 const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
@@ -58,22 +66,36 @@ function ratioText(c: Comparison): string {
     : '—';
 }
 
+/** The metric a table's ratio column shows: the completion time for bursts, else throughput. */
+export function primaryMetric(burst: boolean): Comparison['metric'] {
+  return burst ? 'burstCompletionMs' : 'rps';
+}
+
 /** The table rows of a comparison, in matrix order. */
 export function resultRows(result: CompareResult): ResultRow[] {
   const rows: ResultRow[] = [];
   const labels = new Map(result.axes.workloads.map((w) => [w.id, w.label]));
+  const bursts = new Set(result.axes.workloads.filter((w) => w.burst).map((w) => w.id));
   for (const cell of result.cells) {
     const s = cell.stats;
+    const burst = bursts.has(cell.workload);
+    const metric = primaryMetric(burst);
     const cmp = result.comparisons.find(
       (c) =>
         c.workload === cell.workload &&
         c.concurrency === cell.concurrency &&
         c.net === cell.net &&
         c.protocol === cell.protocol &&
-        c.metric === 'rps',
+        c.metric === metric,
     );
     const status = statusText(cell);
+    const bc = s?.burstCompletionMs;
+    const bf = s?.burstFirstResponseMs;
     rows.push({
+      burst,
+      completion: bc && bc.n > 0 ? range(bc, formatMs) : status,
+      firstResponse: bf && bf.n > 0 ? formatMs(bf.median) : '',
+      opened: s?.connectionsOpened !== undefined ? String(s.connectionsOpened) : '',
       workload: labels.get(cell.workload) ?? cell.workload,
       net: cell.net,
       concurrency: String(cell.concurrency),
@@ -95,7 +117,12 @@ function headerLine(result: CompareResult): string {
     : result.target.url;
   const kept = result.runsPerCell - result.warmupRuns;
   const o = result.options as { durationMs?: number };
-  const each = o.durationMs !== undefined ? `${o.durationMs} ms each, ` : '';
+  const burstOnly = result.axes.workloads.every((w) => w.burst);
+  const each = burstOnly
+    ? 'one burst each on fresh connections, '
+    : o.durationMs !== undefined
+      ? `${o.durationMs} ms each, `
+      : '';
   const settings = compareSettings(result);
   return [
     `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`,
@@ -111,7 +138,9 @@ function statusLine(result: CompareResult): string | undefined {
   return `Comparison ${what}: ${done} of ${result.cells.length} cells finished.`;
 }
 
-const COLUMNS: Array<[keyof ResultRow, string]> = [
+type Column = [Exclude<keyof ResultRow, 'burst'>, string];
+
+const COLUMNS: Column[] = [
   ['concurrency', 'conc'],
   ['strategy', 'strategy'],
   ['rps', 'req/s median (min–max)'],
@@ -121,6 +150,25 @@ const COLUMNS: Array<[keyof ResultRow, string]> = [
   ['ratio', 'req/s vs baseline (95% CI)'],
   ['outcome', 'verdict'],
 ];
+
+/**
+ * A burst workload's table: N, the time until the last response (what is compared), the first
+ * response, connections opened in the timed period, and the time ratio (below 1× = faster).
+ */
+const BURST_COLUMNS: Column[] = [
+  ['concurrency', 'burst N'],
+  ['strategy', 'strategy'],
+  ['completion', 'completion median (min–max)'],
+  ['firstResponse', 'first response'],
+  ['opened', 'conns opened'],
+  ['ratio', 'time vs baseline (95% CI)'],
+  ['outcome', 'verdict'],
+];
+
+/** The columns of a table of rows (all of one workload). */
+export function columnsFor(rows: readonly ResultRow[]): Column[] {
+  return rows[0]?.burst ? BURST_COLUMNS : COLUMNS;
+}
 
 function wrap(text: string, width: number, indent: string): string {
   const words = text.split(/\s+/);
@@ -156,14 +204,15 @@ export function renderTerminal(result: CompareResult, options: TerminalOptions =
   }
   for (const [title, group] of groups) {
     out.push('', title);
-    const widths = COLUMNS.map(([k, h]) => Math.max(h.length, ...group.map((r) => r[k].length)));
+    const cols = columnsFor(group);
+    const widths = cols.map(([k, h]) => Math.max(h.length, ...group.map((r) => r[k].length)));
     const fmt = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
-    out.push(fmt(COLUMNS.map(([, h]) => h)));
+    out.push(fmt(cols.map(([, h]) => h)));
     let last = '';
     for (const r of group) {
       const conc = r.concurrency === last ? '' : r.concurrency;
       last = r.concurrency;
-      out.push(fmt(COLUMNS.map(([k]) => (k === 'concurrency' ? conc : r[k]))));
+      out.push(fmt(cols.map(([k]) => (k === 'concurrency' ? conc : r[k]))));
     }
   }
   const v = result.verdict;
@@ -214,11 +263,11 @@ export function renderMarkdown(result: CompareResult): string {
     for (const r of v.recommendations) out.push(`- ${r.text}`);
   }
   const rows = resultRows(result);
-  const cols = COLUMNS;
   for (const w of result.axes.workloads) {
     for (const net of result.axes.net) {
       const group = rows.filter((r) => r.workload === w.label && r.net === net);
       if (group.length === 0) continue;
+      const cols = columnsFor(group);
       out.push('', `## ${w.label}${result.axes.net.length > 1 ? ` · ${net}` : ''}`, '');
       out.push(`| ${cols.map(([, h]) => h).join(' | ')} |`, `|${cols.map(() => '---').join('|')}|`);
       for (const r of group) out.push(`| ${cols.map(([k]) => mdEscape(r[k])).join(' | ')} |`);

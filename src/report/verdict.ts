@@ -47,6 +47,11 @@ const METRIC_WORDS: Record<Metric, { name: string; better: string; worse: string
   rps: { name: 'throughput', better: 'more requests per second', worse: 'fewer requests per second' },
   latencyP50Ms: { name: 'median latency', better: 'lower median latency', worse: 'higher median latency' },
   latencyP99Ms: { name: 'p99 latency', better: 'lower p99 latency', worse: 'higher p99 latency' },
+  burstCompletionMs: {
+    name: 'completion time of a burst of c requests',
+    better: 'shorter completion time of the burst',
+    worse: 'longer completion time of the burst',
+  },
 };
 
 function find(
