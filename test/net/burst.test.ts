@@ -1,0 +1,46 @@
+// A burst through an emulated 100 ms link: with handshakes included the first response needs TCP,
+// TLS and the request (three round trips, TLS 1.3), and the whole burst takes longer than with the
+// connections opened before t0.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runLoad } from '../../src/load/index.ts';
+import { withLinkedFixture } from '../../src/net/index.ts';
+import { netSkipReason } from './helpers.ts';
+
+const skip = netSkipReason();
+if (skip) console.log(`# net burst test skipped: ${skip}`);
+
+describe('burst through an emulated link', { skip }, () => {
+  it('32 × 10 KiB at 100 ms RTT: ≥ 3 RTT to the first response with handshakes included, less without', async () => {
+    const rttMs = 100;
+    await withLinkedFixture({ profile: { rttMs }, backend: 'relay' }, async ({ fixture }) => {
+      for (const protocol of ['h1', 'h2'] as const) {
+        const run = (burstHandshakes: 'include' | 'exclude') =>
+          runLoad({
+            url: `${fixture.tlsUrl}/bytes/10240`,
+            caFile: fixture.caFile,
+            protocol,
+            burst: 32,
+            burstHandshakes,
+          }).done;
+        const inc = await run('include');
+        const exc = await run('exclude');
+        for (const r of [inc, exc]) {
+          assert.equal(r.error, undefined, JSON.stringify(r.error));
+          assert.equal(r.counts.ok, 32);
+        }
+        const bi = inc.burst!;
+        const be = exc.burst!;
+        const say = `${protocol}: include ${bi.firstResponseMs}/${bi.completionMs} ms, exclude ${be.firstResponseMs}/${be.completionMs} ms (first response/completion)`;
+        // TCP (1 RTT) + TLS 1.3 (1 RTT) + the request (1 RTT); 2% tolerance for the relay's timers.
+        assert.ok(bi.firstResponseMs! >= 3 * rttMs * 0.98, say);
+        assert.ok(bi.completionMs >= 2 * rttMs, say);
+        // Connections open at t0: the request alone, one round trip (and less than two).
+        assert.ok(be.firstResponseMs! >= rttMs * 0.98 && be.firstResponseMs! < 2 * rttMs, say);
+        assert.ok(be.completionMs < bi.completionMs, say);
+        assert.equal(bi.connectionsOpened, protocol === 'h1' ? 6 : 1);
+        assert.equal(be.connectionsOpened, 0);
+      }
+    });
+  });
+});
