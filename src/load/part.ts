@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import { H2labError } from '../errors.ts';
 import type { EncodedHistogram } from '../report/model.ts';
-import { createTransport, resolveWindow } from '../transport/index.ts';
+import { createTransport, resolveWindow, setupFailureError } from '../transport/index.ts';
 import type { Sample, Transport, TransportStats, WireProtocol } from '../transport/types.ts';
 import { createRng } from '../util/rng.ts';
 import type { ResolvedLoadOptions } from './options.ts';
@@ -301,6 +301,12 @@ export class LoadPart {
         if (s.endMs > lastEnd) lastEnd = s.endMs;
         if (s.headersMs !== undefined && s.headersMs < firstHeaders) firstHeaders = s.headersMs;
         if (s.error === undefined && (s.status ?? 0) < 400) ok++;
+      }
+      const setup = samples.filter((s) => s.error === 'connect' || s.error === 'tls');
+      if (ok === 0 && setup.length === n && !this.abortError) {
+        // Not one connection could be opened: the run fails as open() would have before a run.
+        this.abortError = setupFailureError(setup[0]!.error!, setup[0]!.errorDetail ?? '', o.protocol);
+        this.stopping = true;
       }
       out.push({
         startMs: t0,

@@ -41,7 +41,7 @@ export function renderRunText(r: RunResult): string {
       : `requested ${r.protocol.requested}, negotiated ${r.protocol.negotiated}`;
   const sched =
     r.schedule.mode === 'burst'
-      ? `burst of ${r.schedule.concurrency} requests at once × ${r.schedule.bursts} (${formatMs(r.schedule.gapMs ?? 0)} apart), handshakes ${r.schedule.handshakes === 'exclude' ? 'excluded: connections opened before t0' : 'included: connections opened inside the timed period'}`
+      ? `burst of ${r.schedule.concurrency} requests at once${(r.schedule.bursts ?? 1) > 1 ? ` × ${r.schedule.bursts} (${formatMs(r.schedule.gapMs ?? 0)} apart, each on fresh connections)` : ''}, handshakes ${r.schedule.handshakes === 'exclude' ? 'excluded: connections opened before t0' : 'included: connections opened inside the timed period'}`
       : r.schedule.mode === 'open'
         ? `open loop, ${r.schedule.rateRps} req/s (${r.schedule.arrivals})`
         : `closed loop, ${r.schedule.concurrency} in flight`;

@@ -14,7 +14,7 @@ import type { Transport, TransportName } from './types.ts';
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
 export type { H2ClientImpl } from './h2-session.ts';
-export type { PoolPolicy } from './pool.ts';
+export { type PoolPolicy, setupFailureError } from './pool.ts';
 export type * from './types.ts';
 
 /** The registry keys, in the order they are documented. */

@@ -13,6 +13,7 @@
 import { H2labError } from '../errors.ts';
 import { ConnectError } from './connect.ts';
 import type {
+  FailureClass,
   RequestSpec,
   RequestTiming,
   Sample,
@@ -459,25 +460,30 @@ export class PoolTransport implements Transport {
 /** Turns the first connection's failure into the error that ends the run before it starts. */
 function toOpenError(reason: unknown, s: PoolSettings): H2labError {
   if (reason instanceof H2labError) return reason;
-  if (reason instanceof ConnectError) {
-    if (reason.failure === 'tls') {
-      return new H2labError(
-        'H2LAB_ERR_TLS_HANDSHAKE',
-        `the TLS handshake with the target failed (${reason.message}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or --insecure to skip verification`,
-        { transport: s.name, cause: reason.message },
-      );
-    }
+  if (reason instanceof ConnectError) return setupFailureError(reason.failure, reason.message, s.name);
+  return setupFailureError('connect', String(reason), s.name);
+}
+
+/**
+ * The error that ends a run whose connections could not be set up: H2LAB_ERR_TLS_HANDSHAKE for a
+ * `tls` failure, else H2LAB_ERR_TARGET_UNREACHABLE, each naming the fix. Also used when connections
+ * are opened on demand (a burst with handshakes included) and none of them could be.
+ */
+export function setupFailureError(
+  failure: FailureClass,
+  cause: string,
+  transport: TransportName,
+): H2labError {
+  if (failure === 'tls') {
     return new H2labError(
-      'H2LAB_ERR_TARGET_UNREACHABLE',
-      `the target could not be reached (${reason.message}): check the URL's host and port and that the server is running`,
-      { transport: s.name, cause: reason.message },
+      'H2LAB_ERR_TLS_HANDSHAKE',
+      `the TLS handshake with the target failed (${cause}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or --insecure to skip verification`,
+      { transport, cause },
     );
   }
   return new H2labError(
     'H2LAB_ERR_TARGET_UNREACHABLE',
-    `the target could not be reached: ${String(reason)}`,
-    {
-      transport: s.name,
-    },
+    `the target could not be reached (${cause}): check the URL's host and port and that the server is running`,
+    { transport, cause },
   );
 }

@@ -49,3 +49,30 @@ test('usage errors exit 2 naming the option; an unreachable target exits 1', asy
   assert.equal(down.status, 1);
   assert.match(down.stderr, /H2LAB_ERR_TARGET_UNREACHABLE/);
 });
+
+test('bench --burst prints the completion time; contradicting flags exit 2; an unreachable target still exits 1', async () => {
+  const server = await startTestServer('h1');
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-cli-'));
+  try {
+    const json = join(dir, 'b.json');
+    const r = await cli([`${server.url}/bytes/100`, '-p', 'h1', '--burst', '12', '--json', json]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /schedule +burst of 12 requests at once, handshakes included/);
+    assert.match(r.stdout, /completion time +[\d.]+ (ms|s), t0 → last response end/);
+    assert.match(r.stdout, /first response +[\d.]+ (ms|s); 6 connections opened inside the timed period/);
+    const result = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
+    assert.equal(result.schedule.mode, 'burst');
+    assert.equal(result.burst?.requests, 12);
+    assert.equal(server.seen.requests, 12);
+    assert.equal(server.seen.connections, 6, 'the server accepted the pool of 6, opened by the burst');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await server.close();
+  }
+  const bad = await cli(['http://127.0.0.1:9/', '--burst', '8', '-d', '1s']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--duration 1000 cannot be combined with --burst 8/);
+  const down = await cli(['http://127.0.0.1:9/', '-p', 'h1', '--burst', '8', '-q']);
+  assert.equal(down.status, 1);
+  assert.match(down.stderr, /H2LAB_ERR_TARGET_UNREACHABLE/);
+});
