@@ -150,6 +150,8 @@ export function cellStats(cell: CellResult): CellStats | undefined {
   if (runs.some((r) => r.burst)) {
     stats.burstCompletionMs = summarize(runs.map((r) => r.burst?.completionMs ?? Number.NaN));
     stats.burstFirstResponseMs = summarize(runs.map((r) => r.burst?.firstResponseMs ?? Number.NaN));
+    const inPeriod = medianOf(runs, (r) => r.burst?.connectionsOpened);
+    if (inPeriod !== undefined) stats.burstConnectionsOpened = inPeriod;
   }
   return stats;
 }

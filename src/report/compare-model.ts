@@ -100,6 +100,12 @@ export const cellStatsSchema = z.object({
   burstCompletionMs: summarySchema
     .optional()
     .describe('Burst workloads: time from t0 to the last response end, over the kept runs, ms.'),
+  burstConnectionsOpened: z
+    .number()
+    .optional()
+    .describe(
+      'Burst workloads: median connections opened per run inside the timed period (0 with handshakes excluded).',
+    ),
   burstFirstResponseMs: summarySchema
     .optional()
     .describe('Burst workloads: time from t0 to the first response headers, over the kept runs, ms.'),

@@ -95,7 +95,7 @@ export function resultRows(result: CompareResult): ResultRow[] {
       burst,
       completion: bc && bc.n > 0 ? range(bc, formatMs) : status,
       firstResponse: bf && bf.n > 0 ? formatMs(bf.median) : '',
-      opened: s?.connectionsOpened !== undefined ? String(s.connectionsOpened) : '',
+      opened: s?.burstConnectionsOpened !== undefined ? String(s.burstConnectionsOpened) : '',
       workload: labels.get(cell.workload) ?? cell.workload,
       net: cell.net,
       concurrency: String(cell.concurrency),
@@ -160,7 +160,7 @@ const BURST_COLUMNS: Column[] = [
   ['strategy', 'strategy'],
   ['completion', 'completion median (min–max)'],
   ['firstResponse', 'first response'],
-  ['opened', 'conns opened'],
+  ['opened', 'conns opened in timed period'],
   ['ratio', 'time vs baseline (95% CI)'],
   ['outcome', 'verdict'],
 ];

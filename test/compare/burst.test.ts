@@ -44,6 +44,7 @@ test('compare --burst 16,32 --sizes 10KiB on h1 and h2: one cell per N, compared
       assert.equal(run.burst?.connectionsOpened, cell.protocol === 'h1' ? 6 : 1);
     }
     assert.equal(cell.stats?.burstCompletionMs?.n, 2, 'two kept runs');
+    assert.equal(cell.stats?.burstConnectionsOpened, cell.protocol === 'h1' ? 6 : 1);
   }
   assert.deepEqual(
     result.comparisons.map((c) => `${c.protocol}/c${c.concurrency}/${c.metric}/${c.higherIsBetter}`),
@@ -56,7 +57,10 @@ test('compare --burst 16,32 --sizes 10KiB on h1 and h2: one cell per N, compared
     const ratio = h2.stats!.burstCompletionMs!.median / h1.stats!.burstCompletionMs!.median;
     assert.ok(Math.abs(c.interval.ratio - ratio) < 1e-9, 'the ratio is h2 time / h1 time');
   }
-  assert.match(r.stdout, /burst N\s+strategy\s+completion median \(min–max\)/);
+  assert.match(
+    r.stdout,
+    /burst N\s+strategy\s+completion median \(min–max\)\s+first response\s+conns opened in timed period/,
+  );
   assert.match(r.stdout, /one burst each on fresh connections, connections opened inside the timed period/);
   const md = readFileSync(join(out, 'report.md'), 'utf8');
   assert.match(md, /\| burst N \| strategy \| completion median \(min–max\) \|/);
