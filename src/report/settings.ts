@@ -53,11 +53,17 @@ function perConcurrency(pairs: Array<[number, number]>): string {
 }
 
 function handshakes(runs: RunResult[]): string {
-  const modes = distinct(runs.map((r) => r.schedule.mode));
-  if (modes.every((m) => m !== ('burst' as string))) {
-    return 'outside: connections are opened before the clock (reconnections during a run are timed)';
-  }
-  return 'see the schedule';
+  const said = distinct(
+    runs.map((r) => {
+      if (r.schedule.mode !== 'burst') {
+        return 'outside: connections are opened before the clock (reconnections during a run are timed)';
+      }
+      return r.schedule.handshakes === 'exclude'
+        ? 'outside (burst): connections are opened before t0'
+        : 'inside (burst): each burst opens its connections in the timed period (TCP, TLS, then the requests)';
+    }),
+  );
+  return said.join('; ');
 }
 
 /** Settings of one run (bench). */

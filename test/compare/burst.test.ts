@@ -61,7 +61,11 @@ test('compare --burst 16,32 --sizes 10KiB on h1 and h2: one cell per N, compared
     r.stdout,
     /burst N\s+strategy\s+completion median \(min–max\)\s+first response\s+conns opened in timed period/,
   );
-  assert.match(r.stdout, /one burst each on fresh connections, connections opened inside the timed period/);
+  assert.match(r.stdout, /runs per cell \(one burst each on fresh connections, 2 kept\)/);
+  assert.match(
+    r.stdout,
+    /handshakes +inside \(burst\): each burst opens its connections in the timed period/,
+  );
   const md = readFileSync(join(out, 'report.md'), 'utf8');
   assert.match(md, /\| burst N \| strategy \| completion median \(min–max\) \|/);
   const html = readFileSync(join(out, 'report.html'), 'utf8');
