@@ -129,6 +129,31 @@ export function syntheticRun(
     client: { eventLoopUtilization: 0.1, cpu: 0.1, workers: 1, saturated: false },
     warnings: [],
   };
+  if (cell.workload.burst !== undefined) {
+    // One burst of N = concurrency requests: it completes when the slowest one does.
+    const completionMs = latency.summary.max;
+    const firstResponseMs = ttfb.summary.min;
+    run.schedule = { mode: 'burst', concurrency: cell.concurrency, bursts: 1, handshakes: 'include' };
+    run.burst = {
+      requests: cell.concurrency,
+      bursts: 1,
+      handshakes: 'include',
+      completionMs,
+      firstResponseMs,
+      failed: 0,
+      connectionsOpened: run.connections.opened,
+      perBurst: [
+        {
+          startMs: 0,
+          completionMs,
+          firstResponseMs,
+          ok: n,
+          failed: 0,
+          connectionsOpened: run.connections.opened,
+        },
+      ],
+    };
+  }
   if (p.serverQueueShare !== undefined) {
     run.server = {
       requests: n,

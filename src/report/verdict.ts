@@ -48,7 +48,7 @@ const METRIC_WORDS: Record<Metric, { name: string; better: string; worse: string
   latencyP50Ms: { name: 'median latency', better: 'lower median latency', worse: 'higher median latency' },
   latencyP99Ms: { name: 'p99 latency', better: 'lower p99 latency', worse: 'higher p99 latency' },
   burstCompletionMs: {
-    name: 'completion time of a burst of c requests',
+    name: 'burst completion time',
     better: 'shorter completion time of the burst',
     worse: 'longer completion time of the burst',
   },
@@ -190,20 +190,36 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
       }
     }
     const base = (c: number) => cellOf(result, w.id, c, net, result.baseline)?.stats;
-    const rps = metricSentence(result, w.id, net, 'rps', (c) => {
-      const s = base(c);
-      return s ? `${formatRps(s.rps.median)} req/s` : undefined;
-    });
+    const burst = w.burst !== undefined;
+    // A burst is judged by its completion time alone (how long until the page is complete); its
+    // requests per second and percentiles only restate it or the order the client served them in.
+    const completion = burst
+      ? metricSentence(result, w.id, net, 'burstCompletionMs', (c) => {
+          const s = base(c)?.burstCompletionMs;
+          return s ? formatMs(s.median) : undefined;
+        })
+      : undefined;
+    if (completion) paragraphs.push(prefix + completion);
+    const rps = burst
+      ? undefined
+      : metricSentence(result, w.id, net, 'rps', (c) => {
+          const s = base(c);
+          return s ? `${formatRps(s.rps.median)} req/s` : undefined;
+        });
     if (rps) paragraphs.push(prefix + rps);
-    const p50 = metricSentence(result, w.id, net, 'latencyP50Ms', (c) => {
-      const s = base(c);
-      return s ? formatMs(s.latencyP50Ms.median) : undefined;
-    });
+    const p50 = burst
+      ? undefined
+      : metricSentence(result, w.id, net, 'latencyP50Ms', (c) => {
+          const s = base(c);
+          return s ? formatMs(s.latencyP50Ms.median) : undefined;
+        });
     if (p50) paragraphs.push(prefix + p50);
-    const p99 = metricSentence(result, w.id, net, 'latencyP99Ms', (c) => {
-      const s = base(c);
-      return s ? formatMs(s.latencyP99Ms.median) : undefined;
-    });
+    const p99 = burst
+      ? undefined
+      : metricSentence(result, w.id, net, 'latencyP99Ms', (c) => {
+          const s = base(c);
+          return s ? formatMs(s.latencyP99Ms.median) : undefined;
+        });
     if (p99) paragraphs.push(prefix + p99);
     // Where the time went: said once, at the highest concurrency where some part moved.
     for (const c of [...result.axes.concurrency].sort((a, b) => b - a)) {
@@ -215,7 +231,7 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     }
     for (const c of result.axes.concurrency) {
       for (const p of candidates) {
-        const r = find(result, w.id, c, net, p, 'rps');
+        const r = find(result, w.id, c, net, p, burst ? 'burstCompletionMs' : 'rps');
         if (!r) continue;
         const tag = `${p} at c=${c}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
         if (r.outcome === 'better') wins.push(tag);
@@ -264,19 +280,30 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     // Each kind of answer is named for what it is: a failed or not-offered cell is never folded into
     // "no clear difference", and "undecided" (the runs cannot tell) never reads as "no difference".
     const parts: string[] = [];
-    if (wins.length > 0) parts.push(`more throughput than ${result.baseline}: ${wins.join(', ')}`);
-    if (losses.length > 0) parts.push(`less throughput than ${result.baseline}: ${losses.join(', ')}`);
+    const burst = w.burst !== undefined;
+    const [more, less, what] = burst
+      ? [
+          `complete sooner than ${result.baseline}`,
+          `complete later than ${result.baseline}`,
+          'completion time',
+        ]
+      : [`more throughput than ${result.baseline}`, `less throughput than ${result.baseline}`, 'throughput'];
+    if (wins.length > 0) parts.push(`${more}: ${wins.join(', ')}`);
+    if (losses.length > 0) parts.push(`${less}: ${losses.join(', ')}`);
     if (undecided.length > 0) parts.push(`undecided (the runs cannot tell): ${undecided.join(', ')}`);
     if (failedTags.length > 0) parts.push(`failed: ${failedTags.join(', ')}`);
     const decided = wins.length + losses.length + undecided.length;
     if (quiet > 0) {
       parts.push(
         decided === 0
-          ? `no clear difference in throughput between ${measuredProtocols.join(', ')} (within ${minEffectPercent(result)}%) where they could be compared`
+          ? `no clear difference in ${what} between ${measuredProtocols.join(', ')} (within ${minEffectPercent(result)}%) where they could be compared`
           : `elsewhere no clear difference (within ${minEffectPercent(result)}%)`,
       );
     }
-    headline = `${w.label}: ${parts.join('; ')}.`;
+    headline =
+      parts.length > 0
+        ? `${w.label}: ${parts.join('; ')}.`
+        : `${w.label}: the runs measured nothing that can be compared (see the cells).`;
   }
   return { headline, paragraphs };
 }
@@ -321,15 +348,18 @@ function recommend(
   result: CompareResult,
   client: 'interactive' | 'bulk',
 ): Verdict['recommendations'][number] {
-  const metric: Metric = client === 'interactive' ? 'latencyP50Ms' : 'rps';
+  // A burst is a page load: both kinds of client are judged on its completion time.
+  const metricOf = (w: Workload): Metric =>
+    w.burst !== undefined ? 'burstCompletionMs' : client === 'interactive' ? 'latencyP50Ms' : 'rps';
   const kinds = client === 'interactive' ? ['interactive', 'backend'] : ['bulk'];
-  let workloads = result.axes.workloads
-    .filter((w) => w.kind !== undefined && kinds.includes(w.kind))
-    .map((w) => w.id);
-  if (workloads.length === 0) workloads = result.axes.workloads.map((w) => w.id);
-  const relevant = result.comparisons.filter((c) => c.metric === metric && workloads.includes(c.workload));
-  const what = client === 'interactive' ? 'median latency' : 'throughput';
-  const scope = `${what} on ${workloads.map((id) => result.axes.workloads.find((w) => w.id === id)?.label ?? id).join(', ')}`;
+  let chosen = result.axes.workloads.filter((w) => w.kind !== undefined && kinds.includes(w.kind));
+  if (chosen.length === 0) chosen = result.axes.workloads;
+  const relevant = result.comparisons.filter((c) => {
+    const w = chosen.find((x) => x.id === c.workload);
+    return w !== undefined && c.metric === metricOf(w);
+  });
+  const words = [...new Set(chosen.map((w) => METRIC_WORDS[metricOf(w)].name))].join(' and ');
+  const scope = `${words} on ${chosen.map((w) => w.label).join(', ')}`;
   if (relevant.length === 0) {
     return {
       client,

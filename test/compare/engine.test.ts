@@ -223,3 +223,24 @@ test('a failed cell is named as failed in the headline, not folded into "no clea
     r.verdict!.workloads[0]!.paragraphs.some((p) => /h2 failed at concurrency 64: .*timed out/.test(p)),
   );
 });
+
+test('a burst workload is judged on its completion time, in the headline and both recommendations', async () => {
+  const burst = { ...workloads[0]!, id: 'burst', label: 'burst of 32', burst: [32] };
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [1], workloads: [burst], runs: 5 },
+    {
+      target,
+      runCell: syntheticRunner({
+        h1: { latencyMs: 30, runNoise: 0.03 },
+        h2: { latencyMs: 10, runNoise: 0.03 },
+      }),
+    },
+  ).done;
+  assert.ok(r.comparisons.length > 0 && r.comparisons.every((c) => c.metric === 'burstCompletionMs'));
+  const v = r.verdict!;
+  assert.match(v.workloads[0]!.headline, /complete sooner than h1: h2 at c=32 0\.\d\d×/);
+  assert.ok(v.workloads[0]!.paragraphs.some((p) => /^Burst completion time against h1/.test(p)));
+  assert.ok(!v.workloads[0]!.paragraphs.some((p) => /^Throughput against/.test(p)));
+  for (const rec of v.recommendations)
+    assert.match(rec.text, /use h2 .* on burst completion time on burst of 32/);
+});
