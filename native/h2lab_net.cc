@@ -8,6 +8,8 @@
 //      TUN is ONE packet: the rest would be silently lost);
 //   4. timerfd with absolute CLOCK_MONOTONIC deadlines (setTimeout is 0.6-1.6 ms late; this is ~0.02).
 // The link model (delay, loss, rate, queue) lives in TypeScript.
+// Beside the relay, one read-only socket query: tcpInfo(fd), getsockopt(TCP_INFO) and TCP_CONGESTION,
+// the kernel's own view of a connection (cwnd, RTT, retransmissions), which Node does not expose.
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if.h>
@@ -20,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <uv.h>
+
+#include "tcp_info.h"
 
 #define CHECK(call)                                                         \
   do {                                                                      \
@@ -236,6 +240,28 @@ static napi_value CloseFd(napi_env env, napi_callback_info info) {
   return nullptr;
 }
 
+// tcpInfo(fd) -> { kernel field name without tcpi_: number, ..., congestion: string }.
+// The reading itself is in tcp_info.cc (it needs <linux/tcp.h>, which clashes with libuv's headers).
+static napi_value TcpInfo(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!get_args(env, info, 1, argv)) return nullptr;
+  H2labTcpField fields[H2LAB_TCP_FIELDS_MAX];
+  char cc[16] = {0};
+  int n = h2lab_tcp_info(get_i32(env, argv[0]), fields, H2LAB_TCP_FIELDS_MAX, cc, sizeof cc);
+  if (n < 0) return throw_errno(env, "getsockopt TCP_INFO", -n);
+  napi_value out, v;
+  CHECK(napi_create_object(env, &out));
+  for (int i = 0; i < n; i++) {
+    CHECK(napi_create_double(env, fields[i].value, &v));
+    CHECK(napi_set_named_property(env, out, fields[i].name, v));
+  }
+  if (cc[0] != 0) {
+    CHECK(napi_create_string_utf8(env, cc, NAPI_AUTO_LENGTH, &v));
+    CHECK(napi_set_named_property(env, out, "congestion", v));
+  }
+  return out;
+}
+
 // --- readiness: a uv_poll handle on Node's loop, calling a JS function when the fd is readable ---
 struct Watch {
   uv_poll_t poll;
@@ -331,6 +357,7 @@ NAPI_MODULE_INIT() {
       {"closeFd", nullptr, CloseFd, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"watch", nullptr, WatchFd, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unwatch", nullptr, Unwatch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"tcpInfo", nullptr, TcpInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { ERROR_CODES, type ErrorCode, H2labError } from '../errors.ts';
 import { type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
-import { linkWarnings, withLinkedFixture } from '../net/index.ts';
+import { attachLinkDrops, linkWarnings, withLinkedFixture } from '../net/index.ts';
 import type { RunResult } from '../report/model.ts';
 import { renderRunText } from '../report/run-text.ts';
 import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
@@ -165,7 +165,9 @@ async function benchThroughLink(
       result.target.embedded = true;
       result.environment.link = link.info;
       if (link.info.congestionControl) result.environment.congestionControl = link.info.congestionControl;
-      result.warnings.push(...linkWarnings(await link.stats()));
+      const stats = await link.stats();
+      result.warnings.push(...linkWarnings(stats));
+      attachLinkDrops(result, stats);
     });
   });
 }

@@ -23,6 +23,7 @@ import {
   newHistogram,
   summarizeHistogram,
 } from './stats.ts';
+import { tcpFactsOf } from './tcp.ts';
 import { runWorkerParts } from './workers.ts';
 
 /** A progress event, emitted every `progressIntervalMs`. */
@@ -209,6 +210,7 @@ async function execute(
     const result = buildResult(o, target, startedAt, parts, {
       cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wallMs),
       server: serverDelta(serverBefore, serverAfter),
+      serverMetricsAfter: serverAfter,
     });
     const crashed = target.failure?.();
     if (crashed) result.warnings.push(crashed);
@@ -394,7 +396,7 @@ function buildResult(
   target: Target,
   startedAt: string,
   parts: PartResult[],
-  extra: { cpu: number; server: RunResult['server'] | undefined },
+  extra: { cpu: number; server: RunResult['server'] | undefined; serverMetricsAfter?: unknown },
 ): RunResult {
   const counts = emptyCounts();
   const hist = Object.fromEntries(HISTOGRAM_NAMES.map((k) => [k, newHistogram()])) as Record<
@@ -439,6 +441,11 @@ function buildResult(
   const durationMs = Math.max(0, end - start);
   const secs = durationMs / 1000;
   const isH2 = o.protocol !== 'h1';
+  const tcp = tcpFactsOf(
+    parts.map((p) => p.transport),
+    extra.serverMetricsAfter,
+    Date.parse(startedAt),
+  );
   const warnings: string[] = [];
   const cpus = os.availableParallelism();
   const judged = judgeClient(
@@ -533,6 +540,7 @@ function buildResult(
       ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),
       ...(tlsVersion !== undefined ? { tlsVersion } : {}),
       requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
+      ...(tcp ? { tcp } : {}),
     },
     client: {
       eventLoopUtilization: elu,

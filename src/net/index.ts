@@ -11,6 +11,7 @@
 export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
 export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
 export { type LinkedFixture, startFixtureInLink, withLinkedFixture } from './fixture.ts';
+export { type FlowDrops, FlowDropTable } from './flows.ts';
 export {
   CONGESTION_CONTROLS,
   type CongestionControl,
@@ -51,3 +52,13 @@ export {
   WAKE_READ,
   WAKE_TIMER,
 } from './relay-trace.ts';
+export {
+  attachLinkDrops,
+  linkDropsFor,
+  matchServerReadings,
+  readTcpInfo,
+  summarizeTcp,
+  TcpLog,
+  type TcpReading,
+  tcpInfoAvailable,
+} from './tcp-info.ts';

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { H2labError } from '../errors.ts';
 import type { LinkInfo } from '../report/model.ts';
 import { nodeEntry } from './child-entry.ts';
+import type { FlowDrops } from './flows.ts';
 import type { DirectionStats } from './model.ts';
 import { loadNative } from './native.ts';
 import { netemAvailable, setupNetem } from './netem.ts';
@@ -105,6 +106,14 @@ export interface LinkStats {
   releaseLateMs?: RelayStats['releaseLateMs'];
   /** Garbage collections in the relay process since it started (each one pauses the link). */
   relayGc?: { count: number; totalMs: number; maxMs: number };
+  /**
+   * Packets the relay dropped, per flow (client address:port ↔ server address:port) and cause, since
+   * the link was created; only flows that lost any. Match a run's connections by client port
+   * ({@link linkDropsFor}).
+   */
+  flows?: FlowDrops[];
+  /** Dropped packets no flow could be named for (not IPv4, or more flows than the relay tracks). */
+  untrackedDrops?: number;
 }
 
 /** One emulated link. Close it when done (also done on process exit). */
@@ -496,7 +505,13 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
       const cpuSeconds = (msg.cpuUs ?? 0) / 1e6;
       resolve({
         ...(msg.stats
-          ? { up: msg.stats.up, down: msg.stats.down, releaseLateMs: msg.stats.releaseLateMs }
+          ? {
+              up: msg.stats.up,
+              down: msg.stats.down,
+              releaseLateMs: msg.stats.releaseLateMs,
+              flows: msg.stats.flows,
+              untrackedDrops: msg.stats.untrackedDrops,
+            }
           : {}),
         relayCpuSeconds: cpuSeconds,
         ...(msg.gc ? { relayGc: msg.gc } : {}),

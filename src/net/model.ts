@@ -64,6 +64,8 @@ export function emptyDirectionStats(): DirectionStats {
 /** One direction of the link: decides each packet's fate and due time, and counts. */
 export class DirectionModel {
   readonly stats: DirectionStats = emptyDirectionStats();
+  /** Why the last packet {@link admit} returned DROP for was dropped. */
+  lastDropReason: DropReason = 'loss';
   readonly #stages: LinkCondition[];
 
   constructor(stages: LinkCondition[]) {
@@ -91,6 +93,7 @@ export class DirectionModel {
   }
 
   #countDrop(reason: DropReason): void {
+    this.lastDropReason = reason;
     if (reason === 'queue') this.stats.droppedQueue++;
     else this.stats.droppedLoss++;
   }

@@ -30,6 +30,13 @@ export interface NetNative {
   /** Calls `cb` whenever `fd` is readable, from Node's own event loop. */
   watch(fd: number, cb: (events: number) => void): unknown;
   unwatch(handle: unknown): void;
+  /**
+   * getsockopt(TCP_INFO) and TCP_CONGESTION on a TCP socket: `struct tcp_info` fields by their kernel
+   * names without `tcpi_` (times in µs, rates in bytes/s), only those this kernel filled in, and
+   * `congestion`. Throws (errno) for an fd that is not a TCP socket. Absent from an addon built
+   * before it existed.
+   */
+  tcpInfo?(fd: number): Record<string, number | string>;
 }
 
 const ADDON = 'native/build/Release/h2lab_net.node';
@@ -46,6 +53,15 @@ export function nativeAddonPath(): string | undefined {
 }
 
 let cached: NetNative | undefined;
+
+/** The addon when it loads here, else undefined (for optional facts; nothing is thrown). */
+export function tryLoadNative(): NetNative | undefined {
+  try {
+    return loadNative();
+  } catch {
+    return undefined;
+  }
+}
 
 /** Loads the addon or throws H2LAB_ERR_NET_UNAVAILABLE saying what is missing. */
 export function loadNative(): NetNative {

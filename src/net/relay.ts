@@ -14,6 +14,7 @@
  * wake-ups under load for a bounded error.
  */
 import { DROP } from './conditions/types.ts';
+import { type FlowDrops, FlowDropTable } from './flows.ts';
 import { type DirectionModel, type DirectionStats, PacketQueue } from './model.ts';
 import type { NetNative } from './native.ts';
 import { DOWN, icmpEcho, type RelayTrace, UP, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
@@ -63,6 +64,10 @@ export interface RelayStats {
    * reading and writing the packet.
    */
   releaseLateMs: { count: number; p50: number; p99: number; p999: number; max: number };
+  /** Dropped packets per flow (only flows that lost any), by direction and cause. */
+  flows: FlowDrops[];
+  /** Dropped packets no flow could be named for (non-IPv4, or beyond the flow table's bound). */
+  untrackedDrops: number;
 }
 
 /** Lateness histogram: 10 µs buckets up to 50 ms, the last bucket collects the rest. */
@@ -98,6 +103,7 @@ export class Relay {
   /** The clock is read into this array: a returned double would be a new heap object per call. */
   readonly #clock = new Float64Array(1);
   readonly #late = new Uint32Array(LATE_BUCKETS);
+  readonly #flowDrops = new FlowDropTable();
   #lateMax = 0;
   #armedAt = 0;
   #wakeups = 0;
@@ -138,6 +144,8 @@ export class Relay {
       down: { ...this.#sides[1].model.stats },
       wakeups: this.#wakeups,
       releaseLateMs: latenessSummary(this.#late, this.#lateMax),
+      flows: this.#flowDrops.flows(),
+      untrackedDrops: this.#flowDrops.untracked,
     };
   }
 
@@ -167,8 +175,11 @@ export class Relay {
       for (let i = 0; i < n; i++) {
         const len = lens[i]!;
         const due = model.admit(len, now);
-        if (due === DROP) continue;
         const offset = i * PACKET_STRIDE;
+        if (due === DROP) {
+          this.#flowDrops.drop(side.dir, model.lastDropReason, slab, offset, len);
+          continue;
+        }
         const t = trace ? trace.packet(side.dir, len, now, due, icmpEcho(slab, offset, len)) : -1;
         if (due <= now && queue.size === 0) {
           this.#write(side, slab, offset, len, t);

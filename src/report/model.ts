@@ -132,6 +132,121 @@ export interface BurstResult {
   perBurst: BurstRecordResult[];
 }
 
+/** The kernel's congestion-avoidance state of a connection (TCP_INFO tcpi_ca_state). */
+export type TcpCaState = 'open' | 'disorder' | 'cwr' | 'recovery' | 'loss';
+
+/**
+ * One connection as the kernel saw it from one end (Linux TCP_INFO), read when the connection closed
+ * or, for one still open, at the end of the run. Sending facts (congestion window, retransmissions,
+ * delivery rate) describe what THIS end sent: on the client that is requests, on the server responses.
+ */
+export interface TcpConnectionInfo {
+  /** The client's port: a connection's identity within a run (it matches server readings and link flows). */
+  clientPort: number;
+  serverPort: number;
+  /** `close`: read as the connection closed; `open`: still open when read (the run's end, a scrape). */
+  readAt: 'close' | 'open';
+  /** The congestion control algorithm of this socket (TCP_CONGESTION), e.g. "cubic". */
+  congestionControl?: string;
+  /** Congestion window, segments (tcpi_snd_cwnd). */
+  cwndSegments: number;
+  /** Sender's maximum segment size, bytes (tcpi_snd_mss). */
+  mssBytes: number;
+  /** Slow-start threshold, segments; absent while still in the initial slow start (infinite). */
+  ssthreshSegments?: number;
+  /** Smoothed RTT and its variation, ms (tcpi_rtt, tcpi_rttvar). */
+  rttMs: number;
+  rttVarMs: number;
+  /** Lowest RTT seen, ms (tcpi_min_rtt). */
+  minRttMs?: number;
+  /** Segments retransmitted over the connection's life (tcpi_total_retrans). */
+  retransmittedSegments: number;
+  /** Segments marked lost and not yet repaired when read (tcpi_lost; not cumulative). */
+  lostSegments: number;
+  /** Retransmission timeouts in a row when read (tcpi_retransmits). */
+  consecutiveTimeouts: number;
+  caState: TcpCaState;
+  /** Bytes sent (payload, retransmissions included: tcpi_bytes_sent), acknowledged, retransmitted. */
+  bytesSent?: number;
+  bytesAcked?: number;
+  bytesRetransmitted?: number;
+  /** Payload bytes received (tcpi_bytes_received). */
+  bytesReceived?: number;
+  segmentsOut: number;
+  segmentsIn: number;
+  /** The kernel's estimate of the most recent delivery rate, bits/s (tcpi_delivery_rate × 8). */
+  deliveryRateBitsPerSec?: number;
+  /** Time busy sending, and of it limited by the peer's receive window or by the send buffer, ms. */
+  busyMs?: number;
+  rwndLimitedMs?: number;
+  sndbufLimitedMs?: number;
+}
+
+/** The TCP facts of one end's connections in a run. */
+export interface TcpSideSummary {
+  /** Connections read (every one of the run's, up to the bound; see `unread`). */
+  connections: number;
+  /** Connections of the run that could not be read (closed before a reading, past the bound). */
+  unread?: number;
+  /** Congestion windows at each connection's reading, segments. */
+  cwndSegments: { sum: number; median: number; max: number };
+  /** Σ cwnd × MSS: how much the connections together could have in flight at the end, bytes. */
+  cwndBytesSum: number;
+  /** Σ segments retransmitted, and Σ segments sent (the retransmission rate's denominator). */
+  retransmittedSegments: number;
+  segmentsOut: number;
+  /** Σ bytes retransmitted (kernels ≥ 4.19). */
+  bytesRetransmitted?: number;
+  /** Smoothed RTT at each reading, ms. */
+  rttMs: { median: number; max: number };
+  /** Delivery rate estimates at each reading, bits/s. */
+  deliveryRateBitsPerSec?: { median: number; sum: number };
+  /** The algorithm(s) the sockets used, e.g. ["cubic"]. */
+  congestionControl?: string[];
+  /** The readings, at most 64 (the summary covers all); `perConnectionOmitted` says how many more. */
+  perConnection: TcpConnectionInfo[];
+  perConnectionOmitted?: number;
+}
+
+/** The emulated link's drops on one connection of the run (matched by client port). */
+export interface LinkDropsOfConnection {
+  clientPort: number;
+  /** Dropped by random loss, client → server (up) and server → client (down), packets. */
+  lossUp: number;
+  lossDown: number;
+  /** Dropped at the full bottleneck queue, packets. */
+  queueUp: number;
+  queueDown: number;
+}
+
+/** Packets the emulated link dropped on the run's connections. */
+export interface LinkDropsSummary {
+  /** The run's connections looked up (all with a client-side reading). */
+  connections: number;
+  /** Σ packets dropped by random loss / at the full queue, both directions. */
+  lossPackets: number;
+  queuePackets: number;
+  /** Σ packets dropped client → server / server → client. */
+  upPackets: number;
+  downPackets: number;
+  /** Per connection, at most 64 (zeros included); `perConnectionOmitted` says how many more. */
+  perConnection: LinkDropsOfConnection[];
+  perConnectionOmitted?: number;
+}
+
+/**
+ * Per-connection TCP facts from the kernel. Each end's view is kept apart: the congestion window
+ * that decides a download is the server's (its sending direction), the client's carries requests.
+ */
+export interface TcpFacts {
+  /** h2lab's own sockets (always read where the native addon loads, Linux). */
+  client?: TcpSideSummary;
+  /** The fixture server's sockets of this run's connections (its metrics, matched by client port). */
+  server?: TcpSideSummary;
+  /** The emulated link's drops on this run's connections (runs through a relay link). */
+  linkDrops?: LinkDropsSummary;
+}
+
 /** One load run's result. */
 export interface RunResult {
   kind: 'h2lab.run';
@@ -217,6 +332,8 @@ export interface RunResult {
     /** TLS version the server chose (`TLSv1.3`); undefined over cleartext. */
     tlsVersion?: string;
     requestsPerConnection: { mean: number; max: number };
+    /** Per-connection TCP facts (Linux, native addon); absent where they could not be measured. */
+    tcp?: TcpFacts;
   };
   /** The load client's own saturation. */
   client: {

@@ -111,6 +111,85 @@ const burstResult = z
     'Burst schedule: N requests at once, the time until the last one ended (the page-load question).',
   );
 
+const count = (what: string) => z.number().int().describe(what);
+
+/** One connection's TCP_INFO reading (also the shape the fixture server's metrics carry). */
+export const tcpConnectionInfoSchema = z
+  .strictObject({
+    clientPort: z.number().int(),
+    serverPort: z.number().int(),
+    readAt: z.enum(['close', 'open']).describe('read as it closed, or while still open (run end, scrape)'),
+    congestionControl: z.string().optional(),
+    cwndSegments: count('congestion window, segments (tcpi_snd_cwnd)'),
+    mssBytes: count('sender MSS, bytes'),
+    ssthreshSegments: count('slow-start threshold, segments (absent while infinite)').optional(),
+    rttMs: ms('smoothed RTT'),
+    rttVarMs: ms('RTT variation'),
+    minRttMs: ms('lowest RTT seen').optional(),
+    retransmittedSegments: count('segments retransmitted over the connection (tcpi_total_retrans)'),
+    lostSegments: count('segments marked lost when read (tcpi_lost, not cumulative)'),
+    consecutiveTimeouts: count('retransmission timeouts in a row when read'),
+    caState: z.enum(['open', 'disorder', 'cwr', 'recovery', 'loss']),
+    bytesSent: z.number().optional(),
+    bytesAcked: z.number().optional(),
+    bytesRetransmitted: z.number().optional(),
+    bytesReceived: z.number().optional(),
+    segmentsOut: z.number().int(),
+    segmentsIn: z.number().int(),
+    deliveryRateBitsPerSec: z.number().optional(),
+    busyMs: ms('time busy sending').optional(),
+    rwndLimitedMs: ms('time limited by the peer receive window').optional(),
+    sndbufLimitedMs: ms('time limited by the send buffer').optional(),
+  })
+  .describe(
+    "One connection as the kernel saw it from one end (Linux TCP_INFO); sending facts are this end's.",
+  );
+
+const tcpSideSummary = z
+  .strictObject({
+    connections: count('connections read'),
+    unread: count('connections of the run that could not be read').optional(),
+    cwndSegments: z.strictObject({ sum: z.number(), median: z.number(), max: z.number() }),
+    cwndBytesSum: z.number().describe('Σ cwnd × MSS, bytes'),
+    retransmittedSegments: z.number().int(),
+    segmentsOut: z.number().int(),
+    bytesRetransmitted: z.number().optional(),
+    rttMs: z.strictObject({ median: z.number(), max: z.number() }),
+    deliveryRateBitsPerSec: z.strictObject({ median: z.number(), sum: z.number() }).optional(),
+    congestionControl: z.array(z.string()).optional(),
+    perConnection: z.array(tcpConnectionInfoSchema).describe('at most 64 readings'),
+    perConnectionOmitted: z.number().int().optional(),
+  })
+  .describe("The TCP facts of one end's connections in the run.");
+
+const linkDropsSummary = z
+  .strictObject({
+    connections: count('connections looked up'),
+    lossPackets: z.number().int(),
+    queuePackets: z.number().int(),
+    upPackets: z.number().int(),
+    downPackets: z.number().int(),
+    perConnection: z.array(
+      z.strictObject({
+        clientPort: z.number().int(),
+        lossUp: z.number().int(),
+        lossDown: z.number().int(),
+        queueUp: z.number().int(),
+        queueDown: z.number().int(),
+      }),
+    ),
+    perConnectionOmitted: z.number().int().optional(),
+  })
+  .describe("Packets the emulated link dropped on the run's connections, by direction and cause.");
+
+const tcpFacts = z
+  .strictObject({
+    client: tcpSideSummary.optional().describe("h2lab's own sockets (the request direction)"),
+    server: tcpSideSummary.optional().describe("the fixture server's sockets (the response direction)"),
+    linkDrops: linkDropsSummary.optional(),
+  })
+  .describe('Per-connection TCP facts from the kernel (Linux TCP_INFO) and the emulated link.');
+
 /** The zod schema of one run's result. */
 export const runResultSchema = z
   .strictObject({
@@ -198,6 +277,7 @@ export const runResultSchema = z
         .optional()
         .describe('TLS version the server chose (e.g. TLSv1.3); absent over cleartext'),
       requestsPerConnection: z.strictObject({ mean: z.number(), max: z.number() }),
+      tcp: tcpFacts.optional(),
     }),
     client: z.strictObject({
       eventLoopUtilization: z.number(),

@@ -4,6 +4,7 @@
  * {@link MetricsSnapshot}. Counting is on the hot path, so counters are plain object fields on rows
  * created once per route; nothing allocates per request.
  */
+import { TcpLog, type TcpReading } from '../net/tcp-info.ts';
 import type { WireProtocol } from '../transport/types.ts';
 
 /** Route families (the `route` label). `other` is any path the server does not know (404). */
@@ -119,7 +120,17 @@ export interface MetricsSnapshot {
   cancellations: Record<WireProtocol, Record<CancelStage, number>>;
   /** `h2lab_rst_stream_total`: RST_STREAM frames received, by error code (8 = CANCEL). */
   rstStream: Record<string, number>;
+  /**
+   * TCP_INFO of the server's connections (Linux with the native addon; absent elsewhere): the most
+   * recent {@link SERVER_TCP_READINGS} closed ones, read as they closed, and every open one, read
+   * now. The server's side is the response direction: its congestion window is the download's. A
+   * client finds its own connections by client port (`matchServerReadings`). Not reset by a reset.
+   */
+  tcp?: { connections: TcpReading[]; unread: number };
 }
+
+/** Closed connections whose TCP readings the server keeps for `/metrics?format=json`. */
+export const SERVER_TCP_READINGS = 512;
 
 /** The mutable counters. One instance per running server. */
 export class ServerMetrics {
@@ -135,6 +146,8 @@ export class ServerMetrics {
   jobs: Record<JobOutcome, number> = { completed: 0, dropped: 0, aborted: 0, unwanted: 0 };
   cancellations = cancelTable();
   rstStream: Record<string, number> = {};
+  /** The connections' TCP facts: the server watches each accepted socket here. */
+  readonly tcp = new TcpLog('server', SERVER_TCP_READINGS);
   private resetAt = performance.now();
 
   constructor(private readonly pool: () => PoolGauges) {}
@@ -192,6 +205,7 @@ export class ServerMetrics {
       },
       cancellations: clone(this.cancellations),
       rstStream: { ...this.rstStream },
+      ...(this.tcp.enabled ? { tcp: { connections: this.tcp.readings(), unread: this.tcp.unread } } : {}),
     };
   }
 }

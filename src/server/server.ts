@@ -214,6 +214,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   // --- connection bookkeeping -------------------------------------------------------------------
   const track = (socket: Socket, listener: ListenerName): ((p: WireProtocol) => void) => {
     sockets.add(socket);
+    metrics.tcp.watch(socket);
     let proto: WireProtocol | 'unknown' = 'unknown';
     socket.on('close', () => {
       sockets.delete(socket);

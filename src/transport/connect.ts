@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import type { TcpLog } from '../net/tcp-info.ts';
 import type { FailureClass, WireProtocol } from './types.ts';
 
 /** Where and how to connect. TLS material is already loaded (PEM text). */
@@ -23,6 +24,8 @@ export interface ConnectTarget {
   insecure?: boolean;
   /** Give up on a connection attempt after this long, ms. */
   connectTimeoutMs: number;
+  /** Where each connected socket's TCP_INFO is recorded (read at its close, or at the run's end). */
+  tcp?: TcpLog;
 }
 
 /** A connected socket with how long each phase took. */
@@ -118,6 +121,7 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
     socket.setNoDelay(true);
     socket.once('connect', () => {
       tConnect = now();
+      target.tcp?.watch(socket);
       if (target.tls || settled) return;
       settled = true;
       clearTimeout(timer);

@@ -3,6 +3,7 @@
  * {@link Transport} interface, and the flow-control window presets every result records.
  */
 import { invalidOption } from '../errors.ts';
+import { TcpLog } from '../net/tcp-info.ts';
 import type { WindowInfo } from '../report/model.ts';
 import type { ConnectTarget } from './connect.ts';
 import { createH1Pool } from './h1-pool.ts';
@@ -125,11 +126,13 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
   const isTls = url.protocol === 'https:';
   const port = Number(url.port) || (isTls ? 443 : 80);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const tcp = new TcpLog('client');
   const target: ConnectTarget = {
     host,
     port,
     tls: isTls,
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    tcp,
     ...(opts.tls?.servername ? { servername: opts.tls.servername } : {}),
     ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
     ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
@@ -142,6 +145,7 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     maxAgeMs: opts.maxAgeMs ?? 0,
     now: opts.now ?? (() => performance.now()),
     ...(opts.connectOnDemand ? { onDemand: true } : {}),
+    tcp,
   };
   const window = opts.window ?? resolveWindow(DEFAULT_WINDOW_PRESET);
   const windowSizes = {

@@ -11,6 +11,7 @@
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
 import { H2labError } from '../errors.ts';
+import type { TcpLog } from '../net/tcp-info.ts';
 import { ConnectError } from './connect.ts';
 import type {
   FailureClass,
@@ -109,6 +110,8 @@ export interface PoolSettings {
   /** Stop using a connection this old, ms, and close it once drained (0 = never). */
   maxAgeMs: number;
   now: () => number;
+  /** The connections' TCP_INFO log (the same one the connection target records into). */
+  tcp?: TcpLog;
 }
 
 interface Waiter {
@@ -238,6 +241,7 @@ export class PoolTransport implements Transport {
       ...(this.tlsVersion !== undefined ? { tlsVersion: this.tlsVersion } : {}),
       capHits: this.capHits,
       requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
+      ...(this.s.tcp?.enabled ? { tcp: { readings: this.s.tcp.readings(), unread: this.s.tcp.unread } } : {}),
     };
   }
 

@@ -3,6 +3,7 @@
  * turns one request into one {@link Sample}; it never schedules requests or keeps statistics.
  * The engine never branches on protocol: it asks the transport.
  */
+import type { TcpConnectionInfo } from '../report/model.ts';
 
 /** Client strategies. The name is also the file name in src/transport/ (the registry key). */
 export type TransportName = 'h1' | 'h2' | 'h2-pool';
@@ -110,6 +111,11 @@ export interface TransportStats {
   capHits: number;
   /** Completed requests per connection, over the `connections` that carried at least one. */
   requestsPerConnection: { mean: number; max: number; connections: number; requests: number };
+  /**
+   * TCP_INFO of each connection's socket (Linux with the native addon), read at its close or now;
+   * `unread` counts connections that could not be read. Absent where it cannot be measured.
+   */
+  tcp?: { readings: TcpConnectionInfo[]; unread: number };
 }
 
 /**
