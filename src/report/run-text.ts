@@ -2,7 +2,7 @@
  * One run as a human table (the end of `h2lab bench`). A pure function of the result.
  */
 import { formatBytes, formatMs } from '../util/units.ts';
-import type { LatencySummaryMs, RunResult } from './model.ts';
+import type { LatencySummaryMs, LinkDropsSummary, RunResult, TcpSideSummary } from './model.ts';
 import { runSettings } from './settings.ts';
 
 function row(label: string, value: string): string {
@@ -29,6 +29,27 @@ function burstRows(b: NonNullable<RunResult['burst']>): string[] {
     ),
   );
   return rows;
+}
+
+/** One end's TCP facts on one line: windows at the end, retransmissions, RTT, the algorithm. */
+function tcpLine(t: TcpSideSummary): string {
+  const pct = t.segmentsOut > 0 ? ` (${((t.retransmittedSegments / t.segmentsOut) * 100).toFixed(2)}%)` : '';
+  const parts = [
+    `${t.connections} read${t.unread ? ` (${t.unread} not)` : ''}`,
+    `cwnd at the end Σ ${t.cwndSegments.sum} segments (${formatBytes(t.cwndBytesSum)}), median ${t.cwndSegments.median}`,
+    `${t.retransmittedSegments} retransmitted${pct}`,
+    `RTT median ${formatMs(t.rttMs.median)}`,
+  ];
+  if (t.congestionControl) parts.push(t.congestionControl.join('/'));
+  return parts.join(', ');
+}
+
+function dropsLine(d: LinkDropsSummary): string {
+  const each =
+    d.connections > 1
+      ? `: ${d.perConnection.map((c) => c.lossUp + c.lossDown + c.queueUp + c.queueDown).join(', ')}${d.perConnectionOmitted ? ', …' : ''}`
+      : '';
+  return `${d.lossPackets + d.queuePackets} packets on ${d.connections} connection${d.connections === 1 ? '' : 's'} (${d.lossPackets} by loss, ${d.queuePackets} at the full queue; ${d.downPackets} down, ${d.upPackets} up)${each}`;
 }
 
 /** Renders a {@link RunResult} as plain text lines (no colour, no trailing newline). */
@@ -107,6 +128,9 @@ export function renderRunText(r: RunResult): string {
   out.push(row('connections', conn.join(', ')));
   if (k.connectMs) out.push(row('connect', lat(k.connectMs)));
   if (k.tlsMs) out.push(row('TLS handshake', lat(k.tlsMs)));
+  if (k.tcp?.server) out.push(row('TCP, server side', tcpLine(k.tcp.server)));
+  if (k.tcp?.client) out.push(row('TCP, client side', tcpLine(k.tcp.client)));
+  if (k.tcp?.linkDrops) out.push(row('link drops', dropsLine(k.tcp.linkDrops)));
   out.push(
     row(
       'client',

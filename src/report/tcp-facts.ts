@@ -1,0 +1,200 @@
+/**
+ * The TCP mechanism behind a difference, in sentences with their numbers: congestion windows held,
+ * retransmissions (and, on a multiplexed connection, the head-of-line blocking each one causes), the
+ * link's drops, RTT inflation, receive-window limits. A pure function of two runs' `connections.tcp`;
+ * it says nothing unless a difference is material (thresholds in {@link TCP_FACT_THRESHOLDS}), so a
+ * verdict can append its sentences unconditionally.
+ *
+ * Which end: the server's readings when both runs have them (its sending direction carries the
+ * responses, whose congestion window decides a download), else the client's (the request direction;
+ * its RTT and retransmissions still describe the path). The sentence says which.
+ */
+import { formatBytes, formatMs } from '../util/units.ts';
+import type { LinkDropsSummary, RunResult, TcpSideSummary } from './model.ts';
+
+/**
+ * When a difference is material, and why these values:
+ * - `cwndRatio` 1.5: connection-count effects come in multiples (six windows against one); within
+ *   1.5× two sets of windows are within what one connection's slow start varies from run to run.
+ * - `minRetransmits` 5 segments, and `minRetransmitShare` 0.1% of segments sent: a connection
+ *   retransmits a few segments even on a clean path (tail-loss probes, spurious timeouts), each
+ *   costing about one RTT; below both, losses cannot explain a difference of the size compare reports.
+ * - `minLinkDrops` 5 packets: as for retransmissions (the link's drops are their cause).
+ * - `rttRatio` 1.5 and `rttMinDiffMs` 5: a smoothed RTT 1.5× the other run's and ≥ 5 ms longer is
+ *   queueing the run built up itself; smaller differences are the kernel's RTT estimate noise
+ *   (rttvar is typically a quarter of the RTT).
+ * - `rwndShare` 0.2: a sender limited by the receiver's window for a fifth of its busy time lost
+ *   throughput to the receiver's buffer, not to the path.
+ */
+export const TCP_FACT_THRESHOLDS = {
+  cwndRatio: 1.5,
+  minRetransmits: 5,
+  minRetransmitShare: 0.001,
+  minLinkDrops: 5,
+  rttRatio: 1.5,
+  rttMinDiffMs: 5,
+  rwndShare: 0.2,
+} as const;
+
+const WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const num = (n: number): string => WORDS[n] ?? String(n);
+const plural = (n: number, one: string, many = `${one}s`): string => (n === 1 ? one : many);
+
+/** The run's name in a sentence: its transport (`h1`, `h2`, `h2-pool`) unless the caller names it. */
+function nameOf(run: RunResult, label: string | undefined): string {
+  return label ?? run.transport.name;
+}
+
+interface Side {
+  run: RunResult;
+  name: string;
+  tcp: TcpSideSummary;
+  /** More than one stream shared a connection: a loss stalls all of them (RFC 9113 §5 multiplexing over one TCP stream). */
+  multiplexed: boolean;
+  drops: LinkDropsSummary | undefined;
+}
+
+function sides(
+  baseline: RunResult,
+  candidate: RunResult,
+  labels: readonly [string?, string?],
+): { a: Side; b: Side; end: 'server' | 'client' } | undefined {
+  const ta = baseline.connections.tcp;
+  const tb = candidate.connections.tcp;
+  const end = ta?.server && tb?.server ? 'server' : ta?.client && tb?.client ? 'client' : undefined;
+  if (!end || !ta || !tb) return undefined;
+  const side = (run: RunResult, label: string | undefined): Side => ({
+    run,
+    name: nameOf(run, label),
+    tcp: run.connections.tcp![end]!,
+    multiplexed: (run.connections.peakStreamsPerConnection ?? 1) > 1,
+    drops: run.connections.tcp!.linkDrops,
+  });
+  return { a: side(baseline, labels[0]), b: side(candidate, labels[1]), end };
+}
+
+const ratio = (x: number, y: number): number =>
+  Math.min(x, y) > 0 ? Math.max(x, y) / Math.min(x, y) : Infinity;
+
+function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | undefined {
+  const [hi, lo] = a.tcp.cwndBytesSum >= b.tcp.cwndBytesSum ? [a, b] : [b, a];
+  if (
+    lo.tcp.cwndBytesSum <= 0 ||
+    ratio(hi.tcp.cwndBytesSum, lo.tcp.cwndBytesSum) < TCP_FACT_THRESHOLDS.cwndRatio
+  )
+    return undefined;
+  const held = (s: Side) =>
+    s.tcp.connections === 1
+      ? `one (${formatBytes(s.tcp.cwndBytesSum)}, ${s.tcp.cwndSegments.sum} segments)`
+      : `${num(s.tcp.connections)} (sum ${formatBytes(s.tcp.cwndBytesSum)}, ${s.tcp.cwndSegments.sum} segments)`;
+  const dir =
+    end === 'server' ? "the server's, carrying the responses" : "the client's, carrying the requests";
+  return `${hi.name}'s ${num(hi.tcp.connections)} ${plural(hi.tcp.connections, 'connection')} held ${num(hi.tcp.connections)} congestion ${plural(hi.tcp.connections, 'window')} at the end (${dir}): ${held(hi)} against ${lo.name}'s ${held(lo)}`;
+}
+
+const share = (t: TcpSideSummary): number =>
+  t.segmentsOut > 0 ? t.retransmittedSegments / t.segmentsOut : 0;
+const lossy = (t: TcpSideSummary): boolean =>
+  t.retransmittedSegments >= TCP_FACT_THRESHOLDS.minRetransmits &&
+  share(t) >= TCP_FACT_THRESHOLDS.minRetransmitShare;
+
+function perConnection(t: TcpSideSummary): string {
+  if (t.connections === 1) return '';
+  const list = t.perConnection.map((c) => c.retransmittedSegments).join(', ');
+  return ` (${list}${t.perConnectionOmitted ? ', …' : ''})`;
+}
+
+function retransmitSentence(a: Side, b: Side): string | undefined {
+  if (!lossy(a.tcp) && !lossy(b.tcp)) return undefined;
+  const one = (s: Side): string => {
+    const t = s.tcp;
+    const who =
+      t.connections === 1 ? `${s.name}'s one connection` : `${s.name}'s ${num(t.connections)} connections`;
+    const pct = (share(t) * 100).toFixed(share(t) >= 0.01 ? 1 : 2);
+    let text = `${who} retransmitted ${t.retransmittedSegments} ${plural(t.retransmittedSegments, 'segment')}${perConnection(t)}, ${pct}% of ${t.segmentsOut} sent`;
+    if (s.multiplexed && lossy(t)) {
+      // One TCP byte stream under every stream (RFC 9113 §5): data after a hole waits for the
+      // retransmission, about one RTT, whichever stream it belongs to.
+      const rtt = t.rttMs.median;
+      text += `; each loss held back every stream on its connection for about one RTT (${formatMs(rtt)}), ≈ ${formatMs(t.retransmittedSegments * rtt)} in total if each was repaired in one RTT`;
+    }
+    return text;
+  };
+  return `${one(a)}; ${one(b)}`;
+}
+
+function dropsSentence(a: Side, b: Side): string | undefined {
+  const total = (d: LinkDropsSummary | undefined) => (d ? d.lossPackets + d.queuePackets : 0);
+  if (!a.drops || !b.drops) return undefined;
+  if (Math.max(total(a.drops), total(b.drops)) < TCP_FACT_THRESHOLDS.minLinkDrops) return undefined;
+  const one = (s: Side): string => {
+    const d = s.drops!;
+    const causes =
+      d.queuePackets === 0
+        ? 'all by random loss'
+        : d.lossPackets === 0
+          ? 'all at the full queue'
+          : `${d.lossPackets} by random loss, ${d.queuePackets} at the full queue`;
+    const each =
+      d.connections > 1
+        ? ` (${d.perConnection.map((c) => c.lossUp + c.lossDown + c.queueUp + c.queueDown).join(', ')}${d.perConnectionOmitted ? ', …' : ''})`
+        : '';
+    const who =
+      d.connections === 1 ? `${s.name}'s one connection` : `${s.name}'s ${num(d.connections)} connections`;
+    return `${total(d)} ${plural(total(d), 'packet')} of ${who}${each}${total(d) > 0 ? `, ${causes}` : ''}`;
+  };
+  return `the emulated link dropped ${one(a)}; ${one(b)}`;
+}
+
+function rttSentence(a: Side, b: Side): string | undefined {
+  const [hi, lo] = a.tcp.rttMs.median >= b.tcp.rttMs.median ? [a, b] : [b, a];
+  const h = hi.tcp.rttMs.median;
+  const l = lo.tcp.rttMs.median;
+  if (l <= 0 || h / l < TCP_FACT_THRESHOLDS.rttRatio || h - l < TCP_FACT_THRESHOLDS.rttMinDiffMs)
+    return undefined;
+  const base = hi.run.environment.link?.rttMs;
+  return `${hi.name}'s connections saw a median smoothed RTT of ${formatMs(h)} against ${lo.name}'s ${formatMs(l)}${base !== undefined ? ` (the link's own RTT is ${formatMs(base)})` : ''}: the difference waited in a queue`;
+}
+
+function rwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | undefined {
+  const part = (t: TcpSideSummary) => {
+    let busy = 0;
+    let limited = 0;
+    for (const c of t.perConnection) {
+      busy += c.busyMs ?? 0;
+      limited += c.rwndLimitedMs ?? 0;
+    }
+    return busy > 0 ? limited / busy : 0;
+  };
+  const [pa, pb] = [part(a.tcp), part(b.tcp)];
+  const [hi, ph, pl] = pa >= pb ? [a, pa, pb] : [b, pb, pa];
+  if (ph < TCP_FACT_THRESHOLDS.rwndShare || ph - pl < TCP_FACT_THRESHOLDS.rwndShare) return undefined;
+  const peer = end === 'server' ? "the client's" : "the server's";
+  return `${hi.name}'s ${end === 'server' ? 'server' : 'client'} was limited by ${peer} TCP receive window for ${(ph * 100).toFixed(0)}% of its sending time (the other run ${(pl * 100).toFixed(0)}%)`;
+}
+
+/**
+ * Sentences (no trailing period) about the TCP facts of two runs, only for material differences;
+ * empty when there are none or when the runs lack the facts (no Linux, no addon, no common end).
+ * `labels` name the runs (default: their transport names).
+ *
+ * @example
+ * tcpFactSentences(h1Run, h2Run)
+ * // ["h1's six connections held six congestion windows at the end (the server's, carrying the
+ * //   responses): six (sum 412 KiB, 290 segments) against h2's one (88.0 KiB, 62 segments)"]
+ */
+export function tcpFactSentences(
+  baseline: RunResult,
+  candidate: RunResult,
+  labels: readonly [string?, string?] = [],
+): string[] {
+  const s = sides(baseline, candidate, labels);
+  if (!s) return [];
+  return [
+    cwndSentence(s.a, s.b, s.end),
+    retransmitSentence(s.a, s.b),
+    dropsSentence(s.a, s.b),
+    rttSentence(s.a, s.b),
+    rwndSentence(s.a, s.b, s.end),
+  ].filter((x): x is string => x !== undefined);
+}
