@@ -1,6 +1,7 @@
 /**
  * Loads h2lab's native addon (`native/`, built by `npm run build:native` at install time): TUN
- * devices, readiness, batched packet I/O and timerfd. Only device and fd plumbing is native.
+ * devices, readiness, batched packet I/O and timerfd, and one socket query (TCP_INFO). Only device
+ * and fd plumbing is native.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
