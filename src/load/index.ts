@@ -12,5 +12,5 @@ export {
   resolveLoadOptions,
 } from './options.ts';
 export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';
-export { attachServerTcp, serverTcpReadings } from './tcp.ts';
+export { attachServerTcp, attachServerTcpFrom, serverTcpReadings } from './tcp.ts';
 export { expandTemplate, splitUrl } from './workload.ts';

@@ -9,6 +9,7 @@ import { matchServerReadings, summarizeTcp, type TcpReading } from '../net/tcp-i
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../report/model.ts';
 import { tcpConnectionInfoSchema } from '../report/run-schema.ts';
 import type { TransportStats } from '../transport/types.ts';
+import { fetchServerMetrics } from './server-metrics.ts';
 
 // z.object (not strict): a newer server's extra fields are dropped, not fatal.
 const serverReading = z.object({ ...tcpConnectionInfoSchema.shape, atEpochMs: z.number() });
@@ -79,4 +80,22 @@ export function attachServerTcp(run: RunResult, serverMetrics: unknown): void {
     Number.isFinite(since) ? since : 0,
   );
   if (server) tcp.server = server;
+}
+
+/**
+ * Reads the fixture server's `/metrics?format=json` at `url`'s origin and {@link attachServerTcp}s it:
+ * for callers that run the load with `serverMetrics: false` (compare). Never throws; a server without
+ * the metrics leaves the run as it was.
+ *
+ * @example
+ * const run = await runCell(cell, ctx);
+ * await attachServerTcpFrom(run, fixture.plainUrl);
+ */
+export async function attachServerTcpFrom(
+  run: RunResult,
+  url: string,
+  tls: { ca?: string; cert?: string; key?: string; insecure?: boolean } = {},
+): Promise<void> {
+  if (!run.connections.tcp?.client) return;
+  attachServerTcp(run, await fetchServerMetrics(url, tls));
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { runLoad } from '../../src/load/index.ts';
+import { attachServerTcpFrom, runLoad } from '../../src/load/index.ts';
 import { readTcpInfo, TcpLog, tcpInfoAvailable } from '../../src/net/tcp-info.ts';
 import { runResultSchema } from '../../src/report/run-schema.ts';
 import { startServer } from '../../src/server/index.ts';
@@ -55,6 +55,30 @@ describe('TCP_INFO of a run’s connections (loopback, embedded fixture server)'
       assert.ok(runResultSchema.safeParse(r).success, 'the result still fits its schema');
     });
   }
+});
+
+describe('the server side for a caller that reads the metrics itself (compare)', { skip }, () => {
+  it('attachServerTcpFrom matches the run’s connections in the server’s metrics', async () => {
+    const srv = await startServer({ port: 0, tlsPort: 0, host: '127.0.0.1' });
+    try {
+      const r = await runLoad({
+        protocol: 'h1',
+        connections: 3,
+        concurrency: 3,
+        requests: 9,
+        url: `${srv.plainUrl}/bytes/32KiB`,
+        serverMetrics: false,
+      }).done;
+      assert.equal(r.connections.tcp?.client?.connections, 3);
+      const before = r.connections.tcp?.server;
+      assert.equal(before, undefined, 'serverMetrics: false reads nothing of the server');
+      await attachServerTcpFrom(r, srv.plainUrl!);
+      assert.equal(r.connections.tcp?.server?.connections, 3);
+      assert.ok(runResultSchema.safeParse(r).success);
+    } finally {
+      await srv.close();
+    }
+  });
 });
 
 describe('TcpLog', { skip }, () => {
