@@ -174,21 +174,37 @@ function rwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | unde
 }
 
 /**
+ * Of several runs of one cell, the one whose TCP facts speak for them: the run with the median
+ * latency p50 among those that have TCP facts (the lower middle of an even count), so every number
+ * in a sentence is one a single run saw. Undefined when none has facts.
+ */
+export function representativeRun(runs: readonly RunResult[]): RunResult | undefined {
+  const withTcp = runs.filter((r) => r.connections.tcp !== undefined && r.error === undefined);
+  if (withTcp.length === 0) return undefined;
+  const sorted = [...withTcp].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50);
+  return sorted[(sorted.length - 1) >> 1];
+}
+
+/**
  * Sentences (no trailing period) about the TCP facts of two runs, only for material differences;
  * empty when there are none or when the runs lack the facts (no Linux, no addon, no common end).
- * `labels` name the runs (default: their transport names).
+ * Given several runs per side (a compare cell's), each side speaks through its
+ * {@link representativeRun}. `labels` name the sides (default: their transport names).
  *
  * @example
  * tcpFactSentences(h1Run, h2Run)
  * // ["h1's six connections held six congestion windows at the end (the server's, carrying the
- * //   responses): six (sum 412 KiB, 290 segments) against h2's one (88.0 KiB, 62 segments)"]
+ * //   responses): six (sum 1.26 MiB, 914 segments) against h2's one (264 KiB, 187 segments)", …]
  */
 export function tcpFactSentences(
-  baseline: RunResult,
-  candidate: RunResult,
+  baseline: RunResult | readonly RunResult[],
+  candidate: RunResult | readonly RunResult[],
   labels: readonly [string?, string?] = [],
 ): string[] {
-  const s = sides(baseline, candidate, labels);
+  const a = Array.isArray(baseline) ? representativeRun(baseline) : (baseline as RunResult);
+  const b = Array.isArray(candidate) ? representativeRun(candidate) : (candidate as RunResult);
+  if (!a || !b) return [];
+  const s = sides(a, b, labels);
   if (!s) return [];
   return [
     cwndSentence(s.a, s.b, s.end),

@@ -2,6 +2,7 @@
 // byte by byte (RFC 791 / RFC 9293 headers), no devices, no root.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { serverTcpReadings, tcpFactsOf } from '../../src/load/tcp.ts';
 import { FlowDropTable } from '../../src/net/flows.ts';
 import { DOWN, UP } from '../../src/net/relay-trace.ts';
 import { linkDropsFor, matchServerReadings, summarizeTcp, type TcpReading } from '../../src/net/tcp-info.ts';
@@ -192,5 +193,30 @@ describe('joining a run’s connections', () => {
     assert.equal(s.perConnectionOmitted, 6);
     assert.ok(!('atEpochMs' in s.perConnection[0]!), 'the reading time stays out of results');
     assert.equal(summarizeTcp([]), undefined);
+  });
+
+  it('no client readings (not Linux, no addon): no TCP facts at all, whatever the server says', () => {
+    const transport = {
+      opened: 1,
+      inFlight: 0,
+      peakInFlight: 1,
+      peakStreamsPerConnection: 1,
+      capHits: 0,
+      requestsPerConnection: { mean: 1, max: 1, connections: 1, requests: 1 },
+    };
+    const metrics = { tcp: { connections: [reading(40000)], unread: 0 } };
+    assert.equal(tcpFactsOf([transport], metrics, 0), undefined);
+    const facts = tcpFactsOf([{ ...transport, tcp: { readings: [reading(40000)], unread: 0 } }], metrics, 0);
+    assert.equal(facts?.client?.connections, 1);
+    assert.equal(facts?.server?.connections, 1);
+  });
+
+  it("a server's metrics: valid readings kept (unknown fields dropped), invalid ones left out", () => {
+    const got = serverTcpReadings({
+      tcp: { connections: [{ ...reading(1), futureField: 7 }, { clientPort: 'x' }], unread: 0 },
+    });
+    assert.equal(got?.length, 1);
+    assert.ok(!('futureField' in got![0]!));
+    assert.equal(serverTcpReadings({}), undefined);
   });
 });

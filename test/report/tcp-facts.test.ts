@@ -7,7 +7,7 @@ import { runLoad } from '../../src/load/index.ts';
 import { summarizeTcp } from '../../src/net/tcp-info.ts';
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../../src/report/model.ts';
 import { renderRunText } from '../../src/report/run-text.ts';
-import { TCP_FACT_THRESHOLDS, tcpFactSentences } from '../../src/report/tcp-facts.ts';
+import { representativeRun, TCP_FACT_THRESHOLDS, tcpFactSentences } from '../../src/report/tcp-facts.ts';
 
 let h1Base: RunResult;
 let h2Base: RunResult;
@@ -124,6 +124,19 @@ describe('tcpFactSentences', () => {
     const lo = withTcp(h1Base, 6, () => ({ rttMs: 0.2 }));
     const lo2 = withTcp(h2Base, 6, () => ({ rttMs: 0.9 }));
     assert.ok(!tcpFactSentences(lo, lo2).some((x) => x.includes('RTT of')));
+  });
+
+  it("a cell's runs speak through the run with the median latency", () => {
+    const runs = [30, 10, 20].map((p50, i) => {
+      const r = withTcp(h2Base, 1, () => ({ cwndSegments: 60 + i }));
+      r.latencyMs.p50 = p50;
+      return r;
+    });
+    assert.equal(representativeRun(runs), runs[2]);
+    const h1 = withTcp(h1Base, 6, () => ({ cwndSegments: 50 }));
+    const [s] = tcpFactSentences([h1], runs);
+    assert.match(s ?? '', /against h2's one \(87\.7 KiB, 62 segments\)/);
+    assert.deepEqual(tcpFactSentences([], runs), []);
   });
 
   it('the run text shows each end and the drops', () => {
