@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds h2lab's small native addon (native/: TUN device and fd plumbing for the packet relay of
-// `h2lab net`). Runs as the package's `install` script. It never fails the install: without a
-// compiler or Node headers the rest of h2lab works, and `h2lab net` exits 2 with
-// H2LAB_ERR_NET_UNAVAILABLE naming what is missing (the build log is kept in native/build.log).
+// `h2lab net`, and the TCP_INFO reading behind every run's `connections.tcp`). Runs as the package's
+// `install` script. It never fails the install: without a compiler or Node headers the rest of h2lab
+// works, runs carry no TCP facts, and `h2lab net` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming what
+// is missing (the build log is kept in native/build.log).
 // Linux only (TUN devices and network namespaces).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -57,6 +58,6 @@ if (r.status === 0 && existsSync(join(native, 'build/Release/h2lab_net.node'))) 
     `native addon not built (see native/build.log): ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' | ')}`,
   );
   say(
-    '`h2lab net` will exit 2 with H2LAB_ERR_NET_UNAVAILABLE; install g++, make and python3, then run `npm run build:native`',
+    '`h2lab net` will exit 2 with H2LAB_ERR_NET_UNAVAILABLE and runs will carry no TCP_INFO facts; install g++, make and python3, then run `npm run build:native`',
   );
 }
