@@ -104,23 +104,23 @@ function perConnection(t: TcpSideSummary): string {
   return ` (${list}${t.perConnectionOmitted ? ', …' : ''})`;
 }
 
-function retransmitSentence(a: Side, b: Side): string | undefined {
+function retransmitSentence(a: Side, b: Side, end: 'server' | 'client'): string | undefined {
   if (!lossy(a.tcp) && !lossy(b.tcp)) return undefined;
-  const one = (s: Side): string => {
+  const on = (s: Side): string => {
     const t = s.tcp;
-    const who =
-      t.connections === 1 ? `${s.name}'s one connection` : `${s.name}'s ${num(t.connections)} connections`;
+    const conns = t.connections === 1 ? 'one connection' : `${num(t.connections)} connections`;
     const pct = (share(t) * 100).toFixed(share(t) >= 0.01 ? 1 : 2);
-    let text = `${who} retransmitted ${t.retransmittedSegments} ${plural(t.retransmittedSegments, 'segment')}${perConnection(t)}, ${pct}% of ${t.segmentsOut} sent`;
-    if (s.multiplexed && lossy(t)) {
-      // One TCP byte stream under every stream (RFC 9113 §5): data after a hole waits for the
-      // retransmission, about one RTT, whichever stream it belongs to.
-      const rtt = t.rttMs.median;
-      text += `; each loss held back every stream on its connection for about one RTT (${formatMs(rtt)}), ≈ ${formatMs(t.retransmittedSegments * rtt)} in total if each was repaired in one RTT`;
-    }
-    return text;
+    return `on ${s.name}'s ${conns}${perConnection(t)}, ${pct}% of ${t.segmentsOut} sent`;
   };
-  return `${one(a)}; ${one(b)}`;
+  const hol = (s: Side): string => {
+    if (!s.multiplexed || !lossy(s.tcp)) return '';
+    // One TCP byte stream under every stream (RFC 9113 §5): data after a hole waits for the
+    // retransmission, about one RTT, whichever stream it belongs to.
+    const rtt = s.tcp.rttMs.median;
+    return `; each loss held back every stream on ${s.name}'s connection for about one RTT (${formatMs(rtt)}), ≈ ${formatMs(s.tcp.retransmittedSegments * rtt)} in total if each was repaired in one RTT`;
+  };
+  const n = (s: Side) => s.tcp.retransmittedSegments;
+  return `the ${end} retransmitted ${n(a)} ${plural(n(a), 'segment')} ${on(a)}, and ${n(b)} ${on(b)}${hol(a)}${hol(b)}`;
 }
 
 function dropsSentence(a: Side, b: Side): string | undefined {
@@ -208,7 +208,7 @@ export function tcpFactSentences(
   if (!s) return [];
   return [
     cwndSentence(s.a, s.b, s.end),
-    retransmitSentence(s.a, s.b),
+    retransmitSentence(s.a, s.b, s.end),
     dropsSentence(s.a, s.b),
     rttSentence(s.a, s.b),
     rwndSentence(s.a, s.b, s.end),

@@ -82,7 +82,7 @@ describe('tcpFactSentences', () => {
     const said = tcpFactSentences(h1, h2).find((x) => x.includes('retransmitted'));
     assert.equal(
       said,
-      "h1's six connections retransmitted 15 segments (0, 1, 2, 3, 4, 5), 0.25% of 6000 sent; h2's one connection retransmitted 14 segments, 1.0% of 1400 sent; each loss held back every stream on its connection for about one RTT (40.0 ms), ≈ 560 ms in total if each was repaired in one RTT",
+      "the server retransmitted 15 segments on h1's six connections (0, 1, 2, 3, 4, 5), 0.25% of 6000 sent, and 14 on h2's one connection, 1.0% of 1400 sent; each loss held back every stream on h2's connection for about one RTT (40.0 ms), ≈ 560 ms in total if each was repaired in one RTT",
     );
     // Fewer than minRetransmits on both sides: silent.
     const few = withTcp(h2Base, 1, () => ({ retransmittedSegments: TCP_FACT_THRESHOLDS.minRetransmits - 1 }));
