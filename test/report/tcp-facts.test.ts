@@ -82,7 +82,7 @@ describe('tcpFactSentences', () => {
     const said = tcpFactSentences(h1, h2).find((x) => x.includes('retransmitted'));
     assert.equal(
       said,
-      "the server retransmitted 15 segments on h1's six connections (0, 1, 2, 3, 4, 5), 0.25% of 6000 sent, and 14 on h2's one connection, 1.0% of 1400 sent; each loss held back every stream on h2's connection for about one RTT (40.0 ms), ≈ 560 ms in total if each was repaired in one RTT",
+      "the server retransmitted 15 segments on h1's six connections (0, 1, 2, 3, 4, 5), 0.25% of 6000 sent, and 14 on h2's one connection, 1.0% of 1400 sent; on h2's connection each loss held back every stream until its retransmission arrived, about one RTT (40.0 ms; losses in one round trip share it)",
     );
     // Fewer than minRetransmits on both sides: silent.
     const few = withTcp(h2Base, 1, () => ({ retransmittedSegments: TCP_FACT_THRESHOLDS.minRetransmits - 1 }));
