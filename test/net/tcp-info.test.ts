@@ -90,7 +90,9 @@ describe('TCP facts through an emulated link', { skip }, () => {
     console.log(`# ${said.join('\n# ')}`);
     assert.ok(
       said.some(
-        (s) => s.startsWith('the server retransmitted') && s.includes("on h2's connection each loss held back every stream"),
+        (s) =>
+          s.startsWith('the server retransmitted') &&
+          s.includes("on h2's connection each loss held back every stream"),
       ),
       said.join('\n'),
     );
