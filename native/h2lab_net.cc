@@ -1,4 +1,4 @@
-// h2lab_net: the device and fd plumbing of h2lab's packet relay, and nothing else.
+// h2lab_net: the device and fd plumbing of h2lab's packet relay, and one socket query.
 //
 // Node cannot issue ioctl(TUNSETIFF) and refuses a TUN fd as a socket, and reading one through the
 // libuv threadpool tops out near 190 Mbit/s. So this addon does exactly four things natively:
