@@ -6,8 +6,9 @@
  * verdict can append its sentences unconditionally.
  *
  * Which end: the server's readings when both runs have them (its sending direction carries the
- * responses, whose congestion window decides a download), else the client's (the request direction;
- * its RTT and retransmissions still describe the path). The sentence says which.
+ * responses, whose congestion window decides a download), else the client's (the request direction:
+ * its RTT and retransmissions still describe the path, its windows only an upload). The sentence says
+ * which.
  */
 import { formatBytes, formatMs } from '../util/units.ts';
 import type { LinkDropsSummary, RunResult, TcpSideSummary } from './model.ts';
@@ -77,6 +78,10 @@ const ratio = (x: number, y: number): number =>
   Math.min(x, y) > 0 ? Math.max(x, y) / Math.min(x, y) : Infinity;
 
 function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | undefined {
+  // The window that decides a transfer is its sender's: the client's windows explain nothing about
+  // downloads (they carry requests and ACKs), only about runs that mostly upload.
+  const uploads = (s: Side) => s.run.throughput.bytesOut >= s.run.throughput.bytesIn;
+  if (end === 'client' && !(uploads(a) && uploads(b))) return undefined;
   const [hi, lo] = a.tcp.cwndBytesSum >= b.tcp.cwndBytesSum ? [a, b] : [b, a];
   if (
     lo.tcp.cwndBytesSum <= 0 ||

@@ -69,6 +69,13 @@ describe('tcpFactSentences', () => {
       s,
       "h1's six connections held six congestion windows at the end (the server's, carrying the responses): six (sum 424 KiB, 300 segments) against h2's one (84.8 KiB, 60 segments)",
     );
+    // Only the client's end known, on a download: the client's windows carried requests, so silent.
+    const clientOnly = (r: RunResult) => {
+      const c = structuredClone(r);
+      delete c.connections.tcp!.server;
+      return c;
+    };
+    assert.ok(!tcpFactSentences(clientOnly(h1), clientOnly(h2)).some((x) => x.includes('congestion window')));
     // Below the ratio: silent.
     const close = withTcp(h2Base, 1, () => ({
       cwndSegments: Math.ceil(300 / TCP_FACT_THRESHOLDS.cwndRatio) + 1,
