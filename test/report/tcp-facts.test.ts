@@ -133,6 +133,19 @@ describe('tcpFactSentences', () => {
     assert.ok(!tcpFactSentences(lo, lo2).some((x) => x.includes('RTT of')));
   });
 
+  it("a sender held back by its peer's TCP receive window for a material share of its sending time", () => {
+    const a = withTcp(h1Base, 6, () => ({ busyMs: 1000, rwndLimitedMs: 0 }));
+    const b = withTcp(h2Base, 6, () => ({ busyMs: 1000, rwndLimitedMs: 500 }));
+    assert.ok(
+      tcpFactSentences(a, b).includes(
+        "h2's server was limited by the client's TCP receive window for 50% of its sending time (the other run 0%)",
+      ),
+      tcpFactSentences(a, b).join('\n'),
+    );
+    const slight = withTcp(h2Base, 6, () => ({ busyMs: 1000, rwndLimitedMs: 100 }));
+    assert.ok(!tcpFactSentences(a, slight).some((x) => x.includes('receive window')));
+  });
+
   it("a cell's runs speak through the run with the median latency", () => {
     const runs = [30, 10, 20].map((p50, i) => {
       const r = withTcp(h2Base, 1, () => ({ cwndSegments: 60 + i }));
