@@ -393,6 +393,14 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
       connections,
       requests,
     },
+    ...(a.tcp || b.tcp
+      ? {
+          tcp: {
+            readings: [...(a.tcp?.readings ?? []), ...(b.tcp?.readings ?? [])],
+            unread: (a.tcp?.unread ?? 0) + (b.tcp?.unread ?? 0),
+          },
+        }
+      : {}),
   };
 }
 

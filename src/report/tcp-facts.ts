@@ -82,19 +82,28 @@ function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | unde
   // downloads (they carry requests and ACKs), only about runs that mostly upload.
   const uploads = (s: Side) => s.run.throughput.bytesOut >= s.run.throughput.bytesIn;
   if (end === 'client' && !(uploads(a) && uploads(b))) return undefined;
-  const [hi, lo] = a.tcp.cwndBytesSum >= b.tcp.cwndBytesSum ? [a, b] : [b, a];
-  if (
-    lo.tcp.cwndBytesSum <= 0 ||
-    ratio(hi.tcp.cwndBytesSum, lo.tcp.cwndBytesSum) < TCP_FACT_THRESHOLDS.cwndRatio
-  )
-    return undefined;
-  const held = (s: Side) =>
-    s.tcp.connections === 1
-      ? `one (${formatBytes(s.tcp.cwndBytesSum)}, ${s.tcp.cwndSegments.sum} segments)`
-      : `${num(s.tcp.connections)} (sum ${formatBytes(s.tcp.cwndBytesSum)}, ${s.tcp.cwndSegments.sum} segments)`;
+  // A run of several bursts opens fresh connections for each: its windows were held a burst at a
+  // time, so they are compared per burst (the mean over its bursts), never summed across bursts.
+  const per = (s: Side) => {
+    const k = Math.max(1, s.run.burst?.bursts ?? 1);
+    return {
+      k,
+      conns: Math.round(s.tcp.connections / k),
+      bytes: s.tcp.cwndBytesSum / k,
+      segments: Math.round(s.tcp.cwndSegments.sum / k),
+    };
+  };
+  const [pa, pb] = [per(a), per(b)];
+  const [hi, lo, ph, pl] = pa.bytes >= pb.bytes ? [a, b, pa, pb] : [b, a, pb, pa];
+  if (pl.bytes <= 0 || ratio(ph.bytes, pl.bytes) < TCP_FACT_THRESHOLDS.cwndRatio) return undefined;
+  const held = (p: typeof pa) =>
+    p.conns === 1
+      ? `one (${formatBytes(p.bytes)}, ${p.segments} segments)`
+      : `${num(p.conns)} (sum ${formatBytes(p.bytes)}, ${p.segments} segments)`;
   const dir =
     end === 'server' ? "the server's, carrying the responses" : "the client's, carrying the requests";
-  return `${hi.name}'s ${num(hi.tcp.connections)} ${plural(hi.tcp.connections, 'connection')} held ${num(hi.tcp.connections)} congestion ${plural(hi.tcp.connections, 'window')} at the end (${dir}): ${held(hi)} against ${lo.name}'s ${held(lo)}`;
+  const bursts = ph.k > 1 ? `; per burst, the mean of ${ph.k} bursts` : '';
+  return `${hi.name}'s ${num(ph.conns)} ${plural(ph.conns, 'connection')} held ${num(ph.conns)} congestion ${plural(ph.conns, 'window')} at the end (${dir}${bursts}): ${held(ph)} against ${lo.name}'s ${held(pl)}`;
 }
 
 const share = (t: TcpSideSummary): number =>

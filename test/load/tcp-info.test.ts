@@ -57,6 +57,17 @@ describe('TCP_INFO of a run’s connections (loopback, embedded fixture server)'
   }
 });
 
+describe('bursts', { skip }, () => {
+  it("a run of three bursts on fresh connections reads every burst's connections (3 × 6 for h1)", async () => {
+    const r = await runLoad({ protocol: 'h1', connections: 6, burst: 6, bursts: 3, url: '/bytes/16KiB' })
+      .done;
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.connections.opened, 18);
+    assert.equal(r.connections.tcp?.client?.connections, 18);
+    assert.equal(r.connections.tcp?.server?.connections, 18);
+  });
+});
+
 describe('the server side for a caller that reads the metrics itself (compare)', { skip }, () => {
   it('attachServerTcpFrom matches the run’s connections in the server’s metrics', async () => {
     const srv = await startServer({ port: 0, tlsPort: 0, host: '127.0.0.1' });

@@ -83,6 +83,34 @@ describe('tcpFactSentences', () => {
     assert.ok(!tcpFactSentences(h1, close).some((x) => x.includes('congestion window')));
   });
 
+  it('a run of several bursts compares its windows per burst, not summed across bursts', () => {
+    const h1 = withTcp(h1Base, 18, () => ({ cwndSegments: 50 }));
+    h1.burst = {
+      requests: 6,
+      bursts: 3,
+      handshakes: 'include',
+      completionMs: 100,
+      failed: 0,
+      connectionsOpened: 18,
+      perBurst: [],
+    };
+    const h2 = withTcp(h2Base, 3, () => ({ cwndSegments: 60 }));
+    h2.burst = {
+      requests: 6,
+      bursts: 3,
+      handshakes: 'include',
+      completionMs: 100,
+      failed: 0,
+      connectionsOpened: 3,
+      perBurst: [],
+    };
+    const [s] = tcpFactSentences(h1, h2);
+    assert.equal(
+      s,
+      "h1's six connections held six congestion windows at the end (the server's, carrying the responses; per burst, the mean of 3 bursts): six (sum 424 KiB, 300 segments) against h2's one (84.8 KiB, 60 segments)",
+    );
+  });
+
   it('retransmissions: counts per connection, the share of segments, and head-of-line blocking on the multiplexed one', () => {
     const h1 = withTcp(h1Base, 6, (i) => ({ retransmittedSegments: i, cwndSegments: 10 }));
     const h2 = withTcp(h2Base, 1, () => ({ retransmittedSegments: 14, segmentsOut: 1400, cwndSegments: 60 }));
