@@ -6,7 +6,9 @@
 
 import { H2labError } from '../errors.ts';
 import { type FixtureThread, startFixtureThread } from '../load/embedded.ts';
+import { attachServerTcpFrom } from '../load/index.ts';
 import {
+  attachLinkDrops,
   checkNetAvailable,
   createLink,
   type Link,
@@ -124,7 +126,16 @@ export async function runComparison(
       ...(insecure ? { insecure: true } : {}),
       ...(server ? { serverInProcess: true } : {}),
     });
-  const runCell = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
+  // The embedded server's TCP side, read after each loopback run (linked cells read their own).
+  const embeddedUrl = server?.plainUrl;
+  const withServerTcp: CellRunner = embeddedUrl
+    ? async (cell, ctx) => {
+        const run = await baseRunCell(cell, ctx);
+        await attachServerTcpFrom(run, embeddedUrl);
+        return run;
+      }
+    : baseRunCell;
+  const runCell = plan.size === 0 ? withServerTcp : throughLinks(withServerTcp, linked, url);
   const closeLinks = () => linked.close();
   let handle: CompareHandle;
   try {
@@ -237,7 +248,12 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     if (before && after) run.server ??= serverViewFromScrapes(before, after);
     run.environment.link = { ...l.link.info, profile: cell.net };
     if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
-    run.warnings.push(...linkWarnings(await l.link.stats()));
+    const stats = await l.link.stats();
+    run.warnings.push(...linkWarnings(stats));
+    // The mechanism's numbers: what the link dropped on each connection, and the server's side of
+    // TCP (its congestion windows carry the responses), matched to the run's connections.
+    attachLinkDrops(run, stats);
+    await attachServerTcpFrom(run, l.fixture.plainUrl);
     return run;
   };
 }

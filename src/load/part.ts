@@ -387,6 +387,7 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
     peakStreamsPerConnection: Math.max(a.peakStreamsPerConnection, b.peakStreamsPerConnection),
     ...(lim.length > 0 ? { serverMaxConcurrentStreams: Math.min(...lim) } : {}),
     capHits: a.capHits + b.capHits,
+    ...((a.tlsVersion ?? b.tlsVersion) !== undefined ? { tlsVersion: (a.tlsVersion ?? b.tlsVersion)! } : {}),
     requestsPerConnection: {
       mean: connections > 0 ? requests / connections : 0,
       max: Math.max(a.requestsPerConnection.max, b.requestsPerConnection.max),

@@ -16,6 +16,7 @@ import type {
   Verdict,
   Workload,
 } from './compare-model.ts';
+import { tcpFactSentences } from './tcp-facts.ts';
 
 /** "HTTP/1.1 pool", "one HTTP/2 session", "HTTP/2 session pool". */
 export const STRATEGY_LABEL: Record<Strategy, string> = {
@@ -240,6 +241,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         if (r.outcome === 'no-clear-difference') quiet++;
       }
     }
+    const mechanism = mechanismParagraphs(result, w, net, burst ? 'burstCompletionMs' : 'rps');
+    for (const m of mechanism) paragraphs.push(prefix + m);
     const flow = flowControlNotes(result, w, net);
     if (flow.length > 0) paragraphs.push(prefix + flow.join(' '));
     const measured = result.cells.filter((x) => x.workload === w.id && x.net === net && x.stats);
@@ -306,6 +309,45 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         : `${w.label}: the runs measured nothing that can be compared (see the cells).`;
   }
   return { headline, paragraphs };
+}
+
+/** The kept runs of a cell (after warm-up, without a run error). */
+function keptOf(cell: CellResult | undefined) {
+  return cell ? cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined) : [];
+}
+
+/**
+ * The mechanism behind a difference, with its numbers: the kernel's TCP facts of each candidate
+ * against the baseline (congestion windows, retransmissions, the link's drops, RTT, receive-window
+ * limits — src/report/tcp-facts.ts, which speaks only past its thresholds). Said where the primary
+ * metric differed, or else at the highest concurrency that has something to say, so a quiet cell
+ * gets no story.
+ */
+function mechanismParagraphs(result: CompareResult, w: Workload, net: string, metric: Metric): string[] {
+  const out: string[] = [];
+  const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
+  const levels = [...new Set(result.cells.filter((c) => c.workload === w.id).map((c) => c.concurrency))].sort(
+    (a, b) => b - a,
+  );
+  const said: Array<{ c: number; decided: boolean; text: string }> = [];
+  for (const c of levels) {
+    const base = keptOf(cellOf(result, w.id, c, net, result.baseline));
+    if (base.length === 0) continue;
+    const parts: string[] = [];
+    let decided = false;
+    for (const p of candidates) {
+      const cand = keptOf(cellOf(result, w.id, c, net, p));
+      if (cand.length === 0) continue;
+      const cmp = find(result, w.id, c, net, p, metric);
+      if (cmp && (cmp.outcome === 'better' || cmp.outcome === 'worse')) decided = true;
+      parts.push(...tcpFactSentences(base, cand, [result.baseline, p]));
+    }
+    if (parts.length > 0) said.push({ c, decided, text: `At c=${c}: ${[...new Set(parts)].join('; ')}.` });
+  }
+  const decided = said.filter((s) => s.decided);
+  for (const s of decided.length > 0 ? decided : said.slice(0, 1))
+    out.push(`Mechanism (TCP, from the kernel). ${s.text}`);
+  return out;
 }
 
 /**
@@ -400,7 +442,7 @@ function recommend(
         client,
         strategy: null,
         decision: 'depends',
-        text: `${who}: it depends on the cell — better than ${result.baseline} on ${scope} at ${better.map(tag).join(', ')}, worse at ${worse.map(tag).join(', ')}${open.length > 0 ? `, undecided at ${open.map(tag).join(', ')}` : ''}; choose by the conditions that match yours.`,
+        text: `${who}: it depends on the cell — better than ${result.baseline} on ${scope} for ${better.map(tag).join(', ')}, worse for ${worse.map(tag).join(', ')}${open.length > 0 ? `, undecided for ${open.map(tag).join(', ')}` : ''}; choose by the conditions that match yours.`,
       };
     }
     if (open.length > 0) {
@@ -412,7 +454,7 @@ function recommend(
         .sort((a, b) => a - b);
       const need = needs[Math.floor((needs.length - 1) / 2)];
       const most = needs[needs.length - 1];
-      const lost = worse.length > 0 ? ` (worse than ${result.baseline} at ${worse.map(tag).join(', ')})` : '';
+      const lost = worse.length > 0 ? ` (worse than ${result.baseline}: ${worse.map(tag).join(', ')})` : '';
       const more =
         need === undefined
           ? ''
@@ -429,7 +471,7 @@ function recommend(
         client,
         strategy: result.baseline,
         decision: 'use',
-        text: `${who}: use ${STRATEGY_LABEL[result.baseline]}; the others were worse on ${scope} at ${worse.map(tag).join(', ')} and nowhere better.`,
+        text: `${who}: use ${STRATEGY_LABEL[result.baseline]}; the others were worse on ${scope} (${worse.map(tag).join(', ')}) and nowhere better.`,
       };
     }
     return {

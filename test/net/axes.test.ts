@@ -86,4 +86,36 @@ describe('compare over planned links', { skip: netSkipReason() }, () => {
       }
     }
   });
+
+  it("names the mechanism with the kernel's numbers: six congestion windows against one, and the losses", async () => {
+    const c = await runComparison({
+      protocols: ['h1', 'h2'],
+      concurrency: [6],
+      workloads: [sizeWorkload(256 * 1024)],
+      links: { rttMs: [40], loss: [0.02], congestionControl: ['cubic'] },
+      runs: 2,
+      warmupRuns: 0,
+      requests: 12,
+      seed: 5,
+    });
+    const r = await c.done;
+    assert.equal(r.status, 'complete', JSON.stringify(r.error));
+    for (const cell of r.cells) {
+      const tcp = cell.runs[0]!.connections.tcp;
+      assert.equal(
+        tcp?.client?.connections,
+        cell.protocol === 'h1' ? 6 : 1,
+        `${cell.id}: ${JSON.stringify(tcp?.client)}`,
+      );
+      assert.ok(tcp?.server, `${cell.id}: no server-side TCP facts`);
+      assert.ok(tcp?.linkDrops, `${cell.id}: no link drops`);
+    }
+    const text = r.verdict!.workloads[0]!.paragraphs.join(' ');
+    assert.match(
+      text,
+      /Mechanism \(TCP, from the kernel\)\. At c=6: h1's six connections held six congestion windows/,
+    );
+    assert.match(text, /the server retransmitted \d+ segments on h1's six connections/);
+    assert.match(text, /the emulated link dropped \d+ packets/);
+  });
 });
