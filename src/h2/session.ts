@@ -19,6 +19,7 @@
  * (deprecated, RFC 9113 §5.3).
  */
 import type net from 'node:net';
+import { CreditLedger, type FlowStalls, StallBook } from './flow-stalls.ts';
 import {
   CLIENT_PREFACE,
   DEFAULT_MAX_FRAME_BYTES,
@@ -88,11 +89,14 @@ export class H2Stream {
   gotFinal = false;
   /** END_STREAM sent. */
   localDone = false;
+  /** The credit its receive window gave the server (flow-control stalls, flow-stalls.ts). */
+  readonly credit: CreditLedger;
 
-  constructor(id: number, handler: StreamHandler, sendWindow: number) {
+  constructor(id: number, handler: StreamHandler, sendWindow: number, recvWindow: number) {
     this.id = id;
     this.handler = handler;
     this.sendWindow = sendWindow;
+    this.credit = new CreditLedger(recvWindow);
   }
 }
 
@@ -104,6 +108,17 @@ export interface H2SessionOptions {
   connectionWindowBytes: number;
   /** Materialise every response header field (tests, probes); default only `:status`. */
   collectHeaders?: boolean;
+  /**
+   * Clock for flow-control stall times, ms (only differences are used). Default `performance.now()`;
+   * not the run's clock, whose origin moves when the run starts after its connections opened.
+   */
+  now?: () => number;
+  /**
+   * The connection's round-trip time, ms (its TCP handshake): a window limit counts as a stall only
+   * when the next credit was granted less than this long before (flow-stalls.ts). The SETTINGS
+   * round trip is measured too and the lower one used.
+   */
+  rttMs?: number;
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -174,6 +189,14 @@ export class H2ClientSession {
   private hbFlags = 0;
   private hbParts: Buffer[] = [];
   private connRecvUnacked = 0;
+  /** The connection window as the server has it: the RFC's 65,535 or more (it cannot shrink). */
+  private readonly connWindow: number;
+  private readonly streamWindow: number;
+  private readonly connCredit: CreditLedger;
+  private readonly stalls: StallBook;
+  private readonly now: () => number;
+  /** When our SETTINGS left, ms, until its ACK gives a round trip (-1 after). */
+  private settingsSentMs: number;
 
   // Writing.
   private arena = Buffer.allocUnsafe(ARENA_BYTES);
@@ -191,6 +214,11 @@ export class H2ClientSession {
   constructor(socket: net.Socket, opts: H2SessionOptions) {
     this.socket = socket;
     this.opts = opts;
+    this.streamWindow = Math.min(opts.streamWindowBytes, MAX_WINDOW_BYTES);
+    this.connWindow = Math.max(DEFAULT_WINDOW_BYTES, Math.min(opts.connectionWindowBytes, MAX_WINDOW_BYTES));
+    this.connCredit = new CreditLedger(this.connWindow);
+    this.now = opts.now ?? (() => performance.now());
+    this.stalls = new StallBook(this.now, opts.rttMs);
     socket.on('data', (b: Buffer) => this.onData(b));
     socket.on('error', (err: Error & { code?: string }) =>
       this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`),
@@ -200,7 +228,7 @@ export class H2ClientSession {
     this.pushRaw(CLIENT_PREFACE);
     const settings: Array<[number, number]> = [
       [0x2, 0], // ENABLE_PUSH
-      [0x4, Math.min(opts.streamWindowBytes, MAX_WINDOW_BYTES)], // INITIAL_WINDOW_SIZE
+      [0x4, this.streamWindow], // INITIAL_WINDOW_SIZE
     ];
     let p = this.frameHeader(settings.length * 6, FrameType.SETTINGS, 0, 0);
     for (const [id, v] of settings) {
@@ -209,9 +237,10 @@ export class H2ClientSession {
       p += 6;
     }
     this.arenaPos = p;
-    const extra = Math.min(opts.connectionWindowBytes, MAX_WINDOW_BYTES) - DEFAULT_WINDOW_BYTES;
+    const extra = this.connWindow - DEFAULT_WINDOW_BYTES;
     if (extra > 0) this.windowUpdate(0, extra);
     this.flush();
+    this.settingsSentMs = this.now();
   }
 
   /**
@@ -254,7 +283,7 @@ export class H2ClientSession {
     if (!this.usable()) throw new Error(this.closed ? 'session closed' : 'session is going away');
     const id = this.nextStreamId;
     this.nextStreamId += 2;
-    const s = new H2Stream(id, handler, this.peerInitialWindow);
+    const s = new H2Stream(id, handler, this.peerInitialWindow, this.streamWindow);
     this.streams.set(id, s);
     const hasBody = body !== undefined && body.length > 0;
     this.headers(id, block, hasBody ? 0 : F_END_STREAM);
@@ -272,6 +301,7 @@ export class H2ClientSession {
   /** Resets a stream (RST_STREAM, RFC 9113 §6.4; CANCEL by default, §8.7) and ends it with `cancel`. */
   cancel(s: H2Stream, code: number = H2Code.CANCEL): void {
     if (!this.streams.delete(s.id)) return;
+    this.stalls.end(s.credit, 'stream');
     this.dropSending(s);
     if (!this.closed) {
       this.rstStream(s.id, code);
@@ -286,6 +316,11 @@ export class H2ClientSession {
     this.goaway(H2Code.NO_ERROR, '');
     this.flush();
     this.terminate('session closed by the client', true);
+  }
+
+  /** Flow-control stalls on this connection so far (flow-stalls.ts). */
+  flowStalls(): FlowStalls {
+    return this.stalls.snapshot();
   }
 
   /** Closes the connection at once. */
@@ -375,6 +410,7 @@ export class H2ClientSession {
         const s = this.streams.get(sid);
         if (!s) return;
         this.streams.delete(sid);
+        this.stalls.end(s.credit, 'stream');
         this.dropSending(s);
         const code = buf.readUInt32BE(start);
         s.handler.onEnd('reset', code, `RST_STREAM ${H2_ERROR_NAMES[code] ?? code}`);
@@ -431,12 +467,19 @@ export class H2ClientSession {
       dataLen = flowLen - 1 - pad;
       if (dataLen < 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'DATA padding longer than the frame');
     }
+    const endStream = (flags & F_END_STREAM) !== 0;
     // Every DATA frame counts against the connection window, whatever its stream's state (§6.9).
     this.connRecvUnacked += flowLen;
+    let connLimit = 0;
     if (this.connRecvUnacked >= this.opts.connectionWindowBytes >>> 1) {
       this.windowUpdate(0, this.connRecvUnacked);
       this.connRecvUnacked = 0;
+      connLimit = this.connCredit.received + flowLen + this.connWindow;
     }
+    // For the connection, a response that ends is not "nothing waiting" while other streams are open:
+    // a burst of small responses ends each window on some stream's last frame.
+    const connDone = endStream && this.streams.size <= 1;
+    const waited = this.stalls.frame(this.connCredit, 'connection', flowLen, connDone, connLimit, false);
     const s = this.streams.get(sid);
     if (!s) return;
     if (!s.gotFinal) {
@@ -447,15 +490,19 @@ export class H2ClientSession {
       return;
     }
     if (dataLen > 0) s.handler.onData(dataLen);
-    if (flags & F_END_STREAM) {
+    if (endStream) {
+      this.stalls.frame(s.credit, 'stream', flowLen, true, 0, waited);
       this.endStream(s);
       return;
     }
     s.recvUnacked += flowLen;
+    let streamLimit = 0;
     if (s.recvUnacked >= this.opts.streamWindowBytes >>> 1) {
       this.windowUpdate(sid, s.recvUnacked);
       s.recvUnacked = 0;
+      streamLimit = s.credit.received + flowLen + this.streamWindow;
     }
+    this.stalls.frame(s.credit, 'stream', flowLen, false, streamLimit, waited);
   }
 
   private onHeadersFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
@@ -494,8 +541,11 @@ export class H2ClientSession {
       s.gotFinal = true;
       s.handler.onHeaders(d.status, d.headers);
     }
-    // A second block is trailers; it must end the stream (RFC 9113 §8.1).
-    if (flags & F_END_STREAM) this.endStream(s);
+    // A second block is trailers; it must end the stream (RFC 9113 §8.1), the body being complete.
+    if (flags & F_END_STREAM) {
+      this.stalls.end(s.credit, 'stream', true);
+      this.endStream(s);
+    }
   }
 
   private endStream(s: H2Stream): void {
@@ -510,7 +560,13 @@ export class H2ClientSession {
 
   private onSettingsFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {
     if (sid !== 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'SETTINGS on a stream');
-    if (flags & FLAG_ACK) return;
+    if (flags & FLAG_ACK) {
+      if (this.settingsSentMs >= 0) {
+        this.stalls.observeRtt(this.now() - this.settingsSentMs);
+        this.settingsSentMs = -1;
+      }
+      return;
+    }
     if ((end - start) % 6 !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'SETTINGS of wrong size');
     for (let p = start; p < end; p += 6) {
       const id = buf.readUInt16BE(p);
@@ -563,6 +619,7 @@ export class H2ClientSession {
     for (const s of [...this.streams.values()]) {
       if (s.id > this.goawayLastStream) {
         this.streams.delete(s.id);
+        this.stalls.end(s.credit, 'stream');
         this.dropSending(s);
         s.handler.onEnd('goaway', code, `GOAWAY ${name}: stream ${s.id} above last stream ${last}`);
       }
@@ -744,6 +801,9 @@ export class H2ClientSession {
     const streams = [...this.streams.values()];
     this.streams.clear();
     this.sending.length = 0;
+    this.stalls.end(this.connCredit, 'connection');
+    for (const s of streams) this.stalls.end(s.credit, 'stream');
+    this.stalls.close();
     for (const s of streams) {
       const reason: StreamEndReason =
         this.goawayLastStream >= 0 && s.id > this.goawayLastStream ? 'goaway' : 'connection';
