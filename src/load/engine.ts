@@ -7,8 +7,10 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { H2labError, isH2labError } from '../errors.ts';
-import { RUN_RESULT_VERSION, type RunResult } from '../report/model.ts';
-import type { Sample } from '../transport/types.ts';
+import { mergeFlowControl } from '../h2/flow-stalls.ts';
+import { confoundersOf } from '../report/confounders.ts';
+import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../report/model.ts';
+import type { FlowControlStats, Sample } from '../transport/types.ts';
 import { VERSION } from '../version.ts';
 import { isEmbedded, startEmbeddedServer } from './embedded.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
@@ -414,6 +416,7 @@ function buildResult(
   let rpcSum = 0;
   let rpcN = 0;
   let rpcMax = 0;
+  let flow: FlowControlStats | undefined;
   let error: PartResult['error'];
   let negotiated: RunResult['protocol']['negotiated'] = 'none';
   let tlsVersion: string | undefined;
@@ -435,6 +438,7 @@ function buildResult(
     rpcSum += t.requestsPerConnection.requests;
     rpcN += t.requestsPerConnection.connections;
     rpcMax = Math.max(rpcMax, t.requestsPerConnection.max);
+    flow = mergeFlowControl(flow, t.flowControl);
     if (p.negotiated !== 'none') negotiated = p.negotiated;
     error ??= p.error;
   }
@@ -494,7 +498,7 @@ function buildResult(
       ).toJSON();
     }
   }
-  return {
+  const result: RunResult = {
     kind: 'h2lab.run',
     version: RUN_RESULT_VERSION,
     options: { ...o },
@@ -551,8 +555,31 @@ function buildResult(
       ...(note ? { note } : {}),
     },
     ...(extra.server ? { server: extra.server } : {}),
+    ...(flow ? { flowControl: flow } : {}),
+    ...(hist.ttfbNew.totalCount + hist.ttfbWarm.totalCount > 0
+      ? {
+          connectionAge: {
+            newConnection: ageMedians(hist.ttfbNew, hist.responseNew, hist.bodyGapNew),
+            warmConnection: ageMedians(hist.ttfbWarm, hist.responseWarm, hist.bodyGapWarm),
+          },
+        }
+      : {}),
     warnings,
     ...(finalError ? { error: finalError } : {}),
+  };
+  for (const c of confoundersOf(result)) warnings.push(c.text);
+  return result;
+}
+
+type Histogram = ReturnType<typeof newHistogram>;
+
+function ageMedians(ttfb: Histogram, response: Histogram, bodyGap: Histogram): ConnectionAgeMedians {
+  return {
+    count: ttfb.totalCount,
+    ttfbP50Ms: summarizeHistogram(ttfb).p50,
+    responseP50Ms: summarizeHistogram(response).p50,
+    smallBodyCount: bodyGap.totalCount,
+    bodyAfterHeadersP50Ms: summarizeHistogram(bodyGap).p50,
   };
 }
 

@@ -12,6 +12,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { H2labError } from '../errors.ts';
+import { mergeFlowControl } from '../h2/flow-stalls.ts';
 import type { EncodedHistogram } from '../report/model.ts';
 import { createTransport, resolveWindow, setupFailureError } from '../transport/index.ts';
 import type { Sample, Transport, TransportStats, WireProtocol } from '../transport/types.ts';
@@ -379,6 +380,7 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
     (x): x is number => x !== undefined,
   );
   const connections = a.requestsPerConnection.connections + b.requestsPerConnection.connections;
+  const flow = mergeFlowControl(a.flowControl, b.flowControl);
   const requests = a.requestsPerConnection.requests + b.requestsPerConnection.requests;
   return {
     opened: a.opened + b.opened,
@@ -402,6 +404,7 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
           },
         }
       : {}),
+    ...(flow ? { flowControl: flow } : {}),
   };
 }
 

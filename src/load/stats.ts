@@ -64,7 +64,14 @@ export function decodeHistogram(e: EncodedHistogram): hdr.Histogram {
   return h;
 }
 
-/** The histograms a run keeps. */
+/**
+ * The largest response body whose end is expected right behind its headers, bytes: three segments,
+ * well inside any initial congestion window (RFC 6928: 10), so on a link of at least 1 Mbit/s it
+ * trails the headers by less than 40 ms unless a segment was held back (Nagle, docs/design.md).
+ */
+export const SMALL_BODY_BYTES = 4096;
+
+/** The histograms a run keeps. The `…New`/`…Warm` ones split requests by their connection's age. */
 export const HISTOGRAM_NAMES = [
   'latency',
   'latencyUncorrected',
@@ -72,6 +79,12 @@ export const HISTOGRAM_NAMES = [
   'clientQueue',
   'connect',
   'tls',
+  'ttfbNew',
+  'ttfbWarm',
+  'responseNew',
+  'responseWarm',
+  'bodyGapNew',
+  'bodyGapWarm',
 ] as const;
 export type HistogramName = (typeof HISTOGRAM_NAMES)[number];
 
@@ -125,6 +138,12 @@ export class SampleStats {
       clientQueue: newHistogram(),
       connect: newHistogram(),
       tls: newHistogram(),
+      ttfbNew: newHistogram(),
+      ttfbWarm: newHistogram(),
+      responseNew: newHistogram(),
+      responseWarm: newHistogram(),
+      bodyGapNew: newHistogram(),
+      bodyGapWarm: newHistogram(),
     };
   }
 
@@ -164,7 +183,16 @@ export class SampleStats {
     } else {
       recordMs(this.h.latency, s.endMs - s.queuedMs);
     }
-    if (s.headersMs !== undefined) recordMs(this.h.ttfb, s.headersMs - s.sentMs);
+    if (s.headersMs === undefined) return;
+    recordMs(this.h.ttfb, s.headersMs - s.sentMs);
+    // From the send, after any connection setup: first responses on new connections vs warm ones.
+    const h = this.h;
+    const fresh = s.newConnection;
+    recordMs(fresh ? h.ttfbNew : h.ttfbWarm, s.headersMs - s.sentMs);
+    recordMs(fresh ? h.responseNew : h.responseWarm, s.endMs - s.sentMs);
+    if (s.bytesIn > 0 && s.bytesIn <= SMALL_BODY_BYTES) {
+      recordMs(fresh ? h.bodyGapNew : h.bodyGapWarm, s.endMs - s.headersMs);
+    }
   }
 }
 

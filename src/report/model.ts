@@ -4,7 +4,7 @@
  *
  * Bump {@link RUN_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { FailureClass, TransportName, WireProtocol } from '../transport/types.ts';
+import type { FailureClass, FlowControlStats, TransportName, WireProtocol } from '../transport/types.ts';
 
 export const RUN_RESULT_VERSION = 1;
 
@@ -247,6 +247,20 @@ export interface TcpFacts {
   linkDrops?: LinkDropsSummary;
 }
 
+/** Medians of one group of requests (new or warm connections), from their send (setup excluded). */
+export interface ConnectionAgeMedians {
+  /** Requests with a response. */
+  count: number;
+  /** Time to response headers, ms. */
+  ttfbP50Ms: number;
+  /** Time to the end of the response, ms (slow start on a new connection shows here). */
+  responseP50Ms: number;
+  /** Responses with a body of 1 to 4,096 bytes (stats.ts SMALL_BODY_BYTES). */
+  smallBodyCount: number;
+  /** For those: from the headers to the end of the body, ms (≈ 0 unless a segment was held back). */
+  bodyAfterHeadersP50Ms: number;
+}
+
 /** One load run's result. */
 export interface RunResult {
   kind: 'h2lab.run';
@@ -351,6 +365,18 @@ export interface RunResult {
     note?: string;
   };
   server?: ServerView;
+  /**
+   * HTTP/2 on h2lab's own client: how long its receive windows stopped the server (src/h2/flow-stalls.ts
+   * defines a stall), summed over sessions and worker threads. Absent where not measured: HTTP/1.1,
+   * and `--h2-client node` (node:http2 does not expose when its windows run out).
+   */
+  flowControl?: FlowControlStats;
+  /**
+   * First requests on new connections vs requests on warm ones (the Nagle / delayed-ACK signature,
+   * src/report/confounders.ts). A request is "new" when it opened its connection or was the first on
+   * one opened before the run.
+   */
+  connectionAge?: { newConnection: ConnectionAgeMedians; warmConnection: ConnectionAgeMedians };
   /** Warnings in words: anything that could distort the numbers. */
   warnings: string[];
   /** Set when the run failed or was interrupted; the rest is what was measured until then. */

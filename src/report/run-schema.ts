@@ -190,6 +190,31 @@ const tcpFacts = z
   })
   .describe('Per-connection TCP facts from the kernel (Linux TCP_INFO) and the emulated link.');
 
+const connectionAgeMedians = z.strictObject({
+  count: z.number().int().describe('requests with a response'),
+  ttfbP50Ms: ms('median time from the send to the response headers'),
+  responseP50Ms: ms('median time from the send to the end of the response'),
+  smallBodyCount: z.number().int().describe('responses with a body of 1 to 4096 bytes'),
+  bodyAfterHeadersP50Ms: ms('for those, median time from the headers to the end of the body'),
+});
+
+const flowControl = z
+  .strictObject({
+    sessions: z.number().int().describe('HTTP/2 sessions measured'),
+    connectionStalls: z.number().int().describe("stall episodes of the connection's receive window"),
+    streamStalls: z.number().int().describe("stall episodes of streams' receive windows"),
+    stalledMs: ms('time at least one window of a session was stalled, summed over sessions'),
+    connectionStalledMs: ms("time the connection's window was stalled, summed over sessions"),
+    streamStalledMs: ms("stall time of streams' windows, summed over streams"),
+    bytesAfterStall: z
+      .number()
+      .describe(
+        'bytes that arrived after a stall up to the credit limit that ended it (the data that waited)',
+      ),
+    sessionMs: ms('how long the sessions were open, summed (the time stalls are a share of)'),
+  })
+  .describe("HTTP/2 flow-control stalls of h2lab's own client (absent for HTTP/1.1 and --h2-client node).");
+
 /** The zod schema of one run's result. */
 export const runResultSchema = z
   .strictObject({
@@ -288,6 +313,11 @@ export const runResultSchema = z
       note: z.string().optional(),
     }),
     server: serverView.optional(),
+    flowControl: flowControl.optional(),
+    connectionAge: z
+      .strictObject({ newConnection: connectionAgeMedians, warmConnection: connectionAgeMedians })
+      .optional()
+      .describe('first requests on new connections vs requests on warm ones (the Nagle signature)'),
     warnings: z.array(z.string()),
     error: z
       .strictObject({

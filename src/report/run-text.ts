@@ -2,11 +2,32 @@
  * One run as a human table (the end of `h2lab bench`). A pure function of the result.
  */
 import { formatBytes, formatMs } from '../util/units.ts';
-import type { LatencySummaryMs, LinkDropsSummary, RunResult, TcpSideSummary } from './model.ts';
+import type {
+  ConnectionAgeMedians,
+  LatencySummaryMs,
+  LinkDropsSummary,
+  RunResult,
+  TcpSideSummary,
+} from './model.ts';
 import { runSettings } from './settings.ts';
 
 function row(label: string, value: string): string {
   return `  ${label.padEnd(22)}${value}`;
+}
+
+function age(g: ConnectionAgeMedians): string {
+  if (g.count === 0) return 'none';
+  const body = g.smallBodyCount > 0 ? `, small bodies end ${formatMs(g.bodyAfterHeadersP50Ms)} after` : '';
+  return `headers p50 ${formatMs(g.ttfbP50Ms)}, end ${formatMs(g.responseP50Ms)}${body} (n=${g.count})`;
+}
+
+/** The flow-control row: measured stalls, or why there are none to show. */
+function flowRow(r: RunResult): string | undefined {
+  const f = r.flowControl;
+  if (!f) return r.transport.client === 'node' ? 'not measured (node:http2 client)' : undefined;
+  const stalls = f.connectionStalls + f.streamStalls;
+  if (stalls === 0) return `no stalls (${f.sessions} session${f.sessions === 1 ? '' : 's'})`;
+  return `stalled ${formatMs(f.stalledMs)} in ${stalls} episodes (connection ${f.connectionStalls}: ${formatMs(f.connectionStalledMs)}, streams ${f.streamStalls}: ${formatMs(f.streamStalledMs)}), ${formatBytes(f.bytesAfterStall)} waited`;
 }
 
 function lat(s: LatencySummaryMs): string {
@@ -131,6 +152,12 @@ export function renderRunText(r: RunResult): string {
   if (k.tcp?.server) out.push(row('TCP, server side', tcpLine(k.tcp.server)));
   if (k.tcp?.client) out.push(row('TCP, client side', tcpLine(k.tcp.client)));
   if (k.tcp?.linkDrops) out.push(row('link drops', dropsLine(k.tcp.linkDrops)));
+  if (r.connectionAge) {
+    out.push(row('new connections', age(r.connectionAge.newConnection)));
+    out.push(row('warm connections', age(r.connectionAge.warmConnection)));
+  }
+  const flow = flowRow(r);
+  if (flow) out.push(row('flow control', flow));
   out.push(
     row(
       'client',

@@ -3,6 +3,7 @@
  * (`src/h2/session.ts`) — the default (`--h2-client h2lab`). The `node` alternative is in
  * `h2-node.ts`; both present the same {@link PoolConn}.
  */
+import type { FlowStalls } from '../h2/flow-stalls.ts';
 import { RequestEncoder } from '../h2/hpack.ts';
 import {
   H2ClientSession,
@@ -38,6 +39,8 @@ export async function openWireH2Conn(
   const session = new H2ClientSession(c.socket, {
     streamWindowBytes: opts.window.streamWindowBytes,
     connectionWindowBytes: opts.window.connectionWindowBytes,
+    // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
+    rttMs: c.connectMs,
   });
   try {
     await session.ready(t.connectTimeoutMs);
@@ -182,6 +185,10 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     this.closing = true;
     this.session.close();
     this.closed();
+  }
+
+  flowStalls(): FlowStalls {
+    return this.session.flowStalls();
   }
 
   /** Ends a request: classifies the stream's end into the sample and resolves it. */

@@ -11,10 +11,12 @@
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
 import { H2labError } from '../errors.ts';
+import { type FlowStalls, mergeFlowControl } from '../h2/flow-stalls.ts';
 import type { TcpLog } from '../net/tcp-info.ts';
 import { ConnectError } from './connect.ts';
 import type {
   FailureClass,
+  FlowControlStats,
   RequestSpec,
   RequestTiming,
   Sample,
@@ -58,6 +60,8 @@ export interface PoolConn {
   expire(nowMs: number, timeoutMs: number): void;
   /** Closes it; requests in flight resolve with `aborted`. */
   close(): void;
+  /** HTTP/2 connections that measure them: flow-control stalls so far (src/h2/flow-stalls.ts). */
+  flowStalls?(): FlowStalls;
 }
 
 /**
@@ -146,6 +150,8 @@ export class PoolTransport implements Transport {
   private retiredRequests = 0;
   private retiredConns = 0;
   private retiredMax = 0;
+  /** Flow-control stalls of closed connections; undefined until a connection that measures them. */
+  private retiredFlow: FlowControlStats | undefined;
   private negotiatedProto: WireProtocol | 'none' = 'none';
   private closed = false;
   /** Connections opened by open() whose setup times no sample carries yet. */
@@ -242,7 +248,15 @@ export class PoolTransport implements Transport {
       capHits: this.capHits,
       requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
       ...(this.s.tcp?.enabled ? { tcp: { readings: this.s.tcp.readings(), unread: this.s.tcp.unread } } : {}),
+      ...this.flowControl(),
     };
+  }
+
+  /** Stalls of closed and open connections, where they measure them. */
+  private flowControl(): { flowControl?: FlowControlStats } {
+    let f = this.retiredFlow;
+    for (const c of this.conns) f = mergeFlowControl(f, c.flowStalls?.());
+    return f ? { flowControl: f } : {};
   }
 
   async close(): Promise<void> {
@@ -429,6 +443,7 @@ export class PoolTransport implements Transport {
     this.unattributed.delete(c);
     this.conns.splice(i, 1);
     if (c.peakStreams > this.peakStreams) this.peakStreams = c.peakStreams;
+    this.retiredFlow = mergeFlowControl(this.retiredFlow, c.flowStalls?.());
     if (c.requests > 0) {
       this.retiredConns++;
       this.retiredRequests += c.requests;

@@ -1,3 +1,7 @@
+import type { FlowControlStats } from '../h2/flow-stalls.ts';
+
+export type { FlowControlStats } from '../h2/flow-stalls.ts';
+
 /**
  * The transport contract (architecture.md, "Extension points"). A transport owns connections and
  * turns one request into one {@link Sample}; it never schedules requests or keeps statistics.
@@ -116,6 +120,11 @@ export interface TransportStats {
    * `unread` counts connections that could not be read. Absent where it cannot be measured.
    */
   tcp?: { readings: TcpConnectionInfo[]; unread: number };
+  /**
+   * HTTP/2 on h2lab's own client: flow-control stalls summed over its sessions (`sessions` of them;
+   * src/h2/flow-stalls.ts). Absent where not measured (HTTP/1.1, node:http2).
+   */
+  flowControl?: FlowControlStats;
 }
 
 /**
