@@ -4,6 +4,7 @@
  */
 export { loadHtmlAssets } from './assets.ts';
 export * from './compare-model.ts';
+export { type Confounder, confoundersOf } from './confounders.ts';
 export * from './model.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
