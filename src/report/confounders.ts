@@ -82,7 +82,7 @@ function flowControlConfounder(run: RunResult): Confounder | undefined {
  * - small bodies (≤ 4 KiB, inside any initial congestion window) end that long after their headers
  *   (the body waited behind the head);
  * - first responses on new connections reach their headers that much later than warm ones (the
- *   response waited behind the server's last handshake flight, e.g. TLS 1.3 session tickets).
+ *   response waited behind the server's last handshake flight, probably TLS 1.3 session tickets).
  * Measured through a 100 ms link against a two-write TLS server without TCP_NODELAY (docs/design.md):
  * bodies 143 ms after their headers on warm connections, first responses 233–236 ms to headers
  * against 101 ms warm; with TCP_NODELAY 0.03–0.9 ms and 102 ms against 101 ms.
