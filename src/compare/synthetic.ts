@@ -34,6 +34,11 @@ export interface SyntheticProfile {
   serverQueueShare?: number;
   /** Part spent in transfer after the first byte, as a fraction. Default 0.2. */
   transferShare?: number;
+  /**
+   * HTTP/2 flow control held the server for this share of the session's open time (fills
+   * `flowControl`, as h2lab's own client measures it). Default: no stalls recorded.
+   */
+  flowStalledShare?: number;
   /** The server does not offer this strategy's protocol: the runner throws a protocol mismatch. */
   notOffered?: boolean;
   /** Wall time each run takes, ms (honours the abort signal). Default 0. */
@@ -129,6 +134,21 @@ export function syntheticRun(
     client: { eventLoopUtilization: 0.1, cpu: 0.1, workers: 1, saturated: false },
     warnings: [],
   };
+  if (p.flowStalledShare !== undefined && cell.protocol !== 'h1') {
+    const sessionMs = ctx.durationMs;
+    const stalledMs = sessionMs * p.flowStalledShare;
+    run.transport.window = { preset: 'node', streamWindowBytes: 65_535, connectionWindowBytes: 65_535 };
+    run.flowControl = {
+      sessions: 1,
+      connectionStalls: Math.max(1, Math.round(stalledMs / 50)),
+      streamStalls: 0,
+      stalledMs,
+      connectionStalledMs: stalledMs,
+      streamStalledMs: 0,
+      bytesAfterStall: 32 * 1024 * Math.max(1, Math.round(stalledMs / 50)),
+      sessionMs,
+    };
+  }
   if (cell.workload.burst !== undefined) {
     // One burst of N = concurrency requests: it completes when the slowest one does.
     const completionMs = latency.summary.max;

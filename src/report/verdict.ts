@@ -16,6 +16,7 @@ import type {
   Verdict,
   Workload,
 } from './compare-model.ts';
+import { confoundersOf } from './confounders.ts';
 import { tcpFactSentences } from './tcp-facts.ts';
 
 /** "HTTP/1.1 pool", "one HTTP/2 session", "HTTP/2 session pool". */
@@ -347,6 +348,22 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
   const decided = said.filter((s) => s.decided);
   for (const s of decided.length > 0 ? decided : said.slice(0, 1))
     out.push(`Mechanism (TCP, from the kernel). ${s.text}`);
+  // Confounders — what besides the protocol decided a run (flow-control stalls, Nagle): each kind
+  // once per strategy, at the highest concurrency where its median run shows it, with its number and
+  // what removes it.
+  const told = new Set<string>();
+  for (const c of levels) {
+    for (const p of result.axes.protocols) {
+      const runs = keptOf(cellOf(result, w.id, c, net, p));
+      if (runs.length === 0) continue;
+      const median = [...runs].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50)[(runs.length - 1) >> 1]!;
+      for (const f of confoundersOf(median)) {
+        if (told.has(`${p}/${f.kind}`)) continue;
+        told.add(`${p}/${f.kind}`);
+        out.push(`Confounder, ${p} at c=${c}: ${f.text}.`);
+      }
+    }
+  }
   return out;
 }
 
@@ -360,7 +377,10 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
   const notes: string[] = [];
   const h2cells = result.cells.filter((c) => c.workload === w.id && c.net === net && c.protocol !== 'h1');
   const runs = h2cells.flatMap((c) => c.runs.slice(c.warmupRuns).map((r) => ({ c, r })));
+  // Where the client measured its stalls (h2lab's own HTTP/2 client), the confounder paragraph says
+  // what they cost; this estimate from response sizes is for runs that could not measure them.
   const capped = runs.filter(({ r }) => {
+    if (r.flowControl) return false;
     const win = r.transport.window?.connectionWindowBytes;
     const per = r.counts.ok > 0 ? r.throughput.bytesIn / r.counts.ok : 0;
     return win !== undefined && per > win;
@@ -533,6 +553,35 @@ function caveats(result: CompareResult): string[] {
   return out;
 }
 
+/**
+ * A recommendation resting on cells where a setting of h2lab's own (one a flag removes, such as the
+ * HTTP/2 windows) stalled a run says so, with the flag: the answer may be the setting's, not the
+ * protocol's. Confounders that are the server's (Nagle) are in the workload paragraphs.
+ */
+function withConfounders(
+  result: CompareResult,
+  r: Verdict['recommendations'][number],
+): Verdict['recommendations'][number] {
+  if (r.decision === 'not-compared') return r;
+  const found = new Map<string, string[]>();
+  for (const cell of result.cells) {
+    const runs = keptOf(cell);
+    if (runs.length === 0) continue;
+    const median = [...runs].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50)[(runs.length - 1) >> 1]!;
+    for (const f of confoundersOf(median)) {
+      if (!f.flag) continue;
+      const where = `${cell.protocol} at c=${cell.concurrency}${result.axes.net.length > 1 ? ` (${cell.net})` : ''}`;
+      found.set(f.flag, [
+        ...(found.get(f.flag) ?? []),
+        `${where} ${f.kind === 'flow-control' ? `stalled ${formatMs(f.magnitudeMs)} on flow control` : f.kind}`,
+      ]);
+    }
+  }
+  if (found.size === 0) return r;
+  const notes = [...found].map(([flag, where]) => `${where.join(', ')} (rerun with ${flag})`);
+  return { ...r, text: `${r.text} Before acting on it: h2lab's own setting held back ${notes.join('; ')}.` };
+}
+
 /** The smallest difference called a difference, in percent. */
 function minEffectPercent(result: CompareResult): number {
   return Math.round(Number(result.options.minEffect ?? 0.05) * 100);
@@ -542,7 +591,9 @@ function minEffectPercent(result: CompareResult): number {
 export function buildVerdict(result: CompareResult): Verdict {
   return {
     workloads: result.axes.workloads.map((w) => ({ workload: w.id, ...workloadParagraphs(result, w) })),
-    recommendations: [recommend(result, 'interactive'), recommend(result, 'bulk')],
+    recommendations: [recommend(result, 'interactive'), recommend(result, 'bulk')].map((r) =>
+      withConfounders(result, r),
+    ),
     caveats: caveats(result),
   };
 }

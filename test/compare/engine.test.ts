@@ -244,3 +244,34 @@ test('a burst workload is judged on its completion time, in the headline and bot
   for (const rec of v.recommendations)
     assert.match(rec.text, /use h2 .* on burst completion time on burst of 32/);
 });
+
+test("a confounder of h2lab's own (flow-control stalls) is named with its number in the verdict and qualifies the recommendation", async () => {
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[0]!], runs: 5 },
+    {
+      target,
+      runCell: syntheticRunner({
+        h1: { latencyMs: 4, runNoise: 0.03 },
+        h2: { latencyMs: 12, runNoise: 0.03, flowStalledShare: 0.6 },
+      }),
+    },
+  ).done;
+  const text = r.verdict!.workloads[0]!.paragraphs.join(' ');
+  assert.match(
+    text,
+    /Confounder, h2 at c=8: HTTP\/2 flow control stalled the server for \d+ ms \(60% of the time/,
+  );
+  for (const rec of r.verdict!.recommendations) {
+    assert.match(
+      rec.text,
+      /Before acting on it: h2lab's own setting held back h2 at c=8 stalled .* \(rerun with --window browser\)/,
+    );
+  }
+  // Without stalls, nothing is said.
+  const clean = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[0]!], runs: 5 },
+    { target, runCell: syntheticRunner({ h1: { latencyMs: 4 }, h2: { latencyMs: 12 } }) },
+  ).done;
+  assert.doesNotMatch(clean.verdict!.workloads[0]!.paragraphs.join(' '), /Confounder/);
+  assert.ok(clean.verdict!.recommendations.every((x) => !/Before acting/.test(x.text)));
+});
