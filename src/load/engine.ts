@@ -340,6 +340,8 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
   return {
     name: o.protocol,
     connections: o.connections,
+    // src/transport/connect.ts sets TCP_NODELAY on every socket it opens (a stated default).
+    noDelay: true,
     ...(o.protocol === 'h2-pool' ? { policy: o.policy } : {}),
     ...(o.protocol !== 'h1' ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
   };

@@ -278,6 +278,8 @@ export interface RunResult {
     /** HTTP/2 only: whose client carried the sessions — h2lab's own, or node:http2. */
     client?: 'h2lab' | 'node';
     window?: WindowInfo;
+    /** Nagle's algorithm off (TCP_NODELAY) on every socket the client opened: always true for h2lab's transports. */
+    noDelay?: boolean;
   };
   protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };
   schedule: {

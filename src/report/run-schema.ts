@@ -236,6 +236,7 @@ export const runResultSchema = z
       connections: z.number().int(),
       policy: z.string().optional(),
       client: z.enum(['h2lab', 'node']).optional(),
+      noDelay: z.boolean().optional().describe("Nagle off (TCP_NODELAY) on the client's sockets"),
       window: z
         .strictObject({
           preset: z.enum(['node', 'browser', 'max', 'custom']),
