@@ -242,6 +242,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         if (r.outcome === 'no-clear-difference') quiet++;
       }
     }
+    const bounds = burst ? burstBounds(result, w, net) : undefined;
+    if (bounds) paragraphs.push(prefix + bounds);
     const mechanism = mechanismParagraphs(result, w, net, burst ? 'burstCompletionMs' : 'rps');
     for (const m of mechanism) paragraphs.push(prefix + m);
     const flow = flowControlNotes(result, w, net);
@@ -310,6 +312,50 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         : `${w.label}: the runs measured nothing that can be compared (see the cells).`;
   }
   return { headline, paragraphs };
+}
+
+/**
+ * What bounds a burst over a link, from first principles and the runs' own numbers: a connection
+ * carries one HTTP/1.1 request per round trip, so N requests on k connections need at least ⌈N/k⌉
+ * round trips; a multiplexed session sends them all at once and is bounded instead by the link's rate
+ * (the bytes received over the bottleneck). Said for the highest burst size, against the measured
+ * completion, so the reader sees which bound the time sat on.
+ */
+function burstBounds(result: CompareResult, w: Workload, net: string): string | undefined {
+  const levels = [...new Set(result.cells.filter((c) => c.workload === w.id).map((c) => c.concurrency))].sort(
+    (a, b) => b - a,
+  );
+  for (const n of levels) {
+    const parts: string[] = [];
+    let rttMs = 0;
+    for (const p of result.axes.protocols) {
+      const runs = keptOf(cellOf(result, w.id, n, net, p)).filter((r) => r.burst);
+      if (runs.length === 0) continue;
+      const run = [...runs].sort((a, b) => a.burst!.completionMs - b.burst!.completionMs)[
+        (runs.length - 1) >> 1
+      ]!;
+      const link = run.environment.link;
+      if (!link || link.rttMs <= 0) return undefined;
+      rttMs = link.rttMs;
+      const measured = formatMs(run.burst!.completionMs);
+      const k = run.transport.connections;
+      if (run.protocol.negotiated === 'http/1.1') {
+        const rounds = Math.ceil(n / Math.max(1, k));
+        parts.push(
+          `${p}'s ${k} connection${k === 1 ? '' : 's'} carry one request each per round trip, so ${n} requests need at least ${rounds} round trip${rounds === 1 ? '' : 's'}: ${formatMs(rounds * link.rttMs)} of its ${measured}`,
+        );
+      } else if (link.rateBitsPerSec) {
+        const bytes = run.throughput.bytesIn / Math.max(1, run.burst!.bursts);
+        const floor = (bytes * 8 * 1000) / link.rateBitsPerSec;
+        parts.push(
+          `${p} sent all ${n} at once, so the link's rate bounds it instead: ${formatBytes(bytes)} at ${+(link.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s take at least ${formatMs(floor)} of its ${measured} (the rest is handshakes, slow start and the round trips of flow control)`,
+        );
+      }
+    }
+    if (parts.length > 0)
+      return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.`;
+  }
+  return undefined;
 }
 
 /** The kept runs of a cell (after warm-up, without a run error). */

@@ -275,3 +275,37 @@ test("a confounder of h2lab's own (flow-control stalls) is named with its number
   assert.doesNotMatch(clean.verdict!.workloads[0]!.paragraphs.join(' '), /Confounder/);
   assert.ok(clean.verdict!.recommendations.every((x) => !/Before acting/.test(x.text)));
 });
+
+test('a burst over a link says which bound its time sat on: round trips for h1, the link rate for h2', async () => {
+  const burst = {
+    ...workloads[0]!,
+    id: 'burst',
+    label: 'burst of 64',
+    burst: [64],
+    responseSizeBytes: 10_240,
+  };
+  const inner = syntheticRunner({ h1: { latencyMs: 900 }, h2: { latencyMs: 400 } });
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [1], workloads: [burst], runs: 3 },
+    {
+      target,
+      runCell: async (cell, ctx) => {
+        const run = await inner(cell, ctx);
+        run.environment.link = { profile: 'x', backend: 'relay', rttMs: 100, rateBitsPerSec: 10e6 };
+        run.throughput.bytesIn = 64 * 10_240; // one burst of 64 × 10 KiB
+        if (cell.protocol === 'h1') run.transport.connections = 6;
+        else run.protocol.negotiated = 'h2';
+        return run;
+      },
+    },
+  ).done;
+  const text = r.verdict!.workloads[0]!.paragraphs.join(' ');
+  assert.match(
+    text,
+    /What bounds a burst of 64 at 100 ms RTT: h1's 6 connections carry one request each per round trip, so 64 requests need at least 11 round trips: 1\.10 s of its/,
+  );
+  assert.match(
+    text,
+    /h2 sent all 64 at once, so the link's rate bounds it instead: 640 KiB at 10 Mbit\/s take at least 524 ms/,
+  );
+});
