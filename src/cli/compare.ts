@@ -154,9 +154,16 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
     o.h1Connections =
       v === 'concurrency'
         ? 'concurrency'
-        : list.length === 1
-          ? parseInteger(list[0]!, '--h1-connections', 1, 10_000)
-          : list.map((x) => parseInteger(x, '--h1-connections', 1, 10_000));
+        : list.map((x) => {
+            if (!/^\d+$/.test(x))
+              throw invalidOption(
+                '--h1-connections',
+                f.h1Connections,
+                'use a number (e.g. 6), one per --concurrency value (e.g. 1,6,16), or concurrency',
+              );
+            return parseInteger(x, '--h1-connections', 1, 10_000);
+          });
+    if (Array.isArray(o.h1Connections) && o.h1Connections.length === 1) o.h1Connections = o.h1Connections[0]!;
   }
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);

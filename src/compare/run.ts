@@ -222,7 +222,7 @@ function planComparisonLinks(
   if (!embedded) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
-      `--net ${plan.map((l) => l.name).join(',')} needs the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
+      `the link${plan.length > 1 ? 's' : ''} ${plan.map((l) => l.name).join(', ')} (--net, --rtt, --loss, --bandwidth, --jitter) need${plan.length > 1 ? '' : 's'} the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
       { option: '--net', value: plan.map((l) => l.name) },
     );
   }

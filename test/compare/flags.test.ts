@@ -1,0 +1,59 @@
+// compare's flags → options: the link axes, the h1 pool per cell, and the errors that name the flag.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compareOptionsFromFlags } from '../../src/cli/compare.ts';
+import { h1PoolFor, resolveCompareOptions } from '../../src/compare/options.ts';
+
+const base = { out: 'x' };
+
+test('--rtt/--loss/--bandwidth/--cc/--jitter are lists with units; TCP settings go with them', () => {
+  const o = compareOptionsFromFlags(undefined, {
+    ...base,
+    rtt: '20ms,200ms',
+    loss: '0,1%',
+    bandwidth: '10mbit',
+    cc: 'cubic,bbr',
+    jitter: '2ms',
+    initcwnd: '4',
+    queue: '64KiB',
+    slowStartAfterIdle: false,
+  });
+  assert.deepEqual(o.links, {
+    rttMs: [20, 200],
+    jitterMs: [2],
+    loss: [0, 0.01],
+    rateBitsPerSec: [10e6],
+    congestionControl: ['cubic', 'bbr'],
+    initialCwnd: 4,
+    queueBytes: 65536,
+    slowStartAfterIdle: false,
+  });
+  assert.throws(
+    () => compareOptionsFromFlags(undefined, { ...base, cc: 'vegas' }),
+    /--cc "vegas".*reno, cubic, bbr/,
+  );
+});
+
+test('--h1-connections: a number, =concurrency, or one per concurrency value', () => {
+  assert.equal(compareOptionsFromFlags(undefined, { ...base, h1Connections: '8' }).h1Connections, 8);
+  assert.equal(
+    compareOptionsFromFlags(undefined, { ...base, h1Connections: '=concurrency' }).h1Connections,
+    'concurrency',
+  );
+  assert.deepEqual(
+    compareOptionsFromFlags(undefined, { ...base, h1Connections: '1,6,16' }).h1Connections,
+    [1, 6, 16],
+  );
+  assert.throws(
+    () => compareOptionsFromFlags(undefined, { ...base, h1Connections: 'many' }),
+    /--h1-connections "many"/,
+  );
+  assert.throws(
+    () => resolveCompareOptions({ concurrency: [1, 8, 64], h1Connections: [1, 6] }),
+    /2 values for 3 --concurrency values/,
+  );
+  assert.equal(h1PoolFor('concurrency', [1, 8, 64], 64), 64);
+  assert.equal(h1PoolFor(6, [1, 8, 64], 1), 1);
+  assert.equal(h1PoolFor([1, 6, 16], [1, 8, 64], 64), 16);
+  assert.equal(h1PoolFor([4], [1, 8, 64], 64), 4);
+});
