@@ -1,0 +1,434 @@
+// The referee: h2lab's HTTP/1.1 and HTTP/2 clients beside h2load and curl, on the same emulated links
+// (src/net, relay backend) and the same fixture server (h2lab serve, in the link's server namespace).
+// The project's standard: when h2lab and h2load disagree on the same link and server, h2lab is wrong
+// until shown otherwise — so this prints h2lab's H2/H1 ratio beside h2load's and curl's, per link.
+//
+// Workloads (each client fetches COUNT objects of SIZE at once; the time runs until the last one has
+// completed, connection setup included — each client's own way):
+//   burst  default 64x10KiB   (a page's worth of small objects)
+//   bulk   default 16x1MiB    (large objects: throughput and congestion control)
+// Clients, all over TLS to the fixture's ALPN listener (or --listener plain):
+//   h2lab-h1   h2lab's h1 transport, 6 connections (a browser's pool), opened in parallel by open()
+//   h2lab-h2   h2lab's h2 transport (its own client), one session, --window browser (6 MiB stream /
+//              15 MiB connection, stated here rather than taken from a default that is changing)
+//              Both through the library: createTransport → open() → COUNT requests at once; the clock
+//              starts before open(). `h2lab bench -c N -n N` opens connections before its clock; the
+//              "after open" column is that figure.
+//   h2load-h1  h2load --h1 -c 6 -n COUNT          (h2load assigns COUNT/6 requests to each connection)
+//   h2load-h2  h2load -c 1 -m COUNT -n COUNT      (advertises 2^30-1 windows: -w 30 -W 30, its default)
+//   curl-h1    curl --parallel --parallel-max 6 --http1.1   (wall clock minus curl's start-up)
+//   curl-h2    curl --parallel --parallel-max COUNT --http2 (multiplexes onto one connection)
+// Grid: --rtt (ms) × --loss (% each way, i.i.d.) × --cc (both ends pinned) at --rate Mbit/s. Each
+// measurement is repeated --runs times, interleaved (the client order rotates every round). One link
+// per grid point, seeded (--seed); --fresh-link makes a new link for every measurement, seeded with
+// seed + round, so within a round every client meets the same loss draws per packet index (pairing).
+//
+// Run as root (namespaces):
+//   node --import tsx bench/referee.ts --quick
+//   node --import tsx bench/referee.ts [--runs 3] [--rtt 20,200] [--loss 0,1,2] [--cc cubic,bbr]
+//     [--rate 50] [--burst 64x10KiB] [--bulk 16x1MiB] [--workloads burst,bulk]
+//     [--clients h2lab-h1,h2lab-h2,h2load-h1,h2load-h2,curl-h1,curl-h2] [--listener tls|plain]
+//     [--fresh-link] [--seed 1] [--timeout 90] [--json FILE]
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/stats.ts';
+import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../src/net/index.ts';
+import { createTransport, resolveWindow } from '../src/transport/index.ts';
+import { parseBytes } from '../src/util/units.ts';
+import { median, requireTools, scratch } from './common.ts';
+import {
+  CURL_WRITE_OUT,
+  disagree,
+  formatRatio,
+  parseCurlWriteOut,
+  parseH2load,
+  parseWorkload,
+} from './referee-parse.ts';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    rtt: { type: 'string' },
+    loss: { type: 'string' },
+    cc: { type: 'string' },
+    rate: { type: 'string' },
+    burst: { type: 'string' },
+    bulk: { type: 'string' },
+    workloads: { type: 'string' },
+    clients: { type: 'string' },
+    listener: { type: 'string', default: 'tls' },
+    'fresh-link': { type: 'boolean', default: false },
+    seed: { type: 'string', default: '1' },
+    timeout: { type: 'string', default: '90' },
+    json: { type: 'string' },
+  },
+});
+const list = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+const quick = values.quick;
+const runs = Number(values.runs ?? (quick ? 2 : 3));
+const rtts = list(values.rtt ?? '20,200').map(Number);
+const losses = list(values.loss ?? (quick ? '0,2' : '0,1,2')).map(Number);
+const ccs = list(values.cc ?? (quick ? 'cubic' : 'cubic,bbr')) as Array<'cubic' | 'bbr' | 'reno'>;
+const rateMbit = Number(values.rate ?? '50');
+const workloadSpecs: Record<string, string> = {
+  burst: values.burst ?? '64x10KiB',
+  bulk: values.bulk ?? (quick ? '8x256KiB' : '16x1MiB'),
+};
+const workloads = list(values.workloads ?? 'burst,bulk').map((name) => {
+  const spec = workloadSpecs[name];
+  if (!spec) throw new Error(`--workloads ${name}: use burst and/or bulk`);
+  const w = parseWorkload(spec);
+  return { name, count: w.count, sizeBytes: parseBytes(w.size, `--${name}`), spec };
+});
+const ALL_CLIENTS = ['h2lab-h1', 'h2lab-h2', 'h2load-h1', 'h2load-h2', 'curl-h1', 'curl-h2'] as const;
+type ClientName = (typeof ALL_CLIENTS)[number];
+const clients = list(values.clients ?? ALL_CLIENTS.join(',')) as ClientName[];
+for (const c of clients)
+  if (!ALL_CLIENTS.includes(c)) throw new Error(`--clients ${c}: use ${ALL_CLIENTS.join(', ')}`);
+const freshLink = values['fresh-link'];
+const seedBase = Number(values.seed);
+const timeoutMs = Number(values.timeout) * 1000;
+const tls = values.listener !== 'plain';
+/** The pool a browser keeps per origin, and what h2load and curl are given for HTTP/1.1. */
+const H1_CONNECTIONS = 6;
+const WINDOW = resolveWindow('browser');
+
+requireTools([
+  ['h2load', '--version'],
+  ['curl', '--version'],
+]);
+// No files: the scratch's children list stops the fixture servers however the harness ends.
+const { children } = scratch('h2lab-referee-');
+
+// --- the clients ---------------------------------------------------------------------------------
+interface Target {
+  url: string;
+  caFile: string;
+  ca: string;
+}
+interface Measured {
+  /** Until the last object completed, connection setup included, ms. */
+  ms: number;
+  /** The same without connection setup, when the client says (h2lab: after open()). */
+  afterOpenMs?: number;
+  /** Connections the client opened. */
+  connections?: number;
+  protocol?: string;
+}
+type Workload = (typeof workloads)[number];
+
+const run = (cmd: string, args: string[]): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 26 },
+      (err, out, errOut) =>
+        err ? reject(new Error(`${cmd}: ${err.message}\n${errOut.slice(-1000)}`)) : resolve(out),
+    );
+  });
+
+async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measured> {
+  const t0 = performance.now();
+  const transport = createTransport(proto, {
+    url: t.url,
+    connections: proto === 'h1' ? H1_CONNECTIONS : 1,
+    h2Client: 'h2lab',
+    window: WINDOW,
+    tls: { ca: t.ca },
+    timeoutMs,
+    connectTimeoutMs: timeoutMs,
+  });
+  try {
+    await transport.open();
+    const tOpen = performance.now();
+    const path = `/bytes/${w.sizeBytes}`;
+    const samples = await Promise.all(
+      Array.from({ length: w.count }, (_, seq) =>
+        transport.request({ method: 'GET', path }, { seq, intendedMs: tOpen, queuedMs: tOpen }),
+      ),
+    );
+    const bad = samples.find((s) => s.error || s.status !== 200 || s.bytesIn !== w.sizeBytes);
+    if (bad)
+      throw new Error(
+        `h2lab-${proto}: ${bad.error ?? bad.status} ${bad.errorDetail ?? ''} (${bad.bytesIn} bytes)`,
+      );
+    const end = Math.max(...samples.map((s) => s.endMs));
+    return {
+      ms: end - t0,
+      afterOpenMs: end - tOpen,
+      connections: transport.stats().opened,
+      protocol: transport.negotiated(),
+    };
+  } finally {
+    await transport.close();
+  }
+}
+
+async function h2load(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measured> {
+  const args =
+    proto === 'h1'
+      ? ['--h1', '-c', String(H1_CONNECTIONS), '-n', String(w.count)]
+      : ['-c', '1', '-m', String(w.count), '-n', String(w.count)];
+  const r = parseH2load(await run('h2load', [...args, `${t.url}/bytes/${w.sizeBytes}`]));
+  if (r.succeeded !== w.count) throw new Error(`h2load-${proto}: ${r.succeeded} of ${w.count} succeeded`);
+  return { ms: r.durationMs, connections: proto === 'h1' ? H1_CONNECTIONS : 1, protocol: r.protocol ?? '?' };
+}
+
+/** curl's own start-up (process, libcurl init), ms: subtracted from its wall clock. Measured once. */
+let curlStartupMs = 0;
+async function measureCurlStartup(): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await run('curl', ['-s', '-o', '/dev/null', 'file:///dev/null']);
+    xs.push(performance.now() - t0);
+  }
+  return median(xs);
+}
+
+async function curl(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measured> {
+  const url = `${t.url}/bytes/${w.sizeBytes}`;
+  const args = [
+    '-s',
+    '--parallel',
+    '--parallel-max',
+    String(proto === 'h1' ? H1_CONNECTIONS : w.count),
+    proto === 'h1' ? '--http1.1' : tls ? '--http2' : '--http2-prior-knowledge',
+    '--cacert',
+    t.caFile,
+    '--max-time',
+    String(timeoutMs / 1000),
+    '-w',
+    CURL_WRITE_OUT,
+  ];
+  for (let i = 0; i < w.count; i++) args.push('-o', '/dev/null', url);
+  const t0 = performance.now();
+  const out = await run('curl', args);
+  const wall = performance.now() - t0;
+  const rows = parseCurlWriteOut(out);
+  const ok = rows.filter((r) => r.status === 200 && r.bytes === w.sizeBytes).length;
+  if (ok !== w.count) throw new Error(`curl-${proto}: ${ok} of ${w.count} transfers complete`);
+  return {
+    ms: wall - curlStartupMs,
+    connections: rows.reduce((a, r) => a + r.connects, 0),
+    protocol: rows[0]!.httpVersion,
+  };
+}
+
+const CLIENT_FNS: Record<ClientName, (t: Target, w: Workload) => Promise<Measured>> = {
+  'h2lab-h1': (t, w) => h2lab('h1', t, w),
+  'h2lab-h2': (t, w) => h2lab('h2', t, w),
+  'h2load-h1': (t, w) => h2load('h1', t, w),
+  'h2load-h2': (t, w) => h2load('h2', t, w),
+  'curl-h1': (t, w) => curl('h1', t, w),
+  'curl-h2': (t, w) => curl('h2', t, w),
+};
+
+// --- links ---------------------------------------------------------------------------------------
+interface Point {
+  rttMs: number;
+  lossPct: number;
+  cc: 'cubic' | 'bbr' | 'reno';
+}
+const label = (p: Point): string => `rtt ${p.rttMs} ms, loss ${p.lossPct}%, ${p.cc}, ${rateMbit} Mbit/s`;
+
+async function openLink(
+  p: Point,
+  seed: number,
+): Promise<{ link: Link; fixture: LinkedFixture; target: Target }> {
+  const link = await createLink({
+    profile: { rttMs: p.rttMs, loss: p.lossPct / 100, rateBitsPerSec: rateMbit * 1e6 },
+    backend: 'relay',
+    congestionControl: p.cc,
+    seed,
+  });
+  try {
+    const fixture = await startFixtureInLink(link);
+    children.push(fixture.child);
+    const url = tls ? fixture.tlsUrl : fixture.plainUrl;
+    return {
+      link,
+      fixture,
+      target: { url, caFile: fixture.caFile, ca: readFileSync(fixture.caFile, 'utf8') },
+    };
+  } catch (err) {
+    await link.close();
+    throw err;
+  }
+}
+async function closeLink(l: { link: Link; fixture: LinkedFixture }): Promise<void> {
+  await l.fixture.close();
+  await l.link.close();
+}
+
+/** A few small fetches of each protocol, not recorded: the server's JIT warms before the clock. */
+async function warm(t: Target): Promise<void> {
+  const w = { name: 'warm', count: 8, sizeBytes: 1024, spec: '8x1KiB' };
+  await h2lab('h1', t, w);
+  await h2lab('h2', t, w);
+}
+
+// --- the run -------------------------------------------------------------------------------------
+const points: Point[] = [];
+for (const cc of ccs)
+  for (const rttMs of rtts) for (const lossPct of losses) points.push({ rttMs, lossPct, cc });
+
+interface Cell {
+  point: Point;
+  workload: string;
+  client: ClientName;
+  times: number[];
+  afterOpen: number[];
+  failures: string[];
+  connections: number[];
+  protocol?: string;
+}
+const cells: Cell[] = [];
+const cellOf = (p: Point, w: Workload, c: ClientName): Cell => {
+  let cell = cells.find((x) => x.point === p && x.workload === w.name && x.client === c);
+  if (!cell) {
+    cell = { point: p, workload: w.name, client: c, times: [], afterOpen: [], failures: [], connections: [] };
+    cells.push(cell);
+  }
+  return cell;
+};
+
+const command = `node --import tsx bench/referee.ts ${process.argv.slice(2).join(' ')}`.trim();
+const load0 = loadavg();
+const started = performance.now();
+console.log(`# h2lab referee — ${new Date().toISOString()}`);
+console.log(`command: ${command}`);
+console.log(
+  `machine: ${cpus().length} cores, load average ${load0.map((x) => x.toFixed(2)).join(' ')} at start; node ${process.version}`,
+);
+console.log(
+  `grid: rtt ${rtts.join('/')} ms × loss ${losses.join('/')}% each way × cc ${ccs.join('/')}, ${rateMbit} Mbit/s both ways, queue = 1 BDP (≥ 64 KiB); ${runs} runs, interleaved; ${freshLink ? `a fresh link per measurement, seed ${seedBase} + round` : `one link per grid point, seed ${seedBase}`}`,
+);
+console.log(
+  `workloads: ${workloads.map((w) => `${w.name} ${w.spec}`).join(', ')}; listener ${tls ? 'TLS (ALPN)' : 'cleartext (h2c prior knowledge)'}`,
+);
+console.log(
+  `settings: h1 pools ${H1_CONNECTIONS} connections (h2lab, h2load -c ${H1_CONNECTIONS}, curl --parallel-max ${H1_CONNECTIONS}); h2lab h2 windows ${WINDOW.preset} (stream ${WINDOW.streamWindowBytes} B, connection ${WINDOW.connectionWindowBytes} B); h2load windows 2^30-1 / 2^30-1 (its default -w 30 -W 30); curl its own; handshakes inside every client's time`,
+);
+curlStartupMs = clients.some((c) => c.startsWith('curl')) ? await measureCurlStartup() : 0;
+console.log(
+  `curl start-up (median of 5 runs of curl file:///dev/null): ${curlStartupMs.toFixed(1)} ms, subtracted from curl's wall clock\n`,
+);
+
+async function measure(p: Point, w: Workload, c: ClientName, t: Target, round: number): Promise<void> {
+  const cell = cellOf(p, w, c);
+  try {
+    const m = await CLIENT_FNS[c](t, w);
+    cell.times.push(m.ms);
+    if (m.afterOpenMs !== undefined) cell.afterOpen.push(m.afterOpenMs);
+    if (m.connections !== undefined) cell.connections.push(m.connections);
+    cell.protocol ??= m.protocol;
+    console.log(
+      `  r${round + 1} ${w.name.padEnd(5)} ${c.padEnd(9)} ${m.ms.toFixed(0).padStart(7)} ms${m.afterOpenMs !== undefined ? ` (after open ${m.afterOpenMs.toFixed(0)})` : ''} conns ${m.connections ?? '?'} ${m.protocol ?? ''}`,
+    );
+  } catch (err) {
+    cell.failures.push((err as Error).message.split('\n')[0]!);
+    console.log(
+      `  r${round + 1} ${w.name.padEnd(5)} ${c.padEnd(9)} FAILED ${(err as Error).message.split('\n')[0]}`,
+    );
+  }
+}
+
+for (const p of points) {
+  console.log(`## ${label(p)}`);
+  const shared = freshLink ? undefined : await openLink(p, seedBase);
+  try {
+    if (shared) await warm(shared.target);
+    for (let r = 0; r < runs; r++) {
+      for (const w of workloads) {
+        const order = clients.map((_, i) => clients[(i + r) % clients.length]!);
+        for (const c of order) {
+          if (shared) {
+            await measure(p, w, c, shared.target, r);
+          } else {
+            const l = await openLink(p, seedBase + r);
+            try {
+              await measure(p, w, c, l.target, r);
+            } finally {
+              await closeLink(l);
+            }
+          }
+        }
+      }
+    }
+  } finally {
+    if (shared) await closeLink(shared);
+  }
+}
+
+// --- the tables ----------------------------------------------------------------------------------
+const get = (p: Point, w: string, c: ClientName): Cell | undefined =>
+  cells.find((x) => x.point === p && x.workload === w && x.client === c);
+const ratio = (p: Point, w: string, a: ClientName, b: ClientName): RatioInterval =>
+  bootstrapRatio(get(p, w, a)?.times ?? [], get(p, w, b)?.times ?? []);
+const ms = (c: Cell | undefined): string => {
+  if (!c || c.times.length === 0) return c?.failures.length ? `failed ×${c.failures.length}` : '—';
+  const s = summarize(c.times);
+  return `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})${c.failures.length ? ` +${c.failures.length} failed` : ''}`;
+};
+const tools = [
+  ['h2lab', 'h2lab-h2', 'h2lab-h1'],
+  ['h2load', 'h2load-h2', 'h2load-h1'],
+  ['curl', 'curl-h2', 'curl-h1'],
+] as const;
+const verdictText = (v: ReturnType<typeof disagree>): string => (v === 'disagree' ? '**DISAGREE**' : v);
+const present = tools.filter(([, a, b]) => clients.includes(a) && clients.includes(b));
+
+const summary: unknown[] = [];
+for (const w of workloads) {
+  console.log(`\n### ${w.name} ${w.spec}: time until the last object, ms — median (min–max) of ${runs} runs`);
+  console.log(`| link | ${clients.join(' | ')} |`);
+  console.log(`|---|${clients.map(() => '---').join('|')}|`);
+  for (const p of points)
+    console.log(`| ${label(p)} | ${clients.map((c) => ms(get(p, w.name, c))).join(' | ')} |`);
+
+  console.log(
+    `\n### ${w.name} ${w.spec}: H2/H1 time ratio — median ratio (95% bootstrap interval); < 1 = HTTP/2 faster`,
+  );
+  const cmp = present.filter(([t]) => t !== 'h2lab');
+  console.log(
+    `| link | ${present.map(([t]) => t).join(' | ')} | ${cmp.map(([t]) => `h2lab vs ${t}`).join(' | ')} | h2lab-h2 / h2load-h2 | h2lab-h1 / h2load-h1 |`,
+  );
+  console.log(`|---|${present.map(() => '---').join('|')}|${cmp.map(() => '---').join('|')}|---|---|`);
+  for (const p of points) {
+    const rs = Object.fromEntries(present.map(([t, a, b]) => [t, ratio(p, w.name, a, b)]));
+    const verdicts = cmp.map(([t]) => (rs.h2lab && rs[t] ? verdictText(disagree(rs.h2lab, rs[t]!)) : '—'));
+    const side = (a: ClientName, b: ClientName): string =>
+      clients.includes(a) && clients.includes(b) ? formatRatio(ratio(p, w.name, a, b)) : '—';
+    console.log(
+      `| ${label(p)} | ${present.map(([t]) => formatRatio(rs[t]!)).join(' | ')} | ${verdicts.join(' | ')} | ${side('h2lab-h2', 'h2load-h2')} | ${side('h2lab-h1', 'h2load-h1')} |`,
+    );
+    summary.push({
+      point: p,
+      workload: w.name,
+      ratios: rs,
+      verdicts: Object.fromEntries(cmp.map(([t], i) => [t, verdicts[i]])),
+    });
+  }
+}
+const load1 = loadavg();
+console.log(
+  `\nload average ${load0.map((x) => x.toFixed(2)).join(' ')} at start, ${load1.map((x) => x.toFixed(2)).join(' ')} at end; ${((performance.now() - started) / 60_000).toFixed(1)} min`,
+);
+console.log(`reproduce: ${command}`);
+if (values.json) {
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ command, loadStart: load0, loadEnd: load1, rateMbit, runs, freshLink, seed: seedBase, window: WINDOW, curlStartupMs, cells, summary }, null, 2)}\n`,
+  );
+}
+// The fixture and relay children are gone (closeLink); exit explicitly like the other harnesses.
+process.exit(0);
