@@ -62,6 +62,12 @@ export interface PoolConn {
   close(): void;
   /** HTTP/2 connections that measure them: flow-control stalls so far (src/h2/flow-stalls.ts). */
   flowStalls?(): FlowStalls;
+  /**
+   * Set by the pool when it takes the connection: the connection calls it when `capacity()` or
+   * `announcedLimit()` changed after it was handed over (an HTTP/2 server's SETTINGS arriving after
+   * the first requests went out), so waiting requests are dispatched and the limit is recorded.
+   */
+  onLimitsChanged?: () => void;
 }
 
 /**
@@ -75,6 +81,7 @@ export abstract class PoolConnBase {
   tlsVersion?: string | undefined;
   readonly createdMs: number;
   lastActiveMs: number;
+  onLimitsChanged?: () => void;
 
   constructor(
     readonly id: number,
@@ -317,15 +324,23 @@ export class PoolTransport implements Transport {
       const conn = await this.opener(this.nextId++, (c) => this.onConnClose(c));
       this.tlsVersion ??= conn.tlsVersion;
       if (this.negotiatedProto === 'none') this.negotiatedProto = conn.protocol;
-      const lim = conn.announcedLimit();
-      if (lim !== undefined && (this.minAnnounced === undefined || lim < this.minAnnounced))
-        this.minAnnounced = lim;
+      this.noteLimit(conn);
+      conn.onLimitsChanged = () => {
+        this.noteLimit(conn);
+        if (!this.closed) this.drain();
+      };
       this.conns.push(conn);
       if (this.closed) conn.close();
       return conn;
     } finally {
       this.opening--;
     }
+  }
+
+  private noteLimit(conn: PoolConn): void {
+    const lim = conn.announcedLimit();
+    if (lim !== undefined && (this.minAnnounced === undefined || lim < this.minAnnounced))
+      this.minAnnounced = lim;
   }
 
   private async openAndSend(spec: RequestSpec, sample: Sample): Promise<Sample> {
