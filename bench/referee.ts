@@ -87,9 +87,19 @@ const workloads = list(values.workloads ?? 'burst,bulk').map((name) => {
   const w = parseWorkload(spec);
   return { name, count: w.count, sizeBytes: parseBytes(w.size, `--${name}`), spec };
 });
-const ALL_CLIENTS = ['h2lab-h1', 'h2lab-h2', 'h2load-h1', 'h2load-h2', 'curl-h1', 'curl-h2'] as const;
+// h2lab-h2-64k: the same client with the `node` window preset (64 KiB stream and connection), to
+// see what the window alone does on a link; not in the default set.
+const ALL_CLIENTS = [
+  'h2lab-h1',
+  'h2lab-h2',
+  'h2load-h1',
+  'h2load-h2',
+  'curl-h1',
+  'curl-h2',
+  'h2lab-h2-64k',
+] as const;
 type ClientName = (typeof ALL_CLIENTS)[number];
-const clients = list(values.clients ?? ALL_CLIENTS.join(',')) as ClientName[];
+const clients = list(values.clients ?? ALL_CLIENTS.slice(0, 6).join(',')) as ClientName[];
 for (const c of clients)
   if (!ALL_CLIENTS.includes(c)) throw new Error(`--clients ${c}: use ${ALL_CLIENTS.join(', ')}`);
 const freshLink = values['fresh-link'];
@@ -118,6 +128,8 @@ interface Measured {
   ms: number;
   /** The same without connection setup, when the client says (h2lab: after open()). */
   afterOpenMs?: number;
+  /** Connection setup as the client reports it, ms (h2lab: open(); h2load: mean "time for connect"). */
+  setupMs?: number;
   /** Connections the client opened. */
   connections?: number;
   protocol?: string;
@@ -135,13 +147,13 @@ const run = (cmd: string, args: string[]): Promise<string> =>
     );
   });
 
-async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measured> {
+async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload, window = WINDOW): Promise<Measured> {
   const t0 = performance.now();
   const transport = createTransport(proto, {
     url: t.url,
     connections: proto === 'h1' ? H1_CONNECTIONS : 1,
     h2Client: 'h2lab',
-    window: WINDOW,
+    window,
     tls: { ca: t.ca },
     timeoutMs,
     connectTimeoutMs: timeoutMs,
@@ -164,6 +176,7 @@ async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measur
     return {
       ms: end - t0,
       afterOpenMs: end - tOpen,
+      setupMs: tOpen - t0,
       connections: transport.stats().opened,
       protocol: transport.negotiated(),
     };
@@ -179,7 +192,12 @@ async function h2load(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measu
       : ['-c', '1', '-m', String(w.count), '-n', String(w.count)];
   const r = parseH2load(await run('h2load', [...args, `${t.url}/bytes/${w.sizeBytes}`]));
   if (r.succeeded !== w.count) throw new Error(`h2load-${proto}: ${r.succeeded} of ${w.count} succeeded`);
-  return { ms: r.durationMs, connections: proto === 'h1' ? H1_CONNECTIONS : 1, protocol: r.protocol ?? '?' };
+  return {
+    ms: r.durationMs,
+    setupMs: r.connectMeanMs,
+    connections: proto === 'h1' ? H1_CONNECTIONS : 1,
+    protocol: r.protocol ?? '?',
+  };
 }
 
 /** curl's own start-up (process, libcurl init), ms: subtracted from its wall clock. Measured once. */
@@ -230,6 +248,7 @@ const CLIENT_FNS: Record<ClientName, (t: Target, w: Workload) => Promise<Measure
   'h2load-h2': (t, w) => h2load('h2', t, w),
   'curl-h1': (t, w) => curl('h1', t, w),
   'curl-h2': (t, w) => curl('h2', t, w),
+  'h2lab-h2-64k': (t, w) => h2lab('h2', t, w, resolveWindow('node')),
 };
 
 // --- links ---------------------------------------------------------------------------------------
@@ -290,12 +309,23 @@ interface Cell {
   failures: string[];
   connections: number[];
   protocol?: string;
+  /** Every measurement with its round (= the link's seed offset with --fresh-link). */
+  records: Array<{ round: number } & Measured>;
 }
 const cells: Cell[] = [];
 const cellOf = (p: Point, w: Workload, c: ClientName): Cell => {
   let cell = cells.find((x) => x.point === p && x.workload === w.name && x.client === c);
   if (!cell) {
-    cell = { point: p, workload: w.name, client: c, times: [], afterOpen: [], failures: [], connections: [] };
+    cell = {
+      point: p,
+      workload: w.name,
+      client: c,
+      times: [],
+      afterOpen: [],
+      failures: [],
+      connections: [],
+      records: [],
+    };
     cells.push(cell);
   }
   return cell;
@@ -331,8 +361,9 @@ async function measure(p: Point, w: Workload, c: ClientName, t: Target, round: n
     if (m.afterOpenMs !== undefined) cell.afterOpen.push(m.afterOpenMs);
     if (m.connections !== undefined) cell.connections.push(m.connections);
     cell.protocol ??= m.protocol;
+    cell.records.push({ round, ...m });
     console.log(
-      `  r${round + 1} ${w.name.padEnd(5)} ${c.padEnd(9)} ${m.ms.toFixed(0).padStart(7)} ms${m.afterOpenMs !== undefined ? ` (after open ${m.afterOpenMs.toFixed(0)})` : ''} conns ${m.connections ?? '?'} ${m.protocol ?? ''}`,
+      `  r${round + 1} ${w.name.padEnd(5)} ${c.padEnd(9)} ${m.ms.toFixed(0).padStart(7)} ms${m.setupMs !== undefined ? ` setup ${m.setupMs.toFixed(0)}` : ''}${m.afterOpenMs !== undefined ? ` after-open ${m.afterOpenMs.toFixed(0)}` : ''} conns ${m.connections ?? '?'} ${m.protocol ?? ''}`,
     );
   } catch (err) {
     cell.failures.push((err as Error).message.split('\n')[0]!);
@@ -377,7 +408,8 @@ const ratio = (p: Point, w: string, a: ClientName, b: ClientName): RatioInterval
 const ms = (c: Cell | undefined): string => {
   if (!c || c.times.length === 0) return c?.failures.length ? `failed ×${c.failures.length}` : '—';
   const s = summarize(c.times);
-  return `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})${c.failures.length ? ` +${c.failures.length} failed` : ''}`;
+  const open = c.afterOpen.length ? ` [after open ${median(c.afterOpen).toFixed(0)}]` : '';
+  return `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)})${open}${c.failures.length ? ` +${c.failures.length} failed` : ''}`;
 };
 const tools = [
   ['h2lab', 'h2lab-h2', 'h2lab-h1'],
@@ -418,6 +450,36 @@ for (const w of workloads) {
       verdicts: Object.fromEntries(cmp.map(([t], i) => [t, verdicts[i]])),
     });
   }
+}
+if (freshLink) {
+  // Same seed within a round: the relay drops the same packet indices for every client, so the
+  // round's ratio compares two clients on (nearly) the same losses.
+  console.log(
+    '\n### paired by round (same link seed): median of per-round time ratios, and rounds the first was faster',
+  );
+  console.log('| link | workload | pair | median ratio | faster in |');
+  console.log('|---|---|---|---|---|');
+  const pairs: Array<[ClientName, ClientName]> = [
+    ['h2lab-h2', 'h2load-h2'],
+    ['h2lab-h1', 'h2load-h1'],
+    ['h2lab-h2', 'h2lab-h1'],
+    ['h2load-h2', 'h2load-h1'],
+    ['h2lab-h2', 'h2lab-h2-64k'],
+  ];
+  for (const p of points)
+    for (const w of workloads)
+      for (const [a, b] of pairs) {
+        const ra = get(p, w.name, a)?.records ?? [];
+        const rb = get(p, w.name, b)?.records ?? [];
+        const rs = ra.flatMap((x) => {
+          const y = rb.find((z) => z.round === x.round);
+          return y ? [x.ms / y.ms] : [];
+        });
+        if (rs.length === 0) continue;
+        console.log(
+          `| ${label(p)} | ${w.name} | ${a} / ${b} | ${median(rs).toFixed(2)} | ${rs.filter((r) => r < 1).length} of ${rs.length} |`,
+        );
+      }
 }
 const load1 = loadavg();
 console.log(
