@@ -2,13 +2,13 @@
 // H2/H1 ratios disagree beyond their intervals. Kept apart so test/bench/ can check them.
 import type { RatioInterval } from '../src/compare/stats.ts';
 
-/** A duration as h2load prints it (`523.40us`, `324.27ms`, `2.03s`, `1m3.2s`?) in ms; NaN when unreadable. */
+/** A duration as h2load prints it (`523.40us`, `324.27ms`, `2.03s`) in ms; NaN when unreadable. */
 export function parseH2loadDuration(text: string): number {
   const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
   if (!m) return Number.NaN;
   const v = Number(m[1]);
-  const scale = { us: 1e-3, ms: 1, s: 1e3, m: 60e3, h: 3600e3 }[m[2] as 'us' | 'ms' | 's' | 'm' | 'h'];
-  return v * scale;
+  const unit = m[2] as 'us' | 'ms' | 's' | 'm' | 'h';
+  return unit === 'us' ? v / 1000 : v * { ms: 1, s: 1e3, m: 60e3, h: 3600e3 }[unit];
 }
 
 /** What one h2load run reported. */
