@@ -30,7 +30,7 @@
 //   node --import tsx bench/referee.ts [--runs 3] [--rtt 20,200] [--loss 0,1,2] [--cc cubic,bbr]
 //     [--rate 50] [--burst 64x10KiB] [--bulk 6x256KiB] [--workloads burst,bulk]
 //     [--clients h2lab-h1,h2lab-h2,h2load-h1,h2load-h2,curl-h1,curl-h2] [--listener tls|plain]
-//     [--fresh-link] [--seed 1] [--timeout 90] [--json FILE]
+//     [--fresh-link [--fresh-warm]] [--no-metrics-save] [--seed 1] [--timeout 90] [--json FILE]
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -63,6 +63,8 @@ const { values } = parseArgs({
     clients: { type: 'string' },
     listener: { type: 'string', default: 'tls' },
     'fresh-link': { type: 'boolean', default: false },
+    'fresh-warm': { type: 'boolean', default: false },
+    'no-metrics-save': { type: 'boolean', default: false },
     seed: { type: 'string', default: '1' },
     timeout: { type: 'string', default: '90' },
     json: { type: 'string' },
@@ -105,6 +107,15 @@ const clients = list(values.clients ?? ALL_CLIENTS.slice(0, 6).join(',')) as Cli
 for (const c of clients)
   if (!ALL_CLIENTS.includes(c)) throw new Error(`--clients ${c}: use ${ALL_CLIENTS.join(', ')}`);
 const freshLink = values['fresh-link'];
+/** --fresh-link: warm every fresh link (server JIT, h2lab's TLS context) before its measurement. */
+const freshWarm = values['fresh-warm'];
+/**
+ * The server namespace's kernel caches each finished connection's ssthresh and RTT per client address
+ * and seeds the next connection with them (net.ipv4.tcp_no_metrics_save = 0, the default): on one
+ * link a run then starts from what the previous run's losses left. 1 makes every connection start
+ * fresh, as on a first visit.
+ */
+const noMetricsSave = values['no-metrics-save'];
 const seedBase = Number(values.seed);
 const timeoutMs = Number(values.timeout) * 1000;
 const tls = values.listener !== 'plain';
@@ -272,6 +283,13 @@ async function openLink(
     seed,
   });
   try {
+    if (noMetricsSave) {
+      await new Promise<void>((resolve, reject) =>
+        link
+          .spawnInServer('sysctl', ['-q', '-w', 'net.ipv4.tcp_no_metrics_save=1'], { stdio: 'inherit' })
+          .once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sysctl exited ${code}`)))),
+      );
+    }
     const fixture = await startFixtureInLink(link);
     children.push(fixture.child);
     const url = tls ? fixture.tlsUrl : fixture.plainUrl;
@@ -342,7 +360,7 @@ console.log(
   `machine: ${cpus().length} cores, load average ${load0.map((x) => x.toFixed(2)).join(' ')} at start; node ${process.version}`,
 );
 console.log(
-  `grid: rtt ${rtts.join('/')} ms × loss ${losses.join('/')}% each way × cc ${ccs.join('/')}, ${rateMbit} Mbit/s both ways, queue = 1 BDP (≥ 64 KiB); ${runs} runs, interleaved; ${freshLink ? `a fresh link per measurement, seed ${seedBase} + round` : `one link per grid point, seed ${seedBase}`}`,
+  `grid: rtt ${rtts.join('/')} ms × loss ${losses.join('/')}% each way × cc ${ccs.join('/')}, ${rateMbit} Mbit/s both ways, queue = 1 BDP (≥ 64 KiB); ${runs} runs, interleaved; ${freshLink ? `a fresh link per measurement, seed ${seedBase} + round${freshWarm ? ', each warmed (8x1KiB h1 + h2) first' : ', not warmed'}` : `one link per grid point, seed ${seedBase}, warmed once (8x1KiB h1 + h2)`}; server-side TCP metrics cache ${noMetricsSave ? 'off (tcp_no_metrics_save=1)' : 'on (kernel default)'}`,
 );
 console.log(
   `workloads: ${workloads.map((w) => `${w.name} ${w.spec}`).join(', ')}; listener ${tls ? 'TLS (ALPN)' : 'cleartext (h2c prior knowledge)'}`,
@@ -389,6 +407,7 @@ for (const p of points) {
           } else {
             const l = await openLink(p, seedBase + r);
             try {
+              if (freshWarm) await warm(l.target);
               await measure(p, w, c, l.target, r);
             } finally {
               await closeLink(l);
@@ -491,7 +510,7 @@ console.log(`reproduce: ${command}`);
 if (values.json) {
   writeFileSync(
     values.json,
-    `${JSON.stringify({ command, loadStart: load0, loadEnd: load1, rateMbit, runs, freshLink, seed: seedBase, window: WINDOW, curlStartupMs, cells, summary }, null, 2)}\n`,
+    `${JSON.stringify({ command, loadStart: load0, loadEnd: load1, rateMbit, runs, freshLink, freshWarm, noMetricsSave, seed: seedBase, window: WINDOW, curlStartupMs, cells, summary }, null, 2)}\n`,
   );
 }
 // The fixture and relay children are gone (closeLink); exit explicitly like the other harnesses.
