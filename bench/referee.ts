@@ -10,12 +10,11 @@
 //          control). Not 16x1MiB: at RTT 200 ms with 2% loss one cubic connection moved the 640 KiB
 //          burst in a median 7.5 s, so 16 MiB would take minutes per run and the grid hours.
 // Clients, all over TLS to the fixture's ALPN listener (or --listener plain):
-//   h2lab-h1   h2lab's h1 transport, 6 connections (a browser's pool), opened in parallel by open()
+//   h2lab-h1   h2lab's h1 transport, 6 connections (a browser's pool)
 //   h2lab-h2   h2lab's h2 transport (its own client), one session, --window browser (6 MiB stream /
-//              15 MiB connection, stated here rather than taken from a default that is changing)
-//              Both through the library: createTransport → open() → COUNT requests at once; the clock
-//              starts before open(). `h2lab bench -c N -n N` opens connections before its clock; the
-//              "after open" column is that figure.
+//              15 MiB connection, stated rather than taken from a default)
+//              Both through the library's burst schedule: runLoad({ burst: COUNT, burstHandshakes:
+//              'include' }) — COUNT requests handed over at t0, connections opened on demand after t0.
 //   h2load-h1  h2load --h1 -c 6 -n COUNT          (h2load assigns COUNT/6 requests to each connection)
 //   h2load-h2  h2load -c 1 -m COUNT -n COUNT      (advertises 2^30-1 windows: -w 30 -W 30, its default)
 //   curl-h1    curl --parallel --parallel-max 6 --http1.1   (wall clock minus curl's start-up)
@@ -36,8 +35,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/stats.ts';
+import { runLoad } from '../src/load/index.ts';
 import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../src/net/index.ts';
-import { createTransport, resolveWindow } from '../src/transport/index.ts';
+import { resolveWindow } from '../src/transport/index.ts';
 import { parseBytes } from '../src/util/units.ts';
 import { median, requireTools, scratch } from './common.ts';
 import {
@@ -160,42 +160,34 @@ const run = (cmd: string, args: string[]): Promise<string> =>
     );
   });
 
-async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload, window = WINDOW): Promise<Measured> {
-  const t0 = performance.now();
-  const transport = createTransport(proto, {
-    url: t.url,
-    connections: proto === 'h1' ? H1_CONNECTIONS : 1,
+async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload, window = WINDOW.preset): Promise<Measured> {
+  // The engine's burst schedule: COUNT requests handed over at t0, the connections opened on demand
+  // inside the timed period (burstHandshakes include), one burst on fresh connections.
+  const r = await runLoad({
+    url: `${t.url}/bytes/${w.sizeBytes}`,
+    caFile: t.caFile,
+    protocol: proto,
+    ...(proto === 'h1' ? { connections: H1_CONNECTIONS } : {}),
     h2Client: 'h2lab',
-    window,
-    tls: { ca: t.ca },
+    window: window as 'browser' | 'node',
+    burst: w.count,
+    bursts: 1,
+    burstHandshakes: 'include',
     timeoutMs,
     connectTimeoutMs: timeoutMs,
-  });
-  try {
-    await transport.open();
-    const tOpen = performance.now();
-    const path = `/bytes/${w.sizeBytes}`;
-    const samples = await Promise.all(
-      Array.from({ length: w.count }, (_, seq) =>
-        transport.request({ method: 'GET', path }, { seq, intendedMs: tOpen, queuedMs: tOpen }),
-      ),
-    );
-    const bad = samples.find((s) => s.error || s.status !== 200 || s.bytesIn !== w.sizeBytes);
-    if (bad)
-      throw new Error(
-        `h2lab-${proto}: ${bad.error ?? bad.status} ${bad.errorDetail ?? ''} (${bad.bytesIn} bytes)`,
-      );
-    const end = Math.max(...samples.map((s) => s.endMs));
-    return {
-      ms: end - t0,
-      afterOpenMs: end - tOpen,
-      setupMs: tOpen - t0,
-      connections: transport.stats().opened,
-      protocol: transport.negotiated(),
-    };
-  } finally {
-    await transport.close();
-  }
+    serverMetrics: false,
+  }).done;
+  if (r.error) throw new Error(`h2lab-${proto}: ${r.error.code} ${r.error.message}`);
+  if (r.counts.ok !== w.count || r.throughput.bytesIn !== w.count * w.sizeBytes)
+    throw new Error(`h2lab-${proto}: ${r.counts.ok} of ${w.count} ok, ${r.throughput.bytesIn} bytes`);
+  const c = r.connections;
+  return {
+    ms: r.burst!.completionMs,
+    // The slowest connection's TCP + TLS, as h2load's "time for connect" is its mean.
+    ...(c.connectMs ? { setupMs: c.connectMs.max + (c.tlsMs?.max ?? 0) } : {}),
+    connections: r.burst!.connectionsOpened,
+    protocol: r.protocol.negotiated,
+  };
 }
 
 async function h2load(proto: 'h1' | 'h2', t: Target, w: Workload): Promise<Measured> {
@@ -261,7 +253,7 @@ const CLIENT_FNS: Record<ClientName, (t: Target, w: Workload) => Promise<Measure
   'h2load-h2': (t, w) => h2load('h2', t, w),
   'curl-h1': (t, w) => curl('h1', t, w),
   'curl-h2': (t, w) => curl('h2', t, w),
-  'h2lab-h2-64k': (t, w) => h2lab('h2', t, w, resolveWindow('node')),
+  'h2lab-h2-64k': (t, w) => h2lab('h2', t, w, 'node'),
 };
 
 // --- links ---------------------------------------------------------------------------------------

@@ -28,6 +28,6 @@ export function createH2Pool(opts: H2PoolOptions): PoolTransport {
       size: opts.sessions,
       openAtStart: opts.policy === 'first-free' ? 1 : opts.sessions,
     },
-    (id, onClose) => openH2Conn(id, opts, onClose),
+    (id, onClose, beforeRun) => openH2Conn(id, opts, onClose, beforeRun),
   );
 }

@@ -47,13 +47,20 @@ export function createH2Session(opts: H2Options): PoolTransport {
       size: 1,
       openAtStart: 1,
     },
-    (id, onClose) => openH2Conn(id, opts, onClose),
+    (id, onClose, beforeRun) => openH2Conn(id, opts, onClose, beforeRun),
   );
 }
 
 /** Opens one HTTP/2 session with the implementation the options name. */
-export function openH2Conn(id: number, opts: H2Options, onClose: (c: PoolConn) => void): Promise<PoolConn> {
-  return opts.client === 'node' ? openNodeH2Conn(id, opts, onClose) : openWireH2Conn(id, opts, onClose);
+export function openH2Conn(
+  id: number,
+  opts: H2Options,
+  onClose: (c: PoolConn) => void,
+  beforeRun = true,
+): Promise<PoolConn> {
+  return opts.client === 'node'
+    ? openNodeH2Conn(id, opts, onClose)
+    : openWireH2Conn(id, opts, onClose, beforeRun);
 }
 
 /**

@@ -30,12 +30,16 @@ import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts
 export const PROVISIONAL_STREAMS = 100;
 
 /**
- * Opens one session: TCP (+TLS with ALPN h2) and the preface. Over TLS the connection is handed over
- * at once: ALPN has shown that the server speaks h2, and RFC 9113 §3.4 lets a client send frames right
- * after its preface, as browsers and h2load do — waiting for the server's SETTINGS cost every fresh
- * session one round trip that an HTTP/1.1 connection does not pay (bench/referee.ts measured it:
- * 64 × 10 KiB at RTT 200 ms, 1.88 s against h2load's 1.65 s). For h2c the server's first bytes are
- * the only proof that it speaks HTTP/2, so the session waits for its SETTINGS. Rejects with
+ * Opens one session: TCP (+TLS with ALPN h2) and the preface. A session a request is waiting for
+ * (`beforeRun` false: opened on demand, its setup inside the timed period) is handed over at once
+ * over TLS: ALPN has shown that the server speaks h2, and RFC 9113 §3.4 lets a client send frames
+ * right after its preface, as browsers and h2load do — waiting for the server's SETTINGS cost every
+ * fresh session one round trip that an HTTP/1.1 connection does not pay (bench/referee.ts measured
+ * it: 64 × 10 KiB at RTT 200 ms, 1.88 s against h2load's 1.65 s). A session opened before the run
+ * waits for them, so it is warm when the clock starts: a request written in the same flight as the
+ * handshake's end got its first response headers one round trip late from the fixture (Node's TLS
+ * server), though the burst completed as soon. For h2c the server's first bytes are the only proof
+ * that it speaks HTTP/2, so the session always waits for its SETTINGS. Rejects with
  * H2LAB_ERR_PROTOCOL_MISMATCH when the server chose HTTP/1.1 in ALPN or answered the h2c preface in
  * HTTP/1.1.
  */
@@ -43,6 +47,7 @@ export async function openWireH2Conn(
   id: number,
   opts: H2Options,
   onClose: (c: PoolConn) => void,
+  beforeRun = true,
 ): Promise<WireH2Conn> {
   const t = opts.target;
   const requested: WireProtocol = t.tls ? 'h2' : 'h2c';
@@ -55,7 +60,7 @@ export async function openWireH2Conn(
     // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
     rttMs: c.connectMs,
   });
-  if (t.tls) {
+  if (t.tls && !beforeRun) {
     // No SETTINGS within the timeout, or a broken preface, ends the session and its streams.
     session.ready(t.connectTimeoutMs).catch(() => {});
     const conn = new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose, false);

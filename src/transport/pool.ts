@@ -97,8 +97,17 @@ export abstract class PoolConnBase {
   }
 }
 
-/** Opens connection number `id`; rejects with a ConnectError or an H2labError (protocol mismatch). */
-export type ConnOpener = (id: number, onClose: (c: PoolConn) => void) => Promise<PoolConn>;
+/**
+ * Opens connection number `id`; rejects with a ConnectError or an H2labError (protocol mismatch).
+ * `beforeRun`: opened by `open()`, so it should be fully ready when it resolves (an HTTP/2 session
+ * has the server's SETTINGS); otherwise a request is waiting for it and may go out as early as the
+ * protocol allows.
+ */
+export type ConnOpener = (
+  id: number,
+  onClose: (c: PoolConn) => void,
+  beforeRun: boolean,
+) => Promise<PoolConn>;
 
 /** Settings of one pool. */
 export interface PoolSettings {
@@ -186,7 +195,7 @@ export class PoolTransport implements Transport {
     this.sweep.unref();
     const first = await Promise.allSettled(
       Array.from({ length: this.s.onDemand ? 0 : Math.min(this.s.openAtStart, this.s.size) }, () =>
-        this.openConn(),
+        this.openConn(true),
       ),
     );
     for (const r of first) {
@@ -317,11 +326,11 @@ export class PoolTransport implements Transport {
     return best;
   }
 
-  private async openConn(): Promise<PoolConn> {
+  private async openConn(beforeRun = false): Promise<PoolConn> {
     this.opening++;
     this.opened++;
     try {
-      const conn = await this.opener(this.nextId++, (c) => this.onConnClose(c));
+      const conn = await this.opener(this.nextId++, (c) => this.onConnClose(c), beforeRun);
       this.tlsVersion ??= conn.tlsVersion;
       if (this.negotiatedProto === 'none') this.negotiatedProto = conn.protocol;
       this.noteLimit(conn);
