@@ -319,6 +319,10 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     await setSysctls(namespace, {
       'net.ipv4.tcp_congestion_control': cc,
       'net.ipv4.tcp_slow_start_after_idle': opts.slowStartAfterIdle ? 1 : 0,
+      // Each run starts from the kernel's defaults, not from the ssthresh and RTT the last run's
+      // losses left in the namespace's per-destination metrics cache (the referee saw runs on one
+      // link carry over that way); the host side is never reconfigured.
+      'net.ipv4.tcp_no_metrics_save': 1,
       'net.ipv4.tcp_rmem': `4096 131072 ${bufMax}`,
       'net.ipv4.tcp_wmem': `4096 16384 ${bufMax}`,
       'net.core.rmem_max': bufMax,
@@ -328,6 +332,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     const actual = await readSysctls(namespace, [
       'net.ipv4.tcp_congestion_control',
       'net.ipv4.tcp_slow_start_after_idle',
+      'net.ipv4.tcp_no_metrics_save',
     ]);
 
     const info: LinkInfo = {
@@ -340,6 +345,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       ...(profile.down.queueBytes === undefined ? {} : { queueBytes: profile.down.queueBytes }),
       congestionControl: actual['net.ipv4.tcp_congestion_control'] ?? cc,
       slowStartAfterIdle: actual['net.ipv4.tcp_slow_start_after_idle'] === '1',
+      noMetricsSave: actual['net.ipv4.tcp_no_metrics_save'] === '1',
       initialCwnd: opts.initialCwnd,
       lossUp: profile.up.loss,
       lossDown: profile.down.loss,

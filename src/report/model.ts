@@ -41,6 +41,8 @@ export interface LinkInfo {
   queueBytes?: number;
   congestionControl?: string;
   slowStartAfterIdle?: boolean;
+  /** net.ipv4.tcp_no_metrics_save in the server namespace: true = no ssthresh/RTT carried from one connection to the next. */
+  noMetricsSave?: boolean;
   initialCwnd?: number;
   /** Loss per direction when they differ from `loss` (up = client → server). */
   lossUp?: number;

@@ -56,6 +56,10 @@ const linkInfo = z.strictObject({
   queueBytes: z.number().optional(),
   congestionControl: z.string().optional(),
   slowStartAfterIdle: z.boolean().optional(),
+  noMetricsSave: z
+    .boolean()
+    .optional()
+    .describe('tcp_no_metrics_save in the server namespace: no ssthresh or RTT carried between connections'),
   initialCwnd: z.number().optional(),
   lossUp: z.number().optional(),
   lossDown: z.number().optional(),

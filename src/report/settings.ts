@@ -145,7 +145,7 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   for (const [name, l] of links) {
     rows.push({
       name: `link ${name}`,
-      value: `${describeLink(l)}; TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}`,
+      value: `${describeLink(l)}; TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}${l.noMetricsSave ? ', no metrics carried between connections' : ''}`,
     });
   }
   return rows;

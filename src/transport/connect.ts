@@ -54,12 +54,14 @@ export class ConnectError extends Error {
  * One TLS context per distinct trust + client-certificate combination. Building a context with
  * `ca` re-parses the whole system root store (~150 certificates): done per connection it cost tens of
  * milliseconds of client CPU per handshake, which a pool of many connections pays and one HTTP/2
- * session does not — a client-side bias in exactly the comparison h2lab exists to make fair.
+ * session does not — a client-side bias in exactly the comparison h2lab exists to make fair. The
+ * default context (system roots, no client certificate) is shared the same way. `createTransport`
+ * builds the context when the transport is made, before any clock starts: the first one to a new CA
+ * took 45–63 ms here, which a timed burst's first connection would otherwise pay.
  */
 const contexts = new Map<string, tls.SecureContext>();
 
-function secureContextFor(target: ConnectTarget): tls.SecureContext | undefined {
-  if (!target.ca && !target.cert) return undefined;
+export function secureContextFor(target: ConnectTarget): tls.SecureContext {
   const key = `${target.ca ?? ''}\0${target.cert ?? ''}\0${target.key ?? ''}`;
   let ctx = contexts.get(key);
   if (!ctx) {
@@ -97,7 +99,7 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
         port: target.port,
         ...(servername ? { servername } : {}),
         ALPNProtocols: alpn,
-        ...(secureContext ? { secureContext } : {}),
+        secureContext,
         rejectUnauthorized: !target.insecure,
       });
       socket.once('secureConnect', () => {

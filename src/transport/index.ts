@@ -5,7 +5,7 @@
 import { invalidOption } from '../errors.ts';
 import { TcpLog } from '../net/tcp-info.ts';
 import type { WindowInfo } from '../report/model.ts';
-import type { ConnectTarget } from './connect.ts';
+import { type ConnectTarget, secureContextFor } from './connect.ts';
 import { createH1Pool } from './h1-pool.ts';
 import { createH2Pool } from './h2-pool.ts';
 import { createH2Session, DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-session.ts';
@@ -138,6 +138,8 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
     ...(opts.tls?.insecure ? { insecure: true } : {}),
   };
+  // The TLS context (trust roots, client certificate) is built now, not inside a timed handshake.
+  if (isTls) secureContextFor(target);
   const authority = url.host;
   const pool = {
     timeoutMs: opts.timeoutMs ?? 30_000,
