@@ -5,6 +5,7 @@
  * or that is smaller than the minimum effect is said to be "no clear difference".
  */
 
+import { PROVISIONAL_STREAMS } from '../transport/index.ts';
 import { minRunsForRankTest } from '../util/rank.ts';
 import { formatBytes, formatMs } from '../util/units.ts';
 import type {
@@ -438,11 +439,25 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
     );
   }
   const hits = runs.filter(({ r }) => (r.connections.streamCapHits ?? 0) > 0);
-  if (hits.length > 0) {
-    const max = hits[0]!.r.connections.serverMaxConcurrentStreams;
-    const where = [...new Set(hits.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
+  // Waits at the server's limit only when a connection reached it; otherwise the requests waited for
+  // the server's SETTINGS (at most PROVISIONAL_STREAMS until they arrive, RFC 9113 §5.1.2).
+  const atLimit = hits.filter(({ r }) => {
+    const max = r.connections.serverMaxConcurrentStreams;
+    const peak = r.connections.peakStreamsPerConnection;
+    return max === undefined || peak === undefined || peak >= max;
+  });
+  const early = hits.filter((h) => !atLimit.includes(h));
+  if (atLimit.length > 0) {
+    const max = atLimit[0]!.r.connections.serverMaxConcurrentStreams;
+    const where = [...new Set(atLimit.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
     notes.push(
       `${where}: requests waited for a stream slot because the server's limit of concurrent streams${max !== undefined ? ` (${max})` : ''} was reached.`,
+    );
+  }
+  if (early.length > 0) {
+    const where = [...new Set(early.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
+    notes.push(
+      `${where}: requests beyond the first ${PROVISIONAL_STREAMS} waited for the server's SETTINGS on new sessions (h2lab, like Chromium, opens at most ${PROVISIONAL_STREAMS} streams until the server announces its limit), not for the server's limit.`,
     );
   }
   return notes;

@@ -15,6 +15,7 @@ import type { Transport, TransportName } from './types.ts';
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
 export type { H2ClientImpl } from './h2-session.ts';
+export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 export { type PoolPolicy, setupFailureError } from './pool.ts';
 export type * from './types.ts';
 
