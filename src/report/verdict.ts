@@ -332,9 +332,7 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
     for (const p of result.axes.protocols) {
       const runs = keptOf(cellOf(result, w.id, n, net, p)).filter((r) => r.burst);
       if (runs.length === 0) continue;
-      const run = [...runs].sort((a, b) => a.burst!.completionMs - b.burst!.completionMs)[
-        (runs.length - 1) >> 1
-      ]!;
+      const run = medianRun(runs, (r) => r.burst!.completionMs);
       const link = run.environment.link;
       if (!link || link.rttMs <= 0) return undefined;
       rttMs = link.rttMs;
@@ -357,6 +355,17 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
       return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.`;
   }
   return undefined;
+}
+
+/**
+ * The run that speaks for several (non-empty): the median by `key` (default the latency p50; the
+ * lower middle of an even count), so every number quoted is one a single run saw.
+ */
+function medianRun<R extends { latencyMs: { p50: number } }>(
+  runs: readonly R[],
+  key = (r: R) => r.latencyMs.p50,
+): R {
+  return [...runs].sort((a, b) => key(a) - key(b))[(runs.length - 1) >> 1]!;
 }
 
 /** The kept runs of a cell (after warm-up, without a run error). */
@@ -403,7 +412,7 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
     for (const p of result.axes.protocols) {
       const runs = keptOf(cellOf(result, w.id, c, net, p));
       if (runs.length === 0) continue;
-      const median = [...runs].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50)[(runs.length - 1) >> 1]!;
+      const median = medianRun(runs);
       for (const f of confoundersOf(median)) {
         if (told.has(`${p}/${f.kind}`)) continue;
         told.add(`${p}/${f.kind}`);
@@ -628,7 +637,7 @@ function withConfounders(
   for (const cell of result.cells) {
     const runs = keptOf(cell);
     if (runs.length === 0) continue;
-    const median = [...runs].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50)[(runs.length - 1) >> 1]!;
+    const median = medianRun(runs);
     for (const f of confoundersOf(median)) {
       if (!f.flag) continue;
       const where = `${cell.protocol} at c=${cell.concurrency}${result.axes.net.length > 1 ? ` (${cell.net})` : ''}`;
