@@ -35,10 +35,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/stats.ts';
+import { parseBytes } from '../src/core/units.ts';
 import { runLoad } from '../src/load/index.ts';
 import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../src/net/index.ts';
 import { resolveWindow } from '../src/transport/index.ts';
-import { parseBytes } from '../src/util/units.ts';
 import { median, requireTools, scratch } from './common.ts';
 import {
   CURL_WRITE_OUT,

@@ -1,6 +1,6 @@
-// Writes docs/compare-result.schema.json from the zod schema in src/report/compare-model.ts.
+// Writes docs/compare-result.schema.json from the zod schema in src/model/compare.ts.
 // Usage: npm run schema   (test/report/schema.test.ts fails when the file is stale)
 import { writeFileSync } from 'node:fs';
-import { compareResultJsonSchema } from '../src/report/compare-model.ts';
+import { compareResultJsonSchema } from '../src/model/compare.ts';
 
 writeFileSync('docs/compare-result.schema.json', `${JSON.stringify(compareResultJsonSchema(), null, 2)}\n`);

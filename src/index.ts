@@ -4,16 +4,15 @@
 
 export * from './browser/index.ts';
 export * from './compare/index.ts';
-export { ERROR_CODES, type ErrorCode, H2labError, isH2labError } from './errors.ts';
+export { ERROR_CODES, type ErrorCode, H2labError, isH2labError, VERSION } from './core/index.ts';
 export * from './load/index.ts';
 export * from './net/index.ts';
 export * from './probe/index.ts';
-export { renderBrowserHtml } from './report/browser-html.ts';
-export { renderBrowserText } from './report/browser-text.ts';
 export * from './report/index.ts';
-export { renderRunText } from './report/run-text.ts';
+export { renderBrowserHtml, renderBrowserText, renderRunText } from './report/index.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
+export type { Transport, TransportStats } from './transport/index.ts';
 export {
   createTransport,
   POOL_POLICIES,
@@ -24,5 +23,3 @@ export {
   WINDOW_SIZES,
   type WindowPreset,
 } from './transport/index.ts';
-export type * from './transport/types.ts';
-export { VERSION } from './version.ts';

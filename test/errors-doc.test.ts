@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ERROR_CODES } from '../src/errors.ts';
+import { ERROR_CODES } from '../src/core/errors.ts';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { H2labError } from '../src/errors.ts';
-import { createRng } from '../src/util/rng.ts';
+import { H2labError } from '../src/core/errors.ts';
+import { createRng } from '../src/core/rng.ts';
 import {
   formatBytes,
   parseBitRate,
@@ -11,7 +11,7 @@ import {
   parseFraction,
   parseInteger,
   parseList,
-} from '../src/util/units.ts';
+} from '../src/core/units.ts';
 
 test('sizes: binary and decimal units', () => {
   assert.equal(parseBytes('1KiB'), 1024);

@@ -8,9 +8,7 @@
  * SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2, §6.5.2), and waits wherever the server queues it
  * — on the wire, from the browser's point of view.
  */
-import { H2labError } from '../errors.ts';
-import type { CollectedPage } from './collector.ts';
-import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
+import { H2labError } from '../core/index.ts';
 import type {
   BrowserRequest,
   BrowserTarget,
@@ -18,7 +16,9 @@ import type {
   BurstRunStats,
   BurstSummary,
   ServerRunView,
-} from './result.ts';
+} from '../model/index.ts';
+import type { CollectedPage } from './collector.ts';
+import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
 import {
   diffSnapshots,
   fetchServerMetrics,

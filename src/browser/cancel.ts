@@ -7,10 +7,11 @@
  * arrives as RST_STREAM with code CANCEL (0x8, RFC 9113 §7, §8.7); over HTTP/1.1 Chromium can only
  * close the connection (RFC 9112 §9.6), which the server sees as the client going away.
  */
+
+import type { BrowserTarget, CancelRun, CancelServerView, CancelSummary } from '../model/index.ts';
 import { withRunTimeout } from './burst.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
-import type { BrowserTarget, CancelRun, CancelServerView, CancelSummary } from './result.ts';
 import {
   byLabel,
   diffSnapshots,

@@ -10,7 +10,7 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 
 /**
  * Flags every launch uses. Without the background-networking group Chromium keeps trying to reach

@@ -8,8 +8,8 @@
  * as the event timestamps). A request that fails before its response has no send time.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import { H2labError } from '../errors.ts';
-import type { BrowserRequest } from './result.ts';
+import { H2labError } from '../core/index.ts';
+import type { BrowserRequest } from '../model/index.ts';
 
 interface RawRequest {
   url: string;

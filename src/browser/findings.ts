@@ -2,8 +2,8 @@
  * Conclusions in words from a browser result: what the peaks mean, whether the queue moved, what TLS
  * costs, what honouring cancellation is worth. Pure: reads the result, returns sentences.
  */
-import { formatMs } from '../util/units.ts';
-import type { BrowserResult, BurstSummary, CancelSummary } from './result.ts';
+import { formatMs } from '../core/index.ts';
+import type { BrowserResult, BurstSummary, CancelSummary } from '../model/index.ts';
 
 const MODE = {
   honour: 'server honours cancellation',

@@ -13,17 +13,15 @@ export {
   measureBrowser,
   type StartFixture,
 } from './measure.ts';
+export { resolveBrowserOptions } from './options.ts';
 export {
-  type BrowserOptions,
-  type BrowserOptionsInput,
-  BrowserOptionsSchema,
-  DEFAULT_CHROMIUM_PATH,
-  DEFAULT_PATH_TEMPLATE,
-  FixtureOptionsSchema,
-  resolveBrowserOptions,
-} from './options.ts';
-export type * from './result.ts';
-export { BROWSER_RESULT_VERSION } from './result.ts';
-export { browserResultJsonSchema, browserResultSchema, parseBrowserResult } from './result-schema.ts';
-export { histogramQuantile, type MetricSnapshot, parsePrometheusText } from './server-metrics.ts';
-export { peakConcurrency, quantile, type Spread, spread } from './stats.ts';
+  diffSnapshots,
+  fetchServerMetrics,
+  GAUGES,
+  histogramQuantile,
+  type MetricSnapshot,
+  parsePrometheusText,
+  resetServerMetrics,
+  sumMetric,
+} from './server-metrics.ts';
+export { peakConcurrency, quantile, spread } from './stats.ts';

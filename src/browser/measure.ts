@@ -8,26 +8,22 @@
  * user names, not only for h2lab's fixture, and keeps the server and its TLS setup identical.
  */
 import { cpus } from 'node:os';
-import { H2labError, isH2labError } from '../errors.ts';
-import { VERSION } from '../version.ts';
+import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import {
+  BROWSER_RESULT_VERSION,
+  type BrowserOptions,
+  type BrowserOptionsInput,
+  type BrowserRequest,
+  type BrowserResult,
+  type BrowserTarget,
+  type CancelRun,
+} from '../model/index.ts';
 import { runBurst, summarizeBurst } from './burst.ts';
 import { runCancel, summarizeCancel } from './cancel.ts';
 import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
 import { CollectedPage } from './collector.ts';
 import { deriveFindings } from './findings.ts';
-import {
-  type BrowserOptions,
-  type BrowserOptionsInput,
-  parseOrigin,
-  resolveBrowserOptions,
-} from './options.ts';
-import {
-  BROWSER_RESULT_VERSION,
-  type BrowserRequest,
-  type BrowserResult,
-  type BrowserTarget,
-  type CancelRun,
-} from './result.ts';
+import { parseOrigin, resolveBrowserOptions } from './options.ts';
 import type { MetricsSource } from './server-metrics.ts';
 
 /** The part of a running fixture server the browser experiments use. */

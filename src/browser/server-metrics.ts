@@ -7,7 +7,7 @@
  * The text format is used rather than `?format=json` because its shape is fixed by the exposition
  * format itself; the metric names are fixed by the contract.
  */
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 
 /** One sample line of the exposition format. */
 export interface MetricSample {

@@ -2,15 +2,7 @@
  * Statistics of browser runs. Bursts are small (about a hundred requests), so percentiles are exact
  * (nearest rank on the sorted values) rather than read from a histogram.
  */
-
-/** Low and high quantiles of one quantity, ms. */
-export interface Spread {
-  p50: number;
-  p90: number;
-  min: number;
-  max: number;
-  count: number;
-}
+import type { Spread } from '../model/index.ts';
 
 /**
  * Nearest-rank quantile of `values` (q in [0, 1]): the smallest value with at least q·n values at or

@@ -4,13 +4,20 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { ERROR_CODES, type ErrorCode, H2labError } from '../errors.ts';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  H2labError,
+  parseBytes,
+  parseDurationMs,
+  parseFraction,
+  parseInteger,
+} from '../core/index.ts';
 import { type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
+import type { RunResult } from '../model/index.ts';
 import { attachLinkDrops, linkWarnings, withLinkedFixture } from '../net/index.ts';
-import type { RunResult } from '../report/model.ts';
-import { renderRunText } from '../report/run-text.ts';
+import { renderRunText } from '../report/index.ts';
 import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
-import { parseBytes, parseDurationMs, parseFraction, parseInteger } from '../util/units.ts';
 import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError } from './output.ts';

@@ -5,16 +5,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import {
-  type BrowserOptionsInput,
-  DEFAULT_CHROMIUM_PATH,
-  DEFAULT_PATH_TEMPLATE,
-  measureBrowser,
-} from '../browser/index.ts';
-import { H2labError } from '../errors.ts';
-import { renderBrowserHtml } from '../report/browser-html.ts';
-import { renderBrowserText } from '../report/browser-text.ts';
-import { parseDurationMs, parseInteger } from '../util/units.ts';
+import { measureBrowser } from '../browser/index.ts';
+import { H2labError, parseDurationMs, parseInteger } from '../core/index.ts';
+import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
+import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
 import { exitWithError } from './output.ts';
 
 interface Flags {

@@ -3,9 +3,8 @@
  * with a TypeScript X.509 library (no openssl needed).
  */
 import type { Command } from 'commander';
-import { H2labError } from '../errors.ts';
+import { describeOptions, H2labError } from '../core/index.ts';
 import { CertsOptionsSchema, writeCertificates } from '../tls/index.ts';
-import { describeOptions } from '../util/option-meta.ts';
 import { addSchemaFlags, optionsFromFlags } from './schema-flags.ts';
 
 export function register(program: Command): void {

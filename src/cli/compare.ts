@@ -6,24 +6,29 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { Cell } from '../compare/engine.ts';
-import { COMPARE_DEFAULTS, type CompareOptionsInput, sizeWorkload } from '../compare/options.ts';
-import { writeResultsAtomic } from '../compare/results-file.ts';
-import { runComparison } from '../compare/run.ts';
-import { ERROR_CODES, H2labError, invalidOption } from '../errors.ts';
-import { CONGESTION_CONTROLS, profileNames, resolveProfile } from '../net/index.ts';
-import { loadHtmlAssets } from '../report/assets.ts';
-import type { CompareResult, WorkloadInput } from '../report/compare-model.ts';
-import { strategySchema } from '../report/compare-model.ts';
-import { renderTerminal } from '../report/render-text.ts';
+import type { Cell } from '../compare/index.ts';
 import {
+  COMPARE_DEFAULTS,
+  type CompareOptionsInput,
+  runComparison,
+  sizeWorkload,
+  writeResultsAtomic,
+} from '../compare/index.ts';
+import {
+  ERROR_CODES,
+  H2labError,
+  invalidOption,
   parseBitRate,
   parseBytes,
   parseDurationMs,
   parseFraction,
   parseInteger,
   parseList,
-} from '../util/units.ts';
+} from '../core/index.ts';
+import type { CompareResult, WorkloadInput } from '../model/index.ts';
+import { strategySchema } from '../model/index.ts';
+import { CONGESTION_CONTROLS, profileNames, resolveProfile } from '../net/index.ts';
+import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {

@@ -6,8 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { H2labError } from '../errors.ts';
-import { VERSION } from '../version.ts';
+import { H2labError, VERSION } from '../core/index.ts';
 import { COMMANDS } from './commands.ts';
 import { exitWithError } from './output.ts';
 

@@ -4,10 +4,16 @@
  * {@link LinkOptions}; the schema in src/net is the one source of truth for values and defaults.
  */
 import { type Command, Option } from 'commander';
-import { invalidOption } from '../errors.ts';
+import {
+  invalidOption,
+  parseBitRate,
+  parseBytes,
+  parseDurationMs,
+  parseFraction,
+  parseInteger,
+} from '../core/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import { CONGESTION_CONTROLS, profileNames } from '../net/index.ts';
-import { parseBitRate, parseBytes, parseDurationMs, parseFraction, parseInteger } from '../util/units.ts';
 
 /** The flags as commander hands them over. */
 export interface LinkFlags {

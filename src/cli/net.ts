@@ -7,18 +7,18 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Command } from 'commander';
-import { H2labError } from '../errors.ts';
+import { formatBitRate, formatBytes, formatMs, H2labError } from '../core/index.ts';
 import {
   checkNetAvailable,
   createLink,
   type Link,
+  missingPrerequisite,
   netemAvailable,
   PROFILES,
+  readSysctl,
   resolveProfile,
   sweepNamespaces,
 } from '../net/index.ts';
-import { missingPrerequisite, readSysctl } from '../net/netns.ts';
-import { formatBitRate, formatBytes, formatMs } from '../util/units.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags } from './net-options.ts';
 import { exitWithError } from './output.ts';
 

@@ -2,7 +2,7 @@
  * How the CLI speaks to people: errors as one clear line with their code, exit statuses from the
  * error registry (usage 2, failed run 1).
  */
-import { EXIT_FAILURE, H2labError } from '../errors.ts';
+import { EXIT_FAILURE, H2labError } from '../core/index.ts';
 
 /** Formats an error for a terminal: `h2lab: CODE: message`. Unknown errors are reported as internal. */
 export function formatError(err: unknown): string {

@@ -4,16 +4,15 @@
  * printed), 2 the target could not be probed or the command line is wrong (docs/errors.md).
  */
 import type { Command } from 'commander';
-import { H2labError } from '../errors.ts';
+import { describeOptions, H2labError } from '../core/index.ts';
+import { PROBE_RESULT_VERSION } from '../model/index.ts';
 import {
   EXPECTATIONS,
-  PROBE_RESULT_VERSION,
   type ProbeOptionsInput,
   ProbeOptionsSchema,
   probe,
   renderProbeText,
 } from '../probe/index.ts';
-import { describeOptions } from '../util/option-meta.ts';
 import { exitWithError } from './output.ts';
 import { addSchemaFlags, optionsFromFlags } from './schema-flags.ts';
 

@@ -4,10 +4,9 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CompareResult } from '../report/compare-model.ts';
-import type { HtmlAssets } from '../report/render-html.ts';
-import { renderHtml } from '../report/render-html.ts';
-import { renderMarkdown } from '../report/render-text.ts';
+import type { CompareResult } from '../model/index.ts';
+import type { HtmlAssets } from '../report/index.ts';
+import { renderHtml, renderMarkdown } from '../report/index.ts';
 
 /** Writes `text` to `path` atomically. */
 export function writeFileAtomic(path: string, text: string): void {

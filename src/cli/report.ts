@@ -6,15 +6,16 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { analyze } from '../compare/analyze.ts';
-import { diffResults } from '../compare/diff.ts';
-import { loadCompareResult } from '../compare/results-file.ts';
-import { DEFAULT_MIN_EFFECT } from '../compare/stats.ts';
-import { invalidOption } from '../errors.ts';
-import { loadHtmlAssets } from '../report/assets.ts';
-import { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from '../report/render-diff.ts';
-import { renderTerminal } from '../report/render-text.ts';
-import { buildVerdict } from '../report/verdict.ts';
+import { analyze, DEFAULT_MIN_EFFECT, diffResults, loadCompareResult } from '../compare/index.ts';
+import { invalidOption } from '../core/index.ts';
+import {
+  buildVerdict,
+  loadHtmlAssets,
+  renderDiffHtml,
+  renderDiffMarkdown,
+  renderDiffTerminal,
+  renderTerminal,
+} from '../report/index.ts';
 import { writeFileAtomic, writeRenderedReports } from './report-files.ts';
 
 interface ReportFlags {

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { H2labError, isH2labError } from '../errors.ts';
-import { convertOptionValue, type DescribedOption } from '../util/option-meta.ts';
+import { convertOptionValue, type DescribedOption, H2labError, isH2labError } from '../core/index.ts';
 
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 

@@ -9,10 +9,10 @@ import type {
   CompareResult,
   Comparison,
   Metric,
+  RunResult,
   TimeBreakdown,
   Workload,
-} from '../report/compare-model.ts';
-import type { RunResult } from '../report/model.ts';
+} from '../model/index.ts';
 import {
   bootstrapRatio,
   classifyRatio,

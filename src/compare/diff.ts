@@ -3,8 +3,8 @@
  * both, each metric's ratio after/before with the same bootstrap interval and the same "no clear
  * difference" rule as a comparison between strategies.
  */
-import type { CompareResult, DiffResult, DiffRow } from '../report/compare-model.ts';
-import { formatRatio } from '../report/verdict.ts';
+import type { CompareResult, DiffResult, DiffRow } from '../model/index.ts';
+import { formatRatio } from '../report/index.ts';
 import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './analyze.ts';
 import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './stats.ts';
 

@@ -16,12 +16,10 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import { H2labError, isH2labError } from '../errors.ts';
-import type { CellResult, CompareResult, Strategy, Workload } from '../report/compare-model.ts';
-import { COMPARE_RESULT_VERSION } from '../report/compare-model.ts';
-import type { RunResult } from '../report/model.ts';
-import { buildVerdict } from '../report/verdict.ts';
-import { VERSION } from '../version.ts';
+import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import type { CellResult, CompareResult, RunResult, Strategy, Workload } from '../model/index.ts';
+import { COMPARE_RESULT_VERSION } from '../model/index.ts';
+import { buildVerdict } from '../report/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
 import type { ServerMetricsReader } from './metrics.ts';
 import { serverViewFromScrapes } from './metrics.ts';

@@ -10,8 +10,8 @@ import {
   type MetricSnapshot,
   resetServerMetrics,
   sumMetric,
-} from '../browser/server-metrics.ts';
-import type { ServerView } from '../report/model.ts';
+} from '../browser/index.ts';
+import type { ServerView } from '../model/index.ts';
 
 /** True when the snapshot holds at least one sample of `name`. */
 function has(s: MetricSnapshot, name: string): boolean {

@@ -3,11 +3,10 @@
  * (`src/cli/compare.ts`) only maps flags onto it.
  */
 import { z } from 'zod';
-import { H2labError } from '../errors.ts';
+import { formatBytes, H2labError } from '../core/index.ts';
+import { strategySchema, type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
-import { strategySchema, type WorkloadInput, workloadSchema } from '../report/compare-model.ts';
 import { DEFAULT_WINDOW_PRESET } from '../transport/index.ts';
-import { formatBytes } from '../util/units.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
 const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;

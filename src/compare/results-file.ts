@@ -4,8 +4,8 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { H2labError } from '../errors.ts';
-import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../report/compare-model.ts';
+import { H2labError } from '../core/index.ts';
+import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../model/index.ts';
 
 /**
  * Writes `result` to `path` atomically: a rename on the same file system replaces the old file in

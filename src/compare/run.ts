@@ -4,9 +4,9 @@
  * runs the matrix. The embedded server is stopped when the comparison ends.
  */
 
-import { H2labError } from '../errors.ts';
-import { type FixtureThread, startFixtureThread } from '../load/embedded.ts';
-import { attachServerTcpFrom } from '../load/index.ts';
+import { H2labError } from '../core/index.ts';
+import { attachServerTcpFrom, type FixtureThread, startFixtureThread } from '../load/index.ts';
+import type { WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
   checkNetAvailable,
@@ -18,7 +18,6 @@ import {
   planLinks,
   startFixtureInLink,
 } from '../net/index.ts';
-import type { WorkloadInput } from '../report/compare-model.ts';
 import type { ServerOptionsInput } from '../server/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';

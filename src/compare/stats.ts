@@ -8,8 +8,7 @@
  * few runs (the interval is too narrow) is why a minimum effect size is also required before a
  * difference is called a win (see {@link classifyRatio}).
  */
-import { minRunsForRankTest } from '../util/rank.ts';
-import { createRng, type Rng } from '../util/rng.ts';
+import { createRng, minRunsForRankTest, type Rng } from '../core/index.ts';
 
 export { minRunsForRankTest };
 

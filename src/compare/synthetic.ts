@@ -6,16 +6,14 @@
  * so a library user can try a renderer without a server.
  */
 import * as hdr from 'hdr-histogram-js';
-import { H2labError } from '../errors.ts';
-import type { Strategy } from '../report/compare-model.ts';
+import { createRng, H2labError, type Rng, VERSION } from '../core/index.ts';
+import type { Strategy } from '../model/index.ts';
 import {
   type EncodedHistogram,
   type LatencySummaryMs,
   RUN_RESULT_VERSION,
   type RunResult,
-} from '../report/model.ts';
-import { createRng, type Rng } from '../util/rng.ts';
-import { VERSION } from '../version.ts';
+} from '../model/index.ts';
 import type { Cell, CellRunner, RunContext } from './engine.ts';
 
 /** The latency model of one strategy. Times in ms. */

@@ -31,33 +31,7 @@ server to act on it): a server that had
  * new credit cross the same one-way path. Each DATA frame costs two comparisons when no limit is
  * reached; nothing is allocated per frame.
  */
-
-/** Stall counters of one session (or a sum of sessions). Times in ms, sizes in bytes. */
-export interface FlowStalls {
-  /** Stall episodes of the connection's window. */
-  connectionStalls: number;
-  /** Stall episodes of streams' windows. */
-  streamStalls: number;
-  /** Wall time during which at least one window (the connection's or a stream's) was stalled, ms. */
-  stalledMs: number;
-  /** Time the connection's window was stalled, ms. */
-  connectionStalledMs: number;
-  /** Stall time of streams' windows, summed over streams (overlapping streams each count), ms. */
-  streamStalledMs: number;
-  /**
-   * The data that waited: after each stall, the DATA bytes that arrived on the stalled stream or
-   * connection up to the credit limit that ended it, each byte counted once.
-   */
-  bytesAfterStall: number;
-  /** How long the session was open (the time stalls are a share of), ms. */
-  sessionMs: number;
-}
-
-/** Flow-control stalls of several sessions, summed over `sessions` (times add up per session). */
-export interface FlowControlStats extends FlowStalls {
-  /** Sessions measured. */
-  sessions: number;
-}
+import type { FlowControlStats, FlowStalls } from '../model/index.ts';
 
 /**
  * `a` + `b`, where `b` is one session's stalls (`FlowStalls`) or a sum of sessions'; undefined when

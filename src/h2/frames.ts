@@ -10,6 +10,7 @@
  *
  * The client's hot path parses frames in place instead (no copy per frame); see `session.ts`.
  */
+import type { SettingEntry } from '../model/index.ts';
 
 /** The client connection preface (RFC 9113 §3.4), followed by the client's SETTINGS frame. */
 export const CLIENT_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
@@ -84,13 +85,6 @@ export interface Frame {
   flags: number;
   streamId: number;
   payload: Buffer;
-}
-
-/** One SETTINGS parameter as sent: the identifier, its name when known, and the value. */
-export interface SettingEntry {
-  id: number;
-  name: string;
-  value: number;
 }
 
 /** Encodes one frame (RFC 9113 §4.1). */

@@ -19,7 +19,8 @@
  * (deprecated, RFC 9113 §5.3).
  */
 import type net from 'node:net';
-import { CreditLedger, type FlowStalls, StallBook } from './flow-stalls.ts';
+import type { FlowStalls } from '../model/index.ts';
+import { CreditLedger, StallBook } from './flow-stalls.ts';
 import {
   CLIENT_PREFACE,
   DEFAULT_MAX_FRAME_BYTES,

@@ -5,7 +5,7 @@
  * Protocol: → { plainUrl, tlsUrl, caPem, caPath } or { error }; ← 'close' → { closed: true }.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { isH2labError } from '../errors.ts';
+import { isH2labError } from '../core/index.ts';
 import { startServer } from '../server/index.ts';
 
 const port = parentPort!;

@@ -5,7 +5,7 @@
  * through the server's development CA.
  */
 import { once } from 'node:events';
-import { type ErrorCode, H2labError } from '../errors.ts';
+import { type ErrorCode, H2labError } from '../core/index.ts';
 import type { ServerOptionsInput } from '../server/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
 import { siblingModule, startThread } from './thread.ts';

@@ -2,19 +2,20 @@
  * The load engine: options → parts (this thread, or worker threads) → merged statistics → RunResult.
  * It never prints; progress leaves through `events`.
  */
+
 import { EventEmitter } from 'node:events';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { H2labError, isH2labError } from '../errors.ts';
-import { mergeFlowControl } from '../h2/flow-stalls.ts';
-import { confoundersOf } from '../report/confounders.ts';
-import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../report/model.ts';
-import type { FlowControlStats, Sample } from '../transport/types.ts';
-import { VERSION } from '../version.ts';
+import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { mergeFlowControl } from '../h2/index.ts';
+import type { FlowControlStats, Sample } from '../model/index.ts';
+import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
+import { confoundersOf } from '../report/index.ts';
 import { isEmbedded, startEmbeddedServer } from './embedded.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
+import { type LoadProgress, progressTimer } from './progress.ts';
 import { fetchServerMetrics, serverViewDelta } from './server-metrics.ts';
 import {
   addCounts,
@@ -27,17 +28,6 @@ import {
 } from './stats.ts';
 import { tcpFactsOf } from './tcp.ts';
 import { runWorkerParts } from './workers.ts';
-
-/** A progress event, emitted every `progressIntervalMs`. */
-export interface LoadProgress {
-  /** Since the load started (warm-up included), ms. */
-  elapsedMs: number;
-  /** Requests completed so far (warm-up included). */
-  completed: number;
-  inFlight: number;
-  /** Completions per second over the last interval. */
-  rps: number;
-}
 
 /** A running load. */
 export interface LoadRun {
@@ -243,32 +233,6 @@ async function runLocal(
   } finally {
     clearInterval(progress);
   }
-}
-
-/** Emits `progress` events summing the parts' live counters. */
-export function progressTimer(
-  o: ResolvedLoadOptions,
-  events: EventEmitter,
-  originEpochMs: number,
-  lives: () => Array<{ completed: number; inFlight: number }>,
-): NodeJS.Timeout {
-  let lastCompleted = 0;
-  let lastT = 0;
-  const t = setInterval(() => {
-    const elapsedMs = performance.timeOrigin + performance.now() - originEpochMs;
-    let completed = 0;
-    let inFlight = 0;
-    for (const l of lives()) {
-      completed += l.completed;
-      inFlight += l.inFlight;
-    }
-    const rps = elapsedMs > lastT ? ((completed - lastCompleted) * 1000) / (elapsedMs - lastT) : 0;
-    lastCompleted = completed;
-    lastT = elapsedMs;
-    events.emit('progress', { elapsedMs, completed, inFlight, rps } satisfies LoadProgress);
-  }, o.progressIntervalMs);
-  t.unref();
-  return t;
 }
 
 function toH2labError(err: unknown): H2labError {

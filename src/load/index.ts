@@ -2,7 +2,10 @@
  * The load engine's public face: `runLoad(opts) → { done, events, stop }`, its options schema and the
  * statistics helpers that other subsystems (compare, report) reuse to merge histograms.
  */
-export { judgeClient, type LoadProgress, type LoadRun, runLoad } from './engine.ts';
+
+export type { FixtureThread } from './embedded.ts';
+export { startFixtureThread } from './embedded.ts';
+export { judgeClient, type LoadRun, runLoad } from './engine.ts';
 export {
   LOAD_DEFAULTS,
   type LoadOptions,
@@ -11,6 +14,7 @@ export {
   type ResolvedLoadOptions,
   resolveLoadOptions,
 } from './options.ts';
+export type { LoadProgress } from './progress.ts';
 export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';
 export { attachServerTcp, attachServerTcpFrom, serverTcpReadings } from './tcp.ts';
 export { expandTemplate, splitUrl } from './workload.ts';

@@ -3,7 +3,7 @@
  * `h2lab bench`'s flags. Keys carry their units. Resolved options are stored in every result.
  */
 import { z } from 'zod';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 import {
   DEFAULT_WINDOW_PRESET,
   H2_CLIENTS,

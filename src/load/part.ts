@@ -11,12 +11,11 @@
  * same state: no connection (handshakes included) or connections just opened and idle (excluded).
  */
 import { performance } from 'node:perf_hooks';
-import { H2labError } from '../errors.ts';
-import { mergeFlowControl } from '../h2/flow-stalls.ts';
-import type { EncodedHistogram } from '../report/model.ts';
+import { createRng, H2labError } from '../core/index.ts';
+import { mergeFlowControl } from '../h2/index.ts';
+import type { EncodedHistogram, Sample, WireProtocol } from '../model/index.ts';
+import type { Transport, TransportStats } from '../transport/index.ts';
 import { createTransport, resolveWindow, setupFailureError } from '../transport/index.ts';
-import type { Sample, Transport, TransportStats, WireProtocol } from '../transport/types.ts';
-import { createRng } from '../util/rng.ts';
 import type { ResolvedLoadOptions } from './options.ts';
 import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
 import { buildWorkload } from './workload.ts';

@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { ServerView } from '../report/model.ts';
+import type { ServerView } from '../model/index.ts';
 
 /** Fetches `/metrics?format=json` from the target's origin; undefined when it is not there. */
 export function fetchServerMetrics(

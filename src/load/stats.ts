@@ -4,8 +4,7 @@
  * adding histograms.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { EncodedHistogram, LatencySummaryMs } from '../report/model.ts';
-import type { FailureClass, Sample } from '../transport/types.ts';
+import type { EncodedHistogram, FailureClass, LatencySummaryMs, Sample } from '../model/index.ts';
 
 export const HIST_LOWEST_US = 1;
 export const HIST_HIGHEST_US = 3_600_000_000;

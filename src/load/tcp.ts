@@ -5,10 +5,10 @@
  * a download; the client's carries requests.
  */
 import { z } from 'zod';
-import { matchServerReadings, summarizeTcp, type TcpReading } from '../net/tcp-info.ts';
-import type { RunResult, TcpConnectionInfo, TcpFacts } from '../report/model.ts';
-import { tcpConnectionInfoSchema } from '../report/run-schema.ts';
-import type { TransportStats } from '../transport/types.ts';
+import type { RunResult, TcpConnectionInfo, TcpFacts } from '../model/index.ts';
+import { tcpConnectionInfoSchema } from '../model/index.ts';
+import { matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
+import type { TransportStats } from '../transport/index.ts';
 import { fetchServerMetrics } from './server-metrics.ts';
 
 // z.object (not strict): a newer server's extra fields are dropped, not fatal.

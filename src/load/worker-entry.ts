@@ -10,8 +10,8 @@
  *   → { type: 'result', result }                         the part's statistics
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type ErrorCode, H2labError, isH2labError } from '../errors.ts';
-import type { Sample } from '../transport/types.ts';
+import { type ErrorCode, H2labError, isH2labError } from '../core/index.ts';
+import type { Sample } from '../model/index.ts';
 import { LoadPart, type PartInput } from './part.ts';
 
 const port = parentPort!;

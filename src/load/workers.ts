@@ -6,10 +6,10 @@
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
-import { type ErrorCode, H2labError } from '../errors.ts';
-import { progressTimer } from './engine.ts';
+import { type ErrorCode, H2labError } from '../core/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
 import type { PartInput, PartLive, PartResult } from './part.ts';
+import { progressTimer } from './progress.ts';
 import { siblingModule, startThread } from './thread.ts';
 
 type FromWorker =

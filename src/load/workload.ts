@@ -2,9 +2,10 @@
  * Workloads: what each request asks for. One URL, a list of paths, or a template with ranges
  * (`/tiles/12/{2200..2210}/{1300..1310}`, `/chunks/{0..63}`), with a method, headers and a body.
  */
-import { H2labError, invalidOption } from '../errors.ts';
-import type { RequestSpec } from '../transport/types.ts';
-import type { Rng } from '../util/rng.ts';
+
+import type { Rng } from '../core/index.ts';
+import { H2labError, invalidOption } from '../core/index.ts';
+import type { RequestSpec } from '../model/index.ts';
 
 /** Most paths a template may expand to (a typo like {0..99999999} must not eat memory). */
 export const MAX_TEMPLATE_PATHS = 1_000_000;

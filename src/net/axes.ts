@@ -10,7 +10,7 @@
  * ```
  */
 import { z } from 'zod';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 import { CONGESTION_CONTROLS, type LinkOptions } from './link.ts';
 import { type LinkSpecInput, resolveProfile } from './profiles.ts';
 

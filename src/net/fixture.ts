@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { nodeEntry } from './child-entry.ts';
 import { createLink, type Link, type LinkOptions } from './link.ts';

@@ -31,7 +31,7 @@ export {
   PacketQueue,
 } from './model.ts';
 export { netemAvailable } from './netem.ts';
-export { sweepNamespaces } from './netns.ts';
+export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
 export {
   type DirectionSpec,
   defaultQueueBytes,

@@ -9,7 +9,7 @@
  * Loss comes first (a lost packet does not occupy the bottleneck), then the bottleneck, then
  * propagation; jitter last because with `reorder` it is the only stage whose output is not in order.
  */
-import { createRng, type Rng } from '../util/rng.ts';
+import { createRng, type Rng } from '../core/index.ts';
 import { delay } from './conditions/delay.ts';
 import { gilbertElliott } from './conditions/gilbert-elliott.ts';
 import { jitter } from './conditions/jitter.ts';

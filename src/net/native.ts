@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 
 /** The addon's functions (see native/h2lab_net.cc). fds are plain integers. */
 export interface NetNative {

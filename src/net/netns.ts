@@ -7,7 +7,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 
 /** The prefix of every namespace h2lab creates. */
 export const NS_PREFIX = 'h2lab-';

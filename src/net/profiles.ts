@@ -6,7 +6,7 @@
  * Directions: `down` is server → client (responses), `up` is client → server (requests, ACKs).
  */
 import { z } from 'zod';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 
 /** What a user may say about a link. Every key carries its unit. Unknown keys are rejected. */
 export const LinkSpecSchema = z

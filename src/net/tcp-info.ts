@@ -18,7 +18,7 @@ import type {
   TcpCaState,
   TcpConnectionInfo,
   TcpSideSummary,
-} from '../report/model.ts';
+} from '../model/index.ts';
 import type { FlowDrops } from './flows.ts';
 import { type NetNative, tryLoadNative } from './native.ts';
 

@@ -6,12 +6,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import { FrameReader, FrameType } from '../h2/frames.ts';
+import { FrameReader, FrameType } from '../h2/index.ts';
+import type { Failure, IdleReport, LargeReport, ResponseReport } from '../model/index.ts';
 import { exchangePreface, readResponseHead } from './h2.ts';
 import { connectH2, fetchH1, fetchH2, type Origin, type TimedResponse, watchIdle } from './http.ts';
 import type { ProbeOptions } from './options.ts';
-import type { IdleReport, LargeReport, ResponseReport } from './result.ts';
-import { connectTcp, connectTls, type Failure, Inbox } from './wire.ts';
+import { connectTcp, connectTls, Inbox } from './wire.ts';
 
 /** A timed response without the fields that only serve the probe itself. */
 export function strip(r: TimedResponse): ResponseReport {

@@ -2,8 +2,8 @@
  * `--expect LIST`: turns the probe into a gate for a deployment pipeline. Each name is a yes/no
  * question about the result; `no-NAME` expects the opposite (e.g. `no-tls1.2`).
  */
-import { invalidOption } from '../errors.ts';
-import type { Availability, ExpectationReport, ProbeResult } from './result.ts';
+import { invalidOption } from '../core/index.ts';
+import type { Availability, ExpectationReport, ProbeResult } from '../model/index.ts';
 
 type Check = (r: ProbeResult) => { value: boolean | null; why: string };
 

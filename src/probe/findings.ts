@@ -3,9 +3,9 @@
  * Each rule reads the result and returns zero or more findings with a stable id.
  */
 
-import { INITIAL_CONNECTION_WINDOW_BYTES } from '../h2/frames.ts';
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { Finding, ProbeResult } from './result.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import { INITIAL_CONNECTION_WINDOW_BYTES } from '../h2/index.ts';
+import type { Finding, ProbeResult } from '../model/index.ts';
 
 /** A window-limited flow sends at most one window per round trip; this RTT makes that concrete. */
 const REFERENCE_RTT_MS = 100;

@@ -16,8 +16,8 @@ import {
   FrameReader,
   FrameType,
   H2_ERROR_NAMES,
-  type SettingEntry,
-} from '../h2/frames.ts';
+} from '../h2/index.ts';
+import type { SettingEntry } from '../model/index.ts';
 import { type Inbox, timeoutError } from './wire.ts';
 
 /** What a server sent at the start of an HTTP/2 connection. */

@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { IdleReport, KeepAliveReport, ResponseReport } from './result.ts';
+import type { IdleReport, KeepAliveReport, ResponseReport } from '../model/index.ts';
 import { type Endpoint, Inbox, type TlsMaterial, timeoutError } from './wire.ts';
 
 /** Offered on every request so the probe can report what compression the server uses. */

@@ -13,12 +13,10 @@ export {
   FrameType,
   SETTING_DEFAULTS,
   SETTING_NAMES,
-  type SettingEntry,
-} from '../h2/frames.ts';
+} from '../h2/index.ts';
 export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
 export { findingsFor } from './findings.ts';
 export { PROBE_DEFAULTS, type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
 export { probe } from './probe.ts';
 export { renderProbeText } from './render.ts';
-export * from './result.ts';
 export { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';

@@ -3,7 +3,7 @@
  * the CLI maps its flags onto it.
  */
 import { z } from 'zod';
-import { optionMeta as m } from '../util/option-meta.ts';
+import { optionMeta as m } from '../core/index.ts';
 
 /** Defaults, with their units in their names. */
 export const PROBE_DEFAULTS = Object.freeze({

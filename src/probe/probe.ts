@@ -15,20 +15,24 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { H2labError, invalidOption } from '../errors.ts';
-import { SETTING_DEFAULTS, SETTING_NAMES } from '../h2/frames.ts';
-import { describeOptions } from '../util/option-meta.ts';
-import { VERSION } from '../version.ts';
+import { describeOptions, H2labError, invalidOption, VERSION } from '../core/index.ts';
+import { SETTING_DEFAULTS, SETTING_NAMES } from '../h2/index.ts';
+import {
+  type Availability,
+  type Failure,
+  type H2Report,
+  PROBE_RESULT_VERSION,
+  type ProbeResult,
+} from '../model/index.ts';
 import { strip, timeLarge, watchIdleConnections } from './behaviour.ts';
 import { evaluateExpectations } from './expect.ts';
 import { findingsFor } from './findings.ts';
 import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
 import { checkKeepAlive, connectH2, fetchH2, type Origin } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
-import { type Availability, type H2Report, PROBE_RESULT_VERSION, type ProbeResult } from './result.ts';
 import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
 import { probeTls } from './tls-probe.ts';
-import { classifyFailure, connectTcp, connectTls, type Failure, Inbox } from './wire.ts';
+import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
 
 function validateOptions(input: ProbeOptionsInput): ProbeOptions {
   const parsed = ProbeOptionsSchema.safeParse(input);

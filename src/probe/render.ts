@@ -1,8 +1,8 @@
 /**
  * The probe's terminal report: a pure function from a result to text (the CLI prints it).
  */
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { Availability, ProbeResult } from './result.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type { Availability, ProbeResult } from '../model/index.ts';
 
 function table(rows: string[][], indent = '  '): string {
   const widths: number[] = [];

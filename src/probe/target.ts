@@ -3,7 +3,7 @@
  * --ca/--cert/--key, and the Alt-Svc header's protocol ids.
  */
 import { readFileSync } from 'node:fs';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 import type { ProbeOptions } from './options.ts';
 import type { TlsMaterial } from './wire.ts';
 

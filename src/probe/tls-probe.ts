@@ -4,18 +4,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import type tls from 'node:tls';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
+import {
+  type Availability,
+  type CertificateSummary,
+  type Failure,
+  TLS_VERSIONS,
+  type TlsReport,
+} from '../model/index.ts';
 import { exchangePreface, readResponseHead, type ServerPreface } from './h2.ts';
 import type { Origin } from './http.ts';
-import { type Availability, type CertificateSummary, TLS_VERSIONS, type TlsReport } from './result.ts';
-import {
-  classifyFailure,
-  connectTls,
-  type Failure,
-  Inbox,
-  type TlsAttempt,
-  type TlsRecordTap,
-} from './wire.ts';
+import { classifyFailure, connectTls, Inbox, type TlsAttempt, type TlsRecordTap } from './wire.ts';
 
 const HANDSHAKE_SERVER_HELLO = 2;
 const HANDSHAKE_CERTIFICATE_REQUEST = 13;

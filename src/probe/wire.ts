@@ -3,30 +3,12 @@
  * chunks (`Inbox`), watch the TLS records going each way (`TlsRecordTap`), and name what went wrong
  * in words a user can act on (`classifyFailure`).
  */
+
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
-
-/** Why a connection attempt or an exchange did not complete. */
-export type FailureKind =
-  | 'unreachable' // no TCP connection: refused, no route, name not found
-  | 'timeout' // no answer before the deadline
-  | 'reset' // the peer reset or closed the connection unexpectedly
-  | 'not-tls' // the peer answered a ClientHello with something that is not TLS
-  | 'tls-version' // the peer refused the TLS version offered
-  | 'tls-alpn' // the peer refused every ALPN protocol offered (no_application_protocol alert)
-  | 'client-cert-required' // the peer requires a client certificate and none (or a rejected one) was given
-  | 'tls-handshake' // any other TLS handshake failure
-  | 'protocol'; // the peer broke the protocol being probed
-
-/** A failure with the kind, the system/TLS error code when there is one, and a human detail. */
-export interface Failure {
-  kind: FailureKind;
-  /** e.g. `ECONNREFUSED`, `ERR_SSL_WRONG_VERSION_NUMBER`. */
-  code?: string;
-  detail: string;
-}
+import type { Failure, FailureKind } from '../model/index.ts';
 
 /** Where to connect. `servername` is the TLS SNI (omitted for IP literals, RFC 6066 §3). */
 export interface Endpoint {

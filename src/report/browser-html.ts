@@ -5,8 +5,9 @@
  *   request ▏░░░░░░stalled░░░░░░▕████ on the wire ████▏    (one row per request, in issue order;
  *                                        ▲ headers        colour = connection)
  */
-import type { BrowserRequest, BrowserResult, BurstRun } from '../browser/result.ts';
-import { formatMs } from '../util/units.ts';
+
+import { formatMs } from '../core/index.ts';
+import type { BrowserRequest, BrowserResult, BurstRun } from '../model/index.ts';
 import { cancelRows } from './browser-text.ts';
 
 /** Escapes text for HTML content and attribute values. */

@@ -2,8 +2,9 @@
  * Terminal rendering of a browser result: a table per experiment, then findings and warnings.
  * Pure: `(result) → string`.
  */
-import type { BrowserResult } from '../browser/result.ts';
-import { formatMs } from '../util/units.ts';
+
+import { formatMs } from '../core/index.ts';
+import type { BrowserResult } from '../model/index.ts';
 
 /** Left-aligned first column, right-aligned others, two spaces between. */
 export function textTable(head: string[], rows: string[][]): string {

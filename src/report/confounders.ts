@@ -6,8 +6,8 @@
  * Each detector reads a measurement the run recorded and fires on a rule stated here, with the
  * reason for every threshold (docs/design.md, "Confounders").
  */
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { ConnectionAgeMedians, RunResult } from './model.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';
 
 /** One confounder found in a run. */
 export interface Confounder {

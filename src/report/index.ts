@@ -2,10 +2,11 @@
  * The report subsystem: result models and their schemas, the verdict, and renderers (pure functions
  * returning strings).
  */
+
 export { loadHtmlAssets } from './assets.ts';
-export * from './compare-model.ts';
+export { renderBrowserHtml } from './browser-html.ts';
+export { renderBrowserText } from './browser-text.ts';
 export { type Confounder, confoundersOf } from './confounders.ts';
-export * from './model.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
   breakdownSvg,
@@ -22,4 +23,5 @@ export {
   resultRows,
   type TerminalOptions,
 } from './render-text.ts';
+export { renderRunText } from './run-text.ts';
 export { buildVerdict, formatInterval, formatRatio, formatRps, STRATEGY_LABEL } from './verdict.ts';

@@ -1,8 +1,8 @@
 /**
  * Renderers of two saved comparisons side by side (`h2lab report before.json after.json`). Pure.
  */
-import { formatMs } from '../util/units.ts';
-import type { DiffResult, DiffRow } from './compare-model.ts';
+import { formatMs } from '../core/index.ts';
+import type { DiffResult, DiffRow } from '../model/index.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
 const METRIC_NAME = {

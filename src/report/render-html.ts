@@ -5,9 +5,15 @@
  * sources are handed in ({@link HtmlAssets}, read by `loadHtmlAssets()`).
  */
 import * as hdr from 'hdr-histogram-js';
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { CellResult, CompareResult, Comparison, Strategy, Workload } from './compare-model.ts';
-import type { EncodedHistogram } from './model.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type {
+  CellResult,
+  CompareResult,
+  Comparison,
+  EncodedHistogram,
+  Strategy,
+  Workload,
+} from '../model/index.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings } from './settings.ts';
 import { formatRatio } from './verdict.ts';

@@ -2,8 +2,8 @@
  * Text renderers of a comparison: the terminal table and Markdown. Pure functions of the result.
  * Both show the same rows (one per workload × concurrency × strategy) built by {@link resultRows}.
  */
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { CellResult, CompareResult, Comparison } from './compare-model.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { compareSettings, settingsText } from './settings.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 

@@ -1,14 +1,14 @@
 /**
  * One run as a human table (the end of `h2lab bench`). A pure function of the result.
  */
-import { formatBytes, formatMs } from '../util/units.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
 import type {
   ConnectionAgeMedians,
   LatencySummaryMs,
   LinkDropsSummary,
   RunResult,
   TcpSideSummary,
-} from './model.ts';
+} from '../model/index.ts';
 import { runSettings } from './settings.ts';
 
 function row(label: string, value: string): string {

@@ -5,9 +5,8 @@
  * stream limit, the TLS version, whether handshakes fell inside the timed period, and the link.
  * Pure: `(result) → rows`; the renderers print them under their header.
  */
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { CompareResult } from './compare-model.ts';
-import type { LinkInfo, RunResult } from './model.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type { CompareResult, LinkInfo, RunResult } from '../model/index.ts';
 
 /** One setting: a short name and what was in force, in words with units. */
 export interface SettingRow {

@@ -10,8 +10,8 @@
  * its RTT and retransmissions still describe the path, its windows only an upload). The sentence says
  * which.
  */
-import { formatBytes, formatMs } from '../util/units.ts';
-import type { LinkDropsSummary, RunResult, TcpSideSummary } from './model.ts';
+import { formatBytes, formatMs } from '../core/index.ts';
+import type { LinkDropsSummary, RunResult, TcpSideSummary } from '../model/index.ts';
 
 /**
  * When a difference is material, and why these values:

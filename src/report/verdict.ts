@@ -5,9 +5,7 @@
  * or that is smaller than the minimum effect is said to be "no clear difference".
  */
 
-import { PROVISIONAL_STREAMS } from '../transport/index.ts';
-import { minRunsForRankTest } from '../util/rank.ts';
-import { formatBytes, formatMs } from '../util/units.ts';
+import { formatBytes, formatMs, minRunsForRankTest } from '../core/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -16,7 +14,8 @@ import type {
   Strategy,
   Verdict,
   Workload,
-} from './compare-model.ts';
+} from '../model/index.ts';
+import { PROVISIONAL_STREAMS } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
 import { tcpFactSentences } from './tcp-facts.ts';
 

@@ -8,7 +8,7 @@
  * - `/tiles`: a fixed random body of the configured size.
  */
 import { gzipSync } from 'node:zlib';
-import { createRng } from '../util/rng.ts';
+import { createRng } from '../core/index.ts';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 \n.,';
 /** Size of the precomputed text block; larger bodies repeat it. */

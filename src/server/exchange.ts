@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import type { Readable, Writable } from 'node:stream';
-import type { WireProtocol } from '../transport/types.ts';
+import type { WireProtocol } from '../model/index.ts';
 
 /** Response header fields (lower-case names), without pseudo-headers. */
 export type Headers = Record<string, string | number | string[]>;

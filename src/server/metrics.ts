@@ -4,8 +4,9 @@
  * {@link MetricsSnapshot}. Counting is on the hot path, so counters are plain object fields on rows
  * created once per route; nothing allocates per request.
  */
-import { TcpLog, type TcpReading } from '../net/tcp-info.ts';
-import type { WireProtocol } from '../transport/types.ts';
+
+import type { WireProtocol } from '../model/index.ts';
+import { TcpLog, type TcpReading } from '../net/index.ts';
 
 /** Route families (the `route` label). `other` is any path the server does not know (404). */
 export const ROUTES = [

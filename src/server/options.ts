@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { type DescribedOption, describeOptions, optionMeta } from '../util/option-meta.ts';
+import { type DescribedOption, describeOptions, optionMeta } from '../core/index.ts';
 
 const m = optionMeta;
 

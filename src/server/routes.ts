@@ -9,8 +9,7 @@
 import { constants as h2 } from 'node:http2';
 import { finished, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createRng } from '../util/rng.ts';
-import { parseBytesOrUndefined } from '../util/units.ts';
+import { createRng, parseBytesOrUndefined } from '../core/index.ts';
 import { ChunkSet, randomBuffer, TEXT_BLOCK_BYTES, TextBytes, tileUniform } from './content.ts';
 import type { Exchange, Headers } from './exchange.ts';
 import { type RouteName, renderPrometheus, type ServerMetrics } from './metrics.ts';

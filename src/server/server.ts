@@ -20,10 +20,9 @@ import {
 } from 'node:http2';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
-import { H2labError, invalidOption } from '../errors.ts';
-import { ensureDevCertificates } from '../tls/dev.ts';
-import { loadTlsFiles } from '../tls/files.ts';
-import type { WireProtocol } from '../transport/types.ts';
+import { H2labError, invalidOption } from '../core/index.ts';
+import type { WireProtocol } from '../model/index.ts';
+import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset } from './exchange.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';

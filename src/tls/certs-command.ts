@@ -2,8 +2,7 @@
  * The library side of `h2lab certs`: generate a set and write it, refusing to overwrite.
  */
 import { z } from 'zod';
-import { optionMeta } from '../util/option-meta.ts';
-import { parseList } from '../util/units.ts';
+import { optionMeta, parseList } from '../core/index.ts';
 import { writeCertificateSet } from './files.ts';
 import { DEFAULT_CERT_HOSTS, generateCertificates, validateHosts } from './generate.ts';
 

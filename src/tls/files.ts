@@ -5,7 +5,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { H2labError } from '../errors.ts';
+import { H2labError } from '../core/index.ts';
 import type { CertificateSet } from './generate.ts';
 
 /** Reads a file named by an option; H2LAB_ERR_FILE_UNREADABLE names the option and the path. */

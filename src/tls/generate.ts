@@ -6,7 +6,7 @@ import { createHash, X509Certificate as NodeX509, webcrypto } from 'node:crypto'
 import { isIP } from 'node:net';
 import './reflect-shim.ts';
 import * as x509 from '@peculiar/x509';
-import { invalidOption } from '../errors.ts';
+import { invalidOption } from '../core/index.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 

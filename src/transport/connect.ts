@@ -5,8 +5,8 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import type { TcpLog } from '../net/tcp-info.ts';
-import type { FailureClass, WireProtocol } from './types.ts';
+import type { FailureClass, WireProtocol } from '../model/index.ts';
+import type { TcpLog } from '../net/index.ts';
 
 /** Where and how to connect. TLS material is already loaded (PEM text). */
 export interface ConnectTarget {

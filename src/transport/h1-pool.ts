@@ -9,10 +9,10 @@
  * chunked, Connection: close, and bodies that end with the connection.
  */
 import type net from 'node:net';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../core/index.ts';
+import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { type ConnectTarget, connectTimed, wireFromAlpn } from './connect.ts';
 import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from './pool.ts';
-import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
 
 /** Options of the `h1` transport. */
 export interface H1Options {

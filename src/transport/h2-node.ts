@@ -6,11 +6,11 @@
  */
 import http2 from 'node:http2';
 import net from 'node:net';
-import { UNLIMITED_STREAMS } from '../h2/session.ts';
+import { UNLIMITED_STREAMS } from '../h2/index.ts';
+import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { ConnectError, type ConnectTarget } from './connect.ts';
-import { connectH2, DEFAULT_WINDOW, type H2Options, MAX_WINDOW, protocolMismatch } from './h2-session.ts';
+import { connectH2, DEFAULT_WINDOW, type H2Options, MAX_WINDOW, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
-import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
 
 /**
  * Opens one session: TCP (+TLS with ALPN h2), the connection preface, then waits for the server's

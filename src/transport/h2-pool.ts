@@ -7,7 +7,9 @@
  * - `first-free`: a session with no stream in flight, else open a new one up to K, else the least busy
  *   — the "take a free client or create one" pool of the echo study.
  */
-import { type H2Options, openH2Conn } from './h2-session.ts';
+
+import type { H2Options } from './h2-connect.ts';
+import { openH2Conn } from './h2-session.ts';
 import { type PoolPolicy, PoolTransport } from './pool.ts';
 
 /** Options of the `h2-pool` transport. */

@@ -3,23 +3,23 @@
  * (`src/h2/session.ts`) — the default (`--h2-client h2lab`). The `node` alternative is in
  * `h2-node.ts`; both present the same {@link PoolConn}.
  */
-import type { FlowStalls } from '../h2/flow-stalls.ts';
-import { RequestEncoder } from '../h2/hpack.ts';
+
+import { VERSION } from '../core/index.ts';
 import {
   H2ClientSession,
   H2Code,
   H2SetupError,
   type H2Stream,
+  RequestEncoder,
   type StreamEndReason,
   type StreamHandler,
   UNLIMITED_STREAMS,
-} from '../h2/session.ts';
-import { VERSION } from '../version.ts';
+} from '../h2/index.ts';
+import type { FailureClass, FlowStalls, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { ConnectError } from './connect.ts';
-import type { H2Options } from './h2-session.ts';
-import { connectH2, protocolMismatch } from './h2-session.ts';
+import type { H2Options } from './h2-connect.ts';
+import { connectH2, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
-import type { FailureClass, RequestSpec, Sample, WireProtocol } from './types.ts';
 
 /**
  * Streams a session opens before the server's SETTINGS have said its limit. RFC 9113 §6.5.2 starts

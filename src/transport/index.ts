@@ -2,19 +2,20 @@
  * The transports' public face: `createTransport(name, opts)` builds `h1`, `h2` or `h2-pool` behind one
  * {@link Transport} interface, and the flow-control window presets every result records.
  */
-import { invalidOption } from '../errors.ts';
-import { TcpLog } from '../net/tcp-info.ts';
-import type { WindowInfo } from '../report/model.ts';
+import { invalidOption } from '../core/index.ts';
+import type { TransportName, WindowInfo } from '../model/index.ts';
+import { TcpLog } from '../net/index.ts';
 import { type ConnectTarget, secureContextFor } from './connect.ts';
 import { createH1Pool } from './h1-pool.ts';
+import { DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-connect.ts';
 import { createH2Pool } from './h2-pool.ts';
-import { createH2Session, DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-session.ts';
+import { createH2Session } from './h2-session.ts';
 import type { PoolPolicy } from './pool.ts';
-import type { Transport, TransportName } from './types.ts';
+import type { Transport } from './types.ts';
 
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
-export type { H2ClientImpl } from './h2-session.ts';
+export type { H2ClientImpl } from './h2-connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 export { type PoolPolicy, setupFailureError } from './pool.ts';
 export type * from './types.ts';
@@ -180,3 +181,4 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
       throw invalidOption('--protocol', name, `use one of ${TRANSPORT_NAMES.join(', ')}`);
   }
 }
+export type { Transport, TransportStats } from './types.ts';

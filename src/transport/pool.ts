@@ -10,21 +10,21 @@
  * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
-import { H2labError } from '../errors.ts';
-import { type FlowStalls, mergeFlowControl } from '../h2/flow-stalls.ts';
-import type { TcpLog } from '../net/tcp-info.ts';
-import { ConnectError } from './connect.ts';
+import { H2labError } from '../core/index.ts';
+import { mergeFlowControl } from '../h2/index.ts';
 import type {
   FailureClass,
   FlowControlStats,
+  FlowStalls,
   RequestSpec,
   RequestTiming,
   Sample,
-  Transport,
   TransportName,
-  TransportStats,
   WireProtocol,
-} from './types.ts';
+} from '../model/index.ts';
+import type { TcpLog } from '../net/index.ts';
+import { ConnectError } from './connect.ts';
+import type { Transport, TransportStats } from './types.ts';
 
 /** Retries of a request the server refused unprocessed, before it counts as a failure. */
 export const MAX_RETRIES = 2;

@@ -2,7 +2,8 @@
 // over http:// and one multiplexed connection over https:// (h2), as CDP reports it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { measureBrowser, parseBrowserResult } from '../../src/browser/index.ts';
+import { measureBrowser } from '../../src/browser/index.ts';
+import { parseBrowserResult } from '../../src/model/index.ts';
 import { chromiumMissing, startTinyTiles } from './helpers.ts';
 
 test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control back at 6', async (t) => {

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
-import { browserResultJsonSchema, parseBrowserResult } from '../../src/browser/result-schema.ts';
-import { isH2labError } from '../../src/errors.ts';
+import { isH2labError } from '../../src/core/errors.ts';
+import { browserResultJsonSchema, parseBrowserResult } from '../../src/model/browser-schema.ts';
 import { chromiumMissing } from './helpers.ts';
 
 const run = async (args: string[]) => {

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFixture } from '../../src/browser/fixture.ts';
-import { type BrowserResult, measureBrowser } from '../../src/browser/index.ts';
-import { parseBrowserResult } from '../../src/browser/result-schema.ts';
+import { measureBrowser } from '../../src/browser/index.ts';
+import { parseBrowserResult } from '../../src/model/browser-schema.ts';
+import type { BrowserResult } from '../../src/model/index.ts';
 import { chromiumMissing } from './helpers.ts';
 
 const summary = (r: BrowserResult, id: string) => {

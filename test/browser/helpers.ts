@@ -7,7 +7,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_CHROMIUM_PATH } from '../../src/browser/index.ts';
+import { DEFAULT_CHROMIUM_PATH } from '../../src/model/index.ts';
 
 /** The reason to skip, or undefined when Chromium can run here. */
 export function chromiumMissing(): string | undefined {

@@ -5,7 +5,6 @@ import fc from 'fast-check';
 import { burstStats, summarizeBurst } from '../../src/browser/burst.ts';
 import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
-import type { BrowserRequest, CancelRun } from '../../src/browser/result.ts';
 import {
   byLabel,
   diffSnapshots,
@@ -14,6 +13,7 @@ import {
   sumMetric,
 } from '../../src/browser/server-metrics.ts';
 import { peakConcurrency, quantile } from '../../src/browser/stats.ts';
+import type { BrowserRequest, CancelRun } from '../../src/model/browser.ts';
 
 test('quantile is nearest-rank and lies between min and max', () => {
   assert.equal(quantile([4, 1, 3, 2], 0.5), 2);

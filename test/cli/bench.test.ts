@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { RunResult } from '../../src/report/model.ts';
+import type { RunResult } from '../../src/model/run.ts';
 import { startTestServer } from '../fixtures/servers.ts';
 
 function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { compareResultSchema } from '../../src/report/compare-model.ts';
+import { compareResultSchema } from '../../src/model/compare.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-compare-burst-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

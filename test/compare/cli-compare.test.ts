@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type CompareResult, compareResultSchema } from '../../src/report/compare-model.ts';
+import { type CompareResult, compareResultSchema } from '../../src/model/compare.ts';
 import { generateCertificates } from '../../src/tls/index.ts';
 
 let dir: string;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compare } from '../../src/compare/engine.ts';
 import { syntheticRunner } from '../../src/compare/synthetic.ts';
-import { type CompareResult, compareResultSchema } from '../../src/report/compare-model.ts';
+import { type CompareResult, compareResultSchema } from '../../src/model/compare.ts';
 
 const target = { url: 'http://127.0.0.1:1/', embedded: false };
 const workloads = [

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type LoadOptionsInput, runLoad } from '../../src/load/index.ts';
+import type { Sample } from '../../src/model/index.ts';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
-import type { Sample } from '../../src/transport/index.ts';
 
 let server: RunningServer;
 let dir: string;

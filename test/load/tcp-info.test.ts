@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { attachServerTcpFrom, runLoad } from '../../src/load/index.ts';
+import { runResultSchema } from '../../src/model/run-schema.ts';
 import { readTcpInfo, TcpLog, tcpInfoAvailable } from '../../src/net/tcp-info.ts';
-import { runResultSchema } from '../../src/report/run-schema.ts';
 import { startServer } from '../../src/server/index.ts';
 
 const skip = tcpInfoAvailable()

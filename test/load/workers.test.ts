@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeHistogram, runLoad } from '../../src/load/index.ts';
-import type { Sample } from '../../src/transport/types.ts';
+import type { Sample } from '../../src/model/sample.ts';
 import { startTestServer } from '../fixtures/servers.ts';
 
 test('two workers: requests, bytes and histogram counts add up exactly, sequence numbers are unique', async () => {

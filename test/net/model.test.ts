@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { createRng } from '../../src/core/rng.ts';
 import { delay } from '../../src/net/conditions/delay.ts';
 import { gilbertElliott, gilbertElliottTransitions } from '../../src/net/conditions/gilbert-elliott.ts';
 import { jitter } from '../../src/net/conditions/jitter.ts';
@@ -10,7 +11,6 @@ import { rate } from '../../src/net/conditions/rate.ts';
 import { DROP } from '../../src/net/conditions/types.ts';
 import { createLinkModel, PacketQueue } from '../../src/net/model.ts';
 import { resolveProfile } from '../../src/net/profiles.ts';
-import { createRng } from '../../src/util/rng.ts';
 
 describe('conditions', () => {
   it('delay adds a constant', () => {

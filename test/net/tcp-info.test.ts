@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
+import type { RunResult } from '../../src/model/run.ts';
 import { attachLinkDrops, type LinkOptions, withLinkedFixture } from '../../src/net/index.ts';
-import type { RunResult } from '../../src/report/model.ts';
 import { tcpFactSentences } from '../../src/report/tcp-facts.ts';
 import { netSkipReason } from './helpers.ts';
 

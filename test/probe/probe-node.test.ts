@@ -10,7 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isH2labError } from '../../src/errors.ts';
+import { isH2labError } from '../../src/core/errors.ts';
 import { probe } from '../../src/probe/index.ts';
 import { type TestCerts, testCerts } from './certs.ts';
 import { churningServer, listen, type Running, routes, upgradingServer } from './servers.ts';

@@ -2,12 +2,11 @@
 // findings on hand-made results, and the renderer's sections.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isH2labError } from '../../src/errors.ts';
+import { isH2labError } from '../../src/core/errors.ts';
+import { PROBE_RESULT_VERSION, type ProbeResult } from '../../src/model/index.ts';
 import {
   evaluateExpectations,
   findingsFor,
-  PROBE_RESULT_VERSION,
-  type ProbeResult,
   parseAltSvc,
   parseTarget,
   renderProbeText,

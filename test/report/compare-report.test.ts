@@ -10,8 +10,8 @@ import { after, before, test } from 'node:test';
 import { compare } from '../../src/compare/engine.ts';
 import { writeResultsAtomic } from '../../src/compare/results-file.ts';
 import { syntheticRunner } from '../../src/compare/synthetic.ts';
+import { type CompareResult, compareResultJsonSchema } from '../../src/model/compare.ts';
 import { loadHtmlAssets } from '../../src/report/assets.ts';
-import { type CompareResult, compareResultJsonSchema } from '../../src/report/compare-model.ts';
 import { renderHtml } from '../../src/report/render-html.ts';
 import { renderMarkdown, renderTerminal } from '../../src/report/render-text.ts';
 

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '../../src/load/index.ts';
+import type { RunResult } from '../../src/model/run.ts';
 import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../../src/net/index.ts';
 import { confoundersOf } from '../../src/report/confounders.ts';
-import type { RunResult } from '../../src/report/model.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
 import { netSkipReason } from '../net/helpers.ts';
 

@@ -11,7 +11,7 @@ import {
   runResultSchema,
   sampleJsonSchema,
   sampleSchema,
-} from '../../src/report/run-schema.ts';
+} from '../../src/model/run-schema.ts';
 import { type RunningServer, startServer } from '../../src/server/index.ts';
 
 let server: RunningServer;

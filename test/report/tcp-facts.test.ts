@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
+import type { RunResult, TcpConnectionInfo, TcpFacts } from '../../src/model/run.ts';
 import { summarizeTcp } from '../../src/net/tcp-info.ts';
-import type { RunResult, TcpConnectionInfo, TcpFacts } from '../../src/report/model.ts';
 import { renderRunText } from '../../src/report/run-text.ts';
 import { representativeRun, TCP_FACT_THRESHOLDS, tcpFactSentences } from '../../src/report/tcp-facts.ts';
 

@@ -5,7 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { buildProgram } from '../../src/cli/main.ts';
-import { isH2labError } from '../../src/errors.ts';
+import { isH2labError } from '../../src/core/errors.ts';
 import { writeCertificates } from '../../src/tls/index.ts';
 import { h2lab, have, run, tempHome } from './helpers.ts';
 

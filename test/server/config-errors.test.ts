@@ -6,7 +6,7 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildProgram } from '../../src/cli/main.ts';
-import { H2labError } from '../../src/errors.ts';
+import { H2labError } from '../../src/core/errors.ts';
 import { generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
 import { h2lab, serveCli, tempHome } from './helpers.ts';
 

@@ -5,13 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import {
-  createTransport,
-  H2_CLIENTS,
-  type H2ClientImpl,
-  type TransportName,
-} from '../../src/transport/index.ts';
-import type { RequestSpec, Sample, Transport } from '../../src/transport/types.ts';
+import type { RequestSpec, Sample, TransportName } from '../../src/model/index.ts';
+import { createTransport, H2_CLIENTS, type H2ClientImpl } from '../../src/transport/index.ts';
+import type { Transport } from '../../src/transport/types.ts';
 import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
 import { type ServerKind, startTestServer, type TestServer } from '../fixtures/servers.ts';
 

@@ -12,7 +12,7 @@
  * With lossInGood = 0 and lossInBad = 1 the mean burst length is 1/r and the stationary share of the
  * Bad state is p/(p+r) = loss, so p = loss·r/(1−loss).
  */
-import type { Rng } from '../../util/rng.ts';
+import type { Rng } from '../../core/index.ts';
 import { DROP, type LinkCondition } from './types.ts';
 
 export interface GilbertElliottOptions {

@@ -7,7 +7,7 @@
  * departure is pushed to at least the previous departure. With `reorder` each packet keeps its own
  * draw, so later packets may leave first; this stage is then the last one in the direction.
  */
-import type { Rng } from '../../util/rng.ts';
+import type { Rng } from '../../core/index.ts';
 import type { LinkCondition } from './types.ts';
 
 export interface JitterOptions {

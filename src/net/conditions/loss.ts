@@ -1,7 +1,7 @@
 /**
  * Independent (i.i.d., Bernoulli) packet loss: each packet is lost with probability `loss`.
  */
-import type { Rng } from '../../util/rng.ts';
+import type { Rng } from '../../core/index.ts';
 import { DROP, type LinkCondition } from './types.ts';
 
 /** @param loss probability in [0, 1] that a packet is lost. */

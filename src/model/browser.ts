@@ -4,8 +4,16 @@
  *
  * Bump {@link BROWSER_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { BrowserOptions } from './options.ts';
-import type { Spread } from './stats.ts';
+import type { BrowserOptions } from './browser-options.ts';
+
+/** Low and high quantiles of one quantity, ms. */
+export interface Spread {
+  p50: number;
+  p90: number;
+  min: number;
+  max: number;
+  count: number;
+}
 
 export const BROWSER_RESULT_VERSION = 1;
 

@@ -4,7 +4,7 @@
  *
  * Bump {@link RUN_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { FailureClass, FlowControlStats, TransportName, WireProtocol } from '../transport/types.ts';
+import type { FailureClass, FlowControlStats, TransportName, WireProtocol } from './sample.ts';
 
 export const RUN_RESULT_VERSION = 1;
 

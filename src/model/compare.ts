@@ -9,7 +9,7 @@
  * and say what changed in docs/design.md.
  */
 import { z } from 'zod';
-import type { RunResult } from './model.ts';
+import type { RunResult } from './run.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
 

@@ -4,8 +4,8 @@
  * TypeScript types but not here fails the test that validates a real result against this schema.
  */
 import { z } from 'zod';
-import { BrowserOptionsSchema } from './options.ts';
-import { BROWSER_RESULT_VERSION, type BrowserResult } from './result.ts';
+import { BROWSER_RESULT_VERSION, type BrowserResult } from './browser.ts';
+import { BrowserOptionsSchema } from './browser-options.ts';
 
 const ms = z.number();
 const counts = z.record(z.string(), z.number());

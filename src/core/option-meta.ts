@@ -4,7 +4,7 @@
  * flags from this, so the schema stays the one source of truth (house-style: "Options: one source").
  */
 import type { z } from 'zod';
-import { invalidOption } from '../errors.ts';
+import { invalidOption } from './errors.ts';
 import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */

@@ -2,4 +2,4 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 /** h2lab's version, from package.json. */
-export const VERSION: string = (require('../package.json') as { version: string }).version;
+export const VERSION: string = (require('../../package.json') as { version: string }).version;

@@ -5,8 +5,33 @@
  *
  * Bump {@link PROBE_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { SettingEntry } from '../h2/frames.ts';
-import type { Failure } from './wire.ts';
+
+/** One SETTINGS parameter as sent: the identifier, its name when known, and the value. */
+export interface SettingEntry {
+  id: number;
+  name: string;
+  value: number;
+}
+
+/** Why a connection attempt or an exchange did not complete. */
+export type FailureKind =
+  | 'unreachable' // no TCP connection: refused, no route, name not found
+  | 'timeout' // no answer before the deadline
+  | 'reset' // the peer reset or closed the connection unexpectedly
+  | 'not-tls' // the peer answered a ClientHello with something that is not TLS
+  | 'tls-version' // the peer refused the TLS version offered
+  | 'tls-alpn' // the peer refused every ALPN protocol offered (no_application_protocol alert)
+  | 'client-cert-required' // the peer requires a client certificate and none (or a rejected one) was given
+  | 'tls-handshake' // any other TLS handshake failure
+  | 'protocol'; // the peer broke the protocol being probed
+
+/** A failure with the kind, the system/TLS error code when there is one, and a human detail. */
+export interface Failure {
+  kind: FailureKind;
+  /** e.g. `ECONNREFUSED`, `ERR_SSL_WRONG_VERSION_NUMBER`. */
+  code?: string;
+  detail: string;
+}
 
 export const PROBE_RESULT_VERSION = 1;
 

@@ -5,7 +5,7 @@
  * (ms), `250ms`, `10s`, `2m`, `1h`, `500us`. Bit rates: `10mbit`, `1gbit`, `500kbit`, `10Mbps`.
  * Percentages: `1%`, `0.01`.
  */
-import { invalidOption } from '../errors.ts';
+import { invalidOption } from './errors.ts';
 
 const SIZE_UNITS: Record<string, number> = {
   '': 1,

@@ -4,9 +4,9 @@
  * is generated from this file by `npm run schema` (a test fails when it is stale).
  */
 import { z } from 'zod';
-import type { Sample } from '../transport/types.ts';
-import type { RunResult } from './model.ts';
-import { RUN_RESULT_VERSION } from './model.ts';
+import type { RunResult } from './run.ts';
+import { RUN_RESULT_VERSION } from './run.ts';
+import type { Sample } from './sample.ts';
 
 const ms = (what: string) => z.number().describe(`${what}, milliseconds`);
 

@@ -1,0 +1,10 @@
+/**
+ * What every folder needs and no subsystem owns: the error type and its codes, units and their
+ * parsing, the seeded random generator, the rank-test floor, option metadata, the version.
+ */
+export * from './errors.ts';
+export * from './option-meta.ts';
+export * from './rank.ts';
+export * from './rng.ts';
+export * from './units.ts';
+export * from './version.ts';

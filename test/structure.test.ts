@@ -1,0 +1,114 @@
+// The shape of src/ (docs/design.md, "Folders and their faces"): every folder is entered through its
+// index.ts, src/model and src/core import nothing above them, and neither files nor folders import
+// each other in a cycle. Imports are read from the sources, type-only ones included: a type cycle is
+// still a knot a reader has to untie.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
+
+const SRC = resolve('src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : n.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The folder of a file under src/ (`(root)` for src/index.ts). */
+function folderOf(file: string): string {
+  const parts = relative(SRC, file).split(sep);
+  return parts.length > 1 ? parts[0]! : '(root)';
+}
+
+/** Relative imports and re-exports of every source file, resolved to absolute paths. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const f of sources(SRC)) {
+    const text = readFileSync(f, 'utf8');
+    const targets = [
+      ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*'(\.{1,2}\/[^']+)'/g),
+    ].map((m) => resolve(dirname(f), m[1]!));
+    graph.set(f, targets);
+  }
+  return graph;
+}
+
+/** One cycle of `graph` as a list of nodes, or undefined. */
+function findCycle<T>(graph: Map<T, T[]>): T[] | undefined {
+  const state = new Map<T, 'open' | 'done'>();
+  const stack: T[] = [];
+  const visit = (n: T): T[] | undefined => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of graph.get(n) ?? []) {
+      if (state.get(m) === 'open') return [...stack.slice(stack.indexOf(m)), m];
+      if (!state.has(m)) {
+        const c = visit(m);
+        if (c) return c;
+      }
+    }
+    stack.pop();
+    state.set(n, 'done');
+    return undefined;
+  };
+  for (const n of graph.keys()) {
+    if (!state.has(n)) {
+      const c = visit(n);
+      if (c) return c;
+    }
+  }
+  return undefined;
+}
+
+const graph = importGraph();
+const rel = (f: string) => relative(process.cwd(), f);
+
+test('a folder is entered only through its index.ts', () => {
+  const deep: string[] = [];
+  for (const [f, targets] of graph) {
+    for (const t of targets) {
+      if (folderOf(t) !== folderOf(f) && folderOf(t) !== '(root)' && !t.endsWith(`${sep}index.ts`)) {
+        deep.push(`${rel(f)} -> ${rel(t)}`);
+      }
+    }
+  }
+  assert.deepEqual(deep, [], 'import the folder (its index.ts), not a file inside it');
+});
+
+test('src/model imports nothing of h2lab, src/core nothing but itself and the package manifest', () => {
+  const bad: string[] = [];
+  for (const [f, targets] of graph) {
+    const folder = folderOf(f);
+    if (folder !== 'model' && folder !== 'core') continue;
+    for (const t of targets) if (folderOf(t) !== folder) bad.push(`${rel(f)} -> ${rel(t)}`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('no import cycle between files', () => {
+  const cycle = findCycle(graph);
+  assert.equal(cycle?.map(rel).join(' -> '), undefined);
+});
+
+test('no import cycle between folders', () => {
+  const folders = new Map<string, string[]>();
+  for (const [f, targets] of graph) {
+    const a = folderOf(f);
+    const out = folders.get(a) ?? [];
+    for (const t of targets) if (folderOf(t) !== a && !out.includes(folderOf(t))) out.push(folderOf(t));
+    folders.set(a, out);
+  }
+  assert.equal(findCycle(folders)?.join(' -> '), undefined);
+});
+
+test('the checks above can fail: a known cycle and a deep import are found', () => {
+  const g = new Map([
+    ['a', ['b']],
+    ['b', ['c']],
+    ['c', ['a']],
+  ]);
+  assert.deepEqual(findCycle(g), ['a', 'b', 'c', 'a']);
+  assert.equal(findCycle(new Map([['a', ['b']]])), undefined);
+});
