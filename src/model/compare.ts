@@ -118,7 +118,7 @@ const runResultSchema = z
     (v) => typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'h2lab.run',
     'a RunResult (kind "h2lab.run")',
   )
-  .describe('One run: a RunResult (src/report/model.ts), with its encoded histograms.');
+  .describe('One run: a RunResult (src/model/run.ts), with its encoded histograms.');
 
 const errorSchema = z.object({
   code: z.string(),
