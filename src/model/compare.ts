@@ -9,12 +9,14 @@
  * and say what changed in docs/design.md.
  */
 import { z } from 'zod';
+import { publishedJsonSchema } from './fields.ts';
 import type { RunResult } from './run.ts';
+import { strategyNameSchema } from './sample.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
 
-/** Client strategies, as in src/transport/types.ts. */
-export const strategySchema = z.enum(['h1', 'h2', 'h2-pool']);
+/** Client strategies (the one list: {@link strategyNameSchema} in sample.ts). */
+export const strategySchema = strategyNameSchema;
 
 /** What a cell asks of the target. */
 export const workloadSchema = z
@@ -239,13 +241,15 @@ export type CompareResult = z.infer<typeof compareResultSchema>;
 
 /** The JSON Schema of a results.json written by `h2lab compare` (published as docs/compare-result.schema.json). */
 export function compareResultJsonSchema(): Record<string, unknown> {
-  return {
-    title: 'h2lab compare result',
-    ...(z.toJSONSchema(compareResultSchema, { unrepresentable: 'any', io: 'output' }) as Record<
-      string,
-      unknown
-    >),
-  };
+  return publishedJsonSchema('h2lab compare result', compareResultSchema);
+}
+
+/**
+ * Checks that a value read from JSON is a compare result of this version; throws a ZodError if not.
+ * (`loadCompareResult` in src/compare reads a file with friendlier errors.)
+ */
+export function parseCompareResult(value: unknown): CompareResult {
+  return compareResultSchema.parse(value);
 }
 
 /** One metric of one cell present in two saved comparisons: after / before. */

@@ -1,388 +1,509 @@
 /**
- * The result model: what one load run produced, as versioned data. Renderers only read it; the JSON
- * Schema in docs/ is generated from it. Every field carries its unit in its name or its TSDoc.
+ * The result model: what one load run produced, as versioned data. Renderers only read it. The zod
+ * schemas below are the one source: the TypeScript types are inferred from them and
+ * `docs/run-result.schema.json` is generated from {@link runResultSchema} (`npm run schema`; a test
+ * fails when it is stale). Every field carries its unit in its name or its description.
  *
  * Bump {@link RUN_RESULT_VERSION} on any incompatible change and say what changed in docs/design.md.
  */
-import type { FailureClass, FlowControlStats, TransportName, WireProtocol } from './sample.ts';
+import { z } from 'zod';
+import { count, ms, publishedJsonSchema, resultErrorSchema } from './fields.ts';
+import {
+  failureClassSchema,
+  flowControlStatsSchema,
+  strategyNameSchema,
+  wireProtocolSchema,
+} from './sample.ts';
 
 export const RUN_RESULT_VERSION = 1;
 
 /** Percentiles in milliseconds, read from an HdrHistogram recorded in integer microseconds. */
-export interface LatencySummaryMs {
-  p50: number;
-  p90: number;
-  p99: number;
-  p999: number;
-  max: number;
-  min: number;
-  mean: number;
-  count: number;
-}
+export const latencySummaryMsSchema = z
+  .strictObject({
+    p50: ms('50th percentile'),
+    p90: ms('90th percentile'),
+    p99: ms('99th percentile'),
+    p999: ms('99.9th percentile'),
+    max: ms('maximum'),
+    min: ms('minimum'),
+    mean: ms('mean'),
+    count: z.number().int().describe('number of values recorded'),
+  })
+  .describe('Percentiles read from an HdrHistogram recorded in integer microseconds.');
+/** Percentiles in milliseconds (see {@link latencySummaryMsSchema}). */
+export type LatencySummaryMs = z.infer<typeof latencySummaryMsSchema>;
 
 /** A serialized HdrHistogram (hdr-histogram-js `encodeIntoCompressedBase64`), values in microseconds. */
-export interface EncodedHistogram {
-  unit: 'us';
-  /** Lowest and highest trackable values and significant digits used to create it. */
-  lowestUs: number;
-  highestUs: number;
-  significantDigits: number;
-  base64: string;
-}
+export const encodedHistogramSchema = z
+  .strictObject({
+    unit: z.literal('us'),
+    lowestUs: z.number().describe('lowest trackable value it was created with, microseconds'),
+    highestUs: z.number().describe('highest trackable value it was created with, microseconds'),
+    significantDigits: z.number().int().describe('significant value digits it was created with'),
+    base64: z.string().describe('hdr-histogram-js encodeIntoCompressedBase64 (mergeable)'),
+  })
+  .describe('A serialized HdrHistogram, values in microseconds.');
+/** A serialized HdrHistogram (see {@link encodedHistogramSchema}). */
+export type EncodedHistogram = z.infer<typeof encodedHistogramSchema>;
 
 /** The link a run went through (filled by src/net when emulation is in use). */
-export interface LinkInfo {
-  profile: string;
-  backend: 'none' | 'netem' | 'relay';
-  rttMs: number;
-  jitterMs?: number;
-  loss?: number;
-  rateBitsPerSec?: number;
-  queueBytes?: number;
-  congestionControl?: string;
-  slowStartAfterIdle?: boolean;
-  /** net.ipv4.tcp_no_metrics_save in the server namespace: true = no ssthresh/RTT carried from one connection to the next. */
-  noMetricsSave?: boolean;
-  initialCwnd?: number;
-  /** Loss per direction when they differ from `loss` (up = client → server). */
-  lossUp?: number;
-  lossDown?: number;
-  /** Mean loss burst length in packets (> 1 = Gilbert–Elliott bursty loss). */
-  burstPackets?: number;
-  /** Client → server rate when it differs from `rateBitsPerSec`. */
-  rateUpBitsPerSec?: number;
-  /** Whether jittered packets may overtake each other. */
-  reorder?: boolean;
-  mtuBytes?: number;
-  /** tcp_rmem/tcp_wmem maximum in the server namespace, bytes. */
-  socketBufferMaxBytes?: number;
-  /** Seed of the loss and jitter draws. */
-  seed?: number;
-  /** Scheduling the relay process got: realtime (SCHED_FIFO), high (nice −10) or normal. */
-  relayPriority?: 'realtime' | 'high' | 'normal';
-  serverAddress?: string;
-  clientAddress?: string;
-}
+export const linkInfoSchema = z.strictObject({
+  profile: z.string().describe('the link profile or condition name, e.g. "wan"'),
+  backend: z.enum(['none', 'netem', 'relay']),
+  rttMs: ms('round-trip time the link adds'),
+  jitterMs: ms('one-way delay varies uniformly by ± this around rttMs/2').optional(),
+  loss: z.number().optional().describe('packet loss probability per direction, 0..1'),
+  rateBitsPerSec: z.number().optional().describe('bottleneck rate, bits per second'),
+  queueBytes: z.number().optional().describe('bottleneck queue, bytes'),
+  congestionControl: z
+    .string()
+    .optional()
+    .describe('TCP congestion control pinned on both ends, e.g. "cubic"'),
+  slowStartAfterIdle: z.boolean().optional().describe('net.ipv4.tcp_slow_start_after_idle on both ends'),
+  noMetricsSave: z
+    .boolean()
+    .optional()
+    .describe('tcp_no_metrics_save in the server namespace: no ssthresh or RTT carried between connections'),
+  initialCwnd: z.number().optional().describe('initial congestion window on the route, segments'),
+  lossUp: z.number().optional().describe('client → server loss when it differs from loss, 0..1'),
+  lossDown: z.number().optional().describe('server → client loss when it differs from loss, 0..1'),
+  burstPackets: z
+    .number()
+    .optional()
+    .describe('mean loss burst length in packets (> 1 = Gilbert–Elliott bursty loss)'),
+  rateUpBitsPerSec: z
+    .number()
+    .optional()
+    .describe('client → server rate when it differs from rateBitsPerSec, bits per second'),
+  reorder: z.boolean().optional().describe('whether jittered packets may overtake each other'),
+  mtuBytes: z.number().optional().describe('link MTU, bytes'),
+  socketBufferMaxBytes: z
+    .number()
+    .optional()
+    .describe('tcp_rmem/tcp_wmem maximum in the server namespace, bytes'),
+  seed: z.number().optional().describe('seed of the loss and jitter draws'),
+  relayPriority: z
+    .enum(['realtime', 'high', 'normal'])
+    .optional()
+    .describe('scheduling the relay process got: realtime (SCHED_FIFO), high (nice −10) or normal'),
+  serverAddress: z.string().optional(),
+  clientAddress: z.string().optional(),
+});
+/** The link a run went through (see {@link linkInfoSchema}). */
+export type LinkInfo = z.infer<typeof linkInfoSchema>;
 
 /** The environment a run happened in. */
-export interface RunEnvironment {
-  h2labVersion: string;
-  node: string;
-  platform: string;
-  cpus: number;
-  /** The kernel's TCP congestion control where the client ran (Linux), e.g. "bbr". */
-  congestionControl?: string;
-  link?: LinkInfo;
-  startedAt: string;
-}
+export const runEnvironmentSchema = z.strictObject({
+  h2labVersion: z.string(),
+  node: z.string().describe('Node.js version, e.g. v20.19.0'),
+  platform: z.string(),
+  cpus: z.number().int(),
+  congestionControl: z
+    .string()
+    .optional()
+    .describe('the kernel\'s TCP congestion control where the client ran (Linux), e.g. "bbr"'),
+  link: linkInfoSchema.optional(),
+  startedAt: z.string().describe('ISO 8601 time the run started'),
+});
+/** The environment a run happened in (see {@link runEnvironmentSchema}). */
+export type RunEnvironment = z.infer<typeof runEnvironmentSchema>;
 
 /** Flow-control windows the client advertised (HTTP/2 only). */
-export interface WindowInfo {
-  preset: 'node' | 'browser' | 'max' | 'custom';
-  streamWindowBytes: number;
-  connectionWindowBytes: number;
-}
+export const windowInfoSchema = z.strictObject({
+  preset: z.enum(['node', 'browser', 'max', 'custom']),
+  streamWindowBytes: z.number().int().describe('initial window of each stream, bytes'),
+  connectionWindowBytes: z.number().int().describe("the connection's window, bytes"),
+});
+/** Flow-control windows the client advertised (see {@link windowInfoSchema}). */
+export type WindowInfo = z.infer<typeof windowInfoSchema>;
 
-/** The server's own view, read from the fixture server's /metrics before and after the run. */
-export interface ServerView {
-  requests: number;
-  bytesOut?: number;
-  poolSize?: number;
-  /** Mean and p50/p99 time spent queued for the backend pool during the run, ms. */
-  poolQueueMs?: { mean: number; p50?: number; p99?: number };
-  poolServiceMs?: { mean: number };
-  peakInFlight?: number;
-  cancellations?: number;
-  [key: string]: unknown;
-}
+/**
+ * The server's own view, read from the fixture server's /metrics before and after the run. Other keys
+ * may appear (the metrics contract can grow), hence the catch-all.
+ */
+export const serverViewSchema = z
+  .object({
+    requests: z.number().describe('requests whose handler started during the run'),
+    bytesOut: z.number().optional().describe('response body bytes written during the run'),
+    poolSize: z.number().optional().describe('backend pool workers'),
+    poolQueueMs: z
+      .strictObject({ mean: z.number(), p50: z.number().optional(), p99: z.number().optional() })
+      .optional()
+      .describe('time spent queued for the backend pool during the run: mean, p50, p99, milliseconds'),
+    poolServiceMs: z
+      .strictObject({ mean: z.number() })
+      .optional()
+      .describe('time a job held a backend pool worker: mean, milliseconds'),
+    peakInFlight: z.number().optional().describe('highest number of requests in handlers at once'),
+    cancellations: z.number().optional().describe('clients that went away during the run'),
+  })
+  .catchall(z.unknown())
+  .describe("The fixture server's own view of the run (its /metrics before and after).");
+/** The server's own view (see {@link serverViewSchema}). */
+export type ServerView = z.infer<typeof serverViewSchema>;
 
 /** One burst of a run; times in ms from its t0 (the instant its N requests were handed over). */
-export interface BurstRecordResult {
-  /** t0, ms since the run's origin. */
-  startMs: number;
-  /** t0 → the end of the last response, failed requests included. */
-  completionMs: number;
-  /** t0 → the first response headers (absent when no response came). */
-  firstResponseMs?: number;
-  ok: number;
-  failed: number;
-  /** Connections opened inside the timed period (0 with handshakes excluded). */
-  connectionsOpened: number;
-}
+export const burstRecordResultSchema = z.strictObject({
+  startMs: ms("the burst's t0 since the run's origin"),
+  completionMs: ms('t0 → the end of the last response, failed requests included'),
+  firstResponseMs: ms('t0 → the first response headers (absent when no response came)').optional(),
+  ok: z.number().int(),
+  failed: z.number().int(),
+  connectionsOpened: z
+    .number()
+    .int()
+    .describe('connections opened inside the timed period (0 with handshakes excluded)'),
+});
+/** One burst of a run (see {@link burstRecordResultSchema}). */
+export type BurstRecordResult = z.infer<typeof burstRecordResultSchema>;
 
 /**
  * What a burst run measured: N requests handed to the transport at once, the time until the last one
  * ended (the page-load question). The latency histograms of the run hold every request of every
  * burst, each from t0 (so they include the wait in the client for a connection or stream slot).
  */
-export interface BurstResult {
-  /** N: requests per burst. */
-  requests: number;
-  /** Bursts measured. */
-  bursts: number;
-  /** `include`: connections were opened inside the timed period; `exclude`: before t0. */
-  handshakes: 'include' | 'exclude';
-  /** Median over the bursts of t0 → last response end, ms: the figure compared. */
-  completionMs: number;
-  /** Median over the bursts of t0 → first response headers, ms (absent when no response came). */
-  firstResponseMs?: number;
-  /** Requests that failed, over all bursts (their end still counts for the completion time). */
-  failed: number;
-  /** Connections opened inside the timed periods, over all bursts. */
-  connectionsOpened: number;
-  /** Every burst, in order. */
-  perBurst: BurstRecordResult[];
-}
+export const burstResultSchema = z
+  .strictObject({
+    requests: z.number().int().describe('N: requests handed to the transport at once'),
+    bursts: z.number().int().describe('bursts measured'),
+    handshakes: z
+      .enum(['include', 'exclude'])
+      .describe('include: connections opened inside the timed period; exclude: before t0'),
+    completionMs: ms('median over the bursts of t0 → last response end (the figure compared)'),
+    firstResponseMs: ms('median over the bursts of t0 → first response headers').optional(),
+    failed: z
+      .number()
+      .int()
+      .describe('failed requests over all bursts (their end still counts for the completion time)'),
+    connectionsOpened: z.number().int().describe('connections opened inside the timed periods'),
+    perBurst: z.array(burstRecordResultSchema).describe('every burst, in order'),
+  })
+  .describe(
+    'Burst schedule: N requests at once, the time until the last one ended (the page-load question).',
+  );
+/** What a burst run measured (see {@link burstResultSchema}). */
+export type BurstResult = z.infer<typeof burstResultSchema>;
 
 /** The kernel's congestion-avoidance state of a connection (TCP_INFO tcpi_ca_state). */
-export type TcpCaState = 'open' | 'disorder' | 'cwr' | 'recovery' | 'loss';
+export const tcpCaStateSchema = z.enum(['open', 'disorder', 'cwr', 'recovery', 'loss']);
+/** The kernel's congestion-avoidance state of a connection (TCP_INFO tcpi_ca_state). */
+export type TcpCaState = z.infer<typeof tcpCaStateSchema>;
 
 /**
  * One connection as the kernel saw it from one end (Linux TCP_INFO), read when the connection closed
  * or, for one still open, at the end of the run. Sending facts (congestion window, retransmissions,
  * delivery rate) describe what THIS end sent: on the client that is requests, on the server responses.
+ * Also the shape the fixture server's metrics carry per connection.
  */
-export interface TcpConnectionInfo {
-  /** The client's port: a connection's identity within a run (it matches server readings and link flows). */
-  clientPort: number;
-  serverPort: number;
-  /** `close`: read as the connection closed; `open`: still open when read (the run's end, a scrape). */
-  readAt: 'close' | 'open';
-  /** The congestion control algorithm of this socket (TCP_CONGESTION), e.g. "cubic". */
-  congestionControl?: string;
-  /** Congestion window, segments (tcpi_snd_cwnd). */
-  cwndSegments: number;
-  /** Sender's maximum segment size, bytes (tcpi_snd_mss). */
-  mssBytes: number;
-  /** Slow-start threshold, segments; absent while still in the initial slow start (infinite). */
-  ssthreshSegments?: number;
-  /** Smoothed RTT and its variation, ms (tcpi_rtt, tcpi_rttvar). */
-  rttMs: number;
-  rttVarMs: number;
-  /** Lowest RTT seen, ms (tcpi_min_rtt). */
-  minRttMs?: number;
-  /** Segments retransmitted over the connection's life (tcpi_total_retrans). */
-  retransmittedSegments: number;
-  /** Segments marked lost and not yet repaired when read (tcpi_lost; not cumulative). */
-  lostSegments: number;
-  /** Retransmission timeouts in a row when read (tcpi_retransmits). */
-  consecutiveTimeouts: number;
-  caState: TcpCaState;
-  /** Bytes sent (payload, retransmissions included: tcpi_bytes_sent), acknowledged, retransmitted. */
-  bytesSent?: number;
-  bytesAcked?: number;
-  bytesRetransmitted?: number;
-  /** Payload bytes received (tcpi_bytes_received). */
-  bytesReceived?: number;
-  segmentsOut: number;
-  segmentsIn: number;
-  /** The kernel's estimate of the most recent delivery rate, bits/s (tcpi_delivery_rate × 8). */
-  deliveryRateBitsPerSec?: number;
-  /** Time busy sending, and of it limited by the peer's receive window or by the send buffer, ms. */
-  busyMs?: number;
-  rwndLimitedMs?: number;
-  sndbufLimitedMs?: number;
-}
+export const tcpConnectionInfoSchema = z
+  .strictObject({
+    clientPort: z
+      .number()
+      .int()
+      .describe(
+        "the client's port: the connection's identity within a run (matches server readings and link flows)",
+      ),
+    serverPort: z.number().int(),
+    readAt: z.enum(['close', 'open']).describe('read as it closed, or while still open (run end, scrape)'),
+    congestionControl: z
+      .string()
+      .optional()
+      .describe('the congestion control algorithm of this socket (TCP_CONGESTION), e.g. "cubic"'),
+    cwndSegments: count('congestion window, segments (tcpi_snd_cwnd)'),
+    mssBytes: count('sender MSS, bytes (tcpi_snd_mss)'),
+    ssthreshSegments: count('slow-start threshold, segments (absent while infinite)').optional(),
+    rttMs: ms('smoothed RTT (tcpi_rtt)'),
+    rttVarMs: ms('RTT variation (tcpi_rttvar)'),
+    minRttMs: ms('lowest RTT seen (tcpi_min_rtt)').optional(),
+    retransmittedSegments: count('segments retransmitted over the connection (tcpi_total_retrans)'),
+    lostSegments: count('segments marked lost when read (tcpi_lost, not cumulative)'),
+    consecutiveTimeouts: count('retransmission timeouts in a row when read (tcpi_retransmits)'),
+    caState: tcpCaStateSchema,
+    bytesSent: z
+      .number()
+      .optional()
+      .describe('payload bytes sent, retransmissions included (tcpi_bytes_sent)'),
+    bytesAcked: z.number().optional().describe('payload bytes acknowledged (tcpi_bytes_acked)'),
+    bytesRetransmitted: z.number().optional().describe('payload bytes retransmitted (tcpi_bytes_retrans)'),
+    bytesReceived: z.number().optional().describe('payload bytes received (tcpi_bytes_received)'),
+    segmentsOut: z.number().int(),
+    segmentsIn: z.number().int(),
+    deliveryRateBitsPerSec: z
+      .number()
+      .optional()
+      .describe("the kernel's estimate of the most recent delivery rate, bits per second"),
+    busyMs: ms('time busy sending').optional(),
+    rwndLimitedMs: ms('time limited by the peer receive window').optional(),
+    sndbufLimitedMs: ms('time limited by the send buffer').optional(),
+  })
+  .describe(
+    "One connection as the kernel saw it from one end (Linux TCP_INFO); sending facts are this end's.",
+  );
+/** One connection as the kernel saw it from one end (see {@link tcpConnectionInfoSchema}). */
+export type TcpConnectionInfo = z.infer<typeof tcpConnectionInfoSchema>;
 
 /** The TCP facts of one end's connections in a run. */
-export interface TcpSideSummary {
-  /** Connections read (every one of the run's, up to the bound; see `unread`). */
-  connections: number;
-  /** Connections of the run that could not be read (closed before a reading, past the bound). */
-  unread?: number;
-  /** Congestion windows at each connection's reading, segments. */
-  cwndSegments: { sum: number; median: number; max: number };
-  /** Σ cwnd × MSS: how much the connections together could have in flight at the end, bytes. */
-  cwndBytesSum: number;
-  /** Σ segments retransmitted, and Σ segments sent (the retransmission rate's denominator). */
-  retransmittedSegments: number;
-  segmentsOut: number;
-  /** Σ bytes retransmitted (kernels ≥ 4.19). */
-  bytesRetransmitted?: number;
-  /** Smoothed RTT at each reading, ms. */
-  rttMs: { median: number; max: number };
-  /** Delivery rate estimates at each reading, bits/s. */
-  deliveryRateBitsPerSec?: { median: number; sum: number };
-  /** The algorithm(s) the sockets used, e.g. ["cubic"]. */
-  congestionControl?: string[];
-  /** The readings, at most 64 (the summary covers all); `perConnectionOmitted` says how many more. */
-  perConnection: TcpConnectionInfo[];
-  perConnectionOmitted?: number;
-}
+export const tcpSideSummarySchema = z
+  .strictObject({
+    connections: count("connections read (every one of the run's, up to the bound; see unread)"),
+    unread: count(
+      'connections of the run that could not be read (closed before a reading, past the bound)',
+    ).optional(),
+    cwndSegments: z
+      .strictObject({ sum: z.number(), median: z.number(), max: z.number() })
+      .describe("congestion windows at each connection's reading, segments"),
+    cwndBytesSum: z
+      .number()
+      .describe('Σ cwnd × MSS: how much the connections together could have in flight at the end, bytes'),
+    retransmittedSegments: z.number().int().describe('Σ segments retransmitted'),
+    segmentsOut: z.number().int().describe('Σ segments sent (the retransmission rate’s denominator)'),
+    bytesRetransmitted: z.number().optional().describe('Σ bytes retransmitted (kernels ≥ 4.19)'),
+    rttMs: z
+      .strictObject({ median: z.number(), max: z.number() })
+      .describe('smoothed RTT at each reading, milliseconds'),
+    deliveryRateBitsPerSec: z
+      .strictObject({ median: z.number(), sum: z.number() })
+      .optional()
+      .describe('delivery rate estimates at each reading, bits per second'),
+    congestionControl: z
+      .array(z.string())
+      .optional()
+      .describe('the algorithm(s) the sockets used, e.g. ["cubic"]'),
+    perConnection: z.array(tcpConnectionInfoSchema).describe('at most 64 readings (the summary covers all)'),
+    perConnectionOmitted: z.number().int().optional().describe('readings left out of perConnection'),
+  })
+  .describe("The TCP facts of one end's connections in the run.");
+/** The TCP facts of one end's connections (see {@link tcpSideSummarySchema}). */
+export type TcpSideSummary = z.infer<typeof tcpSideSummarySchema>;
 
 /** The emulated link's drops on one connection of the run (matched by client port). */
-export interface LinkDropsOfConnection {
-  clientPort: number;
-  /** Dropped by random loss, client → server (up) and server → client (down), packets. */
-  lossUp: number;
-  lossDown: number;
-  /** Dropped at the full bottleneck queue, packets. */
-  queueUp: number;
-  queueDown: number;
-}
+export const linkDropsOfConnectionSchema = z.strictObject({
+  clientPort: z.number().int(),
+  lossUp: z.number().int().describe('packets dropped by random loss, client → server'),
+  lossDown: z.number().int().describe('packets dropped by random loss, server → client'),
+  queueUp: z.number().int().describe('packets dropped at the full bottleneck queue, client → server'),
+  queueDown: z.number().int().describe('packets dropped at the full bottleneck queue, server → client'),
+});
+/** The emulated link's drops on one connection (see {@link linkDropsOfConnectionSchema}). */
+export type LinkDropsOfConnection = z.infer<typeof linkDropsOfConnectionSchema>;
 
 /** Packets the emulated link dropped on the run's connections. */
-export interface LinkDropsSummary {
-  /** The run's connections looked up (all with a client-side reading). */
-  connections: number;
-  /** Σ packets dropped by random loss / at the full queue, both directions. */
-  lossPackets: number;
-  queuePackets: number;
-  /** Σ packets dropped client → server / server → client. */
-  upPackets: number;
-  downPackets: number;
-  /** Per connection, at most 64 (zeros included); `perConnectionOmitted` says how many more. */
-  perConnection: LinkDropsOfConnection[];
-  perConnectionOmitted?: number;
-}
+export const linkDropsSummarySchema = z
+  .strictObject({
+    connections: count('connections looked up (all with a client-side reading)'),
+    lossPackets: z.number().int().describe('Σ packets dropped by random loss, both directions'),
+    queuePackets: z.number().int().describe('Σ packets dropped at the full queue, both directions'),
+    upPackets: z.number().int().describe('Σ packets dropped client → server'),
+    downPackets: z.number().int().describe('Σ packets dropped server → client'),
+    perConnection: z.array(linkDropsOfConnectionSchema).describe('at most 64 (zeros included)'),
+    perConnectionOmitted: z.number().int().optional().describe('connections left out of perConnection'),
+  })
+  .describe("Packets the emulated link dropped on the run's connections, by direction and cause.");
+/** Packets the emulated link dropped (see {@link linkDropsSummarySchema}). */
+export type LinkDropsSummary = z.infer<typeof linkDropsSummarySchema>;
 
 /**
  * Per-connection TCP facts from the kernel. Each end's view is kept apart: the congestion window
  * that decides a download is the server's (its sending direction), the client's carries requests.
  */
-export interface TcpFacts {
-  /** h2lab's own sockets (always read where the native addon loads, Linux). */
-  client?: TcpSideSummary;
-  /** The fixture server's sockets of this run's connections (its metrics, matched by client port). */
-  server?: TcpSideSummary;
-  /** The emulated link's drops on this run's connections (runs through a relay link). */
-  linkDrops?: LinkDropsSummary;
-}
+export const tcpFactsSchema = z
+  .strictObject({
+    client: tcpSideSummarySchema
+      .optional()
+      .describe("h2lab's own sockets (the request direction; read where the native addon loads, Linux)"),
+    server: tcpSideSummarySchema
+      .optional()
+      .describe(
+        "the fixture server's sockets of this run's connections (the response direction; by client port)",
+      ),
+    linkDrops: linkDropsSummarySchema.optional(),
+  })
+  .describe('Per-connection TCP facts from the kernel (Linux TCP_INFO) and the emulated link.');
+/** Per-connection TCP facts (see {@link tcpFactsSchema}). */
+export type TcpFacts = z.infer<typeof tcpFactsSchema>;
 
 /** Medians of one group of requests (new or warm connections), from their send (setup excluded). */
-export interface ConnectionAgeMedians {
-  /** Requests with a response. */
-  count: number;
-  /** Time to response headers, ms. */
-  ttfbP50Ms: number;
-  /** Time to the end of the response, ms (slow start on a new connection shows here). */
-  responseP50Ms: number;
-  /** Responses with a body of 1 to 4,096 bytes (stats.ts SMALL_BODY_BYTES). */
-  smallBodyCount: number;
-  /** For those: from the headers to the end of the body, ms (≈ 0 unless a segment was held back). */
-  bodyAfterHeadersP50Ms: number;
+export const connectionAgeMediansSchema = z.strictObject({
+  count: z.number().int().describe('requests with a response'),
+  ttfbP50Ms: ms('median time from the send to the response headers'),
+  responseP50Ms: ms('median time from the send to the end of the response (slow start shows here)'),
+  smallBodyCount: z.number().int().describe('responses with a body of 1 to 4096 bytes'),
+  bodyAfterHeadersP50Ms: ms(
+    'for those, median time from the headers to the end of the body (≈ 0 unless a segment was held back)',
+  ),
+});
+/** Medians of one group of requests (see {@link connectionAgeMediansSchema}). */
+export type ConnectionAgeMedians = z.infer<typeof connectionAgeMediansSchema>;
+
+/** The zod schema of one run's result: the source of the {@link RunResult} type and its JSON Schema. */
+export const runResultSchema = z
+  .strictObject({
+    kind: z.literal('h2lab.run'),
+    version: z.literal(RUN_RESULT_VERSION),
+    options: z.record(z.string(), z.unknown()).describe('The resolved options: enough to reproduce the run.'),
+    environment: runEnvironmentSchema,
+    target: z.strictObject({
+      url: z.string(),
+      embedded: z.boolean().describe('true when h2lab started the fixture server in its own process'),
+    }),
+    transport: z.strictObject({
+      name: strategyNameSchema,
+      connections: z.number().int().describe('connections (h1) or sessions (h2-pool) allowed'),
+      policy: z.string().optional().describe('h2-pool session choice policy'),
+      client: z
+        .enum(['h2lab', 'node'])
+        .optional()
+        .describe("HTTP/2 only: whose client carried the sessions — h2lab's own, or node:http2"),
+      noDelay: z.boolean().optional().describe("Nagle off (TCP_NODELAY) on the client's sockets"),
+      window: windowInfoSchema.optional(),
+    }),
+    protocol: z.strictObject({
+      requested: wireProtocolSchema,
+      negotiated: z.union([wireProtocolSchema, z.literal('none')]),
+    }),
+    schedule: z.strictObject({
+      mode: z.enum(['closed', 'open', 'burst']),
+      concurrency: z.number().int().optional().describe('closed loop: requests in flight; burst: N'),
+      rateRps: z.number().optional().describe('open loop: requests per second'),
+      arrivals: z.enum(['even', 'poisson']).optional(),
+      bursts: z.number().int().optional().describe('burst: bursts in the run'),
+      gapMs: ms('burst: pause between bursts').optional(),
+      handshakes: z
+        .enum(['include', 'exclude'])
+        .optional()
+        .describe('burst: whether connection setup lies inside the timed period'),
+    }),
+    burst: burstResultSchema.optional(),
+    durationMs: ms('measured period after warm-up'),
+    warmupMs: ms('warm-up period'),
+    counts: z.strictObject({
+      total: z.number().int(),
+      ok: z.number().int(),
+      failed: z.number().int(),
+      byStatus: z
+        .record(z.string(), z.number().int())
+        .describe('responses by HTTP status, e.g. { "200": 990, "503": 10 }'),
+      byFailure: z
+        .partialRecord(failureClassSchema, z.number().int())
+        .describe('transport failures by class'),
+      late: z
+        .number()
+        .int()
+        .optional()
+        .describe('open loop: requests that could not be sent at their intended time (sent late)'),
+      warmup: z
+        .number()
+        .int()
+        .optional()
+        .describe('requests that fell in the warm-up (sent to the server, excluded from every other figure)'),
+      retried: z
+        .number()
+        .int()
+        .optional()
+        .describe(
+          'requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to twice; each counted once in total, with its last outcome',
+        ),
+    }),
+    throughput: z.strictObject({
+      rps: z.number().describe('requests per second over the measured period (counts.total, every outcome)'),
+      bytesPerSec: z.number().describe('response body bytes per second'),
+      bytesIn: z.number().describe('response body bytes received'),
+      bytesOut: z.number().describe('request body bytes sent'),
+    }),
+    /**
+     * Closed loop: from when the request was handed to the transport to the end of the response — what
+     * the caller waited, including any wait for a connection or stream slot (see `clientQueueMs`).
+     * Open loop: from the intended send time (corrected for coordinated omission). Responses of any
+     * status are included; transport failures are not (they are in `counts.byFailure`).
+     */
+    latencyMs: latencySummaryMsSchema,
+    /** Open loop only: latency from the actual send (`sentMs`), uncorrected for coordinated omission. */
+    latencyUncorrectedMs: latencySummaryMsSchema.optional(),
+    /** From the actual send to the response headers. */
+    ttfbMs: latencySummaryMsSchema,
+    /** Time requests waited inside the client for a connection or a stream slot. */
+    clientQueueMs: latencySummaryMsSchema,
+    histograms: z.strictObject({
+      latency: encodedHistogramSchema,
+      ttfb: encodedHistogramSchema,
+      latencyUncorrected: encodedHistogramSchema.optional(),
+    }),
+    connections: z.strictObject({
+      opened: z.number().int(),
+      /** Connect time of new connections. */
+      connectMs: latencySummaryMsSchema.optional(),
+      /** TLS handshake time of new connections. */
+      tlsMs: latencySummaryMsSchema.optional(),
+      peakInFlight: z.number().int(),
+      peakStreamsPerConnection: z
+        .number()
+        .int()
+        .optional()
+        .describe('HTTP/2: highest number of concurrent streams on one connection'),
+      serverMaxConcurrentStreams: z
+        .number()
+        .optional()
+        .describe('HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS the server announced (absent: none announced)'),
+      streamCapHits: z
+        .number()
+        .int()
+        .optional()
+        .describe('HTTP/2: how many times a request waited because the stream cap was reached'),
+      tlsVersion: z
+        .string()
+        .optional()
+        .describe('TLS version the server chose (e.g. TLSv1.3); absent over cleartext'),
+      requestsPerConnection: z.strictObject({ mean: z.number(), max: z.number() }),
+      tcp: tcpFactsSchema.optional(),
+    }),
+    /** The load client's own saturation. */
+    client: z.strictObject({
+      eventLoopUtilization: z.number().describe('event-loop utilisation of the load thread(s), 0..1'),
+      cpu: z
+        .number()
+        .describe(
+          'CPU seconds used by the load process / wall seconds (1.0 = one core); includes the embedded fixture server',
+        ),
+      workers: z.number().int(),
+      maxRssBytes: z
+        .number()
+        .optional()
+        .describe(
+          'peak resident set size of the load process (all its threads) at the end of the run, bytes',
+        ),
+      saturated: z.boolean().describe('true when the client was probably the bottleneck; note says why'),
+      note: z.string().optional(),
+    }),
+    server: serverViewSchema.optional(),
+    /**
+     * HTTP/2 on h2lab's own client: how long its receive windows stopped the server, summed over
+     * sessions and worker threads. Absent where not measured: HTTP/1.1, and `--h2-client node`
+     * (node:http2 does not expose when its windows run out).
+     */
+    flowControl: flowControlStatsSchema.optional(),
+    /**
+     * A request is "new" when it opened its connection or was the first on one opened before the run
+     * (src/report/confounders.ts reads the Nagle / delayed-ACK signature from the difference).
+     */
+    connectionAge: z
+      .strictObject({ newConnection: connectionAgeMediansSchema, warmConnection: connectionAgeMediansSchema })
+      .optional()
+      .describe('first requests on new connections vs requests on warm ones (the Nagle signature)'),
+    warnings: z.array(z.string()).describe('anything that could distort the numbers, in words'),
+    error: resultErrorSchema
+      .optional()
+      .describe('set when the run failed or was interrupted; the rest is what was measured until then'),
+  })
+  .describe('The result of one h2lab load run (h2lab bench --json, and every run inside compare results).');
+/** One load run's result (see {@link runResultSchema}). */
+export type RunResult = z.infer<typeof runResultSchema>;
+
+/** The published JSON Schema (draft 2020-12) of a RunResult. */
+export function runResultJsonSchema(): Record<string, unknown> {
+  return publishedJsonSchema('h2lab RunResult', runResultSchema);
 }
 
-/** One load run's result. */
-export interface RunResult {
-  kind: 'h2lab.run';
-  version: typeof RUN_RESULT_VERSION;
-  /** The resolved options, so the run can be reproduced. */
-  options: Record<string, unknown>;
-  environment: RunEnvironment;
-  target: { url: string; embedded: boolean };
-  transport: {
-    name: TransportName;
-    /** Connections (h1) or sessions (h2-pool) allowed. */
-    connections: number;
-    /** h2-pool session choice policy. */
-    policy?: string;
-    /** HTTP/2 only: whose client carried the sessions — h2lab's own, or node:http2. */
-    client?: 'h2lab' | 'node';
-    window?: WindowInfo;
-    /** Nagle's algorithm off (TCP_NODELAY) on every socket the client opened: always true for h2lab's transports. */
-    noDelay?: boolean;
-  };
-  protocol: { requested: WireProtocol; negotiated: WireProtocol | 'none' };
-  schedule: {
-    /** `burst`: N requests at one instant, `concurrency` = N (see {@link BurstResult}). */
-    mode: 'closed' | 'open' | 'burst';
-    concurrency?: number;
-    rateRps?: number;
-    arrivals?: 'even' | 'poisson';
-    /** Burst: bursts in the run. */
-    bursts?: number;
-    /** Burst: pause between bursts, ms. */
-    gapMs?: number;
-    /** Burst: whether connection setup lies inside the timed period. */
-    handshakes?: 'include' | 'exclude';
-  };
-  /** Burst schedule only: the page-load figures. */
-  burst?: BurstResult;
-  /** Measured period (after warm-up), ms. */
-  durationMs: number;
-  warmupMs: number;
-  counts: {
-    total: number;
-    ok: number;
-    failed: number;
-    /** Responses by HTTP status, e.g. { "200": 990, "503": 10 }. */
-    byStatus: Record<string, number>;
-    /** Transport failures by class. */
-    byFailure: Partial<Record<FailureClass, number>>;
-    /** Open loop: requests that could not be sent at their intended time (sent late). */
-    late?: number;
-    /** Requests that fell in the warm-up (sent to the server, excluded from every other figure). */
-    warmup?: number;
-    /**
-     * Requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to
-     * twice; each is counted once in `total`, with the outcome of its last attempt.
-     */
-    retried?: number;
-  };
-  throughput: { rps: number; bytesPerSec: number; bytesIn: number; bytesOut: number };
-  /**
-   * Closed loop: from when the request was handed to the transport to the end of the response — what
-   * the caller waited, including any wait for a connection or stream slot (see `clientQueueMs`).
-   * Open loop: from the intended send time (corrected for coordinated omission). Responses of any
-   * status are included; transport failures are not (they are in `counts.byFailure`).
-   */
-  latencyMs: LatencySummaryMs;
-  /** Open loop only: latency from the actual send (`sentMs`), uncorrected for coordinated omission. */
-  latencyUncorrectedMs?: LatencySummaryMs;
-  /** From the actual send to the response headers. */
-  ttfbMs: LatencySummaryMs;
-  /** Time requests waited inside the client for a connection or a stream slot. */
-  clientQueueMs: LatencySummaryMs;
-  histograms: { latency: EncodedHistogram; ttfb: EncodedHistogram; latencyUncorrected?: EncodedHistogram };
-  connections: {
-    opened: number;
-    /** Connect and TLS handshake times of new connections. */
-    connectMs?: LatencySummaryMs;
-    tlsMs?: LatencySummaryMs;
-    peakInFlight: number;
-    /** HTTP/2: highest number of concurrent streams on one connection. */
-    peakStreamsPerConnection?: number;
-    /** HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS the server announced (undefined = none announced). */
-    serverMaxConcurrentStreams?: number;
-    /** HTTP/2: how many times a request waited because the stream cap was reached. */
-    streamCapHits?: number;
-    /** TLS version the server chose (`TLSv1.3`); undefined over cleartext. */
-    tlsVersion?: string;
-    requestsPerConnection: { mean: number; max: number };
-    /** Per-connection TCP facts (Linux, native addon); absent where they could not be measured. */
-    tcp?: TcpFacts;
-  };
-  /** The load client's own saturation. */
-  client: {
-    eventLoopUtilization: number;
-    /**
-     * CPU seconds used by the load process / wall seconds (1.0 = one core). With the embedded fixture
-     * server this includes the server's thread (it runs in the same process).
-     */
-    cpu: number;
-    workers: number;
-    /** Peak resident set size of the load process (all its threads) at the end of the run, bytes. */
-    maxRssBytes?: number;
-    /** True when the client was probably the bottleneck; `note` says why in words. */
-    saturated: boolean;
-    note?: string;
-  };
-  server?: ServerView;
-  /**
-   * HTTP/2 on h2lab's own client: how long its receive windows stopped the server (src/h2/flow-stalls.ts
-   * defines a stall), summed over sessions and worker threads. Absent where not measured: HTTP/1.1,
-   * and `--h2-client node` (node:http2 does not expose when its windows run out).
-   */
-  flowControl?: FlowControlStats;
-  /**
-   * First requests on new connections vs requests on warm ones (the Nagle / delayed-ACK signature,
-   * src/report/confounders.ts). A request is "new" when it opened its connection or was the first on
-   * one opened before the run.
-   */
-  connectionAge?: { newConnection: ConnectionAgeMedians; warmConnection: ConnectionAgeMedians };
-  /** Warnings in words: anything that could distort the numbers. */
-  warnings: string[];
-  /** Set when the run failed or was interrupted; the rest is what was measured until then. */
-  error?: { code: string; message: string; details?: Record<string, unknown> };
+/** Checks that a value read from JSON is a {@link RunResult} of this version; throws a ZodError if not. */
+export function parseRunResult(value: unknown): RunResult {
+  return runResultSchema.parse(value);
 }

@@ -1,78 +1,86 @@
 /**
  * The per-request vocabulary every folder shares: strategy names, wire protocols, failure classes, the
- * {@link Sample} each request yields, and the flow-control stall counters of an HTTP/2 session.
+ * {@link Sample} each request yields, and the flow-control stall counters of an HTTP/2 session. Each is
+ * a zod schema with its TypeScript type inferred from it; `docs/sample.schema.json` is generated from
+ * {@link sampleSchema} (`npm run schema`).
  */
+import { z } from 'zod';
+import { ms, publishedJsonSchema } from './fields.ts';
 
 /** Client strategies. The name is also the file name in src/transport/ (the registry key). */
-export type TransportName = 'h1' | 'h2' | 'h2-pool';
+export const strategyNameSchema = z.enum(['h1', 'h2', 'h2-pool']);
+/** Client strategies. The name is also the file name in src/transport/ (the registry key). */
+export type TransportName = z.infer<typeof strategyNameSchema>;
 
 /** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge). */
-export type WireProtocol = 'http/1.1' | 'h2' | 'h2c';
+export const wireProtocolSchema = z.enum(['http/1.1', 'h2', 'h2c']);
+/** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge). */
+export type WireProtocol = z.infer<typeof wireProtocolSchema>;
 
 /**
- * Why a request failed. `http` is a response with status >= 400 (counted separately by status);
- * the rest are transport failures.
+ * Why a request failed at the transport level. (A response with status >= 400 is not a failure
+ * class: it is counted by status.)
  */
-export type FailureClass =
-  | 'connect'
-  | 'tls'
-  | 'reset'
-  | 'timeout'
-  | 'goaway'
-  | 'refused-stream'
-  | 'protocol-mismatch'
-  | 'aborted'
-  | 'other';
+export const failureClassSchema = z.enum([
+  'connect',
+  'tls',
+  'reset',
+  'timeout',
+  'goaway',
+  'refused-stream',
+  'protocol-mismatch',
+  'aborted',
+  'other',
+]);
+/** Why a request failed at the transport level (HTTP errors are counted by status instead). */
+export type FailureClass = z.infer<typeof failureClassSchema>;
 
 /**
  * One record per request, with monotonic times in milliseconds since the run's origin
- * (`performance.now()` based, fractional).
+ * (`performance.now()` based, fractional). One line of `--samples FILE` (NDJSON).
  */
-export interface Sample {
-  /** Sequence number in issue order. */
-  seq: number;
-  /** Open loop: when the schedule wanted the request sent. Closed loop: equal to `queuedMs`. */
-  intendedMs: number;
-  /** When the engine handed the request to the transport. */
-  queuedMs: number;
-  /** When the transport started writing it (after waiting for a connection or stream slot). */
-  sentMs: number;
-  /** When response headers arrived (undefined on failure before headers). */
-  headersMs?: number;
-  /** When the response body ended or the request failed. */
-  endMs: number;
-  /** Transport-local connection id (unique within a run). */
-  connectionId: number;
-  /** True when this request opened its connection. */
-  newConnection: boolean;
-  /** TCP connect time of a new connection, ms. */
-  connectMs?: number;
-  /** TLS handshake time of a new connection, ms. */
-  tlsMs?: number;
-  /** HTTP status; undefined when the request failed before a response. */
-  status?: number;
-  /** Response body bytes received. */
-  bytesIn: number;
-  /** Request body bytes sent. */
-  bytesOut: number;
-  protocol: WireProtocol;
-  /** HTTP/2 stream id. */
-  streamId?: number;
-  /** Set when the request failed at the transport level. */
-  error?: FailureClass;
-  /** Human detail of the failure (error code, message). */
-  errorDetail?: string;
-  /** True when the sample falls in the warm-up period (excluded from statistics). */
-  warmup?: boolean;
-  /**
-   * Times it was sent again after the server refused it unprocessed (GOAWAY above its stream, or
-   * REFUSED_STREAM: RFC 9113 §8.7), as browsers do. The other fields describe the last attempt;
-   * `queuedMs`/`intendedMs` are the first's, so latency includes the retries.
-   */
-  retries?: number;
-}
+export const sampleSchema = z
+  .strictObject({
+    seq: z.number().int().describe('sequence number in issue order'),
+    intendedMs: ms('open loop: when the schedule wanted it sent; closed loop: equal to queuedMs'),
+    queuedMs: ms('when the engine handed it to the transport'),
+    sentMs: ms('when the transport started writing it (after any wait for a connection or stream slot)'),
+    headersMs: ms('when the response headers arrived (absent on failure before headers)').optional(),
+    endMs: ms('when the response ended or the request failed'),
+    connectionId: z.number().int().describe('connection id, unique within the run (and worker thread)'),
+    newConnection: z.boolean().describe('true when this request opened its connection'),
+    connectMs: ms('TCP connect time of a new connection').optional(),
+    tlsMs: ms('TLS handshake time of a new connection').optional(),
+    status: z
+      .number()
+      .int()
+      .optional()
+      .describe('HTTP status; absent when the request failed before a response'),
+    bytesIn: z.number().int().describe('response body bytes received'),
+    bytesOut: z.number().int().describe('request body bytes sent'),
+    protocol: wireProtocolSchema,
+    streamId: z.number().int().optional().describe('HTTP/2 stream id'),
+    error: failureClassSchema.optional().describe('set when the request failed at the transport level'),
+    errorDetail: z.string().optional().describe('human detail of the failure (error code, message)'),
+    warmup: z.boolean().optional().describe('true when it fell in the warm-up (excluded from statistics)'),
+    /**
+     * GOAWAY above its stream or REFUSED_STREAM (RFC 9113 §8.7): retried as browsers do. The other
+     * fields describe the last attempt; `queuedMs`/`intendedMs` are the first's, so latency includes
+     * the retries.
+     */
+    retries: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'times it was sent again after the server refused it unprocessed (GOAWAY, REFUSED_STREAM); the other fields describe the last attempt, queuedMs and intendedMs the first',
+      ),
+  })
+  .describe('One request of an h2lab load run: one line of the --samples NDJSON file.');
+/** One record per request (see {@link sampleSchema}). */
+export type Sample = z.infer<typeof sampleSchema>;
 
-/** One request as the transport sends it. */
+/** One request as the transport sends it (in memory only: never serialized, so no schema). */
 export interface RequestSpec {
   /** HTTP method, upper case. */
   method: string;
@@ -85,35 +93,45 @@ export interface RequestSpec {
 }
 
 /** Times the engine fixed before handing a request over (ms since the run's origin). */
-export interface RequestTiming {
-  seq: number;
-  intendedMs: number;
-  queuedMs: number;
-}
+export type RequestTiming = Pick<Sample, 'seq' | 'intendedMs' | 'queuedMs'>;
 
-/** Stall counters of one session (or a sum of sessions). Times in ms, sizes in bytes. */
-export interface FlowStalls {
-  /** Stall episodes of the connection's window. */
-  connectionStalls: number;
-  /** Stall episodes of streams' windows. */
-  streamStalls: number;
-  /** Wall time during which at least one window (the connection's or a stream's) was stalled, ms. */
-  stalledMs: number;
-  /** Time the connection's window was stalled, ms. */
-  connectionStalledMs: number;
-  /** Stall time of streams' windows, summed over streams (overlapping streams each count), ms. */
-  streamStalledMs: number;
-  /**
-   * The data that waited: after each stall, the DATA bytes that arrived on the stalled stream or
-   * connection up to the credit limit that ended it, each byte counted once.
-   */
-  bytesAfterStall: number;
-  /** How long the session was open (the time stalls are a share of), ms. */
-  sessionMs: number;
-}
+const flowStallsShape = {
+  connectionStalls: z.number().int().describe("stall episodes of the connection's receive window"),
+  streamStalls: z.number().int().describe("stall episodes of streams' receive windows"),
+  stalledMs: ms(
+    'wall time during which at least one window of a session (the connection or a stream) was stalled, summed over sessions',
+  ),
+  connectionStalledMs: ms("time the connection's window was stalled, summed over sessions"),
+  streamStalledMs: ms("stall time of streams' windows, summed over streams (overlapping streams each count)"),
+  bytesAfterStall: z
+    .number()
+    .describe(
+      'bytes that arrived after a stall up to the credit limit that ended it (the data that waited), each counted once',
+    ),
+  sessionMs: ms('how long the sessions were open, summed (the time stalls are a share of)'),
+};
+
+/**
+ * Stall counters of one HTTP/2 session, or a sum of sessions (src/h2/flow-stalls.ts defines a stall).
+ * Times in ms, sizes in bytes.
+ */
+export const flowStallsSchema = z.strictObject(flowStallsShape);
+/** Stall counters of one session (or a sum of sessions); see {@link flowStallsSchema}. */
+export type FlowStalls = z.infer<typeof flowStallsSchema>;
 
 /** Flow-control stalls of several sessions, summed over `sessions` (times add up per session). */
-export interface FlowControlStats extends FlowStalls {
-  /** Sessions measured. */
-  sessions: number;
+export const flowControlStatsSchema = z
+  .strictObject({ sessions: z.number().int().describe('HTTP/2 sessions measured'), ...flowStallsShape })
+  .describe("HTTP/2 flow-control stalls of h2lab's own client (absent for HTTP/1.1 and --h2-client node).");
+/** Flow-control stalls of several sessions (see {@link flowControlStatsSchema}). */
+export type FlowControlStats = z.infer<typeof flowControlStatsSchema>;
+
+/** The published JSON Schema (draft 2020-12) of one `--samples` line. */
+export function sampleJsonSchema(): Record<string, unknown> {
+  return publishedJsonSchema('h2lab Sample (one --samples NDJSON line)', sampleSchema);
+}
+
+/** Checks that a value read from JSON (one `--samples` line) is a {@link Sample}; throws a ZodError if not. */
+export function parseSample(value: unknown): Sample {
+  return sampleSchema.parse(value);
 }

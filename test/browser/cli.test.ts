@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/errors.ts';
-import { browserResultJsonSchema, parseBrowserResult } from '../../src/model/browser-schema.ts';
+import { parseBrowserResult } from '../../src/model/index.ts';
 import { chromiumMissing } from './helpers.ts';
 
 const run = async (args: string[]) => {
@@ -79,9 +79,4 @@ test('h2lab browser on the fixture: table, --json and a self-contained HTML repo
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-});
-
-test('docs/browser-result.schema.json is generated from the schema (scripts/gen-browser-schema.ts)', () => {
-  const published = JSON.parse(readFileSync('docs/browser-result.schema.json', 'utf8'));
-  assert.deepEqual(published, JSON.parse(JSON.stringify(browserResultJsonSchema())));
 });

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startFixture } from '../../src/browser/fixture.ts';
 import { measureBrowser } from '../../src/browser/index.ts';
-import { parseBrowserResult } from '../../src/model/browser-schema.ts';
 import type { BrowserResult } from '../../src/model/index.ts';
+import { parseBrowserResult } from '../../src/model/index.ts';
 import { chromiumMissing } from './helpers.ts';
 
 const summary = (r: BrowserResult, id: string) => {

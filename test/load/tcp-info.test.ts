@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
 import { attachServerTcpFrom, runLoad } from '../../src/load/index.ts';
-import { runResultSchema } from '../../src/model/run-schema.ts';
+import { runResultSchema } from '../../src/model/index.ts';
 import { readTcpInfo, TcpLog, tcpInfoAvailable } from '../../src/net/tcp-info.ts';
 import { startServer } from '../../src/server/index.ts';
 

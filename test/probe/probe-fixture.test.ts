@@ -1,10 +1,12 @@
 // probe() against h2lab's own fixture server (src/server) in its configurations: both listeners,
-// mTLS required and requested, idle timeouts, and a response whose head comes late.
+// mTLS required and requested, idle timeouts, and a response whose head comes late; and its results
+// validate against the published ProbeResult schema.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { type ProbeResult, parseProbeResult, probeResultSchema } from '../../src/model/index.ts';
 import { probe } from '../../src/probe/index.ts';
 import { type RunningServer, type ServerOptionsInput, startServer } from '../../src/server/index.ts';
 import { testCerts } from './certs.ts';
@@ -111,6 +113,50 @@ describe('fixture server', () => {
       );
       assert.equal(h2?.how, 'goaway');
       assert.equal(r.large?.verdict, 'late', r.large?.detail);
+    });
+  });
+});
+
+describe('the result as data', () => {
+  /** The result as a reader of `h2lab probe --json` gets it. */
+  const roundTrip = (r: ProbeResult): unknown => JSON.parse(JSON.stringify(r));
+  const fits = (r: ProbeResult) => {
+    const parsed = probeResultSchema.safeParse(roundTrip(r));
+    assert.ok(parsed.success, `${r.url}: ${parsed.success ? '' : parsed.error.message}`);
+    return parseProbeResult(roundTrip(r));
+  };
+
+  test('results validate against the schema: plain with idle timeouts and a late head, TLS with an unmet expectation, mTLS required', async () => {
+    await withFixture({ keepAliveTimeoutMs: 300, h2IdleTimeoutMs: 400 }, async (s) => {
+      const plain = fits(
+        await probe(`${s.plainUrl}/`, { waitIdleMs: 1500, largePath: '/slow-headers?ms=200' }),
+      );
+      assert.ok(
+        plain.idle?.length && plain.large && plain.h2 && plain.keepAlive,
+        'idle, large, h2, keep-alive',
+      );
+      const tls = fits(
+        await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['h2', 'tls1.3', 'h2c'] }),
+      );
+      assert.ok(tls.tls?.certificate.chain.length, 'a certificate chain');
+      assert.ok(tls.expectations?.unmet.length, 'h2c over TLS is an unmet expectation');
+    });
+    await withFixture({ plain: false, clientAuth: 'require', ca: file('ca.pem') }, async (s) => {
+      const bare = fits(await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem') }));
+      assert.equal(bare.tls?.clientCertificate.required, true);
+    });
+  });
+
+  test('the schema is strict: a field the model does not know fails', async () => {
+    await withFixture({ plain: false }, async (s) => {
+      const json = roundTrip(await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem') })) as Record<
+        string,
+        unknown
+      >;
+      assert.ok(probeResultSchema.safeParse(json).success);
+      assert.equal(probeResultSchema.safeParse({ ...json, extra: 1 }).success, false);
+      const tls = { ...(json.tls as Record<string, unknown>), sessionTicket: true };
+      assert.equal(probeResultSchema.safeParse({ ...json, tls }).success, false);
     });
   });
 });

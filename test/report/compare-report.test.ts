@@ -1,16 +1,16 @@
 // The comparison's renderers: terminal and Markdown text, the self-contained HTML page opened in real
-// headless Chromium (charts drawn, screenshot non-empty), the published JSON Schema, and
+// headless Chromium (charts drawn, screenshot non-empty), and
 // `h2lab report` re-rendering and diffing saved files.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { compare } from '../../src/compare/engine.ts';
 import { writeResultsAtomic } from '../../src/compare/results-file.ts';
 import { syntheticRunner } from '../../src/compare/synthetic.ts';
-import { type CompareResult, compareResultJsonSchema } from '../../src/model/compare.ts';
+import type { CompareResult } from '../../src/model/compare.ts';
 import { loadHtmlAssets } from '../../src/report/assets.ts';
 import { renderHtml } from '../../src/report/render-html.ts';
 import { renderMarkdown, renderTerminal } from '../../src/report/render-text.ts';
@@ -127,11 +127,6 @@ test('the HTML opens in headless Chromium with every chart drawn', async (t) => 
   } finally {
     await browser.close();
   }
-});
-
-test('the published JSON Schema is the one generated from the model (npm run schema)', () => {
-  const published = JSON.parse(readFileSync('docs/compare-result.schema.json', 'utf8'));
-  assert.deepEqual(published, JSON.parse(JSON.stringify(compareResultJsonSchema())));
 });
 
 function h2lab(...args: string[]) {
