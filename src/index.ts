@@ -12,12 +12,16 @@ export * from './report/index.ts';
 export { renderBrowserHtml, renderBrowserText, renderRunText } from './report/index.ts';
 export * from './server/index.ts';
 export * from './tls/index.ts';
-export type { Transport, TransportStats } from './transport/index.ts';
+export type { Strategy, StrategyBuild, Transport, TransportStats } from './transport/index.ts';
 export {
   createTransport,
+  findStrategy,
+  getStrategy,
+  listStrategies,
   POOL_POLICIES,
+  registerStrategy,
   resolveWindow,
-  TRANSPORT_NAMES,
+  strategyNames,
   type TransportOptions,
   WINDOW_PRESETS,
   WINDOW_SIZES,

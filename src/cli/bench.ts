@@ -13,11 +13,19 @@ import {
   parseFraction,
   parseInteger,
 } from '../core/index.ts';
-import { type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
+import { LOAD_DEFAULTS, type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
 import type { RunResult } from '../model/index.ts';
 import { attachLinkDrops, linkWarnings, withLinkedFixture } from '../net/index.ts';
 import { renderRunText } from '../report/index.ts';
-import { H2_CLIENTS, POOL_POLICIES, TRANSPORT_NAMES, WINDOW_PRESETS } from '../transport/index.ts';
+import {
+  DEFAULT_STRATEGY,
+  H2_CLIENTS,
+  listStrategies,
+  POOL_POLICIES,
+  type Strategy,
+  strategyNames,
+  WINDOW_PRESETS,
+} from '../transport/index.ts';
 import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError } from './output.ts';
@@ -74,9 +82,23 @@ export function register(program: Command): void {
       '[url]',
       'target URL; ranges expand: /chunks/{0..63}. Omitted: start the embedded fixture server',
     )
-    .addOption(new Option('-p, --protocol <name>', 'client strategy').choices(TRANSPORT_NAMES).default('h2'))
-    .option('-c, --concurrency <n>', 'closed loop: requests in flight (default: h1 → --connections, else 6)')
-    .option('--connections <n>', 'h1: connections (default 6); h2-pool: sessions (default 4)')
+    .addOption(
+      new Option('-p, --protocol <name>', 'client strategy')
+        .choices(strategyNames())
+        .default(DEFAULT_STRATEGY),
+    )
+    .option(
+      '-c, --concurrency <n>',
+      `closed loop: requests in flight (default: ${strategyHelp((s) => (s.multiplexed ? [] : [s.name])).join('/')} → --connections, else ${LOAD_DEFAULTS.concurrency})`,
+    )
+    .option(
+      '--connections <n>',
+      strategyHelp((s) =>
+        s.connections.fixed === undefined
+          ? [`${s.name}: ${s.connections.unit}s (default ${s.connections.default})`]
+          : [],
+      ).join('; '),
+    )
     .addOption(new Option('--policy <name>', 'h2-pool session choice').choices(POOL_POLICIES))
     .option('-r, --rate <rps>', 'open loop: requests per second (latency from the intended send time)')
     .addOption(new Option('--arrivals <kind>', 'open loop spacing').choices(['even', 'poisson']))
@@ -177,6 +199,11 @@ async function benchThroughLink(
       attachLinkDrops(result, stats);
     });
   });
+}
+
+/** Help words from the registered strategies, in their order. */
+function strategyHelp(f: (s: Strategy) => string[]): string[] {
+  return listStrategies().flatMap(f);
 }
 
 /** Maps flags to LoadOptions (human units parsed here; validation in the schema). */

@@ -26,9 +26,9 @@ import {
   parseList,
 } from '../core/index.ts';
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
-import { strategySchema } from '../model/index.ts';
 import { CONGESTION_CONTROLS, profileNames, resolveProfile } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
+import { findStrategy, strategyNames } from '../transport/index.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {
@@ -85,17 +85,21 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   const o: CompareOptionsInput = {};
   if (url) o.url = url;
   if (f.protocols) {
+    const names = strategyNames();
     o.protocols = parseList(f.protocols).map((p) => {
-      const r = strategySchema.safeParse(p);
-      if (!r.success)
-        throw invalidOption('--protocols', f.protocols, 'use a list of h1, h2, h2-pool, e.g. h1,h2');
-      return r.data;
+      if (!findStrategy(p))
+        throw invalidOption(
+          '--protocols',
+          f.protocols,
+          `use a list of ${names.join(', ')}, e.g. ${names.slice(0, 2).join(',')}`,
+        );
+      return p;
     });
   }
   if (f.baseline) {
-    const r = strategySchema.safeParse(f.baseline);
-    if (!r.success) throw invalidOption('--baseline', f.baseline, 'use one of h1, h2, h2-pool');
-    o.baseline = r.data;
+    if (!findStrategy(f.baseline))
+      throw invalidOption('--baseline', f.baseline, `use one of ${strategyNames().join(', ')}`);
+    o.baseline = f.baseline;
   }
   if (f.concurrency)
     o.concurrency = parseList(f.concurrency).map((c) => parseInteger(c, '--concurrency', 1, 10_000));

@@ -20,6 +20,7 @@ import { H2labError, isH2labError, VERSION } from '../core/index.ts';
 import type { CellResult, CompareResult, RunResult, Strategy, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
 import { buildVerdict } from '../report/index.ts';
+import { getStrategy } from '../transport/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
 import type { ServerMetricsReader } from './metrics.ts';
 import { serverViewFromScrapes } from './metrics.ts';
@@ -164,10 +165,6 @@ export function runOrder(cells: Cell[], runs: number): Array<[number, number]> {
     for (let r = 0; r < runs; r++) for (const i of members) order.push([i, r]);
   }
   return order;
-}
-
-function protocolLabel(p: Strategy): string {
-  return p === 'h1' ? 'HTTP/1.1' : 'HTTP/2';
 }
 
 /**
@@ -347,5 +344,6 @@ function notOfferedNote(protocol: Strategy, negotiated: string, detail: string):
   const said = /negotiated (h2c|h2|http\/1\.1)/.exec(detail)?.[1];
   const got = negotiated && negotiated !== 'none' && negotiated !== 'unknown' ? negotiated : said;
   const how = got ? `: it negotiated ${got}` : `: ${detail}`;
-  return `${protocolLabel(protocol)} not offered by the server${how} (enable HTTP/2 on the server, or leave ${protocol} out of --protocols)`;
+  const http = getStrategy(protocol).http;
+  return `${http} not offered by the server${how} (enable ${http} on the server, or leave ${protocol} out of --protocols)`;
 }

@@ -3,12 +3,13 @@
  * concurrency, the round's seed and the same duration for every strategy.
  */
 import { runLoad } from '../load/index.ts';
+import { getStrategy } from '../transport/index.ts';
 import type { CellRunner } from './engine.ts';
-import { type H1Connections, h1PoolFor } from './options.ts';
+import { cellConnections, type H1Connections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
 export interface LoadRunnerOptions {
-  /** HTTP/1.1 connections of a cell (see {@link h1PoolFor}). */
+  /** HTTP/1.1 connections of a cell (see {@link cellConnections}). */
   h1Connections: H1Connections;
   /** The comparison's concurrency axis (for a per-concurrency list of h1 connections). */
   concurrencies?: readonly number[];
@@ -32,12 +33,11 @@ export interface LoadRunnerOptions {
  */
 export function loadRunner(o: LoadRunnerOptions): CellRunner {
   return async (cell, ctx) => {
-    const connections =
-      cell.protocol === 'h1'
-        ? h1PoolFor(o.h1Connections, o.concurrencies ?? [cell.concurrency], cell.concurrency)
-        : cell.protocol === 'h2-pool'
-          ? Math.min(o.h2PoolSessions, cell.concurrency)
-          : undefined;
+    const connections = cellConnections(
+      { ...o, concurrencies: o.concurrencies ?? [cell.concurrency] },
+      getStrategy(cell.protocol),
+      cell.concurrency,
+    );
     // A burst cell: one burst of N = the cell's concurrency per run, on fresh connections; the run's
     // duration, request count and warm-up do not apply to it.
     const w = cell.workload;

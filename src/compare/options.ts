@@ -4,17 +4,24 @@
  */
 import { z } from 'zod';
 import { formatBytes, H2labError } from '../core/index.ts';
-import { strategySchema, type WorkloadInput, workloadSchema } from '../model/index.ts';
+import { strategyNameSchema } from '../load/index.ts';
+import { type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
-import { DEFAULT_WINDOW_PRESET } from '../transport/index.ts';
+import { baselineStrategy, DEFAULT_WINDOW_PRESET, type Strategy, strategyNames } from '../transport/index.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
 const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
 
 /** Defaults, each with its unit and why. */
 export const COMPARE_DEFAULTS = Object.freeze({
-  protocols: ['h1', 'h2', 'h2-pool'] as const,
-  baseline: 'h1' as const,
+  /** Every registered strategy, in the registry's order (read when asked: one registered later joins). */
+  get protocols(): string[] {
+    return strategyNames();
+  },
+  /** The strategy that declares itself the baseline (h1: what HTTP/2 has to beat). */
+  get baseline(): string {
+    return baselineStrategy().name;
+  },
   /** One client, a handful (a browser's six), and a busy service. */
   concurrency: [1, 8, 64],
   /** 5 runs per cell, the first of each discarded as warm-up: 4 kept runs per side for the interval. */
@@ -65,6 +72,22 @@ export const h1ConnectionsSchema = z.union([
 export type H1Connections = z.output<typeof h1ConnectionsSchema>;
 
 /**
+ * Connections (sessions) of one cell of strategy `s`, or undefined for a fixed count. A pool of
+ * one-request connections is sized by `--h1-connections`, a pool of multiplexed sessions by
+ * `--h2-pool-sessions` (capped at the concurrency: more would stay idle).
+ */
+export function cellConnections(
+  o: Pick<CompareOptions, 'h1Connections' | 'h2PoolSessions'> & { concurrencies: readonly number[] },
+  s: Strategy,
+  concurrency: number,
+): number | undefined {
+  if (s.connections.fixed !== undefined) return undefined;
+  return s.multiplexed
+    ? Math.min(o.h2PoolSessions, concurrency)
+    : h1PoolFor(o.h1Connections, o.concurrencies, concurrency);
+}
+
+/**
  * The HTTP/1.1 pool of one cell: capped at its concurrency (more connections would stay idle).
  *
  * @example h1PoolFor('concurrency', [1, 8, 64], 64) // 64
@@ -85,10 +108,10 @@ export const compareOptionsSchema = z
       .optional()
       .describe('Target base URL. Absent: the embedded fixture server is started on free ports.'),
     protocols: z
-      .array(strategySchema)
+      .array(strategyNameSchema)
       .min(1)
-      .default([...COMPARE_DEFAULTS.protocols]),
-    baseline: strategySchema.default(COMPARE_DEFAULTS.baseline),
+      .default(() => COMPARE_DEFAULTS.protocols),
+    baseline: strategyNameSchema.default(() => COMPARE_DEFAULTS.baseline),
     concurrency: z.array(z.number().int().min(1).max(10_000)).min(1).default(COMPARE_DEFAULTS.concurrency),
     workloads: z.array(workloadSchema).min(1).optional().describe('Default: the target kind decides.'),
     net: z.array(z.string().min(1)).min(1).default(COMPARE_DEFAULTS.net),

@@ -14,6 +14,7 @@ import {
   RUN_RESULT_VERSION,
   type RunResult,
 } from '../model/index.ts';
+import { getStrategy } from '../transport/index.ts';
 import type { Cell, CellRunner, RunContext } from './engine.ts';
 
 /** The latency model of one strategy. Times in ms. */
@@ -100,7 +101,10 @@ export function syntheticRun(
   const cq = histogramOf(lat.map((x) => x * (p.clientQueueShare ?? 0)));
   const rps = (cell.concurrency * 1000) / latency.summary.mean;
   const size = cell.workload.responseSizeBytes ?? 1024;
-  const negotiated = cell.protocol === 'h1' ? 'http/1.1' : 'h2';
+  const strategy = getStrategy(cell.protocol);
+  // As if over TLS: the protocol ALPN would settle on.
+  const negotiated = strategy.requests.tls;
+  const connections = strategy.connections.fixed ?? cell.concurrency;
   const run: RunResult = {
     kind: 'h2lab.run',
     version: RUN_RESULT_VERSION,
@@ -113,7 +117,7 @@ export function syntheticRun(
       startedAt: new Date(0).toISOString(),
     },
     target: { url: ctx.url, embedded: false },
-    transport: { name: cell.protocol, connections: cell.protocol === 'h2' ? 1 : cell.concurrency },
+    transport: { name: cell.protocol, connections },
     protocol: { requested: negotiated, negotiated },
     schedule: { mode: 'closed', concurrency: cell.concurrency },
     durationMs: ctx.durationMs,
@@ -125,14 +129,14 @@ export function syntheticRun(
     clientQueueMs: cq.summary,
     histograms: { latency: latency.encoded, ttfb: ttfb.encoded },
     connections: {
-      opened: cell.protocol === 'h2' ? 1 : cell.concurrency,
+      opened: connections,
       peakInFlight: cell.concurrency,
       requestsPerConnection: { mean: n / cell.concurrency, max: n },
     },
     client: { eventLoopUtilization: 0.1, cpu: 0.1, workers: 1, saturated: false },
     warnings: [],
   };
-  if (p.flowStalledShare !== undefined && cell.protocol !== 'h1') {
+  if (p.flowStalledShare !== undefined && strategy.http2) {
     const sessionMs = ctx.durationMs;
     const stalledMs = sessionMs * p.flowStalledShare;
     run.transport.window = { preset: 'node', streamWindowBytes: 65_535, connectionWindowBytes: 65_535 };
@@ -205,10 +209,11 @@ export function syntheticRunner(
       });
     }
     if (p.notOffered) {
+      const s = getStrategy(cell.protocol);
       throw new H2labError(
         'H2LAB_ERR_PROTOCOL_MISMATCH',
-        `${cell.protocol} needs HTTP/2 but the server negotiated http/1.1`,
-        { requested: 'h2', negotiated: 'http/1.1' },
+        `${cell.protocol} needs ${s.http} but the server negotiated http/1.1`,
+        { requested: s.requests.tls, negotiated: 'http/1.1' },
       );
     }
     return syntheticRun(cell, ctx, p);

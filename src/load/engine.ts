@@ -12,6 +12,7 @@ import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
 import { confoundersOf } from '../report/index.ts';
+import { getStrategy, requestedWire } from '../transport/index.ts';
 import { isEmbedded, startEmbeddedServer } from './embedded.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
@@ -169,7 +170,8 @@ async function execute(
       concurrency: split(o.concurrency, n, i),
       ...(o.rateRps !== undefined ? { rateRps: o.rateRps / n } : {}),
       ...(o.requests !== undefined ? { requests: split(o.requests, n, i) } : {}),
-      connections: o.protocol === 'h2' ? 1 : Math.max(1, split(o.connections, n, i)),
+      // A fixed count (h2: one session) is per worker: each thread holds its own.
+      connections: getStrategy(o.protocol).connections.fixed ?? Math.max(1, split(o.connections, n, i)),
       seed: o.seed + i,
       seqStart: i,
       seqStride: n,
@@ -295,19 +297,15 @@ export function judgeClient(
   return { saturated: false };
 }
 
-function requestedWire(o: ResolvedLoadOptions, url: string): RunResult['protocol']['requested'] {
-  if (o.protocol === 'h1') return 'http/1.1';
-  return url.startsWith('https:') ? 'h2' : 'h2c';
-}
-
 function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
+  const s = getStrategy(o.protocol);
   return {
     name: o.protocol,
     connections: o.connections,
     // src/transport/connect.ts sets TCP_NODELAY on every socket it opens (a stated default).
     noDelay: true,
-    ...(o.protocol === 'h2-pool' ? { policy: o.policy } : {}),
-    ...(o.protocol !== 'h1' ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
+    ...(s.connections.policy ? { policy: o.policy } : {}),
+    ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
   };
 }
 
@@ -410,7 +408,8 @@ function buildResult(
   }
   const durationMs = Math.max(0, end - start);
   const secs = durationMs / 1000;
-  const isH2 = o.protocol !== 'h1';
+  // Streams share a connection: their peak and the waits at the server's stream limit are facts.
+  const multiplexed = getStrategy(o.protocol).multiplexed;
   const tcp = tcpFactsOf(
     parts.map((p) => p.transport),
     extra.serverMetricsAfter,
@@ -429,7 +428,7 @@ function buildResult(
   const saturated = judged.saturated;
   const note = judged.note;
   if (note) warnings.push(note);
-  if (isH2 && capHits > 0 && maxStreams !== undefined) {
+  if (multiplexed && capHits > 0 && maxStreams !== undefined) {
     warnings.push(
       `the server's SETTINGS_MAX_CONCURRENT_STREAMS (${maxStreams}) made requests wait in the client ${capHits} times: concurrency beyond it is queueing, not multiplexing`,
     );
@@ -471,7 +470,7 @@ function buildResult(
     environment: environment(startedAt),
     target: { url: target.url, embedded: target.embedded },
     transport: transportInfo(o),
-    protocol: { requested: requestedWire(o, target.url), negotiated },
+    protocol: { requested: requestedWire(getStrategy(o.protocol), target.url), negotiated },
     schedule: schedule(o),
     ...(burst ? { burst } : {}),
     durationMs,
@@ -506,7 +505,7 @@ function buildResult(
       ...(hist.connect.totalCount > 0 ? { connectMs: summarizeHistogram(hist.connect) } : {}),
       ...(hist.tls.totalCount > 0 ? { tlsMs: summarizeHistogram(hist.tls) } : {}),
       peakInFlight,
-      ...(isH2 ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
+      ...(multiplexed ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
       ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),
       ...(tlsVersion !== undefined ? { tlsVersion } : {}),
       requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },

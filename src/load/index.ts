@@ -13,6 +13,7 @@ export {
   LoadOptionsSchema,
   type ResolvedLoadOptions,
   resolveLoadOptions,
+  strategyNameSchema,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
 export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';

@@ -5,20 +5,23 @@
 import { z } from 'zod';
 import { H2labError } from '../core/index.ts';
 import {
+  DEFAULT_STRATEGY,
   DEFAULT_WINDOW_PRESET,
+  findStrategy,
+  getStrategy,
   H2_CLIENTS,
   POOL_POLICIES,
-  TRANSPORT_NAMES,
+  strategyNames,
   WINDOW_PRESETS,
 } from '../transport/index.ts';
 
 /** Defaults in one frozen object, each with its unit and, where not obvious, why. */
 export const LOAD_DEFAULTS = Object.freeze({
-  /** h1 connections: the browsers' per-host limit. */
-  h1Connections: 6,
-  /** h2-pool sessions. */
-  h2PoolSessions: 4,
-  /** Requests in flight (closed loop) when --concurrency is not given and the transport is not h1. */
+  /**
+   * Requests in flight (closed loop) when --concurrency is not given and the strategy multiplexes
+   * (one request per connection: as many as it has connections). Connections per strategy are the
+   * strategy's own default (src/transport/strategies/).
+   */
   concurrency: 6,
   /** Run length when neither --duration nor --requests is given, ms. */
   durationMs: 10_000,
@@ -48,15 +51,23 @@ export const LOAD_DEFAULTS = Object.freeze({
 
 const positiveMs = z.number().positive().finite();
 
+/**
+ * A registered strategy's name (src/transport/registry.ts). Checked against the registry when the
+ * options are parsed, not when this module loads, so a strategy registered at run time is accepted.
+ */
+export const strategyNameSchema = z
+  .string()
+  .refine((n) => findStrategy(n) !== undefined, { error: () => `use one of ${strategyNames().join(', ')}` });
+
 /** The schema. Unknown keys are rejected. */
 export const LoadOptionsSchema = z.strictObject({
   /** Target URL (`http://` = h1 or h2c prior knowledge, `https://` = ALPN). Undefined: the embedded fixture server. */
   url: z.string().min(1).optional(),
   /** Embedded target only: which listener to drive. */
   embeddedListener: z.enum(['tls', 'plain']).default('tls'),
-  /** Transport registry key. */
-  protocol: z.enum(TRANSPORT_NAMES).default('h2'),
-  /** h1: connections; h2-pool: sessions; h2: always 1. Default 6 (h1), 4 (h2-pool). */
+  /** The client strategy: a registered name (default `h2`, one HTTP/2 session). */
+  protocol: strategyNameSchema.default(DEFAULT_STRATEGY),
+  /** Connections (h1) or sessions (h2-pool); ignored by a fixed count (h2: one). Default: the strategy's. */
   connections: z.number().int().min(1).max(100_000).optional(),
   /** h2-pool: session choice policy. */
   policy: z.enum(POOL_POLICIES).default('least-busy'),
@@ -234,13 +245,12 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
     );
   }
   const o = { ...r.data, ...resolveBurst(r.data) };
-  const connections =
-    o.protocol === 'h2'
-      ? 1
-      : (o.connections ?? (o.protocol === 'h1' ? LOAD_DEFAULTS.h1Connections : LOAD_DEFAULTS.h2PoolSessions));
+  const strategy = getStrategy(o.protocol);
+  const sizes = strategy.connections;
+  const connections = sizes.fixed ?? o.connections ?? sizes.default ?? 1;
   // A burst has N requests in flight at t0: its concurrency is recorded as N.
   const concurrency =
-    o.burst ?? o.concurrency ?? (o.protocol === 'h1' ? connections : LOAD_DEFAULTS.concurrency);
+    o.burst ?? o.concurrency ?? (strategy.multiplexed ? LOAD_DEFAULTS.concurrency : connections);
   if (o.bodyFile !== undefined && o.bodySizeBytes !== undefined) {
     throw new H2labError('H2LAB_ERR_INVALID_OPTION', '--body and --body-size were both given: choose one', {
       option: '--body',

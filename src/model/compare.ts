@@ -15,7 +15,7 @@ import { strategyNameSchema } from './sample.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
 
-/** Client strategies (the one list: {@link strategyNameSchema} in sample.ts). */
+/** Client strategies (the one definition: {@link strategyNameSchema} in sample.ts). */
 export const strategySchema = strategyNameSchema;
 
 /** What a cell asks of the target. */

@@ -14,7 +14,6 @@ export {
   latencyCurve,
   ratioSvg,
   renderHtml,
-  STRATEGY_COLOR,
 } from './render-html.ts';
 export {
   type ResultRow,
@@ -24,4 +23,4 @@ export {
   type TerminalOptions,
 } from './render-text.ts';
 export { renderRunText } from './run-text.ts';
-export { buildVerdict, formatInterval, formatRatio, formatRps, STRATEGY_LABEL } from './verdict.ts';
+export { buildVerdict, formatInterval, formatRatio, formatRps } from './verdict.ts';

@@ -14,6 +14,7 @@ import type {
   Strategy,
   Workload,
 } from '../model/index.ts';
+import { findStrategy, listStrategies } from '../transport/index.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings } from './settings.ts';
 import { formatRatio } from './verdict.ts';
@@ -24,12 +25,20 @@ export interface HtmlAssets {
   uplotCss: string;
 }
 
-/** One colour per strategy, the same in every chart. */
-export const STRATEGY_COLOR: Record<Strategy, string> = {
-  h1: '#d9730d',
-  h2: '#2f6fde',
-  'h2-pool': '#1e9e6a',
-};
+/** A strategy this process has not registered (a result written with an extension) is drawn grey. */
+const UNKNOWN_STRATEGY_COLOR = '#888888';
+
+/** A strategy's colour, the same in every chart: its own (src/transport/strategies/). */
+function strategyColor(p: Strategy): string {
+  return findStrategy(p)?.colour ?? UNKNOWN_STRATEGY_COLOR;
+}
+
+/** Every registered strategy's colour, and the result's others grey: what the page's charts read. */
+function strategyColors(result: CompareResult): Record<Strategy, string> {
+  const colors = Object.fromEntries(listStrategies().map((s) => [s.name, s.colour]));
+  for (const p of result.axes.protocols) colors[p] ??= UNKNOWN_STRATEGY_COLOR;
+  return colors;
+}
 
 const PART_COLORS = {
   clientQueue: '#e8a33d',
@@ -115,7 +124,7 @@ interface ChartData {
 
 function chartData(result: CompareResult): ChartData {
   return {
-    colors: STRATEGY_COLOR,
+    colors: strategyColors(result),
     workloads: result.axes.workloads.map((w) => {
       const cells = result.cells.filter((c) => c.workload === w.id && c.net === result.axes.net[0]);
       const at = (p: Strategy, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
@@ -206,7 +215,7 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
     const col = OUTCOME_COLOR[r.outcome];
     const net = result.axes.net.length > 1 ? ` ${r.net}` : '';
     parts.push(
-      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${STRATEGY_COLOR[r.protocol]}" font-weight="600">${esc(r.protocol)}</tspan> c=${r.concurrency}${esc(net)}</text>`,
+      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${strategyColor(r.protocol)}" font-weight="600">${esc(r.protocol)}</tspan> c=${r.concurrency}${esc(net)}</text>`,
       `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"/>`,
       `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${col}"/>`,
       `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'undecided' ? ' ?' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
@@ -240,7 +249,7 @@ export function breakdownSvg(result: CompareResult, w: Workload): string {
     for (const c of group) {
       const b = c.stats!.breakdownMs;
       parts.push(
-        `<text x="${left - 10}" y="${y + barH - 4}" text-anchor="end" class="lbl" fill="${STRATEGY_COLOR[c.protocol]}" font-weight="600">${esc(c.protocol)}</text>`,
+        `<text x="${left - 10}" y="${y + barH - 4}" text-anchor="end" class="lbl" fill="${strategyColor(c.protocol)}" font-weight="600">${esc(c.protocol)}</text>`,
       );
       let x0 = left;
       for (const k of keys) {
@@ -278,7 +287,7 @@ function resultsTable(result: CompareResult, w: Workload): string {
     .map((r) => {
       const shown = [...(multiNet ? [r.net] : []), ...cols.map(([k]) => r[k])];
       const cls = r.outcome.replace(/\s+/g, '-');
-      return `<tr class="${esc(cls)}">${shown.map((c, i) => `<td${i === strategyAt ? ` style="color:${STRATEGY_COLOR[r.strategy as Strategy] ?? 'inherit'};font-weight:600"` : ''}>${esc(c)}</td>`).join('')}</tr>`;
+      return `<tr class="${esc(cls)}">${shown.map((c, i) => `<td${i === strategyAt ? ` style="color:${strategyColor(r.strategy)};font-weight:600"` : ''}>${esc(c)}</td>`).join('')}</tr>`;
     })
     .join('');
   return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
@@ -351,18 +360,22 @@ const CHART_SCRIPT = `
 })();
 `;
 
-/** "h1 — HTTP/1.1, up to 6 connections": how each strategy was built in this comparison. */
+/**
+ * "h1 — HTTP/1.1, up to 6 connections": how each strategy was built in this comparison. Its size is
+ * the compare option that sized it (src/compare/options.ts, `cellConnections`): `h1Connections` for
+ * one-request connections, `h2PoolSessions` for multiplexed sessions, none for a fixed count.
+ */
 function strategyDescription(result: CompareResult, p: Strategy): string {
+  const s = findStrategy(p);
+  if (!s) return p;
   const o = result.options as { h1Connections?: number | string | number[]; h2PoolSessions?: number };
-  const h1 = o.h1Connections ?? 6;
-  if (p === 'h1')
-    return `h1 — HTTP/1.1, ${h1 === 'concurrency' ? 'one connection per request in flight' : `up to ${Array.isArray(h1) ? h1.join('/') : h1} connections`}`;
-  if (p === 'h2') return 'h2 — one HTTP/2 session';
-  return `h2-pool — up to ${o.h2PoolSessions ?? 4} HTTP/2 sessions`;
+  const size =
+    s.connections.fixed ?? (s.multiplexed ? o.h2PoolSessions : o.h1Connections) ?? s.connections.default;
+  return `${p} — ${s.describe(Array.isArray(size) ? size.join('/') : String(size))}`;
 }
 
 function legendHtml(result: CompareResult): string {
-  return `<div class="legend">${result.axes.protocols.map((p) => `<span><i style="background:${STRATEGY_COLOR[p]}"></i>${esc(strategyDescription(result, p))}</span>`).join('')}</div>`;
+  return `<div class="legend">${result.axes.protocols.map((p) => `<span><i style="background:${strategyColor(p)}"></i>${esc(strategyDescription(result, p))}</span>`).join('')}</div>`;
 }
 
 /** The card title of a recommendation: its strategy, or what kind of answer it is. */

@@ -9,6 +9,7 @@ import type {
   RunResult,
   TcpSideSummary,
 } from '../model/index.ts';
+import { findStrategy } from '../transport/index.ts';
 import { runSettings } from './settings.ts';
 
 function row(label: string, value: string): string {
@@ -91,7 +92,7 @@ export function renderRunText(r: RunResult): string {
   out.push(
     row(
       'transport',
-      `${t.name}${t.name === 'h2' ? '' : ` × ${t.connections}`}${t.policy ? ` (${t.policy})` : ''} over ${proto}${t.client === 'node' ? ' (node:http2 client)' : ''}`,
+      `${t.name}${findStrategy(t.name)?.connections.fixed !== undefined ? '' : ` × ${t.connections}`}${t.policy ? ` (${t.policy})` : ''} over ${proto}${t.client === 'node' ? ' (node:http2 client)' : ''}`,
     ),
   );
   if (t.window) {

@@ -7,6 +7,7 @@
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CompareResult, LinkInfo, RunResult } from '../model/index.ts';
+import { findStrategy, strategyNames } from '../transport/index.ts';
 
 /** One setting: a short name and what was in force, in words with units. */
 export interface SettingRow {
@@ -81,19 +82,19 @@ export function compareSettings(result: CompareResult): SettingRow[] {
 function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   const rows: SettingRow[] = [];
   if (runs.length === 0) return rows;
-  const byName = (n: string) => runs.filter((r) => r.transport.name === n);
-  const h1 = byName('h1');
-  if (h1.length > 0) {
+  // One row per strategy whose size is a setting (not a fixed count), in the registry's order; a
+  // strategy this process has not registered comes last, its size called connections.
+  const registered = strategyNames();
+  const rank = (n: string) => (registered.includes(n) ? registered.indexOf(n) : registered.length);
+  const names = distinct(runs.map((r) => r.transport.name)).sort((a, b) => rank(a) - rank(b));
+  for (const name of names) {
+    const s = findStrategy(name);
+    if (s?.connections.fixed !== undefined) continue;
+    const mine = runs.filter((r) => r.transport.name === name);
+    const policy = mine[0]!.transport.policy;
     rows.push({
-      name: 'h1 connections',
-      value: perConcurrency(h1.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections])),
-    });
-  }
-  const pool = byName('h2-pool');
-  if (pool.length > 0) {
-    rows.push({
-      name: 'h2-pool sessions',
-      value: `${perConcurrency(pool.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections]))}${pool[0]!.transport.policy ? ` (${pool[0]!.transport.policy})` : ''}`,
+      name: `${name} ${s?.connections.unit ?? 'connection'}s`,
+      value: `${perConcurrency(mine.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections]))}${policy ? ` (${policy})` : ''}`,
     });
   }
   const h2 = runs.filter((r) => r.transport.window);

@@ -11,20 +11,14 @@ import type {
   CompareResult,
   Comparison,
   Metric,
+  RunResult,
   Strategy,
   Verdict,
   Workload,
 } from '../model/index.ts';
-import { PROVISIONAL_STREAMS } from '../transport/index.ts';
+import { findStrategy, PROVISIONAL_STREAMS, strategyLabel } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
 import { tcpFactSentences } from './tcp-facts.ts';
-
-/** "HTTP/1.1 pool", "one HTTP/2 session", "HTTP/2 session pool". */
-export const STRATEGY_LABEL: Record<Strategy, string> = {
-  h1: 'h1 (HTTP/1.1 connection pool)',
-  h2: 'h2 (one HTTP/2 session)',
-  'h2-pool': 'h2-pool (pool of HTTP/2 sessions)',
-};
 
 /** 1.8234 → "1.82×". */
 export function formatRatio(r: number): string {
@@ -423,6 +417,14 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
 }
 
 /**
+ * Whether a cell's strategy speaks HTTP/2: the registry says; for a strategy this process has not
+ * registered (a result written with an extension), its runs do — only HTTP/2 runs record windows.
+ */
+function speaksHttp2(name: string, runs: readonly RunResult[]): boolean {
+  return findStrategy(name)?.http2 ?? runs.some((r) => r.transport.window !== undefined);
+}
+
+/**
  * What HTTP/2 flow control and stream limits did to a workload: a response larger than the
  * connection window advertised by the client (RFC 9113 §6.9.2: 65,535 bytes unless raised) stalls
  * until WINDOW_UPDATE frames return, so on a real network such a transfer is capped at window/RTT;
@@ -430,7 +432,9 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
  */
 function flowControlNotes(result: CompareResult, w: Workload, net: string): string[] {
   const notes: string[] = [];
-  const h2cells = result.cells.filter((c) => c.workload === w.id && c.net === net && c.protocol !== 'h1');
+  const h2cells = result.cells.filter(
+    (c) => c.workload === w.id && c.net === net && speaksHttp2(c.protocol, c.runs),
+  );
   const runs = h2cells.flatMap((c) => c.runs.slice(c.warmupRuns).map((r) => ({ c, r })));
   // Where the client measured its stalls (h2lab's own HTTP/2 client), the confounder paragraph says
   // what they cost; this estimate from response sizes is for runs that could not measure them.
@@ -560,7 +564,7 @@ function recommend(
         client,
         strategy: result.baseline,
         decision: 'use',
-        text: `${who}: use ${STRATEGY_LABEL[result.baseline]}; the others were worse on ${scope} (${worse.map(tag).join(', ')}) and nowhere better.`,
+        text: `${who}: use ${strategyLabel(result.baseline)}; the others were worse on ${scope} (${worse.map(tag).join(', ')}) and nowhere better.`,
       };
     }
     return {
@@ -575,7 +579,7 @@ function recommend(
     client,
     strategy: best.p,
     decision: 'use',
-    text: `${who}: use ${STRATEGY_LABEL[best.p]}; it was clearly better than ${result.baseline} on ${scope} in ${best.wins} of ${total} cells and worse in none.`,
+    text: `${who}: use ${strategyLabel(best.p)}; it was clearly better than ${result.baseline} on ${scope} in ${best.wins} of ${total} cells and worse in none.`,
   };
 }
 

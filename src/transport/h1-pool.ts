@@ -16,6 +16,8 @@ import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from '.
 
 /** Options of the `h1` transport. */
 export interface H1Options {
+  /** The strategy's registry key, reported as the transport's name. */
+  name: string;
   target: ConnectTarget;
   /** `host:port` for the Host header. */
   authority: string;
@@ -26,7 +28,13 @@ export interface H1Options {
 export function createH1Pool(opts: H1Options): PoolTransport {
   const now = opts.pool.now;
   return new PoolTransport(
-    { ...opts.pool, name: 'h1', requested: 'http/1.1', policy: 'first-free', openAtStart: opts.pool.size },
+    {
+      ...opts.pool,
+      name: opts.name,
+      requested: 'http/1.1',
+      policy: 'first-free',
+      openAtStart: opts.pool.size,
+    },
     async (id, onClose) => {
       // Offer only http/1.1: offering h2 too would let the server pick it.
       const c = await connectTimed(opts.target, ['http/1.1'], now);

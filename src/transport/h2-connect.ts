@@ -20,6 +20,8 @@ export type H2ClientImpl = 'h2lab' | 'node';
 
 /** Options of an HTTP/2 session transport. */
 export interface H2Options {
+  /** The strategy's registry key, reported as the transport's name. */
+  name: string;
   target: ConnectTarget;
   /** `host:port` for `:authority`. */
   authority: string;

@@ -24,7 +24,7 @@ export function createH2Pool(opts: H2PoolOptions): PoolTransport {
   return new PoolTransport(
     {
       ...opts.pool,
-      name: 'h2-pool',
+      name: opts.name,
       requested: opts.target.tls ? 'h2' : 'h2c',
       policy: opts.policy,
       size: opts.sessions,

@@ -17,7 +17,7 @@ export function createH2Session(opts: H2Options): PoolTransport {
   return new PoolTransport(
     {
       ...opts.pool,
-      name: 'h2',
+      name: opts.name,
       requested: opts.target.tls ? 'h2' : 'h2c',
       policy: 'least-busy',
       size: 1,

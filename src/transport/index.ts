@@ -1,16 +1,15 @@
 /**
- * The transports' public face: `createTransport(name, opts)` builds `h1`, `h2` or `h2-pool` behind one
+ * The transports' public face: the strategy registry (`registry.ts`; one file per strategy in
+ * `strategies/`), `createTransport(name, opts)` that builds a registered strategy behind one
  * {@link Transport} interface, and the flow-control window presets every result records.
  */
 import { invalidOption } from '../core/index.ts';
 import type { TransportName, WindowInfo } from '../model/index.ts';
 import { TcpLog } from '../net/index.ts';
 import { type ConnectTarget, secureContextFor } from './connect.ts';
-import { createH1Pool } from './h1-pool.ts';
 import { DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-connect.ts';
-import { createH2Pool } from './h2-pool.ts';
-import { createH2Session } from './h2-session.ts';
 import type { PoolPolicy } from './pool.ts';
+import { getStrategy } from './registry.ts';
 import type { Transport } from './types.ts';
 
 export type { ConnectTarget } from './connect.ts';
@@ -18,10 +17,19 @@ export { connectTimed } from './connect.ts';
 export type { H2ClientImpl } from './h2-connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 export { type PoolPolicy, setupFailureError } from './pool.ts';
+export {
+  baselineStrategy,
+  DEFAULT_STRATEGY,
+  findStrategy,
+  getStrategy,
+  listStrategies,
+  registerStrategy,
+  requestedWire,
+  strategyLabel,
+  strategyNames,
+} from './registry.ts';
+export type { ConnectionModel, Strategy, StrategyBuild } from './strategy.ts';
 export type * from './types.ts';
-
-/** The registry keys, in the order they are documented. */
-export const TRANSPORT_NAMES = ['h1', 'h2', 'h2-pool'] as const satisfies readonly TransportName[];
 /** h2-pool session choice policies. */
 export const POOL_POLICIES = [
   'least-busy',
@@ -84,7 +92,7 @@ export function resolveWindow(
 export interface TransportOptions {
   /** The target's origin: `http://host:port` (h2 = h2c prior knowledge) or `https://host:port` (ALPN). */
   url: string | URL;
-  /** h1: connections (N); h2-pool: sessions (K); ignored by h2 (always one session). */
+  /** Connections (h1) or sessions (h2-pool); ignored by a strategy with a fixed count (h2: one session). */
   connections: number;
   /** h2-pool: how a session is chosen. Default `least-busy`. */
   policy?: PoolPolicy;
@@ -113,7 +121,7 @@ export interface TransportOptions {
 }
 
 /**
- * Builds a transport by registry key.
+ * Builds a transport by registry key. Throws H2LAB_ERR_INVALID_OPTION for a name not registered.
  * @example
  * const t = createTransport('h2', { url: 'https://127.0.0.1:8443', connections: 1, tls: { insecure: true } });
  * await t.open();
@@ -121,6 +129,7 @@ export interface TransportOptions {
  * await t.close();
  */
 export function createTransport(name: TransportName, opts: TransportOptions): Transport {
+  const strategy = getStrategy(name);
   const url = typeof opts.url === 'string' ? new URL(opts.url) : opts.url;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalidOption('URL', url.href, 'use an http:// or https:// URL');
@@ -152,33 +161,18 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     tcp,
   };
   const window = opts.window ?? resolveWindow(DEFAULT_WINDOW_PRESET);
-  const windowSizes = {
-    streamWindowBytes: window.streamWindowBytes,
-    connectionWindowBytes: window.connectionWindowBytes,
-  };
-  switch (name) {
-    case 'h1':
-      return createH1Pool({ target, authority, pool: { ...pool, size: opts.connections } });
-    case 'h2':
-      return createH2Session({
-        target,
-        authority,
-        window: windowSizes,
-        client: opts.h2Client ?? 'h2lab',
-        pool,
-      });
-    case 'h2-pool':
-      return createH2Pool({
-        target,
-        authority,
-        window: windowSizes,
-        client: opts.h2Client ?? 'h2lab',
-        pool,
-        sessions: opts.connections,
-        policy: opts.policy ?? 'least-busy',
-      });
-    default:
-      throw invalidOption('--protocol', name, `use one of ${TRANSPORT_NAMES.join(', ')}`);
-  }
+  return strategy.create({
+    name: strategy.name,
+    target,
+    authority,
+    pool,
+    connections: strategy.connections.fixed ?? opts.connections,
+    policy: opts.policy ?? 'least-busy',
+    window: {
+      streamWindowBytes: window.streamWindowBytes,
+      connectionWindowBytes: window.connectionWindowBytes,
+    },
+    h2Client: opts.h2Client ?? 'h2lab',
+  });
 }
 export type { Transport, TransportStats } from './types.ts';

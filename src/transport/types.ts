@@ -4,7 +4,6 @@
  * The engine never branches on protocol: it asks the transport.
  */
 import type {
-  FailureClass,
   FlowControlStats,
   RequestSpec,
   RequestTiming,

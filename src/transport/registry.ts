@@ -1,0 +1,106 @@
+/**
+ * The strategy registry: the one list of client strategies. Everything above src/transport asks it
+ * (through src/transport/index.ts) what a strategy is called, what it requests, how it sizes its
+ * connections and how reports draw it; nothing there compares a strategy's name to a string
+ * (test/transport/registry.test.ts holds that).
+ *
+ * To add a strategy: write `strategies/<name>.ts` exporting a {@link Strategy}, and add it to
+ * {@link BUILT_IN} below. A library user (or a test) can also {@link registerStrategy} one at run time.
+ */
+import { invalidOption } from '../core/index.ts';
+import { strategySchema } from '../model/index.ts';
+import { h1 } from './strategies/h1.ts';
+import { h2 } from './strategies/h2.ts';
+import { h2Pool } from './strategies/h2-pool.ts';
+import type { Strategy } from './strategy.ts';
+
+/** The built-in strategies, in the order they are documented, listed and compared. */
+const BUILT_IN: readonly Strategy[] = [h1, h2, h2Pool];
+
+/**
+ * The strategy `h2lab bench` (and `runLoad`) uses when none is named: one HTTP/2 session, what a
+ * browser opens to an HTTP/2 origin — the thing h2lab is built to measure.
+ */
+export const DEFAULT_STRATEGY = h2.name;
+
+const strategies = new Map<string, Strategy>();
+
+/**
+ * Adds a strategy. Its name must be new and a short lower-case id (it is a CLI value and a file
+ * name); at most one strategy may be the baseline. Returns a function that removes it again.
+ * @example
+ * // One HTTP/1.1 connection, whatever --connections says (not a second baseline).
+ * const remove = registerStrategy({
+ *   ...getStrategy('h1'), name: 'h1-single', baseline: false, connections: { unit: 'connection', fixed: 1 },
+ * });
+ */
+export function registerStrategy(s: Strategy): () => void {
+  if (!strategySchema.safeParse(s.name).success) {
+    throw invalidOption('strategy name', s.name, 'use lower-case letters, digits and dashes, e.g. h1-single');
+  }
+  if (strategies.has(s.name)) {
+    throw invalidOption(
+      'strategy name',
+      s.name,
+      'a strategy of that name is registered already: choose another',
+    );
+  }
+  if (s.baseline && baselineStrategy(false)) {
+    throw invalidOption(
+      'strategy baseline',
+      s.name,
+      `${baselineStrategy().name} is the baseline already: drop baseline`,
+    );
+  }
+  strategies.set(s.name, s);
+  return () => {
+    if (strategies.get(s.name) === s) strategies.delete(s.name);
+  };
+}
+
+for (const s of BUILT_IN) registerStrategy(s);
+
+/** Names of every registered strategy, in registration order (the built-ins first). */
+export function strategyNames(): string[] {
+  return [...strategies.keys()];
+}
+
+/** Every registered strategy, in registration order. */
+export function listStrategies(): Strategy[] {
+  return [...strategies.values()];
+}
+
+/** The strategy registered as `name`, or undefined (e.g. a result file written with an extension). */
+export function findStrategy(name: string): Strategy | undefined {
+  return strategies.get(name);
+}
+
+/**
+ * The strategy registered as `name`. Throws H2LAB_ERR_INVALID_OPTION naming `option` and the choices.
+ */
+export function getStrategy(name: string, option = '--protocol'): Strategy {
+  const s = strategies.get(name);
+  if (!s) throw invalidOption(option, name, `use one of ${strategyNames().join(', ')}`);
+  return s;
+}
+
+/** The baseline strategy (the one that declares `baseline`). */
+export function baselineStrategy(): Strategy;
+export function baselineStrategy(required: false): Strategy | undefined;
+export function baselineStrategy(required = true): Strategy | undefined {
+  const s = listStrategies().find((x) => x.baseline);
+  if (!s && required) throw new Error('no registered strategy declares baseline: true');
+  return s;
+}
+
+/** The wire protocol `s` requests from a target at `url` (`https:` = TLS with ALPN). */
+export function requestedWire(s: Strategy, url: string | URL): Strategy['requests']['tls'] {
+  const tls = (typeof url === 'string' ? url : url.href).startsWith('https:');
+  return tls ? s.requests.tls : s.requests.cleartext;
+}
+
+/** "h1 (HTTP/1.1 connection pool)": a strategy's name with its summary; the bare name if unknown. */
+export function strategyLabel(name: string): string {
+  const s = findStrategy(name);
+  return s ? `${s.name} (${s.summary})` : name;
+}
