@@ -350,8 +350,10 @@ function burstResult(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['bu
 /** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
 function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string, err: H2labError): RunResult {
   const r = buildResult(o, target, startedAt, [], { cpu: 0, server: undefined });
-  const n = err.details.negotiated;
-  if (n === 'http/1.1' || n === 'h2' || n === 'h2c') r.protocol.negotiated = n;
+  const negotiated = err.details.negotiated;
+  if (negotiated === 'http/1.1' || negotiated === 'h2' || negotiated === 'h2c') {
+    r.protocol.negotiated = negotiated;
+  }
   r.error = err.toJSON();
   return r;
 }

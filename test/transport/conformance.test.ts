@@ -1,12 +1,19 @@
 /**
- * The shared transport conformance suite: every transport (h1, h2, h2-pool) over cleartext, TLS and
- * mutual TLS, against real loopback servers, checking what the client measured against what the
- * server saw.
+ * The shared transport conformance suite: every registered strategy (h1, h2, h2-pool, and any later
+ * one) over cleartext, TLS and mutual TLS, against real loopback servers, checking what the client
+ * measured against what the server saw, and that each strategy does what it declares.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RequestSpec, Sample, TransportName } from '../../src/model/index.ts';
-import { createTransport, H2_CLIENTS, type H2ClientImpl } from '../../src/transport/index.ts';
+import type { RequestSpec, Sample } from '../../src/model/index.ts';
+import {
+  createTransport,
+  H2_CLIENTS,
+  type H2ClientImpl,
+  listStrategies,
+  requestedWire,
+  type Strategy,
+} from '../../src/transport/index.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
 import { type ServerKind, startTestServer, type TestServer } from '../fixtures/servers.ts';
@@ -18,17 +25,15 @@ before(() => {
 after(() => certs.cleanup());
 
 type Target = 'cleartext' | 'tls' | 'mtls';
-const TRANSPORTS: TransportName[] = ['h1', 'h2', 'h2-pool'];
 const TARGETS: Target[] = ['cleartext', 'tls', 'mtls'];
 
-function serverKind(t: TransportName, target: Target): ServerKind {
-  if (target === 'cleartext') return t === 'h1' ? 'h1' : 'h2c';
+function serverKind(s: Strategy, target: Target): ServerKind {
+  if (target === 'cleartext') return s.requests.cleartext === 'http/1.1' ? 'h1' : 'h2c';
   return target;
 }
 
-function expectedProtocol(t: TransportName, target: Target): string {
-  if (t === 'h1') return 'http/1.1';
-  return target === 'cleartext' ? 'h2c' : 'h2';
+function expectedProtocol(s: Strategy, target: Target): string {
+  return requestedWire(s, target === 'cleartext' ? 'http://x' : 'https://x');
 }
 
 function tlsFor(target: Target) {
@@ -45,18 +50,19 @@ function get(tr: Transport, path: string, extra: Partial<RequestSpec> = {}): Pro
 }
 
 // Every HTTP/2 case runs on both clients: h2lab's own (the default) and node:http2.
-type Variant = [TransportName, H2ClientImpl | undefined];
-const VARIANTS: Variant[] = TRANSPORTS.flatMap((n): Variant[] =>
-  n === 'h1' ? [[n, undefined]] : H2_CLIENTS.map((c): Variant => [n, c]),
+type Variant = [Strategy, H2ClientImpl | undefined];
+const VARIANTS: Variant[] = listStrategies().flatMap((s): Variant[] =>
+  s.http2 ? H2_CLIENTS.map((c): Variant => [s, c]) : [[s, undefined]],
 );
 
-for (const [name, client] of VARIANTS) {
+for (const [strategy, client] of VARIANTS) {
+  const name = strategy.name;
   for (const target of TARGETS) {
     describe(`${name}${client ? ` (${client} client)` : ''} over ${target}`, () => {
       let server: TestServer;
       let tr: Transport;
       before(async () => {
-        server = await startTestServer(serverKind(name, target), certs);
+        server = await startTestServer(serverKind(strategy, target), certs);
         tr = createTransport(name, {
           url: server.url,
           connections: 3,
@@ -75,10 +81,12 @@ for (const [name, client] of VARIANTS) {
         assert.equal(s.error, undefined, s.errorDetail);
         assert.equal(s.status, 200);
         assert.equal(s.bytesIn, 1000);
-        assert.equal(s.protocol, expectedProtocol(name, target));
-        assert.equal(tr.negotiated(), expectedProtocol(name, target));
+        assert.equal(s.protocol, expectedProtocol(strategy, target));
+        assert.equal(tr.negotiated(), expectedProtocol(strategy, target));
         assert.ok(s.headersMs! >= s.sentMs && s.endMs >= s.headersMs!, 'times are ordered');
-        if (name !== 'h1') assert.equal(typeof s.streamId, 'number');
+        if (strategy.http2) assert.equal(typeof s.streamId, 'number');
+        assert.equal(tr.name, name, 'the transport reports its registry key');
+        assert.equal(tr.requested, expectedProtocol(strategy, target), 'it requests what it declares');
       });
 
       test('the first request on a connection carries its connect (and TLS) time', async () => {
@@ -113,12 +121,14 @@ for (const [name, client] of VARIANTS) {
         }
         assert.equal(server.seen.requests - before, 40);
         const conns = new Set(samples.map((s) => s.connectionId));
-        if (name === 'h2') assert.equal(conns.size, 1, 'h2 uses one session');
+        const fixed = strategy.connections.fixed;
+        if (fixed !== undefined)
+          assert.equal(conns.size, fixed, `${name} uses ${fixed}, whatever it is asked`);
         else assert.ok(conns.size <= 3, `at most 3 connections, saw ${conns.size}`);
         const st = tr.stats();
-        if (name === 'h1')
-          assert.equal(st.peakStreamsPerConnection, 1, 'h1 never has two requests on one connection');
-        else assert.ok(st.peakStreamsPerConnection > 1, 'h2 multiplexes');
+        if (!strategy.multiplexed)
+          assert.equal(st.peakStreamsPerConnection, 1, `${name} never has two requests on one connection`);
+        else assert.ok(st.peakStreamsPerConnection > 1, `${name} multiplexes`);
       });
 
       test('a POST body is sent in full', async () => {
