@@ -14,13 +14,16 @@ export * from './server/index.ts';
 export * from './tls/index.ts';
 export type { Strategy, StrategyBuild, Transport, TransportStats } from './transport/index.ts';
 export {
+  baselineStrategy,
   createTransport,
+  DEFAULT_STRATEGY,
   findStrategy,
   getStrategy,
   listStrategies,
   POOL_POLICIES,
   registerStrategy,
   resolveWindow,
+  strategyLabel,
   strategyNames,
   type TransportOptions,
   WINDOW_PRESETS,

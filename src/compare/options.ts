@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { formatBytes, H2labError } from '../core/index.ts';
-import { strategyNameSchema } from '../load/index.ts';
+import { registeredStrategySchema } from '../load/index.ts';
 import { type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
 import { baselineStrategy, DEFAULT_WINDOW_PRESET, type Strategy, strategyNames } from '../transport/index.ts';
@@ -108,10 +108,10 @@ export const compareOptionsSchema = z
       .optional()
       .describe('Target base URL. Absent: the embedded fixture server is started on free ports.'),
     protocols: z
-      .array(strategyNameSchema)
+      .array(registeredStrategySchema)
       .min(1)
       .default(() => COMPARE_DEFAULTS.protocols),
-    baseline: strategyNameSchema.default(() => COMPARE_DEFAULTS.baseline),
+    baseline: registeredStrategySchema.default(() => COMPARE_DEFAULTS.baseline),
     concurrency: z.array(z.number().int().min(1).max(10_000)).min(1).default(COMPARE_DEFAULTS.concurrency),
     workloads: z.array(workloadSchema).min(1).optional().describe('Default: the target kind decides.'),
     net: z.array(z.string().min(1)).min(1).default(COMPARE_DEFAULTS.net),

@@ -12,8 +12,8 @@ export {
   type LoadOptionsInput,
   LoadOptionsSchema,
   type ResolvedLoadOptions,
+  registeredStrategySchema,
   resolveLoadOptions,
-  strategyNameSchema,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
 export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';

@@ -55,7 +55,7 @@ const positiveMs = z.number().positive().finite();
  * A registered strategy's name (src/transport/registry.ts). Checked against the registry when the
  * options are parsed, not when this module loads, so a strategy registered at run time is accepted.
  */
-export const strategyNameSchema = z
+export const registeredStrategySchema = z
   .string()
   .refine((n) => findStrategy(n) !== undefined, { error: () => `use one of ${strategyNames().join(', ')}` });
 
@@ -66,7 +66,7 @@ export const LoadOptionsSchema = z.strictObject({
   /** Embedded target only: which listener to drive. */
   embeddedListener: z.enum(['tls', 'plain']).default('tls'),
   /** The client strategy: a registered name (default `h2`, one HTTP/2 session). */
-  protocol: strategyNameSchema.default(DEFAULT_STRATEGY),
+  protocol: registeredStrategySchema.default(DEFAULT_STRATEGY),
   /** Connections (h1) or sessions (h2-pool); ignored by a fixed count (h2: one). Default: the strategy's. */
   connections: z.number().int().min(1).max(100_000).optional(),
   /** h2-pool: session choice policy. */
