@@ -10,6 +10,7 @@ import {
   findStrategy,
   getStrategy,
   H2_CLIENTS,
+  isBuiltInStrategy,
   POOL_POLICIES,
   strategyNames,
   WINDOW_PRESETS,
@@ -263,6 +264,13 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
         ? '--key was given without --cert: pass --cert FILE too'
         : '--cert was given without --key: pass --key FILE too',
       { option: o.certFile === undefined ? '--cert' : '--key' },
+    );
+  }
+  if (o.workers > 1 && !isBuiltInStrategy(o.protocol)) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--workers ${o.workers} cannot run --protocol ${o.protocol}: it was registered at run time in this thread, and worker threads know only the built-in strategies; use --workers 1, or add it to BUILT_IN in src/transport/registry.ts`,
+      { option: '--workers', value: o.workers },
     );
   }
   if (o.workers > 1 && o.workers > concurrency && o.rateRps === undefined) {

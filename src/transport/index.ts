@@ -22,6 +22,7 @@ export {
   DEFAULT_STRATEGY,
   findStrategy,
   getStrategy,
+  isBuiltInStrategy,
   listStrategies,
   registerStrategy,
   requestedWire,

@@ -28,6 +28,8 @@ const strategies = new Map<string, Strategy>();
 /**
  * Adds a strategy. Its name must be new and a short lower-case id (it is a CLI value and a file
  * name); at most one strategy may be the baseline. Returns a function that removes it again.
+ * It is registered in this thread only: `--workers` threads load the registry afresh and know the
+ * built-ins alone, so a run-time strategy runs with one worker (a built-in one in `BUILT_IN`).
  * @example
  * // One HTTP/1.1 connection, whatever --connections says (not a second baseline).
  * const remove = registerStrategy({
@@ -68,6 +70,11 @@ export function strategyNames(): string[] {
 /** Every registered strategy, in registration order. */
 export function listStrategies(): Strategy[] {
   return [...strategies.values()];
+}
+
+/** Whether `name` is one of {@link BUILT_IN}: known to every thread, worker threads included. */
+export function isBuiltInStrategy(name: string): boolean {
+  return BUILT_IN.some((s) => s.name === name);
 }
 
 /** The strategy registered as `name`, or undefined (e.g. a result file written with an extension). */

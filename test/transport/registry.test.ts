@@ -235,6 +235,11 @@ describe('a fourth strategy registered at run time', () => {
     assert.equal(o.connections, 1);
     assert.equal(o.concurrency, 1, 'one request per connection: concurrency defaults to the pool size');
     assert.throws(
+      () => resolveLoadOptions({ protocol: 'h1-single', workers: 2, concurrency: 2 }),
+      (e: unknown) => isH2labError(e) && /--workers 2 cannot run --protocol h1-single/.test(e.message),
+      'worker threads load the registry afresh: they would not know it',
+    );
+    assert.throws(
       () => resolveLoadOptions({ protocol: 'h9' }),
       (e: unknown) => isH2labError(e) && /h9/.test(e.message) && /h1-single/.test(e.message),
     );
