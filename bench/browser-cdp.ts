@@ -4,8 +4,12 @@
 // themselves) and of the spread of send times (Resource Timing requestStart, last − first), and ratios.
 // Usage: node --import tsx bench/browser-cdp.ts [--runs 7] [--count 121]
 import { parseArgs } from 'node:util';
-import { startFixture } from '../src/browser/fixture.ts';
-import { CollectedPage, launchChromium, spkiPins } from '../src/browser/index.ts';
+import {
+  CollectedPage,
+  launchChromium,
+  spkiPins,
+  startFixtureInProcess as startFixture,
+} from '../src/browser/index.ts';
 import { burstScript, burstUrls, type PageBurstReport } from '../src/browser/page-scripts.ts';
 
 const { values } = parseArgs({
@@ -26,7 +30,7 @@ const browser = await launchChromium({
   spki: spkiPins(fixture.certPem),
 });
 try {
-  const origin = new URL(fixture.tlsUrl).origin;
+  const origin = new URL(fixture.tlsUrl!).origin;
   const withCdp = await CollectedPage.open(browser.context, origin);
   const without = await CollectedPage.open(browser.context, origin);
   await without.stopCollecting();

@@ -31,13 +31,14 @@
 //     [--clients h2lab-h1,h2lab-h2,h2load-h1,h2load-h2,curl-h1,curl-h2] [--listener tls|plain]
 //     [--fresh-link [--fresh-warm]] [--no-metrics-save] [--seed 1] [--timeout 90] [--json FILE]
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/stats.ts';
 import { parseBytes } from '../src/core/units.ts';
 import { runLoad } from '../src/load/index.ts';
-import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../src/net/index.ts';
+import { createLink, type Link } from '../src/net/index.ts';
+import { type FixtureTarget, startFixtureTarget } from '../src/server/index.ts';
 import { resolveWindow } from '../src/transport/index.ts';
 import { median, requireTools, scratch } from './common.ts';
 import {
@@ -127,8 +128,9 @@ requireTools([
   ['h2load', '--version'],
   ['curl', '--version'],
 ]);
-// No files: the scratch's children list stops the fixture servers however the harness ends.
-const { children } = scratch('h2lab-referee-');
+// No files: the scratch turns signals into a normal exit, which closes the fixture servers' IPC
+// channels (each then stops; src/server/target-entry.ts) however the harness ends.
+scratch('h2lab-referee-');
 
 // --- the clients ---------------------------------------------------------------------------------
 interface Target {
@@ -267,7 +269,7 @@ const label = (p: Point): string => `rtt ${p.rttMs} ms, loss ${p.lossPct}%, ${p.
 async function openLink(
   p: Point,
   seed: number,
-): Promise<{ link: Link; fixture: LinkedFixture; target: Target }> {
+): Promise<{ link: Link; fixture: FixtureTarget; target: Target }> {
   const link = await createLink({
     profile: { rttMs: p.rttMs, loss: p.lossPct / 100, rateBitsPerSec: rateMbit * 1e6 },
     backend: 'relay',
@@ -282,20 +284,19 @@ async function openLink(
           .once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sysctl exited ${code}`)))),
       );
     }
-    const fixture = await startFixtureInLink(link);
-    children.push(fixture.child);
-    const url = tls ? fixture.tlsUrl : fixture.plainUrl;
+    const fixture = await startFixtureTarget({}, { link });
+    const url = (tls ? fixture.tlsUrl : fixture.plainUrl)!;
     return {
       link,
       fixture,
-      target: { url, caFile: fixture.caFile, ca: readFileSync(fixture.caFile, 'utf8') },
+      target: { url, caFile: fixture.caFile!, ca: fixture.caPem! },
     };
   } catch (err) {
     await link.close();
     throw err;
   }
 }
-async function closeLink(l: { link: Link; fixture: LinkedFixture }): Promise<void> {
+async function closeLink(l: { link: Link; fixture: FixtureTarget }): Promise<void> {
   await l.fixture.close();
   await l.link.close();
 }

@@ -17,19 +17,14 @@ import type {
   BurstSummary,
   ServerRunView,
 } from '../model/index.ts';
+import {
+  histogramQuantile,
+  type MetricsSnapshot,
+  metricsDelta,
+  type ServerMetricsClient,
+} from '../server/index.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
-import {
-  diffSnapshots,
-  fetchServerMetrics,
-  GAUGES,
-  histogramQuantile,
-  type MetricSnapshot,
-  type MetricsSource,
-  snapshotBefore,
-  sumMetric,
-  tileRequests,
-} from './server-metrics.ts';
 import { median, peakConcurrency, spread, tally } from './stats.ts';
 
 /** Runs `p` with a bound; a run that hangs becomes H2LAB_ERR_BROWSER_TIMEOUT. */
@@ -100,18 +95,33 @@ export function burstStats(records: BrowserRequest[], page: PageBurstReport): Bu
   return stats;
 }
 
+/** Requests whose handler started on the tile route, by protocol (protocols that had none left out). */
+export function tileRequests(delta: MetricsSnapshot): Record<string, number> {
+  return Object.fromEntries(Object.entries(delta.requests.tiles).filter(([, n]) => n > 0));
+}
+
+/**
+ * Reads the server's metrics before a run; resets its counters and peak first when h2lab owns it.
+ * Throws H2LAB_ERR_SERVER_METRICS when they cannot be read.
+ */
+export async function metricsBefore(metrics: ServerMetricsClient): Promise<MetricsSnapshot> {
+  await metrics.reset();
+  return metrics.read();
+}
+
 /** The server's view of one burst from the metrics delta. */
-export function burstServerView(delta: MetricSnapshot, owned: boolean): ServerRunView {
+export function burstServerView(delta: MetricsSnapshot, owned: boolean): ServerRunView {
   const byProtocol = tileRequests(delta);
+  const sum = (row: Record<string, number>) => Object.values(row).reduce((a, b) => a + b, 0);
   const view: ServerRunView = {
     requestsByProtocol: byProtocol,
-    requests: Object.values(byProtocol).reduce((a, b) => a + b, 0),
-    connectionsOpened: sumMetric(delta, 'h2lab_connections_total'),
+    requests: sum(byProtocol),
+    connectionsOpened: sum(delta.connections.total.plain) + sum(delta.connections.total.tls),
   };
-  const p50 = histogramQuantile(delta, 'h2lab_pool_queue_seconds', 0.5);
-  const p90 = histogramQuantile(delta, 'h2lab_pool_queue_seconds', 0.9);
+  const p50 = histogramQuantile(delta.pool.queueSeconds, 0.5);
+  const p90 = histogramQuantile(delta.pool.queueSeconds, 0.9);
   if (p50 !== undefined && p90 !== undefined) view.poolQueueMs = { p50: p50 * 1000, p90: p90 * 1000 };
-  if (owned) view.inFlightPeak = sumMetric(delta, 'h2lab_in_flight_peak');
+  if (owned) view.inFlightPeak = delta.inFlightPeak;
   return view;
 }
 
@@ -123,7 +133,7 @@ export interface BurstRunSpec {
   pathTemplate: string;
   index: number;
   runTimeoutMs: number;
-  metrics?: MetricsSource;
+  metrics?: ServerMetricsClient;
 }
 
 /** Runs one burst and returns its requests and statistics. */
@@ -131,7 +141,7 @@ export async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
   const { page, target } = spec;
   const tag = `${target.id}-${spec.index}-${Date.now().toString(36)}`;
   const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);
-  const before = spec.metrics ? await snapshotBefore(spec.metrics) : undefined;
+  const before = spec.metrics ? await metricsBefore(spec.metrics) : undefined;
   page.clear();
   const report = await withRunTimeout(
     page.evaluate<PageBurstReport>(burstScript(urls)),
@@ -148,8 +158,8 @@ export async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
     requests,
   };
   if (spec.metrics && before) {
-    const after = await fetchServerMetrics(spec.metrics.url);
-    run.server = burstServerView(diffSnapshots(before, after, GAUGES), spec.metrics.owned);
+    const after = await spec.metrics.read();
+    run.server = burstServerView(metricsDelta(before, after), spec.metrics.owned);
   }
   return run;
 }

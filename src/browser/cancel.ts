@@ -9,19 +9,10 @@
  */
 
 import type { BrowserTarget, CancelRun, CancelServerView, CancelSummary } from '../model/index.ts';
-import { withRunTimeout } from './burst.ts';
+import { type MetricsSnapshot, metricsDelta, type ServerMetricsClient } from '../server/index.ts';
+import { metricsBefore, tileRequests, withRunTimeout } from './burst.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
-import {
-  byLabel,
-  diffSnapshots,
-  GAUGES,
-  type MetricSnapshot,
-  type MetricsSource,
-  snapshotBefore,
-  tileRequests,
-  waitForIdlePool,
-} from './server-metrics.ts';
 import { median, tally } from './stats.ts';
 
 /** What one cancellation run needs. */
@@ -35,19 +26,25 @@ export interface CancelRunSpec {
   pathTemplate: string;
   cancelAfterMs: number;
   runTimeoutMs: number;
-  metrics?: MetricsSource;
+  metrics?: ServerMetricsClient;
   /** Bound on waiting for the server's pool to drain before and after, ms. Default 10 000. */
   drainTimeoutMs?: number;
 }
 
 /** The server's view of one cancellation run. `wanted` requests of the run are not abandoned ones. */
-export function cancelServerView(delta: MetricSnapshot, wanted: number, drained: boolean): CancelServerView {
+export function cancelServerView(delta: MetricsSnapshot, wanted: number, drained: boolean): CancelServerView {
   const reached = Object.values(tileRequests(delta)).reduce((a, b) => a + b, 0);
+  // Cancellations by stage, over every protocol; stages (and outcomes, codes) with none left out.
+  const byStage: Record<string, number> = {};
+  for (const row of Object.values(delta.cancellations))
+    for (const [stage, n] of Object.entries(row)) if (n > 0) byStage[stage] = (byStage[stage] ?? 0) + n;
+  const nonZero = (t: Record<string, number>) =>
+    Object.fromEntries(Object.entries(t).filter(([, n]) => n > 0));
   return {
     reachedHandler: Math.max(0, reached - wanted),
-    cancellations: byLabel(delta, 'h2lab_cancellations_total', 'stage'),
-    jobs: byLabel(delta, 'h2lab_pool_jobs_total', 'outcome'),
-    rstStreamByCode: byLabel(delta, 'h2lab_rst_stream_total', 'code'),
+    cancellations: byStage,
+    jobs: { ...delta.pool.jobs },
+    rstStreamByCode: nonZero(delta.rstStream),
     drained,
   };
 }
@@ -57,7 +54,7 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
   const { page, target } = spec;
   const drainMs = spec.drainTimeoutMs ?? 10_000;
   const tag = `${target.id}-${spec.serverMode}-${Date.now().toString(36)}`;
-  if (spec.metrics) await waitForIdlePool(spec.metrics, drainMs);
+  if (spec.metrics) await spec.metrics.waitForIdlePool(drainMs);
   // The wanted tile is one the burst does not ask for (index count), fetched alone three times.
   const wanted = (k: string) =>
     burstUrls(page.origin, spec.pathTemplate, spec.count + 1, `${tag}-${k}`)[spec.count]!;
@@ -71,7 +68,7 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
     base.push(r.ms);
   }
   const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);
-  const before = spec.metrics ? await snapshotBefore(spec.metrics) : undefined;
+  const before = spec.metrics ? await metricsBefore(spec.metrics) : undefined;
   page.clear();
   const report = await withRunTimeout(
     page.evaluate<PageCancelReport>(cancelScript(urls, spec.cancelAfterMs, wanted('w'))),
@@ -95,8 +92,8 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
     wantedMs: report.wantedMs,
   };
   if (spec.metrics && before) {
-    const { snapshot, drained } = await waitForIdlePool(spec.metrics, drainMs);
-    run.server = cancelServerView(diffSnapshots(before, snapshot, GAUGES), 1, drained);
+    const { snapshot, drained } = await spec.metrics.waitForIdlePool(drainMs);
+    run.server = cancelServerView(metricsDelta(before, snapshot), 1, drained);
   }
   return run;
 }

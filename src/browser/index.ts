@@ -7,21 +7,11 @@ export { CollectedPage } from './collector.ts';
 export { deriveFindings } from './findings.ts';
 export {
   type BrowserProgress,
-  type FixtureHandle,
   type FixtureStartOptions,
   type MeasureBrowserHooks,
   measureBrowser,
   type StartFixture,
+  startFixtureInProcess,
 } from './measure.ts';
 export { resolveBrowserOptions } from './options.ts';
-export {
-  diffSnapshots,
-  fetchServerMetrics,
-  GAUGES,
-  histogramQuantile,
-  type MetricSnapshot,
-  parsePrometheusText,
-  resetServerMetrics,
-  sumMetric,
-} from './server-metrics.ts';
 export { peakConcurrency, quantile, spread } from './stats.ts';

@@ -18,24 +18,18 @@ import {
   type BrowserTarget,
   type CancelRun,
 } from '../model/index.ts';
+import {
+  type FixtureTarget,
+  metricsClient,
+  type ServerMetricsClient,
+  startFixtureTarget,
+} from '../server/index.ts';
 import { runBurst, summarizeBurst } from './burst.ts';
 import { runCancel, summarizeCancel } from './cancel.ts';
 import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
 import { CollectedPage } from './collector.ts';
 import { deriveFindings } from './findings.ts';
 import { parseOrigin, resolveBrowserOptions } from './options.ts';
-import type { MetricsSource } from './server-metrics.ts';
-
-/** The part of a running fixture server the browser experiments use. */
-export interface FixtureHandle {
-  plainUrl: string;
-  tlsUrl: string;
-  /** The server certificate (PEM); its SPKI is pinned in Chromium. */
-  certPem: string;
-  /** The CA that issued it, when there is one (pinned too). */
-  caPem?: string;
-  close(): Promise<void>;
-}
 
 /** Knobs passed to the fixture server. */
 export interface FixtureStartOptions {
@@ -45,8 +39,27 @@ export interface FixtureStartOptions {
   ignoreCancel: boolean;
 }
 
-/** Starts a fixture server (injected so that the library can run against any server). */
-export type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureHandle>;
+/**
+ * Starts a fixture server with both listeners (injected so that the library can run against a server
+ * placed anywhere: in-process, in a thread, behind a link). Its certificate's SPKI, and its CA's, are
+ * pinned in Chromium; its metrics give the server's view.
+ */
+export type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureTarget>;
+
+/**
+ * The default {@link StartFixture}: the fixture server in this process on free loopback ports, with
+ * the development certificates.
+ */
+export const startFixtureInProcess: StartFixture = (opts) =>
+  startFixtureTarget(
+    {
+      poolSize: opts.poolSize,
+      tileMs: opts.tileMs,
+      ignoreCancel: opts.ignoreCancel,
+      maxConcurrentStreams: opts.maxConcurrentStreams,
+    },
+    'in-process',
+  );
 
 /** One progress event, for a CLI to show. The library never prints. */
 export interface BrowserProgress {
@@ -59,7 +72,7 @@ export interface BrowserProgress {
 
 /** Hooks of {@link measureBrowser}. */
 export interface MeasureBrowserHooks {
-  /** How to start the fixture server when no origin is given. Required in that case. */
+  /** How to start the fixture server when no origin is given. Default {@link startFixtureInProcess}. */
   startFixture?: StartFixture;
   onProgress?: (e: BrowserProgress) => void;
   /** Stops between runs; what was measured is returned with error H2LAB_ERR_INTERRUPTED. */
@@ -110,11 +123,23 @@ function targetsFor(origins: readonly string[], control: boolean): BrowserTarget
   return out;
 }
 
+/** The fixture's two listeners: the experiments compare http:// with https://, so both must be there. */
+function bothListeners(f: FixtureTarget): { plainUrl: string; tlsUrl: string } {
+  if (!f.plainUrl || !f.tlsUrl) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      'measureBrowser: the started fixture server must serve both its plain and its TLS listener',
+      { option: 'startFixture' },
+    );
+  }
+  return { plainUrl: f.plainUrl, tlsUrl: f.tlsUrl };
+}
+
 /**
  * Measures what a real Chromium does against the origins (or h2lab's fixture server).
  *
  * @example
- * const result = await measureBrowser({ count: 121, runs: 6 }, { startFixture });
+ * const result = await measureBrowser({ count: 121, runs: 6 }); // against the fixture server
  * console.log(result.findings.join('\n'));
  */
 export async function measureBrowser(
@@ -130,29 +155,22 @@ export async function measureBrowser(
   try {
     let origins = opts.origins.map(parseOrigin);
     let fixture: BrowserResult['fixture'];
-    let metrics: MetricsSource | undefined = opts.metricsUrl
-      ? { url: opts.metricsUrl, owned: false }
+    let metrics: ServerMetricsClient | undefined = opts.metricsUrl
+      ? metricsClient(opts.metricsUrl)
       : undefined;
-    let ignoreFixture: FixtureHandle | undefined;
+    let ignoreFixture: FixtureTarget | undefined;
     if (origins.length === 0) {
-      if (!hooks.startFixture) {
-        throw new H2labError(
-          'H2LAB_ERR_INVALID_OPTION',
-          'measureBrowser: no origin given and no fixture server to start: pass origins',
-          {
-            option: 'origins',
-          },
-        );
-      }
+      const startFixture = hooks.startFixture ?? startFixtureInProcess;
       progress({ phase: 'start', message: 'starting the fixture server' });
-      const f = await hooks.startFixture({ ...opts.fixture, ignoreCancel: false });
+      const f = await startFixture({ ...opts.fixture, ignoreCancel: false });
       cleanups.push(() => f.close());
       spki.push(...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : []));
-      origins = [new URL(f.plainUrl).origin, new URL(f.tlsUrl).origin];
-      metrics = { url: `${new URL(f.plainUrl).origin}/metrics`, owned: true };
-      fixture = { plainUrl: f.plainUrl, tlsUrl: f.tlsUrl, ...opts.fixture };
+      const listeners = bothListeners(f);
+      origins = [new URL(listeners.plainUrl).origin, new URL(listeners.tlsUrl).origin];
+      metrics = f.metrics;
+      fixture = { ...listeners, ...opts.fixture };
       if (opts.cancel) {
-        ignoreFixture = await hooks.startFixture({ ...opts.fixture, ignoreCancel: true });
+        ignoreFixture = await startFixture({ ...opts.fixture, ignoreCancel: true });
         const g = ignoreFixture;
         cleanups.push(() => g.close());
         spki.push(...spkiPins(g.certPem));
@@ -263,7 +281,7 @@ export async function measureBrowser(
           t: BrowserTarget;
           mode: CancelRun['serverMode'];
           origin: string;
-          m?: MetricsSource;
+          m?: ServerMetricsClient;
         }> = [];
         for (const t of targets) {
           legs.push({
@@ -273,15 +291,9 @@ export async function measureBrowser(
             ...(metrics && { m: metrics }),
           });
           if (ignoreFixture) {
-            const base = new URL(
-              t.origin.startsWith('https:') ? ignoreFixture.tlsUrl : ignoreFixture.plainUrl,
-            ).origin;
-            legs.push({
-              t,
-              mode: 'ignore',
-              origin: base,
-              m: { url: `${new URL(ignoreFixture.plainUrl).origin}/metrics`, owned: true },
-            });
+            const l = bothListeners(ignoreFixture);
+            const base = new URL(t.origin.startsWith('https:') ? l.tlsUrl : l.plainUrl).origin;
+            legs.push({ t, mode: 'ignore', origin: base, m: ignoreFixture.metrics });
           }
         }
         // Repeat every leg, alternating honour and ignore (and who goes first), so that both server

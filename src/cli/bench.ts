@@ -13,9 +13,14 @@ import {
   parseFraction,
   parseInteger,
 } from '../core/index.ts';
-import { LOAD_DEFAULTS, type LoadOptionsInput, type LoadProgress, runLoad } from '../load/index.ts';
-import type { RunResult } from '../model/index.ts';
-import { attachLinkDrops, linkWarnings, withLinkedFixture } from '../net/index.ts';
+import {
+  LOAD_DEFAULTS,
+  type LoadOptionsInput,
+  type LoadProgress,
+  type LoadRun,
+  runLoad,
+  runLoadThroughLink,
+} from '../load/index.ts';
 import { renderRunText } from '../report/index.ts';
 import {
   DEFAULT_STRATEGY,
@@ -156,48 +161,16 @@ export function register(program: Command): void {
   addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
     const input = toLoadOptions(url, flags);
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
-    if (wantsLink({ ...flags, rate: flags.bandwidth })) await benchThroughLink(url, input, flags);
-    else await bench(input, flags);
-  });
-}
-
-/**
- * `--net` / `--rtt` …: the embedded fixture server runs in the server namespace of an emulated link
- * and the load runs here, in the host namespace, against the link's server address.
- */
-async function benchThroughLink(
-  url: string | undefined,
-  input: LoadOptionsInput,
-  f: BenchFlags & LinkFlags,
-): Promise<void> {
-  // A bare path drives that path on the fixture server; a full URL names a server we cannot move.
-  const target = url ?? input.url;
-  if (target !== undefined && !target.startsWith('/')) {
-    throw new H2labError(
-      'H2LAB_ERR_INVALID_OPTION',
-      `--net needs the embedded fixture server (give a path such as /bytes/1024, not the URL ${JSON.stringify(target)}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and bench the address it prints`,
-      { option: '--net', value: target },
-    );
-  }
-  const path = target ?? '/bytes/1024'; // the embedded target's default path
-  const linkOpts = linkOptionsFromFlags(f);
-  if (input.seed !== undefined) linkOpts.seed = input.seed;
-  await withLinkedFixture(linkOpts, async ({ link, fixture }) => {
-    if (!f.quiet) process.stderr.write(`h2lab bench: link ${describeLink(link)}\n`);
-    const through: LoadOptionsInput = {
-      ...input,
-      url: `${f.plain ? fixture.plainUrl : fixture.tlsUrl}${path}`,
-      caFile: input.caFile ?? fixture.caFile,
-      serverMetrics: input.serverMetrics ?? true,
-    };
-    await bench(through, f, async (result) => {
-      result.target.embedded = true;
-      result.environment.link = link.info;
-      if (link.info.congestionControl) result.environment.congestionControl = link.info.congestionControl;
-      const stats = await link.stats();
-      result.warnings.push(...linkWarnings(stats));
-      attachLinkDrops(result, stats);
-    });
+    // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
+    const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
+    const run = link
+      ? runLoadThroughLink(input, link, {
+          onLink: (l) => {
+            if (!flags.quiet) process.stderr.write(`h2lab bench: link ${describeLink(l)}\n`);
+          },
+        })
+      : runLoad(input);
+    await bench(run, flags);
   });
 }
 
@@ -288,12 +261,7 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   return o;
 }
 
-async function bench(
-  input: LoadOptionsInput,
-  f: BenchFlags,
-  decorate?: (result: RunResult) => Promise<void>,
-): Promise<void> {
-  const run = runLoad(input);
+async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   const tty = process.stderr.isTTY === true;
   if (!f.quiet) {
     run.events.on('progress', (p: LoadProgress) => {
@@ -305,7 +273,6 @@ async function bench(
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const result = await run.done;
-  await decorate?.(result);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   if (!f.quiet && tty) process.stderr.write('\r\x1b[K');

@@ -124,11 +124,9 @@ export function register(program: Command): void {
       const onSignal = () => ac.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const { startFixture } = await import('../browser/fixture.ts');
       let result: Awaited<ReturnType<typeof measureBrowser>>;
       try {
         result = await measureBrowser(opts, {
-          startFixture,
           signal: ac.signal,
           onProgress: (e) => {
             if (f.quiet) return;

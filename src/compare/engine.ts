@@ -20,10 +20,14 @@ import { H2labError, isH2labError, VERSION } from '../core/index.ts';
 import type { CellResult, CompareResult, RunResult, Strategy, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
 import { buildVerdict } from '../report/index.ts';
+import {
+  type MetricsSnapshot,
+  metricsDelta,
+  type ServerMetricsClient,
+  serverViewOf,
+} from '../server/index.ts';
 import { getStrategy } from '../transport/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
-import type { ServerMetricsReader } from './metrics.ts';
-import { serverViewFromScrapes } from './metrics.ts';
 import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
 
 /** One cell of the matrix: what a runner is asked to measure. */
@@ -74,7 +78,7 @@ export interface CompareEvents {
 export interface CompareDeps {
   runCell: CellRunner;
   target: { url: string; embedded: boolean };
-  metrics?: ServerMetricsReader;
+  metrics?: ServerMetricsClient;
   /** Called with the whole result after every run and at the end (write it to disk here). */
   onUpdate?: (result: CompareResult) => void | Promise<void>;
 }
@@ -251,10 +255,10 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       }
       state.status = 'running';
       events.emit('run-start', { cell, run: round, index: ++started, total });
-      let before: Awaited<ReturnType<ServerMetricsReader['scrape']>>;
+      let before: MetricsSnapshot | undefined;
       if (deps.metrics) {
         await deps.metrics.reset();
-        before = await deps.metrics.scrape();
+        before = await deps.metrics.tryRead();
       }
       try {
         const run = await deps.runCell(cell, {
@@ -268,8 +272,9 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
           signal: controller.signal,
         });
         if (controller.signal.aborted) break; // a partial run is not a run: discard it
-        const after = deps.metrics ? await deps.metrics.scrape() : undefined;
-        if (before && after && run.server === undefined) run.server = serverViewFromScrapes(before, after);
+        const after = deps.metrics ? await deps.metrics.tryRead() : undefined;
+        if (before && after && run.server === undefined)
+          run.server = serverViewOf(metricsDelta(before, after));
         if (run.error && isProtocolNotOffered(run.error)) {
           state.status = 'not-offered';
           state.note = notOfferedNote(cell.protocol, run.protocol.negotiated, run.error.message);

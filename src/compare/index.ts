@@ -1,6 +1,6 @@
 /**
  * The comparison subsystem: the matrix of cells, fair interleaved runs, statistics across runs, the
- * fixture server's metrics, and a synthetic runner for trying it without a server.
+ * re-analysis of a saved result, and a synthetic runner for trying it without a server.
  */
 export {
   type AnalyzeOptions,
@@ -29,7 +29,6 @@ export {
   runOrder,
 } from './engine.ts';
 export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
-export { httpMetricsReader, type ServerMetricsReader, serverViewFromScrapes } from './metrics.ts';
 export {
   COMPARE_DEFAULTS,
   type CompareOptions,

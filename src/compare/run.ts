@@ -5,23 +5,27 @@
  */
 
 import { H2labError } from '../core/index.ts';
-import { attachServerTcpFrom, type FixtureThread, startFixtureThread } from '../load/index.ts';
+import { attachServerTcpFrom } from '../load/index.ts';
 import type { WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
   checkNetAvailable,
   createLink,
   type Link,
-  type LinkedFixture,
   linkWarnings,
   type PlannedLink,
   planLinks,
-  startFixtureInLink,
 } from '../net/index.ts';
-import type { ServerOptionsInput } from '../server/index.ts';
+import {
+  type FixtureTarget,
+  metricsClient,
+  metricsDelta,
+  type ServerOptionsInput,
+  serverViewOf,
+  startFixtureTarget,
+} from '../server/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
-import { httpMetricsReader, serverViewFromScrapes } from './metrics.ts';
 import {
   type CompareOptions,
   type CompareOptionsInput,
@@ -52,6 +56,11 @@ export interface RunComparisonHooks {
   runCell?: CellRunner;
   /** Embedded target only: fixture server options over {@link COMPARE_FIXTURE} (e.g. a slower pool). */
   fixture?: ServerOptionsInput;
+  /**
+   * The fixture server to compare against when no URL is given, instead of starting one in a worker
+   * thread (the caller owns it and closes it). Links still get their own copy behind each link.
+   */
+  target?: FixtureTarget;
 }
 
 /** A started comparison and what it runs against. */
@@ -73,7 +82,7 @@ export async function runComparison(
   hooks: RunComparisonHooks = {},
 ): Promise<StartedComparison> {
   resolveCompareOptions(input); // fail on bad options before a server starts
-  let server: FixtureThread | undefined;
+  let server: FixtureTarget | undefined;
   let url = input.url;
   let caFile = input.tls?.caFile;
   let metricsUrl = input.metricsUrl;
@@ -81,21 +90,25 @@ export async function runComparison(
   const insecure = input.tls?.insecure ?? false;
   if (!url) {
     // In a thread of its own: the load client must not share its event loop with the server.
-    server = await startFixtureThread({ ...COMPARE_FIXTURE, ...hooks.fixture });
+    server = hooks.target ?? (await startFixtureTarget({ ...COMPARE_FIXTURE, ...hooks.fixture }, 'thread'));
     url = `${server.tlsUrl}/`;
     // Trust the embedded server the way a real client would: through the CA that signed it.
-    caFile ??= server.caPath;
-    metricsUrl ??= `${server.plainUrl}/metrics`;
+    caFile ??= server.caFile;
+    metricsUrl ??= server.metrics.url;
     workloads ??= defaultFixtureWorkloads();
   }
   workloads ??= urlWorkloads(url);
   let options = resolveCompareOptions({ ...input, url, workloads, ...(metricsUrl ? { metricsUrl } : {}) });
   const target = { url, embedded: server !== undefined };
+  // A target the caller gave stays theirs to close.
+  const closeServer = async () => {
+    if (server !== hooks.target) await server?.close();
+  };
   let plan: Map<string, PlannedLink>;
   try {
     plan = planComparisonLinks(options, server !== undefined, url);
   } catch (err) {
-    await server?.close();
+    await closeServer();
     throw err;
   }
   // The net axis names every link of the plan; `loopback` stays when it was asked for (or when no
@@ -110,7 +123,9 @@ export async function runComparison(
       net: [...(keepLoopback ? ['loopback'] : []), ...plan.keys()],
     });
   }
-  const linked = new LinkSequence(plan);
+  // Behind each link the same fixture as on loopback, in the link's server namespace.
+  const { host: _h, port: _p, tlsPort: _t, ...linkedFixture } = { ...COMPARE_FIXTURE, ...hooks.fixture };
+  const linked = new LinkSequence(plan, linkedFixture);
   const baseRunCell =
     hooks.runCell ??
     loadRunner({
@@ -126,11 +141,11 @@ export async function runComparison(
       ...(server ? { serverInProcess: true } : {}),
     });
   // The embedded server's TCP side, read after each loopback run (linked cells read their own).
-  const embeddedUrl = server?.plainUrl;
-  const withServerTcp: CellRunner = embeddedUrl
+  const embedded = server?.metrics;
+  const withServerTcp: CellRunner = embedded
     ? async (cell, ctx) => {
         const run = await baseRunCell(cell, ctx);
-        await attachServerTcpFrom(run, embeddedUrl);
+        await attachServerTcpFrom(run, embedded);
         return run;
       }
     : baseRunCell;
@@ -142,33 +157,21 @@ export async function runComparison(
       runCell,
       target,
       ...(options.metricsUrl
-        ? { metrics: httpMetricsReader(options.metricsUrl, { resetPeaks: server !== undefined }) }
+        ? { metrics: metricsClient(options.metricsUrl, { owned: server !== undefined, timeoutMs: 2000 }) }
         : {}),
       ...(hooks.onUpdate ? { onUpdate: hooks.onUpdate } : {}),
     });
   } catch (err) {
-    await server?.close();
+    await closeServer();
     await closeLinks();
     throw err;
   }
   const done = handle.done.finally(async () => {
     await closeLinks();
-    await server?.close();
+    await closeServer();
   });
   return { ...handle, done, target };
 }
-
-/** The same fixture as {@link COMPARE_FIXTURE}, as `h2lab serve` flags for a linked copy. */
-const LINKED_FIXTURE_ARGS = [
-  '--pool',
-  String(COMPARE_FIXTURE.poolSize),
-  '--tile-ms',
-  `${COMPARE_FIXTURE.tileMs}ms`,
-  '--tile-heavy-fraction',
-  String(COMPARE_FIXTURE.tileHeavyFraction),
-  '--tile-heavy-ms',
-  `${COMPARE_FIXTURE.tileHeavyMs}ms`,
-];
 
 /**
  * The links of a comparison, brought up one at a time: the matrix runs every cell of one link before
@@ -177,20 +180,23 @@ const LINKED_FIXTURE_ARGS = [
  * two cores. Whether links can be made at all is checked before the first run.
  */
 class LinkSequence {
-  private current: { name: string; link: Link; fixture: LinkedFixture } | undefined;
-  constructor(private readonly plan: Map<string, PlannedLink>) {}
+  private current: { name: string; link: Link; fixture: FixtureTarget } | undefined;
+  constructor(
+    private readonly plan: Map<string, PlannedLink>,
+    private readonly fixture: ServerOptionsInput,
+  ) {}
 
   has(name: string): boolean {
     return this.plan.has(name);
   }
 
-  async get(name: string): Promise<{ link: Link; fixture: LinkedFixture }> {
+  async get(name: string): Promise<{ link: Link; fixture: FixtureTarget }> {
     if (this.current?.name === name) return this.current;
     await this.close();
     const planned = this.plan.get(name)!;
     const link = await createLink(planned.options);
     try {
-      this.current = { name, link, fixture: await startFixtureInLink(link, LINKED_FIXTURE_ARGS) };
+      this.current = { name, link, fixture: await startFixtureTarget(this.fixture, { link }) };
     } catch (err) {
       await link.close();
       throw err;
@@ -239,12 +245,12 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     const l = await links.get(cell.net);
     const base = new URL(loopbackUrl);
     const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
-    const metrics = httpMetricsReader(`${l.fixture.plainUrl}/metrics`, { resetPeaks: true });
+    const metrics = l.fixture.metrics;
     await metrics.reset();
-    const before = await metrics.scrape();
-    const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile });
-    const after = await metrics.scrape();
-    if (before && after) run.server ??= serverViewFromScrapes(before, after);
+    const before = await metrics.tryRead();
+    const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile! });
+    const after = await metrics.tryRead();
+    if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
     run.environment.link = { ...l.link.info, profile: cell.net };
     if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
     const stats = await l.link.stats();
@@ -252,7 +258,7 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     // The mechanism's numbers: what the link dropped on each connection, and the server's side of
     // TCP (its congestion windows carry the responses), matched to the run's connections.
     attachLinkDrops(run, stats);
-    await attachServerTcpFrom(run, l.fixture.plainUrl);
+    await attachServerTcpFrom(run, l.fixture.metrics);
     return run;
   };
 }

@@ -6,5 +6,6 @@ export * from './errors.ts';
 export * from './option-meta.ts';
 export * from './rank.ts';
 export * from './rng.ts';
+export * from './thread.ts';
 export * from './units.ts';
 export * from './version.ts';

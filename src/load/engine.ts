@@ -12,12 +12,20 @@ import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
 import { confoundersOf } from '../report/index.ts';
+import {
+  type FixtureTarget,
+  type MetricsTls,
+  metricsClient,
+  metricsDelta,
+  metricsUrlOf,
+  type ServerMetricsClient,
+  serverViewOf,
+  startFixtureTarget,
+} from '../server/index.ts';
 import { getStrategy, requestedWire } from '../transport/index.ts';
-import { isEmbedded, startEmbeddedServer } from './embedded.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
-import { fetchServerMetrics, serverViewDelta } from './server-metrics.ts';
 import {
   addCounts,
   decodeHistogram,
@@ -44,8 +52,29 @@ export interface LoadRun {
 interface Target {
   url: string;
   embedded: boolean;
+  /** The fixture server's CPU is counted in this process's (in-process or thread placement). */
+  cpuIncludesServer?: boolean;
+  metrics?: ServerMetricsClient;
   close?: () => Promise<void>;
   failure?: () => string | undefined;
+}
+
+/** The path driven when neither a URL nor a path was given: 1 KiB bodies. */
+export const EMBEDDED_DEFAULT_PATH = '/bytes/1024';
+
+/** True when the options name no target, only (optionally) a path on the embedded one. */
+export function isEmbedded(url: string | undefined): boolean {
+  return url === undefined || url.startsWith('/');
+}
+
+/** What {@link runLoad} may be given besides its options. */
+export interface LoadDeps {
+  /**
+   * The fixture server to drive when the options name no URL (or only a path): its TLS listener, or
+   * its plain one with `embeddedListener: 'plain'`. The caller owns it (runLoad does not close it).
+   * Without it, runLoad starts one in a worker thread of its own and stops it at the end.
+   */
+  target?: FixtureTarget;
 }
 
 /**
@@ -56,7 +85,7 @@ interface Target {
  * run.events.on('progress', (p) => console.log(p.rps));
  * const result = await run.done;
  */
-export function runLoad(input: LoadOptionsInput): LoadRun {
+export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   const opts = resolveLoadOptions(input);
   resolveWindowFor(opts);
   const files = loadFiles(opts);
@@ -74,7 +103,7 @@ export function runLoad(input: LoadOptionsInput): LoadRun {
       ),
     );
   };
-  const done = execute(opts, files, events, (hook) => {
+  const done = execute(opts, files, deps, events, (hook) => {
     stopHook = hook;
     if (stopRequested) {
       stopRequested = false;
@@ -118,15 +147,32 @@ function loadFiles(o: ResolvedLoadOptions): Files {
   return f;
 }
 
-async function startTarget(o: ResolvedLoadOptions, files: Files): Promise<Target & { ca?: string }> {
+async function startTarget(
+  o: ResolvedLoadOptions,
+  files: Files,
+  given: FixtureTarget | undefined,
+): Promise<Target & { ca?: string }> {
   if (!isEmbedded(o.url)) return { url: o.url!, embedded: false };
-  const s = await startEmbeddedServer(o);
+  const plain = o.embeddedListener === 'plain';
+  // In a thread of its own, so that this client measures only itself (its event loop and CPU).
+  const t = given ?? (await startFixtureTarget({ plain, tls: !plain }, 'thread'));
+  const base = plain ? t.plainUrl : t.tlsUrl;
+  if (!base) {
+    if (!given) await t.close();
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `embeddedListener ${plain ? 'plain' : 'tls'}: the given fixture target serves no ${plain ? 'plain' : 'TLS'} listener; start it with that listener or choose the other one`,
+      { option: 'embeddedListener', value: plain ? 'plain' : 'tls' },
+    );
+  }
   return {
-    url: s.url,
+    url: `${base}${o.url?.startsWith('/') ? o.url : EMBEDDED_DEFAULT_PATH}`,
     embedded: true,
-    close: s.close,
-    failure: s.failure,
-    ...(s.caPem && !files.ca ? { ca: s.caPem } : {}),
+    cpuIncludesServer: t.placement !== 'namespace',
+    metrics: t.metrics,
+    failure: t.failure,
+    ...(given ? {} : { close: t.close }),
+    ...(t.caPem && !files.ca ? { ca: t.caPem } : {}),
   };
 }
 
@@ -138,13 +184,14 @@ export function split(total: number, n: number, i: number): number {
 async function execute(
   o: ResolvedLoadOptions,
   files: Files,
+  deps: LoadDeps,
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
 ): Promise<RunResult> {
   const startedAt = new Date().toISOString();
   let target: Target & { ca?: string };
   try {
-    target = await startTarget(o, files);
+    target = await startTarget(o, files, deps.target);
   } catch (err) {
     return failedResult(
       o,
@@ -184,7 +231,8 @@ async function execute(
         out.write(`${JSON.stringify(s)}\n`);
       };
     }
-    const serverBefore = await readServerMetrics(o, target, tls);
+    const metrics = serverMetricsOf(o, target, tls);
+    const serverBefore = await metrics?.tryRead();
     const cpu0 = process.cpuUsage();
     const wall0 = performance.now();
     const parts =
@@ -200,10 +248,12 @@ async function execute(
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
 
-    const serverAfter = await readServerMetrics(o, target, tls);
+    const serverAfter = await metrics?.tryRead();
     const result = buildResult(o, target, startedAt, parts, {
       cpu: (cpu.user + cpu.system) / 1000 / Math.max(1, wallMs),
-      server: serverDelta(serverBefore, serverAfter),
+      ...(serverBefore && serverAfter
+        ? { server: serverViewOf(metricsDelta(serverBefore, serverAfter)) }
+        : {}),
       serverMetricsAfter: serverAfter,
     });
     const crashed = target.failure?.();
@@ -364,7 +414,7 @@ function buildResult(
   target: Target,
   startedAt: string,
   parts: PartResult[],
-  extra: { cpu: number; server: RunResult['server'] | undefined; serverMetricsAfter?: unknown },
+  extra: { cpu: number; server?: RunResult['server']; serverMetricsAfter?: unknown },
 ): RunResult {
   const counts = emptyCounts();
   const hist = Object.fromEntries(HISTOGRAM_NAMES.map((k) => [k, newHistogram()])) as Record<
@@ -425,7 +475,7 @@ function buildResult(
     o.workers,
     cpus,
     os.loadavg()[0]!,
-    target.embedded || o.serverInProcess === true,
+    target.cpuIncludesServer === true || o.serverInProcess === true,
   );
   const saturated = judged.saturated;
   const note = judged.note;
@@ -550,20 +600,15 @@ function ageMedians(ttfb: Histogram, response: Histogram, bodyGap: Histogram): C
   };
 }
 
-/** Reads `/metrics?format=json` from the target when asked to (default: embedded target only). */
-async function readServerMetrics(
+/**
+ * The metrics to read around the run, when asked to (default: the embedded target only): the fixture
+ * target's own client, or `/metrics` on the origin of the URL.
+ */
+function serverMetricsOf(
   o: ResolvedLoadOptions,
   target: Target,
-  tls: { ca?: string; cert?: string; key?: string; insecure?: boolean },
-): Promise<Record<string, unknown> | undefined> {
+  tls: MetricsTls,
+): ServerMetricsClient | undefined {
   if (!(o.serverMetrics ?? target.embedded)) return undefined;
-  return fetchServerMetrics(target.url, tls);
-}
-
-function serverDelta(
-  before: Record<string, unknown> | undefined,
-  after: Record<string, unknown> | undefined,
-): RunResult['server'] | undefined {
-  if (!before || !after) return undefined;
-  return serverViewDelta(before, after);
+  return target.metrics ?? metricsClient(metricsUrlOf(target.url), { tls });
 }

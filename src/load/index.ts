@@ -3,9 +3,15 @@
  * statistics helpers that other subsystems (compare, report) reuse to merge histograms.
  */
 
-export type { FixtureThread } from './embedded.ts';
-export { startFixtureThread } from './embedded.ts';
-export { judgeClient, type LoadRun, runLoad } from './engine.ts';
+export {
+  EMBEDDED_DEFAULT_PATH,
+  isEmbedded,
+  judgeClient,
+  type LoadDeps,
+  type LoadRun,
+  runLoad,
+} from './engine.ts';
+export { type LinkedLoadHooks, runLoadThroughLink } from './linked.ts';
 export {
   LOAD_DEFAULTS,
   type LoadOptions,

@@ -8,8 +8,8 @@ import { z } from 'zod';
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../model/index.ts';
 import { tcpConnectionInfoSchema } from '../model/index.ts';
 import { matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
+import { type MetricsTls, metricsClient, metricsUrlOf, type ServerMetricsClient } from '../server/index.ts';
 import type { TransportStats } from '../transport/index.ts';
-import { fetchServerMetrics } from './server-metrics.ts';
 
 // z.object (not strict): a newer server's extra fields are dropped, not fatal.
 const serverReading = z.object({ ...tcpConnectionInfoSchema.shape, atEpochMs: z.number() });
@@ -83,19 +83,20 @@ export function attachServerTcp(run: RunResult, serverMetrics: unknown): void {
 }
 
 /**
- * Reads the fixture server's `/metrics?format=json` at `url`'s origin and {@link attachServerTcp}s it:
- * for callers that run the load with `serverMetrics: false` (compare). Never throws; a server without
- * the metrics leaves the run as it was.
+ * Reads the fixture server's metrics — from its client, or from `/metrics` at the origin of a URL —
+ * and {@link attachServerTcp}s them: for callers that run the load with `serverMetrics: false`
+ * (compare). Never throws; a server without the metrics leaves the run as it was.
  *
  * @example
  * const run = await runCell(cell, ctx);
- * await attachServerTcpFrom(run, fixture.plainUrl);
+ * await attachServerTcpFrom(run, target.metrics);
  */
 export async function attachServerTcpFrom(
   run: RunResult,
-  url: string,
-  tls: { ca?: string; cert?: string; key?: string; insecure?: boolean } = {},
+  source: string | ServerMetricsClient,
+  tls: MetricsTls = {},
 ): Promise<void> {
   if (!run.connections.tcp?.client) return;
-  attachServerTcp(run, await fetchServerMetrics(url, tls));
+  const metrics = typeof source === 'string' ? metricsClient(metricsUrlOf(source), { tls }) : source;
+  attachServerTcp(run, await metrics.tryRead());
 }

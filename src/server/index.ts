@@ -17,6 +17,16 @@ export {
   renderPrometheus,
 } from './metrics.ts';
 export {
+  histogramQuantile,
+  type MetricsClientOptions,
+  type MetricsTls,
+  metricsClient,
+  metricsDelta,
+  metricsUrlOf,
+  type ServerMetricsClient,
+  serverViewOf,
+} from './metrics-client.ts';
+export {
   type ServerOptions,
   type ServerOptionsInput,
   ServerOptionsSchema,
@@ -24,3 +34,4 @@ export {
 } from './options.ts';
 export { type TilesPageParams, tilesPageHtml, tilesPageParams } from './page.ts';
 export { type RunningServer, resolveServerOptions, startServer } from './server.ts';
+export { type FixturePlacement, type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';

@@ -2,8 +2,7 @@
 // what Chromium does (CDP) and what the server saw (its metrics) must tell the same story.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFixture } from '../../src/browser/fixture.ts';
-import { measureBrowser } from '../../src/browser/index.ts';
+import { measureBrowser, startFixtureInProcess as startFixture } from '../../src/browser/index.ts';
 import type { BrowserResult } from '../../src/model/index.ts';
 import { parseBrowserResult } from '../../src/model/index.ts';
 import { chromiumMissing } from './helpers.ts';

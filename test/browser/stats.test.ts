@@ -1,17 +1,10 @@
-// Statistics and metric parsing of the browser subsystem (no browser needed).
+// Statistics of the browser subsystem (no browser needed).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { burstStats, summarizeBurst } from '../../src/browser/burst.ts';
 import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
-import {
-  byLabel,
-  diffSnapshots,
-  histogramQuantile,
-  parsePrometheusText,
-  sumMetric,
-} from '../../src/browser/server-metrics.ts';
 import { peakConcurrency, quantile } from '../../src/browser/stats.ts';
 import type { BrowserRequest, CancelRun } from '../../src/model/browser.ts';
 
@@ -57,33 +50,6 @@ test('peakConcurrency: half-open intervals, and equals a brute-force count at ev
       return peakConcurrency(xs) === brute;
     }),
   );
-});
-
-test('Prometheus text: labels, deltas, histogram quantiles', () => {
-  const before = parsePrometheusText(`# HELP x
-h2lab_requests_total{route="tiles",protocol="h2"} 10
-h2lab_pool_queue_seconds_bucket{le="0.01"} 5
-h2lab_pool_queue_seconds_bucket{le="0.1"} 5
-h2lab_pool_queue_seconds_bucket{le="+Inf"} 5
-h2lab_pool_busy 3
-`);
-  const after = parsePrometheusText(`h2lab_requests_total{route="tiles",protocol="h2"} 30
-h2lab_requests_total{protocol="http/1.1",route="tiles"} 4
-h2lab_cancellations_total{protocol="h2",stage="queued"} 7
-h2lab_cancellations_total{protocol="http/1.1",stage="queued"} 1
-h2lab_pool_queue_seconds_bucket{le="0.01"} 5
-h2lab_pool_queue_seconds_bucket{le="0.1"} 15
-h2lab_pool_queue_seconds_bucket{le="+Inf"} 15
-h2lab_pool_busy 1
-`);
-  const d = diffSnapshots(before, after, ['h2lab_pool_busy']);
-  assert.equal(sumMetric(d, 'h2lab_requests_total'), 24);
-  assert.equal(sumMetric(d, 'h2lab_requests_total', { protocol: 'h2' }), 20);
-  assert.deepEqual(byLabel(d, 'h2lab_cancellations_total', 'stage'), { queued: 8 });
-  assert.equal(sumMetric(d, 'h2lab_pool_busy'), 1);
-  // All 10 new observations are in (0.01, 0.1]: the median interpolates to the middle.
-  assert.ok(Math.abs(histogramQuantile(d, 'h2lab_pool_queue_seconds', 0.5)! - 0.055) < 1e-9);
-  assert.equal(histogramQuantile(before, 'h2lab_nothing', 0.5), undefined);
 });
 
 test('burst URLs walk a square grid and are unique per tag', () => {

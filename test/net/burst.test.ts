@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { withLinkedFixture } from '../../src/net/index.ts';
+import { withLinkedTarget } from '../../src/server/index.ts';
 import { netSkipReason } from './helpers.ts';
 
 const skip = netSkipReason();
@@ -13,7 +13,7 @@ if (skip) console.log(`# net burst test skipped: ${skip}`);
 describe('burst through an emulated link', { skip }, () => {
   it('32 × 10 KiB at 100 ms RTT: ≥ 3 RTT to the first response with handshakes included, less without', async () => {
     const rttMs = 100;
-    await withLinkedFixture({ profile: { rttMs }, backend: 'relay' }, async ({ fixture }) => {
+    await withLinkedTarget({ profile: { rttMs }, backend: 'relay' }, async ({ target: fixture }) => {
       for (const protocol of ['h1', 'h2'] as const) {
         const run = (burstHandshakes: 'include' | 'exclude') =>
           runLoad({

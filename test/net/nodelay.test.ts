@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../../src/net/index.ts';
+import { createLink, type Link } from '../../src/net/index.ts';
+import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
 import { median, netSkipReason } from './helpers.ts';
 
 const RTT_MS = 100;
@@ -39,10 +40,10 @@ function curlAfterHandshakeMs(url: string, ca: string): number {
 
 describe('fixture server: Nagle off on every accepted socket', { skip }, () => {
   let link: Link;
-  let fixture: LinkedFixture;
+  let fixture: FixtureTarget;
   before(async () => {
     link = await createLink({ profile: { rttMs: RTT_MS }, backend: 'relay' });
-    fixture = await startFixtureInLink(link);
+    fixture = await startFixtureTarget({}, { link });
   });
   after(async () => {
     await fixture?.close();
@@ -52,7 +53,7 @@ describe('fixture server: Nagle off on every accepted socket', { skip }, () => {
   for (const listener of ['plain', 'tls'] as const) {
     it(`${listener}: a 10 KiB response on a fresh HTTP/1.1 connection takes one RTT, not two`, () => {
       const base = listener === 'tls' ? fixture.tlsUrl : fixture.plainUrl;
-      const times = [0, 1, 2].map(() => curlAfterHandshakeMs(`${base}/bytes/10240`, fixture.caFile));
+      const times = [0, 1, 2].map(() => curlAfterHandshakeMs(`${base}/bytes/10240`, fixture.caFile!));
       const m = median(times);
       const shown = times.map((t) => t.toFixed(0)).join(', ');
       assert.ok(m >= RTT_MS * 0.95, `median ${m.toFixed(1)} ms (${shown}) is less than the RTT: no link?`);

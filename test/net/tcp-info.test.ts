@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
 import type { RunResult } from '../../src/model/run.ts';
-import { attachLinkDrops, type LinkOptions, withLinkedFixture } from '../../src/net/index.ts';
+import { attachLinkDrops, type LinkOptions } from '../../src/net/index.ts';
 import { tcpFactSentences } from '../../src/report/tcp-facts.ts';
+import { withLinkedTarget } from '../../src/server/index.ts';
 import { netSkipReason } from './helpers.ts';
 
 const skip = netSkipReason();
@@ -15,7 +16,7 @@ if (skip) console.log(`# net tcp-info tests skipped: ${skip}`);
 
 /** h1 × 6 then h2 through one link, each `requests` × `path`, with the link's drops attached. */
 async function h1AndH2(link: LinkOptions, path: string, requests: number): Promise<[RunResult, RunResult]> {
-  return withLinkedFixture(link, async ({ link: l, fixture }) => {
+  return withLinkedTarget(link, async ({ link: l, target: fixture }) => {
     const out: RunResult[] = [];
     for (const protocol of ['h1', 'h2'] as const) {
       const r = await runLoad({

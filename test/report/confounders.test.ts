@@ -13,8 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '../../src/load/index.ts';
 import type { RunResult } from '../../src/model/run.ts';
-import { createLink, type Link, type LinkedFixture, startFixtureInLink } from '../../src/net/index.ts';
+import { createLink, type Link } from '../../src/net/index.ts';
 import { confoundersOf } from '../../src/report/confounders.ts';
+import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -169,7 +170,7 @@ describe('HTTP/2 flow-control stalls over loopback (embedded fixture server)', (
 
 describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
   let link: Link;
-  let fixture: LinkedFixture;
+  let fixture: FixtureTarget;
   const runs: Partial<Record<'node' | 'browser', RunResult>> = {};
   // 64 × 10 KiB at once (a page's worth) at 10 Mbit/s: 640 KiB against a 64 KiB connection window.
   const burst = (window: 'node' | 'browser') =>
@@ -184,7 +185,7 @@ describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
     }).done;
   before(async () => {
     link = await createLink({ profile: { rttMs: RTT_MS, rateBitsPerSec: 10e6 }, backend: 'relay' });
-    fixture = await startFixtureInLink(link);
+    fixture = await startFixtureTarget({}, { link });
     runs.node = await burst('node');
     runs.browser = await burst('browser');
   });

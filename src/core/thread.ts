@@ -15,8 +15,13 @@ export function startThread(moduleUrl: URL, workerData: unknown): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
-/** The URL of a sibling module of this folder, with the extension this build runs (.ts or .js). */
-export function siblingModule(name: string): URL {
-  const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./${name}${ext}`, import.meta.url);
+/**
+ * The URL of the module `name` beside the module whose `import.meta.url` is `here`, with the
+ * extension this build runs (.ts or .js).
+ *
+ * @example startThread(siblingModule('worker-entry', import.meta.url), input)
+ */
+export function siblingModule(name: string, here: string): URL {
+  const ext = here.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`./${name}${ext}`, here);
 }

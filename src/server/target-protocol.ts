@@ -1,0 +1,33 @@
+/**
+ * The typed messages between a fixture target's owner and the fixture server it runs elsewhere — in
+ * a worker thread (over its MessagePort) or in a child process inside a network namespace (over the
+ * IPC channel of `child_process`). One protocol for both channels, so the two placements cannot
+ * drift apart; the owner never reads the child's stdout.
+ *
+ * ```
+ *   owner                                   thread / child (target-entry.ts)
+ *   ── { type:'start', options } ─────────▶  startServer(options)
+ *   ◀──────── { type:'ready', plainUrl, tlsUrl, caPem?, caPath?, certPem }
+ *          or { type:'error', error: { code, message, details } }
+ *   ── { type:'stop' } ───────────────────▶  server.close(0)
+ *   ◀──────────────────────── { type:'stopped' }
+ * ```
+ * A child whose channel closes (the owner died) closes its server and exits.
+ */
+import type { ServerOptionsInput } from './options.ts';
+
+/** Owner → server. */
+export type ToTarget = { type: 'start'; options: ServerOptionsInput } | { type: 'stop' };
+
+/** Server → owner. */
+export type FromTarget =
+  | {
+      type: 'ready';
+      plainUrl?: string;
+      tlsUrl?: string;
+      caPem?: string;
+      caPath?: string;
+      certPem: string;
+    }
+  | { type: 'error'; error: { code: string; message: string; details: Record<string, unknown> } }
+  | { type: 'stopped' };

@@ -1,0 +1,274 @@
+/**
+ * The fixture server as a target: ONE way to start it, in one of three placements, and one handle
+ * that load, compare and browser are given instead of starting their own.
+ *
+ * ```
+ *   'in-process'   startServer() in this thread (cheapest; shares the event loop with its client)
+ *   'thread'       a worker thread of its own: the client's event loop and CPU figures are its own
+ *   { link }       a child process inside the link's server namespace, at link.serverAddress, with a
+ *                  certificate issued for that address; started and stopped over typed IPC
+ *                  (target-protocol.ts), as the link's relay is
+ * ```
+ * Every placement gives the same {@link FixtureTarget}: URLs, the CA that verifies its TLS listener,
+ * a metrics client (owned: h2lab may reset it) and `close()`.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { type ErrorCode, H2labError, siblingModule, startThread } from '../core/index.ts';
+import { createLink, type Link, type LinkOptions, nodeEntry } from '../net/index.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
+import { metricsClient, type ServerMetricsClient } from './metrics-client.ts';
+import type { ServerOptionsInput } from './options.ts';
+import { startServer } from './server.ts';
+import type { FromTarget, ToTarget } from './target-protocol.ts';
+
+/** Where the fixture server runs. */
+export type FixturePlacement = 'in-process' | 'thread' | { link: Link };
+
+/** A started fixture server, wherever it runs. */
+export interface FixtureTarget {
+  /** `in-process`, `thread` or `namespace`. */
+  readonly placement: 'in-process' | 'thread' | 'namespace';
+  /** HTTP/1.1 and h2c (prior knowledge) listener, e.g. `http://127.0.0.1:40123`, when it serves one. */
+  readonly plainUrl?: string;
+  /** h2 and HTTP/1.1 by ALPN, when it serves one. */
+  readonly tlsUrl?: string;
+  /** The CA (PEM) that verifies the TLS listener's certificate, when h2lab issued it. */
+  readonly caPem?: string;
+  /** The same CA as a file, for options that take a path (`caFile`). */
+  readonly caFile?: string;
+  /** The TLS listener's certificate (PEM); the browser pins its SPKI. */
+  readonly certPem: string;
+  /** Its `/metrics`, owned by h2lab (reset before each run is allowed). */
+  readonly metrics: ServerMetricsClient;
+  /** Why the server died while in use, if it did (thread and namespace placements). */
+  failure(): string | undefined;
+  /** Stops the server (in-flight work is cut after a short grace) and removes what it left. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the fixture server with `options` at `placement` (default: a worker thread). Rejects with
+ * the server's H2labError (a busy port, unreadable certificates, …); the namespace placement with
+ * H2LAB_ERR_NET_SETUP when the child does not come up.
+ *
+ * @example
+ * const target = await startFixtureTarget({ poolSize: 8 }, 'thread');
+ * const run = runLoad({ requests: 100 }, { target }); // drives target.tlsUrl + /bytes/1024
+ * await run.done;
+ * await target.close();
+ *
+ * @example
+ * const link = await createLink({ profile: 'wan' });
+ * const target = await startFixtureTarget({}, { link }); // at link.serverAddress, behind the link
+ */
+export async function startFixtureTarget(
+  options: ServerOptionsInput = {},
+  placement: FixturePlacement = 'thread',
+): Promise<FixtureTarget> {
+  const free = { host: '127.0.0.1', port: 0, tlsPort: 0, ...options };
+  if (placement === 'in-process') return inProcess(free);
+  if (placement === 'thread') return inThread(free);
+  return inNamespace(options, placement.link);
+}
+
+function metricsOf(ready: { plainUrl?: string; tlsUrl?: string; caPem?: string }): ServerMetricsClient {
+  const base = ready.plainUrl ?? ready.tlsUrl!;
+  return metricsClient(`${base}/metrics`, {
+    owned: true,
+    ...(ready.caPem ? { tls: { ca: ready.caPem } } : {}),
+  });
+}
+
+function target(
+  placement: FixtureTarget['placement'],
+  ready: Extract<FromTarget, { type: 'ready' }>,
+  caFile: string | undefined,
+  failure: () => string | undefined,
+  close: () => Promise<void>,
+): FixtureTarget {
+  return {
+    placement,
+    ...(ready.plainUrl ? { plainUrl: ready.plainUrl } : {}),
+    ...(ready.tlsUrl ? { tlsUrl: ready.tlsUrl } : {}),
+    ...(ready.caPem ? { caPem: ready.caPem } : {}),
+    ...(caFile ? { caFile } : {}),
+    certPem: ready.certPem,
+    metrics: metricsOf(ready),
+    failure,
+    close,
+  };
+}
+
+async function inProcess(options: ServerOptionsInput): Promise<FixtureTarget> {
+  const s = await startServer(options);
+  const ready = {
+    type: 'ready' as const,
+    ...(s.plainUrl ? { plainUrl: s.plainUrl } : {}),
+    ...(s.tlsUrl ? { tlsUrl: s.tlsUrl } : {}),
+    ...(s.caPem ? { caPem: s.caPem } : {}),
+    certPem: s.certPem,
+  };
+  return target(
+    'in-process',
+    ready,
+    s.caPath,
+    () => undefined,
+    () => s.close(0),
+  );
+}
+
+function toError(e: { code: string; message: string; details: Record<string, unknown> }): H2labError {
+  return new H2labError(e.code as ErrorCode, e.message, e.details);
+}
+
+async function inThread(options: ServerOptionsInput): Promise<FixtureTarget> {
+  const worker: Worker = startThread(siblingModule('target-entry', import.meta.url), undefined);
+  const send = (m: ToTarget) => worker.postMessage(m);
+  send({ type: 'start', options });
+  const [msg] = (await Promise.race([
+    once(worker, 'message'),
+    once(worker, 'error').then(([e]) => Promise.reject(e)),
+  ])) as [FromTarget];
+  if (msg.type !== 'ready') {
+    await worker.terminate();
+    throw msg.type === 'error' ? toError(msg.error) : new Error('fixture thread: unexpected answer');
+  }
+  let failure: string | undefined;
+  worker.on('error', (err) => {
+    failure = `the embedded fixture server crashed during the run (${err.message}): later requests could not connect`;
+  });
+  return target(
+    'thread',
+    msg,
+    msg.caPath,
+    () => failure,
+    async () => {
+      send({ type: 'stop' });
+      await Promise.race([once(worker, 'message'), new Promise((r) => setTimeout(r, 5000))]);
+      await worker.terminate();
+    },
+  );
+}
+
+function setupFailed(why: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_NET_SETUP',
+    `the fixture server did not start in the server namespace: ${why}`,
+    {},
+  );
+}
+
+/**
+ * The namespace placement: a certificate for the link's server address (the development one names
+ * only localhost, so clients in the host namespace could not verify it), then the target entry as a
+ * child inside the namespace, told what to serve over IPC.
+ */
+async function inNamespace(options: ServerOptionsInput, link: Link): Promise<FixtureTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-target-'));
+  let child: ChildProcess | undefined;
+  let stderr = '';
+  let failure: string | undefined;
+  let closing = false;
+  const close = async (): Promise<void> => {
+    closing = true;
+    const c = child;
+    if (c && c.exitCode === null && c.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => c.kill('SIGKILL'), 3000);
+        c.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        try {
+          c.send({ type: 'stop' } satisfies ToTarget);
+        } catch {
+          c.kill('SIGKILL');
+        }
+      });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const set = await generateCertificates({ hosts: [link.serverAddress] });
+    writeCertificateSet(dir, set, { force: true });
+    const [node, ...args] = nodeEntry('server/target-entry');
+    const c = link.spawnInServer(node!, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    child = c;
+    c.stderr!.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    const ready = await new Promise<Extract<FromTarget, { type: 'ready' }>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(setupFailed(`no answer within 30 s: ${stderr.trim()}`)), 30_000);
+      const onExit = (code: number | null) => {
+        clearTimeout(timer);
+        reject(setupFailed(`it exited with status ${code}: ${stderr.trim()}`));
+      };
+      c.once('exit', onExit);
+      c.on('message', function onMessage(raw) {
+        const msg = raw as FromTarget;
+        if (msg.type === 'stopped') return;
+        clearTimeout(timer);
+        c.off('message', onMessage);
+        c.off('exit', onExit);
+        if (msg.type === 'ready') resolve(msg);
+        else reject(toError(msg.error));
+      });
+      c.send({
+        type: 'start',
+        options: {
+          ...options,
+          host: link.serverAddress,
+          port: options.port ?? 0,
+          tlsPort: options.tlsPort ?? 0,
+          cert: join(dir, CERT_FILES.serverPem),
+          key: join(dir, CERT_FILES.serverKeyPem),
+        },
+      } satisfies ToTarget);
+    });
+    c.once('exit', (code, signal) => {
+      if (!closing)
+        failure = `the fixture server in namespace ${link.namespace} exited (${signal ?? code}) during the run: ${stderr.trim()}`;
+    });
+    return target(
+      'namespace',
+      { ...ready, caPem: set.caPem },
+      join(dir, CERT_FILES.caPem),
+      () => failure,
+      close,
+    );
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/**
+ * Creates a link, starts the fixture server behind it (namespace placement), runs `fn`, and tears
+ * both down, also when `fn` throws. What `bench` and `compare` with `--net` and no URL do.
+ *
+ * @example
+ * const result = await withLinkedTarget({ profile: 'wan' }, ({ target }) =>
+ *   runLoad({ url: `${target.tlsUrl}/bytes/1024`, caFile: target.caFile }).done);
+ */
+export async function withLinkedTarget<T>(
+  linkOptions: LinkOptions,
+  fn: (ctx: { link: Link; target: FixtureTarget }) => Promise<T>,
+  serverOptions: ServerOptionsInput = {},
+): Promise<T> {
+  const link = await createLink(linkOptions);
+  try {
+    const target = await startFixtureTarget(serverOptions, { link });
+    try {
+      return await fn({ link, target });
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await link.close();
+  }
+}
