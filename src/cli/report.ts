@@ -1,15 +1,15 @@
 /**
- * `h2lab report results.json` re-renders a saved comparison (terminal, report.md, report.html);
+ * `h2lab report results.json` re-renders a saved comparison (terminal, report.md, report.html) after
+ * re-analysing it (`reanalyze` in src/compare);
  * `h2lab report before.json after.json` compares two saved comparisons with the same statistics.
  */
 
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { analyze, DEFAULT_MIN_EFFECT, diffResults, loadCompareResult } from '../compare/index.ts';
+import { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } from '../compare/index.ts';
 import { invalidOption } from '../core/index.ts';
 import {
-  buildVerdict,
   loadHtmlAssets,
   renderDiffHtml,
   renderDiffMarkdown,
@@ -24,8 +24,8 @@ interface ReportFlags {
   quiet?: boolean;
 }
 
-function parseMinEffect(text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
+function parseMinEffect(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
   const s = text.trim();
   const n = s.endsWith('%') ? Number(s.slice(0, -1)) / 100 : Number(s);
   if (!Number.isFinite(n) || n < 0 || n > 10)
@@ -43,12 +43,10 @@ export function register(program: Command): void {
     .option('--min-effect <fraction>', 'smallest difference called a difference, e.g. 5% (default: as saved)')
     .option('-q, --quiet', 'do not print the table')
     .action((first: string, second: string | undefined, flags: ReportFlags) => {
-      const a = loadCompareResult(first);
+      const saved = loadCompareResult(first);
       if (second === undefined) {
-        const minEffect = parseMinEffect(flags.minEffect, Number(a.options.minEffect ?? DEFAULT_MIN_EFFECT));
-        analyze(a, { minEffect, confidence: Number(a.options.confidence ?? 0.95) });
-        a.options.minEffect = minEffect;
-        a.verdict = buildVerdict(a);
+        const minEffect = parseMinEffect(flags.minEffect);
+        const a = reanalyze(saved, minEffect === undefined ? {} : { minEffect });
         if (!flags.quiet)
           process.stdout.write(renderTerminal(a, { width: Math.min(process.stdout.columns ?? 100, 120) }));
         const files = writeRenderedReports(flags.out ?? dirname(first), a, loadHtmlAssets());
@@ -56,8 +54,8 @@ export function register(program: Command): void {
         return;
       }
       const b = loadCompareResult(second);
-      const minEffect = parseMinEffect(flags.minEffect, DEFAULT_MIN_EFFECT);
-      const d = diffResults(a, b, { minEffect, labels: [first, second] });
+      const minEffect = parseMinEffect(flags.minEffect) ?? DEFAULT_MIN_EFFECT;
+      const d = diffResults(saved, b, { minEffect, labels: [first, second] });
       if (!flags.quiet) process.stdout.write(renderDiffTerminal(d));
       const dir = flags.out ?? dirname(second);
       mkdirSync(dir, { recursive: true });

@@ -40,6 +40,7 @@ export {
   sizeWorkload,
   urlWorkloads,
 } from './options.ts';
+export { type ReanalyzeOptions, reanalyze } from './reanalyze.ts';
 export { loadCompareResult, writeResultsAtomic } from './results-file.ts';
 export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
 export {
