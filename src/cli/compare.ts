@@ -26,9 +26,10 @@ import {
   parseList,
 } from '../core/index.ts';
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
-import { CONGESTION_CONTROLS, profileNames, resolveProfile } from '../net/index.ts';
+import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
+import { addNetOption, parseNet } from './net-options.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {
@@ -177,13 +178,8 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
   if (f.window) o.window = f.window as 'node' | 'browser' | 'max';
-  if (f.net) {
-    const profiles = parseList(f.net);
-    // Each name must be a link preset (src/net) or `loopback`; behind a link the embedded fixture
-    // server runs in the link's server namespace.
-    for (const p of profiles) resolveProfile(p);
-    o.net = profiles;
-  }
+  // Behind a link the embedded fixture server runs in the link's server namespace.
+  if (f.net) o.net = parseNet(f.net, true);
   const links: NonNullable<CompareOptionsInput['links']> = {};
   if (f.rtt) links.rttMs = parseList(f.rtt).map((x) => parseDurationMs(x, '--rtt'));
   if (f.jitter) links.jitterMs = parseList(f.jitter).map((x) => parseDurationMs(x, '--jitter'));
@@ -246,7 +242,7 @@ function progress(stream: NodeJS.WriteStream) {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('compare')
     .description(
       'Compare h1, h2 and h2-pool against a target (default: the embedded fixture server) and explain the difference',
@@ -301,11 +297,8 @@ export function register(program: Command): void {
         '--window <preset>',
         'HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max',
       ).choices(['node', 'browser', 'max']),
-    )
-    .option(
-      '--net <profiles>',
-      `network profiles to compare over, e.g. loopback,wan,lossy (${profileNames().join(', ')})`,
-    )
+    );
+  addNetOption(cmd, true)
     .option('--rtt <list>', 'emulated link: round-trip delays, one link each, e.g. 20ms,200ms (root)')
     .option('--jitter <list>', 'emulated link: one-way delay jitter (± each, ≤ rtt/2), e.g. 5ms')
     .option('--loss <list>', 'emulated link: packet loss each way, one link each, e.g. 0,1%,2%')

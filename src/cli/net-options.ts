@@ -1,7 +1,9 @@
 /**
- * The link flags shared by `h2lab net run`, `bench` and `compare`: `--net PROFILE` plus explicit
+ * The link flags of `h2lab net run` and `bench`: `--profile`/`--net PROFILE` plus explicit
  * `--rtt --jitter --loss --rate --queue …` on top of (or instead of) a preset. Maps human units to
  * {@link LinkOptions}; the schema in src/net is the one source of truth for values and defaults.
+ * `--net` itself is declared and parsed here once for `bench` and `compare` ({@link addNetOption},
+ * {@link parseNet}): one grammar, a comma list, of which bench takes exactly one name.
  */
 import { type Command, Option } from 'commander';
 import {
@@ -11,9 +13,45 @@ import {
   parseDurationMs,
   parseFraction,
   parseInteger,
+  parseList,
 } from '../core/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
-import { CONGESTION_CONTROLS, profileNames } from '../net/index.ts';
+import { CONGESTION_CONTROLS, NO_LINK, profileNames, resolveProfile } from '../net/index.ts';
+
+/**
+ * Declares `--net` on `cmd`: a comma list of network names, each `loopback` (no link: the target
+ * reached directly) or a link preset of src/net. `many` = the command runs over several (compare);
+ * otherwise it takes exactly one (bench). The value is parsed by {@link parseNet}.
+ */
+export function addNetOption(cmd: Command, many: boolean): Command {
+  const names = `${NO_LINK} (no link, the default) or a link preset: ${profileNames().join(', ')}`;
+  return cmd.option(
+    many ? '--net <profiles>' : '--net <profile>',
+    many
+      ? `networks to compare over, one cell each, e.g. ${NO_LINK},wan,lossy; each is ${names}`
+      : `the network: ${names}`,
+  );
+}
+
+/**
+ * Parses a `--net` value: names separated by commas, each `loopback` or a preset (an unknown name
+ * fails naming the presets). With `many` false, exactly one name.
+ *
+ * @example parseNet('loopback,wan', true) // ['loopback', 'wan']
+ */
+export function parseNet(text: string, many: boolean): string[] {
+  const names = parseList(text);
+  if (names.length === 0)
+    throw invalidOption('--net', text, `name ${NO_LINK} or a preset: ${profileNames().join(', ')}`);
+  if (!many && names.length > 1)
+    throw invalidOption(
+      '--net',
+      text,
+      `bench runs over one network: give one name (h2lab compare --net ${names.join(',')} runs each)`,
+    );
+  for (const n of names) if (n !== NO_LINK) resolveProfile(n);
+  return names;
+}
 
 /** The flags as commander hands them over. */
 export interface LinkFlags {
@@ -50,8 +88,9 @@ export function addLinkOptions(
     seed: false,
   },
 ): Command {
+  if (names.profile === '--net') addNetOption(cmd, false);
+  else cmd.option('--profile <name>', `link preset: ${profileNames().join(', ')}`);
   cmd
-    .option(`${names.profile} <name>`, `link preset: ${profileNames().join(', ')}`)
     .option('--rtt <duration>', 'round-trip delay of the link, e.g. 100ms')
     .option('--jitter <duration>', 'one-way delay varies uniformly by ± this (≤ rtt/2)')
     .option('--reorder', 'let jittered packets overtake each other')
@@ -83,10 +122,13 @@ export function addLinkOptions(
   return cmd;
 }
 
-/** True when any link flag was given (so the command should run through an emulated link). */
+/**
+ * True when any link flag was given (so the command should run through an emulated link); `--net
+ * loopback` alone is no link.
+ */
 export function wantsLink(flags: LinkFlags & { profile?: string }): boolean {
   return [
-    flags.net,
+    flags.net === undefined || parseNet(flags.net, false)[0] === NO_LINK ? undefined : flags.net,
     flags.profile,
     flags.rtt,
     flags.loss,
@@ -127,7 +169,9 @@ export function linkOptionsFromFlags(
       throw invalidOption('--queue', flags.queue, 'use at least one packet, 1500 bytes (e.g. 64KiB)');
     spec.queueBytes = q;
   }
-  const name = flags.net ?? flags.profile;
+  // `--net loopback` with --rtt … is an explicit link, as compare plans it (src/net/axes.ts).
+  const net = flags.net === undefined ? undefined : parseNet(flags.net, false)[0];
+  const name = net === NO_LINK ? undefined : (net ?? flags.profile);
   const opts: LinkOptions = {
     profile: name ?? spec,
     overrides: name === undefined ? {} : spec,

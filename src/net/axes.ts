@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { H2labError } from '../core/index.ts';
 import { CONGESTION_CONTROLS, type LinkOptions } from './link.ts';
-import { type LinkSpecInput, resolveProfile } from './profiles.ts';
+import { type LinkSpecInput, NO_LINK, resolveProfile } from './profiles.ts';
 
 /** The axes a user can cross. Lists: one link per value (times the other lists). */
 export const LinkAxesSchema = z.strictObject({
@@ -80,7 +80,7 @@ function tagOf(key: keyof LinkSpecInput, v: number): string {
  */
 export function planLinks(net: readonly string[], axes: LinkAxes | undefined, seed: number): PlannedLink[] {
   const a = axes ?? {};
-  const named = net.filter((n) => n !== 'loopback');
+  const named = net.filter((n) => n !== NO_LINK);
   const bases: Array<string | undefined> = named.length > 0 ? named : hasSpecAxis(a) ? [undefined] : [];
   if (bases.length === 0) {
     const tcp = [

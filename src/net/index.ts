@@ -39,6 +39,7 @@ export {
   type LinkSpec,
   type LinkSpecInput,
   LinkSpecSchema,
+  NO_LINK,
   PROFILES,
   profileNames,
   resolveProfile,

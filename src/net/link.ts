@@ -46,8 +46,8 @@ export type CongestionControl = (typeof CONGESTION_CONTROLS)[number];
 
 /** Options of {@link createLink}. The schema is the one source of truth (defaults, validation). */
 export const LinkOptionsSchema = z.strictObject({
-  /** A preset name (`wan`, `lossy`, …) or an explicit link spec. Default `loopback`. */
-  profile: z.union([z.string(), z.record(z.string(), z.unknown())]).default('loopback'),
+  /** A preset name (`wan`, `lossy`, …) or an explicit link spec. Default `relay` (no impairment). */
+  profile: z.union([z.string(), z.record(z.string(), z.unknown())]).default('relay'),
   /** Changes on top of the preset (e.g. `{ lossDown: 0.01 }`). */
   overrides: z.record(z.string(), z.unknown()).default({}),
   /** `auto` = netem where the kernel has it, else relay. */

@@ -65,10 +65,25 @@ export interface LinkProfile extends LinkSpec {
   down: DirectionSpec;
 }
 
-/** The presets. Figures are typical, not any particular network; each says what it stands for. */
+/**
+ * The name that means *no link*: the target is reached directly (127.0.0.1 for the embedded fixture
+ * server), nothing is emulated. It is a value of `--net` in every command, never a preset: a link that
+ * adds nothing is the {@link PROFILES} preset `relay`.
+ */
+export const NO_LINK = 'loopback';
+
+/**
+ * The presets. Figures are typical, not any particular network; each says what it stands for.
+ * `relay` is a link with no impairment: the namespace, the TUN devices and the relay alone, to see
+ * what the emulation itself costs. `bench --net loopback` used to mean this preset while
+ * `compare --net loopback` meant no link; `loopback` now means no link in every command.
+ */
 export const PROFILES: Readonly<Record<string, { description: string; spec: LinkSpecInput }>> = Object.freeze(
   {
-    loopback: { description: 'no delay, no loss, no limit: the relay alone', spec: {} },
+    relay: {
+      description: 'no delay, no loss, no limit: the relay alone (what the emulation costs)',
+      spec: {},
+    },
     lan: { description: '1 ms RTT, 1 Gbit/s', spec: { rttMs: 1, rateBitsPerSec: 1e9 } },
     wan: { description: '40 ms RTT, 50 Mbit/s', spec: { rttMs: 40, rateBitsPerSec: 50e6 } },
     intercontinental: { description: '150 ms RTT, 100 Mbit/s', spec: { rttMs: 150, rateBitsPerSec: 100e6 } },
@@ -119,6 +134,13 @@ export function resolveProfile(profile: string | LinkSpecInput, overrides: LinkS
   let base: LinkSpecInput = {};
   if (typeof profile === 'string') {
     const preset = PROFILES[profile];
+    if (profile === NO_LINK) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--net ${NO_LINK} means no link (the target reached directly), so there is no link to make here: use --net relay for a link with no delay, loss or limit`,
+        { option: '--net', value: profile },
+      );
+    }
     if (!preset) {
       throw new H2labError(
         'H2LAB_ERR_INVALID_OPTION',

@@ -40,7 +40,7 @@ function devExists(name: string): boolean {
 
 describe('emulated link (relay backend)', { skip }, () => {
   it('RTT through each profile matches within ±1 ms or 2% (ping and TCP handshake)', async () => {
-    const names = ['loopback', 'lan', 'wan', 'intercontinental', 'lossy'];
+    const names = ['relay', 'lan', 'wan', 'intercontinental', 'lossy'];
     // One link at a time: the measurements (curl, ping) run one after another anyway. Several links
     // at once are tested in concurrent.test.ts.
     for (const profile of names) {

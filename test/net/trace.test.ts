@@ -104,7 +104,7 @@ describe('relay trace (live link)', { skip }, () => {
 
 /** A link without `relayTraceCapacity` has no trace to give. */
 async function createLinkWithoutTrace(): Promise<unknown> {
-  const link = await createLink({ profile: 'loopback' });
+  const link = await createLink({ profile: 'relay' });
   try {
     return await link.relayTrace();
   } finally {
