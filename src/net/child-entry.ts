@@ -1,6 +1,6 @@
 /**
- * How src/net starts Node children that run h2lab's own code (the relay, the fixture server in a
- * namespace): from `dist/` when it is built and not older than the sources (plain Node starts in a
+ * How h2lab starts Node children that run its own code (the link's relay; src/server's fixture
+ * target in a namespace): from `dist/` when it is built and not older than the sources (plain Node starts in a
  * fraction of the time tsx needs, which a link pays on every start), else the TypeScript sources
  * through tsx.
  */
