@@ -11,13 +11,13 @@ import {
   startFixtureInProcess as startFixture,
 } from '../src/browser/index.ts';
 import { burstScript, burstUrls, type PageBurstReport } from '../src/browser/page-scripts.ts';
+import { medianInterpolated as median } from '../src/core/index.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '7' }, count: { type: 'string', default: '121' } },
 });
 const runs = Number(values.runs);
 const count = Number(values.count);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const fixture = await startFixture({
   poolSize: 4,

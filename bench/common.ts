@@ -7,11 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The median (the mean of the two middle values for an even count). */
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
+export { medianInterpolated as median } from '../src/core/index.ts';
 
 /** Exits 2 naming the Debian package when one of `tools` ([command, version flag]) does not run. */
 export function requireTools(tools: ReadonlyArray<readonly [string, string]>): void {

@@ -9,6 +9,7 @@ import { compare } from '../src/compare/engine.ts';
 import { defaultFixtureWorkloads } from '../src/compare/options.ts';
 import { bootstrapRatio } from '../src/compare/stats.ts';
 import { syntheticRunner } from '../src/compare/synthetic.ts';
+import { medianInterpolated as median } from '../src/core/index.ts';
 import { loadHtmlAssets } from '../src/report/assets.ts';
 import { renderHtml } from '../src/report/render-html.ts';
 import { renderMarkdown, renderTerminal } from '../src/report/render-text.ts';
@@ -27,7 +28,6 @@ const result = await compare(
   },
 ).done;
 const assets = loadHtmlAssets();
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const cases: Array<[string, () => unknown]> = [
   [
     'bootstrapRatio × 54 (cold, 2000 resamples)',

@@ -19,6 +19,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { medianInterpolated as median, quantileNearestRank } from '../src/core/index.ts';
 import {
   createLink,
   type Link,
@@ -44,10 +45,6 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 const bytes = Number(values.mbytes) * 1024 * 1024;
 const peerScript = fileURLToPath(new URL('../test/net/fixtures/peer.mjs', import.meta.url));
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)]!;
 
 function startPeer(spawnIt: () => ChildProcess): Promise<{ child: ChildProcess; h1Port: number }> {
   const child = spawnIt();
@@ -159,7 +156,7 @@ interface Scenario {
 }
 
 /** p-quantile of xs (nearest rank), NaN when empty. */
-const q = (xs: number[], p: number) => (xs.length ? quantile(xs, p) : Number.NaN);
+const q = quantileNearestRank;
 
 interface DelayResult {
   /** ping RTT − configured RTT, per probe. */

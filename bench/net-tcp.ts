@@ -3,8 +3,9 @@
 // median of --runs runs of --seconds each (after 2 s of warm-up).
 // Run as root: node --import tsx bench/net-tcp.ts [--runs 3] [--seconds 10]
 import { parseArgs } from 'node:util';
+import { medianInterpolated as median } from '../src/core/index.ts';
 import { createLink } from '../src/net/index.ts';
-import { bulkDownload, median, startPeer } from '../test/net/helpers.ts';
+import { bulkDownload, startPeer } from '../test/net/helpers.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '10' } },

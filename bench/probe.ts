@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { medianInterpolated as median } from '../src/core/index.ts';
 import { probe } from '../src/probe/index.ts';
 import { startServer } from '../src/server/index.ts';
 import { generateCertificates } from '../src/tls/index.ts';
@@ -26,10 +27,6 @@ const server = await startServer({
   key: join(dir, 'server.key'),
 });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const connections = () => {
   const total = server.metrics().connections.total as Record<string, Record<string, number>>;
   return Object.values(total).reduce((n, row) => n + Object.values(row).reduce((a, b) => a + b, 0), 0);

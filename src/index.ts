@@ -4,7 +4,17 @@
 
 export * from './browser/index.ts';
 export * from './compare/index.ts';
-export { ERROR_CODES, type ErrorCode, H2labError, isH2labError, VERSION } from './core/index.ts';
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  H2labError,
+  isH2labError,
+  medianInterpolated,
+  medianNearestRank,
+  quantileInterpolated,
+  quantileNearestRank,
+  VERSION,
+} from './core/index.ts';
 export * from './load/index.ts';
 export * from './net/index.ts';
 export * from './probe/index.ts';

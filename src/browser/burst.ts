@@ -8,7 +8,7 @@
  * SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2, §6.5.2), and waits wherever the server queues it
  * — on the wire, from the browser's point of view.
  */
-import { H2labError } from '../core/index.ts';
+import { H2labError, medianNearestRank as median } from '../core/index.ts';
 import type {
   BrowserRequest,
   BrowserTarget,
@@ -25,7 +25,7 @@ import {
 } from '../server/index.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
-import { median, peakConcurrency, spread, tally } from './stats.ts';
+import { peakConcurrency, spread, tally } from './stats.ts';
 
 /** Runs `p` with a bound; a run that hangs becomes H2LAB_ERR_BROWSER_TIMEOUT. */
 export async function withRunTimeout<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {

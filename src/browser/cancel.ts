@@ -8,12 +8,13 @@
  * close the connection (RFC 9112 §9.6), which the server sees as the client going away.
  */
 
+import { medianNearestRank as median } from '../core/index.ts';
 import type { BrowserTarget, CancelRun, CancelServerView, CancelSummary } from '../model/index.ts';
 import { type MetricsSnapshot, metricsDelta, type ServerMetricsClient } from '../server/index.ts';
 import { metricsBefore, tileRequests, withRunTimeout } from './burst.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
-import { median, tally } from './stats.ts';
+import { tally } from './stats.ts';
 
 /** What one cancellation run needs. */
 export interface CancelRunSpec {

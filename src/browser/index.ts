@@ -14,4 +14,4 @@ export {
   startFixtureInProcess,
 } from './measure.ts';
 export { resolveBrowserOptions } from './options.ts';
-export { peakConcurrency, quantile, spread } from './stats.ts';
+export { peakConcurrency, spread } from './stats.ts';

@@ -2,31 +2,14 @@
  * Statistics of browser runs. Bursts are small (about a hundred requests), so percentiles are exact
  * (nearest rank on the sorted values) rather than read from a histogram.
  */
+import { quantileNearestRank } from '../core/index.ts';
 import type { Spread } from '../model/index.ts';
 
-/**
- * Nearest-rank quantile of `values` (q in [0, 1]): the smallest value with at least q·n values at or
- * below it. NaN for an empty list.
- *
- * @example quantile([1, 2, 3, 4], 0.5) === 2
- */
-export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const rank = Math.max(1, Math.ceil(q * s.length));
-  return s[Math.min(rank, s.length) - 1]!;
-}
-
-/** Median (nearest rank, lower middle for an even count). */
-export function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
-}
-
-/** p50/p90/min/max of `values`. */
+/** p50/p90 (nearest rank)/min/max of `values`. */
 export function spread(values: readonly number[]): Spread {
   return {
-    p50: quantile(values, 0.5),
-    p90: quantile(values, 0.9),
+    p50: quantileNearestRank(values, 0.5),
+    p90: quantileNearestRank(values, 0.9),
     min: values.length ? Math.min(...values) : Number.NaN,
     max: values.length ? Math.max(...values) : Number.NaN,
     count: values.length,

@@ -3,6 +3,7 @@
  * per comparison (each strategy against the baseline in the same workload, concurrency and network,
  * with a bootstrap interval and an outcome). Pure: the same file gives the same analysis.
  */
+import { medianInterpolated as median } from '../core/index.ts';
 import type {
   CellResult,
   CellStats,
@@ -17,7 +18,6 @@ import {
   bootstrapRatio,
   classifyRatio,
   mannWhitneyP,
-  median,
   type RatioInterval,
   runsNeeded,
   summarize,

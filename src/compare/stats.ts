@@ -8,7 +8,13 @@
  * few runs (the interval is too narrow) is why a minimum effect size is also required before a
  * difference is called a win (see {@link classifyRatio}).
  */
-import { createRng, minRunsForRankTest, type Rng } from '../core/index.ts';
+import {
+  createRng,
+  medianInterpolated as median,
+  minRunsForRankTest,
+  quantileInterpolated,
+  type Rng,
+} from '../core/index.ts';
 
 export { minRunsForRankTest };
 
@@ -20,31 +26,7 @@ export interface Summary {
   n: number;
 }
 
-/**
- * The q-quantile (0 ≤ q ≤ 1) with linear interpolation between order statistics (type 7, the
- * default of R and NumPy). Returns NaN for an empty list.
- */
-export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return quantileSorted(sorted, q);
-}
-
-function quantileSorted(sorted: readonly number[], q: number): number {
-  const pos = (sorted.length - 1) * Math.min(1, Math.max(0, q));
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  const a = sorted[lo]!;
-  const b = sorted[hi]!;
-  return a + (b - a) * (pos - lo);
-}
-
-/** The median (NaN for an empty list). */
-export function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
-}
-
-/** Median, min, max and count. Non-finite values are ignored. */
+/** Median (interpolated), min, max and count. Non-finite values are ignored. */
 export function summarize(values: readonly number[]): Summary {
   const finite = values.filter((v) => Number.isFinite(v));
   if (finite.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN, n: 0 };
@@ -130,8 +112,8 @@ export function bootstrapRatio(
   }
   ratios.sort((x, y) => x - y);
   if (ratios.length === 0) return { ratio, lo: ratio, hi: ratio, confidence, n };
-  const lo = Math.min(ratio, quantileSorted(ratios, (1 - confidence) / 2));
-  const hi = Math.max(ratio, quantileSorted(ratios, (1 + confidence) / 2));
+  const lo = Math.min(ratio, quantileInterpolated(ratios, (1 - confidence) / 2));
+  const hi = Math.max(ratio, quantileInterpolated(ratios, (1 + confidence) / 2));
   return { ratio, lo, hi, confidence, n };
 }
 

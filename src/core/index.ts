@@ -4,6 +4,7 @@
  */
 export * from './errors.ts';
 export * from './option-meta.ts';
+export * from './quantile.ts';
 export * from './rank.ts';
 export * from './rng.ts';
 export * from './thread.ts';

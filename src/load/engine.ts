@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, isH2labError, medianInterpolated, VERSION } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
@@ -374,12 +374,6 @@ function schedule(o: ResolvedLoadOptions): RunResult['schedule'] {
     : { mode: 'closed', concurrency: o.concurrency };
 }
 
-function medianOf(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
 /** The burst section of a result from the parts' bursts; undefined when no burst ran. */
 function burstResult(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['burst'] {
   const all = parts.flatMap((p) => p.bursts ?? []).sort((a, b) => a.startMs - b.startMs);
@@ -389,8 +383,8 @@ function burstResult(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['bu
     requests: o.burst,
     bursts: all.length,
     handshakes: o.burstHandshakes ?? 'include',
-    completionMs: medianOf(all.map((b) => b.completionMs)),
-    ...(firsts.length > 0 ? { firstResponseMs: medianOf(firsts) } : {}),
+    completionMs: medianInterpolated(all.map((b) => b.completionMs)),
+    ...(firsts.length > 0 ? { firstResponseMs: medianInterpolated(firsts) } : {}),
     failed: all.reduce((n, b) => n + b.failed, 0),
     connectionsOpened: all.reduce((n, b) => n + b.connectionsOpened, 0),
     perBurst: all.map(({ requests: _n, ...b }) => b),

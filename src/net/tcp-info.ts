@@ -11,6 +11,7 @@
  * the emulated link's flow table (`flows.ts`), so the three views of one connection can be joined.
  */
 import type net from 'node:net';
+import { medianInterpolated as median } from '../core/index.ts';
 import type {
   LinkDropsOfConnection,
   LinkDropsSummary,
@@ -218,13 +219,6 @@ export class TcpLog {
 
 /** At most this many per-connection entries are kept in a result (the summaries cover all). */
 export const TCP_PER_CONNECTION_MAX = 64;
-
-function median(xs: readonly number[]): number {
-  if (xs.length === 0) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** Without the reading time (a result's per-connection entries). */
 function strip(r: TcpConnectionInfo | TcpReading): TcpConnectionInfo {

@@ -5,24 +5,8 @@ import fc from 'fast-check';
 import { burstStats, summarizeBurst } from '../../src/browser/burst.ts';
 import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
-import { peakConcurrency, quantile } from '../../src/browser/stats.ts';
+import { peakConcurrency } from '../../src/browser/stats.ts';
 import type { BrowserRequest, CancelRun } from '../../src/model/browser.ts';
-
-test('quantile is nearest-rank and lies between min and max', () => {
-  assert.equal(quantile([4, 1, 3, 2], 0.5), 2);
-  assert.equal(quantile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9), 9);
-  assert.ok(Number.isNaN(quantile([], 0.5)));
-  fc.assert(
-    fc.property(
-      fc.array(fc.double({ noNaN: true, min: -1e6, max: 1e6 }), { minLength: 1 }),
-      fc.double({ min: 0, max: 1, noNaN: true }),
-      (xs, q) => {
-        const v = quantile(xs, q);
-        return v >= Math.min(...xs) && v <= Math.max(...xs) && xs.includes(v);
-      },
-    ),
-  );
-});
 
 test('peakConcurrency: half-open intervals, and equals a brute-force count at every start', () => {
   assert.equal(

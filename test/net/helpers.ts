@@ -123,17 +123,5 @@ export async function bulkDownload(
   };
 }
 
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** The q-quantile (0..1) of xs, nearest rank. */
-export function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-}
-
 /** `node … main` for the h2lab CLI: the compiled copy when fresh (starts faster), else the sources. */
 export const H2LAB_CLI: readonly string[] = nodeEntry('cli/main');

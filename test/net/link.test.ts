@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { medianInterpolated as median, quantileNearestRank as quantile } from '../../src/core/index.ts';
 import { createLink, type Link, sweepNamespaces } from '../../src/net/index.ts';
 import { listH2labNamespaces } from '../../src/net/netns.ts';
-import { H2LAB_CLI, median, netSkipReason, quantile, startPeer } from './helpers.ts';
+import { H2LAB_CLI, netSkipReason, startPeer } from './helpers.ts';
 
 const skip = netSkipReason();
 if (skip) console.log(`# net link tests skipped: ${skip}`);

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { quantileNearestRank as quantile } from '../../src/core/index.ts';
 import { createLink, netemAvailable, resolveProfile } from '../../src/net/index.ts';
 import { netemArgs } from '../../src/net/netem.ts';
-import { netSkipReason, quantile } from './helpers.ts';
+import { netSkipReason } from './helpers.ts';
 
 describe('netem backend', () => {
   it('turns a direction into tc-netem arguments (delay, uniform jitter, loss models, rate + limit)', () => {

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { medianInterpolated as median } from '../../src/core/index.ts';
 import { createLink, type Link } from '../../src/net/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
-import { median, netSkipReason } from './helpers.ts';
+import { netSkipReason } from './helpers.ts';
 
 const RTT_MS = 100;
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
