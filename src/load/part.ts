@@ -16,7 +16,7 @@ import { mergeFlowControl } from '../h2/index.ts';
 import type { EncodedHistogram, Sample, WireProtocol } from '../model/index.ts';
 import type { Transport, TransportStats } from '../transport/index.ts';
 import { createTransport, resolveWindow, setupFailureError } from '../transport/index.ts';
-import type { ResolvedLoadOptions } from './options.ts';
+import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
 import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
 import { buildWorkload } from './workload.ts';
 
@@ -167,7 +167,8 @@ export class LoadPart {
     });
     const warmupEnd = o.warmupMs;
     const burst = o.burst !== undefined;
-    const durationMs = o.durationMs ?? (this.input.requests === undefined && !burst ? 10_000 : undefined);
+    const durationMs =
+      o.durationMs ?? (this.input.requests === undefined && !burst ? LOAD_DEFAULTS.durationMs : undefined);
     const stopAt = durationMs === undefined ? Number.POSITIVE_INFINITY : warmupEnd + durationMs;
     const limit = this.input.requests ?? Number.POSITIVE_INFINITY;
     let measuredIssued = 0;
