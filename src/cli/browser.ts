@@ -2,13 +2,13 @@
  * `h2lab browser [ORIGIN…]`: real Chromium over CDP. Maps flags onto {@link BrowserOptionsSchema},
  * shows progress on stderr, prints the table on stdout, writes `--json` and `--out`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { measureBrowser } from '../browser/index.ts';
-import { H2labError, parseDurationMs, parseInteger } from '../core/index.ts';
+import { H2labError, parseDurationMs, parseInteger, writeFileAtomic } from '../core/index.ts';
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
+import { readPemFile } from '../tls/index.ts';
 import { exitWithError } from './output.ts';
 
 interface Flags {
@@ -35,21 +35,6 @@ interface Flags {
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-function readPem(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `--trust-cert ${path} cannot be read: ${(err as Error).message}`,
-      {
-        option: '--trust-cert',
-        value: path,
-      },
-    );
-  }
-}
-
 /** argv flags → library options (units parsed here, validated by the schema). */
 export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOptionsInput {
   const opts: BrowserOptionsInput = {
@@ -63,7 +48,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     burst: f.burst,
     cancel: f.cancel,
     control: f.control,
-    trustCertPem: f.trustCert.map(readPem),
+    trustCertPem: f.trustCert.map((p) => readPemFile(p, '--trust-cert')),
     trustSpki: f.trustSpki,
     fixture: {
       poolSize: parseInteger(f.pool, '--pool', 1, 1024),
@@ -142,12 +127,11 @@ export function register(program: Command): void {
       if (f.json === '-') process.stdout.write(json);
       else {
         process.stdout.write(renderBrowserText(result));
-        if (f.json) writeFileSync(f.json, json);
+        if (f.json) writeFileAtomic(f.json, json);
       }
       if (f.out) {
-        mkdirSync(f.out, { recursive: true });
-        writeFileSync(join(f.out, 'result.json'), json);
-        writeFileSync(join(f.out, 'report.html'), renderBrowserHtml(result));
+        writeFileAtomic(join(f.out, 'result.json'), json);
+        writeFileAtomic(join(f.out, 'report.html'), renderBrowserHtml(result));
         if (!f.quiet) process.stderr.write(`h2lab browser: wrote ${join(f.out, 'report.html')}\n`);
       }
       if (result.error) {

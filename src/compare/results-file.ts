@@ -2,9 +2,8 @@
  * results.json on disk: written whole after every run (temporary file + rename, so a reader or a
  * crash never sees half a file), and read back with validation for `h2lab report`.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { H2labError } from '../core/index.ts';
+import { readFileSync } from 'node:fs';
+import { H2labError, writeFileAtomic } from '../core/index.ts';
 import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../model/index.ts';
 
 /**
@@ -12,10 +11,7 @@ import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from 
  * one step, so an interrupted compare always leaves the last complete state.
  */
 export function writeResultsAtomic(path: string, result: CompareResult): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(result, null, 1)}\n`);
-  renameSync(tmp, path);
+  writeFileAtomic(path, `${JSON.stringify(result, null, 1)}\n`);
 }
 
 /** Reads and validates a results.json written by `h2lab compare`. */

@@ -3,6 +3,7 @@
  * parsing, the seeded random generator, the rank-test floor, option metadata, the version.
  */
 export * from './errors.ts';
+export * from './files.ts';
 export * from './option-meta.ts';
 export * from './quantile.ts';
 export * from './rank.ts';

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { H2labError, isH2labError, medianInterpolated, VERSION } from '../core/index.ts';
+import { H2labError, isH2labError, medianInterpolated, readOptionFile, VERSION } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
@@ -22,6 +22,7 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
+import { readPemFile } from '../tls/index.ts';
 import { getStrategy, requestedWire } from '../transport/index.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
@@ -120,24 +121,12 @@ interface Files {
   body?: Uint8Array;
 }
 
-function readOption(path: string, option: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): check the path and its permissions`,
-      { option, path },
-    );
-  }
-}
-
 function loadFiles(o: ResolvedLoadOptions): Files {
   const f: Files = {};
-  if (o.caFile) f.ca = readOption(o.caFile, '--ca').toString('utf8');
-  if (o.certFile) f.cert = readOption(o.certFile, '--cert').toString('utf8');
-  if (o.keyFile) f.key = readOption(o.keyFile, '--key').toString('utf8');
-  if (o.bodyFile) f.body = readOption(o.bodyFile, '--body');
+  if (o.caFile) f.ca = readPemFile(o.caFile, '--ca');
+  if (o.certFile) f.cert = readPemFile(o.certFile, '--cert');
+  if (o.keyFile) f.key = readPemFile(o.keyFile, '--key');
+  if (o.bodyFile) f.body = readOptionFile(o.bodyFile, '--body');
   else if (o.bodySizeBytes !== undefined && o.bodySizeBytes > 0) {
     // Generated, not zeros: a compressing proxy must not shrink it.
     const b = Buffer.allocUnsafe(o.bodySizeBytes);

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../core/index.ts';
+import { checkCertKeyPair } from '../tls/index.ts';
 import {
   DEFAULT_STRATEGY,
   DEFAULT_WINDOW_PRESET,
@@ -257,15 +258,7 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       option: '--body',
     });
   }
-  if ((o.certFile === undefined) !== (o.keyFile === undefined)) {
-    throw new H2labError(
-      o.certFile === undefined ? 'H2LAB_ERR_TLS_CERT_MISSING' : 'H2LAB_ERR_TLS_KEY_MISSING',
-      o.certFile === undefined
-        ? '--key was given without --cert: pass --cert FILE too'
-        : '--cert was given without --key: pass --key FILE too',
-      { option: o.certFile === undefined ? '--cert' : '--key' },
-    );
-  }
+  checkCertKeyPair({ cert: o.certFile, key: o.keyFile }, 'to send no client certificate');
   if (o.workers > 1 && !isBuiltInStrategy(o.protocol)) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',

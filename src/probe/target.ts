@@ -2,8 +2,8 @@
  * What the probe is pointed at: the URL (scheme, host, port, path), the TLS material named by
  * --ca/--cert/--key, and the Alt-Svc header's protocol ids.
  */
-import { readFileSync } from 'node:fs';
 import { H2labError } from '../core/index.ts';
+import { checkCertKeyPair, readPemFile } from '../tls/index.ts';
 import type { ProbeOptions } from './options.ts';
 import type { TlsMaterial } from './wire.ts';
 
@@ -43,54 +43,12 @@ export function parseTarget(url: string): {
   };
 }
 
-function readPem(option: string, path: string | undefined): Buffer | undefined {
-  if (path === undefined) return undefined;
-  let buf: Buffer;
-  try {
-    buf = readFileSync(path);
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the path and its permissions`,
-      { option, path },
-    );
-  }
-  if (!buf.toString('latin1').includes('-----BEGIN ')) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_BAD_PEM',
-      `${option} ${path} is not a PEM file: give a file with -----BEGIN ...----- blocks`,
-      {
-        option,
-        path,
-      },
-    );
-  }
-  return buf;
-}
-
 /** Reads --ca/--cert/--key. */
 export function loadTlsMaterial(opts: Pick<ProbeOptions, 'caPath' | 'certPath' | 'keyPath'>): TlsMaterial {
-  if (opts.certPath && !opts.keyPath) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_KEY_MISSING',
-      '--cert was given without --key: pass --key FILE with the private key of the certificate',
-      {
-        option: '--key',
-      },
-    );
-  }
-  if (opts.keyPath && !opts.certPath) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_CERT_MISSING',
-      '--key was given without --cert: pass --cert FILE too, or neither',
-      {
-        option: '--cert',
-      },
-    );
-  }
-  const ca = readPem('--ca', opts.caPath);
-  const cert = readPem('--cert', opts.certPath);
-  const key = readPem('--key', opts.keyPath);
+  checkCertKeyPair({ cert: opts.certPath, key: opts.keyPath }, 'to send no client certificate');
+  const ca = opts.caPath === undefined ? undefined : readPemFile(opts.caPath, '--ca');
+  const cert = opts.certPath === undefined ? undefined : readPemFile(opts.certPath, '--cert');
+  const key = opts.keyPath === undefined ? undefined : readPemFile(opts.keyPath, '--key');
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 

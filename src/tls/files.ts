@@ -3,21 +3,46 @@
  * code, so a user learns which option to fix.
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { H2labError } from '../core/index.ts';
+import { H2labError, readOptionFile, writeFileAtomic } from '../core/index.ts';
 import type { CertificateSet } from './generate.ts';
 
-/** Reads a file named by an option; H2LAB_ERR_FILE_UNREADABLE names the option and the path. */
-export function readOptionFile(path: string, option: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+/**
+ * Reads a PEM file named by an option (a certificate, a key or a CA bundle, server or client side):
+ * H2LAB_ERR_FILE_UNREADABLE when it cannot be read, H2LAB_ERR_TLS_BAD_PEM when it holds no
+ * `-----BEGIN …-----` block. What the block must be is checked by {@link parseCertificatePem} and
+ * {@link parsePrivateKeyPem}, or by Node's TLS when the context is made.
+ *
+ * @example readPemFile('ca.pem', '--ca')
+ */
+export function readPemFile(path: string, option: string): string {
+  const pem = readOptionFile(path, option).toString('utf8');
+  if (!pem.includes('-----BEGIN ')) throw badPem(option, path, 'no "-----BEGIN ...-----" block');
+  return pem;
+}
+
+/**
+ * `--cert` and `--key` are given together or not at all: H2LAB_ERR_TLS_KEY_MISSING or
+ * H2LAB_ERR_TLS_CERT_MISSING names the one that is missing. `neither` says what giving neither
+ * does, for the message (e.g. "to use the development certificate").
+ */
+export function checkCertKeyPair(
+  opts: { cert?: string | undefined; key?: string | undefined },
+  neither: string,
+): void {
+  if (opts.cert && !opts.key) {
     throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `${option} ${path}: cannot read the file (${reason}); check the path and its permissions`,
-      { option, path, reason },
+      'H2LAB_ERR_TLS_KEY_MISSING',
+      `--cert ${opts.cert} was given without --key: pass --key FILE too, or neither ${neither}`,
+      { option: '--key' },
+    );
+  }
+  if (opts.key && !opts.cert) {
+    throw new H2labError(
+      'H2LAB_ERR_TLS_CERT_MISSING',
+      `--key ${opts.key} was given without --cert: pass --cert FILE too, or neither ${neither}`,
+      { option: '--cert' },
     );
   }
 }
@@ -74,24 +99,11 @@ export interface TlsFileOptions {
  * certificate. Returns undefined for cert and key when neither is given (the caller uses the dev CA).
  */
 export function loadTlsFiles(opts: TlsFileOptions): { certPem?: string; keyPem?: string; caPem?: string } {
-  if (opts.cert && !opts.key) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_KEY_MISSING',
-      `--cert ${opts.cert} was given without --key: pass --key FILE too, or neither to use the development certificate`,
-      { option: '--key' },
-    );
-  }
-  if (opts.key && !opts.cert) {
-    throw new H2labError(
-      'H2LAB_ERR_TLS_CERT_MISSING',
-      `--key ${opts.key} was given without --cert: pass --cert FILE too, or neither to use the development certificate`,
-      { option: '--cert' },
-    );
-  }
+  checkCertKeyPair(opts, 'to use the development certificate');
   const out: { certPem?: string; keyPem?: string; caPem?: string } = {};
   if (opts.cert && opts.key) {
-    const certPem = readOptionFile(opts.cert, '--cert');
-    const keyPem = readOptionFile(opts.key, '--key');
+    const certPem = readPemFile(opts.cert, '--cert');
+    const keyPem = readPemFile(opts.key, '--key');
     const cert = parseCertificatePem(certPem, '--cert', opts.cert);
     const key = parsePrivateKeyPem(keyPem, '--key', opts.key);
     if (!cert.checkPrivateKey(key)) {
@@ -105,7 +117,7 @@ export function loadTlsFiles(opts: TlsFileOptions): { certPem?: string; keyPem?:
     out.keyPem = keyPem;
   }
   if (opts.ca) {
-    const caPem = readOptionFile(opts.ca, '--ca');
+    const caPem = readPemFile(opts.ca, '--ca');
     parseCertificatePem(caPem, '--ca', opts.ca);
     out.caPem = caPem;
   }
@@ -155,9 +167,7 @@ export function writeCertificateSet(
   const written: string[] = [];
   for (const [k, f] of entries) {
     const p = join(dir, f);
-    const mode = k.endsWith('KeyPem') ? 0o600 : 0o644;
-    writeFileSync(p, set[k], { mode });
-    chmodSync(p, mode); // writeFileSync keeps the mode of a file that existed (--force)
+    writeFileAtomic(p, set[k], { mode: k.endsWith('KeyPem') ? 0o600 : 0o644 });
     written.push(p);
   }
   return written;

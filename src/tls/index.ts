@@ -7,10 +7,11 @@ export { type CertsOptions, CertsOptionsSchema, writeCertificates } from './cert
 export { type DevCertificates, ensureDevCertificates, h2labHome } from './dev.ts';
 export {
   CERT_FILES,
+  checkCertKeyPair,
   loadTlsFiles,
   parseCertificatePem,
   parsePrivateKeyPem,
-  readOptionFile,
+  readPemFile,
   type TlsFileOptions,
   type TlsMaterial,
   writeCertificateSet,
