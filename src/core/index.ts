@@ -4,10 +4,10 @@
  */
 export * from './errors.ts';
 export * from './files.ts';
+export * from './launch.ts';
 export * from './option-meta.ts';
 export * from './quantile.ts';
 export * from './rank.ts';
 export * from './rng.ts';
-export * from './thread.ts';
 export * from './units.ts';
 export * from './version.ts';

@@ -6,7 +6,7 @@
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
-import { type ErrorCode, H2labError, siblingModule, startThread } from '../core/index.ts';
+import { type ErrorCode, H2labError, startThread } from '../core/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
 import type { PartInput, PartLive, PartResult } from './part.ts';
 import { progressTimer } from './progress.ts';
@@ -44,7 +44,7 @@ export async function runWorkerParts(
   };
   try {
     for (const [i, input] of inputs.entries()) {
-      const w = startThread(siblingModule('worker-entry', import.meta.url), input);
+      const w = startThread('load/worker-entry', input);
       workers.push(w);
       w.on('message', (m: FromWorker) => {
         switch (m.type) {

@@ -9,7 +9,6 @@
  * await link.close();
  */
 export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
-export { nodeEntry } from './child-entry.ts';
 export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
 export { type FlowDrops, FlowDropTable } from './flows.ts';
 export {

@@ -17,9 +17,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { H2labError } from '../core/index.ts';
+import { H2labError, nodeArgv } from '../core/index.ts';
 import type { LinkInfo } from '../model/index.ts';
-import { nodeEntry } from './child-entry.ts';
 import type { FlowDrops } from './flows.ts';
 import type { DirectionStats } from './model.ts';
 import { loadNative } from './native.ts';
@@ -412,7 +411,7 @@ async function startRelay(
   seed: number,
   tuning: { slackMs: number; earlyWakeMs: number; traceCapacity: number },
 ): Promise<ChildProcess> {
-  const [node, ...args] = nodeEntry('net/relay-process');
+  const [node, ...args] = nodeArgv('net/relay-process');
   const child = spawn(node!, [...RELAY_V8_FLAGS, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

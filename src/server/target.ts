@@ -18,8 +18,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { type ErrorCode, H2labError, siblingModule, startThread } from '../core/index.ts';
-import { createLink, type Link, type LinkOptions, nodeEntry } from '../net/index.ts';
+import { type ErrorCode, H2labError, nodeArgv, startThread } from '../core/index.ts';
+import { createLink, type Link, type LinkOptions } from '../net/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { metricsClient, type ServerMetricsClient } from './metrics-client.ts';
 import type { ServerOptionsInput } from './options.ts';
@@ -127,7 +127,7 @@ function toError(e: { code: string; message: string; details: Record<string, unk
 }
 
 async function inThread(options: ServerOptionsInput): Promise<FixtureTarget> {
-  const worker: Worker = startThread(siblingModule('target-entry', import.meta.url), undefined);
+  const worker: Worker = startThread('server/target-entry', undefined);
   const send = (m: ToTarget) => worker.postMessage(m);
   send({ type: 'start', options });
   const [msg] = (await Promise.race([
@@ -196,7 +196,7 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
   try {
     const set = await generateCertificates({ hosts: [link.serverAddress] });
     writeCertificateSet(dir, set, { force: true });
-    const [node, ...args] = nodeEntry('server/target-entry');
+    const [node, ...args] = nodeArgv('server/target-entry');
     const c = link.spawnInServer(node!, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
     child = c;
     c.stderr!.on('data', (d: Buffer) => {
