@@ -9,5 +9,6 @@ export * from './option-meta.ts';
 export * from './quantile.ts';
 export * from './rank.ts';
 export * from './rng.ts';
+export * from './socket-failure.ts';
 export * from './units.ts';
 export * from './version.ts';

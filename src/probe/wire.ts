@@ -8,6 +8,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
+import { socketFailureOf } from '../core/index.ts';
 import type { Failure, FailureKind } from '../model/index.ts';
 
 /** Where to connect. `servername` is the TLS SNI (omitted for IP literals, RFC 6066 §3). */
@@ -24,28 +25,19 @@ export interface TlsMaterial {
   key?: string | Buffer;
 }
 
-/** Names a socket/TLS error in the probe's terms. */
+/**
+ * Names a socket/TLS error in the probe's terms: src/core's socket-failure table for the codes, and
+ * the TLS alert's words for what the table calls `tls` (which version, ALPN, a missing certificate).
+ */
 export function classifyFailure(err: unknown): Failure {
   const e = err as NodeJS.ErrnoException & { reason?: string };
   const code = typeof e?.code === 'string' ? e.code : undefined;
   const message = e instanceof Error ? e.message : String(err);
   const text = `${code ?? ''} ${message}`.toLowerCase();
   const f = (kind: FailureKind): Failure => ({ kind, ...(code ? { code } : {}), detail: message });
-  if (
-    code &&
-    [
-      'ECONNREFUSED',
-      'ENOTFOUND',
-      'EAI_AGAIN',
-      'EHOSTUNREACH',
-      'ENETUNREACH',
-      'EADDRNOTAVAIL',
-      'EAI_NONAME',
-    ].includes(code)
-  ) {
-    return f('unreachable');
-  }
-  if (code === 'ETIMEDOUT' || code === 'PROBE_TIMEOUT') return f('timeout');
+  const socket = socketFailureOf(code);
+  if (socket === 'unreachable') return f('unreachable');
+  if (socket === 'timeout' || code === 'PROBE_TIMEOUT') return f('timeout');
   if (code === 'PROBE_NOT_TLS') return f('not-tls');
   if (
     /wrong version number|packet length too long|record layer failure|http request|unknown protocol/.test(
@@ -76,9 +68,8 @@ export function classifyFailure(err: unknown): Failure {
     // (and some TLS 1.3 ones) say "certificate required"; the caller decides with what it offered.
     return f('tls-handshake');
   }
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return f('reset');
-  if (code?.startsWith('ERR_SSL') || code?.startsWith('ERR_TLS') || /ssl|tls/.test(text))
-    return f('tls-handshake');
+  if (socket === 'reset') return f('reset');
+  if (socket === 'tls' || /ssl|tls/.test(text)) return f('tls-handshake');
   return f('protocol');
 }
 

@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { socketFailureOf } from '../core/index.ts';
 import type { FailureClass, WireProtocol } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
 
@@ -75,6 +76,17 @@ export function secureContextFor(target: ConnectTarget): tls.SecureContext {
 }
 
 /**
+ * The class of an error during setup. The kernel giving up (ETIMEDOUT in src/core's socket-failure
+ * table) is a `timeout`; otherwise where it happened decides: before TCP connected, `connect`; after
+ * it (only a TLS target is still setting up then), `tls` whatever the code, a reset included: the
+ * handshake is what was under way.
+ */
+function setupFailure(err: unknown, connected: boolean): FailureClass {
+  if (socketFailureOf(err) === 'timeout') return 'timeout';
+  return connected ? 'tls' : 'connect';
+}
+
+/**
  * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
  * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
  */
@@ -129,7 +141,7 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
       clearTimeout(timer);
       resolve({ socket, connectMs: tConnect - t0 });
     });
-    socket.once('error', (err: Error & { code?: string }) => fail(tConnect < 0 ? 'connect' : 'tls', err));
+    socket.once('error', (err: Error & { code?: string }) => fail(setupFailure(err, tConnect >= 0), err));
     socket.once('close', () =>
       fail(tConnect < 0 ? 'connect' : 'tls', new Error('connection closed during setup')),
     );
