@@ -15,7 +15,8 @@ import {
   parseWorkload,
 } from '../../bench/referee-parse.ts';
 import { bootstrapRatio } from '../../src/compare/stats.ts';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 // Asynchronous: the fixture server runs in this process and must answer while the tool waits.
 const run = async (cmd: string, args: string[]): Promise<string> =>
@@ -24,7 +25,7 @@ const has = (cmd: string): boolean => spawnSync(cmd, ['--version'], { stdio: 'ig
 
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ host: '127.0.0.1', port: 0, tls: false });
+  srv = await startFixture({ tls: false });
 });
 after(() => srv.close());
 

@@ -1,18 +1,26 @@
-// The burst against a tiny server of our own: what Chromium itself does with 6 connections per host
-// over http:// and one multiplexed connection over https:// (h2), as CDP reports it.
+// The burst against the fixture server with a backend pool too large to queue (every tile takes a
+// fixed 80 ms): what Chromium itself does with 6 connections per host over http:// and one
+// multiplexed connection over https:// (h2), as CDP reports it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { measureBrowser } from '../../src/browser/index.ts';
 import { parseBrowserResult } from '../../src/model/index.ts';
-import { chromiumMissing, startTinyTiles } from './helpers.ts';
+import { startFixture } from '../helpers/fixture.ts';
+import { chromiumMissing } from './helpers.ts';
 
 test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control back at 6', async (t) => {
   const missing = chromiumMissing();
   if (missing) return t.skip(missing);
-  const srv = await startTinyTiles(80);
+  const srv = await startFixture({
+    poolSize: 1000,
+    tileMs: 80,
+    tileSizeBytes: 512,
+    maxConcurrentStreams: 1000,
+  });
+  const seen = () => Object.values(srv.metrics().requests.tiles).reduce((a, b) => a + b, 0);
   try {
     const r = await measureBrowser({
-      origins: [srv.plainUrl, srv.tlsUrl],
+      origins: [srv.plainUrl!, srv.tlsUrl!],
       count: 30,
       runs: 2,
       cancel: false,
@@ -47,7 +55,7 @@ test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control
     // The server saw every request of every run (2 runs × 3 targets × 30, and any run repeated
     // because the host's network changed).
     const repeated = r.warnings.filter((w) => w.includes('was repeated')).length;
-    assert.equal(srv.seen(), 180 + 30 * repeated);
+    assert.equal(seen(), 180 + 30 * repeated);
     for (const x of Object.values(s)) {
       // The time on the wire agrees within a millisecond; the start may differ by the time the page's
       // main thread spent issuing fetch() calls (reported as a warning, not a failure).

@@ -1,31 +1,16 @@
 // `h2lab browser` as a user runs it: exit statuses, the table, --json and a self-contained --out report.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/errors.ts';
 import { parseBrowserResult } from '../../src/model/index.ts';
+import { h2lab } from '../helpers/cli.ts';
 import { chromiumMissing } from './helpers.ts';
 
-const run = async (args: string[]) => {
-  try {
-    const r = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'browser', ...args],
-      {
-        timeout: 120_000,
-      },
-    );
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
+const run = (args: string[]) => h2lab(['browser', ...args], { timeoutMs: 120_000 });
 
 test('usage errors exit 2 with their code', async () => {
   // One process for the exit status; the other usage errors in-process (each CLI start costs seconds).

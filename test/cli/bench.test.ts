@@ -2,24 +2,15 @@
  * `h2lab bench` as users run it: flags reach the engine, the JSON result is written, exit statuses.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunResult } from '../../src/model/run.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
-function cli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'bench', ...args],
-      { encoding: 'utf8', timeout: 60_000 },
-      (_e, stdout, stderr) => resolve({ status: child.exitCode, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => h2lab(['bench', ...args]);
 
 test('bench URL --rate runs an open loop and writes the versioned result', async () => {
   const server = await startTestServer('h1');
@@ -27,7 +18,7 @@ test('bench URL --rate runs an open loop and writes the versioned result', async
   try {
     const json = join(dir, 'r.json');
     const r = await cli([`${server.url}/bytes/100`, '-p', 'h1', '--rate', '100', '-d', '1s', '--json', json]);
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /latency \(corrected\)/);
     const result = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
     assert.equal(result.kind, 'h2lab.run');
@@ -43,10 +34,10 @@ test('bench URL --rate runs an open loop and writes the versioned result', async
 
 test('usage errors exit 2 naming the option; an unreachable target exits 1', async () => {
   const bad = await cli(['http://127.0.0.1:9/', '--duration', 'soon']);
-  assert.equal(bad.status, 2);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, /H2LAB_ERR_INVALID_OPTION: --duration "soon"/);
   const down = await cli(['http://127.0.0.1:9/', '-p', 'h1', '-n', '5', '-q']);
-  assert.equal(down.status, 1);
+  assert.equal(down.code, 1);
   assert.match(down.stderr, /H2LAB_ERR_TARGET_UNREACHABLE/);
 });
 
@@ -56,7 +47,7 @@ test('bench --burst prints the completion time; contradicting flags exit 2; an u
   try {
     const json = join(dir, 'b.json');
     const r = await cli([`${server.url}/bytes/100`, '-p', 'h1', '--burst', '12', '--json', json]);
-    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /schedule +burst of 12 requests at once, handshakes included/);
     assert.match(r.stdout, /completion time +[\d.]+ (ms|s), t0 → last response end/);
     assert.match(r.stdout, /first response +[\d.]+ (ms|s); 6 connections opened inside the timed period/);
@@ -70,9 +61,9 @@ test('bench --burst prints the completion time; contradicting flags exit 2; an u
     await server.close();
   }
   const bad = await cli(['http://127.0.0.1:9/', '--burst', '8', '-d', '1s']);
-  assert.equal(bad.status, 2);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--duration 1000 cannot be combined with --burst 8/);
   const down = await cli(['http://127.0.0.1:9/', '-p', 'h1', '--burst', '8', '-q']);
-  assert.equal(down.status, 1);
+  assert.equal(down.code, 1);
   assert.match(down.stderr, /H2LAB_ERR_TARGET_UNREACHABLE/);
 });

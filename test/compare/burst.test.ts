@@ -2,24 +2,21 @@
 // each size workload becomes a burst, one cell per burst size, and the strategies are compared on
 // the time until the last response of the burst ended.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { compareResultSchema } from '../../src/model/compare.ts';
+import { h2lab } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-compare-burst-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('compare --burst 16,32 --sizes 10KiB on h1 and h2: one cell per N, compared on the completion time', () => {
+test('compare --burst 16,32 --sizes 10KiB on h1 and h2: one cell per N, compared on the completion time', async () => {
   const out = join(dir, 'burst');
   const args = ['--burst', '16,32', '--sizes', '10KiB', '--protocols', 'h1,h2', '--runs', '3', '--out', out];
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'compare', ...args], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  assert.equal(r.status, 0, r.stderr);
+  const r = await h2lab(['compare', ...args], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
   const result = compareResultSchema.parse(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
   const w = result.axes.workloads[0]!;
   assert.deepEqual(w.burst, [16, 32]);

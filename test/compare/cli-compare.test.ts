@@ -3,7 +3,7 @@
 // server that offers only HTTP/1.1 (h2 cells "not offered by the server", h1 cells still run), and
 // killed with SIGINT mid-run (a parseable results.json with the finished runs).
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -11,51 +11,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type CompareResult, compareResultSchema } from '../../src/model/compare.ts';
-import { generateCertificates } from '../../src/tls/index.ts';
+import { testCerts } from '../helpers/certs.ts';
+import { h2lab } from '../helpers/cli.ts';
 
 let dir: string;
-const children = new Set<ChildProcess>();
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'h2lab-compare-cli-'));
 });
 after(() => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function h2lab(args: string[], onStart?: (c: ChildProcess) => void, timeoutMs = 240_000): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(c);
-    let stdout = '';
-    let stderr = '';
-    c.stdout!.on('data', (b) => {
-      stdout += b;
-    });
-    c.stderr!.on('data', (b) => {
-      stderr += b;
-    });
-    const timer = setTimeout(() => {
-      c.kill('SIGKILL');
-      reject(new Error(`h2lab ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stderr}`));
-    }, timeoutMs);
-    c.on('exit', (code) => {
-      clearTimeout(timer);
-      children.delete(c);
-      resolve({ code, stdout, stderr });
-    });
-    onStart?.(c);
-  });
-}
+/** `h2lab ...args`, with the time a comparison needs. */
+const run = (args: string[], onStart?: (c: ChildProcess) => void) =>
+  h2lab(args, { timeoutMs: 240_000, ...(onStart ? { onStart } : {}) });
 
 function readResult(path: string): CompareResult {
   return compareResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
@@ -63,7 +33,7 @@ function readResult(path: string): CompareResult {
 
 test('compare against the embedded fixture server prints the table and writes results and reports', async () => {
   const out = join(dir, 'embedded');
-  const r = await h2lab([
+  const r = await run([
     'compare',
     '--sizes',
     '1KiB',
@@ -113,7 +83,7 @@ test('compare against the embedded fixture server prints the table and writes re
 });
 
 test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered" and h1 cells run', async () => {
-  const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
+  const certs = await testCerts();
   // node:https offers no ALPN protocol but http/1.1: a client asking for h2 is refused it.
   const server = https.createServer(
     { cert: certs.serverPem, key: certs.serverKeyPem, ALPNProtocols: ['http/1.1'] },
@@ -126,7 +96,7 @@ test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered"
   const port = (server.address() as AddressInfo).port;
   try {
     const out = join(dir, 'h1only');
-    const r = await h2lab([
+    const r = await run([
       'compare',
       `https://127.0.0.1:${port}/`,
       '--insecure',
@@ -156,12 +126,13 @@ test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered"
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
+    certs.cleanup();
   }
 });
 
 test('a dead target fails every cell, still writes the files and exits 1', async () => {
   const out = join(dir, 'dead');
-  const r = await h2lab([
+  const r = await run([
     'compare',
     'https://127.0.0.1:1/',
     '--concurrency',
@@ -189,7 +160,7 @@ test('a dead target fails every cell, still writes the files and exits 1', async
 test('SIGINT mid-run leaves a parseable results.json with the finished runs and exits 130', async () => {
   const out = join(dir, 'interrupted');
   const resultsPath = join(out, 'results.json');
-  const r = await h2lab(
+  const r = await run(
     [
       'compare',
       '--sizes',

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { H2ClientSession } from '../../src/h2/session.ts';
 import { createTransport } from '../../src/transport/index.ts';
-import { freePort, haveNginx, type Nginx, startNginx } from '../probe/nginx.ts';
+import { freePort, haveNginx, type Nginx, startNginx } from '../helpers/nginx.ts';
 import { get, serve, session } from './helpers.ts';
 
 test('answers the server PING with the same payload (RFC 9113 §6.7)', async () => {

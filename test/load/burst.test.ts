@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type LoadOptionsInput, runLoad } from '../../src/load/index.ts';
 import type { Sample } from '../../src/model/index.ts';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 let server: RunningServer;
 let dir: string;
 before(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, tlsPort: 0 });
+  server = await startFixture();
   dir = mkdtempSync(join(tmpdir(), 'h2lab-burst-'));
 });
 after(async () => {

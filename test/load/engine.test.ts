@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
 for (const protocol of ['h1', 'h2', 'h2-pool'] as const) {
   test(`${protocol}: --requests 600 sends exactly 600 requests and counts every byte the server sent`, async () => {

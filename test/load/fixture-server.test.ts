@@ -6,13 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type LoadOptionsInput, runLoad } from '../../src/load/index.ts';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 // One fixture server for the file (in this process: starting it per run in its own thread, as the
 // embedded target does, costs seconds under tsx). The last test drives the embedded target itself.
 let server: RunningServer;
 before(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, tlsPort: 0 });
+  server = await startFixture();
 });
 after(() => server.close(0));
 

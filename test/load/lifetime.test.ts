@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
 test('--max-age 200ms: h1 connections are replaced while the run goes on, no request fails', async () => {
   const server = await startTestServer('h1');

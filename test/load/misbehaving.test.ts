@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { startMisbehaving } from '../fixtures/misbehaving.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { startMisbehaving } from '../helpers/misbehaving.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
 test('resets-stream: RST_STREAM is a reset, REFUSED_STREAM a refused stream', async () => {
   const s = await startMisbehaving('resets-stream');

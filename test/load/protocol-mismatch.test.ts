@@ -3,22 +3,22 @@
  * H2LAB_ERR_PROTOCOL_MISMATCH naming both — through the library and through the CLI (exit 1).
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
-import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
 let certs: TestCerts;
-before(() => {
-  certs = makeTestCerts();
+before(async () => {
+  certs = await testCerts();
 });
 after(() => certs.cleanup());
 
 test('h2 against a TLS server offering only http/1.1 in ALPN fails with the mismatch, naming both', async () => {
   const server = await startTestServer('tls-h1-only', certs);
   try {
-    const r = await runLoad({ url: `${server.url}/`, protocol: 'h2', caFile: certs.caPath, requests: 10 })
+    const r = await runLoad({ url: `${server.url}/`, protocol: 'h2', caFile: certs.path.caPem, requests: 10 })
       .done;
     assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH');
     assert.match(r.error!.message, /requested h2 but the server negotiated http\/1\.1/);
@@ -62,35 +62,15 @@ test('the CLI exits 1 with the code on a mismatch, and 0 when the protocol is ri
   try {
     // Asynchronous: the server lives in this process and must keep answering.
     const cli = (protocol: string) =>
-      new Promise<{ status: number | null; stderr: string }>((resolve) => {
-        const child = execFile(
-          process.execPath,
-          [
-            '--import',
-            'tsx',
-            'src/cli/main.ts',
-            'bench',
-            `${server.url}/`,
-            '-p',
-            protocol,
-            '-n',
-            '20',
-            '--ca',
-            certs.caPath,
-            '-q',
-          ],
-          { encoding: 'utf8', timeout: 60_000 },
-          (_err, _stdout, stderr) => resolve({ status: child.exitCode, stderr }),
-        );
-      });
+      h2lab(['bench', `${server.url}/`, '-p', protocol, '-n', '20', '--ca', certs.path.caPem, '-q']);
     const bad = await cli('h2');
-    assert.equal(bad.status, 1, bad.stderr);
+    assert.equal(bad.code, 1, bad.stderr);
     assert.match(
       bad.stderr,
       /H2LAB_ERR_PROTOCOL_MISMATCH: requested h2 but the server negotiated http\/1\.1/,
     );
     const good = await cli('h1');
-    assert.equal(good.status, 0, good.stderr);
+    assert.equal(good.code, 0, good.stderr);
   } finally {
     await server.close();
   }

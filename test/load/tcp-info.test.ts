@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { attachServerTcpFrom, runLoad } from '../../src/load/index.ts';
 import { runResultSchema } from '../../src/model/index.ts';
 import { readTcpInfo, TcpLog, tcpInfoAvailable } from '../../src/net/tcp-info.ts';
-import { startServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 const skip = tcpInfoAvailable()
   ? undefined
@@ -70,7 +70,7 @@ describe('bursts', { skip }, () => {
 
 describe('the server side for a caller that reads the metrics itself (compare)', { skip }, () => {
   it('attachServerTcpFrom matches the run’s connections in the server’s metrics', async () => {
-    const srv = await startServer({ port: 0, tlsPort: 0, host: '127.0.0.1' });
+    const srv = await startFixture();
     try {
       const r = await runLoad({
         protocol: 'h1',
@@ -130,7 +130,7 @@ describe('TcpLog', { skip }, () => {
   });
 
   it("the server's /metrics?format=json lists its connections with the client's port", async () => {
-    const srv = await startServer({ port: 0, tlsPort: 0, host: '127.0.0.1' });
+    const srv = await startFixture();
     try {
       const sock = await new Promise<net.Socket>((resolve) => {
         const u = new URL(srv.plainUrl!);

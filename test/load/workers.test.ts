@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeHistogram, runLoad } from '../../src/load/index.ts';
 import type { Sample } from '../../src/model/sample.ts';
-import { startTestServer } from '../fixtures/servers.ts';
+import { startTestServer } from '../helpers/servers.ts';
 
 test('two workers: requests, bytes and histogram counts add up exactly, sequence numbers are unique', async () => {
   const server = await startTestServer('h2c');

@@ -2,7 +2,6 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { nodeEntry } from '../../src/net/child-entry.ts';
 import { checkNetAvailable, type Link } from '../../src/net/index.ts';
 
 /** Why the net tests cannot run here, or undefined when they can. */
@@ -122,6 +121,3 @@ export async function bulkDownload(
     maxWindowBitsPerSec: maxWindow,
   };
 }
-
-/** `node … main` for the h2lab CLI: the compiled copy when fresh (starts faster), else the sources. */
-export const H2LAB_CLI: readonly string[] = nodeEntry('cli/main');

@@ -1,13 +1,15 @@
 // The emulated link end to end: real namespaces, TUN devices, the relay process, kernel TCP.
 // RTT, jitter and loss as a ping-like client and TCP handshakes see them; cleanup; exit 2 without root.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { setTimeout as sleepMs } from 'node:timers/promises';
 import { medianInterpolated as median, quantileNearestRank as quantile } from '../../src/core/index.ts';
 import { createLink, type Link, sweepNamespaces } from '../../src/net/index.ts';
 import { listH2labNamespaces } from '../../src/net/netns.ts';
-import { H2LAB_CLI, netSkipReason, startPeer } from './helpers.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { netSkipReason, startPeer } from './helpers.ts';
 
 const skip = netSkipReason();
 if (skip) console.log(`# net link tests skipped: ${skip}`);
@@ -175,33 +177,33 @@ describe('emulated link (relay backend)', { skip }, () => {
   });
 
   it('after a crash (SIGKILL) the TUN device dies with the relay and the next run sweeps the namespace', async () => {
-    const child = spawn(
-      H2LAB_CLI[0]!,
-      [...H2LAB_CLI.slice(1), 'net', 'run', '--profile', 'lan', '--', 'sleep', '30'],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
     let err = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`net run did not come up: ${err}`)), 20_000);
-      child.stderr!.on('data', (d: Buffer) => {
-        err += d.toString();
-        if (/namespace h2lab-/.test(err)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+    let child: ChildProcess | undefined;
+    let up: () => void = () => {};
+    const isUp = new Promise<void>((r) => {
+      up = r;
     });
+    const ran = h2lab(['net', 'run', '--profile', 'lan', '--', 'sleep', '30'], {
+      timeoutMs: 60_000,
+      onStart: (c) => {
+        child = c;
+      },
+      onStderr: (d) => {
+        err += d;
+        if (/namespace h2lab-/.test(err)) up();
+      },
+    });
+    const came = await Promise.race([isUp.then(() => true), sleepMs(20_000, false, { ref: false })]);
+    assert.ok(came, `net run did not come up: ${err}`);
     const ns = /namespace (h2lab-\d+-\d+)/.exec(err)![1]!;
     const nsPids = () =>
       execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
     // The line above comes just before the command starts: wait for it to be in the namespace.
     for (let i = 0; i < 50 && nsPids().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-    const dev = `h2l${child.pid!.toString(36)}0c`;
+    const dev = `h2l${child!.pid!.toString(36)}0c`;
     assert.ok(devExists(dev), `${dev} should exist while running`);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    child!.kill('SIGKILL');
+    await ran;
     // The relay notices its parent is gone (IPC channel closed) and exits; the kernel drops the TUN.
     for (let i = 0; i < 50 && devExists(dev); i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(!devExists(dev), 'client TUN device must vanish with the relay');
@@ -224,19 +226,14 @@ describe('emulated link (relay backend)', { skip }, () => {
     assert.deepEqual(orphans.filter(alive), [], 'processes left in the swept namespace');
   });
 
-  it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', () => {
-    const r = spawnSync(
-      H2LAB_CLI[0]!,
-      [...H2LAB_CLI.slice(1), 'net', 'run', '--profile', 'wan', '--', 'true'],
-      {
-        encoding: 'utf8',
-        uid: 65534,
-        gid: 65534,
-        env: { ...process.env, HOME: '/tmp' },
-        timeout: 30_000,
-      },
-    );
-    assert.equal(r.status, 2, r.stderr);
+  it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', async () => {
+    const r = await h2lab(['net', 'run', '--profile', 'wan', '--', 'true'], {
+      uid: 65534,
+      gid: 65534,
+      env: { ...process.env, HOME: '/tmp' },
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /H2LAB_ERR_NET_UNAVAILABLE: .*root/);
   });
 });

@@ -1,27 +1,15 @@
 // `h2lab probe` as a user runs it: the table, --json, and the exit statuses (0 ok, 1 unmet --expect,
 // 2 could not probe / usage), each error one line with its code and no stack trace.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { listen, routes } from './servers.ts';
-
-function h2lab(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+import { h2lab } from '../helpers/cli.ts';
+import { listen } from '../helpers/servers.ts';
+import { routes } from './servers.ts';
 
 test('table on stdout, exit 0; --json is the versioned result; an unmet --expect exits 1 and still reports', async () => {
   const s = await listen(http.createServer(routes));

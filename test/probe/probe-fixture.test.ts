@@ -8,28 +8,27 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ProbeResult, parseProbeResult, probeResultSchema } from '../../src/model/index.ts';
 import { probe } from '../../src/probe/index.ts';
-import { type RunningServer, type ServerOptionsInput, startServer } from '../../src/server/index.ts';
-import { testCerts } from './certs.ts';
+import type { RunningServer, ServerOptionsInput } from '../../src/server/index.ts';
+import { testCerts } from '../helpers/certs.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
 
 before(async () => {
-  const certs = await testCerts();
+  const certs = await testCerts({ leafDays: 20 });
   dir = mkdtempSync(join(tmpdir(), 'h2lab-probe-fixture-'));
-  writeFileSync(file('ca.pem'), certs.ca.cert);
-  writeFileSync(file('server.pem'), certs.server.cert);
-  writeFileSync(file('server.key'), certs.server.key);
-  writeFileSync(file('client.pem'), certs.client.cert);
-  writeFileSync(file('client.key'), certs.client.key);
+  writeFileSync(file('ca.pem'), certs.caPem);
+  writeFileSync(file('server.pem'), certs.serverPem);
+  writeFileSync(file('server.key'), certs.serverKeyPem);
+  writeFileSync(file('client.pem'), certs.clientPem);
+  writeFileSync(file('client.key'), certs.clientKeyPem);
+  certs.cleanup(); // copied into this test's directory
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function withFixture(opts: ServerOptionsInput, fn: (s: RunningServer) => Promise<void>): Promise<void> {
-  const s = await startServer({
-    host: '127.0.0.1',
-    port: 0,
-    tlsPort: 0,
+  const s = await startFixture({
     cert: file('server.pem'),
     key: file('server.key'),
     ...opts,

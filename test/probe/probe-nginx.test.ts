@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { probe } from '../../src/probe/index.ts';
-import { testCerts } from './certs.ts';
-import { freePort, haveNginx, type Nginx, startNginx } from './nginx.ts';
+import { testCerts } from '../helpers/certs.ts';
+import { freePort, haveNginx, type Nginx, startNginx } from '../helpers/nginx.ts';
 
 const available = haveNginx();
 let dir: string;
@@ -20,12 +20,13 @@ describe('nginx (Debian package) configurations', {
 }, () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'h2lab-probe-nginx-'));
-    const certs = await testCerts();
-    writeFileSync(join(dir, 'server.pem'), certs.server.cert);
-    writeFileSync(join(dir, 'server.key'), certs.server.key);
-    writeFileSync(join(dir, 'ca.pem'), certs.ca.cert);
-    writeFileSync(join(dir, 'client.pem'), certs.client.cert);
-    writeFileSync(join(dir, 'client.key'), certs.client.key);
+    const certs = await testCerts({ leafDays: 20 });
+    writeFileSync(join(dir, 'server.pem'), certs.serverPem);
+    writeFileSync(join(dir, 'server.key'), certs.serverKeyPem);
+    writeFileSync(join(dir, 'ca.pem'), certs.caPem);
+    writeFileSync(join(dir, 'client.pem'), certs.clientPem);
+    writeFileSync(join(dir, 'client.key'), certs.clientKeyPem);
+    certs.cleanup(); // copied into this test's directory
     port.tlsH2 = await freePort();
     port.tlsOnly = await freePort();
     port.h2c = await freePort();

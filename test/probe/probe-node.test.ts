@@ -12,21 +12,27 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isH2labError } from '../../src/core/errors.ts';
 import { probe } from '../../src/probe/index.ts';
-import { type TestCerts, testCerts } from './certs.ts';
-import { churningServer, listen, type Running, routes, upgradingServer } from './servers.ts';
+import { type TestCerts, testCerts, untrustedServerCert } from '../helpers/certs.ts';
+import { listen, type Running } from '../helpers/servers.ts';
+import { churningServer, routes, upgradingServer } from './servers.ts';
 
 let certs: TestCerts;
+let untrusted: { cert: string; key: string };
 let dir: string;
 const file = (name: string) => join(dir, name);
 
 before(async () => {
-  certs = await testCerts();
+  certs = await testCerts({ leafDays: 20 });
+  untrusted = await untrustedServerCert();
   dir = mkdtempSync(join(tmpdir(), 'h2lab-probe-'));
-  writeFileSync(file('ca.pem'), certs.ca.cert);
-  writeFileSync(file('client.pem'), certs.client.cert);
-  writeFileSync(file('client.key'), certs.client.key);
+  writeFileSync(file('ca.pem'), certs.caPem);
+  writeFileSync(file('client.pem'), certs.clientPem);
+  writeFileSync(file('client.key'), certs.clientKeyPem);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+  certs.cleanup();
+});
 
 async function withServer<T>(start: () => Promise<Running>, fn: (port: number) => Promise<T>): Promise<T> {
   const s = await start();
@@ -42,9 +48,9 @@ function tlsServer(opts: http2.SecureServerOptions = {}) {
     listen(
       http2.createSecureServer(
         {
-          cert: certs.server.cert,
-          key: certs.server.key,
-          ca: certs.ca.cert,
+          cert: certs.serverPem,
+          key: certs.serverKeyPem,
+          ca: certs.caPem,
           allowHTTP1: true,
           settings: { maxConcurrentStreams: 100, initialWindowSize: 1 << 20 },
           ...opts,
@@ -114,7 +120,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
       listen(
         // A plain TLS + HTTP/1.1 server: https.createServer, no ALPN h2.
         https.createServer(
-          { cert: certs.server.cert, key: certs.server.key },
+          { cert: certs.serverPem, key: certs.serverKeyPem },
           routes,
         ) as unknown as http.Server,
       );
@@ -199,7 +205,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
         listen(
           (() => {
             const s = http2.createSecureServer(
-              { cert: certs.server.cert, key: certs.server.key, allowHTTP1: true },
+              { cert: certs.serverPem, key: certs.serverKeyPem, allowHTTP1: true },
               routes,
             );
             // Node hands the bytes to OpenSSL as the stapled response; the probe only asks whether one came.
@@ -251,7 +257,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
   });
 
   test('a self-signed CA without --ca: H2LAB_ERR_PROBE_UNTRUSTED; with --insecure: probed, reported untrusted', async () => {
-    await withServer(tlsServer({ cert: certs.untrusted.cert, key: certs.untrusted.key }), async (port) => {
+    await withServer(tlsServer({ cert: untrusted.cert, key: untrusted.key }), async (port) => {
       const url = `https://127.0.0.1:${port}/`;
       await expectError(
         probe(url),

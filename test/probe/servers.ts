@@ -1,38 +1,9 @@
-// Real servers on loopback port 0 for the probe tests: each returns its port and a close() that
-// ends every connection it accepted.
+// Stand-in servers for the probe tests on loopback port 0 (test/helpers/servers.ts's listen): shared
+// routes, a churning HTTP/1.1 server and one that upgrades to h2c.
 import http from 'node:http';
 import http2 from 'node:http2';
 import type net from 'node:net';
-import type { AddressInfo } from 'node:net';
-
-export interface Running {
-  port: number;
-  close(): Promise<void>;
-}
-
-type AnyServer = http.Server | http2.Http2Server | http2.Http2SecureServer;
-
-/** Listens on 127.0.0.1:0 and tracks sockets so close() never waits on a keep-alive connection. */
-export async function listen(server: AnyServer): Promise<Running> {
-  const sockets = new Set<net.Socket>();
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  server.on('secureConnection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { listen, type Running } from '../helpers/servers.ts';
 
 /**
  * Routes shared by the stand-in servers: `/` small text, `/text` 8 KiB of text (compressible),

@@ -2,7 +2,6 @@
 // headless Chromium (charts drawn, screenshot non-empty), and
 // `h2lab report` re-rendering and diffing saved files.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import type { CompareResult } from '../../src/model/compare.ts';
 import { loadHtmlAssets } from '../../src/report/assets.ts';
 import { renderHtml } from '../../src/report/render-html.ts';
 import { renderMarkdown, renderTerminal } from '../../src/report/render-text.ts';
+import { h2lab } from '../helpers/cli.ts';
 
 const CHROMIUM = process.env.H2LAB_CHROMIUM ?? '/usr/bin/chromium';
 let dir: string;
@@ -129,27 +129,20 @@ test('the HTML opens in headless Chromium with every chart drawn', async (t) => 
   }
 });
 
-function h2lab(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-}
-
-test('h2lab report re-renders a saved file and compares two saved files', () => {
+test('h2lab report re-renders a saved file and compares two saved files', async () => {
   const a = join(dir, 'a', 'results.json');
   writeResultsAtomic(a, result);
-  const r1 = h2lab('report', a);
-  assert.equal(r1.status, 0, r1.stderr);
+  const r1 = await h2lab(['report', a]);
+  assert.equal(r1.code, 0, r1.stderr);
   assert.match(r1.stdout, /Verdict/);
   assert.ok(existsSync(join(dir, 'a', 'report.html')) && existsSync(join(dir, 'a', 'report.md')));
-  const r2 = h2lab('report', a, a, '--out', join(dir, 'd'));
-  assert.equal(r2.status, 0, r2.stderr);
+  const r2 = await h2lab(['report', a, a, '--out', join(dir, 'd')]);
+  assert.equal(r2.code, 0, r2.stderr);
   assert.match(r2.stdout, /No clear difference between/);
   assert.ok(existsSync(join(dir, 'd', 'diff.html')));
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, '{"kind":"h2lab.run"}');
-  const r3 = h2lab('report', bad);
-  assert.equal(r3.status, 2);
+  const r3 = await h2lab(['report', bad]);
+  assert.equal(r3.code, 2);
   assert.match(r3.stderr, /H2LAB_ERR_RESULT_FILE: .*is not an h2lab compare result/);
 });

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
 import { runResultSchema, sampleSchema } from '../../src/model/index.ts';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 let server: RunningServer;
 before(async () => {
-  server = await startServer({ host: '127.0.0.1', port: 0, tlsPort: 0 });
+  server = await startFixture();
 });
 after(() => server.close(0));
 

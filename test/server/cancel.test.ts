@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { after, before, describe, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { scrape, sleep } from './helpers.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunningServer } from '../../src/server/index.ts';
+import { scrape, startFixture } from '../helpers/fixture.ts';
 
 const TILE_MS = 1500;
 // How late the second tile may start after the cancel: generous for a loaded 2-core machine, and
@@ -86,7 +87,7 @@ for (const c of cases) {
   describe(`cancellation frees the pool: ${c.name}`, () => {
     let srv: RunningServer;
     before(async () => {
-      srv = await startServer({ port: 0, tls: false, poolSize: 1, tileMs: TILE_MS });
+      srv = await startFixture({ tls: false, poolSize: 1, tileMs: TILE_MS });
     });
     after(() => srv.close(200));
 
@@ -153,7 +154,7 @@ for (const c of cases) {
 describe('--ignore-cancel keeps rendering for nobody', () => {
   let srv: RunningServer;
   before(async () => {
-    srv = await startServer({ port: 0, tls: false, poolSize: 1, tileMs: 800, ignoreCancel: true });
+    srv = await startFixture({ tls: false, poolSize: 1, tileMs: 800, ignoreCancel: true });
   });
   after(() => srv.close(200));
 

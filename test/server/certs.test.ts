@@ -3,15 +3,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { buildProgram } from '../../src/cli/main.ts';
 import { isH2labError } from '../../src/core/errors.ts';
 import { writeCertificates } from '../../src/tls/index.ts';
-import { h2lab, have, run, tempHome } from './helpers.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { testHome } from '../helpers/fixture.ts';
+import { have, run } from '../helpers/peers.ts';
 
-const home = tempHome();
-after(() => home.cleanup());
-const out = join(home.dir, 'set');
+const home = testHome();
+const out = join(home, 'set');
 
 test('h2lab certs writes six files, keys 0600', async () => {
   const r = await h2lab(['certs', '--out', out, '--hosts', 'localhost,127.0.0.1,::1,lab.example']);
@@ -63,7 +64,7 @@ test('refuses to overwrite without --force (exit 2, names the option), overwrite
 
 test('bad --hosts and missing --out are usage errors', async () => {
   await assert.rejects(
-    writeCertificates({ out: join(home.dir, 'x'), hosts: 'not a host' }),
+    writeCertificates({ out: join(home, 'x'), hosts: 'not a host' }),
     /--hosts "not a host" is not valid/,
   );
   const err = await buildProgram()

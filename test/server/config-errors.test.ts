@@ -7,20 +7,24 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildProgram } from '../../src/cli/main.ts';
 import { H2labError } from '../../src/core/errors.ts';
-import { generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
-import { h2lab, serveCli, tempHome } from './helpers.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
+import { h2lab, h2labServe } from '../helpers/cli.ts';
+import { testHome } from '../helpers/fixture.ts';
 
-const home = tempHome();
-const a = join(home.dir, 'a');
-const b = join(home.dir, 'b');
+const home = testHome();
+// Two certificate sets: `a` for the files given, `b` for a key of another set.
+let a: string;
+let b: string;
+const sets: TestCerts[] = [];
 let blocker: Server;
 let usedPort = 0;
 let freePort = 0;
 
 before(async () => {
-  writeCertificateSet(a, await generateCertificates());
-  writeCertificateSet(b, await generateCertificates());
-  writeFileSync(join(home.dir, 'garbage.pem'), 'this is not PEM\n');
+  sets.push(await testCerts(), await testCerts());
+  a = sets[0]!.dir;
+  b = sets[1]!.dir;
+  writeFileSync(join(home, 'garbage.pem'), 'this is not PEM\n');
   blocker = createServer().listen(0, '127.0.0.1');
   await new Promise((r) => blocker.once('listening', r));
   usedPort = (blocker.address() as { port: number }).port;
@@ -31,7 +35,7 @@ before(async () => {
 });
 after(() => {
   blocker.close();
-  home.cleanup();
+  for (const s of sets) s.cleanup();
 });
 
 function refused(port: number): Promise<boolean> {
@@ -60,13 +64,13 @@ const cases: Array<{ name: string; args: () => string[]; code: RegExp; names: Re
   },
   {
     name: 'unreadable certificate file',
-    args: () => ['--cert', join(home.dir, 'missing.pem'), '--key', join(a, 'server-key.pem')],
+    args: () => ['--cert', join(home, 'missing.pem'), '--key', join(a, 'server-key.pem')],
     code: /H2LAB_ERR_FILE_UNREADABLE/,
     names: /--cert .*missing\.pem.*ENOENT/,
   },
   {
     name: 'certificate file that is not PEM',
-    args: () => ['--cert', join(home.dir, 'garbage.pem'), '--key', join(a, 'server-key.pem')],
+    args: () => ['--cert', join(home, 'garbage.pem'), '--key', join(a, 'server-key.pem')],
     code: /H2LAB_ERR_TLS_BAD_PEM/,
     names: /--cert .*garbage\.pem/,
   },
@@ -110,7 +114,7 @@ const cases: Array<{ name: string; args: () => string[]; code: RegExp; names: Re
   {
     name: 'config file with an unknown key',
     args: () => {
-      const f = join(home.dir, 'bad.yaml');
+      const f = join(home, 'bad.yaml');
       writeFileSync(f, 'port: 0\nturbo: true\n');
       return ['--config', f];
     },
@@ -120,7 +124,7 @@ const cases: Array<{ name: string; args: () => string[]; code: RegExp; names: Re
   {
     name: 'config file with a bad value',
     args: () => {
-      const f = join(home.dir, 'badval.yaml');
+      const f = join(home, 'badval.yaml');
       writeFileSync(f, 'tile-ms: soon\n');
       return ['--config', f];
     },
@@ -154,11 +158,7 @@ describe('h2lab serve: bad configuration is refused with a code and a message th
 // As a user runs it: exit status 2, one line on stderr, nothing listening afterwards.
 describe('h2lab serve as a process', () => {
   test('--cert without --key: exit 2, one line, no listening line', async () => {
-    const r = await h2lab(
-      ['serve', '--port', '0', '--cert', join(a, 'server.pem')],
-      { ...process.env, H2LAB_HOME: home.dir },
-      60_000,
-    );
+    const r = await h2lab(['serve', '--port', '0', '--cert', join(a, 'server.pem')], { timeoutMs: 60_000 });
     assert.equal(r.code, 2, `exit ${r.code}: ${r.stderr}`);
     assert.match(r.stderr, /^h2lab: H2LAB_ERR_TLS_KEY_MISSING: --cert .* without --key/);
     assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
@@ -166,11 +166,9 @@ describe('h2lab serve as a process', () => {
   });
 
   test('TLS port in use after the plain port opened: exits 2 and the plain port is closed again', async () => {
-    const r = await h2lab(
-      ['serve', '--port', String(freePort), '--tls-port', String(usedPort)],
-      { ...process.env, H2LAB_HOME: home.dir },
-      60_000,
-    );
+    const r = await h2lab(['serve', '--port', String(freePort), '--tls-port', String(usedPort)], {
+      timeoutMs: 60_000,
+    });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`H2LAB_ERR_PORT_IN_USE: --tls-port ${usedPort}`));
     assert.ok(await refused(freePort), `nothing may be left listening on ${freePort}`);
@@ -178,13 +176,9 @@ describe('h2lab serve as a process', () => {
 });
 
 test('--config YAML uses the long flag names and units; a flag overrides the file', async () => {
-  const f = join(home.dir, 'ok.yaml');
+  const f = join(home, 'ok.yaml');
   writeFileSync(f, 'port: 0\ntls: false\ntile-ms: 15ms\npool: 3\nmax-concurrent-streams: 7\n');
-  const srv = await serveCli(
-    ['--config', f, '--pool', '2'],
-    { ...process.env, H2LAB_HOME: home.dir },
-    { tls: false },
-  );
+  const srv = await h2labServe(['--config', f, '--pool', '2'], { tls: false });
   try {
     assert.equal(srv.lines.length, 1, srv.lines.join('\n'));
     assert.match(srv.lines[0]!, /^listening http:\/\/127\.0\.0\.1:\d+ \(http\/1\.1, h2c\)$/);

@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { have, run, tempHome } from './helpers.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
+import { have, run } from '../helpers/peers.ts';
 
-const home = tempHome();
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({
+  srv = await startFixture({
     port: 0,
     tls: false,
     h2IdleTimeoutMs: 300,
@@ -24,7 +24,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close(200);
-  home.cleanup();
 });
 
 /** Opens a TCP connection, writes `bytes`, resolves with how long until the server closed it. */

@@ -2,38 +2,39 @@
 // is refused during the handshake; the right one gets 200. With `request`, no certificate is fine but
 // a wrong one is still refused.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
-import { curl, have, tempHome } from './helpers.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
+import { startFixture } from '../helpers/fixture.ts';
+import { curl, have } from '../helpers/peers.ts';
 
-const home = tempHome();
-const good = join(home.dir, 'good');
-const other = join(home.dir, 'other');
+let good: TestCerts;
+let other: TestCerts;
 
 before(async () => {
-  writeCertificateSet(good, await generateCertificates());
-  writeCertificateSet(other, await generateCertificates());
+  good = await testCerts();
+  other = await testCerts();
 });
-after(() => home.cleanup());
+after(() => {
+  good.cleanup();
+  other.cleanup();
+});
 
 const skip = have('curl') ? false : 'curl is not installed';
 for (const mode of ['require', 'request'] as const) {
   describe(`--client-auth ${mode}`, { skip }, () => {
     let srv: RunningServer;
     before(async () => {
-      srv = await startServer({
+      srv = await startFixture({
         plain: false,
-        tlsPort: 0,
-        cert: join(good, 'server.pem'),
-        key: join(good, 'server-key.pem'),
-        ca: join(good, 'ca.pem'),
+        cert: good.path.serverPem,
+        key: good.path.serverKeyPem,
+        ca: good.path.caPem,
         clientAuth: mode,
       });
     });
     after(() => srv.close(200));
-    const base = () => ['--cacert', join(good, 'ca.pem'), `${srv.tlsUrl}/healthz`];
+    const base = () => ['--cacert', good.path.caPem, `${srv.tlsUrl}/healthz`];
 
     for (const proto of [[], ['--http1.1']]) {
       const label = proto.length ? 'HTTP/1.1' : 'h2';
@@ -41,9 +42,9 @@ for (const mode of ['require', 'request'] as const) {
         const r = await curl([
           ...proto,
           '--cert',
-          join(good, 'client.pem'),
+          good.path.clientPem,
           '--key',
-          join(good, 'client-key.pem'),
+          good.path.clientKeyPem,
           ...base(),
         ]);
         assert.equal(r.status, 200, r.run.stderr);
@@ -53,9 +54,9 @@ for (const mode of ['require', 'request'] as const) {
         const r = await curl([
           ...proto,
           '--cert',
-          join(other, 'client.pem'),
+          other.path.clientPem,
           '--key',
-          join(other, 'client-key.pem'),
+          other.path.clientKeyPem,
           ...base(),
         ]);
         assert.notEqual(r.run.code, 0, 'curl must fail');
@@ -74,7 +75,7 @@ for (const mode of ['require', 'request'] as const) {
 
 test('--client-auth without --ca is refused before listening', async () => {
   await assert.rejects(
-    startServer({ plain: false, tlsPort: 0, clientAuth: 'require' }),
+    startFixture({ plain: false, clientAuth: 'require' }),
     /--client-auth "require" is not valid: mTLS needs --ca/,
   );
 });

@@ -3,12 +3,10 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import http2 from 'node:http2';
-import { after, test } from 'node:test';
-import { startServer } from '../../src/server/index.ts';
-import { serveCli, sleep, tempHome } from './helpers.ts';
-
-const home = tempHome();
-after(() => home.cleanup());
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { h2labServe } from '../helpers/cli.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 function h1Get(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -27,7 +25,7 @@ function h1Get(url: string): Promise<{ status: number; body: string }> {
 }
 
 test('close(): in-flight HTTP/1.1 and HTTP/2 requests complete, GOAWAY is sent, new connections are refused', async () => {
-  const srv = await startServer({ port: 0, tls: false });
+  const srv = await startFixture({ tls: false });
   const h1 = h1Get(`${srv.plainUrl}/slow-headers?ms=400`);
   const session = http2.connect(srv.plainUrl!);
   session.on('error', () => {});
@@ -51,7 +49,7 @@ test('close(): in-flight HTTP/1.1 and HTTP/2 requests complete, GOAWAY is sent, 
 });
 
 test('close(grace): a request that outlives the grace is cut and close() still resolves', async () => {
-  const srv = await startServer({ port: 0, tls: false });
+  const srv = await startFixture({ tls: false });
   const hang = h1Get(`${srv.plainUrl}/hang`).then(
     () => 'answered',
     () => 'cut',
@@ -65,7 +63,7 @@ test('close(grace): a request that outlives the grace is cut and close() still r
 });
 
 test('h2lab serve: SIGTERM lets an in-flight request finish, then exits 0', async () => {
-  const p = await serveCli(['--port', '0', '--no-tls'], { ...process.env, H2LAB_HOME: home.dir });
+  const p = await h2labServe(['--port', '0', '--no-tls']);
   const inflight = h1Get(`${p.plainUrl}/slow-headers?ms=700`);
   await sleep(200);
   const stopped = p.stop('SIGTERM');

@@ -7,17 +7,19 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { have, run, sleep, tempHome } from './helpers.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture, testHome } from '../helpers/fixture.ts';
+import { have, run } from '../helpers/peers.ts';
 
-const home = tempHome();
+const home = testHome();
 let srv: RunningServer;
 const BIG = 64 * 1024 * 1024;
-const upload = join(home.dir, 'big.bin');
+const upload = join(home, 'big.bin');
 let digest = '';
 
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
   // 64 MiB of a repeating non-trivial pattern, written in pieces.
   const block = Buffer.alloc(1024 * 1024).map((_, i) => (i * 31 + (i >> 10)) & 255);
   const h = createHash('sha256');
@@ -31,7 +33,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close(200);
-  home.cleanup();
 });
 
 async function idle(): Promise<void> {

@@ -15,12 +15,12 @@ import {
   type Strategy,
 } from '../../src/transport/index.ts';
 import type { Transport } from '../../src/transport/types.ts';
-import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
-import { type ServerKind, startTestServer, type TestServer } from '../fixtures/servers.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
+import { type ServerKind, startTestServer, type TestServer } from '../helpers/servers.ts';
 
 let certs: TestCerts;
-before(() => {
-  certs = makeTestCerts();
+before(async () => {
+  certs = await testCerts();
 });
 after(() => certs.cleanup());
 
@@ -39,7 +39,10 @@ function expectedProtocol(s: Strategy, target: Target): string {
 function tlsFor(target: Target) {
   if (target === 'cleartext') return {};
   return {
-    tls: { ca: certs.caPem, ...(target === 'mtls' ? { cert: certs.clientCert, key: certs.clientKey } : {}) },
+    tls: {
+      ca: certs.caPem,
+      ...(target === 'mtls' ? { cert: certs.clientPem, key: certs.clientKeyPem } : {}),
+    },
   };
 }
 
@@ -98,7 +101,7 @@ for (const [strategy, client] of VARIANTS) {
             ? {
                 tls: {
                   ca: certs.caPem,
-                  ...(target === 'mtls' ? { cert: certs.clientCert, key: certs.clientKey } : {}),
+                  ...(target === 'mtls' ? { cert: certs.clientPem, key: certs.clientKeyPem } : {}),
                 },
               }
             : {}),

@@ -11,11 +11,11 @@ import { after, before, test } from 'node:test';
 import tls from 'node:tls';
 import { PROVISIONAL_STREAMS } from '../../src/transport/h2-wire.ts';
 import { createTransport, resolveWindow } from '../../src/transport/index.ts';
-import { makeTestCerts, type TestCerts } from '../fixtures/certs.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
 
 let certs: TestCerts;
-before(() => {
-  certs = makeTestCerts();
+before(async () => {
+  certs = await testCerts();
 });
 after(() => certs.cleanup());
 
@@ -29,7 +29,7 @@ const HOLD_MS = 300;
 async function startHoldingServer(limit: number, answerAfter: number) {
   const seen = { headersBeforeSettings: 0, headers: 0 };
   const server = tls.createServer(
-    { key: certs.serverKey, cert: certs.serverCert, ALPNProtocols: ['h2'] },
+    { key: certs.serverKeyPem, cert: certs.serverPem, ALPNProtocols: ['h2'] },
     (socket) => {
       let buf = Buffer.alloc(0);
       let prefaceSkipped = false;

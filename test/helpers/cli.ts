@@ -1,0 +1,150 @@
+// The h2lab CLI as a user runs it, for every test that needs the real command: started the way the
+// library starts its own children (src/core's launcher: a fresh dist/ build, else the sources through
+// tsx), bounded in time, and never rejecting, so a test asserts on the exit status and output.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { nodeArgv } from '../../src/core/index.ts';
+
+/** How one CLI run ended. */
+export interface CliRun {
+  /** Exit status; null when a signal ended it (see `signal`). */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** True when the run was killed for passing `timeoutMs`. */
+  timedOut: boolean;
+}
+
+/** Options of {@link h2lab}. */
+export interface CliOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Killed (SIGKILL) after this long, ms. Default 60 s. */
+  timeoutMs?: number;
+  /** Called with the child once it is spawned (to signal it mid-run). */
+  onStart?: (child: ChildProcess) => void;
+  /** Called with each chunk of stdout, and of stderr, as it arrives. */
+  onStdout?: (chunk: string, child: ChildProcess) => void;
+  onStderr?: (chunk: string, child: ChildProcess) => void;
+  /** Run as this user and group (e.g. 65534, nobody, to see what h2lab says without root). */
+  uid?: number;
+  gid?: number;
+}
+
+const running = new Set<ChildProcess>();
+// A test that fails mid-run must not leave an h2lab process behind (and holding a port).
+process.once('exit', () => {
+  for (const c of running) c.kill('SIGKILL');
+});
+
+/** `node … cli/main`: the argv of the CLI. */
+export const H2LAB_ARGV: readonly string[] = nodeArgv('cli/main');
+
+/**
+ * Runs `h2lab ...args` to its end; asynchronous, so a server in the test's own process keeps
+ * answering while the CLI talks to it.
+ *
+ * @example const r = await h2lab(['probe', url]); assert.equal(r.code, 0, r.stderr);
+ */
+export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<CliRun> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  return new Promise((resolve) => {
+    const child = spawn(H2LAB_ARGV[0]!, [...H2LAB_ARGV.slice(1), ...args], {
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.uid === undefined ? {} : { uid: opts.uid }),
+      ...(opts.gid === undefined ? {} : { gid: opts.gid }),
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      opts.onStdout?.(d, child);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      opts.onStderr?.(d, child);
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      if (timedOut) stderr += `\n[test helper: h2lab ${args.join(' ')} killed after ${timeoutMs} ms]`;
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+    opts.onStart?.(child);
+  });
+}
+
+/** `h2lab serve` running, after it printed its listening lines. */
+export interface ServeProcess {
+  child: ChildProcess;
+  lines: string[];
+  plainUrl?: string | undefined;
+  tlsUrl?: string | undefined;
+  /** Sends `signal` (default SIGTERM) and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<CliRun>;
+}
+
+/**
+ * Starts `h2lab serve ...args`; resolves once the listening line of each listener it expects is
+ * printed (by default both unless `--no-plain` / `--no-tls`), rejects if it exits first or prints
+ * none within `timeoutMs`.
+ */
+export async function h2labServe(
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; plain?: boolean; tls?: boolean } = {},
+): Promise<ServeProcess> {
+  const wantPlain = opts.plain ?? !args.includes('--no-plain');
+  const wantTls = opts.tls ?? !args.includes('--no-tls');
+  const startMs = opts.timeoutMs ?? 60_000;
+  let out = '';
+  let child: ChildProcess | undefined;
+  let ready: () => void = () => {};
+  const listening = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  const done = h2lab(['serve', ...args], {
+    ...(opts.env ? { env: opts.env } : {}),
+    timeoutMs: 600_000,
+    onStart: (c) => {
+      child = c;
+    },
+    onStdout: (d) => {
+      out += d;
+      if ((!wantPlain || /listening http:/.test(out)) && (!wantTls || /listening https:/.test(out))) ready();
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    listening.then(() => 'listening' as const),
+    done.then((r) => r),
+    new Promise<'slow'>((r) => {
+      timer = setTimeout(() => r('slow'), startMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome !== 'listening') {
+    child?.kill('SIGKILL');
+    const r = await done;
+    throw new Error(
+      outcome === 'slow'
+        ? `h2lab serve printed no listening lines in ${startMs} ms: ${out}${r.stderr}`
+        : `h2lab serve exited with ${r.code ?? r.signal}: ${r.stderr}`,
+    );
+  }
+  return {
+    child: child!,
+    lines: out.trim().split('\n'),
+    plainUrl: /listening (http:\/\/\S+)/.exec(out)?.[1],
+    tlsUrl: /listening (https:\/\/\S+)/.exec(out)?.[1],
+    async stop(signal = 'SIGTERM') {
+      if (child!.exitCode === null && child!.signalCode === null) child!.kill(signal);
+      return done;
+    },
+  };
+}
