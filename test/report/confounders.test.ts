@@ -6,9 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runLoad } from '../../src/load/index.ts';
@@ -16,7 +13,7 @@ import type { RunResult } from '../../src/model/run.ts';
 import { createLink, type Link } from '../../src/net/index.ts';
 import { confoundersOf } from '../../src/report/confounders.ts';
 import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
-import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../src/tls/index.ts';
+import { type TestCerts, testCerts } from '../helpers/certs.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
 const RTT_MS = 100;
@@ -245,17 +242,16 @@ describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
 
 describe('the Nagle signature through a 100 ms link', { skip }, () => {
   let link: Link;
-  let dir: string;
+  let certs: TestCerts | undefined;
   const servers: ChildProcess[] = [];
   before(async () => {
     link = await createLink({ profile: { rttMs: RTT_MS }, backend: 'relay' });
-    dir = mkdtempSync(join(tmpdir(), 'h2lab-nagle-'));
-    writeCertificateSet(dir, await generateCertificates({ hosts: [link.serverAddress] }), { force: true });
+    certs = await testCerts({ hosts: [link.serverAddress] });
   });
   after(async () => {
     for (const s of servers) s.kill('SIGKILL');
     await link?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    certs?.cleanup();
   });
 
   /** Starts the two-write server in the namespace; resolves with its port. */
@@ -263,7 +259,7 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
     const script = fileURLToPath(new URL('./fixtures/two-write-server.mjs', import.meta.url));
     const child = link.spawnInServer(
       process.execPath,
-      [script, link.serverAddress, join(dir, CERT_FILES.serverPem), join(dir, CERT_FILES.serverKeyPem), mode],
+      [script, link.serverAddress, certs!.path.serverPem, certs!.path.serverKeyPem, mode],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     servers.push(child);
@@ -283,7 +279,7 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
   const run = (port: number) =>
     runLoad({
       url: `https://${link.serverAddress}:${port}/`,
-      caFile: join(dir, CERT_FILES.caPem),
+      caFile: certs!.path.caPem,
       protocol: 'h1',
       connections: 6,
       concurrency: 6,
