@@ -70,12 +70,25 @@ export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<C
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    child.once('close', (code, signal) => {
+    let ended = false;
+    const end = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (ended) return;
+      ended = true;
       clearTimeout(timer);
       running.delete(child);
       if (timedOut) stderr += `\n[test helper: h2lab ${args.join(' ')} killed after ${timeoutMs} ms]`;
       resolve({ code, signal, stdout, stderr, timedOut });
+    };
+    // 'close' waits for stdout and stderr to end as well, which a command h2lab started (`net run --
+    // sleep 30`) and that outlives it keeps open: after the exit, give the pipes a second, no more.
+    child.once('exit', (code, signal) => {
+      setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        end(code, signal);
+      }, 1000);
     });
+    child.once('close', end);
     opts.onStart?.(child);
   });
 }
