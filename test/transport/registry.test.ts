@@ -14,7 +14,7 @@ import { COMPARE_DEFAULTS, resolveCompareOptions, runComparison } from '../../sr
 import { isH2labError } from '../../src/core/index.ts';
 import { resolveLoadOptions, runLoad } from '../../src/load/index.ts';
 import { loadHtmlAssets, renderHtml, renderMarkdown, renderTerminal } from '../../src/report/index.ts';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
 import {
   getStrategy,
   listStrategies,
@@ -23,6 +23,7 @@ import {
   strategyLabel,
   strategyNames,
 } from '../../src/transport/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // (a) The grep: strategy names used as strategy names above src/transport.
@@ -183,7 +184,7 @@ describe('a fourth strategy registered at run time', () => {
   let unregister: () => void;
   before(async () => {
     unregister = registerStrategy(h1Single);
-    server = await startServer({ host: '127.0.0.1', port: 0, tlsPort: 0 });
+    server = await startFixture();
   });
   after(async () => {
     await server.close(0);
