@@ -1,7 +1,6 @@
 // `--net`: one declaration and one grammar for bench and compare (src/cli/net-options.ts), and one
 // meaning of `loopback` — no link — everywhere; a link with no impairment is the preset `relay`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import { compareOptionsFromFlags } from '../../src/cli/compare.ts';
 import { linkOptionsFromFlags, parseNet, wantsLink } from '../../src/cli/net-options.ts';
 import { resolveCompareOptions } from '../../src/compare/index.ts';
 import { planLinks, resolveProfile } from '../../src/net/index.ts';
-import { H2LAB_CLI } from '../net/helpers.ts';
+import { h2lab } from '../helpers/cli.ts';
 
 test('one grammar: a comma list of loopback and presets; bench takes exactly one', () => {
   assert.deepEqual(parseNet('loopback, wan', true), ['loopback', 'wan']);
@@ -58,23 +57,19 @@ test("compare's links receive --seed, --cc and --initcwnd", () => {
   assert.equal(wan!.options.initialCwnd, 4);
 });
 
-test('bench --net loopback runs direct against the embedded server; two names exit 2', () => {
+test('bench --net loopback runs direct against the embedded server; two names exit 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'h2lab-net-flag-'));
-  const run = (args: string[]) =>
-    spawnSync(H2LAB_CLI[0]!, [...H2LAB_CLI.slice(1), 'bench', ...args], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+  const run = (args: string[]) => h2lab(['bench', ...args]);
   try {
     const out = join(dir, 'r.json');
-    const r = run(['--net', 'loopback', '-n', '50', '-c', '2', '-q', '--json', out]);
-    assert.equal(r.status, 0, r.stderr);
+    const r = await run(['--net', 'loopback', '-n', '50', '-c', '2', '-q', '--json', out]);
+    assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(readFileSync(out, 'utf8'));
     assert.equal(result.environment.link, undefined, 'no link was made');
     assert.match(result.target.url, /^https:\/\/127\.0\.0\.1:\d+\/bytes\/1024$/);
     assert.equal(result.counts.ok, 50);
-    const two = run(['--net', 'loopback,wan', '-n', '1']);
-    assert.equal(two.status, 2);
+    const two = await run(['--net', 'loopback,wan', '-n', '1']);
+    assert.equal(two.code, 2);
     assert.match(two.stderr, /--net "loopback,wan" is not valid: bench runs over one network/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
