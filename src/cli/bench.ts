@@ -2,7 +2,7 @@
  * `h2lab bench [URL]`: one load run. Flags map onto LoadOptions (src/load/options.ts, the source of
  * truth for defaults and validation); this file parses, shows progress and writes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import {
   ERROR_CODES,
@@ -12,6 +12,7 @@ import {
   parseDurationMs,
   parseFraction,
   parseInteger,
+  writeFileAtomic,
 } from '../core/index.ts';
 import {
   LOAD_DEFAULTS,
@@ -276,7 +277,7 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   if (!f.quiet && tty) process.stderr.write('\r\x1b[K');
-  if (f.json) writeFileSync(f.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (f.json) writeFileAtomic(f.json, `${JSON.stringify(result, null, 2)}\n`);
   if (!f.quiet) process.stdout.write(`${renderRunText(result)}\n`);
   if (result.error) {
     const code = result.error.code as ErrorCode;

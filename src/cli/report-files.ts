@@ -8,9 +8,6 @@ import type { CompareResult } from '../model/index.ts';
 import type { HtmlAssets } from '../report/index.ts';
 import { renderHtml, renderMarkdown } from '../report/index.ts';
 
-// report.ts writes its diff through this module; the writer itself is src/core's.
-export { writeFileAtomic };
-
 /** Writes report.md and report.html into `dir`; returns their paths. */
 export function writeRenderedReports(
   dir: string,

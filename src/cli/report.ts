@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } from '../compare/index.ts';
-import { invalidOption } from '../core/index.ts';
+import { invalidOption, writeFileAtomic } from '../core/index.ts';
 import {
   loadHtmlAssets,
   renderDiffHtml,
@@ -16,7 +16,7 @@ import {
   renderDiffTerminal,
   renderTerminal,
 } from '../report/index.ts';
-import { writeFileAtomic, writeRenderedReports } from './report-files.ts';
+import { writeRenderedReports } from './report-files.ts';
 
 interface ReportFlags {
   out?: string;
