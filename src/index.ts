@@ -1,9 +1,22 @@
 /**
- * h2lab's programmatic API. Everything the CLI does, a script can do through these exports.
+ * h2lab's programmatic API: one coherent set, documented entry by entry in docs/api.md (with a
+ * runnable example each, test/docs/api-examples.test.ts). The folders' own faces (their index.ts)
+ * offer more to each other; only what is here is the package's promise: the model (every type, the
+ * result schemas, their parsers and versions), errors and named quantiles, targets (the fixture
+ * server and the fixture as a target), links, the strategy registry, the runs and the renderers.
  */
 
-export * from './browser/index.ts';
-export * from './compare/index.ts';
+export { type MeasureBrowserHooks, measureBrowser } from './browser/index.ts';
+export {
+  type CompareOptionsInput,
+  diffResults,
+  loadCompareResult,
+  type RunComparisonHooks,
+  reanalyze,
+  runComparison,
+  type StartedComparison,
+} from './compare/index.ts';
+
 export {
   ERROR_CODES,
   type ErrorCode,
@@ -15,14 +28,58 @@ export {
   quantileNearestRank,
   VERSION,
 } from './core/index.ts';
-export * from './load/index.ts';
-export * from './net/index.ts';
-export * from './probe/index.ts';
-export * from './report/index.ts';
-export { renderBrowserHtml, renderBrowserText, renderRunText } from './report/index.ts';
-export * from './server/index.ts';
-export * from './tls/index.ts';
-export type { Strategy, StrategyBuild, Transport, TransportStats } from './transport/index.ts';
+export {
+  type LoadDeps,
+  type LoadOptionsInput,
+  type LoadProgress,
+  type LoadRun,
+  runLoad,
+  runLoadThroughLink,
+} from './load/index.ts';
+export type * from './model/index.ts';
+export {
+  BROWSER_RESULT_VERSION,
+  browserResultSchema,
+  COMPARE_RESULT_VERSION,
+  compareResultSchema,
+  PROBE_RESULT_VERSION,
+  parseBrowserResult,
+  parseCompareResult,
+  parseProbeResult,
+  parseRunResult,
+  parseSample,
+  probeResultSchema,
+  publishedJsonSchemas,
+  RUN_RESULT_VERSION,
+  runResultSchema,
+  sampleSchema,
+} from './model/index.ts';
+export { checkNetAvailable, createLink, type Link, type LinkOptions, profileNames } from './net/index.ts';
+export { type ProbeOptionsInput, probe, renderProbeText } from './probe/index.ts';
+export {
+  buildVerdict,
+  loadHtmlAssets,
+  renderBrowserHtml,
+  renderBrowserText,
+  renderDiffHtml,
+  renderDiffMarkdown,
+  renderDiffTerminal,
+  renderHtml,
+  renderMarkdown,
+  renderRunText,
+  renderTerminal,
+} from './report/index.ts';
+export {
+  type FixtureTarget,
+  metricsClient,
+  type RunningServer,
+  type ServerMetricsClient,
+  type ServerOptionsInput,
+  startFixtureTarget,
+  startServer,
+  withLinkedTarget,
+} from './server/index.ts';
+export { type CertificateSet, ensureDevCertificates, generateCertificates } from './tls/index.ts';
 export {
   baselineStrategy,
   createTransport,
@@ -30,13 +87,12 @@ export {
   findStrategy,
   getStrategy,
   listStrategies,
-  POOL_POLICIES,
   registerStrategy,
-  resolveWindow,
+  type Strategy,
+  type StrategyBuild,
   strategyLabel,
   strategyNames,
+  type Transport,
   type TransportOptions,
-  WINDOW_PRESETS,
-  WINDOW_SIZES,
-  type WindowPreset,
+  type TransportStats,
 } from './transport/index.ts';

@@ -23,7 +23,7 @@ export interface ReanalyzeOptions {
  * @example
  * const saved = loadCompareResult('h2lab-report/results.json');
  * const strict = reanalyze(saved, { minEffect: 0.02 });
- * console.log(strict.verdict.headline);
+ * console.log(strict.verdict?.workloads[0]?.headline);
  */
 export function reanalyze(result: CompareResult, options: ReanalyzeOptions = {}): CompareResult {
   const out = structuredClone(result);

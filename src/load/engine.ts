@@ -141,7 +141,18 @@ async function startTarget(
   files: Files,
   given: FixtureTarget | undefined,
 ): Promise<Target & { ca?: string }> {
-  if (!isEmbedded(o.url)) return { url: o.url!, embedded: false };
+  if (!isEmbedded(o.url)) {
+    // A URL and a target at once: the run would drive the URL and silently ignore the target (no
+    // server view, not its CA). Say which one to drop.
+    if (given) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `url ${o.url} was given with a fixture target: pass only a path (e.g. ${new URL(o.url!).pathname}) to drive the target, or no target to drive the URL`,
+        { option: 'url', value: o.url },
+      );
+    }
+    return { url: o.url!, embedded: false };
+  }
   const plain = o.embeddedListener === 'plain';
   // In a thread of its own, so that this client measures only itself (its event loop and CPU).
   const t = given ?? (await startFixtureTarget({ plain, tls: !plain }, 'thread'));
