@@ -77,6 +77,44 @@ test('a folder is entered only through its index.ts', () => {
   assert.deepEqual(deep, [], 'import the folder (its index.ts), not a file inside it');
 });
 
+/** Which folders each folder may import (docs/design.md, "Folders and their faces"). */
+const MAY_IMPORT: Record<string, string[]> = {
+  model: [],
+  core: [],
+  tls: ['core', 'model'],
+  h2: ['core', 'model'],
+  net: ['core', 'model'],
+  server: ['core', 'model', 'tls', 'net'],
+  transport: ['core', 'model', 'h2', 'net'],
+  load: ['core', 'model', 'tls', 'h2', 'net', 'server', 'transport', 'report'],
+  report: ['core', 'model', 'transport'],
+  compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
+  browser: ['core', 'model', 'server'],
+  probe: ['core', 'model', 'h2', 'tls'],
+};
+
+test('each folder imports only the folders design.md allows it', () => {
+  const bad: string[] = [];
+  for (const [f, targets] of graph) {
+    const folder = folderOf(f);
+    if (folder === 'cli' || folder === '(root)') continue; // the commands and the package's API
+    const allowed = MAY_IMPORT[folder];
+    if (!allowed) {
+      bad.push(`${rel(f)}: the folder ${folder}/ has no row in docs/design.md and MAY_IMPORT`);
+      continue;
+    }
+    for (const t of targets) {
+      const to = folderOf(t);
+      if (to !== folderOf(f) && !allowed.includes(to)) bad.push(`${rel(f)} -> ${rel(t)}`);
+    }
+  }
+  assert.deepEqual(
+    bad,
+    [],
+    'a new dependency between folders: add it to docs/design.md and MAY_IMPORT, or move the code',
+  );
+});
+
 test('src/model imports nothing of h2lab, src/core nothing but itself and the package manifest', () => {
   const bad: string[] = [];
   for (const [f, targets] of graph) {
