@@ -153,18 +153,71 @@ export const ServerOptionsSchema = z.strictObject({
     m(
       'h2-idle-timeout',
       'duration',
-      'close an HTTP/2 session (GOAWAY) after this long without frames; 0 = never',
+      'close an HTTP/2 session (GOAWAY) after this long without frames, once it has opened a stream; 0 = never',
     ),
   ),
   prefaceTimeoutMs: ms(10_000).meta(
     m(
       'preface-timeout',
       'duration',
-      'close a connection that has not sent its first request bytes / TLS handshake within this',
+      'close a connection that has not finished its TLS handshake, sent its first request bytes or (HTTP/2) opened its first stream within this; 0 = never',
     ),
   ),
   headersTimeoutMs: ms(20_000).meta(
     m('headers-timeout', 'duration', 'HTTP/1.1: time allowed to receive a request head'),
+  ),
+  requestTimeoutMs: ms(60_000).meta(
+    m(
+      'request-timeout',
+      'duration',
+      'HTTP/1.1: time allowed to receive a whole request, head and body (a dripped body ends); 0 = never',
+    ),
+  ),
+  h2MaxResetsPerSec: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(500)
+    .meta(
+      m(
+        'h2-max-resets',
+        'int',
+        'HTTP/2: client RST_STREAMs per connection per second (bucket of the same size) before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+      ),
+    ),
+  h2MaxPriorityPerSec: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(1000)
+    .meta(
+      m(
+        'h2-max-priority',
+        'int',
+        'HTTP/2: PRIORITY frames per connection per second (bucket of the same size) before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+      ),
+    ),
+  h2MaxRefusedStreams: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .default(100)
+    .meta(
+      m(
+        'h2-max-refused-streams',
+        'int',
+        'HTTP/2: streams refused for their header list on one connection before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+      ),
+    ),
+  h2GoawayGraceMs: ms(1000).meta(
+    m(
+      'h2-goaway-grace',
+      'duration',
+      "HTTP/2: after a GOAWAY (the server's or nghttp2's), time left to streams before the socket is destroyed",
+    ),
   ),
   graceMs: ms(5000).meta(
     m('grace', 'duration', 'on shutdown, time given to in-flight requests before sockets are closed'),

@@ -24,6 +24,7 @@ import { H2labError, invalidOption } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset } from './exchange.ts';
+import { type GuardCounts, H2Guard, refuseH1 } from './guard.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
 import { BackendPool } from './pool.ts';
@@ -52,6 +53,8 @@ export interface RunningServer {
   metrics(): MetricsSnapshot;
   /** Same as `POST /metrics/reset`. */
   resetMetrics(): void;
+  /** What the hostile-peer guard did: sessions ended for abuse, stalled sessions, skipped handlers. */
+  guardCounts(): GuardCounts;
   /**
    * Stops accepting, lets in-flight requests finish for up to `graceMs` (default: the `graceMs`
    * option), sends GOAWAY to HTTP/2 sessions, then destroys what is left. Resolves when every socket
@@ -103,6 +106,13 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       'mTLS needs --ca FILE, the CA that signs the client certificates',
     );
   }
+  if (opts.requestTimeoutMs > 0 && opts.headersTimeoutMs > opts.requestTimeoutMs) {
+    throw invalidOption(
+      '--headers-timeout',
+      opts.headersTimeoutMs,
+      `must not exceed --request-timeout (${opts.requestTimeoutMs}); raise --request-timeout or set it to 0`,
+    );
+  }
   if (opts.chunkMinBytes > opts.chunkMaxBytes) {
     throw invalidOption(
       '--chunk-min',
@@ -138,6 +148,9 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   const sockets = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
   let closing = false;
+  const guard = new H2Guard(opts);
+  /** The socket being handed to the http2 server: its 'session' event fires synchronously. */
+  let handingOver: Socket | undefined;
 
   // --- HTTP/1.1 ---------------------------------------------------------------------------------
   const h1: HttpServer = createHttpServer(
@@ -145,11 +158,24 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     {
       keepAliveTimeout: opts.keepAliveTimeoutMs,
       headersTimeout: opts.headersTimeoutMs,
-      requestTimeout: 0,
-      // How often Node checks headersTimeout (default 30 s, far coarser than a short timeout).
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, opts.headersTimeoutMs / 4)),
+      // Node's default (300 s) was replaced by 0 here once; a dripped body then never ended.
+      requestTimeout: opts.requestTimeoutMs,
+      // How often Node checks both timeouts (default 30 s, far coarser than a short timeout).
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.min(opts.headersTimeoutMs, opts.requestTimeoutMs || Infinity) / 4),
+      ),
     },
     (req, res) => {
+      const refused = refuseH1(req.rawHeaders);
+      if (refused !== undefined) {
+        // 400 and close before reading the body: what follows may be another request to a proxy.
+        res.shouldKeepAlive = false;
+        res.once('finish', () => req.socket.destroy());
+        res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
+        res.end(`${refused}\n`);
+        return;
+      }
       if (closing) res.shouldKeepAlive = false;
       router.handle(new H1Exchange(req, res));
     },
@@ -176,16 +202,17 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   });
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
+    if (handingOver) guard.adopt(session, handingOver);
     session.on('close', () => sessions.delete(session));
     session.on('error', () => session.destroy());
     if (opts.h2IdleTimeoutMs > 0) {
       // The server is the only party that can bound an idle session's life for every client:
       // GOAWAY(NO_ERROR) then close; a peer that keeps streams hung open is cut after the grace.
-      session.setTimeout(opts.h2IdleTimeoutMs, () => shutSession(session, opts.graceMs));
+      session.setTimeout(opts.h2IdleTimeoutMs, () => guard.shut(session, opts.graceMs));
     }
     // nghttp2 sends GOAWAY on its own for protocol errors and floods but Node leaves the socket open
-    // (server-notes); close it ourselves.
-    session.on('frameError', () => shutSession(session, 100));
+    // (server-notes); close it ourselves. The guard finds the cases that emit no event.
+    session.on('frameError', () => guard.shut(session, 100));
   });
   h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     metrics.streamsOpen++;
@@ -193,8 +220,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
     // without a listener that error would end the process. 'close' above still counts it.
     stream.on('error', ignore);
-    const proto: WireProtocol = stream.session?.alpnProtocol === 'h2' ? 'h2' : 'h2c';
-    router.handle(new H2Exchange(stream, headers, proto));
+    const session = stream.session;
+    if (!session) return;
+    const proto: WireProtocol = session.alpnProtocol === 'h2' ? 'h2' : 'h2c';
+    guard.startStream(session, stream, () => router.handle(new H2Exchange(stream, headers, proto)));
   });
   function onStreamClose(this: ServerHttp2Stream): void {
     metrics.streamsOpen--;
@@ -206,6 +235,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       !(this as unknown as Record<symbol, unknown>)[kServerReset]
     ) {
       metrics.rst(code);
+      guard.clientReset(this.session);
     }
   }
   h2.on('sessionError', () => {});
@@ -247,7 +277,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       clearTimeout(timer);
       socket.unshift(buf);
       setProto(isH2 ? 'h2c' : 'http/1.1');
-      (isH2 ? h2 : h1).emit('connection', socket);
+      handOver(isH2, socket);
     };
     const onEnd = (): void => {
       clearTimeout(timer);
@@ -264,11 +294,22 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     if (opts.clientAuth === 'request' && !socket.authorized && socket.getPeerCertificate()?.raw) {
       return void socket.destroy();
     }
-    (isH2 ? h2 : h1).emit('connection', socket);
+    handOver(isH2, socket);
   };
+
+  function handOver(isH2: boolean, socket: Socket): void {
+    if (!isH2) return void h1.emit('connection', socket);
+    handingOver = socket;
+    try {
+      h2.emit('connection', socket);
+    } finally {
+      handingOver = undefined;
+    }
+  }
 
   // --- listeners --------------------------------------------------------------------------------
   const servers: Array<NetServer | TlsServer> = [];
+  const handshakeTimers = new WeakMap<Socket, NodeJS.Timeout>();
   const result: Partial<RunningServer> = {};
   const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   try {
@@ -283,6 +324,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
         cert: certPem,
         key: keyPem,
         ALPNProtocols: ['h2', 'http/1.1'],
+        // Node 20's own handshakeTimeout only emits tlsClientError and leaves the socket open.
         handshakeTimeout: opts.prefaceTimeoutMs || undefined,
         ...(files.caPem ? { ca: files.caPem } : {}),
         requestCert: opts.clientAuth !== 'none',
@@ -297,8 +339,16 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
         sockets.add(raw);
         raw.on('close', () => sockets.delete(raw));
         raw.on('error', () => {});
+        if (opts.prefaceTimeoutMs > 0) {
+          // A real handshake timeout: from the TCP connection to the end of the TLS handshake.
+          const t = setTimeout(() => raw.destroy(), opts.prefaceTimeoutMs);
+          handshakeTimers.set(raw, t);
+          raw.once('close', () => clearTimeout(t));
+        }
       });
       s.on('secureConnection', (tlsSocket: TLSSocket) => {
+        const raw = (tlsSocket as unknown as { _parent?: Socket })._parent;
+        if (raw) clearTimeout(handshakeTimers.get(raw));
         track(tlsSocket, 'tls')(tlsSocket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1');
         onSecure(tlsSocket);
       });
@@ -318,7 +368,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     if (closing) return waitEmpty(sockets, 0);
     closing = true;
     for (const s of servers) s.close();
-    for (const session of sessions) shutSession(session, graceMs);
+    for (const session of sessions) guard.shut(session, graceMs);
     h1.close(); // closes idle keep-alive connections and stops the timeout checker
     // Requests in flight finish; their keep-alive connections close as they go idle.
     const idle = setInterval(() => h1.closeIdleConnections(), 25);
@@ -330,6 +380,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     } finally {
       clearInterval(idle);
       clearTimeout(deadline);
+      guard.stop();
       pool.p?.clear();
     }
   };
@@ -343,21 +394,13 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     options: opts,
     metrics: () => metrics.snapshot(),
     resetMetrics: () => metrics.reset(),
+    guardCounts: () => structuredClone(guard.counts),
     close,
   };
 }
 
 /** Shared no-op listener (one function, not a closure per stream). */
 function ignore(): void {}
-
-/** GOAWAY then close; destroy if streams are still open after `graceMs`. */
-function shutSession(session: ServerHttp2Session, graceMs: number): void {
-  if (session.closed || session.destroyed) return;
-  session.close();
-  const t = setTimeout(() => session.destroy(), graceMs);
-  t.unref();
-  session.once('close', () => clearTimeout(t));
-}
 
 async function waitEmpty(sockets: Set<Socket>, maxMs: number): Promise<void> {
   const until = performance.now() + maxMs;
