@@ -3,8 +3,7 @@
  * measured defaults in docs/design.md, "Fixture server"):
  *
  *   - rapid reset (CVE-2023-44487): client RST_STREAMs are counted per connection in a token bucket;
- *     above it the session ends with GOAWAY(ENHANCE_YOUR_CALM). Handlers start one microtask after
- *     their HEADERS, so a stream reset in the same read never runs one (Go limits started handlers
+ *     above it the session ends with GOAWAY(ENHANCE_YOUR_CALM). Handlers start after the read that carried their HEADERS, so a stream reset in the same bytes runs none (Go limits started handlers
  *     the same way: golang/net b225e7ca, `scheduleHandler`).
  *   - PRIORITY floods: the same bucket per connection (nginx: `priority_limit`, ENHANCE_YOUR_CALM).
  *   - header-list bombs: streams that nghttp2 began but that never reached a handler (refused for
@@ -24,15 +23,17 @@ import type { Socket } from 'node:net';
 const TICK_MS = 200;
 /** The longest pause between two probes of a healthy quiet session, ms. */
 const MAX_PROBE_INTERVAL_MS = 8000;
+/** Time given to a GOAWAY(ENHANCE_YOUR_CALM) to be written before the socket is destroyed, ms. */
+const CALM_FLUSH_MS = 50;
 /** Time given to a probe PING to reach the socket before the session is judged stalled, ms. */
 const PROBE_CHECK_MS = 50;
 
 /** The limits the guard enforces (a subset of the server options, all resolved). */
 export interface GuardLimits {
-  /** Client RST_STREAMs per connection per second (bucket of the same size); 0 = no limit. */
-  h2MaxResetsPerSec: number;
-  /** PRIORITY frames per connection per second (bucket of the same size); 0 = no limit. */
-  h2MaxPriorityPerSec: number;
+  /** Client RST_STREAMs per connection: a bucket of this size refilled over 10 s; 0 = no limit. */
+  h2MaxResets: number;
+  /** PRIORITY frames per connection: a bucket of this size refilled over 10 s; 0 = no limit. */
+  h2MaxPriority: number;
   /** Streams refused for their header list per connection before the session ends; 0 = no limit. */
   h2MaxRefusedStreams: number;
   /** A session must open its first stream within this, ms; 0 = no limit. */
@@ -53,17 +54,24 @@ export interface GuardCounts {
   handlersSkipped: number;
 }
 
-/** A token bucket of `perSec` tokens refilled continuously, full at start. */
+/** The time a token bucket takes to refill from empty, ms. */
+const REFILL_MS = 10_000;
+
+/**
+ * A token bucket of `size` tokens, full at start, refilled continuously over {@link REFILL_MS}: a
+ * client may cancel everything it has open at once (size ≥ 2 × MAX_CONCURRENT_STREAMS by default),
+ * but not keep doing it. nghttp2's own reset limit is a burst of 1,000 refilled at 33/s.
+ */
 class Bucket {
   private tokens: number;
   private at = performance.now();
-  constructor(private readonly perSec: number) {
-    this.tokens = perSec;
+  constructor(private readonly size: number) {
+    this.tokens = size;
   }
   /** Takes one token; false when the bucket is empty. */
   take(): boolean {
     const now = performance.now();
-    this.tokens = Math.min(this.perSec, this.tokens + ((now - this.at) * this.perSec) / 1000);
+    this.tokens = Math.min(this.size, this.tokens + ((now - this.at) * this.size) / REFILL_MS);
     this.at = now;
     if (this.tokens < 1) return false;
     this.tokens--;
@@ -130,9 +138,9 @@ export class H2Guard {
       probeIntervalMs: TICK_MS,
       probing: false,
     };
-    if (this.limits.h2MaxResetsPerSec > 0) st.resets = new Bucket(this.limits.h2MaxResetsPerSec);
-    if (this.limits.h2MaxPriorityPerSec > 0) {
-      st.priority = new Bucket(this.limits.h2MaxPriorityPerSec);
+    if (this.limits.h2MaxResets > 0) st.resets = new Bucket(this.limits.h2MaxResets);
+    if (this.limits.h2MaxPriority > 0) {
+      st.priority = new Bucket(this.limits.h2MaxPriority);
       session.on('priority', () => {
         if (!st.ended && !st.priority!.take()) this.calm(st, 'priority');
       });
@@ -143,29 +151,51 @@ export class H2Guard {
   }
 
   /**
-   * Runs `start` for a new stream one microtask later, unless the stream was reset or its session
-   * ended meanwhile. Node delivers HEADERS while nghttp2 is still inside one read; the microtask runs
-   * after that read, so the RST_STREAMs and GOAWAY decisions of the same bytes are known.
+   * Runs `start` for a new stream once Node has finished handing over the bytes of the current read
+   * (one shared `setImmediate`), unless the stream was reset or its session ended meanwhile. Node
+   * emits 'stream' for each HEADERS while it is still inside the read (and runs microtasks after
+   * each callback), so the RST_STREAMs that follow in the same bytes are only known after it.
    */
   startStream(session: Http2Session, stream: ServerHttp2Stream, start: () => void): void {
     const st = this.states.get(session);
     if (st) {
       st.streams++;
       st.probeIntervalMs = TICK_MS;
+      if (st.resets) stream.on('aborted', () => this.onAborted(st, stream));
     }
-    queueMicrotask(() => {
-      if (stream.destroyed || stream.closed || st?.ended || session.closed || session.destroyed) {
-        this.counts.handlersSkipped++;
-        return;
-      }
-      start();
-    });
+    this.pending.push({ session, stream, st, start });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.drain);
+    }
   }
 
-  /** A stream of `session` was reset by the client (RFC 9113 §6.4). */
-  clientReset(session: Http2Session | undefined): void {
-    const st = session && this.states.get(session);
-    if (st?.resets && !st.ended && !st.resets.take()) this.calm(st, 'resets');
+  private readonly pending: Array<{
+    session: Http2Session;
+    stream: ServerHttp2Stream;
+    st?: SessionState;
+    start: () => void;
+  }> = [];
+  private scheduled = false;
+  private readonly drain = (): void => {
+    this.scheduled = false;
+    const batch = this.pending.splice(0);
+    for (const { session, stream, st, start } of batch) {
+      if (stream.destroyed || stream.closed || st?.ended || session.closed || session.destroyed) {
+        this.counts.handlersSkipped++;
+        // Reset before its handler could start: the rapid-reset pattern itself.
+        if (st) this.onAborted(st, stream);
+        continue;
+      }
+      start();
+    }
+  };
+
+  /** A stream was reset before its response ended (RFC 9113 §6.4). */
+  private onAborted(st: SessionState, stream: ServerHttp2Stream): void {
+    if (!st.resets || st.ended || st.session.destroyed) return;
+    if (stream.rstCode === undefined || stream.rstCode === h2c.NGHTTP2_NO_ERROR) return;
+    if (!st.resets.take()) this.calm(st, 'resets');
   }
 
   /** Marks a session as ending (a GOAWAY sent by the server): new streams get no handler. */
@@ -200,10 +230,19 @@ export class H2Guard {
     st.ended = true;
     this.counts.enhanceYourCalm[reason]++;
     const { session, raw } = st;
-    if (!session.destroyed)
-      session.destroy(new Error(`h2lab: too many ${reason}`), h2c.NGHTTP2_ENHANCE_YOUR_CALM);
-    // Node ends the socket after flushing the GOAWAY; an attacker that never reads could hold that.
-    const t = setTimeout(() => raw.destroy(), this.limits.h2GoawayGraceMs);
+    if (session.destroyed) return;
+    // RFC 9113 §6.8: the last stream we processed. Submitting the GOAWAY also makes Node write out
+    // what nghttp2 queued: if nghttp2's own reset limit fired first in the same bytes, the peer sees
+    // that GOAWAY (INTERNAL_ERROR) instead, which Node 20 does not let us change.
+    try {
+      session.goaway(h2c.NGHTTP2_ENHANCE_YOUR_CALM, session.state.lastProcStreamID ?? 0);
+    } catch {
+      // the session was already going away
+    }
+    const t = setTimeout(() => {
+      if (!session.destroyed) session.destroy();
+      raw.destroy();
+    }, CALM_FLUSH_MS);
     t.unref();
     raw.once('close', () => clearTimeout(t));
   }
@@ -254,6 +293,7 @@ export class H2Guard {
     } catch {
       return;
     }
+    if (process.env.DBG) console.log('probe', before, session.state);
     st.probing = true;
     const t = setTimeout(() => {
       st.probing = false;

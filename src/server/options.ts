@@ -173,7 +173,7 @@ export const ServerOptionsSchema = z.strictObject({
       'HTTP/1.1: time allowed to receive a whole request, head and body (a dripped body ends); 0 = never',
     ),
   ),
-  h2MaxResetsPerSec: z
+  h2MaxResets: z
     .number()
     .int()
     .min(0)
@@ -183,10 +183,10 @@ export const ServerOptionsSchema = z.strictObject({
       m(
         'h2-max-resets',
         'int',
-        'HTTP/2: client RST_STREAMs per connection per second (bucket of the same size) before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+        'HTTP/2: client RST_STREAMs one connection may send at once, refilled over 10 s (a token bucket); beyond it GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
       ),
     ),
-  h2MaxPriorityPerSec: z
+  h2MaxPriority: z
     .number()
     .int()
     .min(0)
@@ -196,7 +196,7 @@ export const ServerOptionsSchema = z.strictObject({
       m(
         'h2-max-priority',
         'int',
-        'HTTP/2: PRIORITY frames per connection per second (bucket of the same size) before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+        'HTTP/2: PRIORITY frames one connection may send at once, refilled over 10 s (a token bucket); beyond it GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
       ),
     ),
   h2MaxRefusedStreams: z

@@ -203,6 +203,9 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     if (handingOver) guard.adopt(session, handingOver);
+    session.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
+      onStream(session, stream, headers),
+    );
     session.on('close', () => sessions.delete(session));
     session.on('error', () => session.destroy());
     if (opts.h2IdleTimeoutMs > 0) {
@@ -214,17 +217,21 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     // (server-notes); close it ourselves. The guard finds the cases that emit no event.
     session.on('frameError', () => guard.shut(session, 100));
   });
-  h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+  // Listened on the session, not the server: Node emits 'stream' after the HEADERS callback, and a
+  // stream reset in the same bytes has lost its `session` by then.
+  function onStream(
+    session: ServerHttp2Session,
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+  ): void {
     metrics.streamsOpen++;
     stream.on('close', onStreamClose); // 'close' fires once; `on` avoids a wrapper per stream
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
     // without a listener that error would end the process. 'close' above still counts it.
     stream.on('error', ignore);
-    const session = stream.session;
-    if (!session) return;
     const proto: WireProtocol = session.alpnProtocol === 'h2' ? 'h2' : 'h2c';
     guard.startStream(session, stream, () => router.handle(new H2Exchange(stream, headers, proto)));
-  });
+  }
   function onStreamClose(this: ServerHttp2Stream): void {
     metrics.streamsOpen--;
     const code = this.rstCode;
@@ -235,7 +242,6 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       !(this as unknown as Record<symbol, unknown>)[kServerReset]
     ) {
       metrics.rst(code);
-      guard.clientReset(this.session);
     }
   }
   h2.on('sessionError', () => {});
