@@ -19,6 +19,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import { H2labError, invalidOption } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
@@ -153,6 +154,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   let handingOver: Socket | undefined;
 
   // --- HTTP/1.1 ---------------------------------------------------------------------------------
+  const refusedSockets = new WeakSet<Duplex>();
   const h1: HttpServer = createHttpServer(
     // Explicit: Node's TLS fallback path otherwise keeps idle keep-alive connections open (server-notes).
     {
@@ -171,6 +173,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       if (refused !== undefined) {
         // 400 and close before reading the body: what follows may be another request to a proxy.
         res.shouldKeepAlive = false;
+        refusedSockets.add(req.socket);
         res.once('finish', () => req.socket.destroy());
         res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
         res.end(`${refused}\n`);
@@ -185,7 +188,8 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   // which enforces headersTimeout and lets closeIdleConnections() work — on 'listening'.
   h1.emit('listening');
   h1.on('clientError', (_err, socket) => {
-    if (socket.writable)
+    // llhttp may still fail on the body of a request refused above: it has its answer already.
+    if (socket.writable && !refusedSockets.has(socket))
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
   });
