@@ -135,7 +135,7 @@ export class H2Guard {
       lastRead: 0,
       lastWritten: 0,
       nextProbeAt: 0,
-      probeIntervalMs: TICK_MS,
+      probeIntervalMs: 0,
       probing: false,
     };
     if (this.limits.h2MaxResets > 0) st.resets = new Bucket(this.limits.h2MaxResets);
@@ -160,7 +160,7 @@ export class H2Guard {
     const st = this.states.get(session);
     if (st) {
       st.streams++;
-      st.probeIntervalMs = TICK_MS;
+      st.probeIntervalMs = 0;
       if (st.resets) stream.on('aborted', () => this.onAborted(st, stream));
     }
     this.pending.push({ session, stream, st, start });
@@ -312,7 +312,9 @@ export class H2Guard {
       st.lastWritten = sock.bytesWritten;
       st.lastRead = sock.bytesRead;
       st.nextProbeAt = performance.now() + st.probeIntervalMs;
-      st.probeIntervalMs = Math.min(MAX_PROBE_INTERVAL_MS, st.probeIntervalMs * 2);
+      // The first probe of a quiet spell may only have flushed a GOAWAY nghttp2 had queued; the
+      // next tick looks again before backing off.
+      st.probeIntervalMs = Math.min(MAX_PROBE_INTERVAL_MS, Math.max(TICK_MS, st.probeIntervalMs * 2));
     }, PROBE_CHECK_MS);
     t.unref();
   }
