@@ -184,5 +184,5 @@ for (const [name, raw] of [
   );
   peer.destroy();
 }
-if ("guardCounts" in srv) console.log(`guard: ${JSON.stringify(srv.guardCounts())}`);
+if ('guardCounts' in srv) console.log(`guard: ${JSON.stringify(srv.guardCounts())}`);
 await srv.close(200);
