@@ -4,7 +4,8 @@
 // leaves (the socket would sit in CLOSE-WAIT) or stays and keeps writing.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   connectPeer,
   END_HEADERS,
@@ -24,7 +25,7 @@ import {
 
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
 });
 after(() => srv.close(200));
 

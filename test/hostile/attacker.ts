@@ -315,7 +315,7 @@ export function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
 
 /** An nginx reference server with HTTP/2 prior knowledge on a free port (see test/probe/nginx.ts). */
 export async function startNginxH2(): Promise<{ port: number; stop(): Promise<void> } | undefined> {
-  const { haveNginx, freePort, startNginx } = await import('../probe/nginx.ts');
+  const { haveNginx, freePort, startNginx } = await import('../helpers/nginx.ts');
   if (!haveNginx()) return undefined;
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');

@@ -3,7 +3,8 @@
 // leave no socket behind once the attacker goes. nginx runs the same floods as the reference.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   Code,
   connectPeer,
@@ -28,7 +29,7 @@ import {
 let srv: RunningServer;
 let ng: Awaited<ReturnType<typeof startNginxH2>>;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
   ng = await startNginxH2();
 });
 after(async () => {

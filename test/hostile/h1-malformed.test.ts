@@ -2,12 +2,13 @@
 // connection closed, so nothing after it is read as a second request; a normal request works after.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import { connectPeer, fdsBackTo, normalRequestOk, openFds, plainPort, within } from './attacker.ts';
 
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
 });
 after(() => srv.close(200));
 

@@ -3,7 +3,8 @@
 // block that never ends). Both must end the connection within 1 s; nginx beside it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   bombBlock,
   Code,
@@ -28,7 +29,7 @@ import {
 let srv: RunningServer;
 let ng: Awaited<ReturnType<typeof startNginxH2>>;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
   ng = await startNginxH2();
 });
 after(async () => {

@@ -3,7 +3,8 @@
 // within the (shortened) preface timeout and leaves no fd behind.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   connectPeer,
   fdsBackTo,
@@ -20,7 +21,7 @@ const MIB = 2 ** 20;
 
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false, prefaceTimeoutMs: TIMEOUT_MS });
+  srv = await startFixture({ tls: false, prefaceTimeoutMs: TIMEOUT_MS });
 });
 after(() => srv.close(200));
 

@@ -3,7 +3,8 @@
 // for the reset streams, stay up for everyone else and leave no socket behind. nginx beside it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   Code,
   connectPeer,
@@ -27,7 +28,7 @@ const STREAMS = 5000; // per connection: 20k in all
 
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ port: 0, tls: false });
+  srv = await startFixture({ tls: false });
 });
 after(() => srv.close(200));
 

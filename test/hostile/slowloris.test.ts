@@ -3,8 +3,8 @@
 // within its (shortened) timeout; a normal request works meanwhile; no socket is left.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { tempHome } from '../server/helpers.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   CLIENT_PREFACE,
   Code,
@@ -24,12 +24,9 @@ const TIMEOUT_MS = 600; // --preface-timeout and --headers-timeout in this file
 const REQUEST_TIMEOUT_MS = 900; // --request-timeout
 const SLACK_MS = 700; // timer granularity (Node checks HTTP/1.1 timeouts every ~150 ms) and a loaded machine
 
-const home = tempHome();
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({
-    port: 0,
-    tlsPort: 0,
+  srv = await startFixture({
     prefaceTimeoutMs: TIMEOUT_MS,
     headersTimeoutMs: TIMEOUT_MS,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
@@ -37,7 +34,6 @@ before(async () => {
 });
 after(async () => {
   await srv.close(200);
-  home.cleanup();
 });
 
 /** Writes `bytes` one byte per `everyMs` until the server closes or `maxMs` passed. */

@@ -3,8 +3,8 @@
 // nghttp2 terminated (their bytes wait in the socket). Memory stays bounded by flow control.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type RunningServer, startServer } from '../../src/server/index.ts';
-import { tempHome } from '../server/helpers.ts';
+import type { RunningServer } from '../../src/server/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import {
   connectPeer,
   fdsBackTo,
@@ -23,14 +23,12 @@ const CONNECTIONS = 10;
 const STREAMS = 10;
 const MIB = 2 ** 20;
 
-const home = tempHome();
 let srv: RunningServer;
 before(async () => {
-  srv = await startServer({ port: 0, tlsPort: 0 });
+  srv = await startFixture();
 });
 after(async () => {
   await srv.close(200);
-  home.cleanup();
 });
 
 async function zeroWindow(tls: boolean): Promise<Peer> {
@@ -76,7 +74,7 @@ for (const tls of [false, true]) {
 
 test('--headers-timeout above --request-timeout is refused with the option named', async () => {
   await assert.rejects(
-    startServer({ port: 0, tls: false, headersTimeoutMs: 5000, requestTimeoutMs: 1000 }),
+    startFixture({ tls: false, headersTimeoutMs: 5000, requestTimeoutMs: 1000 }),
     (e: Error & { code?: string }) => {
       assert.equal(e.code, 'H2LAB_ERR_INVALID_OPTION');
       assert.match(e.message, /--headers-timeout 5000 .*--request-timeout \(1000\)/);
