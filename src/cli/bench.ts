@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import {
+  checkOutputPath,
   ERROR_CODES,
   type ErrorCode,
   H2labError,
@@ -12,7 +13,7 @@ import {
   parseDurationMs,
   parseFraction,
   parseInteger,
-  writeFileAtomic,
+  writeWithFallback,
 } from '../core/index.ts';
 import {
   LOAD_DEFAULTS,
@@ -151,7 +152,10 @@ export function register(program: Command): void {
     .option('--max-error-rate <fraction>', 'exit 1 when more requests fail, e.g. 1%')
     .option('--workers <n>', 'worker threads generating load (default 1)')
     .option('--samples <file>', 'write one NDJSON line per request')
-    .option('--json <file>', 'write the result (versioned JSON) to this file')
+    .option(
+      '--json <file>',
+      'write the result (versioned JSON) to this file; - for stdout (the table goes to stderr)',
+    )
     .option('-q, --quiet', 'print nothing but errors')
     .option('--plain', 'embedded target: use the cleartext listener (h1 / h2c) instead of TLS')
     .option(
@@ -161,6 +165,8 @@ export function register(program: Command): void {
     .option('--no-server-metrics', 'do not read the server metrics');
   addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
     const input = toLoadOptions(url, flags);
+    // Before any load: a result that cannot be written must not cost a whole run.
+    if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
@@ -199,12 +205,12 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
     o.rateRps = r;
   }
   if (f.arrivals) o.arrivals = f.arrivals as 'even' | 'poisson';
-  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration');
+  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration', 's');
   if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
-  if (f.warmup) o.warmupMs = parseDurationMs(f.warmup, '--warmup');
+  if (f.warmup) o.warmupMs = parseDurationMs(f.warmup, '--warmup', 's');
   if (f.burst) o.burst = parseInteger(f.burst, '--burst', 1, 100_000);
   if (f.bursts) o.bursts = parseInteger(f.bursts, '--bursts', 1, 1000);
-  if (f.burstGap) o.burstGapMs = parseDurationMs(f.burstGap, '--burst-gap');
+  if (f.burstGap) o.burstGapMs = parseDurationMs(f.burstGap, '--burst-gap', 's');
   if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
   if (f.seed) o.seed = parseInteger(f.seed, '--seed');
   if (f.method) o.method = f.method.toUpperCase();
@@ -250,10 +256,10 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.cert) o.certFile = f.cert;
   if (f.key) o.keyFile = f.key;
   if (f.insecure) o.insecure = true;
-  if (f.timeout) o.timeoutMs = parseDurationMs(f.timeout, '--timeout');
-  if (f.connectTimeout) o.connectTimeoutMs = parseDurationMs(f.connectTimeout, '--connect-timeout');
-  if (f.idleTimeout) o.idleTimeoutMs = parseDurationMs(f.idleTimeout, '--idle-timeout');
-  if (f.maxAge) o.maxAgeMs = parseDurationMs(f.maxAge, '--max-age');
+  if (f.timeout) o.timeoutMs = parseDurationMs(f.timeout, '--timeout', 's');
+  if (f.connectTimeout) o.connectTimeoutMs = parseDurationMs(f.connectTimeout, '--connect-timeout', 's');
+  if (f.idleTimeout) o.idleTimeoutMs = parseDurationMs(f.idleTimeout, '--idle-timeout', 's');
+  if (f.maxAge) o.maxAgeMs = parseDurationMs(f.maxAge, '--max-age', 's');
   if (f.maxErrorRate) o.maxErrorRate = parseFraction(f.maxErrorRate, '--max-error-rate');
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 256);
   if (f.samples) o.samplesFile = f.samples;
@@ -277,8 +283,23 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   if (!f.quiet && tty) process.stderr.write('\r\x1b[K');
-  if (f.json) writeFileAtomic(f.json, `${JSON.stringify(result, null, 2)}\n`);
-  if (!f.quiet) process.stdout.write(`${renderRunText(result)}\n`);
+  const json = `${JSON.stringify(result, null, 2)}\n`;
+  const toStdout = f.json === '-';
+  // The table first, so that it is on the screen whatever happens to the file.
+  if (!f.quiet) (toStdout ? process.stderr : process.stdout).write(`${renderRunText(result)}\n`);
+  if (toStdout) process.stdout.write(json);
+  else if (f.json) {
+    const w = writeWithFallback(f.json, json, 'h2lab-result');
+    if (w.fallback) {
+      exitWithError(
+        new H2labError(
+          'H2LAB_ERR_OUTPUT',
+          `--json ${f.json}: writing the result failed (${w.reason}); it was written to ${w.path} instead`,
+          { option: '--json', path: f.json, fallback: w.path, reason: w.reason },
+        ),
+      );
+    }
+  }
   if (result.error) {
     const code = result.error.code as ErrorCode;
     const err = new H2labError(

@@ -10,11 +10,13 @@ import type { Cell } from '../compare/index.ts';
 import {
   COMPARE_DEFAULTS,
   type CompareOptionsInput,
+  resultsJson,
   runComparison,
   sizeWorkload,
   writeResultsAtomic,
 } from '../compare/index.ts';
 import {
+  checkOutputPath,
   ERROR_CODES,
   H2labError,
   invalidOption,
@@ -24,12 +26,14 @@ import {
   parseFraction,
   parseInteger,
   parseList,
+  writeWithFallback,
 } from '../core/index.ts';
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
 import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
 import { addNetOption, parseNet } from './net-options.ts';
+import { exitWithError } from './output.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {
@@ -68,6 +72,7 @@ interface CompareFlags {
   insecure?: boolean;
   metricsUrl?: string;
   out: string;
+  json?: string;
   quiet?: boolean;
 }
 
@@ -152,7 +157,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   }
   if (f.burst) o.burst = parseList(f.burst).map((n) => parseInteger(n, '--burst', 1, 100_000));
   if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
-  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration');
+  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration', 's');
   if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
   if (f.runs) o.runs = parseInteger(f.runs, '--runs', 2, 1000);
   if (f.warmupRuns) o.warmupRuns = parseInteger(f.warmupRuns, '--warmup-runs', 0, 100);
@@ -320,21 +325,37 @@ export function register(program: Command): void {
       "an h2lab fixture server's /metrics to read around each run (default: the embedded server's)",
     )
     .option('--out <dir>', 'where results.json, report.md and report.html go', 'h2lab-report')
+    .option('--json <file>', 'also write results.json here; - for stdout (the table goes to stderr)')
     .option('-q, --quiet', 'no progress, no table')
     .action(async (url: string | undefined, flags: CompareFlags) => {
       const input = compareOptionsFromFlags(url, flags);
       const out = flags.out;
+      // Before the first run: a comparison takes minutes, its output must have somewhere to go.
+      checkOutputPath(out, '--out', 'dir');
+      if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
       const resultsPath = join(out, 'results.json');
       const bar = progress(process.stderr);
       const assets = loadHtmlAssets();
       let finishedCells = 0;
+      let writeFailure: string | undefined;
       const onUpdate = (r: CompareResult) => {
-        writeResultsAtomic(resultsPath, r);
-        const finished = r.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
-        if (finished !== finishedCells && r.status === 'running') {
-          // Reports follow the results cell by cell, so a killed run leaves them too.
-          finishedCells = finished;
-          writeRenderedReports(out, r, assets);
+        // A write failing mid-run (disk full, directory removed) must not stop the runs: warn once,
+        // and the end writes the result to a fallback file.
+        try {
+          writeResultsAtomic(resultsPath, r);
+          const finished = r.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
+          if (finished !== finishedCells && r.status === 'running') {
+            // Reports follow the results cell by cell, so a killed run leaves them too.
+            finishedCells = finished;
+            writeRenderedReports(out, r, assets);
+          }
+        } catch (err) {
+          if (writeFailure !== undefined) return;
+          writeFailure = (err as NodeJS.ErrnoException).code ?? String(err);
+          bar.clear();
+          process.stderr.write(
+            `h2lab compare: --out ${out}: writing failed (${writeFailure}); the runs go on, and the result is written to a fallback file at the end\n`,
+          );
         }
       };
       const c = await runComparison(input, { onUpdate });
@@ -373,11 +394,47 @@ export function register(program: Command): void {
         process.off('SIGTERM', onSignal);
         bar.clear();
       }
-      writeResultsAtomic(resultsPath, result);
-      const files = writeRenderedReports(out, result, assets);
+      const toStdout = flags.json === '-';
+      const tableOut = toStdout ? process.stderr : process.stdout;
+      // The table first, so that it is on the screen whatever happens to the files.
       if (!flags.quiet)
-        process.stdout.write(renderTerminal(result, { width: Math.min(process.stdout.columns ?? 100, 120) }));
-      process.stderr.write(`wrote ${resultsPath}, ${files.md}, ${files.html}\n`);
+        tableOut.write(renderTerminal(result, { width: Math.min(tableOut.columns ?? 100, 120) }));
+      const json = resultsJson(result);
+      if (toStdout) process.stdout.write(json);
+      const written = writeWithFallback(resultsPath, json, 'h2lab-compare');
+      let files: { md: string; html: string } | undefined;
+      if (!written.fallback) {
+        try {
+          files = writeRenderedReports(out, result, assets);
+        } catch (err) {
+          written.reason = (err as NodeJS.ErrnoException).code ?? String(err);
+        }
+      }
+      const extra =
+        flags.json && !toStdout ? writeWithFallback(flags.json, json, 'h2lab-compare') : undefined;
+      process.stderr.write(
+        `wrote ${[written.path, ...(files ? [files.md, files.html] : []), ...(extra ? [extra.path] : [])].join(', ')}\n`,
+      );
+      const failed = written.fallback || !files ? { option: '--out', path: out, w: written } : undefined;
+      const failedJson = extra?.fallback ? { option: '--json', path: flags.json!, w: extra } : undefined;
+      const f = failed ?? failedJson;
+      if (f) {
+        const where = f.w.fallback
+          ? `the result was written to ${f.w.path} instead`
+          : `results.json was written, the reports were not`;
+        exitWithError(
+          new H2labError(
+            'H2LAB_ERR_OUTPUT',
+            `${f.option} ${f.path}: writing failed (${f.w.reason}); ${where}`,
+            {
+              option: f.option,
+              path: f.path,
+              fallback: f.w.path,
+              reason: f.w.reason,
+            },
+          ),
+        );
+      }
       if (result.error) {
         const e = result.error;
         process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);

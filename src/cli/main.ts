@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
-import { H2labError, VERSION } from '../core/index.ts';
+import { EXIT_USAGE, H2labError, VERSION } from '../core/index.ts';
 import { COMMANDS } from './commands.ts';
 import { exitWithError } from './output.ts';
 
@@ -30,6 +30,9 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (err instanceof CommanderError) {
       // --help and --version arrive here too, with exit code 0.
       if (err.exitCode === 0) process.exit(0);
+      // `h2lab` alone (or a command group without its subcommand): commander has printed the help
+      // on stderr; like git and npm, that is a usage error (2), with no further text.
+      if (err.code === 'commander.help') process.exit(EXIT_USAGE);
       const text = `${err.message.replace(/^error: /, '')} (see h2lab --help)`;
       exitWithError(new H2labError('H2LAB_ERR_USAGE', text, { commander: err.code }));
     }

@@ -41,7 +41,7 @@ export {
   urlWorkloads,
 } from './options.ts';
 export { type ReanalyzeOptions, reanalyze } from './reanalyze.ts';
-export { loadCompareResult, writeResultsAtomic } from './results-file.ts';
+export { loadCompareResult, resultsJson, writeResultsAtomic } from './results-file.ts';
 export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
 export {
   type BootstrapOptions,

@@ -11,7 +11,12 @@ import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from 
  * one step, so an interrupted compare always leaves the last complete state.
  */
 export function writeResultsAtomic(path: string, result: CompareResult): void {
-  writeFileAtomic(path, `${JSON.stringify(result, null, 1)}\n`);
+  writeFileAtomic(path, resultsJson(result));
+}
+
+/** The text of a results.json (one space of indent: diffable, not bloated). */
+export function resultsJson(result: CompareResult): string {
+  return `${JSON.stringify(result, null, 1)}\n`;
 }
 
 /** Reads and validates a results.json written by `h2lab compare`. */

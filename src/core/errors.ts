@@ -21,6 +21,10 @@ export const ERROR_CODES = {
   H2LAB_ERR_CONFIG_FILE: { exit: EXIT_USAGE, summary: 'A config file could not be read or is not valid.' },
   H2LAB_ERR_INTERNAL: { exit: EXIT_FAILURE, summary: 'An unexpected internal error (a bug in h2lab).' },
   H2LAB_ERR_INTERRUPTED: { exit: 130, summary: 'The run was interrupted (SIGINT/SIGTERM).' },
+  H2LAB_ERR_OUTPUT: {
+    exit: EXIT_USAGE,
+    summary: 'An output path (--json, --samples, --out) cannot be written.',
+  },
 
   // --- TLS material (src/tls) ---
   H2LAB_ERR_TLS_KEY_MISSING: { exit: EXIT_USAGE, summary: '--cert was given without --key.' },

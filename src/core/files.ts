@@ -5,8 +5,19 @@
  * file in one step (rename(2)), so a reader, a crash or an interrupted run never sees half a file,
  * only the previous complete one.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { H2labError } from './errors.ts';
 
 /** Options of {@link writeFileAtomic}. */
@@ -54,5 +65,105 @@ export function readOptionFile(path: string, option: string): Buffer {
       `${option} ${path}: cannot read the file (${reason}); check the path and its permissions`,
       { option, path, reason },
     );
+  }
+}
+
+/** What {@link checkOutputPath} checks: a file h2lab will write, or a directory it will write into. */
+export type OutputKind = 'file' | 'dir';
+
+const OUTPUT_EXAMPLE: Record<string, string> = { '--out': 'h2lab-report', '--samples': 'samples.ndjson' };
+
+function outputError(option: string, path: string, problem: string, reason?: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_OUTPUT',
+    `${option} ${path}: ${problem}; choose a path in a writable directory (e.g. ${option} ./${OUTPUT_EXAMPLE[option] ?? 'result.json'})`,
+    { option, path, ...(reason ? { reason } : {}) },
+  );
+}
+
+/**
+ * Checks, before any load is generated, that `path` can be written: it is not a special file
+ * (/dev/full, a FIFO) or a directory where a file is wanted, and a file can be created and renamed in
+ * its directory (or in the nearest existing ancestor, which the writer would create the rest under).
+ * The probe is a real create + rename + remove, because only the file system knows: /proc and /sys
+ * refuse new files whatever the mode bits say, and root passes every permission check.
+ *
+ * @throws H2labError H2LAB_ERR_OUTPUT naming the option, the path and the reason.
+ * @example checkOutputPath('out/r.json', '--json', 'file')
+ */
+export function checkOutputPath(path: string, option: string, kind: OutputKind): void {
+  const target = resolve(path);
+  const existing = statOrUndefined(target);
+  if (existing) {
+    if (kind === 'file' && !existing.isFile())
+      throw outputError(option, path, existing.isDirectory() ? 'is a directory' : 'is not a regular file');
+    if (kind === 'dir' && !existing.isDirectory()) throw outputError(option, path, 'is not a directory');
+  }
+  // The directory the file lands in, or the nearest existing ancestor of it.
+  let dir = kind === 'dir' && existing ? target : dirname(target);
+  for (;;) {
+    const st = statOrUndefined(dir);
+    if (st) {
+      if (!st.isDirectory()) throw outputError(option, path, `${dir} is not a directory`);
+      break;
+    }
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  const probe = join(dir, `.h2lab-write-test.${process.pid}.tmp`);
+  try {
+    closeSync(openSync(probe, 'wx'));
+    renameSync(probe, `${probe}2`);
+    rmSync(`${probe}2`, { force: true });
+  } catch (err) {
+    rmSync(probe, { force: true });
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw outputError(option, path, `cannot create a file in ${dir} (${reason})`, reason);
+  }
+}
+
+function statOrUndefined(p: string): ReturnType<typeof statSync> | undefined {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where {@link writeWithFallback} put the data. */
+export interface WrittenFile {
+  path: string;
+  /** True when `path` is the fallback, because writing the requested path failed. */
+  fallback: boolean;
+  /** Why the requested path failed (an errno code or message), when `fallback`. */
+  reason?: string;
+}
+
+/**
+ * Writes `data` to `path` atomically; when that fails at the end of a run (the directory went away,
+ * the disk filled), writes it to `./<prefix>-<timestamp>.json` in the working directory, else the
+ * system's temporary directory, so a measured result is never lost.
+ *
+ * @throws the last write error only when every place failed.
+ * @example const w = writeWithFallback('r.json', json, 'h2lab-result'); if (w.fallback) warn(w.path);
+ */
+export function writeWithFallback(path: string, data: string, prefix: string): WrittenFile {
+  try {
+    writeFileAtomic(path, data);
+    return { path, fallback: false };
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    const name = `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+    let last: unknown = err;
+    for (const dir of [process.cwd(), tmpdir()]) {
+      try {
+        writeFileAtomic(join(dir, name), data);
+        return { path: join(dir, name), fallback: true, reason };
+      } catch (e) {
+        last = e;
+      }
+    }
+    throw last;
   }
 }

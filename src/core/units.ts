@@ -2,7 +2,7 @@
  * Human units on the command line, integers with units in their names inside the code.
  *
  * Sizes: `1024`, `1KiB`, `1MiB`, `1GiB`, `1KB`/`1kB` (=1000), `1MB`, `64k` (=1024). Durations: `250`
- * (ms), `250ms`, `10s`, `2m`, `1h`, `500us`. Bit rates: `10mbit`, `1gbit`, `500kbit`, `10Mbps`.
+ * (ms, or seconds where the caller says so: a load period), `250ms`, `10s`, `2m`, `1h`, `500us`. Bit rates: `10mbit`, `1gbit`, `500kbit`, `10Mbps`.
  * Percentages: `1%`, `0.01`.
  */
 import { invalidOption } from './errors.ts';
@@ -56,21 +56,41 @@ const DURATION_UNITS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/**
+ * What a duration without a unit means: `ms` (link delays, timers in config files), or `s`, as
+ * h2load, oha and k6 read a load period (`-d 10` is ten seconds there, never 10 ms).
+ */
+export type BareDurationUnit = 'ms' | 's';
+
 /** Parses a duration into milliseconds (may be fractional, e.g. `500us` → 0.5). */
-export function parseDurationMsOrUndefined(text: string | number): number | undefined {
+export function parseDurationMsOrUndefined(
+  text: string | number,
+  bare: BareDurationUnit = 'ms',
+): number | undefined {
   if (typeof text === 'number') return Number.isFinite(text) && text >= 0 ? text : undefined;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(us|µs|ms|s|m|h|)\s*$/i.exec(text);
   if (!m) return undefined;
-  const unit = DURATION_UNITS[m[2]!.toLowerCase()];
+  const unit = m[2] === '' && bare === 's' ? 1000 : DURATION_UNITS[m[2]!.toLowerCase()];
   if (unit === undefined) return undefined;
   return Number(m[1]) * unit;
 }
 
-/** Parses a duration for `option` into milliseconds; throws H2LAB_ERR_INVALID_OPTION otherwise. */
-export function parseDurationMs(text: string | number, option = 'duration'): number {
-  const n = parseDurationMsOrUndefined(text);
+/**
+ * Parses a duration for `option` into milliseconds; throws H2LAB_ERR_INVALID_OPTION otherwise.
+ * `bare` says what a number without a unit is (default ms).
+ */
+export function parseDurationMs(
+  text: string | number,
+  option = 'duration',
+  bare: BareDurationUnit = 'ms',
+): number {
+  const n = parseDurationMsOrUndefined(text, bare);
   if (n === undefined)
-    throw invalidOption(option, text, 'use a duration such as 250ms, 10s or 2m (a bare number is ms)');
+    throw invalidOption(
+      option,
+      text,
+      `use a duration such as 250ms, 10s or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`,
+    );
   return n;
 }
 

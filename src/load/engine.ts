@@ -7,7 +7,14 @@ import { EventEmitter } from 'node:events';
 import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { H2labError, isH2labError, medianInterpolated, readOptionFile, VERSION } from '../core/index.ts';
+import {
+  checkOutputPath,
+  H2labError,
+  isH2labError,
+  medianInterpolated,
+  readOptionFile,
+  VERSION,
+} from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
@@ -90,6 +97,8 @@ export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   const opts = resolveLoadOptions(input);
   resolveWindowFor(opts);
   const files = loadFiles(opts);
+  // Before any load: a samples file that cannot be written would otherwise fail mid-run.
+  if (opts.samplesFile) checkOutputPath(opts.samplesFile, '--samples', 'file');
   const events = new EventEmitter();
   let stopRequested = false;
   let stopHook: ((e: H2labError) => void) | undefined;
@@ -201,6 +210,12 @@ async function execute(
     );
   }
   let samplesOut: WriteStream | undefined;
+  let samplesError: H2labError | undefined;
+  let stopWith: ((e: H2labError) => void) | undefined;
+  const registerStop = (hook: (e: H2labError) => void): void => {
+    stopWith = hook;
+    onStopHook(hook);
+  };
   try {
     const ca = files.ca ?? target.ca;
     const tls = {
@@ -227,6 +242,18 @@ async function execute(
     if (o.samplesFile) {
       const out = createWriteStream(o.samplesFile);
       samplesOut = out;
+      // A write that fails mid-run (disk full, file system gone) ends the run with what it measured,
+      // never as an unhandled 'error' event.
+      out.on('error', (err) => {
+        if (samplesError) return;
+        const reason = (err as NodeJS.ErrnoException).code ?? err.message;
+        samplesError = new H2labError(
+          'H2LAB_ERR_OUTPUT',
+          `--samples ${o.samplesFile}: writing failed (${reason}); the run was stopped and its result keeps what was measured; choose a path on a file system with room`,
+          { option: '--samples', path: o.samplesFile, reason },
+        );
+        stopWith?.(samplesError);
+      });
       onSample = (s) => {
         out.write(`${JSON.stringify(s)}\n`);
       };
@@ -237,16 +264,17 @@ async function execute(
     const wall0 = performance.now();
     const parts =
       n === 1
-        ? await runLocal(inputs[0]!, o, events, onStopHook, onSample)
+        ? await runLocal(inputs[0]!, o, events, registerStop, onSample)
         : await runWorkerParts(
             inputs,
             o,
             events,
-            onStopHook,
+            registerStop,
             samplesOut ? (line) => samplesOut!.write(`${line}\n`) : undefined,
           );
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
+    if (samplesOut) await closeSamples(samplesOut);
 
     const serverAfter = await metrics?.tryRead();
     const result = buildResult(o, target, startedAt, parts, {
@@ -258,13 +286,24 @@ async function execute(
     });
     const crashed = target.failure?.();
     if (crashed) result.warnings.push(crashed);
+    // A samples write that failed after the last part stopped (the final flush) still fails the run.
+    if (samplesError && !result.error) result.error = samplesError.toJSON();
     return result;
   } catch (err) {
     return failedResult(o, target, startedAt, toH2labError(err));
   } finally {
-    if (samplesOut) await new Promise<void>((r) => samplesOut!.end(r));
+    if (samplesOut) await closeSamples(samplesOut);
     await target.close?.();
   }
+}
+
+/** Ends the samples stream; end()'s callback never comes after an error, so either one settles it. */
+function closeSamples(out: WriteStream): Promise<void> {
+  return new Promise<void>((r) => {
+    if (out.errored || out.destroyed || out.writableFinished) return r();
+    out.once('error', () => r());
+    out.end(() => r());
+  });
 }
 
 /** Runs one part in this thread. A failure to open becomes a part with `error` and nothing measured. */

@@ -258,6 +258,14 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       option: '--body',
     });
   }
+  if (o.url !== undefined && !o.url.startsWith('/')) checkTargetUrl(o.url);
+  if (o.paths !== undefined && o.paths.length === 0) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      '--urls names a file without a path in it (only blank or # lines): put one path or same-origin URL a line, e.g. /bytes/1024',
+      { option: '--urls', value: [] },
+    );
+  }
   checkCertKeyPair({ cert: o.certFile, key: o.keyFile }, 'to send no client certificate');
   if (o.workers > 1 && !isBuiltInStrategy(o.protocol)) {
     throw new H2labError(
@@ -274,4 +282,21 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
     );
   }
   return { ...o, connections, concurrency };
+}
+
+/** A target URL must be http:// or https:// with a host; anything else is a usage error, not a crash. */
+function checkTargetUrl(url: string): void {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `url ${JSON.stringify(url)} is not valid: give an http:// or https:// URL (e.g. http://127.0.0.1:8080/bytes/1024), a path on the embedded server (/bytes/1024), or nothing`,
+      { option: 'url', value: url },
+    );
+  }
 }
