@@ -28,6 +28,13 @@ export interface CliOptions {
   /** Run as this user and group (e.g. 65534, nobody, to see what h2lab says without root). */
   uid?: number;
   gid?: number;
+  /** Working directory of the run (default the test's). */
+  cwd?: string;
+  /**
+   * RLIMIT_FSIZE of the run, bytes (through util-linux `prlimit`): a write past it fails with EFBIG
+   * (Node ignores SIGXFSZ), a real full-disk failure without a file system to fill.
+   */
+  fileSizeLimitBytes?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -48,8 +55,12 @@ export const H2LAB_ARGV: readonly string[] = nodeArgv('cli/main');
 export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<CliRun> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve) => {
-    const child = spawn(H2LAB_ARGV[0]!, [...H2LAB_ARGV.slice(1), ...args], {
+    const argv = [...H2LAB_ARGV, ...args];
+    if (opts.fileSizeLimitBytes !== undefined)
+      argv.unshift('prlimit', `--fsize=${opts.fileSizeLimitBytes}`, '--');
+    const child = spawn(argv[0]!, argv.slice(1), {
       env: opts.env ?? process.env,
+      ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(opts.uid === undefined ? {} : { uid: opts.uid }),
       ...(opts.gid === undefined ? {} : { gid: opts.gid }),
