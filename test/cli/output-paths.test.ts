@@ -73,9 +73,10 @@ test('bench: a --json write failing at the end prints the table and writes a nam
     assert.ok(replaced, 'the run printed progress');
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stdout, /latency/, 'the table is printed');
-    const m = /H2LAB_ERR_OUTPUT: --json \S+: writing the result failed \((\w+)\); it was written to (\S+) instead/.exec(
-      r.stderr,
-    );
+    const m =
+      /H2LAB_ERR_OUTPUT: --json \S+: writing the result failed \((\w+)\); it was written to (\S+) instead/.exec(
+        r.stderr,
+      );
     assert.ok(m, r.stderr);
     assert.match(m[2]!, /h2lab-result-.*\.json$/);
     const result = JSON.parse(readFileSync(m[2]!, 'utf8')) as RunResult;
