@@ -5,6 +5,8 @@
  * these kinds; the codes are read here only.
  */
 
+import { H2labError } from './errors.ts';
+
 /**
  * What went wrong with a socket: no TCP connection (`unreachable`), the kernel gave up waiting
  * (`timeout`), the peer reset or closed it (`reset`), or TLS failed (`tls`).
@@ -38,4 +40,39 @@ export function socketFailureOf(err: unknown): SocketFailureKind | undefined {
   if (Object.hasOwn(SOCKET_ERROR_CODES, code)) return SOCKET_ERROR_CODES[code];
   if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return 'tls';
   return undefined;
+}
+
+/**
+ * Two TLS failures whose fix is not in the TLS settings, told apart by the OpenSSL reason: the port
+ * does not speak TLS at all (`not-tls`: the first bytes back were no TLS record, e.g. an HTTP/1.1
+ * answer to the ClientHello), or the server demands a client certificate (`client-cert-required`:
+ * TLS 1.3 alert 116, RFC 8446 §6.2, or a TLS 1.2 handshake failure after a CertificateRequest).
+ *
+ * @example tlsFailureHint('ERR_SSL_WRONG_VERSION_NUMBER') // 'not-tls'
+ */
+export function tlsFailureHint(codeOrMessage: string): 'not-tls' | 'client-cert-required' | undefined {
+  if (/WRONG_VERSION_NUMBER|wrong version number|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST/i.test(codeOrMessage))
+    return 'not-tls';
+  if (/CERTIFICATE_REQUIRED|certificate required|PEER_DID_NOT_RETURN_A_CERTIFICATE/i.test(codeOrMessage))
+    return 'client-cert-required';
+  return undefined;
+}
+
+/**
+ * The error for a {@link tlsFailureHint}: H2LAB_ERR_TLS_HANDSHAKE with the fix that applies (use
+ * http://, or pass a client certificate), without OpenSSL's raw text (its code is kept in details).
+ */
+export function tlsHintError(
+  hint: 'not-tls' | 'client-cert-required',
+  cause: string,
+  details: Record<string, unknown> = {},
+): H2labError {
+  const code = /ERR_SSL_[A-Z0-9_]+/.exec(cause)?.[0] ?? cause.split(/\s/)[0];
+  return new H2labError(
+    'H2LAB_ERR_TLS_HANDSHAKE',
+    hint === 'not-tls'
+      ? `the https:// URL names a port that does not speak TLS (${code}: the answer was not a TLS record): use http:// for this port, or the server's TLS port`
+      : `the server requires a client certificate (${code}): pass --cert FILE --key FILE with a certificate signed by a CA the server trusts`,
+    { ...details, hint, cause: code },
+  );
 }

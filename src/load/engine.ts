@@ -31,6 +31,7 @@ import {
 } from '../server/index.ts';
 import { readPemFile } from '../tls/index.ts';
 import { getStrategy, requestedWire } from '../transport/index.ts';
+import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
@@ -284,6 +285,11 @@ async function execute(
         : {}),
       serverMetricsAfter: serverAfter,
     });
+    if (result.error?.code === 'H2LAB_ERR_ERROR_RATE' && result.counts.ok === 0 && !target.embedded) {
+      // Every request failed: a wrong scheme or a missing client certificate explains that better.
+      const named = await diagnoseNoSuccess(target.url, tls);
+      if (named) result.error = { ...named.toJSON(), details: { ...named.details, ...result.error.details } };
+    }
     const crashed = target.failure?.();
     if (crashed) result.warnings.push(crashed);
     // A samples write that failed after the last part stopped (the final flush) still fails the run.

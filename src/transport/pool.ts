@@ -10,7 +10,7 @@
  * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
-import { H2labError } from '../core/index.ts';
+import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type {
   FailureClass,
@@ -517,6 +517,8 @@ export function setupFailureError(
   cause: string,
   transport: TransportName,
 ): H2labError {
+  const hint = tlsFailureHint(cause);
+  if (hint) return tlsHintError(hint, cause, { transport, cause });
   if (failure === 'tls') {
     return new H2labError(
       'H2LAB_ERR_TLS_HANDSHAKE',

@@ -1,0 +1,75 @@
+/**
+ * Why a run where no request succeeded failed, when the answer is in how the port speaks rather than
+ * in what it answered: one extra connection to the target, after the run, so a wrong scheme or a
+ * missing client certificate is named instead of reported as an error rate.
+ */
+import { connect } from 'node:tls';
+import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
+
+/** TLS material of the run, as the transports get it. */
+export interface DiagnoseTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure?: boolean;
+}
+
+/** How long the extra connection may take, ms (loopback or LAN targets answer in far less). */
+const DIAGNOSE_TIMEOUT_MS = 2000;
+/**
+ * In TLS 1.3 the client's handshake completes before the server has checked the client's
+ * certificate (RFC 8446 §4.4.2: the client's Certificate follows the server's Finished), so the
+ * server's "certificate required" alert arrives after secureConnect: wait this long for it, ms.
+ */
+const ALERT_WAIT_MS = 300;
+
+/**
+ * The error that explains a run without one success, or undefined when this connection finds
+ * nothing to say: an http:// URL on a port that completes a TLS handshake is
+ * H2LAB_ERR_PROTOCOL_MISMATCH; an https:// URL whose server demands a client certificate, or that
+ * does not speak TLS, is H2LAB_ERR_TLS_HANDSHAKE with that fix.
+ */
+export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labError | undefined> {
+  const u = new URL(url);
+  const https = u.protocol === 'https:';
+  const port = Number(u.port || (https ? 443 : 80));
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (e: H2labError | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(e);
+    };
+    const socket = connect({
+      host,
+      port,
+      ALPNProtocols: ['h2', 'http/1.1'],
+      ...(https ? { servername: host } : {}),
+      rejectUnauthorized: https ? !tls.insecure : false,
+      ...(https && tls.ca ? { ca: tls.ca } : {}),
+      ...(https && tls.cert ? { cert: tls.cert, key: tls.key } : {}),
+    });
+    const timer = setTimeout(() => done(undefined), DIAGNOSE_TIMEOUT_MS);
+    socket.once('secureConnect', () => {
+      if (!https) {
+        done(
+          new H2labError(
+            'H2LAB_ERR_PROTOCOL_MISMATCH',
+            `the http:// URL names a port that speaks TLS (no request succeeded; the port completed a TLS handshake): use https://${u.host}${u.pathname}, with --ca FILE or --insecure`,
+            { requested: 'cleartext', negotiated: 'tls', url },
+          ),
+        );
+        return;
+      }
+      setTimeout(() => done(undefined), ALERT_WAIT_MS);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      const text = `${err.code ?? ''} ${err.message}`;
+      const hint = https ? tlsFailureHint(text) : undefined;
+      done(hint ? tlsHintError(hint, text, { url }) : undefined);
+    });
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * Target problems named right, over real sockets: the wrong scheme for a port and a missing client
+ * certificate each get the code and the fix, exit 1, instead of raw OpenSSL text, an error rate or
+ * "check the server is running".
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { testCerts } from '../helpers/certs.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { startTestServer } from '../helpers/servers.ts';
+
+test('bench https:// to a plain port: H2LAB_ERR_TLS_HANDSHAKE "does not speak TLS: use http://", exit 1', async () => {
+  const server = await startTestServer('h1');
+  try {
+    const r = await h2lab(['bench', server.url.replace('http:', 'https:'), '-p', 'h1', '-n', '5', '-q']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /H2LAB_ERR_TLS_HANDSHAKE: the https:\/\/ URL names a port that does not speak TLS .*use http:\/\//,
+    );
+    assert.doesNotMatch(r.stderr, /ssl3_|openssl|pass --ca/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('bench http:// -p h1 to a TLS port: H2LAB_ERR_PROTOCOL_MISMATCH "use https://", exit 1', async () => {
+  const certs = await testCerts();
+  const server = await startTestServer('tls', certs);
+  try {
+    const r = await h2lab(['bench', server.url.replace('https:', 'http:'), '-p', 'h1', '-n', '5', '-q']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /H2LAB_ERR_PROTOCOL_MISMATCH: the http:\/\/ URL names a port that speaks TLS.*use https:\/\//,
+    );
+    assert.equal(server.seen.requests, 0);
+  } finally {
+    await server.close();
+    certs.cleanup();
+  }
+});
+
+test('bench to an mTLS server without a client certificate: "requires a client certificate: pass --cert --key", exit 1 (h1 and h2)', async () => {
+  const certs = await testCerts();
+  const server = await startTestServer('mtls', certs);
+  try {
+    for (const p of ['h1', 'h2']) {
+      const r = await h2lab(['bench', server.url, '--ca', certs.path.caPem, '-p', p, '-n', '5', '-q']);
+      assert.equal(r.code, 1, `${p}: ${r.stderr}`);
+      assert.match(
+        r.stderr,
+        /H2LAB_ERR_TLS_HANDSHAKE: the server requires a client certificate .*pass --cert FILE --key FILE/,
+        p,
+      );
+    }
+    const ok = await h2lab([
+      'bench',
+      server.url,
+      '--ca',
+      certs.path.caPem,
+      '--cert',
+      certs.path.clientPem,
+      '--key',
+      certs.path.clientKeyPem,
+      '-p',
+      'h2',
+      '-n',
+      '5',
+      '-q',
+    ]);
+    assert.equal(ok.code, 0, `with the client certificate: ${ok.stderr}`);
+  } finally {
+    await server.close();
+    certs.cleanup();
+  }
+});
