@@ -70,31 +70,32 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'Setting up the emulated link failed (a namespace, device, address or sysctl step).',
   },
-  // --- probe (src/probe): the target could not be probed (2), or did not meet --expect (1) ---
+  // --- probe (src/probe): a bad URL (2); the target could not be probed or did not meet --expect (1),
+  // the status bench and compare give a target problem ---
   H2LAB_ERR_PROBE_BAD_URL: {
     exit: EXIT_USAGE,
     summary: 'The URL to probe is not an http:// or https:// URL.',
   },
   H2LAB_ERR_PROBE_UNREACHABLE: {
-    exit: EXIT_USAGE,
+    exit: EXIT_FAILURE,
     summary: 'No TCP connection to the target (refused, no route, unknown host).',
   },
-  H2LAB_ERR_PROBE_TIMEOUT: { exit: EXIT_USAGE, summary: 'The target did not answer within --timeout.' },
+  H2LAB_ERR_PROBE_TIMEOUT: { exit: EXIT_FAILURE, summary: 'The target did not answer within --timeout.' },
   H2LAB_ERR_PROBE_NOT_TLS: {
-    exit: EXIT_USAGE,
+    exit: EXIT_FAILURE,
     summary: 'An https:// URL names a port that does not speak TLS.',
   },
-  H2LAB_ERR_PROBE_TLS_PORT: { exit: EXIT_USAGE, summary: 'An http:// URL names a port that speaks TLS.' },
+  H2LAB_ERR_PROBE_TLS_PORT: { exit: EXIT_FAILURE, summary: 'An http:// URL names a port that speaks TLS.' },
   H2LAB_ERR_PROBE_UNTRUSTED: {
-    exit: EXIT_USAGE,
+    exit: EXIT_FAILURE,
     summary: "The server's certificate is not trusted (and --insecure was not given).",
   },
   H2LAB_ERR_PROBE_TLS_HANDSHAKE: {
-    exit: EXIT_USAGE,
+    exit: EXIT_FAILURE,
     summary: 'The TLS handshake failed for a reason other than trust.',
   },
   H2LAB_ERR_PROBE_NO_HTTP: {
-    exit: EXIT_USAGE,
+    exit: EXIT_FAILURE,
     summary: 'The target accepts connections but speaks neither HTTP/1.1 nor HTTP/2.',
   },
   H2LAB_ERR_PROBE_EXPECT_UNMET: {

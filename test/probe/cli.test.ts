@@ -48,7 +48,7 @@ test('table on stdout, exit 0; --json is the versioned result; an unmet --expect
   }
 });
 
-test('could-not-probe and usage errors: exit 2, one line with the code, no stack trace', async () => {
+test('could-not-probe exits 1 (a target problem, as in bench), usage errors 2; one line with the code, no stack trace', async () => {
   const free = await new Promise<number>((resolve) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = srv.address() as net.AddressInfo;
@@ -56,15 +56,20 @@ test('could-not-probe and usage errors: exit 2, one line with the code, no stack
     });
   });
   const cases = [
-    [['probe', `http://127.0.0.1:${free}/`], 'H2LAB_ERR_PROBE_UNREACHABLE'],
-    [['probe', 'gopher://x/', '--json'], 'H2LAB_ERR_PROBE_BAD_URL'],
-    [['probe', `http://127.0.0.1:${free}/`, '--expect', 'h9', '--timeout', '2s'], 'H2LAB_ERR_INVALID_OPTION'],
+    [['probe', `http://127.0.0.1:${free}/`], 'H2LAB_ERR_PROBE_UNREACHABLE', 1],
+    [['probe', 'gopher://x/', '--json'], 'H2LAB_ERR_PROBE_BAD_URL', 2],
+    [
+      ['probe', `http://127.0.0.1:${free}/`, '--expect', 'h9', '--timeout', '2s'],
+      'H2LAB_ERR_INVALID_OPTION',
+      2,
+    ],
+    [['bench', `http://127.0.0.1:${free}/`, '-p', 'h1', '-n', '1', '-q'], 'H2LAB_ERR_TARGET_UNREACHABLE', 1],
   ] as const;
   // Independent processes: run them side by side (each pays the TypeScript loader's start-up).
   const runs = await Promise.all(cases.map(([args]) => h2lab([...args])));
-  cases.forEach(([args, code], i) => {
+  cases.forEach(([args, code, exit], i) => {
     const r = runs[i]!;
-    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.code, exit, `${args.join(' ')}: ${r.stderr}`);
     const lines = r.stderr
       .trim()
       .split('\n')
