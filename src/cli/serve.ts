@@ -30,7 +30,13 @@ export function register(program: Command): void {
   addSchemaFlags(cmd, meta).action(async () => {
     const opts = resolveServerOptions(optionsFromFlags(cmd, meta));
     const srv = await startServer(opts);
-    process.stdout.write(`${listeningLines(srv).join('\n')}\n`);
+    // Client certificates are a TLS feature: the plain port serves anyone. Said, not refused, because
+    // a lab may want both (mTLS on one port, a control run on the other).
+    if (srv.plainUrl && srv.tlsUrl && opts.clientAuth === 'require') {
+      process.stderr.write(
+        `h2lab serve: warning: --client-auth require applies to ${srv.tlsUrl} only; ${srv.plainUrl} serves clients without a certificate (pass --no-plain to close it)\n`,
+      );
+    }
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) process.exit(130); // a second signal: do not wait
@@ -43,5 +49,7 @@ export function register(program: Command): void {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Last: whoever waits for these lines may signal at once, and must find the handlers installed.
+    process.stdout.write(`${listeningLines(srv).join('\n')}\n`);
   });
 }
