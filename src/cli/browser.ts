@@ -5,7 +5,13 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { measureBrowser } from '../browser/index.ts';
-import { H2labError, parseDurationMs, parseInteger, writeFileAtomic } from '../core/index.ts';
+import {
+  checkOutputPath,
+  H2labError,
+  parseDurationMs,
+  parseInteger,
+  writeFileAtomic,
+} from '../core/index.ts';
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
 import { readPemFile } from '../tls/index.ts';
@@ -105,6 +111,9 @@ export function register(program: Command): void {
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (origins: string[], f: Flags) => {
       const opts = browserOptionsFromFlags(origins, f);
+      // Before Chromium starts: the measurement takes minutes, its output must have somewhere to go.
+      if (f.json && f.json !== '-') checkOutputPath(f.json, '--json', 'file');
+      if (f.out) checkOutputPath(f.out, '--out', 'dir');
       const ac = new AbortController();
       const onSignal = () => ac.abort();
       process.once('SIGINT', onSignal);

@@ -136,3 +136,16 @@ test('compare refuses an unwritable --out before the first run, without hanging 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('browser refuses an unwritable --json or --out before starting Chromium (exit 2)', async () => {
+  for (const [option, path] of [
+    ['--json', '/proc/h2lab-x.json'],
+    ['--out', '/dev/full'],
+  ] as const) {
+    const r = await h2lab(['browser', option, path, '--chromium', '/nonexistent/chromium'], {
+      timeoutMs: 30_000,
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`H2LAB_ERR_OUTPUT: ${option} ${path}: `));
+  }
+});
