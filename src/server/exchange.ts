@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import type { WireProtocol } from '../model/index.ts';
 
 /** Response header fields (lower-case names), without pseudo-headers. */
@@ -33,6 +33,11 @@ export interface Exchange {
    * connection (HTTP/1.1).
    */
   reset(code: number): void;
+  /**
+   * `/reset?mode=socket`: ends the whole connection at the TCP level, with no GOAWAY and no TLS
+   * close_notify: what a crashing server or a middlebox dropping the connection looks like.
+   */
+  abortConnection(): void;
   /** `/goaway`: after this response, GOAWAY (HTTP/2) or `Connection: close` (HTTP/1.1). */
   goawayAfter(code: number): void;
 }
@@ -79,10 +84,19 @@ export class H1Exchange implements Exchange {
   reset(): void {
     this.req.socket.destroy();
   }
+  abortConnection(): void {
+    this.req.socket.destroy();
+  }
   goawayAfter(): void {
     this.res.shouldKeepAlive = false;
   }
 }
+
+/**
+ * The socket each HTTP/2 session was made on (set by the server as it hands the socket over). Node
+ * forbids destroying `session.socket`, and `session.destroy()` sends GOAWAY(NO_ERROR) first.
+ */
+export const sessionSockets = new WeakMap<Http2Session, Duplex>();
 
 /** Marks a stream that the server itself reset, so its close is not counted as a client RST_STREAM. */
 export const kServerReset = Symbol('h2lab.serverReset');
@@ -137,6 +151,13 @@ export class H2Exchange implements Exchange {
       // sees a clean end (rstCode 0); destroying with an error sends RST_STREAM(INTERNAL_ERROR).
       this.stream.destroy(new Error('reset by the /reset fixture'));
     } else this.stream.close(code);
+  }
+  abortConnection(): void {
+    const session = this.stream.session;
+    if (!session) return;
+    const raw = sessionSockets.get(session);
+    if (raw) raw.destroy();
+    else session.destroy();
   }
   goawayAfter(code: number): void {
     const session: Http2Session | undefined = this.stream.session;

@@ -349,7 +349,8 @@ export class Router {
 
   /**
    * `/reset?after=headers&code=N&mode=socket`: HTTP/2 resets the stream (RST_STREAM, code default
-   * INTERNAL_ERROR) or, with `mode=socket`, destroys the connection; HTTP/1.1 always destroys it.
+   * INTERNAL_ERROR) or, with `mode=socket`, destroys the TCP connection (no GOAWAY); HTTP/1.1 always
+   * destroys it.
    * `after=headers` first sends the head and part of the body.
    */
   private reset(ex: Exchange, query: string): void {
@@ -358,11 +359,8 @@ export class Router {
     const mode = p.get('mode') === 'socket' ? 'socket' : 'stream';
     this.simple(ex, 'reset', () => {
       const doReset = () => {
-        if (mode === 'socket' && ex.protocol !== 'http/1.1') {
-          // Node forbids touching an HTTP/2 session's socket; destroying the session closes it
-          // without a GOAWAY, which is the point.
-          (ex as { stream?: { session?: { destroy(): void } } }).stream?.session?.destroy();
-        } else ex.reset(code);
+        if (mode === 'socket') ex.abortConnection();
+        else ex.reset(code);
       };
       if (p.get('after') === 'headers') {
         const w = ex.start(200, { 'content-type': 'application/octet-stream', 'content-length': 1024 });

@@ -24,7 +24,7 @@ import { createServer as createTlsServer, type TLSSocket, type Server as TlsServ
 import { H2labError, invalidOption } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
-import { H1Exchange, H2Exchange, kServerReset } from './exchange.ts';
+import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
 import { type GuardCounts, H2Guard, refuseH1 } from './guard.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
@@ -206,7 +206,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   });
   h2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
-    if (handingOver) guard.adopt(session, handingOver);
+    if (handingOver) {
+      guard.adopt(session, handingOver);
+      sessionSockets.set(session, handingOver);
+    }
     session.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
       onStream(session, stream, headers),
     );
