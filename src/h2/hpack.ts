@@ -306,6 +306,12 @@ export class RequestEncoder {
 export interface DecodedBlock {
   /** `:status` as a number, or -1 when absent (a request block, or trailers). */
   status: number;
+  /**
+   * `content-length` in bytes when the block carries one; -2 when it is not a valid length or two
+   * values differ (a malformed message, RFC 9110 §8.6). A client checks the body against it
+   * (RFC 9113 §8.1.1).
+   */
+  contentLength?: number;
   headers?: Array<[string, string]>;
 }
 
@@ -385,11 +391,12 @@ export class HpackDecoder {
       } else {
         name = this.nameAt(nameIdx);
       }
-      const need = indexing || all || name === ':status';
+      const need = indexing || all || name === ':status' || name === 'content-length';
       const [value, r] = readString(block, p, need);
       p = r;
       if (indexing) this.insert(name, value!);
       if (name === ':status') res.status = parseStatus(value!);
+      else if (name === 'content-length') noteLength(res, value!);
       if (all) res.headers!.push([name, value!]);
     }
     return res;
@@ -408,6 +415,7 @@ export class HpackDecoder {
       value = this.values[i]!;
     }
     if (name === ':status') res.status = parseStatus(value);
+    else if (name === 'content-length') noteLength(res, value);
     if (all) res.headers!.push([name, value]);
   }
 
@@ -449,6 +457,11 @@ export class HpackDecoder {
       this.head = 0;
     }
   }
+}
+
+function noteLength(res: DecodedBlock, v: string): void {
+  const n = /^[0-9]{1,15}$/.test(v) ? Number(v) : -2;
+  res.contentLength = res.contentLength === undefined || res.contentLength === n ? n : -2;
 }
 
 function parseStatus(v: string): number {

@@ -65,7 +65,12 @@ export type StreamEndReason =
   /** The connection ended (closed, failed, or a connection error) before the stream did. */
   | 'connection'
   /** The client cancelled it ({@link H2ClientSession.cancel}). */
-  | 'cancel';
+  | 'cancel'
+  /**
+   * The response is malformed (RFC 9113 §8.1.1): its DATA add up to more or less than its
+   * content-length. A stream error of type PROTOCOL_ERROR, whatever END_STREAM said.
+   */
+  | 'malformed';
 
 /** Receives one stream's events. Called synchronously from the socket's data handler. */
 export interface StreamHandler {
@@ -75,6 +80,11 @@ export interface StreamHandler {
   onData(bytes: number): void;
   /** Called exactly once. `code` is the RST_STREAM or GOAWAY error code where there was one. */
   onEnd(reason: StreamEndReason, code: number, detail: string | undefined): void;
+  /**
+   * The request was HEAD: the response's content-length describes a body it does not carry
+   * (RFC 9110 §9.3.2), so it is not checked.
+   */
+  readonly bodyless?: boolean;
 }
 
 /** One request stream. */
@@ -88,6 +98,10 @@ export class H2Stream {
   body: Uint8Array | undefined;
   bodyOffset = 0;
   gotFinal = false;
+  /** The final response's content-length, bytes; -1 when it has none (or need not match). */
+  expectedBytes = -1;
+  /** Response body bytes received (padding excluded). */
+  receivedBytes = 0;
   /** END_STREAM sent. */
   localDone = false;
   /** The credit its receive window gave the server (flow-control stalls, flow-stalls.ts). */
@@ -491,6 +505,11 @@ export class H2ClientSession {
       return;
     }
     if (dataLen > 0) s.handler.onData(dataLen);
+    s.receivedBytes += dataLen;
+    if (s.expectedBytes >= 0 && s.receivedBytes > s.expectedBytes) {
+      this.malformed(s, endStream, `response body longer than its content-length ${s.expectedBytes}`);
+      return;
+    }
     if (endStream) {
       this.stalls.frame(s.credit, 'stream', flowLen, true, 0, waited);
       this.endStream(s);
@@ -541,6 +560,14 @@ export class H2ClientSession {
       if (d.status < 200) return; // 1xx: informational, a final response follows (RFC 9110 §15.2).
       s.gotFinal = true;
       s.handler.onHeaders(d.status, d.headers);
+      // 204 and 304 carry no body whatever their content-length says (RFC 9110 §8.6).
+      if (d.contentLength !== undefined && !s.handler.bodyless && d.status !== 204 && d.status !== 304) {
+        if (d.contentLength < 0) {
+          this.malformed(s, (flags & F_END_STREAM) !== 0, 'invalid or conflicting content-length');
+          return;
+        }
+        s.expectedBytes = d.contentLength;
+      }
     }
     // A second block is trailers; it must end the stream (RFC 9113 §8.1), the body being complete.
     if (flags & F_END_STREAM) {
@@ -550,6 +577,15 @@ export class H2ClientSession {
   }
 
   private endStream(s: H2Stream): void {
+    if (s.expectedBytes >= 0 && s.receivedBytes !== s.expectedBytes) {
+      // Not a complete response: a server that ends a stream early must say so with RST_STREAM.
+      this.malformed(
+        s,
+        true,
+        `response ended after ${s.receivedBytes} of its content-length ${s.expectedBytes} bytes`,
+      );
+      return;
+    }
     this.streams.delete(s.id);
     if (!s.localDone) {
       // The response is complete before the request body is (RFC 9113 §8.1): stop sending it.
@@ -557,6 +593,17 @@ export class H2ClientSession {
       this.rstStream(s.id, H2Code.NO_ERROR);
     }
     s.handler.onEnd('end', 0, undefined);
+  }
+
+  /**
+   * Ends a stream whose response is malformed as a stream error PROTOCOL_ERROR (RFC 9113 §8.1.1).
+   * No RST_STREAM once both sides have ended it: the stream is closed (§5.1).
+   */
+  private malformed(s: H2Stream, remoteEnded: boolean, detail: string): void {
+    this.streams.delete(s.id);
+    this.dropSending(s);
+    if (!(remoteEnded && s.localDone)) this.rstStream(s.id, H2Code.PROTOCOL_ERROR);
+    s.handler.onEnd('malformed', H2Code.PROTOCOL_ERROR, detail);
   }
 
   private onSettingsFrame(flags: number, sid: number, buf: Buffer, start: number, end: number): void {

@@ -105,6 +105,7 @@ class Req implements StreamHandler {
     readonly conn: WireH2Conn,
     readonly sample: Sample,
     readonly resolve: (s: Sample) => void,
+    readonly bodyless: boolean,
   ) {}
 
   onHeaders(status: number): void {
@@ -188,7 +189,7 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     return new Promise((resolve) => {
       const body = spec.body && spec.body.length > 0 ? spec.body : undefined;
       const block = this.blockFor(spec, body?.length);
-      const r = new Req(this, sample, resolve);
+      const r = new Req(this, sample, resolve, spec.method === 'HEAD');
       sample.sentMs = this.now();
       this.active.add(r);
       try {
@@ -294,6 +295,8 @@ function classify(r: Req, reason: StreamEndReason, code: number): FailureClass |
       return 'goaway';
     case 'cancel':
       return 'aborted';
+    case 'malformed':
+      return 'protocol';
     default:
       // The connection ended under a stream the server had taken (at or below any GOAWAY's last id).
       return 'reset';
