@@ -3,7 +3,7 @@
  * `h2lab bench`'s flags. Keys carry their units. Resolved options are stored in every result.
  */
 import { z } from 'zod';
-import { H2labError } from '../core/index.ts';
+import { H2labError, headerFieldProblem } from '../core/index.ts';
 import { checkCertKeyPair } from '../tls/index.ts';
 import {
   DEFAULT_STRATEGY,
@@ -245,6 +245,16 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       `${key} ${value === undefined ? '' : `${JSON.stringify(value)} `}is not valid: ${issue.message}`,
       { option: key, value },
     );
+  }
+  for (const [name, value] of Object.entries(r.data.headers)) {
+    const problem = headerFieldProblem(name, value);
+    if (problem) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `-H ${problem}: give each header as one -H "name: value" with no line break in it`,
+        { option: '-H', value: `${name}: ${value}` },
+      );
+    }
   }
   const o = { ...r.data, ...resolveBurst(r.data) };
   const strategy = getStrategy(o.protocol);

@@ -10,7 +10,7 @@
  * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
-import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
+import { H2labError, headerFieldProblem, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type {
   FailureClass,
@@ -170,6 +170,8 @@ export class PoolTransport implements Transport {
   private retiredFlow: FlowControlStats | undefined;
   private negotiatedProto: WireProtocol | 'none' = 'none';
   private closed = false;
+  /** The last headers object found safe to write (see headersProblem). */
+  private checkedHeaders: Record<string, string> | undefined;
   /** Connections opened by open() whose setup times no sample carries yet. */
   private readonly unattributed = new Set<PoolConn>();
   private sweep: NodeJS.Timeout | undefined;
@@ -221,7 +223,26 @@ export class PoolTransport implements Transport {
       protocol: this.s.requested,
     };
     if (this.closed) return Promise.resolve(this.fail(sample, 'aborted', 'transport closed'));
+    if (spec.headers) {
+      const problem = this.headersProblem(spec.headers);
+      if (problem) return Promise.resolve(this.fail(sample, 'other', `not sent: ${problem}`));
+    }
     return this.route(spec, sample);
+  }
+
+  /**
+   * The load options refuse such headers already; this keeps every connection of every strategy
+   * from writing one (an HTTP/1.1 field split by CR/LF is request smuggling). The engine passes the
+   * same headers object with each request, so it is checked once.
+   */
+  private headersProblem(h: Record<string, string>): string | undefined {
+    if (h === this.checkedHeaders) return undefined;
+    for (const k in h) {
+      const problem = headerFieldProblem(k, h[k]!);
+      if (problem) return problem;
+    }
+    this.checkedHeaders = h;
+    return undefined;
   }
 
   /** Sends on the connection the policy picks, a new one, or queues for a free slot. */

@@ -3,7 +3,9 @@
  * that says what went wrong, over real loopback sockets.
  */
 import assert from 'node:assert/strict';
+import net, { type AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import type { H2labError } from '../../src/core/index.ts';
 import { runLoad } from '../../src/load/index.ts';
 import { startMisbehaving } from '../helpers/misbehaving.ts';
 
@@ -32,5 +34,37 @@ test('short-body: an HTTP/2 response shorter than its content-length is a protoc
     }
   } finally {
     await s.close();
+  }
+});
+
+test('-H values with CR or LF are refused at option parse, naming the header; nothing reaches the wire', async () => {
+  let bytes = '';
+  const server = net.createServer((s) => {
+    s.on('data', (b: Buffer) => {
+      bytes += b.toString('latin1');
+      s.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  try {
+    for (const value of ['a\r\nx-smuggled: 1', 'a\nb', 'a\rb', 'a\0b']) {
+      await assert.rejects(
+        async () => runLoad({ url, protocol: 'h1', requests: 1, headers: { 'x-note': value } }).done,
+        (e: H2labError) => {
+          assert.equal(e.code, 'H2LAB_ERR_INVALID_OPTION');
+          assert.match(e.message, /x-note/);
+          return true;
+        },
+        JSON.stringify(value),
+      );
+    }
+    await assert.rejects(
+      async () => runLoad({ url, protocol: 'h1', requests: 1, headers: { 'bad name': 'v' } }).done,
+      /H2LAB_ERR_INVALID_OPTION|bad name/,
+    );
+    assert.equal(bytes, '', 'no request was written');
+  } finally {
+    await new Promise<void>((r) => server.close(() => r()));
   }
 });

@@ -115,6 +115,16 @@ for (const [strategy, client] of VARIANTS) {
         else assert.ok(s.tlsMs !== undefined && s.tlsMs > 0);
       });
 
+      test('a header value with CR/LF is never written: the request fails as other, the server sees nothing', async () => {
+        const before = server.seen.requests;
+        const s = await get(tr, '/', { headers: { 'x-note': 'a\r\nx-smuggled: 1' } });
+        assert.equal(s.error, 'other', JSON.stringify(s));
+        assert.match(s.errorDetail ?? '', /x-note/);
+        const ok = await get(tr, '/');
+        assert.equal(ok.error, undefined, 'the connection is still good');
+        assert.equal(server.seen.requests - before, 1, 'only the good request reached the server');
+      });
+
       test('40 concurrent requests all complete and the server saw each exactly once', async () => {
         const before = server.seen.requests;
         const samples = await Promise.all(Array.from({ length: 40 }, (_, i) => get(tr, `/bytes/${i * 100}`)));
