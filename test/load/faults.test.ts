@@ -7,7 +7,15 @@ import net, { type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { H2labError } from '../../src/core/index.ts';
 import { runLoad } from '../../src/load/index.ts';
+import { scrape, startFixture } from '../helpers/fixture.ts';
 import { startMisbehaving } from '../helpers/misbehaving.ts';
+
+/** The fixture's handler runs for one route, all protocols (its own count, from /metrics). */
+async function handled(srv: Awaited<ReturnType<typeof startFixture>>, route: string): Promise<number> {
+  const m = await scrape(srv);
+  const row = (m.requests as Record<string, Record<string, number>>)[route] ?? {};
+  return Object.values(row).reduce((a, b) => a + b, 0);
+}
 
 test('short-body: an HTTP/2 response shorter than its content-length is a protocol failure, not a 200', async () => {
   const s = await startMisbehaving('short-body');
@@ -66,5 +74,29 @@ test('-H values with CR or LF are refused at option parse, naming the header; no
     assert.equal(bytes, '', 'no request was written');
   } finally {
     await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+test('/goaway on every response: h2 and h2-pool retry every stream the server did not process, and none is lost', async () => {
+  const srv = await startFixture({ tls: false });
+  try {
+    for (const protocol of ['h2', 'h2-pool'] as const) {
+      const before = await handled(srv, 'goaway');
+      const r = await runLoad({
+        url: `${srv.plainUrl}/goaway`,
+        protocol,
+        requests: 1000,
+        concurrency: 16,
+        maxErrorRate: 1,
+      }).done;
+      const ran = (await handled(srv, 'goaway')) - before;
+      const label = `${protocol}: ${JSON.stringify(r.counts)}, server ran ${ran}`;
+      assert.equal(r.counts.total, 1000, label);
+      assert.deepEqual(r.counts.byFailure, {}, label);
+      assert.equal(r.counts.ok, 1000, label);
+      assert.equal(ran, 1000, `each request ran exactly once on the server: ${label}`);
+    }
+  } finally {
+    await srv.close();
   }
 });
