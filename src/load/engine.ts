@@ -526,7 +526,7 @@ function buildResult(
   }
   if (counts.retried > 0) {
     warnings.push(
-      `the server refused ${counts.retried} requests unprocessed (GOAWAY or REFUSED_STREAM) and they were sent again, as browsers do; their latency includes the retry (a server ending sessions after N requests, e.g. nginx keepalive_requests, does this)`,
+      `the server refused ${counts.retried} requests unprocessed (GOAWAY or REFUSED_STREAM) and they were sent again, as browsers do (${counts.attempts} attempts in all, ${counts.unprocessed} named unprocessed by GOAWAY); their latency includes the retry (a server ending sessions after N requests, e.g. nginx keepalive_requests, does this)`,
     );
   }
   if (counts.late > 0) {
@@ -575,6 +575,8 @@ function buildResult(
       ...(o.rateRps !== undefined ? { late: counts.late } : {}),
       ...(counts.warmup > 0 ? { warmup: counts.warmup } : {}),
       ...(counts.retried > 0 ? { retried: counts.retried } : {}),
+      attempts: counts.attempts,
+      ...(counts.unprocessed > 0 ? { unprocessed: counts.unprocessed } : {}),
     },
     throughput: {
       rps: secs > 0 ? counts.total / secs : 0,

@@ -95,6 +95,10 @@ export interface Counts {
   warmup: number;
   late: number;
   retried: number;
+  /** Attempts: each request once, plus each of its retries. */
+  attempts: number;
+  /** Attempts that ended as goaway (never processed by the server, RFC 9113 §6.8). */
+  unprocessed: number;
   bytesIn: number;
   bytesOut: number;
   byStatus: Record<string, number>;
@@ -110,6 +114,8 @@ export function emptyCounts(): Counts {
     warmup: 0,
     late: 0,
     retried: 0,
+    attempts: 0,
+    unprocessed: 0,
     bytesIn: 0,
     bytesOut: 0,
     byStatus: {},
@@ -166,6 +172,8 @@ export class SampleStats {
     }
     if (this.openLoop && s.sentMs - s.intendedMs > this.lateToleranceMs) c.late++;
     if (s.retries) c.retried++;
+    c.attempts += 1 + (s.retries ?? 0);
+    c.unprocessed += s.unprocessed ?? 0;
     recordMs(this.h.clientQueue, s.sentMs - s.queuedMs);
     if (s.error !== undefined) {
       c.failed++;
@@ -203,6 +211,8 @@ export function addCounts(a: Counts, b: Counts): void {
   a.warmup += b.warmup;
   a.late += b.late;
   a.retried += b.retried;
+  a.attempts += b.attempts;
+  a.unprocessed += b.unprocessed;
   a.bytesIn += b.bytesIn;
   a.bytesOut += b.bytesOut;
   for (const [k, v] of Object.entries(b.byStatus)) a.byStatus[k] = (a.byStatus[k] ?? 0) + v;

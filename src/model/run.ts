@@ -401,8 +401,20 @@ export const runResultSchema = z
         .int()
         .optional()
         .describe(
-          'requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to twice; each counted once in total, with its last outcome',
+          'requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to twice after REFUSED_STREAM and ten times after GOAWAY; each counted once in total, with its last outcome',
         ),
+      attempts: z
+        .number()
+        .int()
+        .optional()
+        .describe(
+          'attempts handed to a connection: total plus every retry. attempts - unprocessed is what a server that runs a handler for every stream it takes should count (its own /metrics)',
+        ),
+      unprocessed: z
+        .number()
+        .int()
+        .optional()
+        .describe('attempts that ended as goaway: the server said it never processed them (RFC 9113 §6.8)'),
     }),
     throughput: z.strictObject({
       rps: z.number().describe('requests per second over the measured period (counts.total, every outcome)'),

@@ -84,6 +84,13 @@ export const sampleSchema = z
       .describe(
         'times it was sent again after the server refused it unprocessed (GOAWAY, REFUSED_STREAM); the other fields describe the last attempt, queuedMs and intendedMs the first',
       ),
+    unprocessed: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'attempts that ended as goaway: streams above a GOAWAY last-stream-id, which the server says it never processed (RFC 9113 §6.8), or requests the going-away session no longer took',
+      ),
   })
   .describe('One request of an h2lab load run: one line of the --samples NDJSON file.');
 /** One record per request (see {@link sampleSchema}). */

@@ -122,7 +122,7 @@ export function renderRunText(r: RunResult): string {
   out.push(
     row(
       'requests',
-      `${c.total} total, ${c.ok} ok, ${c.failed} failed${c.late ? `, ${c.late} late` : ''}${c.retried ? `, ${c.retried} retried after the server refused them` : ''}`,
+      `${c.total} total, ${c.ok} ok, ${c.failed} failed${c.late ? `, ${c.late} late` : ''}${c.retried ? `, ${c.retried} retried after the server refused them (${c.attempts ?? '?'} attempts, ${c.unprocessed ?? 0} unprocessed)` : ''}`,
     ),
   );
   if (statuses) out.push(row('by status', statuses));

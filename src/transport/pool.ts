@@ -424,6 +424,7 @@ export class PoolTransport implements Transport {
       conn.close();
     }
     if (this.waitHead < this.waiters.length) this.drain();
+    if (sample.error === 'goaway') sample.unprocessed = (sample.unprocessed ?? 0) + 1;
     const budget =
       sample.error === 'goaway' ? MAX_GOAWAY_RETRIES : sample.error === 'refused-stream' ? MAX_RETRIES : 0;
     if ((sample.retries ?? 0) < budget && !this.closed) {

@@ -77,6 +77,28 @@ test('-H values with CR or LF are refused at option parse, naming the header; no
   }
 });
 
+test('REFUSED_STREAM: attempts count every send, equal to the streams the server saw', async () => {
+  const s = await startMisbehaving('resets-stream');
+  try {
+    for (const protocol of ['h2', 'h2-pool'] as const) {
+      const before = s.streams;
+      const r = await runLoad({
+        url: `${s.url}/refuse`,
+        protocol,
+        requests: 20,
+        concurrency: 4,
+        maxErrorRate: 1,
+      }).done;
+      assert.equal(r.counts.retried, 20);
+      assert.equal(r.counts.attempts, 60, JSON.stringify(r.counts));
+      assert.equal(s.streams - before, r.counts.attempts);
+      assert.equal(r.counts.unprocessed ?? 0, 0);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 test('/goaway on every response: h2 and h2-pool retry every stream the server did not process, and none is lost', async () => {
   const srv = await startFixture({ tls: false });
   try {
@@ -95,6 +117,10 @@ test('/goaway on every response: h2 and h2-pool retry every stream the server di
       assert.deepEqual(r.counts.byFailure, {}, label);
       assert.equal(r.counts.ok, 1000, label);
       assert.equal(ran, 1000, `each request ran exactly once on the server: ${label}`);
+      // Every attempt is counted: the ones GOAWAY named unprocessed never reached a handler.
+      assert.ok((r.counts.attempts ?? 0) >= 1000 + (r.counts.retried ?? 0), label);
+      assert.equal((r.counts.attempts ?? 0) - (r.counts.unprocessed ?? 0), ran, label);
+      assert.ok((r.counts.unprocessed ?? 0) > 0, label);
     }
   } finally {
     await srv.close();
