@@ -30,7 +30,13 @@ import {
   startFixtureTarget,
 } from '../server/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import { getStrategy, requestedWire } from '../transport/index.ts';
+import {
+  getStrategy,
+  MAX_GOAWAY_RETRIES,
+  MAX_RETRIES,
+  RECONNECT_BACKOFF,
+  requestedWire,
+} from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
@@ -401,6 +407,8 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
     noDelay: true,
     ...(s.connections.policy ? { policy: o.policy } : {}),
     ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
+    reconnect: { ...RECONNECT_BACKOFF },
+    retries: { refusedStream: MAX_RETRIES, goaway: MAX_GOAWAY_RETRIES },
   };
 }
 

@@ -356,6 +356,23 @@ export const runResultSchema = z
         .describe("HTTP/2 only: whose client carried the sessions — h2lab's own, or node:http2"),
       noDelay: z.boolean().optional().describe("Nagle off (TCP_NODELAY) on the client's sockets"),
       window: windowInfoSchema.optional(),
+      reconnect: z
+        .strictObject({
+          baseMs: ms('first delay after a failed connection attempt'),
+          maxMs: ms('the delay doubles per failed round up to this'),
+          jitter: z.literal('equal').describe('half the delay fixed, half uniformly random'),
+        })
+        .optional()
+        .describe(
+          'backoff after a failed connection attempt: no attempt until it passes, requests wait for the next one',
+        ),
+      retries: z
+        .strictObject({
+          refusedStream: z.number().int().describe('retries after REFUSED_STREAM'),
+          goaway: z.number().int().describe('retries after GOAWAY named the stream unprocessed'),
+        })
+        .optional()
+        .describe('retry budgets of a request the server refused unprocessed (RFC 9113 §8.7)'),
     }),
     protocol: z.strictObject({
       requested: wireProtocolSchema,

@@ -16,7 +16,13 @@ export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
 export type { H2ClientImpl } from './h2-connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
-export { type PoolPolicy, setupFailureError } from './pool.ts';
+export {
+  MAX_GOAWAY_RETRIES,
+  MAX_RETRIES,
+  type PoolPolicy,
+  RECONNECT_BACKOFF,
+  setupFailureError,
+} from './pool.ts';
 export {
   baselineStrategy,
   DEFAULT_STRATEGY,

@@ -10,7 +10,7 @@
  * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
-import { H2labError, headerFieldProblem, tlsFailureHint, tlsHintError } from '../core/index.ts';
+import { createRng, H2labError, headerFieldProblem, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type {
   FailureClass,
@@ -40,6 +40,16 @@ export const MAX_RETRIES = 2;
  * requests with 2). Still a bound, so a server that refuses every stream ends the run.
  */
 export const MAX_GOAWAY_RETRIES = 10;
+
+/**
+ * Reconnect backoff after a connection attempt fails (refused, reset, timed out, TLS): the pool opens
+ * nothing until a delay has passed, and requests wait for the next attempt instead of each failing
+ * at once — without it a closed loop spins, and a 3 s outage was 26–30k `connect` failures. The
+ * delay doubles per failed round from `baseMs` to `maxMs` with equal jitter (half fixed, half
+ * random), the scheme gRPC's connection-backoff spec and undici's RetryAgent use (exponential,
+ * capped, jittered); a success resets it. Recorded in every result (`transport.reconnect`).
+ */
+export const RECONNECT_BACKOFF = Object.freeze({ baseMs: 50, maxMs: 1000, jitter: 'equal' as const });
 
 /** How a pool chooses a connection for a request. */
 export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
@@ -187,6 +197,15 @@ export class PoolTransport implements Transport {
   /** Connections opened by open() whose setup times no sample carries yet. */
   private readonly unattributed = new Set<PoolConn>();
   private sweep: NodeJS.Timeout | undefined;
+  /** Failed rounds of connection attempts since the last success (the backoff's exponent). */
+  private connectRounds = 0;
+  /** Run-clock time before which no connection is opened (0: none pending). */
+  private backoffUntil = 0;
+  /** When the current backoff began: failures of attempts started before it do not escalate it. */
+  private backoffStartedMs = -1;
+  private backoffTimer: NodeJS.Timeout | undefined;
+  /** Jitter only; a fixed seed keeps runs repeatable. */
+  private readonly rng = createRng(0x6261636b);
 
   constructor(settings: PoolSettings, opener: ConnOpener) {
     this.s = settings;
@@ -265,7 +284,7 @@ export class PoolTransport implements Transport {
     if (choice !== undefined) return this.dispatch(choice, spec, sample);
     // Waiting for a connection still being opened is setup, not the limit: such waits count at the
     // cap only if the opened connections cannot take them either (see drain()).
-    const forSetup = this.opening > 0;
+    const forSetup = this.opening > 0 || this.backoffUntil > 0;
     if (forSetup) this.setupWaiters++;
     else this.capHits++;
     return new Promise((resolve) => this.waiters.push({ spec, sample, resolve, forSetup }));
@@ -311,6 +330,7 @@ export class PoolTransport implements Transport {
   async close(): Promise<void> {
     this.closed = true;
     if (this.sweep) clearInterval(this.sweep);
+    if (this.backoffTimer) clearTimeout(this.backoffTimer);
     for (const w of this.takeWaiters()) w.resolve(this.fail(w.sample, 'aborted', 'transport closed'));
     for (const c of [...this.conns]) c.close();
     // Let socket close events run so callers see a quiet transport when this resolves.
@@ -318,7 +338,9 @@ export class PoolTransport implements Transport {
   }
 
   private pick(): PoolConn | 'open' | undefined {
-    const canOpen = this.conns.length + this.opening < this.s.size;
+    const canOpen =
+      this.conns.length + this.opening < this.s.size &&
+      (this.backoffUntil === 0 || this.s.now() >= this.backoffUntil);
     let best: PoolConn | undefined;
     switch (this.s.policy) {
       case 'first-free': {
@@ -379,6 +401,28 @@ export class PoolTransport implements Transport {
     }
   }
 
+  /**
+   * After a failed connection attempt: no new attempt for a jittered, doubling delay. Attempts that
+   * were already under way when the backoff began fail into the same round (several slots failing
+   * together are one round, not several).
+   */
+  private backOff(attemptStartedMs: number): void {
+    if (this.closed) return;
+    if (attemptStartedMs < this.backoffStartedMs) return;
+    const b = RECONNECT_BACKOFF;
+    const ceil = Math.min(b.maxMs, b.baseMs * 2 ** this.connectRounds);
+    this.connectRounds++;
+    const delay = ceil / 2 + (this.rng.next() * ceil) / 2;
+    this.backoffStartedMs = this.s.now();
+    this.backoffUntil = this.backoffStartedMs + delay;
+    if (this.backoffTimer) clearTimeout(this.backoffTimer);
+    this.backoffTimer = setTimeout(() => {
+      this.backoffUntil = 0;
+      this.backoffTimer = undefined;
+      if (!this.closed) this.drain();
+    }, delay);
+  }
+
   private noteLimit(conn: PoolConn): void {
     const lim = conn.announcedLimit();
     if (lim !== undefined && (this.minAnnounced === undefined || lim < this.minAnnounced))
@@ -387,16 +431,20 @@ export class PoolTransport implements Transport {
 
   private async openAndSend(spec: RequestSpec, sample: Sample): Promise<Sample> {
     let conn: PoolConn;
+    const startedMs = this.s.now();
     try {
       conn = await this.openConn();
     } catch (err) {
       this.inFlight--;
       if (err instanceof H2labError) this.fail(sample, 'protocol-mismatch', err.message);
-      else if (err instanceof ConnectError) this.fail(sample, err.failure, err.message);
-      else this.fail(sample, 'other', String(err));
+      else if (err instanceof ConnectError) {
+        this.fail(sample, err.failure, err.message);
+        this.backOff(startedMs);
+      } else this.fail(sample, 'other', String(err));
       this.drain();
       return sample;
     }
+    this.connectRounds = 0;
     sample.newConnection = true;
     sample.connectMs = conn.connectMs;
     if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;
@@ -458,7 +506,7 @@ export class PoolTransport implements Transport {
     while (this.waitHead < this.waiters.length && !this.closed) {
       const choice = this.pick();
       if (choice === undefined) {
-        if (this.opening === 0 && this.setupWaiters > 0) this.countSetupWaiters();
+        if (this.opening === 0 && this.backoffUntil === 0 && this.setupWaiters > 0) this.countSetupWaiters();
         return;
       }
       const w = this.waiters[this.waitHead]!;

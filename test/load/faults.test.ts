@@ -3,6 +3,7 @@
  * that says what went wrong, over real loopback sockets.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { H2labError } from '../../src/core/index.ts';
@@ -124,5 +125,54 @@ test('/goaway on every response: h2 and h2-pool retry every stream the server di
     }
   } finally {
     await srv.close();
+  }
+});
+
+test('a 1.5 s outage: reconnects back off, so connect failures count attempts, not spins', async () => {
+  const sockets = new Set<net.Socket>();
+  let handled = 0;
+  const make = (): http.Server => {
+    const srv = http.createServer((_req, res) => {
+      handled++;
+      res.end('ok');
+    });
+    srv.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    return srv;
+  };
+  let srv = make();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  const outage = setTimeout(() => {
+    srv.close();
+    for (const s of sockets) s.destroy();
+    setTimeout(() => {
+      srv = make();
+      srv.listen(port, '127.0.0.1');
+    }, 1500);
+  }, 300);
+  try {
+    const r = await runLoad({
+      url: `http://127.0.0.1:${port}/`,
+      protocol: 'h1',
+      connections: 4,
+      concurrency: 4,
+      durationMs: 3000,
+      maxErrorRate: 1,
+    }).done;
+    const connect = r.counts.byFailure.connect ?? 0;
+    console.log(`# outage: ${JSON.stringify(r.counts)}, server handled ${handled}`);
+    const label = `${JSON.stringify(r.counts)}, server handled ${handled}`;
+    // Per slot, a 1.5 s outage with a 50 ms base doubling to 1 s is at most ~7 attempts.
+    assert.ok(connect > 0 && connect <= 4 * 10, `connect failures ${connect}: ${label}`);
+    assert.ok(r.counts.ok > 0, `it recovered after the outage: ${label}`);
+    assert.equal(r.counts.total, r.counts.ok + Object.values(r.counts.byFailure).reduce((a, b) => a + b, 0));
+    assert.equal(r.transport.reconnect?.maxMs, 1000, 'the backoff is recorded');
+  } finally {
+    clearTimeout(outage);
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => srv.close(() => r()));
   }
 });
