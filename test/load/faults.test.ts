@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { H2labError } from '../../src/core/index.ts';
 import { runLoad } from '../../src/load/index.ts';
 import { scrape, startFixture } from '../helpers/fixture.ts';
@@ -174,5 +175,63 @@ test('a 1.5 s outage: reconnects back off, so connect failures count attempts, n
     clearTimeout(outage);
     for (const s of sockets) s.destroy();
     await new Promise<void>((r) => srv.close(() => r()));
+  }
+});
+
+/** Every handler run the fixture counted, all routes and protocols. */
+async function handledAll(srv: Awaited<ReturnType<typeof startFixture>>): Promise<number> {
+  const m = await scrape(srv);
+  let n = 0;
+  for (const row of Object.values(m.requests as Record<string, Record<string, number>>))
+    for (const v of Object.values(row)) n += v;
+  return n;
+}
+
+test('property: under a random schedule of fault routes every request is accounted for, and every attempt the server ran', async () => {
+  const srv = await startFixture({ tls: false });
+  const routes = [
+    '/',
+    '/bytes/100',
+    '/reset',
+    '/reset?after=headers',
+    '/goaway',
+    '/hang',
+    '/slow-headers?ms=30',
+  ];
+  try {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('h1', 'h2', 'h2-pool'),
+        fc.array(fc.constantFrom(...routes), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 5, max: 40 }),
+        fc.integer({ min: 1, max: 6 }),
+        async (protocol, paths, requests, concurrency) => {
+          const before = await handledAll(srv);
+          const r = await runLoad({
+            url: `${srv.plainUrl}/`,
+            protocol,
+            paths,
+            requests,
+            concurrency,
+            timeoutMs: 200,
+            maxErrorRate: 1,
+          }).done;
+          // The scrape itself is one handler run (/metrics), counted after `before` was read.
+          const ran = (await handledAll(srv)) - before - 1;
+          const c = r.counts;
+          const label = `${protocol} ${JSON.stringify(paths)} n=${requests} c=${concurrency}: ${JSON.stringify(c)}, server ran ${ran}`;
+          const failures = Object.values(c.byFailure).reduce((a, b) => a + b, 0);
+          assert.equal(c.total, requests, label);
+          const responses = Object.values(c.byStatus).reduce((a, b) => a + b, 0);
+          // total = responses (by status) + failures (by class): none lost, none counted twice.
+          assert.equal(c.total, responses + failures, label);
+          assert.equal(c.ok + c.failed, c.total, label);
+          assert.equal((c.attempts ?? 0) - (c.unprocessed ?? 0), ran, label);
+        },
+      ),
+      { numRuns: 15, seed: 17 },
+    );
+  } finally {
+    await srv.close();
   }
 });
