@@ -361,6 +361,9 @@ export const runResultSchema = z
           baseMs: ms('first delay after a failed connection attempt'),
           maxMs: ms('the delay doubles per failed round up to this'),
           jitter: z.literal('equal').describe('half the delay fixed, half uniformly random'),
+          giveUpMs: ms(
+            'attempts failing this long without a success: requests fail at once as connect (attempts go on)',
+          ),
         })
         .optional()
         .describe(

@@ -47,9 +47,18 @@ export const MAX_GOAWAY_RETRIES = 10;
  * at once — without it a closed loop spins, and a 3 s outage was 26–30k `connect` failures. The
  * delay doubles per failed round from `baseMs` to `maxMs` with equal jitter (half fixed, half
  * random), the scheme gRPC's connection-backoff spec and undici's RetryAgent use (exponential,
- * capped, jittered); a success resets it. Recorded in every result (`transport.reconnect`).
+ * capped, jittered); a success resets it. After `giveUpMs` of attempts failing without a success
+ * the server is taken for gone, as h2load fails a client that cannot connect: requests fail at once
+ * as `connect` (attempts go on, one per backoff delay, and a success ends it) — without this a
+ * `--requests N` run against a dead server would wait one delay per request. Recorded in every
+ * result (`transport.reconnect`).
  */
-export const RECONNECT_BACKOFF = Object.freeze({ baseMs: 50, maxMs: 1000, jitter: 'equal' as const });
+export const RECONNECT_BACKOFF = Object.freeze({
+  baseMs: 50,
+  maxMs: 1000,
+  jitter: 'equal' as const,
+  giveUpMs: 5000,
+});
 
 /** How a pool chooses a connection for a request. */
 export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
@@ -201,6 +210,8 @@ export class PoolTransport implements Transport {
   private connectRounds = 0;
   /** Run-clock time before which no connection is opened (0: none pending). */
   private backoffUntil = 0;
+  /** Run-clock time of the first failed attempt since the last success (-1: none). */
+  private failingSinceMs = -1;
   /** When the current backoff began: failures of attempts started before it do not escalate it. */
   private backoffStartedMs = -1;
   private backoffTimer: NodeJS.Timeout | undefined;
@@ -282,6 +293,14 @@ export class PoolTransport implements Transport {
     const choice = this.pick();
     if (choice === 'open') return this.openAndSend(spec, sample);
     if (choice !== undefined) return this.dispatch(choice, spec, sample);
+    if (this.backoffUntil > 0 && this.serverGone()) {
+      this.inFlight--;
+      // Through the event loop: a closed loop of failures settled in microtasks would starve every
+      // timer, the run's end and the next connection attempt among them.
+      return new Promise((resolve) =>
+        setImmediate(() => resolve(this.fail(sample, 'connect', this.goneDetail()))),
+      );
+    }
     // Waiting for a connection still being opened is setup, not the limit: such waits count at the
     // cap only if the opened connections cannot take them either (see drain()).
     const forSetup = this.opening > 0 || this.backoffUntil > 0;
@@ -408,6 +427,14 @@ export class PoolTransport implements Transport {
    */
   private backOff(attemptStartedMs: number): void {
     if (this.closed) return;
+    if (this.failingSinceMs < 0) this.failingSinceMs = attemptStartedMs;
+    if (this.serverGone()) {
+      // Requests waiting for a connection would each wait a full delay: fail them now.
+      for (const w of this.takeWaiters()) {
+        this.inFlight--;
+        w.resolve(this.fail(w.sample, 'connect', this.goneDetail()));
+      }
+    }
     if (attemptStartedMs < this.backoffStartedMs) return;
     const b = RECONNECT_BACKOFF;
     const ceil = Math.min(b.maxMs, b.baseMs * 2 ** this.connectRounds);
@@ -421,6 +448,15 @@ export class PoolTransport implements Transport {
       this.backoffTimer = undefined;
       if (!this.closed) this.drain();
     }, delay);
+  }
+
+  /** Connection attempts have failed for longer than the backoff's `giveUpMs`. */
+  private serverGone(): boolean {
+    return this.failingSinceMs >= 0 && this.s.now() - this.failingSinceMs >= RECONNECT_BACKOFF.giveUpMs;
+  }
+
+  private goneDetail(): string {
+    return `no connection for ${RECONNECT_BACKOFF.giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
   }
 
   private noteLimit(conn: PoolConn): void {
@@ -445,6 +481,7 @@ export class PoolTransport implements Transport {
       return sample;
     }
     this.connectRounds = 0;
+    this.failingSinceMs = -1;
     sample.newConnection = true;
     sample.connectMs = conn.connectMs;
     if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;

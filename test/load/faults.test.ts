@@ -235,3 +235,29 @@ test('property: under a random schedule of fault routes every request is account
     await srv.close();
   }
 });
+
+test('a server gone for good: after giveUpMs requests fail at once, so a --requests run still ends', async () => {
+  const srv = http.createServer((_q, r) => r.end('ok'));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  const gone = setTimeout(() => {
+    srv.close();
+    srv.closeAllConnections();
+  }, 100);
+  const t0 = performance.now();
+  const r = await runLoad({
+    url: `http://127.0.0.1:${port}/`,
+    protocol: 'h1',
+    connections: 4,
+    concurrency: 4,
+    requests: 20_000,
+    maxErrorRate: 1,
+  }).done;
+  clearTimeout(gone);
+  const took = performance.now() - t0;
+  const c = r.counts;
+  assert.equal(c.total, 20_000, JSON.stringify(c));
+  assert.equal(c.ok + (c.byFailure.connect ?? 0) + (c.byFailure.reset ?? 0), 20_000, JSON.stringify(c));
+  assert.ok(took < 5000 + 4000, `${Math.round(took)} ms`);
+  assert.equal(r.transport.reconnect?.giveUpMs, 5000);
+});
