@@ -46,9 +46,11 @@ export const MAX_GOAWAY_RETRIES = 10;
  * nothing until a delay has passed, and requests wait for the next attempt instead of each failing
  * at once — without it a closed loop spins, and a 3 s outage was 26–30k `connect` failures. The
  * delay doubles per failed round from `baseMs` to `maxMs` with equal jitter (half fixed, half
- * random), the scheme gRPC's connection-backoff spec and undici's RetryAgent use (exponential,
- * capped, jittered); a success resets it. After `giveUpMs` of attempts failing without a success
- * the server is taken for gone, as h2load fails a client that cannot connect: requests fail at once
+ * random); a success resets it. The shape is gRPC's connection-backoff protocol (grpc/grpc
+ * doc/connection-backoff.md: 1 s ×1.6 up to 120 s, ±20 % jitter, "backoffs started at the same time
+ * disperse") and undici's RetryHandler (500 ms ×2 up to 30 s, no jitter), scaled down for a
+ * benchmark whose outages are seconds long. After `giveUpMs` of attempts failing without a success
+ * the server is taken for gone: requests fail at once
  * as `connect` (attempts go on, one per backoff delay, and a success ends it) — without this a
  * `--requests N` run against a dead server would wait one delay per request. Recorded in every
  * result (`transport.reconnect`).
