@@ -15,7 +15,13 @@ import { createRng, H2labError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type { EncodedHistogram, Sample, WireProtocol } from '../model/index.ts';
 import type { Transport, TransportStats } from '../transport/index.ts';
-import { createTransport, resolveWindow, setupFailureError } from '../transport/index.ts';
+import {
+  createTransport,
+  isTargetGone,
+  RECONNECT_BACKOFF,
+  resolveWindow,
+  setupFailureError,
+} from '../transport/index.ts';
 import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
 import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
 import { buildWorkload } from './workload.ts';
@@ -182,6 +188,15 @@ export class LoadPart {
       if (s.intendedMs < warmupEnd) s.warmup = true;
       stats.add(s);
       so.onSample?.(s);
+      if (isTargetGone(s) && !this.abortError) {
+        this.stop(
+          new H2labError(
+            'H2LAB_ERR_TARGET_UNREACHABLE',
+            `the target stopped accepting connections: every attempt failed for ${RECONNECT_BACKOFF.giveUpMs} ms; the run stopped there and kept what it measured (check that the server is still running)`,
+            { giveUpMs: RECONNECT_BACKOFF.giveUpMs },
+          ),
+        );
+      }
       if (s.error === 'protocol-mismatch' && !this.abortError) {
         this.stop(
           new H2labError(

@@ -17,6 +17,7 @@ export { connectTimed } from './connect.ts';
 export type { H2ClientImpl } from './h2-connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 export {
+  isTargetGone,
   MAX_GOAWAY_RETRIES,
   MAX_RETRIES,
   type PoolPolicy,

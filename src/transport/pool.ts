@@ -50,9 +50,9 @@ export const MAX_GOAWAY_RETRIES = 10;
  * doc/connection-backoff.md: 1 s ×1.6 up to 120 s, ±20 % jitter, "backoffs started at the same time
  * disperse") and undici's RetryHandler (500 ms ×2 up to 30 s, no jitter), scaled down for a
  * benchmark whose outages are seconds long. After `giveUpMs` of attempts failing without a success
- * the server is taken for gone: requests fail at once
- * as `connect` (attempts go on, one per backoff delay, and a success ends it) — without this a
- * `--requests N` run against a dead server would wait one delay per request. Recorded in every
+ * the server is taken for gone: requests fail at once as `connect` and the load engine ends the run
+ * with H2LAB_ERR_TARGET_UNREACHABLE, keeping what it measured ({@link isTargetGone}) — without this
+ * a `--requests N` run against a dead server would wait one delay per request. Recorded in every
  * result (`transport.reconnect`).
  */
 export const RECONNECT_BACKOFF = Object.freeze({
@@ -61,6 +61,18 @@ export const RECONNECT_BACKOFF = Object.freeze({
   jitter: 'equal' as const,
   giveUpMs: 5000,
 });
+
+/** The failure detail of a request failed because the target is taken for gone (see {@link isTargetGone}). */
+const TARGET_GONE_DETAIL = `no connection for ${RECONNECT_BACKOFF.giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
+
+/**
+ * True for a sample failed because every connection attempt failed for `giveUpMs`: the load engine
+ * then ends the run (H2LAB_ERR_TARGET_UNREACHABLE, what was measured kept) rather than failing
+ * request after request at memory speed against a server that is gone.
+ */
+export function isTargetGone(s: Sample): boolean {
+  return s.error === 'connect' && s.errorDetail === TARGET_GONE_DETAIL;
+}
 
 /** How a pool chooses a connection for a request. */
 export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
@@ -458,7 +470,7 @@ export class PoolTransport implements Transport {
   }
 
   private goneDetail(): string {
-    return `no connection for ${RECONNECT_BACKOFF.giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
+    return TARGET_GONE_DETAIL;
   }
 
   private noteLimit(conn: PoolConn): void {
