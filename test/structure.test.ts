@@ -91,6 +91,19 @@ const MAY_IMPORT: Record<string, string[]> = {
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
   browser: ['core', 'model', 'server'],
   probe: ['core', 'model', 'h2', 'tls'],
+  studies: [
+    'core',
+    'model',
+    'tls',
+    'net',
+    'server',
+    'transport',
+    'load',
+    'compare',
+    'browser',
+    'probe',
+    'report',
+  ],
 };
 
 test('each folder imports only the folders design.md allows it', () => {

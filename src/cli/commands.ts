@@ -10,9 +10,11 @@ import { register as net } from './net.ts';
 import { register as probe } from './probe.ts';
 import { register as report } from './report.ts';
 import { register as serve } from './serve.ts';
+import { register as study } from './study.ts';
 
 export const COMMANDS: Array<(program: Command) => void> = [
   compare,
+  study,
   serve,
   bench,
   report,

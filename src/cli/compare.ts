@@ -33,7 +33,8 @@ import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
 import { addNetOption, parseNet } from './net-options.ts';
-import { exitWithError } from './output.ts';
+import { exitWithError, untilDoneOrStopped } from './output.ts';
+import { progressBar } from './progress.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface CompareFlags {
@@ -214,35 +215,20 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   return o;
 }
 
-function formatEta(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 0) return '…';
-  const s = Math.round(ms / 1000);
-  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
-}
-
-/** A one-line progress bar on a TTY, a line per finished cell elsewhere. */
+/** Compare's use of the progress bar: runs as the unit, the cell in progress as the label. */
 function progress(stream: NodeJS.WriteStream) {
-  const t0 = performance.now();
-  const tty = stream.isTTY === true;
-  let shown = false;
+  const bar = progressBar(stream);
   return {
     runStart(cell: Cell, index: number, total: number, done: number) {
-      if (!tty) return;
-      const width = 24;
-      const fill = Math.round((done / total) * width);
-      const elapsed = performance.now() - t0;
-      const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
-      const line = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${done}/${total} runs · ETA ${formatEta(eta)} · ${cell.protocol} c=${cell.concurrency} run ${index} · ${cell.workload.label}`;
-      stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
-      shown = true;
+      bar.update(
+        done,
+        total,
+        'runs',
+        `${cell.protocol} c=${cell.concurrency} run ${index} · ${cell.workload.label}`,
+      );
     },
-    cellEnd(text: string) {
-      if (tty) stream.write(`\r\x1b[2K${text}\n`);
-      else stream.write(`${text}\n`);
-    },
-    clear() {
-      if (tty && shown) stream.write('\r\x1b[2K');
-    },
+    cellEnd: bar.line,
+    clear: bar.clear,
   };
 }
 
@@ -374,24 +360,15 @@ export function register(program: Command): void {
           }
         });
       }
-      let interrupts = 0;
-      const onSignal = () => {
-        interrupts++;
-        if (interrupts > 1) process.exit(ERROR_CODES.H2LAB_ERR_INTERRUPTED.exit);
-        bar.clear();
-        process.stderr.write(
-          'h2lab compare: stopping after the run in progress; finished runs are kept (Ctrl-C again to quit now)\n',
-        );
-        c.stop();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
       let result: CompareResult;
       try {
-        result = await c.done;
+        result = await untilDoneOrStopped(
+          c.done,
+          () => c.stop(),
+          (m) => bar.cellEnd(m),
+          'h2lab compare: stopping after the run in progress; finished runs are kept',
+        );
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
         bar.clear();
       }
       const toStdout = flags.json === '-';

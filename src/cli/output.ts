@@ -2,7 +2,7 @@
  * How the CLI speaks to people: errors as one clear line with their code, exit statuses from the
  * error registry (usage 2, failed run 1).
  */
-import { EXIT_FAILURE, H2labError } from '../core/index.ts';
+import { ERROR_CODES, EXIT_FAILURE, H2labError } from '../core/index.ts';
 
 /** Formats an error for a terminal: `h2lab: CODE: message`. Unknown errors are reported as internal. */
 export function formatError(err: unknown): string {
@@ -15,4 +15,31 @@ export function formatError(err: unknown): string {
 export function exitWithError(err: unknown): never {
   process.stderr.write(`${formatError(err)}\n`);
   process.exit(err instanceof H2labError ? err.exitCode : EXIT_FAILURE);
+}
+
+/**
+ * Awaits `done` with Ctrl-C (and SIGTERM) meaning "stop after the unit in progress, keep what was
+ * measured": the first signal prints `message` and calls `stop`, a second one exits at once (130).
+ */
+export async function untilDoneOrStopped<T>(
+  done: Promise<T>,
+  stop: () => void,
+  say: (message: string) => void,
+  message: string,
+): Promise<T> {
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(ERROR_CODES.H2LAB_ERR_INTERRUPTED.exit);
+    say(`${message} (Ctrl-C again to quit now)`);
+    stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await done;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

@@ -11,3 +11,4 @@ export * from './probe.ts';
 export * from './run.ts';
 export * from './sample.ts';
 export * from './schemas.ts';
+export * from './study.ts';

@@ -9,11 +9,7 @@
 import { formatMs } from '../core/index.ts';
 import type { BrowserRequest, BrowserResult, BurstRun } from '../model/index.ts';
 import { cancelRows } from './browser-text.ts';
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from './html.ts';
 
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22'];
 

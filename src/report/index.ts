@@ -7,6 +7,7 @@ export { loadHtmlAssets } from './assets.ts';
 export { renderBrowserHtml } from './browser-html.ts';
 export { renderBrowserText } from './browser-text.ts';
 export { type Confounder, confoundersOf } from './confounders.ts';
+export { escapeHtml, scriptJson } from './html.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
   breakdownSvg,
@@ -23,4 +24,12 @@ export {
   type TerminalOptions,
 } from './render-text.ts';
 export { renderRunText } from './run-text.ts';
+export {
+  formatStudyValue,
+  renderStudyHtml,
+  renderStudyMarkdown,
+  renderStudyText,
+  type StudyTextOptions,
+} from './study.ts';
+export { alignTable, fitTable, wrapText } from './text.ts';
 export { buildVerdict, formatInterval, formatRatio, formatRps } from './verdict.ts';

@@ -1,8 +1,10 @@
 /**
  * Renderers of two saved comparisons side by side (`h2lab report before.json after.json`). Pure.
  */
+
 import { formatMs } from '../core/index.ts';
 import type { DiffResult, DiffRow } from '../model/index.ts';
+import { escapeHtml } from './html.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
 const METRIC_NAME = {
@@ -75,7 +77,7 @@ export function renderDiffMarkdown(d: DiffResult): string {
 
 /** A small self-contained HTML page (no charts: a table and the summary). */
 export function renderDiffHtml(d: DiffResult): string {
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const esc = escapeHtml;
   const color = {
     better: '#1a7f37',
     worse: '#cf222e',

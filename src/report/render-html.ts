@@ -4,6 +4,7 @@
  * ratio-with-interval plot and the where-the-time-went stacked bars. A pure function: the uPlot
  * sources are handed in ({@link HtmlAssets}, read by `loadHtmlAssets()`).
  */
+
 import * as hdr from 'hdr-histogram-js';
 import { formatBytes, formatMs } from '../core/index.ts';
 import type {
@@ -15,6 +16,7 @@ import type {
   Workload,
 } from '../model/index.ts';
 import { findStrategy, listStrategies } from '../transport/index.ts';
+import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings } from './settings.ts';
 import { formatRatio } from './verdict.ts';
@@ -58,17 +60,7 @@ const PART_LABELS = {
 /** Percentiles at which latency curves are drawn. */
 const CURVE_PERCENTILES = [0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100];
 
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** JSON safe inside a <script> element. */
-function scriptJson(v: unknown): string {
-  return JSON.stringify(v)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
+const esc = escapeHtml;
 
 /** Merges the kept runs' latency histograms of a cell and reads the curve (percentile → ms). */
 export function latencyCurve(cell: CellResult): Array<[number, number]> | undefined {

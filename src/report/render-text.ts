@@ -5,6 +5,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { compareSettings, settingsText } from './settings.ts';
+import { wrapText } from './text.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
 /** One row of the results table, already in words. */
@@ -170,20 +171,6 @@ export function columnsFor(rows: readonly ResultRow[]): Column[] {
   return rows[0]?.burst ? BURST_COLUMNS : COLUMNS;
 }
 
-function wrap(text: string, width: number, indent: string): string {
-  const words = text.split(/\s+/);
-  const lines: string[] = [];
-  let line = '';
-  for (const w of words) {
-    if (line && line.length + 1 + w.length > width) {
-      lines.push(line);
-      line = w;
-    } else line = line ? `${line} ${w}` : w;
-  }
-  if (line) lines.push(line);
-  return lines.map((l) => indent + l).join('\n');
-}
-
 /** Options of {@link renderTerminal}. */
 export interface TerminalOptions {
   /** Line width for the verdict text. Default 100. */
@@ -219,14 +206,14 @@ export function renderTerminal(result: CompareResult, options: TerminalOptions =
   if (v) {
     out.push('', 'Verdict');
     for (const w of v.workloads) {
-      out.push(wrap(w.headline, width, '  '));
-      for (const p of w.paragraphs) out.push(wrap(p, width, '    '));
+      out.push(wrapText(w.headline, width, '  '));
+      for (const p of w.paragraphs) out.push(wrapText(p, width, '    '));
     }
     out.push('', 'Recommendation');
-    for (const r of v.recommendations) out.push(wrap(r.text, width, '  '));
+    for (const r of v.recommendations) out.push(wrapText(r.text, width, '  '));
     if (v.caveats.length > 0) {
       out.push('', 'What could distort these numbers');
-      for (const c of v.caveats) out.push(wrap(`- ${c}`, width, '  '));
+      for (const c of v.caveats) out.push(wrapText(`- ${c}`, width, '  '));
     }
   }
   return `${out.join('\n')}\n`;

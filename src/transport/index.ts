@@ -31,6 +31,7 @@ export {
   getStrategy,
   isBuiltInStrategy,
   listStrategies,
+  multiplexedStrategy,
   registerStrategy,
   requestedWire,
   strategyLabel,

@@ -111,3 +111,21 @@ export function strategyLabel(name: string): string {
   const s = findStrategy(name);
   return s ? `${s.name} (${s.summary})` : name;
 }
+
+/**
+ * The multiplexed strategy of a shape over one wire protocol: `one` session, or a `pool` of sessions
+ * (a strategy that takes a session policy). `wire` defaults to the default strategy's ALPN id, so
+ * `multiplexedStrategy('one')` is the default strategy itself. For callers that need a role, not a
+ * name (a study comparing a pool with a single session).
+ */
+export function multiplexedStrategy(
+  shape: 'one' | 'pool',
+  wire: Strategy['requests']['tls'] = getStrategy(DEFAULT_STRATEGY).requests.tls,
+): Strategy | undefined {
+  return listStrategies().find(
+    (s) =>
+      s.multiplexed &&
+      s.requests.tls === wire &&
+      (shape === 'one' ? s.connections.fixed === 1 : s.connections.policy === true),
+  );
+}

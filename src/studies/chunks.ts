@@ -1,0 +1,478 @@
+/**
+ * `h2lab study chunks`: the chunked-array storage study (report 001). 64 chunks of 20–50 KiB fetched
+ * with 1 to 16 requests in flight by pooled HTTP/1.1 (a connection per request in flight, as the
+ * report's client), one HTTP/2 session and a pool of HTTP/2 sessions, over emulated WAN links with and
+ * without loss and with the congestion control pinned. The table is the report's (H1, H2, H1/H2 per
+ * concurrency) with intervals; the explanation names the congestion windows and the losses measured on
+ * each side's connections, and where the answer changes from one link to another.
+ */
+
+import { keptRuns } from '../compare/index.ts';
+import {
+  invalidOption,
+  medianInterpolated,
+  parseBitRate,
+  parseDurationMs,
+  parseFraction,
+  parseInteger,
+  parseList,
+} from '../core/index.ts';
+import type { CellResult, CompareResult, Comparison, RunResult, StudySection } from '../model/index.ts';
+import { CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
+import {
+  baselineStrategy,
+  multiplexedStrategy,
+  type Strategy as TransportStrategy,
+} from '../transport/index.ts';
+import { compareCell } from './compare-cell.ts';
+import type { Study, StudyContext } from './study.ts';
+
+/** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
+const REPORT_SWEEP = [
+  { concurrency: 1, http1: 4.652, http2: 4.647, ratio: 1.001 },
+  { concurrency: 4, http1: 1.367, http2: 1.433, ratio: 0.954 },
+  { concurrency: 8, http1: 0.838, http2: 0.97, ratio: 0.863 },
+  { concurrency: 16, http1: 0.612, http2: 0.809, ratio: 0.773 },
+];
+
+const CHUNKS = 64;
+
+/** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
+const GRID = {
+  full: { rttMs: [50], loss: [0, 0.01], cc: ['cubic', 'bbr'], concurrency: [1, 4, 8, 16], runs: 7 },
+  quick: { rttMs: [20], loss: [0, 0.01], cc: ['cubic'], concurrency: [4, 16], runs: 3 },
+} as const;
+
+interface ChunksOptions {
+  rttMs: number[];
+  loss: number[];
+  cc: string[];
+  bandwidth?: number[];
+  concurrency: number[];
+  runs: number;
+  h2Sessions: number;
+  loopback: boolean;
+}
+
+function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): ChunksOptions {
+  const g = ctx.quick ? GRID.quick : GRID.full;
+  const o = ctx.options as Partial<ChunksOptions>;
+  return {
+    rttMs: o.rttMs ?? [...g.rttMs],
+    loss: o.loss ?? [...g.loss],
+    cc: o.cc ?? [...g.cc],
+    ...(o.bandwidth ? { bandwidth: o.bandwidth } : {}),
+    concurrency: o.concurrency ?? [...g.concurrency],
+    runs: o.runs ?? g.runs,
+    h2Sessions: o.h2Sessions ?? 4,
+    loopback: o.loopback ?? false,
+  };
+}
+
+interface LinkCase {
+  id: string;
+  rttMs?: number;
+  loss?: number;
+  cc?: string;
+  bandwidth?: number;
+}
+
+function linkCases(o: ChunksOptions): LinkCase[] {
+  if (o.loopback) return [{ id: 'loopback' }];
+  const cases: LinkCase[] = [];
+  for (const rttMs of o.rttMs)
+    for (const loss of o.loss)
+      for (const cc of o.cc)
+        for (const bandwidth of o.bandwidth ?? [undefined]) {
+          const bw = bandwidth !== undefined ? `+${Math.round(bandwidth / 1e6)}mbit` : '';
+          cases.push({
+            id: `rtt${rttMs}ms+loss${+(loss * 100).toPrecision(3)}%+${cc}${bw}`,
+            rttMs,
+            loss,
+            cc,
+            ...(bandwidth !== undefined ? { bandwidth } : {}),
+          });
+        }
+  return cases;
+}
+
+const med = (xs: Array<number | undefined>): number | undefined => {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length === 0 ? undefined : medianInterpolated(v);
+};
+
+/** What one strategy's kept runs of one concurrency show. */
+interface Side {
+  runs: number;
+  seconds?: number;
+  connections?: number;
+  /** Σ of the server's congestion windows (the download direction), segments, median over runs. */
+  cwndSum?: number;
+  /** Median server-side congestion window of one connection, segments. */
+  cwndPerConnection?: number;
+  /** Packets the link dropped on the run's connections (both directions), median over runs. */
+  drops?: number;
+  retransmits?: number;
+}
+
+function sideOf(cell: CellResult | undefined): Side {
+  const runs: RunResult[] = cell ? keptRuns(cell) : [];
+  return {
+    runs: runs.length,
+    seconds: med(runs.map((r) => r.durationMs / 1000)),
+    connections: med(runs.map((r) => r.connections.tcp?.server?.connections ?? r.connections.opened)),
+    cwndSum: med(runs.map((r) => r.connections.tcp?.server?.cwndSegments.sum)),
+    cwndPerConnection: med(runs.map((r) => r.connections.tcp?.server?.cwndSegments.median)),
+    drops: med(runs.map((r) => r.connections.tcp?.linkDrops?.lossPackets)),
+    retransmits: med(runs.map((r) => r.connections.tcp?.server?.retransmittedSegments)),
+  };
+}
+
+interface Row {
+  concurrency: number;
+  h1: Side;
+  h2: Side;
+  pool: Side;
+  /** h2 against h1 on throughput of the 64 chunks: its ratio is H1 time / H2 time. */
+  h2VsH1?: Comparison;
+  poolVsH1?: Comparison;
+}
+
+/** The three strategies of the report, by role: the HTTP/1.1 pool, one HTTP/2 session, a pool of them. */
+function strategies(): { h1: TransportStrategy; h2: TransportStrategy; pool: TransportStrategy } {
+  const h2 = multiplexedStrategy('one');
+  const pool = multiplexedStrategy('pool');
+  if (!h2 || !pool) throw new Error('the registry has no single-session or pooled HTTP/2 strategy');
+  return { h1: baselineStrategy(), h2, pool };
+}
+
+function rowsOf(result: CompareResult, net: string, concurrencies: number[]): Row[] {
+  const s = strategies();
+  const cell = (c: number, p: string) =>
+    result.cells.find((x) => x.net === net && x.concurrency === c && x.protocol === p);
+  const cmp = (c: number, p: string) =>
+    result.comparisons.find(
+      (x) => x.net === net && x.concurrency === c && x.protocol === p && x.metric === 'rps',
+    );
+  return concurrencies.map((c) => ({
+    concurrency: c,
+    h1: sideOf(cell(c, s.h1.name)),
+    h2: sideOf(cell(c, s.h2.name)),
+    pool: sideOf(cell(c, s.pool.name)),
+    ...(cmp(c, s.h2.name) ? { h2VsH1: cmp(c, s.h2.name)! } : {}),
+    ...(cmp(c, s.pool.name) ? { poolVsH1: cmp(c, s.pool.name)! } : {}),
+  }));
+}
+
+const round3 = (x: number | undefined) => (x === undefined ? null : Math.round(x * 1000) / 1000);
+
+function intervalText(c: Comparison | undefined): string | null {
+  if (!c) return null;
+  const i = c.interval;
+  return `${i.ratio.toFixed(2)} (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
+}
+
+function linkSection(link: LinkCase, rows: Row[], h2Sessions: number): StudySection {
+  return {
+    id: `sweep-${link.id}`,
+    title: `64 chunks, time to fetch all, ${link.id === 'loopback' ? 'loopback (no link)' : `link ${link.id}`}`,
+    note: `Median over the kept runs of the time from the first request to the last chunk. H1/H2 is HTTP/1.1's time over HTTP/2's (below 1: HTTP/1.1 faster), with its 95% bootstrap interval. The pool is ${h2Sessions} HTTP/2 sessions. Congestion windows are the server's (it sends the chunks), read at the end of each run; drops are what the link dropped on the run's connections.`,
+    table: {
+      columns: [
+        { key: 'c', label: 'concurrency' },
+        { key: 'http1', label: 'HTTP/1.1', unit: 's' },
+        { key: 'http2', label: 'HTTP/2', unit: 's' },
+        { key: 'ratio', label: 'H1/H2 (95% CI)' },
+        { key: 'pool', label: 'h2 pool', unit: 's' },
+        { key: 'poolRatio', label: 'H1/pool (95% CI)' },
+        { key: 'h1cwnd', label: 'h1 Σcwnd', unit: 'seg' },
+        { key: 'h2cwnd', label: 'h2 cwnd', unit: 'seg' },
+        { key: 'h1drops', label: 'h1 drops' },
+        { key: 'h2drops', label: 'h2 drops' },
+        { key: 'outcome', label: 'h2 vs h1' },
+      ],
+      rows: rows.map((r) => ({
+        c: r.concurrency,
+        http1: round3(r.h1.seconds),
+        http2: round3(r.h2.seconds),
+        ratio: intervalText(r.h2VsH1),
+        pool: round3(r.pool.seconds),
+        poolRatio: intervalText(r.poolVsH1),
+        h1cwnd: r.h1.cwndSum ?? null,
+        h2cwnd: r.h2.cwndSum ?? null,
+        h1drops: r.h1.drops ?? null,
+        h2drops: r.h2.drops ?? null,
+        outcome: r.h2VsH1 ? outcomeWords(r.h2VsH1) : null,
+      })),
+    },
+  };
+}
+
+function outcomeWords(c: Comparison): string {
+  switch (c.outcome) {
+    case 'better':
+      return 'h2 faster';
+    case 'worse':
+      return 'h1 faster';
+    case 'no-clear-difference':
+      return 'same';
+    case 'undecided':
+      return `undecided${c.runsNeeded ? ` (~${c.runsNeeded} runs)` : ''}`;
+    case 'insufficient':
+      return 'too few runs';
+  }
+}
+
+const fmtS = (s: number | undefined) => (s === undefined ? '?' : `${s.toFixed(3)} s`);
+const pct = (ratio: number) => `${Math.round(Math.abs(1 - ratio) * 100)}%`;
+
+/** The explanation of one link, from its rows: who won where, and the mechanism's numbers. */
+function explainLink(link: LinkCase, rows: Row[]): string {
+  const top = rows.at(-1)!;
+  const serial = rows[0]!;
+  const parts: string[] = [];
+  const where = link.id === 'loopback' ? 'On loopback' : `On ${link.id}`;
+  const c = top.h2VsH1;
+  if (!c || top.h1.seconds === undefined || top.h2.seconds === undefined) {
+    return `${where} the comparison at concurrency ${top.concurrency} did not finish, so it says nothing.`;
+  }
+  const r = c.interval.ratio;
+  const ci = `H1/H2 ${r.toFixed(2)}, 95% CI ${c.interval.lo.toFixed(2)}–${c.interval.hi.toFixed(2)}`;
+  if (c.outcome === 'worse')
+    parts.push(
+      `${where}, pooled HTTP/1.1 fetched the 64 chunks ${pct(r)} faster than one HTTP/2 session at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}).`,
+    );
+  else if (c.outcome === 'better')
+    parts.push(
+      `${where}, one HTTP/2 session fetched the 64 chunks ${pct(r)} faster than pooled HTTP/1.1 at concurrency ${top.concurrency} (${fmtS(top.h2.seconds)} against ${fmtS(top.h1.seconds)}; ${ci}).`,
+    );
+  else if (c.outcome === 'no-clear-difference')
+    parts.push(
+      `${where}, HTTP/1.1 and HTTP/2 took the same time at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}).`,
+    );
+  else
+    parts.push(
+      `${where}, the runs cannot tell HTTP/1.1 from HTTP/2 at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}); about ${c.runsNeeded ?? 'more'} runs a side would.`,
+    );
+  const h1c = top.h1.connections;
+  if (top.h1.cwndSum !== undefined && top.h2.cwndSum !== undefined) {
+    parts.push(
+      `The server sent on ${h1c ?? top.concurrency} HTTP/1.1 connections whose congestion windows summed to ${Math.round(top.h1.cwndSum)} segments at the end of a run, against ${Math.round(top.h2.cwndSum)} on HTTP/2's single connection${top.h2.cwndSum > 0 ? ` (${(top.h1.cwndSum / top.h2.cwndSum).toFixed(1)}×)` : ''}: that is how much each side could have in flight per round trip.`,
+    );
+  }
+  if (top.h2.drops !== undefined && top.h1.drops !== undefined && (top.h2.drops > 0 || top.h1.drops > 0)) {
+    const perH1 = h1c ? top.h1.drops / h1c : undefined;
+    parts.push(
+      `The link dropped ${top.h2.drops} packets a run on the HTTP/2 connection, each one holding up all ${top.concurrency} streams behind it until the retransmission arrived (head-of-line blocking in TCP) and cutting the one congestion window, against ${top.h1.drops} spread over the HTTP/1.1 connections${perH1 !== undefined ? ` (${perH1.toFixed(1)} each)` : ''}, each of which stalled one request and cut one window of ${h1c ?? top.concurrency}.`,
+    );
+  } else if (link.loss === 0 || link.id === 'loopback') {
+    parts.push('Nothing was dropped, so head-of-line blocking after a loss played no part here.');
+  }
+  if (serial.concurrency === 1 && serial.h2VsH1) {
+    parts.push(
+      `With one request at a time both protocols are the same round trips (H1/H2 ${serial.h2VsH1.interval.ratio.toFixed(2)} at concurrency 1).`,
+    );
+  }
+  if (top.poolVsH1 && top.pool.seconds !== undefined) {
+    const pr = top.poolVsH1.interval.ratio;
+    parts.push(
+      `The pool of HTTP/2 sessions took ${fmtS(top.pool.seconds)} (H1/pool ${pr.toFixed(2)}): ${pr < 1 ? 'still behind HTTP/1.1' : pr > 1 ? 'ahead of HTTP/1.1' : 'level with HTTP/1.1'}${top.pool.cwndSum !== undefined ? `, with ${Math.round(top.pool.cwndSum)} segments of window over its connections` : ''}.`,
+    );
+  }
+  return parts.join(' ');
+}
+
+/** Where the answer changes between links (loss on/off, one congestion control or the other). */
+function explainChanges(perLink: Array<{ link: LinkCase; rows: Row[] }>): string | undefined {
+  const verdicts = perLink
+    .map(({ link, rows }) => ({ link, c: rows.at(-1)?.h2VsH1 }))
+    .filter((x): x is { link: LinkCase; c: Comparison } => x.c !== undefined);
+  if (verdicts.length < 2) return undefined;
+  const words = new Set(verdicts.map((v) => v.c.outcome));
+  const list = verdicts
+    .map((v) => `${v.link.id}: ${v.c.interval.ratio.toFixed(2)} (${outcomeWords(v.c)})`)
+    .join('; ');
+  const parts = [`H1/H2 at the highest concurrency, link by link — ${list}.`];
+  const lossless = verdicts.filter((v) => (v.link.loss ?? 0) === 0);
+  const lossy = verdicts.filter((v) => (v.link.loss ?? 0) > 0);
+  if (lossless.length > 0 && lossy.length > 0) {
+    const a = medianInterpolated(lossless.map((v) => v.c.interval.ratio));
+    const b = medianInterpolated(lossy.map((v) => v.c.interval.ratio));
+    const moved = Math.abs(b - a) / a;
+    parts.push(
+      moved < 0.05
+        ? `Loss hardly moved the ratio (${a.toFixed(2)} without, ${b.toFixed(2)} with).`
+        : `Loss moved the ratio from ${a.toFixed(2)} to ${b.toFixed(2)}: ${b < a ? 'each loss costs the single connection more than one of many' : 'the single connection held up better under loss than the pool of connections'}.`,
+    );
+  }
+  const ccs = [...new Set(verdicts.map((v) => v.link.cc).filter(Boolean))] as string[];
+  if (ccs.length > 1) {
+    const byCc = ccs.map(
+      (cc) =>
+        `${cc} ${medianInterpolated(verdicts.filter((v) => v.link.cc === cc).map((v) => v.c.interval.ratio)).toFixed(2)}`,
+    );
+    parts.push(`By congestion control (median H1/H2 over its links): ${byCc.join(', ')}.`);
+  }
+  if (words.size === 1) {
+    const only = [...words][0]!;
+    parts.push(
+      only === 'undecided' || only === 'insufficient'
+        ? 'No link gave a confirmed answer with these runs: read the ratios as directions, not results.'
+        : `Every link gave the same answer: ${outcomeWords(verdicts[0]!.c)}.`,
+    );
+  } else parts.push('The answer depends on the link: see each link above.');
+  return parts.join(' ');
+}
+
+function referenceSection(
+  perLink: Array<{ link: LinkCase; rows: Row[] }>,
+  concurrencies: number[],
+): StudySection {
+  const ratio = (rows: Row[], c: number) => rows.find((r) => r.concurrency === c)?.h2VsH1?.interval.ratio;
+  return {
+    id: 'summary',
+    title: 'H1/H2 per concurrency on every link, beside the report',
+    note: 'HTTP/1.1 time over HTTP/2 time for the 64 chunks (below 1: HTTP/1.1 faster). The report measured against its production server over the internet; its RTT, loss and congestion control were not recorded.',
+    table: {
+      columns: [
+        { key: 'c', label: 'concurrency' },
+        ...perLink.map(({ link }) => ({ key: link.id, label: link.id })),
+      ],
+      rows: concurrencies.map((c) => ({
+        c,
+        ...Object.fromEntries(perLink.map(({ link, rows }) => [link.id, round3(ratio(rows, c))])),
+      })),
+    },
+    reference: {
+      source: 'report 001, multi-chunk benchmark (64 chunks of ~20–50 KiB, medians)',
+      table: {
+        columns: [
+          { key: 'c', label: 'concurrency' },
+          { key: 'http1', label: 'HTTP/1.1', unit: 's' },
+          { key: 'http2', label: 'HTTP/2', unit: 's' },
+          { key: 'ratio', label: 'H1/H2' },
+        ],
+        rows: REPORT_SWEEP.map((r) => ({ c: r.concurrency, http1: r.http1, http2: r.http2, ratio: r.ratio })),
+      },
+      note: 'Its explanation: N connections have N congestion windows and no shared head-of-line blocking.',
+    },
+  };
+}
+
+function listOf<T>(v: string, flag: string, parse: (x: string) => T): T[] {
+  const xs = parseList(v).map(parse);
+  if (xs.length === 0) throw invalidOption(flag, v, 'give at least one value');
+  return xs;
+}
+
+export const chunksStudy: Study = {
+  name: 'chunks',
+  title: 'Chunked array storage: pooled HTTP/1.1 against HTTP/2 for bulk chunk fetches over a WAN',
+  source: 'report 001 (chunked array storage)',
+  question:
+    'Fetching 64 chunks of 20–50 KiB with N requests in flight over a WAN, is pooled HTTP/1.1 or HTTP/2 faster, and why?',
+  flags: [
+    {
+      flags: '--rtt <list>',
+      description: 'link round-trip times, one link each (default 50ms; quick 20ms)',
+      key: 'rttMs',
+      parse: (v, f) => listOf(v, f, (x) => parseDurationMs(x, f)),
+    },
+    {
+      flags: '--loss <list>',
+      description: 'packet loss each way, one link each (default 0,1%)',
+      key: 'loss',
+      parse: (v, f) => listOf(v, f, (x) => parseFraction(x, f)),
+    },
+    {
+      flags: '--cc <list>',
+      description: 'TCP congestion control on both ends, one link each (default cubic,bbr; quick cubic)',
+      key: 'cc',
+      parse: (v, f) =>
+        listOf(v, f, (x) => {
+          if (!(CONGESTION_CONTROLS as readonly string[]).includes(x))
+            throw invalidOption(f, v, `use a list of ${CONGESTION_CONTROLS.join(', ')}`);
+          return x;
+        }),
+    },
+    {
+      flags: '--bandwidth <list>',
+      description: 'bottleneck rates, one link each (default none)',
+      key: 'bandwidth',
+      parse: (v, f) => listOf(v, f, (x) => parseBitRate(x, f)),
+    },
+    {
+      flags: '--concurrency <list>',
+      description: 'requests in flight (default 1,4,8,16; quick 4,16)',
+      key: 'concurrency',
+      parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, CHUNKS)),
+    },
+    {
+      flags: '--runs <n>',
+      description: 'runs per cell, the first discarded (default 7; quick 3)',
+      key: 'runs',
+      parse: (v, f) => parseInteger(v, f, 2, 100),
+    },
+    {
+      flags: '--h2-sessions <n>',
+      description: 'sessions of the HTTP/2 pool (default 4)',
+      key: 'h2Sessions',
+      parse: (v, f) => parseInteger(v, f, 1, 64),
+    },
+    {
+      flags: '--loopback',
+      description: 'no emulated link (no root needed): the protocols alone',
+      key: 'loopback',
+    },
+  ],
+  check(options, quick) {
+    if (!resolve({ quick, options }).loopback) checkNetAvailable('relay');
+  },
+  async run(ctx) {
+    const o = resolve(ctx);
+    const links = linkCases(o);
+    const s = strategies();
+    const runsPerLink = o.concurrency.length * 3 * o.runs;
+    ctx.plan(links.length * runsPerLink);
+    const paths = Array.from({ length: CHUNKS }, (_, i) => `/chunks/${i}`);
+    const perLink: Array<{ link: LinkCase; rows: Row[] }> = [];
+    for (const link of links) {
+      const result = await compareCell(
+        ctx,
+        link.id,
+        {
+          protocols: [s.h1.name, s.h2.name, s.pool.name],
+          concurrency: o.concurrency,
+          h1Connections: 'concurrency',
+          h2PoolSessions: o.h2Sessions,
+          requests: CHUNKS,
+          runs: o.runs,
+          workloads: [{ id: 'chunks', label: `${CHUNKS} chunks`, paths }],
+          ...(link.rttMs !== undefined
+            ? {
+                links: {
+                  rttMs: [link.rttMs],
+                  loss: [link.loss ?? 0],
+                  congestionControl: [link.cc as (typeof CONGESTION_CONTROLS)[number]],
+                  ...(link.bandwidth !== undefined ? { rateBitsPerSec: [link.bandwidth] } : {}),
+                },
+              }
+            : {}),
+        },
+        {},
+        runsPerLink,
+      );
+      if (!result) continue;
+      const net = result.axes.net[0] ?? 'loopback';
+      const rows = rowsOf(result, net, o.concurrency);
+      perLink.push({ link, rows });
+      ctx.section(linkSection(link, rows, o.h2Sessions));
+      ctx.setData('links', perLink);
+    }
+    if (perLink.length === 0) return;
+    ctx.section(referenceSection(perLink, o.concurrency));
+    for (const { link, rows } of perLink) ctx.explain(explainLink(link, rows));
+    const changes = explainChanges(perLink);
+    if (changes) ctx.explain(changes);
+  },
+};

@@ -1,0 +1,241 @@
+/**
+ * The study harness. A study (one file each in this folder) reruns one field report with h2lab's own
+ * pieces — comparisons, browser sessions, probes, the fixture server, links — and has no engine logic
+ * of its own. The harness gives it a {@link StudyContext}: units of work ("cells") with progress and an
+ * ETA, tables beside the report's numbers, the explanation, and a result that is valid JSON after every
+ * cell, so a failed or interrupted study still leaves what it measured.
+ */
+import { EventEmitter } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import {
+  type CompareResult,
+  STUDY_RESULT_VERSION,
+  type StudyCell,
+  type StudyResult,
+  type StudySection,
+} from '../model/index.ts';
+
+/** A study-specific command-line flag, declared by the study and added by `h2lab study NAME`. */
+export interface StudyFlag {
+  /** Commander's flag syntax, e.g. `--pools <list>`. */
+  flags: string;
+  description: string;
+  /** Key of the parsed value in the study's options. */
+  key: string;
+  /** Turns the flag's text into the option's value; throws an H2labError naming the flag when bad. */
+  parse?: (value: string, flag: string) => unknown;
+}
+
+/** One study: what it reruns and how. */
+export interface Study {
+  /** `h2lab study NAME`. */
+  name: string;
+  title: string;
+  /** The field report it reruns, e.g. `report 000 (the map tile server)`. */
+  source: string;
+  /** The question it answers, one sentence. */
+  question: string;
+  flags?: readonly StudyFlag[];
+  /**
+   * Checks what the study needs (root for links, Chromium, nginx) before anything runs, so a missing
+   * part fails at once with its error code rather than after minutes.
+   */
+  check?: (options: Readonly<Record<string, unknown>>, quick: boolean) => void | Promise<void>;
+  run: (ctx: StudyContext) => Promise<void>;
+}
+
+/** What a study works with. */
+export interface StudyContext {
+  readonly quick: boolean;
+  readonly seed: number;
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Aborted when the user stops the study (Ctrl-C): finish or abandon the cell in progress. */
+  readonly signal: AbortSignal;
+  /** A private temporary directory, removed when the study ends (generated configs, certificates). */
+  readonly tmpDir: string;
+  /** Adds `weight` units to the planned work (the ETA's denominator). Call before the cells run. */
+  plan: (weight: number) => void;
+  /**
+   * Runs one unit of work. A cell that throws is recorded as failed with the reason and the study
+   * goes on (it gets `undefined`); once the study is stopped, cells are skipped. Errors of the user's
+   * input (exit 2) are not cells' failures: they end the study.
+   */
+  cell: <T>(
+    id: string,
+    fn: (progress: (fraction: number) => void) => Promise<T>,
+    options?: { weight?: number },
+  ) => Promise<T | undefined>;
+  /** Adds a table (h2lab's numbers, and the report's beside them). Written at once. */
+  section: (s: StudySection) => void;
+  /** Adds a paragraph of the explanation; derive it from the measurements, never canned. */
+  explain: (paragraph: string) => void;
+  warn: (text: string) => void;
+  /** Keeps a comparison the study ran, whole, in the result. */
+  addCompare: (id: string, result: CompareResult) => void;
+  /** Keeps a study-specific measurement under `data[key]`. */
+  setData: (key: string, value: unknown) => void;
+  /** A line of progress text for the user (above the progress bar on a terminal). */
+  log: (text: string) => void;
+}
+
+/** Progress events of a running study. */
+export interface StudyEvents {
+  'cell-start': [{ id: string; done: number; total: number }];
+  /** Progress inside a long cell (a comparison's runs): `done` counts its finished share too. */
+  'cell-progress': [{ id: string; done: number; total: number }];
+  'cell-end': [{ cell: StudyCell; done: number; total: number }];
+  log: [string];
+  /** The result changed (a cell ended, a section was added): write it. */
+  update: [StudyResult];
+}
+
+/** A running study. */
+export interface StudyHandle {
+  events: EventEmitter<StudyEvents>;
+  /** Stops after the cell in progress; the result's status becomes `interrupted`. */
+  stop: () => void;
+  /** The result at its end (complete, interrupted or failed): never rejects for a study's failure. */
+  done: Promise<StudyResult>;
+}
+
+/** Input of {@link startStudy}. */
+export interface StartStudyInput {
+  quick?: boolean;
+  seed?: number;
+  options?: Record<string, unknown>;
+}
+
+/** Starts a study; progress arrives as events, the result through `done`. */
+export function startStudy(study: Study, input: StartStudyInput = {}): StudyHandle {
+  const quick = input.quick ?? false;
+  const options = { ...input.options };
+  const seed = input.seed ?? 1;
+  const events = new EventEmitter<StudyEvents>();
+  const controller = new AbortController();
+  const t0 = performance.now();
+  const result: StudyResult = {
+    kind: 'h2lab.study',
+    version: STUDY_RESULT_VERSION,
+    study: study.name,
+    title: study.title,
+    source: study.source,
+    question: study.question,
+    mode: quick ? 'quick' : 'full',
+    status: 'running',
+    options: { ...options, quick, seed },
+    environment: {
+      h2labVersion: VERSION,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: os.cpus().length,
+      startedAt: new Date().toISOString(),
+    },
+    cells: [],
+    sections: [],
+    explanation: [],
+    warnings: [],
+    compares: [],
+    data: {},
+  };
+  let planned = 0;
+  let doneWeight = 0;
+  const update = () => events.emit('update', result);
+  const tmpDir = mkdtempSync(join(os.tmpdir(), `h2lab-study-${study.name}-`));
+  const ctx: StudyContext = {
+    quick,
+    seed,
+    options,
+    signal: controller.signal,
+    tmpDir,
+    plan(weight) {
+      planned += weight;
+    },
+    async cell(id, fn, o = {}) {
+      const weight = o.weight ?? 1;
+      if (controller.signal.aborted) {
+        result.cells.push({ id, status: 'skipped', durationMs: 0, reason: 'stopped by the user' });
+        doneWeight += weight;
+        update();
+        return undefined;
+      }
+      events.emit('cell-start', { id, done: doneWeight, total: Math.max(planned, doneWeight + weight) });
+      const c0 = performance.now();
+      let cell: StudyCell;
+      let value: Awaited<ReturnType<typeof fn>> | undefined;
+      try {
+        value = await fn((fraction) =>
+          events.emit('cell-progress', {
+            id,
+            done: doneWeight + weight * Math.min(1, Math.max(0, fraction)),
+            total: Math.max(planned, doneWeight + weight),
+          }),
+        );
+        cell = { id, status: 'done', durationMs: performance.now() - c0 };
+      } catch (err) {
+        if (isH2labError(err) && err.exitCode === 2) throw err;
+        cell = { id, status: 'failed', durationMs: performance.now() - c0, reason: reasonOf(err) };
+      }
+      doneWeight += weight;
+      result.cells.push(cell);
+      events.emit('cell-end', { cell, done: doneWeight, total: Math.max(planned, doneWeight) });
+      update();
+      return value;
+    },
+    section(s) {
+      const i = result.sections.findIndex((x) => x.id === s.id);
+      if (i >= 0) result.sections[i] = s;
+      else result.sections.push(s);
+      update();
+    },
+    explain(p) {
+      result.explanation.push(p);
+    },
+    warn(w) {
+      if (!result.warnings.includes(w)) result.warnings.push(w);
+    },
+    addCompare(id, r) {
+      result.compares.push({ id, result: r });
+      update();
+    },
+    setData(key, value) {
+      result.data[key] = value;
+    },
+    log(text) {
+      events.emit('log', text);
+    },
+  };
+  const done = (async () => {
+    // Let the caller attach its listeners before the first event.
+    await new Promise((r) => setImmediate(r));
+    try {
+      await study.check?.(options, quick);
+      await study.run(ctx);
+      result.status = controller.signal.aborted ? 'interrupted' : 'complete';
+    } catch (err) {
+      result.status = controller.signal.aborted ? 'interrupted' : 'failed';
+      result.error = isH2labError(err)
+        ? { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) }
+        : { code: 'H2LAB_ERR_INTERNAL', message: reasonOf(err) };
+    } finally {
+      rmSync(tmpDir, { recursive: true, force: true });
+    }
+    if (result.status === 'interrupted' && !result.error)
+      result.error = {
+        code: 'H2LAB_ERR_INTERRUPTED',
+        message: 'the study was stopped; finished cells are kept',
+      };
+    result.finishedAt = new Date().toISOString();
+    result.durationMs = performance.now() - t0;
+    update();
+    return result;
+  })();
+  return { events, stop: () => controller.abort(), done };
+}
+
+function reasonOf(err: unknown): string {
+  if (err instanceof H2labError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
