@@ -150,6 +150,16 @@ export function register(program: Command): void {
     .description(
       'Rerun one of the field studies (map tiles, chunked storage, mTLS echo, reverse proxy) and explain the answer',
     );
+  const names = listStudies().map((s) => s.name);
+  // `h2lab study NAME` with a name no study has: say which names there are.
+  cmd.on('command:*', (operands: string[]) => {
+    exitWithError(
+      new H2labError(
+        'H2LAB_ERR_USAGE',
+        `unknown study '${operands[0]}': use one of ${names.join(', ')}, e.g. h2lab study ${names[0]} --quick`,
+      ),
+    );
+  });
   for (const study of listStudies()) {
     const sub = cmd
       .command(study.name)
