@@ -16,6 +16,7 @@ import {
   type BrowserRequest,
   type BrowserResult,
   type BrowserTarget,
+  type BurstRun,
   type CancelRun,
 } from '../model/index.ts';
 import {
@@ -348,6 +349,10 @@ export async function measureBrowser(
       }
     }
     if (!result.error) result.cancelSummaries = summarizeCancel(result.cancel);
+    if (!result.error) {
+      const dead = failedTargets(result.burst.runs, result.targets);
+      if (dead) result.error = dead;
+    }
     const { findings, warnings } = deriveFindings(result);
     result.findings = findings;
     result.warnings.push(...warnings);
@@ -361,4 +366,36 @@ export async function measureBrowser(
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => {});
   }
+}
+
+/**
+ * A target of which every request of every burst run failed: the measurement says nothing about it,
+ * so the result carries an error (exit 1) naming the target and what Chromium reported.
+ */
+function failedTargets(
+  runs: readonly BurstRun[],
+  targets: readonly BrowserTarget[],
+): { code: string; message: string; details: Record<string, unknown> } | undefined {
+  const byTarget = new Map<string, BurstRun[]>();
+  for (const r of runs) byTarget.set(r.target, [...(byTarget.get(r.target) ?? []), r]);
+  const dead: string[] = [];
+  const reasons = new Map<string, number>();
+  for (const [target, rs] of byTarget) {
+    if (rs.length === 0 || rs.some((r) => r.stats.ok > 0)) continue;
+    dead.push(targets.find((t) => t.id === target)?.label ?? target);
+    for (const r of rs)
+      for (const q of r.requests) if (q.failed) reasons.set(q.failed, (reasons.get(q.failed) ?? 0) + 1);
+  }
+  if (dead.length === 0) return undefined;
+  const why =
+    [...reasons]
+      .sort((a, b) => b[1] - a[1])
+      .map(([t, n]) => `${t} ×${n}`)
+      .join(', ') || 'no response';
+  const cert = [...reasons.keys()].some((t) => t.includes('CERT'));
+  return {
+    code: 'H2LAB_ERR_TARGET_UNREACHABLE',
+    message: `every request to ${dead.join(', ')} failed in Chromium (${why})${cert ? ': Chromium does not trust the certificate — pass the CA with --trust-cert CA.pem or a pin with --trust-spki' : ': check the URL and that the server is running'}`,
+    details: { targets: dead, failures: Object.fromEntries(reasons) },
+  };
 }

@@ -172,6 +172,7 @@ export function formatBytes(n: number): string {
 
 /** 0.5 → "0.50 ms", 1234 → "1.23 s". */
 export function formatMs(ms: number): string {
+  if (Number.isNaN(ms)) return '—';
   if (!Number.isFinite(ms)) return String(ms);
   if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
   if (ms >= 100) return `${ms.toFixed(0)} ms`;

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/errors.ts';
 import { parseBrowserResult } from '../../src/model/index.ts';
+import { startFixtureTarget } from '../../src/server/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { chromiumMissing } from './helpers.ts';
 
@@ -63,5 +64,22 @@ test('h2lab browser on the fixture: table, --json and a self-contained HTML repo
     assert.doesNotMatch(html, /<script/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an https origin Chromium does not trust: every request fails, exit 1, and the fix named', async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  const target = await startFixtureTarget({ host: '127.0.0.1', port: 0, tlsPort: 0 }, 'in-process');
+  try {
+    const r = await run([target.tlsUrl!, '--count', '4', '--runs', '2', '--no-control', '--no-cancel', '-q']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /H2LAB_ERR_TARGET_UNREACHABLE: every request to https:\/\/ h2 failed in Chromium \(net::ERR_CERT_AUTHORITY_INVALID ×8\): .*--trust-cert/,
+    );
+    assert.doesNotMatch(r.stdout, /NaN/);
+  } finally {
+    await target.close();
   }
 });
