@@ -88,6 +88,11 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
       headless: true,
       args: flags,
       timeout: 60_000,
+      // h2lab handles Ctrl-C itself (stop after the run, keep what was measured, close Chromium);
+      // Playwright's own handlers would kill Chromium and exit 130 before the result is written.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
   } catch (err) {
     rmSync(profile, { recursive: true, force: true });

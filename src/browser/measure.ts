@@ -339,6 +339,14 @@ export async function measureBrowser(
         }
       }
     } catch (err) {
+      // A stop closes pages and Ctrl-C on a terminal reaches Chromium too: whatever failed after
+      // the stop was asked for, the run was interrupted, not broken.
+      if (hooks.signal?.aborted)
+        err = new H2labError(
+          'H2LAB_ERR_INTERRUPTED',
+          'browser measurement interrupted; the runs finished so far are kept',
+          {},
+        );
       if (!isH2labError(err)) throw err;
       result.error = err.toJSON();
       result.cancelSummaries = summarizeCancel(result.cancel);

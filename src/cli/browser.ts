@@ -15,7 +15,7 @@ import {
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import { exitWithError } from './output.ts';
+import { exitWithError, untilDoneOrStopped } from './output.ts';
 
 interface Flags {
   chromium: string;
@@ -115,23 +115,19 @@ export function register(program: Command): void {
       if (f.json && f.json !== '-') checkOutputPath(f.json, '--json', 'file');
       if (f.out) checkOutputPath(f.out, '--out', 'dir');
       const ac = new AbortController();
-      const onSignal = () => ac.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      let result: Awaited<ReturnType<typeof measureBrowser>>;
-      try {
-        result = await measureBrowser(opts, {
+      const result = await untilDoneOrStopped(
+        measureBrowser(opts, {
           signal: ac.signal,
           onProgress: (e) => {
             if (f.quiet) return;
             const step = e.step !== undefined && e.of ? ` [${e.step + 1}/${e.of}]` : '';
             process.stderr.write(`h2lab browser:${step} ${e.message}\n`);
           },
-        });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+        }),
+        () => ac.abort(),
+        (m) => process.stderr.write(`${m}\n`),
+        'h2lab browser: stopping after the run in progress; finished runs are kept',
+      );
       const json = `${JSON.stringify(result, null, 2)}\n`;
       if (f.json === '-') process.stdout.write(json);
       else {

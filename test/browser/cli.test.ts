@@ -83,3 +83,24 @@ test('an https origin Chromium does not trust: every request fails, exit 1, and 
     await target.close();
   }
 });
+
+test('Ctrl-C: stops after the run in progress, prints the runs measured, exit 130', async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  let sent = false;
+  const r = await h2lab(['browser', '--count', '8', '--runs', '30', '--no-cancel'], {
+    timeoutMs: 120_000,
+    onStderr: (chunk, child) => {
+      // After a few burst runs, as a user would press Ctrl-C.
+      if (!sent && /\[5\/\d+\] burst/.test(chunk)) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+    },
+  });
+  assert.ok(sent, r.stderr);
+  assert.equal(r.code, 130, r.stderr.slice(-2000));
+  assert.match(r.stderr, /stopping after the run in progress/);
+  assert.match(r.stderr, /H2LAB_ERR_INTERRUPTED/);
+  assert.match(r.stdout, /Burst \(medians over kept runs\)/);
+});
