@@ -338,15 +338,16 @@ export async function measureBrowser(
           result.cancel.push(run);
         }
       }
-    } catch (err) {
+    } catch (caught) {
       // A stop closes pages and Ctrl-C on a terminal reaches Chromium too: whatever failed after
       // the stop was asked for, the run was interrupted, not broken.
-      if (hooks.signal?.aborted)
-        err = new H2labError(
-          'H2LAB_ERR_INTERRUPTED',
-          'browser measurement interrupted; the runs finished so far are kept',
-          {},
-        );
+      const err = hooks.signal?.aborted
+        ? new H2labError(
+            'H2LAB_ERR_INTERRUPTED',
+            'browser measurement interrupted; the runs finished so far are kept',
+            {},
+          )
+        : caught;
       if (!isH2labError(err)) throw err;
       result.error = err.toJSON();
       result.cancelSummaries = summarizeCancel(result.cancel);
