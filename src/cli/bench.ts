@@ -84,7 +84,6 @@ const collect = (v: string, acc: string[]): string[] => [...acc, v];
 export function register(program: Command): void {
   const cmd = program
     .command('bench')
-    .description('One load run against URL (or the embedded fixture server): h1 pool, h2 session or h2 pool')
     .argument(
       '[url]',
       'target URL; ranges expand: /chunks/{0..63}. Omitted: start the embedded fixture server',

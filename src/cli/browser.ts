@@ -70,9 +70,6 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
 export function register(program: Command): void {
   program
     .command('browser')
-    .description(
-      'Real Chromium over CDP: a burst of fetch() calls (peak in flight, stalled vs on the wire, connections) and a cancellation experiment, over http:// (HTTP/1.1), https:// (h2) and HTTP/1.1 over TLS. With no ORIGIN, starts the fixture server.',
-    )
     .argument('[origins...]', 'origins to measure, e.g. http://127.0.0.1:8080 https://127.0.0.1:8443')
     .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
     .option('--count <n>', 'requests fired at once', '121')

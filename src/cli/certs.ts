@@ -9,11 +9,7 @@ import { addSchemaFlags, optionsFromFlags } from './schema-flags.ts';
 
 export function register(program: Command): void {
   const meta = describeOptions(CertsOptionsSchema);
-  const cmd = program
-    .command('certs')
-    .description(
-      'Write a CA, a server certificate (for --hosts) and a client certificate (clientAuth) to --out',
-    );
+  const cmd = program.command('certs');
   addSchemaFlags(cmd, meta, false).action(async () => {
     const opts = optionsFromFlags(cmd, meta);
     if (typeof opts.out !== 'string') {

@@ -1,25 +1,65 @@
 /**
- * The command registry: one line per command file. Keep it sorted by how often users run them.
+ * The command registry: one entry per command file, sorted by how often users run them. A command's
+ * module is loaded only when the command line names it (or all of them, for tests), so `h2lab --help`
+ * and `h2lab serve` do not load Playwright, the load engine and the studies.
  */
 import type { Command } from 'commander';
-import { register as bench } from './bench.ts';
-import { register as browser } from './browser.ts';
-import { register as certs } from './certs.ts';
-import { register as compare } from './compare.ts';
-import { register as net } from './net.ts';
-import { register as probe } from './probe.ts';
-import { register as report } from './report.ts';
-import { register as serve } from './serve.ts';
-import { register as study } from './study.ts';
 
-export const COMMANDS: Array<(program: Command) => void> = [
-  compare,
-  study,
-  serve,
-  bench,
-  report,
-  net,
-  browser,
-  probe,
-  certs,
+/** One command: its name and one-line summary (the help lists it without loading it) and its module. */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load: () => Promise<{ register: (program: Command) => void }>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  {
+    name: 'compare',
+    summary:
+      'Compare h1, h2 and h2-pool against a target (default: the embedded fixture server) and explain the difference',
+    load: () => import('./compare.ts'),
+  },
+  {
+    name: 'study',
+    summary:
+      'Rerun one of the field studies (map tiles, chunked storage, mTLS echo, reverse proxy) and explain the answer',
+    load: () => import('./study.ts'),
+  },
+  {
+    name: 'serve',
+    summary: 'Run the fixture server: HTTP/1.1 + h2c on --port, h2 + HTTP/1.1 (ALPN) on --tls-port',
+    load: () => import('./serve.ts'),
+  },
+  {
+    name: 'bench',
+    summary: 'One load run against URL (or the embedded fixture server): h1 pool, h2 session or h2 pool',
+    load: () => import('./bench.ts'),
+  },
+  {
+    name: 'report',
+    summary: 'Re-render a saved comparison, or compare two saved comparisons (before/after)',
+    load: () => import('./report.ts'),
+  },
+  {
+    name: 'net',
+    summary: 'packet-level network emulation (RTT, jitter, loss, rate) with kernel TCP end to end',
+    load: () => import('./net.ts'),
+  },
+  {
+    name: 'browser',
+    summary:
+      'Real Chromium over CDP: a burst of fetch() calls (peak in flight, stalled vs on the wire, connections) and a cancellation experiment, over http:// (HTTP/1.1), https:// (h2) and HTTP/1.1 over TLS. With no ORIGIN, starts the fixture server.',
+    load: () => import('./browser.ts'),
+  },
+  {
+    name: 'probe',
+    summary:
+      'What a server speaks (HTTP/1.1 keep-alive, h2 by ALPN, h2c, Upgrade), its HTTP/2 SETTINGS, TLS and response behaviour',
+    load: () => import('./probe.ts'),
+  },
+  {
+    name: 'certs',
+    summary: 'Write a CA, a server certificate (for --hosts) and a client certificate (clientAuth) to --out',
+    load: () => import('./certs.ts'),
+  },
 ];

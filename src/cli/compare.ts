@@ -235,9 +235,6 @@ function progress(stream: NodeJS.WriteStream) {
 export function register(program: Command): void {
   const cmd = program
     .command('compare')
-    .description(
-      'Compare h1, h2 and h2-pool against a target (default: the embedded fixture server) and explain the difference',
-    )
     .argument('[url]', 'target base URL (default: start the embedded fixture server on free ports)')
     .option('--protocols <list>', `strategies to compare (default ${COMPARE_DEFAULTS.protocols.join(',')})`)
     .option(

@@ -49,9 +49,7 @@ function pct(x: number): string {
 }
 
 export function register(program: Command): void {
-  const net = program
-    .command('net')
-    .description('packet-level network emulation (RTT, jitter, loss, rate) with kernel TCP end to end');
+  const net = program.command('net');
 
   addLinkOptions(
     net

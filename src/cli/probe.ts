@@ -20,9 +20,6 @@ export function register(program: Command): void {
   const meta = describeOptions(ProbeOptionsSchema);
   const cmd = program
     .command('probe')
-    .description(
-      'What a server speaks (HTTP/1.1 keep-alive, h2 by ALPN, h2c, Upgrade), its HTTP/2 SETTINGS, TLS and response behaviour',
-    )
     .argument('<url>', 'http:// or https:// URL of the server (the path is the one requested)')
     .option('--json', 'write the result as JSON (versioned, kind "h2lab.probe") instead of the table');
   addSchemaFlags(cmd, meta)

@@ -36,7 +36,6 @@ function parseMinEffect(text: string | undefined): number | undefined {
 export function register(program: Command): void {
   program
     .command('report')
-    .description('Re-render a saved comparison, or compare two saved comparisons (before/after)')
     .argument('<results>', 'results.json written by h2lab compare')
     .argument('[after]', 'a second results.json: report what changed from the first to this one')
     .option('--out <dir>', 'where to write report.md and report.html (default: next to the results file)')

@@ -24,9 +24,7 @@ export function listeningLines(srv: RunningServer): string[] {
 
 export function register(program: Command): void {
   const meta = serverOptionMeta();
-  const cmd = program
-    .command('serve')
-    .description('Run the fixture server: HTTP/1.1 + h2c on --port, h2 + HTTP/1.1 (ALPN) on --tls-port');
+  const cmd = program.command('serve');
   addSchemaFlags(cmd, meta).action(async () => {
     const opts = resolveServerOptions(optionsFromFlags(cmd, meta));
     const srv = await startServer(opts);

@@ -145,11 +145,7 @@ async function runStudyCommand(study: Study, flags: StudyCommonFlags): Promise<v
 }
 
 export function register(program: Command): void {
-  const cmd = program
-    .command('study')
-    .description(
-      'Rerun one of the field studies (map tiles, chunked storage, mTLS echo, reverse proxy) and explain the answer',
-    );
+  const cmd = program.command('study');
   const names = listStudies().map((s) => s.name);
   // `h2lab study NAME` with a name no study has: say which names there are.
   cmd.on('command:*', (operands: string[]) => {

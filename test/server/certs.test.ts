@@ -67,12 +67,10 @@ test('bad --hosts and missing --out are usage errors', async () => {
     writeCertificates({ out: join(home, 'x'), hosts: 'not a host' }),
     /--hosts "not a host" is not valid/,
   );
-  const err = await buildProgram()
-    .parseAsync(['node', 'h2lab', 'certs'])
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+  const err = await (await buildProgram()).parseAsync(['node', 'h2lab', 'certs']).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(isH2labError(err, 'H2LAB_ERR_USAGE'));
   assert.match(err.message, /--out/);
 });

@@ -138,12 +138,10 @@ describe('h2lab serve: bad configuration is refused with a code and a message th
   for (const c of cases) {
     test(c.name, async () => {
       const argv = ['node', 'h2lab', 'serve', '--port', '0', '--tls-port', '0', ...c.args()];
-      const err = await buildProgram()
-        .parseAsync(argv)
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const err = await (await buildProgram()).parseAsync(argv).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof Error, 'must fail');
       const text =
         err instanceof H2labError ? `${err.code}: ${err.message}` : `H2LAB_ERR_USAGE: ${err.message}`;

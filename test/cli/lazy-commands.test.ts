@@ -1,0 +1,42 @@
+// `h2lab --help` and a light command load only what they need: the command named on the command line
+// is loaded, the others are listed by their summary (loading them all cost 1.3–4 s before any output).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const hook = fileURLToPath(new URL('../helpers/trace-imports.mjs', import.meta.url));
+
+function loaded(args: string[]): { status: number | null; files: string[]; stdout: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', hook, 'src/cli/main.ts', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const files = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('import: '))
+    .map((l) => l.slice('import: '.length));
+  return { status: r.status, files, stdout: r.stdout };
+}
+
+test('h2lab --help lists every command and loads none of them', () => {
+  const r = loaded(['--help']);
+  assert.equal(r.status, 0);
+  for (const name of ['compare', 'study', 'serve', 'bench', 'report', 'net', 'browser', 'probe', 'certs'])
+    assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'), name);
+  const heavy = r.files.filter((f) =>
+    /playwright|\/src\/(load|compare|studies|browser|transport|h2)\//.test(f),
+  );
+  assert.deepEqual(heavy, [], 'modules loaded for --help');
+});
+
+test('h2lab certs --help loads certs, not the load engine or Playwright', () => {
+  const r = loaded(['certs', '--help']);
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /--out/);
+  assert.ok(r.files.some((f) => f.endsWith('/src/cli/certs.ts')));
+  const heavy = r.files.filter((f) => /playwright|\/src\/(load|compare|studies|browser)\//.test(f));
+  assert.deepEqual(heavy, []);
+});
