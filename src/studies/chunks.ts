@@ -224,10 +224,14 @@ function outcomeWords(c: Comparison): string {
 }
 
 const fmtS = (s: number | undefined) => (s === undefined ? '?' : `${s.toFixed(3)} s`);
-const pct = (ratio: number) => `${Math.round(Math.abs(1 - ratio) * 100)}%`;
+/** How much faster the faster side was, from the time ratio slower/faster… as words: "31% less time", "8.4× as fast". */
+function faster(timeRatio: number): string {
+  const r = timeRatio < 1 ? timeRatio : 1 / timeRatio;
+  return r <= 0.5 ? `${(1 / r).toFixed(1)}× as fast as` : `in ${Math.round((1 - r) * 100)}% less time than`;
+}
 
 /** The explanation of one link, from its rows: who won where, and the mechanism's numbers. */
-function explainLink(link: LinkCase, rows: Row[]): string {
+function explainLink(link: LinkCase, rows: Row[], lossless?: Row[]): string {
   const top = rows.at(-1)!;
   const serial = rows[0]!;
   const parts: string[] = [];
@@ -240,11 +244,11 @@ function explainLink(link: LinkCase, rows: Row[]): string {
   const ci = `H1/H2 ${r.toFixed(2)}, 95% CI ${c.interval.lo.toFixed(2)}–${c.interval.hi.toFixed(2)}`;
   if (c.outcome === 'worse')
     parts.push(
-      `${where}, pooled HTTP/1.1 fetched the 64 chunks ${pct(r)} faster than one HTTP/2 session at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}).`,
+      `${where}, pooled HTTP/1.1 fetched the 64 chunks ${faster(r)} one HTTP/2 session at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}).`,
     );
   else if (c.outcome === 'better')
     parts.push(
-      `${where}, one HTTP/2 session fetched the 64 chunks ${pct(r)} faster than pooled HTTP/1.1 at concurrency ${top.concurrency} (${fmtS(top.h2.seconds)} against ${fmtS(top.h1.seconds)}; ${ci}).`,
+      `${where}, one HTTP/2 session fetched the 64 chunks ${faster(r)} pooled HTTP/1.1 at concurrency ${top.concurrency} (${fmtS(top.h2.seconds)} against ${fmtS(top.h1.seconds)}; ${ci}).`,
     );
   else if (c.outcome === 'no-clear-difference')
     parts.push(
@@ -263,8 +267,20 @@ function explainLink(link: LinkCase, rows: Row[]): string {
   if (top.h2.drops !== undefined && top.h1.drops !== undefined && (top.h2.drops > 0 || top.h1.drops > 0)) {
     const perH1 = h1c ? top.h1.drops / h1c : undefined;
     parts.push(
-      `The link dropped ${top.h2.drops} packets a run on the HTTP/2 connection, each one holding up all ${top.concurrency} streams behind it until the retransmission arrived (head-of-line blocking in TCP) and cutting the one congestion window, against ${top.h1.drops} spread over the HTTP/1.1 connections${perH1 !== undefined ? ` (${perH1.toFixed(1)} each)` : ''}, each of which stalled one request and cut one window of ${h1c ?? top.concurrency}.`,
+      `The link dropped ${top.h2.drops} packets a run on the HTTP/2 connection, each one holding up all ${top.concurrency} streams behind it until the retransmission arrived (head-of-line blocking in TCP), against ${top.h1.drops} spread over the HTTP/1.1 connections${perH1 !== undefined ? ` (${perH1.toFixed(1)} each)` : ''}, each of which stalled only its own request.`,
     );
+    // Whether the losses cut the windows: the same concurrency on the lossless link of the same
+    // congestion control is the yardstick.
+    const base = lossless?.find((r) => r.concurrency === top.concurrency);
+    const before = base?.h2.cwndSum;
+    const now = top.h2.cwndSum;
+    if (before !== undefined && now !== undefined && before > 0) {
+      parts.push(
+        now < 0.5 * before
+          ? `The losses cut HTTP/2's one window from ${Math.round(before)} segments without loss to ${Math.round(now)} (${link.cc ?? 'the algorithm'} backs off on every loss), while HTTP/1.1's ${h1c ?? top.concurrency} windows still summed to ${Math.round(top.h1.cwndSum ?? 0)}: one backed-off window carries every stream.`
+          : `HTTP/2's window held under the losses (${Math.round(before)} segments without loss, ${Math.round(now)} here): ${link.cc ?? 'the algorithm'} did not back off for random loss, so what remains against HTTP/2 is the stall of every stream behind each lost packet.`,
+      );
+    }
   } else if (link.loss === 0 || link.id === 'loopback') {
     parts.push('Nothing was dropped, so head-of-line blocking after a loss played no part here.');
   }
@@ -471,7 +487,16 @@ export const chunksStudy: Study = {
     }
     if (perLink.length === 0) return;
     ctx.section(referenceSection(perLink, o.concurrency));
-    for (const { link, rows } of perLink) ctx.explain(explainLink(link, rows));
+    for (const { link, rows } of perLink) {
+      const lossless = perLink.find(
+        (x) =>
+          x.link.loss === 0 &&
+          x.link.rttMs === link.rttMs &&
+          x.link.cc === link.cc &&
+          x.link.bandwidth === link.bandwidth,
+      );
+      ctx.explain(explainLink(link, rows, lossless && lossless.link !== link ? lossless.rows : undefined));
+    }
     const changes = explainChanges(perLink);
     if (changes) ctx.explain(changes);
   },
