@@ -3,7 +3,7 @@
  * concurrency, the round's seed and the same duration for every strategy.
  */
 import { runLoad } from '../load/index.ts';
-import { getStrategy } from '../transport/index.ts';
+import { getStrategy, type PoolPolicy } from '../transport/index.ts';
 import type { CellRunner } from './engine.ts';
 import { cellConnections, type H1Connections } from './options.ts';
 
@@ -15,6 +15,8 @@ export interface LoadRunnerOptions {
   concurrencies?: readonly number[];
   /** Sessions of h2-pool (capped at the cell's concurrency). */
   h2PoolSessions: number;
+  /** Session choice policy of h2-pool. Default: the load engine's (`least-busy`). */
+  h2PoolPolicy?: PoolPolicy;
   /** Worker threads generating the load of each run (the load engine merges their histograms). */
   workers?: number;
   caFile?: string;
@@ -61,6 +63,8 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       method: cell.workload.method,
       paths: cell.workload.paths,
       ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),
+      ...(cell.workload.headers ? { headers: cell.workload.headers } : {}),
+      ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
       ...(ctx.caFile ? { caFile: ctx.caFile } : o.caFile ? { caFile: o.caFile } : {}),
       ...(o.certFile ? { certFile: o.certFile } : {}),
       ...(o.keyFile ? { keyFile: o.keyFile } : {}),

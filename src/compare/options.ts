@@ -7,7 +7,14 @@ import { formatBytes, H2labError } from '../core/index.ts';
 import { registeredStrategySchema } from '../load/index.ts';
 import { type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
-import { baselineStrategy, DEFAULT_WINDOW_PRESET, type Strategy, strategyNames } from '../transport/index.ts';
+import {
+  baselineStrategy,
+  DEFAULT_WINDOW_PRESET,
+  POOL_POLICIES,
+  type PoolPolicy,
+  type Strategy,
+  strategyNames,
+} from '../transport/index.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
 const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
@@ -49,6 +56,12 @@ export const COMPARE_DEFAULTS = Object.freeze({
   h1Connections: 6 as H1Connections,
   /** Sessions of the h2-pool strategy. */
   h2PoolSessions: 4,
+  /**
+   * How h2-pool picks a session: `least-busy` over sessions opened at the start (a client library's
+   * pool, sessions shared by callers); `first-free` takes an idle session or opens one (the echo
+   * study's pool of independent clients).
+   */
+  h2PoolPolicy: 'least-busy' as PoolPolicy,
   minEffect: 0.05,
   confidence: 0.95,
   /** `loopback` = no emulation. Other profiles come from src/net when emulation is in use. */
@@ -130,6 +143,12 @@ export const compareOptionsSchema = z
         "HTTP/1.1 connections per cell: a number (default 6, a browser's per-origin limit, capped at the cell's concurrency), 'concurrency', or one number per concurrency value.",
       ),
     h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
+    h2PoolPolicy: z
+      .enum(POOL_POLICIES)
+      .default(COMPARE_DEFAULTS.h2PoolPolicy)
+      .describe(
+        'h2-pool session choice: least-busy (default; sessions opened at the start, shared by callers), round-robin, or first-free (an idle session, else a new one up to --h2-sessions).',
+      ),
     workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
     window: z
       .enum(WINDOW_PRESETS)

@@ -132,6 +132,7 @@ export async function runComparison(
       h1Connections: options.h1Connections,
       concurrencies: options.concurrency,
       h2PoolSessions: options.h2PoolSessions,
+      h2PoolPolicy: options.h2PoolPolicy,
       workers: options.workers,
       window: options.window,
       ...(caFile ? { caFile } : {}),

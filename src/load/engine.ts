@@ -39,7 +39,7 @@ import {
 } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
-import { LoadPart, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
+import { LoadPart, mergeLifetimes, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
 import {
   addCounts,
@@ -611,6 +611,7 @@ function buildResult(
       ...(tlsVersion !== undefined ? { tlsVersion } : {}),
       requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
       ...(tcp ? { tcp } : {}),
+      ...mergeLifetimes(parts.map((p) => p.transport)),
     },
     client: {
       eventLoopUtilization: elu,

@@ -18,6 +18,7 @@ import type { Transport, TransportStats } from '../transport/index.ts';
 import {
   createTransport,
   isTargetGone,
+  LIFETIMES_KEPT,
   RECONNECT_BACKOFF,
   resolveWindow,
   setupFailureError,
@@ -420,7 +421,17 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
         }
       : {}),
     ...(flow ? { flowControl: flow } : {}),
+    ...mergeLifetimes([a, b]),
   };
+}
+
+/** The connection lifetimes of several transports (a run's bursts, its worker threads) as one bounded log. */
+export function mergeLifetimes(stats: readonly TransportStats[]): Pick<TransportStats, 'lifetimes'> {
+  const all = stats.flatMap((t) => t.lifetimes?.connections ?? []);
+  const omitted = stats.reduce((n, t) => n + (t.lifetimes?.omitted ?? 0), 0);
+  if (all.length + omitted === 0) return {};
+  const connections = all.slice(0, LIFETIMES_KEPT);
+  return { lifetimes: { connections, omitted: omitted + all.length - connections.length } };
 }
 
 /** The windows the options ask for. */

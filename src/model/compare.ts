@@ -29,6 +29,12 @@ export const workloadSchema = z
       .describe('Paths (resolved against the target URL) or absolute URLs, requested in turn.'),
     method: z.enum(['GET', 'POST']).default('GET'),
     bodySizeBytes: z.number().int().nonnegative().optional().describe('Upload body size for POST, bytes.'),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        'Extra request headers of every request (lower-case names), e.g. the ~300 B of an API client’s headers; checked like `bench -H`.',
+      ),
     responseSizeBytes: z.number().int().nonnegative().optional().describe('Expected response size, bytes.'),
     kind: z
       .enum(['interactive', 'bulk', 'backend'])

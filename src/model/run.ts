@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { count, ms, publishedJsonSchema, resultErrorSchema } from './fields.ts';
 import {
+  connectionLifetimeSchema,
   failureClassSchema,
   flowControlStatsSchema,
   strategyNameSchema,
@@ -487,6 +488,15 @@ export const runResultSchema = z
         .describe('TLS version the server chose (e.g. TLSv1.3); absent over cleartext'),
       requestsPerConnection: z.strictObject({ mean: z.number(), max: z.number() }),
       tcp: tcpFactsSchema.optional(),
+      lifetimes: z
+        .strictObject({
+          connections: z.array(connectionLifetimeSchema).describe('the first 64 connections that closed'),
+          omitted: z.number().int().describe('connections that closed beyond those'),
+        })
+        .optional()
+        .describe(
+          'How and when the connections ended: the client retiring them (--idle-timeout, --max-age), the server’s GOAWAY, a close under the client, or the end of the run',
+        ),
     }),
     /** The load client's own saturation. */
     client: z.strictObject({

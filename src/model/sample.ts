@@ -142,6 +142,28 @@ export const flowControlStatsSchema = z
 /** Flow-control stalls of several sessions (see {@link flowControlStatsSchema}). */
 export type FlowControlStats = z.infer<typeof flowControlStatsSchema>;
 
+/**
+ * Why a pooled connection ended. `idle-timeout` and `max-age`: the client retired it (`--idle-timeout`,
+ * `--max-age`); `goaway`: the server sent GOAWAY (RFC 9113 §6.8) and the session drained; `ended`: the
+ * socket closed or failed under the client (a server's close or reset, an HTTP/1.1 `Connection:
+ * close` or request timeout); `run-end`: still open when the run closed its transport.
+ */
+export const connectionEndSchema = z.enum(['idle-timeout', 'max-age', 'goaway', 'ended', 'run-end']);
+export type ConnectionEnd = z.infer<typeof connectionEndSchema>;
+
+/** The life of one pooled connection, on the run's clock (ms since the run's origin). */
+export const connectionLifetimeSchema = z.strictObject({
+  id: z.number().int().describe('the connection id samples carry (per worker thread)'),
+  openedMs: ms('when it was ready (connected, handshaken)'),
+  lastActiveMs: ms('when its last request ended (openedMs when it carried none)'),
+  goawayMs: ms('when the server’s GOAWAY arrived (HTTP/2)').optional(),
+  goawayCode: z.number().int().optional().describe('the GOAWAY’s error code (0 = NO_ERROR)'),
+  closedMs: ms('when it was closed'),
+  requests: z.number().int().describe('requests it completed'),
+  closedBy: connectionEndSchema,
+});
+export type ConnectionLifetime = z.infer<typeof connectionLifetimeSchema>;
+
 /** The published JSON Schema (draft 2020-12) of one `--samples` line. */
 export function sampleJsonSchema(): Record<string, unknown> {
   return publishedJsonSchema('h2lab Sample (one --samples NDJSON line)', sampleSchema);

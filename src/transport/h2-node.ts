@@ -157,7 +157,9 @@ export class H2Conn extends PoolConnBase implements PoolConn {
     session.on('remoteSettings', (st: http2.Settings) => {
       this.maxStreams = st.maxConcurrentStreams ?? UNLIMITED_STREAMS;
     });
-    session.on('goaway', (_code: number, lastStreamID: number) => {
+    session.on('goaway', (code: number, lastStreamID: number) => {
+      this.goawayAtMs ??= this.now();
+      this.goawayCode ??= code;
       this.goawayLastStream = lastStreamID;
       if (this.active.size === 0) this.close();
     });

@@ -163,7 +163,9 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
       this.onLimitsChanged?.();
     };
     this.encoder = new RequestEncoder(opts.target.tls ? 'https' : 'http', opts.authority, `h2lab/${VERSION}`);
-    session.onGoaway = () => {
+    session.onGoaway = (_last, code) => {
+      this.goawayAtMs ??= this.now();
+      this.goawayCode ??= code;
       // Streams at or below the last id still complete; with none left, the session is done.
       if (this.active.size === 0) this.close();
     };

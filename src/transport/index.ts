@@ -39,6 +39,7 @@ export {
 } from './registry.ts';
 export type { ConnectionModel, Strategy, StrategyBuild } from './strategy.ts';
 export type * from './types.ts';
+export { LIFETIMES_KEPT } from './types.ts';
 /** h2-pool session choice policies. */
 export const POOL_POLICIES = [
   'least-busy',

@@ -13,6 +13,8 @@
 import { createRng, H2labError, headerFieldProblem, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type {
+  ConnectionEnd,
+  ConnectionLifetime,
   FailureClass,
   FlowControlStats,
   FlowStalls,
@@ -24,7 +26,7 @@ import type {
 } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
 import { ConnectError } from './connect.ts';
-import type { Transport, TransportStats } from './types.ts';
+import { LIFETIMES_KEPT, type Transport, type TransportStats } from './types.ts';
 
 /**
  * Retries of a request refused with REFUSED_STREAM before it counts as a failure: Chromium's
@@ -105,6 +107,9 @@ export interface PoolConn {
   expire(nowMs: number, timeoutMs: number): void;
   /** Closes it; requests in flight resolve with `aborted`. */
   close(): void;
+  /** HTTP/2: when the server's GOAWAY arrived (run clock, ms) and its error code. */
+  goawayAtMs?: number;
+  goawayCode?: number;
   /** HTTP/2 connections that measure them: flow-control stalls so far (src/h2/flow-stalls.ts). */
   flowStalls?(): FlowStalls;
   /**
@@ -126,6 +131,8 @@ export abstract class PoolConnBase {
   tlsVersion?: string | undefined;
   readonly createdMs: number;
   lastActiveMs: number;
+  goawayAtMs?: number;
+  goawayCode?: number;
   onLimitsChanged?: () => void;
 
   constructor(
@@ -220,6 +227,11 @@ export class PoolTransport implements Transport {
   /** Connections opened by open() whose setup times no sample carries yet. */
   private readonly unattributed = new Set<PoolConn>();
   private sweep: NodeJS.Timeout | undefined;
+  /** Closed connections' lives, the first LIFETIMES_KEPT of them. */
+  private readonly lifetimes: ConnectionLifetime[] = [];
+  private lifetimesOmitted = 0;
+  /** Why the pool itself closed a connection (a close not in here came from the socket or GOAWAY). */
+  private readonly retiring = new Map<PoolConn, ConnectionEnd>();
   /** Failed rounds of connection attempts since the last success (the backoff's exponent). */
   private connectRounds = 0;
   /** Run-clock time before which no connection is opened (0: none pending). */
@@ -350,6 +362,9 @@ export class PoolTransport implements Transport {
       requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
       ...(this.s.tcp?.enabled ? { tcp: { readings: this.s.tcp.readings(), unread: this.s.tcp.unread } } : {}),
       ...this.flowControl(),
+      ...(this.lifetimes.length + this.lifetimesOmitted > 0
+        ? { lifetimes: { connections: [...this.lifetimes], omitted: this.lifetimesOmitted } }
+        : {}),
     };
   }
 
@@ -520,7 +535,7 @@ export class PoolTransport implements Transport {
     this.inFlight--;
     if (!conn.usable() && conn.inFlight === 0) conn.close();
     else if (this.s.maxAgeMs > 0 && sample.endMs - conn.createdMs >= this.s.maxAgeMs && conn.inFlight === 0) {
-      conn.close();
+      this.retire(conn, 'max-age');
     }
     if (this.waitHead < this.waiters.length) this.drain();
     if (sample.error === 'goaway') sample.unprocessed = (sample.unprocessed ?? 0) + 1;
@@ -597,6 +612,7 @@ export class PoolTransport implements Transport {
     if (i < 0) return;
     this.unattributed.delete(c);
     this.conns.splice(i, 1);
+    this.recordLifetime(c);
     if (c.peakStreams > this.peakStreams) this.peakStreams = c.peakStreams;
     this.retiredFlow = mergeFlowControl(this.retiredFlow, c.flowStalls?.());
     if (c.requests > 0) {
@@ -616,10 +632,37 @@ export class PoolTransport implements Transport {
         c.close();
         continue;
       }
-      const idle = this.s.idleTimeoutMs > 0 && now - c.lastActiveMs >= this.s.idleTimeoutMs;
       const old = this.s.maxAgeMs > 0 && now - c.createdMs >= this.s.maxAgeMs;
-      if (idle || old) c.close();
+      const idle = this.s.idleTimeoutMs > 0 && now - c.lastActiveMs >= this.s.idleTimeoutMs;
+      if (old) this.retire(c, 'max-age');
+      else if (idle) this.retire(c, 'idle-timeout');
     }
+  }
+
+  /** Closes a connection for the client's own lifetime limit, remembering which. */
+  private retire(c: PoolConn, why: ConnectionEnd): void {
+    this.retiring.set(c, why);
+    c.close();
+  }
+
+  private recordLifetime(c: PoolConn): void {
+    const closedBy =
+      this.retiring.get(c) ?? (c.goawayAtMs !== undefined ? 'goaway' : this.closed ? 'run-end' : 'ended');
+    this.retiring.delete(c);
+    if (this.lifetimes.length >= LIFETIMES_KEPT) {
+      this.lifetimesOmitted++;
+      return;
+    }
+    this.lifetimes.push({
+      id: c.id,
+      openedMs: c.createdMs,
+      lastActiveMs: c.lastActiveMs,
+      ...(c.goawayAtMs !== undefined ? { goawayMs: c.goawayAtMs } : {}),
+      ...(c.goawayCode !== undefined ? { goawayCode: c.goawayCode } : {}),
+      closedMs: this.s.now(),
+      requests: c.requests,
+      closedBy,
+    });
   }
 
   private fail(sample: Sample, error: NonNullable<Sample['error']>, detail: string): Sample {

@@ -4,6 +4,7 @@
  * The engine never branches on protocol: it asks the transport.
  */
 import type {
+  ConnectionLifetime,
   FlowControlStats,
   RequestSpec,
   RequestTiming,
@@ -41,7 +42,15 @@ export interface TransportStats {
    * src/h2/flow-stalls.ts). Absent where not measured (HTTP/1.1, node:http2).
    */
   flowControl?: FlowControlStats;
+  /**
+   * How the closed connections ended and when (the first {@link LIFETIMES_KEPT}; `omitted` counts the
+   * rest): the client's `--idle-timeout` / `--max-age` and the server's GOAWAY, with timestamps.
+   */
+  lifetimes?: { connections: ConnectionLifetime[]; omitted: number };
 }
+
+/** Connection lifetimes a transport (and a run) keeps; the rest are only counted. */
+export const LIFETIMES_KEPT = 64;
 
 /**
  * The transport contract. `request()` never rejects for a failed request: it resolves a {@link Sample}

@@ -1,10 +1,12 @@
 /**
- * Client-side connection lifetime: --max-age retires pooled connections, --idle-timeout closes idle
- * ones; the server sees the new connections.
+ * Connection lifetime: --max-age retires pooled connections, --idle-timeout closes idle ones, the
+ * server's HTTP/2 idle timeout ends sessions with GOAWAY; the server sees the new connections and the
+ * run's `connections.lifetimes` says which ended each connection, and when.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
 import { startTestServer } from '../helpers/servers.ts';
 
 test('--max-age 200ms: h1 connections are replaced while the run goes on, no request fails', async () => {
@@ -22,6 +24,12 @@ test('--max-age 200ms: h1 connections are replaced while the run goes on, no req
     // 1.2 s / 200 ms ≈ 6 generations of 2 connections; allow a slow machine.
     assert.ok(r.connections.opened >= 6, `${r.connections.opened} connections opened`);
     assert.equal(server.seen.connections, r.connections.opened, 'the server saw each of them');
+    const lives = r.connections.lifetimes?.connections ?? [];
+    const retired = lives.filter((l) => l.closedBy === 'max-age');
+    assert.ok(retired.length >= 4, JSON.stringify(lives));
+    for (const l of retired)
+      assert.ok(l.closedMs - l.openedMs >= 200, `retired at ${l.closedMs - l.openedMs} ms`);
+    assert.equal(lives.at(-1)?.closedBy, 'run-end', 'the last generation was open when the run ended');
   } finally {
     await server.close();
   }
@@ -42,7 +50,41 @@ test('--idle-timeout 100ms: an h2 session idle between sparse requests is closed
     assert.equal(r.counts.failed, 0);
     assert.ok(r.connections.opened >= 3, `${r.connections.opened} sessions opened`);
     assert.ok(r.connections.requestsPerConnection.max <= 2, 'sessions did not outlive their idle time');
+    const idle = (r.connections.lifetimes?.connections ?? []).filter((l) => l.closedBy === 'idle-timeout');
+    assert.ok(idle.length >= 2, JSON.stringify(r.connections.lifetimes));
+    // The sweep runs every idleTimeout / 4 (25 ms here); allow a busy machine.
+    for (const l of idle) {
+      const quiet = l.closedMs - l.lastActiveMs;
+      assert.ok(quiet >= 100 && quiet < 400, `closed ${quiet.toFixed(0)} ms after its last request`);
+    }
   } finally {
     await server.close();
+  }
+});
+
+test("the server's --h2-idle-timeout: idle sessions end by its GOAWAY(NO_ERROR), recorded with the time", async () => {
+  const srv = await startFixture({ tls: false, h2IdleTimeoutMs: 300 });
+  try {
+    // 1 request a second: each session goes quiet for ~1 s, longer than the server's 300 ms.
+    const r = await runLoad({
+      url: `${srv.plainUrl}/bytes/100`,
+      protocol: 'h2',
+      rateRps: 1,
+      durationMs: 1800,
+    }).done;
+    assert.equal(r.error, undefined, JSON.stringify(r.error));
+    assert.equal(r.counts.failed, 0);
+    const lives = r.connections.lifetimes?.connections ?? [];
+    const ended = lives.filter((l) => l.closedBy === 'goaway');
+    assert.ok(ended.length >= 1, JSON.stringify(lives));
+    for (const l of ended) {
+      assert.equal(l.goawayCode, 0);
+      const quiet = l.goawayMs! - l.lastActiveMs;
+      assert.ok(quiet >= 250 && quiet < 900, `GOAWAY ${quiet.toFixed(0)} ms after the last response`);
+      assert.ok(l.closedMs >= l.goawayMs!);
+    }
+    assert.ok(r.connections.opened >= 2, 'a new session after the server ended the first');
+  } finally {
+    await srv.close();
   }
 });
