@@ -133,6 +133,19 @@ export const ServerOptionsSchema = z.strictObject({
     .meta(
       m('initial-window-size', 'bytes', 'HTTP/2 SETTINGS_INITIAL_WINDOW_SIZE (per-stream receive window)'),
     ),
+  connectionWindowSizeBytes: z
+    .number()
+    .int()
+    .min(65_535)
+    .max(2 ** 31 - 1)
+    .default(65_535)
+    .meta(
+      m(
+        'connection-window-size',
+        'bytes',
+        "HTTP/2: the connection's receive window (uploads on one session share it); 65535 = RFC 9113's initial value, Node's default",
+      ),
+    ),
   maxHeaderListSizeBytes: z
     .number()
     .int()

@@ -215,6 +215,8 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     );
     session.on('close', () => sessions.delete(session));
     session.on('error', () => session.destroy());
+    // RFC 9113 §6.9.2: SETTINGS cannot change the connection window, only WINDOW_UPDATE on stream 0.
+    if (opts.connectionWindowSizeBytes > 65_535) session.setLocalWindowSize(opts.connectionWindowSizeBytes);
     if (opts.h2IdleTimeoutMs > 0) {
       // The server is the only party that can bound an idle session's life for every client:
       // GOAWAY(NO_ERROR) then close; a peer that keeps streams hung open is cut after the grace.
