@@ -1,8 +1,9 @@
 /** The studies `h2lab study` offers, one line each (one file per study in this folder). */
 import { chunksStudy } from './chunks.ts';
+import { echoStudy } from './echo.ts';
 import type { Study } from './study.ts';
 
-const STUDIES: Study[] = [chunksStudy];
+const STUDIES: Study[] = [chunksStudy, echoStudy];
 
 /** Adds a study (the built-in ones register at import; tests may add their own). */
 export function registerStudy(study: Study): void {

@@ -1,0 +1,1063 @@
+/**
+ * `h2lab study echo`: request/response echo behind mutual TLS (report 003). The fixture's `POST /echo`
+ * with client certificates required (a CA, a server and a client certificate, as `h2lab certs` makes
+ * them), 1 KiB and 1 MiB bodies plus ~300 B of request headers, driven by
+ *
+ *   h1           a pool of HTTP/1.1 connections (one per request in flight by default)
+ *   h2           one HTTP/2 session carrying every request as a stream
+ *   h2 shared    a pool of K sessions opened at the start, each request on the least busy one: a
+ *                client library's pool, sessions shared by callers
+ *   h2 indep.    as many sessions as requests in flight, opened before the run, each request on one
+ *                with nothing in flight: the steady state of the report's pool of independent HTTP/2
+ *                clients ("each caller takes a free one or creates one"). Not `first-free`: that
+ *                policy opens its sessions on demand inside the timed period, and h2lab's runs are
+ *                short and open their connections afresh, so it would be charged handshakes that the
+ *                report's long-lived pool paid once (mTLS handshakes took 75–180 ms at the median on
+ *                a loaded two-core machine).
+ *
+ * with the HTTP/2 flow-control windows of both ends (node / browser / max) as an axis, so the 1 MiB
+ * result comes with the stalls the client measured; then the lifetime of a session at both ends: the
+ * server's idle timeout (GOAWAY) and the client's `--idle-timeout` / `--max-age`, with timestamps.
+ */
+
+import os from 'node:os';
+import { keptRuns } from '../compare/index.ts';
+import {
+  formatBytes,
+  invalidOption,
+  medianInterpolated,
+  parseBytes,
+  parseDurationMs,
+  parseInteger,
+  parseList,
+} from '../core/index.ts';
+import { type LoadOptionsInput, runLoad } from '../load/index.ts';
+import type {
+  CellResult,
+  CompareResult,
+  Comparison,
+  ConnectionLifetime,
+  RunResult,
+  StudySection,
+  WorkloadInput,
+} from '../model/index.ts';
+import { checkNetAvailable } from '../net/index.ts';
+import { type FixtureTarget, type ServerOptionsInput, startFixtureTarget } from '../server/index.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
+import {
+  baselineStrategy,
+  multiplexedStrategy,
+  resolveWindow,
+  type Strategy as TransportStrategy,
+} from '../transport/index.ts';
+import { compareCell } from './compare-cell.ts';
+import type { Study, StudyContext } from './study.ts';
+
+const WINDOWS = ['node', 'browser', 'max'] as const;
+type WindowName = (typeof WINDOWS)[number];
+
+/** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
+const GRID = {
+  full: {
+    bodies: [1024, 1024 * 1024],
+    windows: ['node', 'browser', 'max'] as WindowName[],
+    concurrency: [32],
+    runs: 7,
+    durationMs: 1000,
+    serverIdleMs: 3000,
+    clientIdleMs: 1000,
+    maxAgeMs: 1000,
+  },
+  quick: {
+    bodies: [1024, 1024 * 1024],
+    windows: ['node', 'max'] as WindowName[],
+    concurrency: [8],
+    runs: 3,
+    durationMs: 300,
+    serverIdleMs: 600,
+    clientIdleMs: 300,
+    maxAgeMs: 300,
+  },
+};
+
+/** The report's findings as ratios to HTTP/1.1: latency h1/h2 (above 1: HTTP/2 lower), throughput h2/h1. */
+const REPORT = {
+  small: [
+    { variant: 'one', latency: 6.8, throughput: 12.7 },
+    { variant: 'shared', latency: 1, throughput: 2.9 },
+    { variant: 'independent', latency: 6.8, throughput: 22.9 },
+  ],
+  // "latency 9.5% lower" → 1 / (1 − 0.095); "throughput 2.4× less" → 1 / 2.4.
+  large: [
+    { variant: 'one', latency: 1 / (1 - 0.095), throughput: 1 / 2.4 },
+    { variant: 'shared', latency: 1 / (1 - 0.016), throughput: 1.008 },
+    { variant: 'independent', latency: 1 / (1 - 0.066), throughput: 1.112 },
+  ],
+};
+
+type Variant = 'one' | 'shared' | 'independent';
+const VARIANT_LABEL: Record<Variant, string> = {
+  one: 'HTTP/2, one session',
+  shared: 'HTTP/2, shared pool',
+  independent: 'HTTP/2, independent sessions',
+};
+
+interface EchoOptions {
+  bodies: number[];
+  windows: WindowName[];
+  concurrency: number[];
+  runs: number;
+  durationMs: number;
+  h1Connections: number | 'concurrency';
+  h2Sessions: number;
+  headerBytes: number;
+  serverIdleMs: number;
+  clientIdleMs: number;
+  maxAgeMs: number;
+  rttMs?: number;
+}
+
+function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): EchoOptions {
+  const g = ctx.quick ? GRID.quick : GRID.full;
+  const o = ctx.options as Partial<EchoOptions>;
+  return {
+    bodies: o.bodies ?? [...g.bodies],
+    windows: o.windows ?? [...g.windows],
+    concurrency: o.concurrency ?? [...g.concurrency],
+    runs: o.runs ?? g.runs,
+    durationMs: o.durationMs ?? g.durationMs,
+    h1Connections: o.h1Connections ?? 'concurrency',
+    h2Sessions: o.h2Sessions ?? 4,
+    headerBytes: o.headerBytes ?? 300,
+    serverIdleMs: o.serverIdleMs ?? g.serverIdleMs,
+    clientIdleMs: o.clientIdleMs ?? g.clientIdleMs,
+    maxAgeMs: o.maxAgeMs ?? g.maxAgeMs,
+    ...(o.rttMs !== undefined ? { rttMs: o.rttMs } : {}),
+  };
+}
+
+/**
+ * About `bytes` of request headers as an API client sends them, counted as HTTP/1.1 writes them
+ * (`name: value` CRLF): a JSON content type, an accept, a request id and a bearer token padded to
+ * the size.
+ */
+export function apiHeaders(bytes: number): Record<string, string> {
+  const h: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'x-request-id': '6f1c2a9e-4b7d-4e0a-9a51-2c8d3f7b1e64',
+  };
+  const line = (k: string, v: string) => k.length + 2 + v.length + 2;
+  const used = Object.entries(h).reduce((n, [k, v]) => n + line(k, v), 0);
+  const room = Math.max(16, bytes - used - line('authorization', 'Bearer '));
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let token = '';
+  for (let i = 0; i < room; i++) token += alphabet[(i * 37 + 11) % alphabet.length];
+  h.authorization = `Bearer ${token}`;
+  return h;
+}
+
+/** Σ `name: value` CRLF: the size the headers have on an HTTP/1.1 wire. */
+function headerWireBytes(h: Record<string, string>): number {
+  return Object.entries(h).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+}
+
+/** The strategies by role; the registry names them. */
+function roles(): { h1: TransportStrategy; one: TransportStrategy; pool: TransportStrategy } {
+  const one = multiplexedStrategy('one');
+  const pool = multiplexedStrategy('pool');
+  if (!one || !pool) throw new Error('the registry has no single-session or pooled HTTP/2 strategy');
+  return { h1: baselineStrategy(), one, pool };
+}
+
+/** Certificates as `h2lab certs` makes them: a CA, a server certificate, a client certificate. */
+interface CertFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  serverCert: string;
+  serverKey: string;
+}
+
+async function makeCertificates(dir: string): Promise<CertFiles> {
+  const set = await generateCertificates({ caName: 'h2lab echo study CA' });
+  writeCertificateSet(dir, set, { force: true });
+  const at = (f: string) => `${dir}/${f}`;
+  return {
+    caFile: at(CERT_FILES.caPem),
+    certFile: at(CERT_FILES.clientPem),
+    keyFile: at(CERT_FILES.clientKeyPem),
+    serverCert: at(CERT_FILES.serverPem),
+    serverKey: at(CERT_FILES.serverKeyPem),
+  };
+}
+
+/** The fixture with client certificates required, and both ends' windows set to one preset. */
+function fixtureFor(
+  certs: CertFiles,
+  window: WindowName,
+  extra: ServerOptionsInput = {},
+): ServerOptionsInput {
+  const w = resolveWindow(window);
+  return {
+    cert: certs.serverCert,
+    key: certs.serverKey,
+    ca: certs.caFile,
+    clientAuth: 'require',
+    // The upload direction: the server's receive windows, the same preset as the client's.
+    initialWindowSizeBytes: Math.min(w.streamWindowBytes, 2 ** 31 - 1),
+    connectionWindowSizeBytes: Math.max(65_535, w.connectionWindowBytes),
+    ...extra,
+  };
+}
+
+const med = (xs: Array<number | undefined>): number | undefined => {
+  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
+  return v.length === 0 ? undefined : medianInterpolated(v);
+};
+
+/** What one strategy's kept runs of one cell show. */
+interface Side {
+  latencyP50Ms?: number;
+  rps?: number;
+  /** Wait inside the client for a connection or stream slot, ms (median of run means). */
+  clientQueueMs?: number;
+  sessions?: number;
+  /** Highest number of streams one session carried at once (median over runs). */
+  peakStreams?: number;
+  /** Share of the sessions' open time during which a receive window stopped the server. */
+  stalledShare?: number;
+  connectionStalls?: number;
+  streamStalls?: number;
+  cpu?: number;
+}
+
+function sideOf(cell: CellResult | undefined): Side {
+  if (!cell?.stats) return {};
+  const runs: RunResult[] = keptRuns(cell);
+  const st = cell.stats;
+  return {
+    latencyP50Ms: st.latencyP50Ms.median,
+    rps: st.rps.median,
+    clientQueueMs: st.breakdownMs.clientQueue,
+    ...(st.connectionsOpened !== undefined ? { sessions: st.connectionsOpened } : {}),
+    ...optional('peakStreams', med(runs.map((r) => r.connections.peakStreamsPerConnection))),
+    ...optional('stalledShare', med(runs.map((r) => shareOf(r)))),
+    ...optional('connectionStalls', med(runs.map((r) => r.flowControl?.connectionStalls))),
+    ...optional('streamStalls', med(runs.map((r) => r.flowControl?.streamStalls))),
+    ...optional('cpu', med(runs.map((r) => r.client.cpu))),
+  };
+}
+
+function shareOf(r: RunResult): number | undefined {
+  const f = r.flowControl;
+  return f && f.sessionMs > 0 ? f.stalledMs / f.sessionMs : undefined;
+}
+
+function optional<K extends string>(key: K, v: number | undefined): { [k in K]?: number } {
+  return (v === undefined ? {} : { [key]: v }) as { [k in K]?: number };
+}
+
+/** One HTTP/2 variant against the HTTP/1.1 pool of the same comparison. */
+interface Row {
+  body: number;
+  window: WindowName;
+  concurrency: number;
+  variant: Variant;
+  h1: Side;
+  h2: Side;
+  throughput?: Comparison;
+  latency?: Comparison;
+}
+
+function rowsOf(
+  result: CompareResult,
+  body: number,
+  window: WindowName,
+  variants: Array<[Variant, string]>,
+  concurrencies: number[],
+): Row[] {
+  const h1 = baselineStrategy().name;
+  const cell = (c: number, p: string) => result.cells.find((x) => x.concurrency === c && x.protocol === p);
+  const cmp = (c: number, p: string, metric: Comparison['metric']) =>
+    result.comparisons.find((x) => x.concurrency === c && x.protocol === p && x.metric === metric);
+  const rows: Row[] = [];
+  for (const c of concurrencies)
+    for (const [variant, name] of variants) {
+      const throughput = cmp(c, name, 'rps');
+      const latency = cmp(c, name, 'latencyP50Ms');
+      rows.push({
+        body,
+        window,
+        concurrency: c,
+        variant,
+        h1: sideOf(cell(c, h1)),
+        h2: sideOf(cell(c, name)),
+        ...(throughput ? { throughput } : {}),
+        ...(latency ? { latency } : {}),
+      });
+    }
+  return rows;
+}
+
+const r2 = (x: number | undefined) => (x === undefined ? null : Math.round(x * 100) / 100);
+const r0 = (x: number | undefined) => (x === undefined ? null : Math.round(x));
+const pctCell = (x: number | undefined) => (x === undefined ? null : Math.round(x * 1000) / 10);
+
+/** A ratio with its interval; `invert` turns a candidate/baseline latency ratio into h1/h2. */
+function ratioText(c: Comparison | undefined, invert = false): string | null {
+  if (!c) return null;
+  const i = c.interval;
+  const [r, lo, hi] = invert ? [1 / i.ratio, 1 / i.hi, 1 / i.lo] : [i.ratio, i.lo, i.hi];
+  return `${r.toFixed(2)} (${lo.toFixed(2)}–${hi.toFixed(2)})`;
+}
+
+function verdictWord(c: Comparison | undefined): string | null {
+  if (!c) return null;
+  switch (c.outcome) {
+    case 'better':
+      return 'h2 better';
+    case 'worse':
+      return 'h1 better';
+    case 'no-clear-difference':
+      return 'same';
+    case 'undecided':
+      return 'undecided';
+    case 'insufficient':
+      return 'too few runs';
+  }
+}
+
+function bodyLabel(n: number): string {
+  return formatBytes(n);
+}
+
+function cellSection(body: number, window: WindowName, rows: Row[], o: EchoOptions): StudySection {
+  const w = resolveWindow(window);
+  return {
+    id: `echo-${body}-${window}`,
+    title: `${bodyLabel(body)} echoed over mTLS, windows "${window}": HTTP/2 against the HTTP/1.1 pool`,
+    note: `POST /echo, ${bodyLabel(body)} up and the same back, ${o.headerBytes} B of extra headers. Both ends' HTTP/2 receive windows ${formatBytes(w.streamWindowBytes)} per stream, ${formatBytes(w.connectionWindowBytes)} per connection. Medians over the kept runs; latency h1/h2 above 1: HTTP/2 lower; throughput h2/h1 above 1: HTTP/2 more (95% bootstrap intervals). Each variant is measured against the HTTP/1.1 pool of its own comparison. "stalled" is the share of session time a client receive window held the server's response data.`,
+    table: {
+      columns: [
+        { key: 'c', label: 'conc.' },
+        { key: 'variant', label: 'HTTP/2 as' },
+        { key: 'h1p50', label: 'h1 p50', unit: 'ms' },
+        { key: 'h2p50', label: 'h2 p50', unit: 'ms' },
+        { key: 'lat', label: 'latency h1/h2' },
+        { key: 'h1rps', label: 'h1 req/s' },
+        { key: 'h2rps', label: 'h2 req/s' },
+        { key: 'thr', label: 'throughput h2/h1' },
+        { key: 'sessions', label: 'sessions' },
+        { key: 'streams', label: 'streams/session' },
+        { key: 'stalled', label: 'stalled', unit: '%' },
+        { key: 'outcome', label: 'throughput' },
+      ],
+      rows: rows.map((r) => ({
+        c: r.concurrency,
+        variant: VARIANT_LABEL[r.variant],
+        h1p50: r2(r.h1.latencyP50Ms),
+        h2p50: r2(r.h2.latencyP50Ms),
+        lat: ratioText(r.latency, true),
+        h1rps: r0(r.h1.rps),
+        h2rps: r0(r.h2.rps),
+        thr: ratioText(r.throughput),
+        sessions: r.h2.sessions ?? null,
+        streams: r.h2.peakStreams ?? null,
+        stalled: pctCell(r.h2.stalledShare),
+        outcome: verdictWord(r.throughput),
+      })),
+    },
+  };
+}
+
+const latencyRatio = (r: Row) => (r.latency ? 1 / r.latency.interval.ratio : undefined);
+const throughputRatio = (r: Row) => r.throughput?.interval.ratio;
+
+/** The report's table for one body size, beside h2lab's ratios in every window preset. */
+function summarySection(body: number, rows: Row[], windows: WindowName[], top: number): StudySection {
+  const large = body >= 64 * 1024;
+  const ref = large ? REPORT.large : REPORT.small;
+  const at = (v: Variant, w: WindowName) =>
+    rows.find((r) => r.variant === v && r.window === w && r.concurrency === top);
+  return {
+    id: `summary-${body}`,
+    title: `${bodyLabel(body)}: HTTP/2 against HTTP/1.1, beside the report (${large ? '1 MB' : '1 KB'} bodies)`,
+    note: `Ratios at concurrency ${top}: latency h1/h2 (above 1: HTTP/2 lower), throughput h2/h1 (above 1: HTTP/2 more), one column pair per window preset.`,
+    table: {
+      columns: [
+        { key: 'variant', label: 'HTTP/2 as' },
+        ...windows.flatMap((w) => [
+          { key: `lat-${w}`, label: `latency ${w}`, unit: '×' },
+          { key: `thr-${w}`, label: `thr. ${w}`, unit: '×' },
+        ]),
+      ],
+      rows: (['one', 'shared', 'independent'] as Variant[]).map((v) => ({
+        variant: VARIANT_LABEL[v],
+        ...Object.fromEntries(
+          windows.flatMap((w) => {
+            const r = at(v, w);
+            return [
+              [`lat-${w}`, r ? r2(latencyRatio(r)) : null],
+              [`thr-${w}`, r ? r2(throughputRatio(r)) : null],
+            ];
+          }),
+        ),
+      })),
+    },
+    reference: {
+      source: `report 003, conclusion ${large ? '6 (1 MB' : '5 (1 KB'} bodies + 300 B of headers)`,
+      note: 'Its own words turned into the same ratios ("9.5% lower latency" = 1.10×, "2.4× less throughput" = 0.42×). Spring Boot on Tomcat, Apache HttpClient 5; its concurrency, RTT, pool sizes and windows were not recorded; CPU about 50%.',
+      table: {
+        columns: [
+          { key: 'variant', label: 'HTTP/2 as' },
+          { key: 'lat', label: 'latency h1/h2', unit: '×' },
+          { key: 'thr', label: 'throughput h2/h1', unit: '×' },
+        ],
+        rows: ref.map((r) => ({
+          variant: VARIANT_LABEL[r.variant as Variant],
+          lat: r2(r.latency),
+          thr: r2(r.throughput),
+        })),
+      },
+    },
+  };
+}
+
+/** Per window preset: the one-session result with the stalls that explain it. */
+function windowSection(body: number, rows: Row[], windows: WindowName[], top: number): StudySection {
+  return {
+    id: `windows-${body}`,
+    title: `${bodyLabel(body)}: what the flow-control windows did (concurrency ${top})`,
+    note: "Client receive windows (the response direction) as measured by h2lab's client: stall episodes of the connection's and the streams' windows, and the share of session time during which one of them held the server. The server's receive windows (the upload direction) were set to the same preset; h2lab does not measure the client's send-side waits.",
+    table: {
+      columns: [
+        { key: 'window', label: 'window' },
+        { key: 'stream', label: 'stream win.' },
+        { key: 'conn', label: 'conn. win.' },
+        { key: 'variant', label: 'HTTP/2 as' },
+        { key: 'thr', label: 'thr. h2/h1', unit: '×' },
+        { key: 'stalled', label: 'stalled', unit: '%' },
+        { key: 'connStalls', label: 'conn. stalls' },
+        { key: 'streamStalls', label: 'stream stalls' },
+      ],
+      rows: windows.flatMap((w) => {
+        const ws = resolveWindow(w);
+        return (['one', 'independent'] as Variant[]).map((v) => {
+          const r = rows.find((x) => x.window === w && x.variant === v && x.concurrency === top);
+          return {
+            window: w,
+            stream: formatBytes(ws.streamWindowBytes),
+            conn: formatBytes(ws.connectionWindowBytes),
+            variant: VARIANT_LABEL[v],
+            thr: r ? r2(throughputRatio(r)) : null,
+            stalled: r ? pctCell(r.h2.stalledShare) : null,
+            connStalls: r0(r?.h2.connectionStalls),
+            streamStalls: r0(r?.h2.streamStalls),
+          };
+        });
+      }),
+    },
+  };
+}
+
+/** "2.10× lower latency" / "1.30× higher latency" from an h1/h2 latency ratio. */
+const latencyWords = (x: number) =>
+  x >= 1 ? `${x.toFixed(2)}× lower latency` : `${(1 / x).toFixed(2)}× higher latency`;
+/** "1.80× the throughput of" / "2.40× less throughput than" from an h2/h1 throughput ratio. */
+const throughputWords = (x: number) =>
+  x >= 1 ? `${x.toFixed(2)}× the throughput of` : `${(1 / x).toFixed(2)}× less throughput than`;
+
+function outcomeClause(c: Comparison | undefined): string {
+  if (!c) return 'not measured';
+  switch (c.outcome) {
+    case 'better':
+    case 'worse':
+      return 'the runs show the throughput difference';
+    case 'no-clear-difference':
+      return 'the throughput difference is below the 5% threshold';
+    case 'undecided':
+      return `the runs cannot tell the throughputs apart yet (about ${c.runsNeeded ?? 'more'} runs a side would)`;
+    case 'insufficient':
+      return 'too few runs for an interval';
+  }
+}
+
+/** The explanation of one body size, from its rows. */
+function explainBody(body: number, rows: Row[], windows: WindowName[], top: number, o: EchoOptions): string {
+  const parts: string[] = [];
+  const at = (v: Variant, w: WindowName) =>
+    rows.find((r) => r.variant === v && r.window === w && r.concurrency === top);
+  const w0 = windows.includes('browser') ? 'browser' : windows[0]!;
+  const one = at('one', w0);
+  const tr = one && throughputRatio(one);
+  const lr = one && latencyRatio(one);
+  if (!one || tr === undefined || lr === undefined)
+    return `${bodyLabel(body)}: the comparison at concurrency ${top} did not finish, so it says nothing.`;
+  parts.push(
+    `${bodyLabel(body)} bodies at concurrency ${top} (windows "${w0}"): one HTTP/2 session had ${latencyWords(lr)} and ${throughputWords(tr)} the HTTP/1.1 pool; ${outcomeClause(one.throughput)}.`,
+  );
+  const q = one.h1.clientQueueMs;
+  const h1conns = o.h1Connections === 'concurrency' ? top : Math.min(o.h1Connections, top);
+  if (q !== undefined && one.h1.latencyP50Ms !== undefined) {
+    parts.push(
+      q > 0.25 * one.h1.latencyP50Ms
+        ? `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms in the client for one (of a ${one.h1.latencyP50Ms.toFixed(2)} ms median): that queue is the latency HTTP/2's streams avoid.`
+        : `HTTP/1.1 had a connection for every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client), so no client-side queue explains a difference: what is left is the cost per request on each side's connections.`,
+    );
+  }
+  const ind = at('independent', w0);
+  const sh = at('shared', w0);
+  const ti = ind && throughputRatio(ind);
+  const ts = sh && throughputRatio(sh);
+  if (ti !== undefined && ts !== undefined) {
+    parts.push(
+      `The shared pool of ${o.h2Sessions} sessions reached ${ts.toFixed(2)}× HTTP/1.1's throughput (up to ${sh!.h2.peakStreams ?? '?'} streams on a session) and the independent sessions (${ind!.h2.sessions ?? '?'} of them, up to ${ind!.h2.peakStreams ?? '?'} stream${ind!.h2.peakStreams === 1 ? '' : 's'} each) ${ti.toFixed(2)}×, against ${tr.toFixed(2)}× for one session${ti > tr * 1.05 ? ': spreading the requests over connections helped' : ti < tr * 0.95 ? ': more connections cost more than they gave here' : ': the number of connections made little difference here'}.`,
+    );
+  }
+  if (windows.length > 1) {
+    const byWindow = windows
+      .map((w) => ({ w, r: at('one', w) }))
+      .filter((x): x is { w: WindowName; r: Row } => x.r?.throughput !== undefined);
+    if (byWindow.length > 1) {
+      const list = byWindow
+        .map(
+          ({ w, r }) =>
+            `${w} ${throughputRatio(r)!.toFixed(2)}× (stalled ${r.h2.stalledShare !== undefined ? `${(r.h2.stalledShare * 100).toFixed(1)}%` : '?'} of session time, ${r.h2.connectionStalls !== undefined ? Math.round(r.h2.connectionStalls) : '?'} connection-window stalls)`,
+        )
+        .join(', ');
+      parts.push(
+        `One session's throughput against HTTP/1.1 by window preset: ${list}. ${windowVerdict(byWindow.map((x) => x.r))}`,
+      );
+    }
+  }
+  return parts.join(' ');
+}
+
+/**
+ * What the window presets did to one session's result: flow control decides only where a preset's
+ * windows stalled the server and the ratio followed the stalls beyond the runs' spread.
+ */
+function windowVerdict(rows: Row[]): string {
+  const stalled = (r: Row) => r.h2.stalledShare ?? 0;
+  const most = rows.reduce((a, b) => (stalled(b) > stalled(a) ? b : a));
+  const least = rows.reduce((a, b) => (stalled(b) < stalled(a) ? b : a));
+  const ratios = rows.map((r) => throughputRatio(r)!);
+  const spread = Math.round((Math.max(...ratios) / Math.min(...ratios) - 1) * 100);
+  if (stalled(most) <= 0.05)
+    return `No preset's windows held the server for more than ${(stalled(most) * 100).toFixed(1)}% of session time, so flow control does not explain the ${spread}% between presets: that is the runs' spread.`;
+  const gain = throughputRatio(least)! / throughputRatio(most)!;
+  const a = most.throughput!.interval;
+  const b = least.throughput!.interval;
+  const apart = b.lo > a.hi;
+  const pair = `"${least.window}" (${(stalled(least) * 100).toFixed(1)}% stalled) against "${most.window}" (${(stalled(most) * 100).toFixed(1)}%)`;
+  if (gain > 1.1 && apart)
+    return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, beyond the runs' spread: flow control decides part of this result.`;
+  if (gain > 1.1)
+    return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, but the intervals overlap: the direction of flow control, not yet a result.`;
+  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): while one stream waited for credit the others' data kept the connection busy, so flow control is not what limits one session here.`;
+}
+
+/** One connection lifetime case: a run, and the lives of its sessions. */
+interface LifetimeCase {
+  id: string;
+  /** The case in a few words, for the table. */
+  label: string;
+  configured: string;
+  run?: RunResult;
+  lives: ConnectionLifetime[];
+}
+
+function lifetimeSection(cases: LifetimeCase[]): StudySection {
+  return {
+    id: 'lifetime',
+    title: 'Connection lifetime at both ends (HTTP/2 over mTLS, timestamps on the run clock)',
+    note: "Each row is one session (#) of one run: when it was ready, when its last response ended, when the server's GOAWAY arrived, when it closed (ms since the run began), and who ended it. idle = GOAWAY (else close) − last response; age = close − opened. server idle: one request every 2× the longer timeout, the server's --h2-idle-timeout on; client idle: the same with the client's --idle-timeout, shorter than the server's; max age: 4 requests in flight without a pause, the client's --max-age on.",
+    table: {
+      columns: [
+        { key: 'case', label: 'case' },
+        { key: 'id', label: '#' },
+        { key: 'opened', label: 'opened', unit: 'ms' },
+        { key: 'last', label: 'last', unit: 'ms' },
+        { key: 'goaway', label: 'GOAWAY', unit: 'ms' },
+        { key: 'closed', label: 'closed', unit: 'ms' },
+        { key: 'idle', label: 'idle', unit: 'ms' },
+        { key: 'age', label: 'age', unit: 'ms' },
+        { key: 'requests', label: 'req.' },
+        { key: 'by', label: 'ended by' },
+      ],
+      rows: cases.flatMap((c) =>
+        c.lives.map((l) => ({
+          case: c.label,
+          id: l.id,
+          opened: r0(l.openedMs),
+          last: r0(l.lastActiveMs),
+          goaway: l.goawayMs !== undefined ? r0(l.goawayMs) : null,
+          closed: r0(l.closedMs),
+          idle: r0((l.goawayMs ?? l.closedMs) - l.lastActiveMs),
+          age: r0(l.closedMs - l.openedMs),
+          requests: l.requests,
+          by: l.closedBy,
+        })),
+      ),
+    },
+    reference: {
+      source: 'report 003, conclusions 2 and 4',
+      table: {
+        columns: [
+          { key: 'control', label: 'control' },
+          { key: 'report', label: 'what the report found' },
+        ],
+        rows: [
+          {
+            control: 'server idle timeout',
+            report: 'the only bound (Tomcat Http2Protocol keepAliveTimeout)',
+          },
+          {
+            control: 'client idle timeout / max age',
+            report: 'none in Apache HttpClient 5: a session lives until the client closes',
+          },
+          { control: 'browser', report: 'idle connections closed after about 1 minute' },
+        ],
+      },
+    },
+  };
+}
+
+function explainLifetime(cases: LifetimeCase[]): string {
+  const parts: string[] = [];
+  const byId = (id: string) => cases.find((c) => c.id === id);
+  const server = byId('server-idle');
+  const goaways = (server?.lives ?? []).filter((l) => l.closedBy === 'goaway' && l.goawayMs !== undefined);
+  if (server && goaways.length > 0) {
+    const idle = medianInterpolated(goaways.map((l) => l.goawayMs! - l.lastActiveMs));
+    parts.push(
+      `The server ended ${goaways.length} idle session${goaways.length > 1 ? 's' : ''} with GOAWAY(${goaways[0]!.goawayCode ?? '?'}) a median ${idle.toFixed(0)} ms after the last response (${server.configured}); ${server.run ? `the client needed ${server.lives.length} sessions for ${server.run.counts.ok} requests.` : ''}`,
+    );
+  } else if (server) {
+    parts.push(
+      `No session was ended by the server's idle timeout (${server.configured}): ${server.lives.map((l) => l.closedBy).join(', ') || 'no session closed'}.`,
+    );
+  }
+  const idleCase = byId('client-idle');
+  const retiredIdle = (idleCase?.lives ?? []).filter((l) => l.closedBy === 'idle-timeout');
+  if (idleCase) {
+    parts.push(
+      retiredIdle.length > 0
+        ? `The client's --idle-timeout (${idleCase.configured}) closed ${retiredIdle.length} session${retiredIdle.length > 1 ? 's' : ''} itself, a median ${medianInterpolated(retiredIdle.map((l) => l.closedMs - l.lastActiveMs)).toFixed(0)} ms after its last response and before the server's timeout: the control the report could not find in its client library.`
+        : `The client's --idle-timeout (${idleCase.configured}) closed no session: ${idleCase.lives.map((l) => l.closedBy).join(', ') || 'none closed'}.`,
+    );
+  }
+  const ageCase = byId('client-max-age');
+  const retiredOld = (ageCase?.lives ?? []).filter((l) => l.closedBy === 'max-age');
+  if (ageCase?.run) {
+    const failed = ageCase.run.counts.failed;
+    parts.push(
+      retiredOld.length > 0
+        ? `Under steady load, --max-age (${ageCase.configured}) retired ${retiredOld.length} session${retiredOld.length > 1 ? 's' : ''} at a median age of ${medianInterpolated(retiredOld.map((l) => l.closedMs - l.openedMs)).toFixed(0)} ms, each drained before it closed, with ${failed} of ${ageCase.run.counts.total} requests failed.`
+        : `Under steady load --max-age (${ageCase.configured}) retired no session (${ageCase.run.counts.total} requests).`,
+    );
+  }
+  return parts.join(' ');
+}
+
+/** The mTLS and ALPN facts: what each client negotiated, and that a client without a certificate is refused. */
+interface HandshakeCase {
+  client: string;
+  certificate: boolean;
+  offered: string;
+  negotiated: string;
+  ok: number;
+  outcome: string;
+}
+
+function handshakeSection(rows: HandshakeCase[]): StudySection {
+  return {
+    id: 'mtls',
+    title: 'mTLS and ALPN: what each client got from the echo server',
+    note: 'One POST /echo per client against the fixture with client certificates required.',
+    table: {
+      columns: [
+        { key: 'client', label: 'client' },
+        { key: 'cert', label: 'client cert' },
+        { key: 'offered', label: 'ALPN offered' },
+        { key: 'negotiated', label: 'negotiated' },
+        { key: 'ok', label: 'responses' },
+        { key: 'outcome', label: 'outcome' },
+      ],
+      rows: rows.map((r) => ({
+        client: r.client,
+        cert: r.certificate ? 'yes' : 'no',
+        offered: r.offered,
+        negotiated: r.negotiated,
+        ok: r.ok,
+        outcome: r.outcome,
+      })),
+    },
+    reference: {
+      source: 'report 003, `curl -v` against its two endpoints',
+      table: {
+        columns: [
+          { key: 'endpoint', label: 'endpoint' },
+          { key: 'curl', label: 'curl -v said' },
+        ],
+        rows: [
+          { endpoint: 'HTTP/1.1 (port 8443)', curl: 'ALPN, server did not agree to a protocol' },
+          { endpoint: 'HTTP/2 (port 9443)', curl: 'ALPN, server accepted to use h2' },
+        ],
+      },
+    },
+  };
+}
+
+async function handshakes(target: FixtureTarget, certs: CertFiles): Promise<HandshakeCase[]> {
+  const s = roles();
+  const cases: Array<{ strategy: TransportStrategy; cert: boolean }> = [
+    { strategy: s.h1, cert: true },
+    { strategy: s.one, cert: true },
+    { strategy: s.one, cert: false },
+  ];
+  const out: HandshakeCase[] = [];
+  for (const c of cases) {
+    const r = await runLoad({
+      url: `${target.tlsUrl}/echo`,
+      protocol: c.strategy.name,
+      method: 'POST',
+      bodySizeBytes: 64,
+      requests: 2,
+      concurrency: 1,
+      caFile: certs.caFile,
+      ...(c.cert ? { certFile: certs.certFile, keyFile: certs.keyFile } : {}),
+      timeoutMs: 5000,
+      connectTimeoutMs: 5000,
+    }).done;
+    const failures = Object.entries(r.counts.byFailure ?? {})
+      .filter(([, n]) => (n as number) > 0)
+      .map(([k, n]) => `${k} ×${n}`);
+    out.push({
+      client: `${c.strategy.name} (${c.strategy.summary})`,
+      certificate: c.cert,
+      offered: c.strategy.requests.tls,
+      negotiated: r.protocol.negotiated,
+      ok: r.counts.ok,
+      outcome: r.error
+        ? `refused: ${r.error.code}`
+        : r.counts.ok > 0
+          ? 'answered'
+          : `no response (${failures.join(', ') || 'nothing sent'})`,
+    });
+  }
+  return out;
+}
+
+async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): Promise<LifetimeCase[]> {
+  const s = roles();
+  const target = await startFixtureTarget(
+    fixtureFor(certs, 'browser', { h2IdleTimeoutMs: o.serverIdleMs }),
+    'thread',
+  );
+  const cases: LifetimeCase[] = [];
+  const base: LoadOptionsInput = {
+    url: `${target.tlsUrl}/echo`,
+    protocol: s.one.name,
+    method: 'POST',
+    bodySizeBytes: 1024,
+    headers: apiHeaders(o.headerBytes),
+    caFile: certs.caFile,
+    certFile: certs.certFile,
+    keyFile: certs.keyFile,
+  };
+  // Three requests a gap apart, the gap twice the longer idle timeout: each session goes idle.
+  const gapMs = 2 * Math.max(o.serverIdleMs, o.clientIdleMs);
+  const sparse = { rateRps: 1000 / gapMs, durationMs: 2 * gapMs + 1 };
+  const run = async (id: string, label: string, configured: string, opts: LoadOptionsInput) => {
+    const r = await ctx.cell(
+      `lifetime-${id}`,
+      async () => {
+        const res = await runLoad({ ...base, ...opts }).done;
+        if (res.error) throw new Error(`${res.error.code}: ${res.error.message}`);
+        return res;
+      },
+      { weight: 4 },
+    );
+    cases.push({
+      id,
+      label,
+      configured,
+      ...(r ? { run: r } : {}),
+      lives: r?.connections.lifetimes?.connections ?? [],
+    });
+  };
+  try {
+    const sIdle = `server --h2-idle-timeout ${o.serverIdleMs} ms`;
+    await run('server-idle', `server idle ${o.serverIdleMs} ms`, sIdle, sparse);
+    await run(
+      'client-idle',
+      `client idle ${o.clientIdleMs} ms`,
+      `--idle-timeout ${o.clientIdleMs} ms, ${sIdle}`,
+      {
+        ...sparse,
+        idleTimeoutMs: o.clientIdleMs,
+      },
+    );
+    await run('client-max-age', `max age ${o.maxAgeMs} ms`, `--max-age ${o.maxAgeMs} ms, 4 in flight`, {
+      concurrency: 4,
+      durationMs: 4 * o.maxAgeMs,
+      maxAgeMs: o.maxAgeMs,
+    });
+  } finally {
+    await target.close();
+  }
+  return cases;
+}
+
+function listOf<T>(v: string, flag: string, parse: (x: string) => T): T[] {
+  const xs = parseList(v).map(parse);
+  if (xs.length === 0) throw invalidOption(flag, v, 'give at least one value');
+  return xs;
+}
+
+export const echoStudy: Study = {
+  name: 'echo',
+  title: 'Request/response echo behind mTLS: HTTP/1.1 pool, one HTTP/2 session, and pools of HTTP/2 sessions',
+  source: 'report 003 (mTLS echo, Spring Boot / Tomcat, Apache HttpClient 5)',
+  question:
+    'Echoing 1 KiB and 1 MiB bodies over mutual TLS, what do one HTTP/2 session, a shared pool of sessions and a pool of independent sessions give against pooled HTTP/1.1, why, and who can bound a session’s life?',
+  flags: [
+    {
+      flags: '--bodies <list>',
+      description: 'body sizes echoed, one comparison each (default 1KiB,1MiB)',
+      key: 'bodies',
+      parse: (v, f) => listOf(v, f, (x) => parseBytes(x, f)),
+    },
+    {
+      flags: '--windows <list>',
+      description: `HTTP/2 window presets of both ends, one comparison each: ${WINDOWS.join(', ')} (default all; quick node,max)`,
+      key: 'windows',
+      parse: (v, f) =>
+        listOf(v, f, (x) => {
+          if (!(WINDOWS as readonly string[]).includes(x))
+            throw invalidOption(f, v, `use a list of ${WINDOWS.join(', ')}`);
+          return x as WindowName;
+        }),
+    },
+    {
+      flags: '--concurrency <list>',
+      description: 'requests in flight (default 32; quick 8)',
+      key: 'concurrency',
+      parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, 1024)),
+    },
+    {
+      flags: '--runs <n>',
+      description: 'runs per cell, the first discarded (default 7; quick 3)',
+      key: 'runs',
+      parse: (v, f) => parseInteger(v, f, 3, 100),
+    },
+    {
+      flags: '--duration <time>',
+      description: 'measured time of one run (default 1s; quick 300ms)',
+      key: 'durationMs',
+      parse: (v, f) => parseDurationMs(v, f, 's'),
+    },
+    {
+      flags: '--h1-connections <n>',
+      description:
+        "HTTP/1.1 connections: a number (capped at the concurrency) or 'concurrency' (default: one per request in flight)",
+      key: 'h1Connections',
+      parse: (v, f) => (v === 'concurrency' ? v : parseInteger(v, f, 1, 1024)),
+    },
+    {
+      flags: '--h2-sessions <n>',
+      description: 'sessions of the shared HTTP/2 pool (default 4)',
+      key: 'h2Sessions',
+      parse: (v, f) => parseInteger(v, f, 1, 256),
+    },
+    {
+      flags: '--header-bytes <size>',
+      description: 'extra request headers per request, as HTTP/1.1 writes them (default 300)',
+      key: 'headerBytes',
+      parse: (v, f) => {
+        const n = parseBytes(v, f);
+        if (n > 16 * 1024)
+          throw invalidOption(f, v, 'use at most 16KiB (the fixture refuses larger header lists)');
+        return n;
+      },
+    },
+    {
+      flags: '--server-idle-timeout <time>',
+      description: "the server's HTTP/2 idle timeout in the lifetime cells (default 3s; quick 600ms)",
+      key: 'serverIdleMs',
+      parse: (v, f) => parseDurationMs(v, f),
+    },
+    {
+      flags: '--idle-timeout <time>',
+      description: "the client's idle timeout in the lifetime cells (default 1s; quick 300ms)",
+      key: 'clientIdleMs',
+      parse: (v, f) => parseDurationMs(v, f),
+    },
+    {
+      flags: '--max-age <time>',
+      description: "the client's maximum session age in the lifetime cells (default 1s; quick 300ms)",
+      key: 'maxAgeMs',
+      parse: (v, f) => parseDurationMs(v, f),
+    },
+    {
+      flags: '--rtt <time>',
+      description:
+        'an emulated link of this round-trip time for the comparisons (needs root; default loopback)',
+      key: 'rttMs',
+      parse: (v, f) => parseDurationMs(v, f),
+    },
+  ],
+  check(options, quick) {
+    const o = resolve({ quick, options });
+    if (o.rttMs !== undefined) checkNetAvailable('relay');
+    if (o.clientIdleMs >= o.serverIdleMs)
+      throw invalidOption(
+        '--idle-timeout',
+        `${o.clientIdleMs}ms`,
+        `use less than --server-idle-timeout (${o.serverIdleMs} ms), or the server closes the session first and the client's timeout is never seen`,
+      );
+  },
+  async run(ctx) {
+    const o = resolve(ctx);
+    const loadBefore = os.loadavg()[0]!;
+    const s = roles();
+    const headers = apiHeaders(o.headerBytes);
+    const certs = await makeCertificates(ctx.tmpDir);
+    const perComparison = (n: number) => n * o.concurrency.length * o.runs;
+    ctx.plan(2 + o.windows.length * o.bodies.length * (perComparison(3) + perComparison(2)) + 3 * 4);
+    ctx.setData('settings', {
+      headers,
+      headerWireBytes: headerWireBytes(headers),
+      h1Connections: o.h1Connections,
+      sharedPool: { sessions: o.h2Sessions, policy: 'least-busy' },
+      independentPool: {
+        sessions: 'concurrency (capped per cell)',
+        policy: 'least-busy',
+        openedBeforeRun: true,
+      },
+      clientAuth: 'require',
+      ...(o.rttMs !== undefined ? { rttMs: o.rttMs } : { link: 'loopback' }),
+    });
+    ctx.log(
+      `mTLS: a CA, a server and a client certificate generated; ${headerWireBytes(headers)} B of extra headers per request`,
+    );
+
+    const rows: Row[] = [];
+    let handshakeDone = false;
+    for (const window of o.windows) {
+      const fixture = fixtureFor(certs, window);
+      const target = await startFixtureTarget(fixture, 'thread');
+      try {
+        if (!handshakeDone) {
+          handshakeDone = true;
+          const hs = await ctx.cell('mtls', () => handshakes(target, certs), { weight: 2 });
+          if (hs) {
+            ctx.section(handshakeSection(hs));
+            ctx.setData('mtls', hs);
+          }
+        }
+        for (const body of o.bodies) {
+          const workload: WorkloadInput = {
+            id: `echo-${body}`,
+            label: `echo ${bodyLabel(body)}`,
+            paths: ['/echo'],
+            method: 'POST',
+            bodySizeBytes: body,
+            responseSizeBytes: body,
+            headers,
+          };
+          const common = {
+            concurrency: o.concurrency,
+            h1Connections: o.h1Connections,
+            runs: o.runs,
+            durationMs: o.durationMs,
+            window,
+            workloads: [workload],
+            tls: { caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile },
+            ...(o.rttMs !== undefined ? { links: { rttMs: [o.rttMs] } } : {}),
+          };
+          const hooks = { target, fixture };
+          const shared = await compareCell(
+            ctx,
+            `${bodyLabel(body).replace(' ', '')}-${window}-shared`,
+            {
+              ...common,
+              protocols: [s.h1.name, s.one.name, s.pool.name],
+              h2PoolPolicy: 'least-busy',
+              h2PoolSessions: o.h2Sessions,
+            },
+            hooks,
+            perComparison(3),
+          );
+          const independent = await compareCell(
+            ctx,
+            `${bodyLabel(body).replace(' ', '')}-${window}-independent`,
+            {
+              ...common,
+              protocols: [s.h1.name, s.pool.name],
+              h2PoolPolicy: 'least-busy',
+              h2PoolSessions: Math.max(...o.concurrency),
+            },
+            hooks,
+            perComparison(2),
+          );
+          const these: Row[] = [
+            ...(shared
+              ? rowsOf(
+                  shared,
+                  body,
+                  window,
+                  [
+                    ['one', s.one.name],
+                    ['shared', s.pool.name],
+                  ],
+                  o.concurrency,
+                )
+              : []),
+            ...(independent
+              ? rowsOf(independent, body, window, [['independent', s.pool.name]], o.concurrency)
+              : []),
+          ];
+          rows.push(...these);
+          for (const c of [shared, independent])
+            for (const cell of c?.cells ?? [])
+              if (cell.stats && cell.stats.saturatedRuns > 0)
+                ctx.warn(
+                  `${cell.id}: the load client was probably the bottleneck in ${cell.stats.saturatedRuns} of ${cell.stats.runsKept} runs (the client and the server share this machine's cores)`,
+                );
+          if (these.length > 0) ctx.section(cellSection(body, window, these, o));
+        }
+      } finally {
+        await target.close();
+      }
+    }
+    ctx.setData('rows', rows);
+    const top = Math.max(...o.concurrency);
+    for (const body of o.bodies) {
+      const mine = rows.filter((r) => r.body === body);
+      if (mine.length === 0) continue;
+      ctx.section(summarySection(body, mine, o.windows, top));
+      ctx.section(windowSection(body, mine, o.windows, top));
+      ctx.explain(explainBody(body, mine, o.windows, top, o));
+    }
+    // Client, server and every other process share the cores: a busy machine widens every interval.
+    const loadAfter = os.loadavg()[0]!;
+    const cpus = os.availableParallelism();
+    ctx.setData('machine', { cpus, loadAverage1m: { before: loadBefore, after: loadAfter } });
+    if (Math.max(loadBefore, loadAfter) > cpus)
+      ctx.warn(
+        `the machine's 1-minute load average was ${loadBefore.toFixed(1)} before the comparisons and ${loadAfter.toFixed(1)} after, on ${cpus} cores: other processes competed with the client and the server, so the ratios are noisier than on a quiet machine`,
+      );
+    const cases = await lifetimes(ctx, certs, o);
+    ctx.setData(
+      'lifetime',
+      cases.map(({ run: _run, ...c }) => c),
+    );
+    if (cases.some((c) => c.lives.length > 0)) {
+      ctx.section(lifetimeSection(cases));
+      ctx.explain(explainLifetime(cases));
+    }
+  },
+};
