@@ -31,7 +31,7 @@ import {
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
 import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
-import { findStrategy, strategyNames } from '../transport/index.ts';
+import { findStrategy, POOL_POLICIES, type PoolPolicy, strategyNames } from '../transport/index.ts';
 import { addNetOption, parseNet } from './net-options.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
@@ -55,6 +55,7 @@ interface CompareFlags {
   minEffect?: string;
   h1Connections?: string;
   h2Sessions?: string;
+  h2PoolPolicy?: string;
   workers?: string;
   window?: string;
   net?: string;
@@ -182,6 +183,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
     if (Array.isArray(o.h1Connections) && o.h1Connections.length === 1) o.h1Connections = o.h1Connections[0]!;
   }
   if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
+  if (f.h2PoolPolicy) o.h2PoolPolicy = f.h2PoolPolicy as PoolPolicy;
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
   if (f.window) o.window = f.window as 'node' | 'browser' | 'max';
   // Behind a link the embedded fixture server runs in the link's server namespace.
@@ -278,6 +280,12 @@ export function register(program: Command): void {
     .option(
       '--h2-sessions <n>',
       `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
+    )
+    .addOption(
+      new Option(
+        '--h2-pool-policy <name>',
+        `how h2-pool picks a session (default ${COMPARE_DEFAULTS.h2PoolPolicy}; first-free: an idle one, else open one)`,
+      ).choices(POOL_POLICIES),
     )
     .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')
     .addOption(

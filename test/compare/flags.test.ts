@@ -57,3 +57,9 @@ test('--h1-connections: a number, =concurrency, or one per concurrency value', (
   assert.equal(h1PoolFor([1, 6, 16], [1, 8, 64], 64), 16);
   assert.equal(h1PoolFor([4], [1, 8, 64], 64), 4);
 });
+
+test('--h2-pool-policy: the h2-pool policy of every run, least-busy unless named', () => {
+  assert.equal(resolveCompareOptions(compareOptionsFromFlags(undefined, base)).h2PoolPolicy, 'least-busy');
+  const o = compareOptionsFromFlags(undefined, { ...base, h2PoolPolicy: 'first-free' });
+  assert.equal(resolveCompareOptions(o).h2PoolPolicy, 'first-free');
+});
