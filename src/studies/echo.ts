@@ -503,7 +503,7 @@ function explainBody(body: number, rows: Row[], windows: WindowName[], top: numb
     parts.push(
       q > 0.25 * one.h1.latencyP50Ms
         ? `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms in the client for one (of a ${one.h1.latencyP50Ms.toFixed(2)} ms median): that queue is the latency HTTP/2's streams avoid.`
-        : `HTTP/1.1 had a connection for every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client), so no client-side queue explains a difference: what is left is the cost per request on each side's connections.`,
+        : `HTTP/1.1 had a connection for every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client), so no client-side queue explains a difference.`,
     );
   }
   const ind = at('independent', w0);
