@@ -57,6 +57,10 @@ export const ERROR_CODES = {
     summary: 'A browser run did not finish within --run-timeout.',
   },
   H2LAB_ERR_SERVER_METRICS: { exit: EXIT_FAILURE, summary: "The target's h2lab /metrics could not be read." },
+  H2LAB_ERR_PEER_MISSING: {
+    exit: EXIT_USAGE,
+    summary: 'A program a study runs beside h2lab (nginx) is not installed or does not run.',
+  },
   // --- network emulation (src/net) ---
   H2LAB_ERR_NET_UNAVAILABLE: {
     exit: EXIT_USAGE,

@@ -168,6 +168,31 @@ export const keepAliveReportSchema = z.strictObject({
   honoured: z.boolean(),
   connectionHeaders: z.array(z.string()).describe('Connection response header values seen, e.g. ["close"]'),
   keepAliveHeader: z.string().nullable().describe('the Keep-Alive response header, e.g. timeout=5'),
+  /**
+   * A proxy in front of an h2lab fixture server: the client's keep-alive says nothing about the hop
+   * behind it (nginx keeps the client's connection and may still open one upstream per request).
+   * When `/metrics?format=json` answers with h2lab's metrics through the target, the probe reads it
+   * before and after its keep-alive requests, on the same connection.
+   */
+  upstream: z
+    .strictObject({
+      requests: z
+        .number()
+        .int()
+        .describe(
+          'requests the h2lab origin counted between the two reads (the probe’s and the second read)',
+        ),
+      connections: z.number().int().describe('connections the h2lab origin accepted in that time'),
+      reused: z
+        .boolean()
+        .describe(
+          'fewer connections than keep-alive requests: the hop in front reuses its upstream connections',
+        ),
+    })
+    .optional()
+    .describe(
+      'the origin’s own count of connections, when it is an h2lab fixture server (its /metrics answers)',
+    ),
 });
 /** HTTP/1.1 keep-alive (see {@link keepAliveReportSchema}). */
 export type KeepAliveReport = z.infer<typeof keepAliveReportSchema>;

@@ -28,6 +28,16 @@ export const EXPECTATIONS: Readonly<Record<string, { describe: string; check: Ch
           }
         : { value: null, why: 'keep-alive: not probed (no HTTP/1.1)' },
   },
+  'upstream-keepalive': {
+    describe: 'an h2lab origin behind a proxy sees its requests on reused connections',
+    check: (r) =>
+      r.keepAlive?.upstream
+        ? {
+            value: r.keepAlive.upstream.reused,
+            why: `the origin accepted ${r.keepAlive.upstream.connections} connection(s) for ${r.keepAlive.requests} keep-alive requests`,
+          }
+        : { value: null, why: 'the origin is not an h2lab fixture server (no /metrics?format=json)' },
+  },
   h2: {
     describe: 'HTTP/2 over TLS (ALPN h2)',
     check: (r) =>

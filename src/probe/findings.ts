@@ -30,6 +30,23 @@ const rules: Rule[] = [
         ]
       : [],
   (r) => {
+    const up = r.keepAlive?.upstream;
+    if (!up) return [];
+    return [
+      up.reused
+        ? {
+            id: 'upstream-keepalive',
+            level: 'info',
+            text: `The h2lab origin behind this target accepted ${up.connections} connection(s) while ${r.keepAlive!.requests} requests came over one client connection: whatever is in front reuses its upstream connections.`,
+          }
+        : {
+            id: 'upstream-keepalive-off',
+            level: 'warn',
+            text: `The h2lab origin behind this target accepted ${up.connections} connections for ${r.keepAlive!.requests} requests that came over one client connection: the proxy in front opens a new upstream connection per request (nginx without \`keepalive\` in its upstream block, \`proxy_http_version 1.1\` and an empty Connection header). Every request then pays a TCP handshake to the backend — the fault behind one study's 6×.`,
+          },
+    ];
+  },
+  (r) => {
     if (r.target.scheme !== 'https' || r.protocols.h2.supported !== false) return [];
     return [
       {

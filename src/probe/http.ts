@@ -271,7 +271,9 @@ export async function checkKeepAlive(
   const connectionHeaders: string[] = [];
   let keepAliveHeader: string | null = null;
   let first: TimedResponse | undefined;
+  let upstream: KeepAliveReport['upstream'];
   try {
+    const before = await originCounters(origin, agent, timeoutMs);
     for (let i = 0; i < count; i++) {
       let r: TimedResponse;
       try {
@@ -290,6 +292,17 @@ export async function checkKeepAlive(
       // socket the server has already closed.
       await new Promise((res) => setTimeout(res, 20));
     }
+    const after = before ? await originCounters(origin, agent, timeoutMs) : undefined;
+    if (before && after) {
+      const connections = after.connections - before.connections;
+      upstream = {
+        requests: after.requests - before.requests,
+        connections,
+        // Each of `count` requests on a new upstream connection: the hop in front opens one per
+        // request. A reusing proxy opens at most one per worker, and no new one once warm.
+        reused: connections < count,
+      };
+    }
   } finally {
     agent.destroy();
   }
@@ -300,9 +313,68 @@ export async function checkKeepAlive(
       honoured: sockets.size === 1,
       connectionHeaders,
       keepAliveHeader,
+      ...(upstream ? { upstream } : {}),
     },
     first: first!,
   };
+}
+
+/**
+ * The h2lab fixture server's counters of connections accepted and requests served, read from its
+ * `/metrics?format=json` through `agent` (so on the keep-alive connection under test); undefined when
+ * the origin is not an h2lab server or the read fails. Only the two sums are read: the probe does not
+ * depend on the server's code, only on its published metrics contract (schema h2lab.server-metrics/1).
+ */
+async function originCounters(
+  origin: Origin,
+  agent: http.Agent,
+  timeoutMs: number,
+): Promise<{ connections: number; requests: number } | undefined> {
+  const mod = origin.scheme === 'https' ? https : http;
+  const body = await new Promise<string | undefined>((resolve) => {
+    const req = mod.request({
+      host: origin.ep.host,
+      port: origin.ep.port,
+      path: '/metrics?format=json',
+      method: 'GET',
+      agent,
+      headers: { host: origin.authority, 'user-agent': USER_AGENT, accept: 'application/json' },
+      ...(origin.scheme === 'https' ? { ...tlsOptions(origin), ALPNProtocols: ['http/1.1'] } : {}),
+    });
+    const timer = setTimeout(() => req.destroy(), timeoutMs);
+    req.once('error', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    req.once('response', (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > 1024 * 1024) res.destroy();
+        else chunks.push(c);
+      });
+      res.once('close', () => {
+        clearTimeout(timer);
+        resolve(res.statusCode === 200 && res.complete ? Buffer.concat(chunks).toString('utf8') : undefined);
+      });
+    });
+    req.end();
+  });
+  if (!body) return undefined;
+  try {
+    const m = JSON.parse(body) as {
+      schema?: string;
+      connections?: { total?: Record<string, Record<string, number>> };
+      requests?: Record<string, Record<string, number>>;
+    };
+    if (m.schema !== 'h2lab.server-metrics/1' || !m.connections?.total || !m.requests) return undefined;
+    const total = (t: Record<string, Record<string, number>>) =>
+      Object.values(t).reduce((a, row) => a + Object.values(row).reduce((x, y) => x + y, 0), 0);
+    return { connections: total(m.connections.total), requests: total(m.requests) };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -113,6 +113,10 @@ export function renderProbeText(r: ProbeResult): string {
       '',
       `HTTP/1.1 keep-alive: ${k.honoured ? 'honoured' : 'NOT honoured'} — ${k.requests} requests, ${k.connections} connection${k.connections === 1 ? '' : 's'}${k.connectionHeaders.length ? `; Connection: ${[...new Set(k.connectionHeaders)].join(', ')}` : ''}${k.keepAliveHeader ? `; Keep-Alive: ${k.keepAliveHeader}` : ''}`,
     );
+    if (k.upstream)
+      out.push(
+        `upstream (the h2lab origin's count): ${k.upstream.reused ? 'reused' : 'NOT reused'} — ${k.upstream.connections} connection${k.upstream.connections === 1 ? '' : 's'} accepted for ${k.requests} requests`,
+      );
   }
 
   if (r.responses.length || r.large) {

@@ -1,9 +1,10 @@
 /** The studies `h2lab study` offers, one line each (one file per study in this folder). */
 import { chunksStudy } from './chunks.ts';
 import { echoStudy } from './echo.ts';
+import { proxyStudy } from './proxy.ts';
 import type { Study } from './study.ts';
 
-const STUDIES: Study[] = [chunksStudy, echoStudy];
+const STUDIES: Study[] = [chunksStudy, echoStudy, proxyStudy];
 
 /** Adds a study (the built-in ones register at import; tests may add their own). */
 export function registerStudy(study: Study): void {

@@ -50,12 +50,15 @@ describe('fixture server', () => {
       assert.equal(r.h2?.effective.MAX_CONCURRENT_STREAMS, 77);
       assert.equal(r.h2?.effective.MAX_HEADER_LIST_SIZE, 32 * 1024);
       assert.deepEqual(r.expectations?.unmet, []);
-      // What the server saw: the keep-alive requests (+ the Upgrade attempt) over HTTP/1.1, one GET
-      // over h2c; the preface-only connections made no request.
+      // What the server saw: the keep-alive requests (+ the Upgrade attempt) over HTTP/1.1, with the
+      // upstream check's two reads of /metrics around them, one GET over h2c; the preface-only
+      // connections made no request.
       const m = s.metrics();
       const count = (proto: 'http/1.1' | 'h2c') =>
         Object.values(m.requests).reduce((n, row) => n + ((row as Record<string, number>)[proto] ?? 0), 0);
-      assert.equal(count('http/1.1'), 3 + 1, JSON.stringify(m.requests));
+      assert.equal(count('http/1.1'), 3 + 1 + 2, JSON.stringify(m.requests));
+      // No proxy in front: the keep-alive requests came on the connection of the first read.
+      assert.deepEqual(r.keepAlive?.upstream, { requests: 4, connections: 0, reused: true });
       assert.equal(count('h2c'), 1, JSON.stringify(m.requests));
     });
   });

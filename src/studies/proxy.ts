@@ -1,0 +1,687 @@
+/**
+ * `h2lab study proxy`: the reverse-proxy audit of report 001. Debian's nginx, started by h2lab with a
+ * config generated into the study's temp dir, in front of the fixture server (TCP on 127.0.0.1: the
+ * fixture listens on no Unix socket) in four configurations — upstream keep-alive off/on × proxy
+ * buffers small (nginx's defaults) / large. Through each: a 2.7 MB response and small chunks, driven
+ * by h2lab's own load engine over HTTP/1.1 and HTTP/2 to nginx. Shown per configuration: the
+ * upstream connections the fixture accepted per request (its /metrics), the responses nginx spooled
+ * to its proxy_temp_path (its own "buffered to a temporary file" warnings, and the bytes seen in the
+ * files), the time of one response and the speedup of the fixed configuration, and what `h2lab probe`
+ * says about each.
+ */
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { bootstrapRatio, keptRuns, sizeWorkload } from '../compare/index.ts';
+import {
+  formatBytes,
+  invalidOption,
+  medianInterpolated,
+  parseBytes,
+  parseDurationMs,
+  parseInteger,
+  parseList,
+} from '../core/index.ts';
+import type { CellResult, CompareResult, ProbeResult, StudySection } from '../model/index.ts';
+import { probe } from '../probe/index.ts';
+import { type MetricsSnapshot, startFixtureTarget } from '../server/index.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
+import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
+import { compareCell } from './compare-cell.ts';
+import { checkNginx, freePort, startNginx } from './nginx.ts';
+import type { Study, StudyContext } from './study.ts';
+
+/** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
+const LARGE_BYTES = 2_831_155;
+const CHUNKS = 64;
+
+/** The report's one sentence of numbers: both fixes together took the response from 1.36 s to 0.22 s. */
+const REPORT = { beforeS: 1.36, afterS: 0.22 };
+
+/** nginx's buffers, as the two configurations set them. */
+const BUFFERS = {
+  /** nginx's defaults on x86-64 (a memory page each): 32 KiB in memory per response. */
+  small: { buffers: '8 4k', bufferSize: '4k', busy: '8k', memoryBytes: 8 * 4096 },
+  /** 2 MiB in memory per response: most, not all, of the 2.7 MB response. */
+  large: { buffers: '16 128k', bufferSize: '128k', busy: '256k', memoryBytes: 16 * 128 * 1024 },
+} as const;
+
+/** One nginx configuration of the four. */
+interface ProxyConfig {
+  id: string;
+  keepalive: boolean;
+  buffers: keyof typeof BUFFERS;
+}
+
+const CONFIGS: readonly ProxyConfig[] = [
+  { id: 'ka-off+small', keepalive: false, buffers: 'small' },
+  { id: 'ka-on+small', keepalive: true, buffers: 'small' },
+  { id: 'ka-off+large', keepalive: false, buffers: 'large' },
+  { id: 'ka-on+large', keepalive: true, buffers: 'large' },
+];
+/** The report's broken configuration and its fix. */
+const BROKEN = CONFIGS[0]!;
+const FIXED = CONFIGS[3]!;
+
+/** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
+const GRID = {
+  full: { concurrency: [1, 8], runs: 7, durationMs: 1000 },
+  quick: { concurrency: [4], runs: 3, durationMs: 400 },
+} as const;
+
+/**
+ * nginx's socket send buffer towards the client (`listen … sndbuf=`), bytes. On loopback the
+ * kernel's autotuned send buffer (up to net.ipv4.tcp_wmem's 4 MiB maximum) swallows a 2.7 MB
+ * response whole, so nginx never holds it and never spools, whatever its buffers: seen here, 0
+ * temp files in 26 responses of the four configurations with the kernel's default. A client at the
+ * far end of a WAN drains the socket at the path's rate; a 64 KiB buffer stands in for that path.
+ */
+const DEFAULT_SNDBUF_BYTES = 64 * 1024;
+
+/** Upstream connections nginx keeps idle per worker (`keepalive` in the upstream block). */
+const UPSTREAM_KEEPALIVE = 32;
+
+interface ProxyOptions {
+  concurrency: number[];
+  runs: number;
+  durationMs: number;
+  sndbufBytes: number;
+  nginx?: string;
+}
+
+function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): ProxyOptions {
+  const g = ctx.quick ? GRID.quick : GRID.full;
+  const o = ctx.options as Partial<ProxyOptions>;
+  return {
+    concurrency: o.concurrency ?? [...g.concurrency],
+    runs: o.runs ?? g.runs,
+    durationMs: o.durationMs ?? g.durationMs,
+    sndbufBytes: o.sndbufBytes ?? DEFAULT_SNDBUF_BYTES,
+    ...(o.nginx ? { nginx: o.nginx } : {}),
+  };
+}
+
+/** The `server { … }` of one configuration, listening with TLS for HTTP/1.1 and h2 by ALPN. */
+function serverBlock(
+  c: ProxyConfig,
+  port: number,
+  dir: string,
+  sndbufBytes: number,
+  upstream: string,
+): string {
+  const b = BUFFERS[c.buffers];
+  const sndbuf = sndbufBytes > 0 ? ` sndbuf=${sndbufBytes}` : '';
+  // Without `keepalive` in an upstream block nginx speaks HTTP/1.0 with "Connection: close" to the
+  // backend: one TCP connection per request. Reuse needs the pool, HTTP/1.1 and an empty
+  // Connection header (nginx's own documentation of ngx_http_upstream_module `keepalive`).
+  const pass = c.keepalive
+    ? `proxy_pass http://fixture_ka; proxy_http_version 1.1; proxy_set_header Connection "";`
+    : `proxy_pass http://${upstream};`;
+  return `
+  server {
+    listen 127.0.0.1:${port} ssl http2${sndbuf};
+    error_log ${join(dir, `${c.id}.error.log`)} warn;
+    proxy_temp_path ${join(dir, `${c.id}.temp`)};
+    proxy_buffers ${b.buffers}; proxy_buffer_size ${b.bufferSize}; proxy_busy_buffers_size ${b.busy};
+    location / { ${pass} }
+  }`;
+}
+
+/** What nginx spooled for one configuration while a cell ran. */
+interface Spool {
+  /**
+   * nginx's "an upstream response is buffered to a temporary file" warnings: one per spooled
+   * response, by the fixture route it asked for.
+   */
+  responses: { bytes: number; chunks: number };
+  /** Temp files seen open in nginx's workers, and the bytes seen in them (see {@link watchSpool}). */
+  files: number;
+  bytesSeen: number;
+  /** The first `[error]` line nginx logged for this configuration, if any. */
+  firstError?: string;
+}
+
+/** How often the workers' open temp files are sampled, ms. */
+const SPOOL_SAMPLE_MS = 10;
+
+/**
+ * Watches one configuration's spooling from now on: its error log (nginx warns once per response it
+ * buffers to a temporary file), and the temp files open in nginx's workers. nginx unlinks a proxy
+ * temp file as soon as it creates it and keeps only the descriptor, so the directory is always
+ * empty; the files are read through /proc/PID/fd every {@link SPOOL_SAMPLE_MS} ms, keeping each
+ * one's largest size seen — a lower bound of what was written, as the last writes of a file can
+ * fall between two samples.
+ */
+function watchSpool(dir: string, c: ProxyConfig, workers: () => number[]): { stop: () => Spool } {
+  const temp = `${join(dir, `${c.id}.temp`)}/`;
+  const log = join(dir, `${c.id}.error.log`);
+  const logAt = sizeOf(log);
+  const seen = new Map<string, number>();
+  const sample = () => {
+    for (const pid of workers()) {
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        try {
+          const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+          if (!target.startsWith(temp)) continue;
+          const size = statSync(`/proc/${pid}/fd/${fd}`).size;
+          seen.set(target, Math.max(seen.get(target) ?? 0, size));
+        } catch {
+          // Closed between the listing and the read.
+        }
+      }
+    }
+  };
+  const timer = setInterval(sample, SPOOL_SAMPLE_MS);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      let text = '';
+      try {
+        text = readFileSync(log).subarray(logAt).toString('utf8');
+      } catch {
+        // No log yet: nginx wrote nothing for this configuration.
+      }
+      const lines = text.split('\n');
+      const spooled = lines.filter((l) => l.includes('buffered to a temporary file'));
+      const firstError = lines.find((l) => l.includes('[error]'));
+      return {
+        responses: {
+          bytes: spooled.filter((l) => l.includes('GET /bytes/')).length,
+          chunks: spooled.filter((l) => l.includes('GET /chunks/')).length,
+        },
+        files: seen.size,
+        bytesSeen: [...seen.values()].reduce((a, b) => a + b, 0),
+        ...(firstError ? { firstError } : {}),
+      };
+    },
+  };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+const sum = (row: Record<string, number>) => Object.values(row).reduce((a, b) => a + b, 0);
+
+/** Connections the fixture accepted (every listener, every protocol). */
+const accepted = (m: MetricsSnapshot) => sum(m.connections.total.plain) + sum(m.connections.total.tls);
+/** Requests for the study's routes (not /metrics, which the study reads itself). */
+const served = (m: MetricsSnapshot) => sum(m.requests.bytes) + sum(m.requests.chunks);
+
+/** Upstream churn of one configuration over its load cell. */
+interface Churn {
+  requests: number;
+  /** Of which for the 2.7 MB response, and for chunks. */
+  large: number;
+  chunks: number;
+  connections: number;
+  perRequest: number;
+}
+
+/** The probe's account of one configuration. */
+interface ProbeView {
+  keepAliveHonoured: boolean | null;
+  /** Connections the fixture accepted for the probe's keep-alive requests (probe's upstream check). */
+  upstreamConnections: number | null;
+  upstreamRequests: number | null;
+  upstreamReused: boolean | null;
+  large: string | null;
+  largeDetail: string | null;
+  /** Findings at level warn, by id. */
+  warnings: string[];
+}
+
+function probeView(r: ProbeResult): ProbeView {
+  const up = r.keepAlive?.upstream;
+  return {
+    keepAliveHonoured: r.keepAlive?.honoured ?? null,
+    upstreamConnections: up?.connections ?? null,
+    upstreamRequests: up?.requests ?? null,
+    upstreamReused: up?.reused ?? null,
+    large: r.large?.verdict ?? null,
+    largeDetail: r.large?.detail ?? null,
+    warnings: r.findings.filter((f) => f.level === 'warn').map((f) => f.id),
+  };
+}
+
+/** Everything measured for one configuration. */
+interface ConfigResult {
+  config: ProxyConfig;
+  url: string;
+  churn?: Churn;
+  spool?: Spool;
+  probe?: ProbeView;
+  compare?: CompareResult;
+}
+
+/** The per-run p50 latencies (ms) of one cell's kept runs. */
+function p50s(cell: CellResult | undefined): number[] {
+  return cell ? keptRuns(cell).map((r) => r.latencyMs.p50) : [];
+}
+
+function cellOf(r: ConfigResult, workload: string, concurrency: number, protocol: string) {
+  return r.compare?.cells.find(
+    (x) => x.workload === workload && x.concurrency === concurrency && x.protocol === protocol,
+  );
+}
+
+const med = (xs: number[]) => (xs.length ? medianInterpolated(xs) : undefined);
+const round = (x: number | undefined, d = 1) => (x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+
+/** Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval. */
+function speedup(broken: number[], fixed: number[], seed: number) {
+  const i = bootstrapRatio(broken, fixed, { seed });
+  return Number.isFinite(i.ratio) ? i : undefined;
+}
+
+const ratioText = (i: ReturnType<typeof speedup>) =>
+  i ? `${i.ratio.toFixed(2)}× (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})` : null;
+
+function configSection(results: ConfigResult[], o: ProxyOptions): StudySection {
+  return {
+    id: 'configurations',
+    title: 'nginx in front of the fixture: upstream churn, spooling, and what the probe flags',
+    note: `Connections per request: connections the fixture accepted over requests it served during the load cell (/metrics before and after, the after-read's own connection subtracted). Spooled: nginx's "buffered to a temporary file" warnings (one per response written to proxy_temp_path) over the responses of that kind; temp files and bytes seen: the files open in nginx's worker sampled every ${SPOOL_SAMPLE_MS} ms through /proc, each at its largest size seen (a lower bound). nginx: 1 worker, TLS with h2 by ALPN, listen sndbuf=${o.sndbufBytes > 0 ? formatBytes(o.sndbufBytes) : 'kernel default'}, upstream keepalive ${UPSTREAM_KEEPALIVE}. Probe: h2lab probe --large /bytes/${LARGE_BYTES} against each configuration.`,
+    table: {
+      columns: [
+        { key: 'config', label: 'configuration' },
+        { key: 'keepalive', label: 'upstream keep-alive' },
+        { key: 'buffers', label: 'proxy_buffers' },
+        { key: 'perRequest', label: 'conns/request' },
+        { key: 'requests', label: 'requests' },
+        { key: 'spooledLarge', label: 'spooled 2.7 MB' },
+        { key: 'spooledChunks', label: 'spooled chunks' },
+        { key: 'spoolFiles', label: 'temp files seen' },
+        { key: 'spoolBytes', label: 'bytes seen', unit: 'MiB' },
+        { key: 'probeUpstream', label: 'probe: upstream' },
+        { key: 'probeLarge', label: 'probe: --large' },
+        { key: 'probeFlags', label: 'probe warns' },
+      ],
+      rows: results.map((r) => ({
+        config: r.config.id,
+        keepalive: r.config.keepalive ? 'on' : 'off',
+        buffers: BUFFERS[r.config.buffers].buffers,
+        perRequest: round(r.churn?.perRequest, 2),
+        requests: r.churn?.requests ?? null,
+        spooledLarge: r.spool && r.churn ? `${r.spool.responses.bytes}/${r.churn.large}` : null,
+        spooledChunks: r.spool && r.churn ? `${r.spool.responses.chunks}/${r.churn.chunks}` : null,
+        spoolFiles: r.spool?.files ?? null,
+        spoolBytes: r.spool ? round(r.spool.bytesSeen / 2 ** 20, 1) : null,
+        probeUpstream: r.probe
+          ? r.probe.upstreamReused === null
+            ? 'not seen'
+            : `${r.probe.upstreamConnections} conns/${r.probe.upstreamRequests} req`
+          : null,
+        probeLarge: r.probe?.large ?? null,
+        probeFlags: r.probe ? r.probe.warnings.join(', ') || 'none' : null,
+      })),
+    },
+  };
+}
+
+function timeSection(
+  results: ConfigResult[],
+  workload: { id: string; label: string },
+  o: ProxyOptions,
+  seed: number,
+): StudySection {
+  const h1 = baselineStrategy().name;
+  const h2 = multiplexedStrategy('one')!.name;
+  const broken = results.find((r) => r.config.id === BROKEN.id);
+  const rows = [];
+  for (const c of o.concurrency)
+    for (const r of results) {
+      const a = p50s(cellOf(r, workload.id, c, h1));
+      const b = p50s(cellOf(r, workload.id, c, h2));
+      const base1 = broken ? p50s(cellOf(broken, workload.id, c, h1)) : [];
+      const base2 = broken ? p50s(cellOf(broken, workload.id, c, h2)) : [];
+      rows.push({
+        c,
+        config: r.config.id,
+        http1: round(med(a)),
+        http2: round(med(b)),
+        h1Speedup: r === broken ? null : ratioText(speedup(base1, a, seed)),
+        h2Speedup: r === broken ? null : ratioText(speedup(base2, b, seed)),
+      });
+    }
+  return {
+    id: `time-${workload.id}`,
+    title: `${workload.label}: time of one response through each configuration`,
+    note: `Median over ${o.runs - 1} kept runs (the first discarded) of each run's p50 response time, ${o.durationMs} ms runs, HTTP/1.1 with a connection per request in flight, HTTP/2 on one session. Speedup: ${BROKEN.id}'s time over this configuration's, with its 95% bootstrap interval (above 1: faster than the broken configuration).`,
+    table: {
+      columns: [
+        { key: 'c', label: 'concurrency' },
+        { key: 'config', label: 'configuration' },
+        { key: 'http1', label: 'HTTP/1.1', unit: 'ms' },
+        { key: 'http2', label: 'HTTP/2', unit: 'ms' },
+        { key: 'h1Speedup', label: 'h1 speedup (95% CI)' },
+        { key: 'h2Speedup', label: 'h2 speedup (95% CI)' },
+      ],
+      rows,
+    },
+  };
+}
+
+function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number): StudySection {
+  const h1 = baselineStrategy().name;
+  const h2 = multiplexedStrategy('one')!.name;
+  const broken = results.find((r) => r.config.id === BROKEN.id);
+  const fixed = results.find((r) => r.config.id === FIXED.id);
+  const big = sizeWorkload(LARGE_BYTES).id;
+  const rows = [];
+  for (const c of o.concurrency)
+    for (const p of [h1, h2]) {
+      const a = broken ? p50s(cellOf(broken, big, c, p)) : [];
+      const b = fixed ? p50s(cellOf(fixed, big, c, p)) : [];
+      const s = speedup(a, b, seed);
+      rows.push({
+        c,
+        protocol: p,
+        before: round(med(a), 1),
+        after: round(med(b), 1),
+        speedup: s ? round(s.ratio, 2) : null,
+        ci: s ? `${s.lo.toFixed(2)}–${s.hi.toFixed(2)}` : null,
+      });
+    }
+  return {
+    id: 'summary',
+    title: `The fix, beside the report: ${BROKEN.id} → ${FIXED.id}, one 2.7 MB response`,
+    note: 'Before: no upstream keep-alive and nginx’s default buffers; after: both fixed. Medians of per-run p50s on loopback. The report measured its production proxy over the internet; its client, RTT and protocol were not recorded.',
+    table: {
+      columns: [
+        { key: 'c', label: 'concurrency' },
+        { key: 'protocol', label: 'client → nginx' },
+        { key: 'before', label: 'before', unit: 'ms' },
+        { key: 'after', label: 'after', unit: 'ms' },
+        { key: 'speedup', label: 'speedup', unit: '×' },
+        { key: 'ci', label: '95% CI' },
+      ],
+      rows,
+    },
+    reference: {
+      source: 'report 001, reverse-proxy audit (one sentence: "fixing both gave 6×")',
+      table: {
+        columns: [
+          { key: 'before', label: 'before', unit: 's' },
+          { key: 'after', label: 'after', unit: 's' },
+          { key: 'speedup', label: 'speedup', unit: '×' },
+        ],
+        rows: [
+          {
+            before: REPORT.beforeS,
+            after: REPORT.afterS,
+            speedup: Math.round((REPORT.beforeS / REPORT.afterS) * 10) / 10,
+          },
+        ],
+      },
+      note: 'Its causes: no upstream keep-alive (a new upstream socket per request) and small proxy buffers (the 2.7 MB response spooled to disk).',
+    },
+  };
+}
+
+/** `a` over `b` in words: "3.2× faster", "1.4× slower", or that the runs cannot tell. */
+function speedWords(i: NonNullable<ReturnType<typeof speedup>>): string {
+  if (i.lo > 1) return `${i.ratio.toFixed(1)}× faster`;
+  if (i.hi < 1) return `${(1 / i.ratio).toFixed(1)}× slower`;
+  return `not distinguishable (${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
+}
+
+const share = (n: number, of: number) => (of > 0 ? `${Math.round((100 * n) / of)}%` : '–');
+
+/** The explanation, from what was measured: churn, spooling, each fix's speedup, the probe. */
+function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): void {
+  const by = (id: string) => results.find((r) => r.config.id === id);
+  const off = results.filter((r) => !r.config.keepalive && r.churn);
+  const on = results.filter((r) => r.config.keepalive && r.churn);
+  if (off.length && on.length) {
+    const offPer = medianInterpolated(off.map((r) => r.churn!.perRequest));
+    const onPer = medianInterpolated(on.map((r) => r.churn!.perRequest));
+    const counts = (rs: ConfigResult[]) =>
+      rs.map((r) => `${r.churn!.connections} for ${r.churn!.requests}`).join(', ');
+    ctx.explain(
+      offPer > 0.5 && onPer < 0.5
+        ? `Without upstream keep-alive nginx opened ${offPer.toFixed(2)} connections to the fixture per request (${counts(off)}): it speaks HTTP/1.0 with "Connection: close" upstream, so every request pays a TCP handshake and a new socket at the backend, however long the client keeps its own connection. With keepalive ${UPSTREAM_KEEPALIVE}, HTTP/1.1 and an empty Connection header it opened ${onPer.toFixed(2)} per request (${counts(on)}): the pool is reused.`
+        : `The upstream connections do not show the expected split: ${offPer.toFixed(2)} per request without keep-alive (${counts(off)}), ${onPer.toFixed(2)} with it (${counts(on)}); read the counters before the times.`,
+    );
+  }
+  const spooled = results.filter((r) => r.spool && r.churn);
+  if (spooled.length) {
+    const words = spooled.map(
+      (r) =>
+        `${r.config.id} ${share(r.spool!.responses.bytes, r.churn!.large)} of the 2.7 MB responses and ${share(r.spool!.responses.chunks, r.churn!.chunks)} of the chunks (${r.spool!.files} temp files, ≥ ${formatBytes(r.spool!.bytesSeen)} seen)`,
+    );
+    const rate = (b: keyof typeof BUFFERS) => {
+      const rs = spooled.filter((r) => r.config.buffers === b);
+      const n = rs.reduce((a, r) => a + r.spool!.responses.bytes, 0);
+      const of = rs.reduce((a, r) => a + r.churn!.large, 0);
+      return of > 0 ? n / of : 0;
+    };
+    const small = rate('small');
+    const large = rate('large');
+    const total = spooled.reduce((a, r) => a + r.spool!.responses.bytes + r.spool!.responses.chunks, 0);
+    const compared =
+      large < small * 0.5
+        ? `the large buffers cut the share of spooled 2.7 MB responses from ${share(small, 1)} to ${share(large, 1)}${large > 0 ? `: ${formatBytes(BUFFERS.large.memoryBytes)} in memory does not hold 2.7 MB whole` : ''}`
+        : `the large buffers did not cut it (${share(small, 1)} of the 2.7 MB responses with the defaults, ${share(large, 1)} with them): ${formatBytes(BUFFERS.large.memoryBytes)} in memory does not hold 2.7 MB whole either`;
+    ctx.explain(
+      total === 0
+        ? `nginx spooled nothing to its temp path in any configuration (${words.join('; ')}): the client drained each response faster than the backend filled nginx's buffers${o.sndbufBytes > 0 ? `, even through a ${formatBytes(o.sndbufBytes)} socket send buffer` : ' (the kernel’s socket buffers took the whole response)'}, so buffer sizes did not matter.`
+        : `nginx spooled responses to disk: ${words.join('; ')}. A response larger than nginx's in-memory buffers (${formatBytes(BUFFERS.small.memoryBytes)} with the defaults, ${formatBytes(BUFFERS.large.memoryBytes)} with the large ones) that the client drains slower than the backend sends is written to proxy_temp_path and read back; ${compared}.`,
+    );
+  }
+  const big = sizeWorkload(LARGE_BYTES).id;
+  const broken = by(BROKEN.id);
+  const c = o.concurrency.at(-1)!;
+  if (broken?.compare) {
+    const parts: string[] = [];
+    for (const p of [baselineStrategy().name, multiplexedStrategy('one')!.name]) {
+      const base = p50s(cellOf(broken, big, c, p));
+      const each = results
+        .filter((r) => r !== broken && r.compare)
+        .map((r) => {
+          const t = p50s(cellOf(r, big, c, p));
+          const s = speedup(base, t, ctx.seed);
+          return s ? `${r.config.id} ${med(t)!.toFixed(1)} ms, ${speedWords(s)}` : undefined;
+        })
+        .filter(Boolean);
+      if (each.length && base.length)
+        parts.push(`over ${p}, from ${med(base)!.toFixed(1)} ms with ${BROKEN.id}: ${each.join(', ')}`);
+    }
+    const fixedS = by(FIXED.id)?.compare
+      ? speedup(
+          p50s(cellOf(broken, big, c, baselineStrategy().name)),
+          p50s(cellOf(by(FIXED.id)!, big, c, baselineStrategy().name)),
+          ctx.seed,
+        )
+      : undefined;
+    if (parts.length)
+      ctx.explain(
+        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.lo > 1 ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge; behind a WAN front each costs more.` : ''}`,
+      );
+  }
+  const probed = results.filter((r) => r.probe);
+  if (probed.length) {
+    const flagged = (r: ConfigResult) => r.probe!.upstreamReused === false;
+    const noKa = probed.filter((r) => !r.config.keepalive);
+    const caught = noKa.filter(flagged).length;
+    const falseAlarms = probed.filter((r) => r.config.keepalive && flagged(r)).length;
+    const unseen = probed.filter((r) => r.probe!.upstreamReused === null).length;
+    const clientKa = probed.every((r) => r.probe!.keepAliveHonoured === true);
+    const lates = probed.filter((r) => r.probe!.large === 'late').map((r) => r.config.id);
+    const spooledAny = results.some((r) => (r.spool?.responses.bytes ?? 0) > 0);
+    ctx.explain(
+      `h2lab probe: its HTTP/1.1 keep-alive check ${clientKa ? 'passed against every configuration — nginx keeps the client’s connection whatever it does upstream, so that check alone cannot see the fault' : 'failed against some configuration (see the table)'}; its upstream check (the h2lab origin’s connection counter, read through the proxy) flagged ${caught} of ${noKa.length} configurations without upstream keep-alive${falseAlarms ? ` and, wrongly, ${falseAlarms} with it` : ' and none with it'}${unseen ? `, and could not read the origin's counters in ${unseen}` : ''}. Its --large timing called the 2.7 MB response ${[...new Set(probed.map((r) => r.probe!.large ?? 'not timed'))].join(' / ')}${lates.length ? ` (late through ${lates.join(', ')})` : ''}: ${lates.length ? 'a late first body byte is what a proxy holding the response looks like from the client' : spooledAny ? 'nginx spools the part of a response its buffers cannot hold while it already sends the start, so the first byte is not late and the client cannot tell; only nginx’s side (its warnings and temp files, above) shows the spooling' : 'nothing was late, and nothing was spooled for it to see'}.`,
+    );
+  }
+}
+
+export const proxyStudy: Study = {
+  name: 'proxy',
+  title: 'The reverse proxy in front: upstream keep-alive and proxy buffers',
+  source: 'report 001 (chunked array storage: the reverse-proxy audit)',
+  question:
+    'What do a reverse proxy without upstream keep-alive and with small proxy buffers cost a 2.7 MB response and small chunks, and can h2lab see both faults?',
+  flags: [
+    {
+      flags: '--concurrency <list>',
+      description: 'requests in flight (default 1,8; quick 4)',
+      key: 'concurrency',
+      parse: (v, f) => {
+        const xs = parseList(v).map((x) => parseInteger(x, f, 1, 256));
+        if (xs.length === 0) throw invalidOption(f, v, 'give at least one value, e.g. 1,8');
+        return xs;
+      },
+    },
+    {
+      flags: '--runs <n>',
+      description: 'runs per cell, the first discarded (default 7; quick 3)',
+      key: 'runs',
+      parse: (v, f) => parseInteger(v, f, 3, 100),
+    },
+    {
+      flags: '--duration <time>',
+      description: 'measured time of one run (default 1s; quick 400ms)',
+      key: 'durationMs',
+      parse: (v, f) => parseDurationMs(v, f),
+    },
+    {
+      flags: '--sndbuf <size>',
+      description:
+        "nginx's send buffer towards the client, listen sndbuf= (default 64KiB, a WAN client's pace; 0: the kernel's, which on loopback absorbs the whole response)",
+      key: 'sndbufBytes',
+      parse: (v, f) => parseBytes(v, f),
+    },
+    {
+      flags: '--nginx <path>',
+      description: 'the nginx binary (default /usr/sbin/nginx, else nginx on PATH)',
+      key: 'nginx',
+    },
+  ],
+  check(options) {
+    checkNginx(options.nginx as string | undefined);
+  },
+  async run(ctx) {
+    const o = resolve(ctx);
+    const { binary, version } = checkNginx(o.nginx);
+    const h1 = baselineStrategy();
+    const h2 = multiplexedStrategy('one');
+    if (!h2) throw new Error('the registry has no single-session HTTP/2 strategy');
+    const workloads = [
+      sizeWorkload(LARGE_BYTES),
+      {
+        id: 'chunks',
+        label: `${CHUNKS} chunks of 20–50 KiB`,
+        paths: Array.from({ length: CHUNKS }, (_, i) => `/chunks/${i}`),
+      },
+    ];
+    const runsPerConfig = workloads.length * o.concurrency.length * 2 * o.runs;
+    ctx.plan(CONFIGS.length * (runsPerConfig + 1));
+    ctx.setData('settings', {
+      nginx: {
+        binary,
+        version,
+        workers: 1,
+        sndbufBytes: o.sndbufBytes,
+        upstreamKeepalive: UPSTREAM_KEEPALIVE,
+      },
+      buffers: BUFFERS,
+      upstream: 'TCP 127.0.0.1 (the fixture server listens on no Unix socket)',
+      fixture: 'thread',
+      largeBytes: LARGE_BYTES,
+      ...o,
+    });
+    ctx.log(`nginx ${version} (${binary}) in front of the fixture server over TCP on 127.0.0.1`);
+
+    const fixture = await startFixtureTarget({}, 'thread');
+    const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
+    writeCertificateSet(ctx.tmpDir, certs, { force: true });
+    const caFile = join(ctx.tmpDir, CERT_FILES.caPem);
+    const upstream = new URL(fixture.plainUrl!).host;
+    const ports = await Promise.all(CONFIGS.map(() => freePort()));
+    const nginxDir = join(ctx.tmpDir, 'nginx');
+    const http = `
+  ssl_protocols TLSv1.2 TLSv1.3;
+  ssl_certificate ${join(ctx.tmpDir, CERT_FILES.serverPem)};
+  ssl_certificate_key ${join(ctx.tmpDir, CERT_FILES.serverKeyPem)};
+  upstream fixture_ka { server ${upstream}; keepalive ${UPSTREAM_KEEPALIVE}; }
+${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstream)).join('\n')}`;
+    let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+    try {
+      // nginx creates none of its temp directories itself.
+      for (const c of CONFIGS) mkdirSync(join(nginxDir, `${c.id}.temp`), { recursive: true });
+      nginx = await startNginx(nginxDir, http, ports, { binary });
+      ctx.setData('nginxConfig', nginx.config);
+      const results: ConfigResult[] = [];
+      for (const [i, config] of CONFIGS.entries()) {
+        const url = `https://127.0.0.1:${ports[i]}`;
+        const r: ConfigResult = { config, url };
+        results.push(r);
+        const p = await ctx.cell(`${config.id}/probe`, () =>
+          probe(`${url}/`, { caPath: caFile, largePath: `/bytes/${LARGE_BYTES}` }),
+        );
+        if (p) r.probe = probeView(p);
+        const before = await fixture.metrics.read();
+        const spool = watchSpool(nginxDir, config, () => nginx!.workerPids());
+        const compare = await compareCell(
+          ctx,
+          config.id,
+          {
+            url,
+            tls: { caFile },
+            protocols: [h1.name, h2.name],
+            baseline: h1.name,
+            concurrency: o.concurrency,
+            h1Connections: 'concurrency',
+            runs: o.runs,
+            durationMs: o.durationMs,
+            workloads,
+          },
+          {},
+          runsPerConfig,
+        );
+        r.spool = spool.stop();
+        const after = await fixture.metrics.read();
+        const requests = served(after) - served(before);
+        // The after-read's connection is counted in `after`; the before-read's was in `before`.
+        const connections = accepted(after) - accepted(before) - 1;
+        r.churn = {
+          requests,
+          large: sum(after.requests.bytes) - sum(before.requests.bytes),
+          chunks: sum(after.requests.chunks) - sum(before.requests.chunks),
+          connections,
+          perRequest: requests > 0 ? connections / requests : 0,
+        };
+        if (r.spool.firstError) ctx.warn(`nginx (${config.id}): ${r.spool.firstError}`);
+        if (compare) r.compare = compare;
+        ctx.setData(
+          'configurations',
+          results.map(({ compare: _c, ...rest }) => rest),
+        );
+        ctx.section(configSection(results, o));
+      }
+      for (const w of workloads) ctx.section(timeSection(results, w, o, ctx.seed));
+      ctx.section(summarySection(results, o, ctx.seed));
+      explain(ctx, results, o);
+      const failure = fixture.failure();
+      if (failure) ctx.warn(failure);
+    } finally {
+      // nginx's own complaints (its warnings of spooling are counted above, not repeated here).
+      const serious = (nginx?.errorLog() ?? '')
+        .split('\n')
+        .filter((l) => /\[(emerg|alert|crit|error)\]/.test(l));
+      if (serious.length) ctx.warn(`nginx logged ${serious.length} error(s), the first: ${serious[0]}`);
+      await nginx?.stop();
+      await fixture.close();
+    }
+  },
+};
