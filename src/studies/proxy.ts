@@ -477,10 +477,13 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
     const small = rate('small');
     const large = rate('large');
     const total = spooled.reduce((a, r) => a + r.spool!.responses.bytes + r.spool!.responses.chunks, 0);
+    const whole = `${formatBytes(BUFFERS.large.memoryBytes)} in memory does not hold 2.7 MB whole`;
     const compared =
-      large < small * 0.5
-        ? `the large buffers cut the share of spooled 2.7 MB responses from ${share(small, 1)} to ${share(large, 1)}${large > 0 ? `: ${formatBytes(BUFFERS.large.memoryBytes)} in memory does not hold 2.7 MB whole` : ''}`
-        : `the large buffers did not cut it (${share(small, 1)} of the 2.7 MB responses with the defaults, ${share(large, 1)} with them): ${formatBytes(BUFFERS.large.memoryBytes)} in memory does not hold 2.7 MB whole either`;
+      large === 0 && small > 0
+        ? `the large buffers kept every 2.7 MB response in memory (${share(small, 1)} spooled with the defaults)`
+        : large < small * 0.9
+          ? `the large buffers cut the share of spooled 2.7 MB responses from ${share(small, 1)} to ${share(large, 1)}, not to none: ${whole}`
+          : `the large buffers did not cut it (${share(small, 1)} of the 2.7 MB responses with the defaults, ${share(large, 1)} with them): ${whole} either`;
     ctx.explain(
       total === 0
         ? `nginx spooled nothing to its temp path in any configuration (${words.join('; ')}): the client drained each response faster than the backend filled nginx's buffers${o.sndbufBytes > 0 ? `, even through a ${formatBytes(o.sndbufBytes)} socket send buffer` : ' (the kernel’s socket buffers took the whole response)'}, so buffer sizes did not matter.`

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { parseStudyResult } from '../../src/model/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { haveNginx } from '../helpers/nginx.ts';
+import { netSkipReason } from '../net/helpers.ts';
 
 const available = haveNginx();
 let dir: string;
@@ -82,4 +83,42 @@ test('study proxy with --nginx naming no binary fails at once with H2LAB_ERR_PEE
   assert.equal(r.code, 2, r.stderr);
   assert.match(`${r.stderr}${r.stdout}`, /H2LAB_ERR_PEER_MISSING/);
   assert.match(`${r.stderr}${r.stdout}`, /--nginx/);
+});
+
+const netSkip = available ? netSkipReason() : 'nginx is not installed (apt-get install nginx)';
+if (netSkip) console.log(`# skipped: h2lab study proxy --upstream-rtt: ${netSkip}`);
+
+test('study proxy --upstream-rtt: the fixture behind a link, nginx on the host; the same invariants', {
+  skip: netSkip ?? false,
+}, async () => {
+  const out = join(dir, 'rtt');
+  const r = await h2lab(
+    [
+      'study',
+      'proxy',
+      '--quick',
+      '--upstream-rtt',
+      '10ms',
+      '--runs',
+      '3',
+      '--duration',
+      '200ms',
+      '--out',
+      out,
+    ],
+    { timeoutMs: 180_000 },
+  );
+  assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+  const result = parseStudyResult(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
+  assert.equal(result.status, 'complete', JSON.stringify(result.error));
+  const settings = result.data.settings as { fixture: string; upstreamRttMs: number };
+  assert.equal(settings.fixture, 'namespace');
+  assert.equal(settings.upstreamRttMs, 10);
+  for (const c of result.data.configurations as Configuration[]) {
+    const why = `${c.config.id}: ${JSON.stringify(c.churn)}`;
+    if (c.config.keepalive) assert.ok(c.churn.connections < c.churn.requests / 2, why);
+    else assert.ok(c.churn.connections > c.churn.requests / 2, why);
+    assert.equal(c.probe.upstreamReused, c.config.keepalive, c.config.id);
+  }
+  assert.match(r.stdout, /behind a 10 ms link/);
 });
