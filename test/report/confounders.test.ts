@@ -296,7 +296,9 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
     const body = a.warmConnection.bodyAfterHeadersP50Ms;
     assert.ok(body >= RTT_MS * 0.9 && body <= RTT_MS + 250, `body after headers ${body} ms`);
     const first = a.newConnection.ttfbP50Ms - a.warmConnection.ttfbP50Ms;
-    assert.ok(first >= RTT_MS * 0.9 && first <= RTT_MS + 250, `first response excess ${first} ms`);
+    // The warm requests' own TTFB carries scheduling delay on a loaded machine, which shrinks the
+    // difference (87 ms once at load average 14); without Nagle it is about 2 ms (the next test).
+    assert.ok(first >= RTT_MS * 0.75 && first <= RTT_MS + 250, `first response excess ${first} ms`);
     const c = confoundersOf(r).find((x) => x.kind === 'nagle');
     assert.ok(c, `no Nagle confounder: ${JSON.stringify(a)}`);
     assert.equal(c.magnitudeMs, Math.max(body, first));
