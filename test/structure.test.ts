@@ -104,6 +104,8 @@ const MAY_IMPORT: Record<string, string[]> = {
     'probe',
     'report',
   ],
+  shard: ['core', 'model', 'load', 'transport'],
+  k8s: ['core', 'model', 'shard'],
 };
 
 test('each folder imports only the folders design.md allows it', () => {

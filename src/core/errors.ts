@@ -122,6 +122,41 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'The server negotiated another protocol than the one requested (no silent fallback).',
   },
+  // --- shards, merge, Kubernetes (src/shard, src/k8s) ---
+  H2LAB_ERR_SHARD_TOO_SMALL: {
+    exit: EXIT_USAGE,
+    summary: 'A closed-loop run has less concurrency, connections or requests than shards.',
+  },
+  H2LAB_ERR_SHARD_UNSUPPORTED: { exit: EXIT_USAGE, summary: 'These options cannot be split into shards.' },
+  H2LAB_ERR_PLAN_INVALID: {
+    exit: EXIT_USAGE,
+    summary: 'A plan file is not a valid h2lab plan, or its hash does not match its content.',
+  },
+  H2LAB_ERR_SHARD_MISSED_START: {
+    exit: 3,
+    summary: "A shard reached the start barrier after the plan's start time plus its grace.",
+  },
+  H2LAB_ERR_CLOCK: {
+    exit: EXIT_FAILURE,
+    summary: "The reference clock (the plan's clock URL) could not be read.",
+  },
+  H2LAB_ERR_SHARD_MISSING: {
+    exit: EXIT_FAILURE,
+    summary: 'Shards of the plan are missing from what was collected.',
+  },
+  H2LAB_ERR_SHARD_DUPLICATE: {
+    exit: EXIT_FAILURE,
+    summary: 'A shard index (or one of its chunks) arrived twice.',
+  },
+  H2LAB_ERR_SHARD_CORRUPT: {
+    exit: EXIT_FAILURE,
+    summary: "A shard's output does not match its checksums or its digest.",
+  },
+  H2LAB_ERR_SHARD_MISMATCH: {
+    exit: EXIT_USAGE,
+    summary: 'Shard results come from different plans or histogram settings.',
+  },
+  H2LAB_ERR_KUBECTL: { exit: EXIT_FAILURE, summary: 'kubectl is missing or a kubectl command failed.' },
   H2LAB_ERR_TARGET_UNREACHABLE: { exit: EXIT_FAILURE, summary: 'The first connection to the target failed.' },
   H2LAB_ERR_TLS_HANDSHAKE: { exit: EXIT_FAILURE, summary: 'The TLS handshake with the target failed.' },
   H2LAB_ERR_ERROR_RATE: {

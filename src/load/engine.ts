@@ -43,6 +43,7 @@ import { LoadPart, mergeLifetimes, type PartInput, type PartResult, resolveWindo
 import { type LoadProgress, progressTimer } from './progress.ts';
 import {
   addCounts,
+  countsSection,
   decodeHistogram,
   emptyCounts,
   encodeHistogram,
@@ -90,6 +91,11 @@ export interface LoadDeps {
    * Without it, runLoad starts one in a worker thread of its own and stops it at the end.
    */
   target?: FixtureTarget;
+  /**
+   * Awaited once every part has opened its transport and before the run's origin is taken: a shard's
+   * start barrier (src/shard). The schedule starts when it resolves.
+   */
+  barrier?: () => Promise<void>;
 }
 
 /**
@@ -231,20 +237,27 @@ async function execute(
       ...(o.insecure ? { insecure: true } : {}),
     };
     const n = o.workers;
-    const inputs: PartInput[] = Array.from({ length: n }, (_, i) => ({
-      opts: o,
-      url: target.url,
-      tls,
-      ...(files.body ? { body: files.body } : {}),
-      concurrency: split(o.concurrency, n, i),
-      ...(o.rateRps !== undefined ? { rateRps: o.rateRps / n } : {}),
-      ...(o.requests !== undefined ? { requests: split(o.requests, n, i) } : {}),
-      // A fixed count (h2: one session) is per worker: each thread holds its own.
-      connections: getStrategy(o.protocol).connections.fixed ?? Math.max(1, split(o.connections, n, i)),
-      seed: o.seed + i,
-      seqStart: i,
-      seqStride: n,
-    }));
+    // An open-loop shard (src/shard): each worker walks the whole run's arrivals and keeps its own
+    // residue class, so shards × workers split one sequence exactly.
+    const share = o.shard && o.rateRps !== undefined ? o.shard : undefined;
+    const inputs: PartInput[] = Array.from({ length: n }, (_, i) => {
+      const own = share ? { index: share.index + share.count * i, count: share.count * n } : undefined;
+      return {
+        opts: o,
+        url: target.url,
+        tls,
+        ...(files.body ? { body: files.body } : {}),
+        concurrency: split(o.concurrency, n, i),
+        ...(o.rateRps !== undefined ? { rateRps: share ? o.rateRps : o.rateRps / n } : {}),
+        ...(o.requests !== undefined ? { requests: share ? o.requests : split(o.requests, n, i) } : {}),
+        // A fixed count (h2: one session) is per worker: each thread holds its own.
+        connections: getStrategy(o.protocol).connections.fixed ?? Math.max(1, split(o.connections, n, i)),
+        seed: o.seed + (o.shard ? o.shard.index * n : 0) + i,
+        seqStart: own?.index ?? i,
+        seqStride: own?.count ?? n,
+        ...(own ? { arrivals: { seed: o.seed, ...own } } : {}),
+      };
+    });
     let onSample: ((s: Sample) => void) | undefined;
     if (o.samplesFile) {
       const out = createWriteStream(o.samplesFile);
@@ -271,13 +284,14 @@ async function execute(
     const wall0 = performance.now();
     const parts =
       n === 1
-        ? await runLocal(inputs[0]!, o, events, registerStop, onSample)
+        ? await runLocal(inputs[0]!, o, events, registerStop, onSample, deps.barrier)
         : await runWorkerParts(
             inputs,
             o,
             events,
             registerStop,
             samplesOut ? (line) => samplesOut!.write(`${line}\n`) : undefined,
+            deps.barrier,
           );
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
@@ -325,10 +339,17 @@ async function runLocal(
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
   onSample: ((s: Sample) => void) | undefined,
+  barrier: (() => Promise<void>) | undefined,
 ): Promise<PartResult[]> {
   const part = new LoadPart(input);
   onStopHook((e) => part.stop(e));
   await part.prepare();
+  try {
+    await barrier?.();
+  } catch (err) {
+    part.stop(toH2labError(err));
+    throw err;
+  }
   const origin = performance.timeOrigin + performance.now();
   const progress = progressTimer(o, events, origin, () => [part.live]);
   try {
@@ -412,7 +433,13 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
   };
 }
 
-function schedule(o: ResolvedLoadOptions): RunResult['schedule'] {
+function schedule(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['schedule'] {
+  const firsts = parts.flatMap((p) => (p.firstSentMs === undefined ? [] : [p.firstSentMs]));
+  const first = firsts.length > 0 ? { firstSendMs: Math.min(...firsts) } : {};
+  return { ...scheduleOf(o), ...first };
+}
+
+function scheduleOf(o: ResolvedLoadOptions): RunResult['schedule'] {
   if (o.burst !== undefined) {
     return {
       mode: 'burst',
@@ -570,22 +597,11 @@ function buildResult(
     target: { url: target.url, embedded: target.embedded },
     transport: transportInfo(o),
     protocol: { requested: requestedWire(getStrategy(o.protocol), target.url), negotiated },
-    schedule: schedule(o),
+    schedule: schedule(o, parts),
     ...(burst ? { burst } : {}),
     durationMs,
     warmupMs: o.warmupMs,
-    counts: {
-      total: counts.total,
-      ok: counts.ok,
-      failed: counts.failed,
-      byStatus: counts.byStatus,
-      byFailure: counts.byFailure,
-      ...(o.rateRps !== undefined ? { late: counts.late } : {}),
-      ...(counts.warmup > 0 ? { warmup: counts.warmup } : {}),
-      ...(counts.retried > 0 ? { retried: counts.retried } : {}),
-      attempts: counts.attempts,
-      ...(counts.unprocessed > 0 ? { unprocessed: counts.unprocessed } : {}),
-    },
+    counts: countsSection(counts, o.rateRps !== undefined),
     throughput: {
       rps: secs > 0 ? counts.total / secs : 0,
       bytesPerSec: secs > 0 ? counts.bytesIn / secs : 0,

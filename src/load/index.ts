@@ -3,6 +3,7 @@
  * statistics helpers that other subsystems (compare, report) reuse to merge histograms.
  */
 
+export { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
 export {
   EMBEDDED_DEFAULT_PATH,
   isEmbedded,
@@ -10,6 +11,7 @@ export {
   type LoadDeps,
   type LoadRun,
   runLoad,
+  split,
 } from './engine.ts';
 export { type LinkedLoadHooks, runLoadThroughLink } from './linked.ts';
 export {
@@ -22,6 +24,19 @@ export {
   resolveLoadOptions,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
-export { decodeHistogram, encodeHistogram, newHistogram, recordMs, summarizeHistogram } from './stats.ts';
+export {
+  addCounts,
+  type Counts,
+  countsOfResult,
+  countsSection,
+  decodeHistogram,
+  emptyCounts,
+  encodeHistogram,
+  HISTOGRAM_SETTINGS,
+  newHistogram,
+  recordMs,
+  SampleStats,
+  summarizeHistogram,
+} from './stats.ts';
 export { attachServerTcp, attachServerTcpFrom, serverTcpReadings } from './tcp.ts';
 export { expandTemplate, splitUrl } from './workload.ts';

@@ -94,6 +94,15 @@ export const LoadOptionsSchema = z.strictObject({
   burstHandshakes: z.enum(['include', 'exclude']).optional(),
   /** Open loop: even spacing or Poisson arrivals (exponential gaps, seeded). */
   arrivals: z.enum(['even', 'poisson']).default('even'),
+  /**
+   * One shard of a run spread over machines (src/shard, `h2lab plan`): with `rateRps`, this process
+   * sends the arrivals k with k mod `count` = `index` of the whole run's seeded sequence, and `rateRps`
+   * and `requests` are the whole run's. Closed loop: recorded only (the plan splits concurrency).
+   */
+  shard: z
+    .strictObject({ index: z.number().int().min(0), count: z.number().int().min(1).max(10_000) })
+    .refine((s) => s.index < s.count, { error: 'index must be below count' })
+    .optional(),
   /** Measured period, ms (after warm-up). Default 10 s when `requests` is not given. */
   durationMs: positiveMs.optional(),
   /** Stop after this many measured requests. */

@@ -23,6 +23,7 @@ import {
   resolveWindow,
   setupFailureError,
 } from '../transport/index.ts';
+import { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
 import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
 import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
 import { buildWorkload } from './workload.ts';
@@ -44,6 +45,12 @@ export interface PartInput {
   /** First sequence number and stride, so sequence numbers are unique across parts. */
   seqStart: number;
   seqStride: number;
+  /**
+   * Open loop, one share of a larger run: `rateRps` is the whole run's rate, its sequence is drawn from
+   * `seed` (the run's, not this part's) and this part sends the arrivals k with k mod `count` =
+   * `index`; `requests` is the whole run's limit (src/load/arrivals.ts).
+   */
+  arrivals?: { seed: number; index: number; count: number };
 }
 
 /** A part's result, serializable across threads. */
@@ -59,6 +66,8 @@ export interface PartResult {
   eventLoopUtilization: number;
   /** Burst schedule: one record per burst, in order. */
   bursts?: BurstRecord[];
+  /** When the first request (warm-up included) was handed to the transport, ms since the origin. */
+  firstSentMs?: number;
   error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
@@ -258,7 +267,9 @@ export class LoadPart {
       };
       await Promise.all(Array.from({ length: this.input.concurrency }, lane));
     } else {
-      await this.openLoop(rng, mayIssue, issue);
+      const withinLimit = (a: OwnArrival): boolean =>
+        !this.stopping && a.t < stopAt && (a.t < warmupEnd || a.measuredBefore < limit);
+      await this.openLoop(rng, withinLimit, issue);
     }
     clearTimeout(stopTimer);
     clearTimeout(warmTimer);
@@ -280,6 +291,7 @@ export class LoadPart {
       measureEndMs: Math.max(measureEndMs, measureStartMs),
       eventLoopUtilization: elu.utilization,
       ...(bursts ? { bursts } : {}),
+      ...(Number.isFinite(stats.firstSentMs) ? { firstSentMs: stats.firstSentMs } : {}),
       ...(this.abortError ? { error: this.abortError.toJSON() } : {}),
     };
   }
@@ -353,34 +365,35 @@ export class LoadPart {
   }
 
   /**
-   *   intended: t0 ─ t1 ─ t2 ─ t3 …   (fixed before the run: k / R, or exponential gaps)
+   *   intended: t0 ─ t1 ─ t2 ─ t3 …   (fixed before the run: k / R, or exponential gaps; src/load/arrivals.ts)
    *   pump():   sends every request whose intended time has come, then sleeps until the next one.
    * Requests beyond `maxInFlight` outstanding wait in h2lab (still timed from their intended time).
+   * A share of a larger run walks the whole run's sequence and sends only its own arrivals.
    */
   private async openLoop(
     rng: ReturnType<typeof createRng>,
-    mayIssue: (t: number) => boolean,
+    withinLimit: (a: OwnArrival) => boolean,
     issue: (intendedMs: number, queuedMs: number) => Promise<Sample>,
   ): Promise<void> {
     const o = this.input.opts;
-    const rate = this.input.rateRps!;
-    const gapMs = 1000 / rate;
-    const poisson = o.arrivals === 'poisson';
-    let next = poisson ? rng.exponential(gapMs) : 0;
+    const share = this.input.arrivals;
+    const times = arrivalTimes(this.input.rateRps!, o.arrivals, share ? createRng(share.seed) : rng);
+    const own = ownArrivals(times, share?.index ?? 0, share?.count ?? 1, o.warmupMs);
+    let next = own.next().value as OwnArrival;
     const outstanding = new Set<Promise<Sample>>();
     for (;;) {
       const now = this.now();
-      while (next <= now && mayIssue(next) && outstanding.size < o.maxInFlight) {
-        const p = issue(next, now);
+      while (next.t <= now && withinLimit(next) && outstanding.size < o.maxInFlight) {
+        const p = issue(next.t, now);
         outstanding.add(p);
         p.then(() => {
           outstanding.delete(p);
           if (outstanding.size === o.maxInFlight - 1) this.wake?.();
         });
-        next += poisson ? rng.exponential(gapMs) : gapMs;
+        next = own.next().value as OwnArrival;
       }
-      if (!mayIssue(next)) break;
-      await this.pause(outstanding.size >= o.maxInFlight ? 1000 : next - this.now());
+      if (!withinLimit(next)) break;
+      await this.pause(outstanding.size >= o.maxInFlight ? 1000 : next.t - this.now());
     }
     await Promise.all(outstanding);
   }

@@ -4,11 +4,19 @@
  * adding histograms.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { EncodedHistogram, FailureClass, LatencySummaryMs, Sample } from '../model/index.ts';
+import type { EncodedHistogram, FailureClass, LatencySummaryMs, RunResult, Sample } from '../model/index.ts';
 
 export const HIST_LOWEST_US = 1;
 export const HIST_HIGHEST_US = 3_600_000_000;
 export const HIST_DIGITS = 3;
+
+/** The settings of every histogram h2lab records; shards of one plan must share them to be added. */
+export const HISTOGRAM_SETTINGS = Object.freeze({
+  unit: 'us' as const,
+  lowestUs: HIST_LOWEST_US,
+  highestUs: HIST_HIGHEST_US,
+  significantDigits: HIST_DIGITS,
+});
 
 /** A fresh histogram with h2lab's fixed range. */
 export function newHistogram(): hdr.Histogram {
@@ -132,6 +140,8 @@ export class SampleStats {
   private readonly lateToleranceMs: number;
   /** End of the last measured sample, ms. */
   lastEndMs = 0;
+  /** The earliest send of any sample, warm-up included, ms (Infinity before the first). */
+  firstSentMs = Number.POSITIVE_INFINITY;
 
   constructor(openLoop: boolean, lateToleranceMs: number) {
     this.openLoop = openLoop;
@@ -157,6 +167,7 @@ export class SampleStats {
    * transport failures are counted by class but kept out of the latency figures.
    */
   add(s: Sample): void {
+    if (s.sentMs < this.firstSentMs) this.firstSentMs = s.sentMs;
     if (s.warmup) {
       this.counts.warmup++;
       return;
@@ -201,6 +212,41 @@ export class SampleStats {
       recordMs(fresh ? h.bodyGapNew : h.bodyGapWarm, s.endMs - s.headersMs);
     }
   }
+}
+
+/** The `counts` section of a RunResult from counters (`late` only in an open loop). */
+export function countsSection(c: Counts, open: boolean): RunResult['counts'] {
+  return {
+    total: c.total,
+    ok: c.ok,
+    failed: c.failed,
+    byStatus: c.byStatus,
+    byFailure: c.byFailure,
+    ...(open ? { late: c.late } : {}),
+    ...(c.warmup > 0 ? { warmup: c.warmup } : {}),
+    ...(c.retried > 0 ? { retried: c.retried } : {}),
+    attempts: c.attempts,
+    ...(c.unprocessed > 0 ? { unprocessed: c.unprocessed } : {}),
+  };
+}
+
+/** Counters read back from a RunResult (its counts and byte totals), to add results exactly. */
+export function countsOfResult(r: RunResult): Counts {
+  const c = r.counts;
+  return {
+    total: c.total,
+    ok: c.ok,
+    failed: c.failed,
+    warmup: c.warmup ?? 0,
+    late: c.late ?? 0,
+    retried: c.retried ?? 0,
+    attempts: c.attempts ?? 0,
+    unprocessed: c.unprocessed ?? 0,
+    bytesIn: r.throughput.bytesIn,
+    bytesOut: r.throughput.bytesOut,
+    byStatus: { ...c.byStatus },
+    byFailure: { ...c.byFailure },
+  };
 }
 
 /** Adds `b`'s counters into `a`. */

@@ -25,6 +25,7 @@ export async function runWorkerParts(
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
   onSampleLine: ((line: string) => void) | undefined,
+  barrier?: () => Promise<void>,
 ): Promise<PartResult[]> {
   const workers: Worker[] = [];
   const lives: PartLive[] = inputs.map(() => ({ completed: 0, inFlight: 0 }));
@@ -77,6 +78,7 @@ export async function runWorkerParts(
     }
     await ready;
     if (failed) throw failed;
+    await barrier?.();
     onStopHook((e) => {
       for (const w of workers) w.postMessage({ type: 'stop', error: e.toJSON() });
     });

@@ -11,4 +11,5 @@ export * from './probe.ts';
 export * from './run.ts';
 export * from './sample.ts';
 export * from './schemas.ts';
+export * from './shard.ts';
 export * from './study.ts';

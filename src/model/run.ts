@@ -393,6 +393,9 @@ export const runResultSchema = z
         .enum(['include', 'exclude'])
         .optional()
         .describe('burst: whether connection setup lies inside the timed period'),
+      firstSendMs: ms(
+        "when the first request (warm-up included) was handed to the transport, after the run's origin",
+      ).optional(),
     }),
     burst: burstResultSchema.optional(),
     durationMs: ms('measured period after warm-up'),

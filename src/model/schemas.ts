@@ -7,6 +7,7 @@ import { compareResultJsonSchema } from './compare.ts';
 import { probeResultJsonSchema } from './probe.ts';
 import { runResultJsonSchema } from './run.ts';
 import { sampleJsonSchema } from './sample.ts';
+import { mergedResultJsonSchema } from './shard.ts';
 import { studyResultJsonSchema } from './study.ts';
 
 /** The published JSON Schemas (draft 2020-12), keyed by their file name in docs/. */
@@ -18,5 +19,6 @@ export function publishedJsonSchemas(): Record<string, Record<string, unknown>> 
     'browser-result.schema.json': browserResultJsonSchema(),
     'probe-result.schema.json': probeResultJsonSchema(),
     'study-result.schema.json': studyResultJsonSchema(),
+    'merged-result.schema.json': mergedResultJsonSchema(),
   };
 }

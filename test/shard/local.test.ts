@@ -1,0 +1,77 @@
+/**
+ * A plan executed as N child processes on this machine against the fixture server on loopback: the
+ * same chunked stdout, the same digest files, the same collector and merge as pods of a cluster.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runLoad } from '../../src/load/index.ts';
+import type { MetricsSnapshot } from '../../src/server/index.ts';
+import { planShards, runPlanLocally, runShard, startClockServer } from '../../src/shard/index.ts';
+import { startFixture } from '../helpers/fixture.ts';
+
+const served = (m: MetricsSnapshot): number =>
+  Object.values(m.requests).reduce((n, row) => n + Object.values(row).reduce((a, b) => a + b, 0), 0);
+
+test('open loop over 3 processes: every arrival sent once, shards of 21/20/20, counts equal to one process', async () => {
+  const srv = await startFixture({ tls: false });
+  const clock = await startClockServer();
+  try {
+    const options = {
+      url: `${srv.plainUrl}/bytes/64`,
+      protocol: 'h1',
+      connections: 3,
+      rateRps: 300,
+      requests: 61,
+      seed: 7,
+    };
+    // Children start through tsx on a shared 2-core machine: give them time to reach the barrier.
+    const plan = planShards(options, { shards: 3, startAtEpochMs: Date.now() + 7000, clockUrl: clock.url });
+    srv.resetMetrics();
+    const { merged, shards, exitCodes, stderr } = await runPlanLocally(plan);
+    assert.deepEqual(exitCodes, [0, 0, 0], stderr.join('\n'));
+    assert.deepEqual(
+      shards.map((s) => s.result.counts.total),
+      [21, 20, 20],
+      'arrival k goes to shard k mod 3',
+    );
+    assert.equal(merged.result.counts.total, 61);
+    assert.equal(merged.result.counts.ok, 61);
+    assert.equal(served(srv.metrics()), 61, 'the server saw each arrival once');
+    assert.equal(merged.clock.reference, 'coordinator');
+    for (const s of shards) {
+      assert.equal(s.clock.source, 'coordinator');
+      assert.ok(
+        s.barrier.lagMs >= 0 && s.barrier.lagMs < plan.startGraceMs,
+        `shard ${s.index} lag ${s.barrier.lagMs}`,
+      );
+      assert.ok(s.firstSendEpochMs! >= s.barrier.releasedAtEpochMs);
+    }
+    assert.ok(merged.result.throughput.rps > 0);
+    // The same options in one process: the same requests.
+    srv.resetMetrics();
+    const one = await runLoad(options).done;
+    assert.equal(one.error, undefined, JSON.stringify(one.error));
+    assert.equal(one.counts.total, merged.result.counts.total);
+    assert.equal(served(srv.metrics()), 61);
+  } finally {
+    await clock.close();
+    await srv.close();
+  }
+});
+
+test('a shard that reaches the barrier after the start plus its grace does not run (exit 3)', async () => {
+  const srv = await startFixture({ tls: false });
+  try {
+    const plan = planShards(
+      { url: `${srv.plainUrl}/bytes/64`, protocol: 'h1', rateRps: 100, requests: 10 },
+      { shards: 2, startAtEpochMs: Date.now() - 5000, startGraceMs: 500 },
+    );
+    srv.resetMetrics();
+    const r = await runShard(plan, 1);
+    assert.equal(r.result.error?.code, 'H2LAB_ERR_SHARD_MISSED_START');
+    assert.equal(r.result.counts.total, 0);
+    assert.equal(served(srv.metrics()), 0, 'no request left the late shard');
+  } finally {
+    await srv.close();
+  }
+});
