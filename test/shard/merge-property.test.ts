@@ -109,7 +109,7 @@ function resultOf(stats: SampleStats, c: Case): RunResult {
   });
 }
 
-function record(samples: Sample[], c: Case): SampleStats {
+function record(samples: Sample[]): SampleStats {
   const s = new SampleStats(true, 5);
   for (const x of samples) s.add(x);
   return s;
@@ -131,7 +131,7 @@ test('merge(shards) == run(1): counts equal, every percentile within the histogr
         shards: fc.integer({ min: 1, max: 7 }),
       }),
       (c) => {
-        const one = resultOf(record(samplesOf(c, 0, 1), c), c);
+        const one = resultOf(record(samplesOf(c, 0, 1)), c);
         const shards: ShardResult[] = Array.from({ length: c.shards }, (_, i) => ({
           kind: 'h2lab.shard',
           version: 1,
@@ -141,7 +141,7 @@ test('merge(shards) == run(1): counts equal, every percentile within the histogr
           count: c.shards,
           clock: { source: 'coordinator', offsetMs: 0, rttMs: 0.1, samples: 1 },
           barrier: { startAtEpochMs: 0, releasedAtEpochMs: 0, lagMs: 0 },
-          result: resultOf(record(samplesOf(c, i, c.shards), c), c),
+          result: resultOf(record(samplesOf(c, i, c.shards)), c),
         }));
         const m = mergeShards(shards).result;
         assert.equal(m.counts.total, c.requests, 'the limit holds over the whole run');
