@@ -37,7 +37,7 @@ import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError } from './output.ts';
 
-interface BenchFlags {
+export interface BenchFlags {
   protocol?: string;
   concurrency?: string;
   connections?: string;
@@ -82,12 +82,47 @@ interface BenchFlags {
 const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 export function register(program: Command): void {
-  const cmd = program
-    .command('bench')
-    .argument(
-      '[url]',
-      'target URL; ranges expand: /chunks/{0..63}. Omitted: start the embedded fixture server',
+  const cmd = addLoadFlags(
+    program
+      .command('bench')
+      .argument(
+        '[url]',
+        'target URL; ranges expand: /chunks/{0..63}. Omitted: start the embedded fixture server',
+      ),
+  )
+    .option('--samples <file>', 'write one NDJSON line per request')
+    .option(
+      '--json <file>',
+      'write the result (versioned JSON) to this file; - for stdout (the table goes to stderr)',
     )
+    .option('-q, --quiet', 'print nothing but errors')
+    .option('--plain', 'embedded target: use the cleartext listener (h1 / h2c) instead of TLS')
+    .option(
+      '--server-metrics',
+      "read the target's /metrics?format=json before and after (default: embedded only)",
+    )
+    .option('--no-server-metrics', 'do not read the server metrics');
+  addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
+    const input = toLoadOptions(url, flags);
+    // Before any load: a result that cannot be written must not cost a whole run.
+    if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
+    // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
+    // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
+    const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
+    const run = link
+      ? runLoadThroughLink(input, link, {
+          onLink: (l) => {
+            if (!flags.quiet) process.stderr.write(`h2lab bench: link ${describeLink(l)}\n`);
+          },
+        })
+      : runLoad(input);
+    await bench(run, flags);
+  });
+}
+
+/** The flags of one load run (LoadOptions), shared by `bench` and `plan`. */
+export function addLoadFlags(cmd: Command): Command {
+  return cmd
     .addOption(
       new Option('-p, --protocol <name>', 'client strategy')
         .choices(strategyNames())
@@ -149,35 +184,7 @@ export function register(program: Command): void {
     .option('--idle-timeout <time>', 'close pooled connections idle this long (default never)')
     .option('--max-age <time>', 'retire pooled connections this old (default never)')
     .option('--max-error-rate <fraction>', 'exit 1 when more requests fail, e.g. 1%')
-    .option('--workers <n>', 'worker threads generating load (default 1)')
-    .option('--samples <file>', 'write one NDJSON line per request')
-    .option(
-      '--json <file>',
-      'write the result (versioned JSON) to this file; - for stdout (the table goes to stderr)',
-    )
-    .option('-q, --quiet', 'print nothing but errors')
-    .option('--plain', 'embedded target: use the cleartext listener (h1 / h2c) instead of TLS')
-    .option(
-      '--server-metrics',
-      "read the target's /metrics?format=json before and after (default: embedded only)",
-    )
-    .option('--no-server-metrics', 'do not read the server metrics');
-  addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
-    const input = toLoadOptions(url, flags);
-    // Before any load: a result that cannot be written must not cost a whole run.
-    if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
-    // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
-    // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
-    const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
-    const run = link
-      ? runLoadThroughLink(input, link, {
-          onLink: (l) => {
-            if (!flags.quiet) process.stderr.write(`h2lab bench: link ${describeLink(l)}\n`);
-          },
-        })
-      : runLoad(input);
-    await bench(run, flags);
-  });
+    .option('--workers <n>', 'worker threads generating load (default 1)');
 }
 
 /** Help words from the registered strategies, in their order. */

@@ -62,4 +62,30 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: 'Write a CA, a server certificate (for --hosts) and a client certificate (clientAuth) to --out',
     load: () => import('./certs.ts'),
   },
+  {
+    name: 'plan',
+    summary: 'Split one load run into shards for many load machines (JSON plan on stdout or --out)',
+    load: () => import('./plan.ts'),
+  },
+  {
+    name: 'shard',
+    summary:
+      'Run one shard of a plan (chunk lines on stdout, a digest as termination message), or all of them here',
+    load: () => import('./shard.ts'),
+  },
+  {
+    name: 'merge',
+    summary: 'Merge the shard results of one plan exactly (counts, HdrHistograms), each shard beside it',
+    load: () => import('./merge.ts'),
+  },
+  {
+    name: 'k8s',
+    summary: 'Run a plan as a Kubernetes Indexed Job: render the manifests, run and collect, clean up',
+    load: () => import('./k8s.ts'),
+  },
+  {
+    name: 'clock',
+    summary: 'The reference clock of a plan: answer every GET with {"epochMs": n}',
+    load: () => import('./clock.ts'),
+  },
 ];

@@ -11,6 +11,7 @@ export {
   ShardCollector,
 } from './chunks.ts';
 export { type ClockServer, localNow, measureClockOffset, startClockServer } from './clock.ts';
+export { type EmitOptions, runAndEmitShard } from './emit.ts';
 export { type LocalRun, runPlanLocally } from './local.ts';
 export { MERGE_DEFAULTS, type MergeOptions, mergeShards } from './merge.ts';
 export {

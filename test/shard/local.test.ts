@@ -25,7 +25,7 @@ test('open loop over 3 processes: every arrival sent once, shards of 21/20/20, c
       seed: 7,
     };
     // Children start through tsx on a shared 2-core machine: give them time to reach the barrier.
-    const plan = planShards(options, { shards: 3, startAtEpochMs: Date.now() + 7000, clockUrl: clock.url });
+    const plan = planShards(options, { shards: 3, startAtEpochMs: Date.now() + 10_000, clockUrl: clock.url });
     srv.resetMetrics();
     const { merged, shards, exitCodes, stderr } = await runPlanLocally(plan);
     assert.deepEqual(exitCodes, [0, 0, 0], stderr.join('\n'));

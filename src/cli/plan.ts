@@ -1,0 +1,190 @@
+/**
+ * `h2lab plan [URL] --shards N …`: one load run split into a plan (JSON) every shard runs.
+ * `h2lab shard run --plan FILE`: one shard, its result as chunk lines on stdout and its digest in a
+ * termination message; `h2lab shard local --plan FILE`: every shard as a process here, merged.
+ * `h2lab clock serve`: the reference clock a plan's shards measure their offset against.
+ */
+import { type Command, Option } from 'commander';
+import {
+  ERROR_CODES,
+  type ErrorCode,
+  H2labError,
+  parseDurationMs,
+  parseInteger,
+  writeFileAtomic,
+} from '../core/index.ts';
+import type { MergedResult, ShardPlan } from '../model/index.ts';
+import { renderRunText } from '../report/index.ts';
+import {
+  type PlanInput,
+  planShards,
+  readPlanFile,
+  renderMergedText,
+  runAndEmitShard,
+  runPlanLocally,
+  startClockServer,
+} from '../shard/index.ts';
+import { addLoadFlags, type BenchFlags, toLoadOptions } from './bench.ts';
+import { exitWithError } from './output.ts';
+
+/** The plan's own flags, beside the load flags. */
+export interface PlanFlags {
+  shards?: string;
+  startIn?: string;
+  startAt?: string;
+  startGrace?: string;
+  clockUrl?: string;
+  clockSamples?: string;
+  runId?: string;
+  maxSkew?: string;
+}
+
+/** Adds the flags of a plan (shards, start, clock) to a command. */
+export function addPlanFlags(cmd: Command): Command {
+  return cmd
+    .requiredOption('--shards <n>', 'load processes (pods) to split the run into')
+    .option('--start-in <time>', 'start every shard this long from now (default 60s)')
+    .option('--start-at <iso>', 'start every shard at this time (ISO 8601), instead of --start-in')
+    .option(
+      '--start-grace <time>',
+      'a shard released later than this after the start refuses to run (default 1s)',
+    )
+    .option(
+      '--clock-url <url>',
+      'coordinator answering {"epochMs": n} (h2lab clock serve): the reference clock',
+    )
+    .option('--clock-samples <n>', 'NTP-style exchanges per shard (default 8)')
+    .option('--run-id <id>', 'names the run (a DNS label; default from the plan’s hash)')
+    .option('--max-skew <time>', 'the merge warns when shards started further apart (default 10ms)');
+}
+
+/** The plan from parsed flags. */
+export function planFromFlags(
+  url: string | undefined,
+  f: BenchFlags & PlanFlags,
+  now = Date.now(),
+): ShardPlan {
+  const load = toLoadOptions(url, f);
+  let startAtEpochMs: number;
+  if (f.startAt !== undefined) {
+    startAtEpochMs = Date.parse(f.startAt);
+    if (!Number.isFinite(startAtEpochMs)) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--start-at ${JSON.stringify(f.startAt)} is not valid: give an ISO 8601 time, e.g. 2026-12-01T15:00:00Z`,
+        { option: '--start-at', value: f.startAt },
+      );
+    }
+  } else {
+    startAtEpochMs = now + (f.startIn ? parseDurationMs(f.startIn, '--start-in', 's') : 60_000);
+  }
+  const p: PlanInput = { shards: parseInteger(f.shards ?? '', '--shards', 1, 10_000), startAtEpochMs };
+  if (f.startGrace) p.startGraceMs = parseDurationMs(f.startGrace, '--start-grace', 's');
+  if (f.clockUrl) p.clockUrl = f.clockUrl;
+  if (f.clockSamples) p.clockSamples = parseInteger(f.clockSamples, '--clock-samples', 1, 1000);
+  if (f.runId) p.runId = f.runId;
+  if (f.maxSkew) p.maxSkewMs = parseDurationMs(f.maxSkew, '--max-skew', 'ms');
+  return planShards(load, p);
+}
+
+/** Prints a merged result (table, shards, warnings) and writes its JSON when asked. */
+export function printMerged(m: MergedResult, json: string | undefined, quiet = false): void {
+  const text = `${renderRunText(m.result)}\n${renderMergedText(m)}`;
+  const body = `${JSON.stringify(m, null, 2)}\n`;
+  if (!quiet) (json === '-' ? process.stderr : process.stdout).write(text);
+  if (json === '-') process.stdout.write(body);
+  else if (json) writeFileAtomic(json, body);
+}
+
+/** Ends the process with the merged result's error (a shard's), when it has one. */
+export function exitOnMergedError(m: MergedResult): void {
+  const e = m.result.error;
+  if (!e) return;
+  const code = e.code as ErrorCode;
+  exitWithError(
+    new H2labError(code in ERROR_CODES ? code : 'H2LAB_ERR_INTERNAL', e.message, e.details ?? {}),
+  );
+}
+
+export function register(program: Command): void {
+  const plan = addPlanFlags(
+    addLoadFlags(
+      program
+        .command('plan')
+        .description('Split one load run into shards for many load machines (JSON plan on stdout or --out)')
+        .argument('[url]', 'target URL every shard drives'),
+    ),
+  ).option('--out <file>', 'write the plan here (default stdout)');
+  plan.action((url: string | undefined, f: BenchFlags & PlanFlags & { out?: string }) => {
+    const p = planFromFlags(url, f);
+    const text = `${JSON.stringify(p, null, 2)}\n`;
+    if (f.out) writeFileAtomic(f.out, text);
+    else process.stdout.write(text);
+    process.stderr.write(
+      `h2lab plan: run ${p.runId}, ${p.shards} shards (${p.split.mode} loop), start ${new Date(p.startAtEpochMs).toISOString()}, hash ${p.hash.slice(0, 12)}…\n`,
+    );
+  });
+}
+
+/** `h2lab shard run|local` (src/cli/shard.ts is its entry in the command registry). */
+export function registerShard(program: Command): void {
+  const shard = program.command('shard').description('Run the shards of a plan');
+  shard
+    .command('run')
+    .description('Run one shard: chunk lines on stdout, a digest in --termination-log')
+    .requiredOption('--plan <file>', 'the plan (h2lab plan)')
+    .option('--index <n>', 'the shard (default: $JOB_COMPLETION_INDEX, set by an Indexed Job)')
+    .option('--termination-log <file>', 'write the digest here (Kubernetes: /dev/termination-log)')
+    .option('--out <file>', 'also write the whole shard result as JSON (for h2lab merge)')
+    .action(async (f: { plan: string; index?: string; terminationLog?: string; out?: string }) => {
+      const p = readPlanFile(f.plan);
+      const raw = f.index ?? process.env.JOB_COMPLETION_INDEX;
+      if (raw === undefined) {
+        throw new H2labError(
+          'H2LAB_ERR_INVALID_OPTION',
+          '--index is missing: pass --index N, or run inside an Indexed Job (it sets JOB_COMPLETION_INDEX)',
+          { option: '--index' },
+        );
+      }
+      const index = parseInteger(raw, '--index', 0);
+      const { result, exitCode } = await runAndEmitShard(p, index, {
+        ...(f.terminationLog ? { terminationLog: f.terminationLog } : {}),
+        ...(f.out ? { out: f.out } : {}),
+      });
+      if (result.result.error)
+        process.stderr.write(`h2lab: ${result.result.error.code}: ${result.result.error.message}\n`);
+      process.exit(exitCode);
+    });
+  shard
+    .command('local')
+    .description('Run every shard of a plan as a process on this machine, then merge them')
+    .requiredOption('--plan <file>', 'the plan (h2lab plan)')
+    .option('--json <file>', 'write the merged result (JSON); - for stdout')
+    .option('-q, --quiet', 'print nothing but errors')
+    .action(async (f: { plan: string; json?: string; quiet?: boolean }) => {
+      const p = readPlanFile(f.plan);
+      const run = await runPlanLocally(p);
+      printMerged(run.merged, f.json, f.quiet);
+      exitOnMergedError(run.merged);
+    });
+}
+
+/** `h2lab clock serve` (src/cli/clock.ts is its entry in the command registry). */
+export function registerClock(program: Command): void {
+  program
+    .command('clock')
+    .description('The reference clock of a plan')
+    .command('serve')
+    .description('Answer every GET with {"epochMs": n}, this machine’s clock (h2lab plan --clock-url)')
+    .addOption(new Option('--host <host>', 'address to listen on').default('0.0.0.0'))
+    .addOption(new Option('--port <n>', 'port (0: a free one)').default('7070'))
+    .action(async (f: { host: string; port: string }) => {
+      const c = await startClockServer({ host: f.host, port: parseInteger(f.port, '--port', 0, 65535) });
+      process.stdout.write(`listening ${c.url}\n`);
+      const stop = (): void => {
+        void c.close().then(() => process.exit(0));
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+}
