@@ -1,0 +1,24 @@
+/**
+ * A plan on Kubernetes: the Indexed Job and ConfigMap rendered from it, and the kubectl steps that
+ * apply them, wait, collect every shard and clean up (docs/kubernetes.md).
+ */
+export {
+  cleanRun,
+  collectFromPods,
+  collectRun,
+  type JobEnd,
+  type KubectlOptions,
+  kubectl,
+  waitForJob,
+} from './kubectl.ts';
+export {
+  CONTAINER,
+  defaultDeadlineSeconds,
+  objectName,
+  PLAN_MOUNT,
+  RENDER_DEFAULTS,
+  type RenderOptions,
+  RUN_LABEL,
+  renderManifests,
+  renderYaml,
+} from './render.ts';
