@@ -101,8 +101,16 @@ export const shardResultSchema = z
     }),
     barrier: z.strictObject({
       startAtEpochMs: z.number().describe('the plan’s start, reference clock'),
-      releasedAtEpochMs: z.number().describe('when this shard’s schedule started, reference clock'),
-      lagMs: ms('releasedAt − startAt: how late this machine’s timer let the schedule start'),
+      reachedAtEpochMs: z
+        .number()
+        .describe('when this shard had its connections open and waited, reference clock'),
+      releasedAtEpochMs: z
+        .number()
+        .optional()
+        .describe(
+          'when this shard’s schedule started, reference clock; absent: it never started (missed the start, or failed before)',
+        ),
+      lagMs: ms('releasedAt − startAt: how late this machine’s timer let the schedule start').optional(),
     }),
     firstSendEpochMs: z
       .number()
@@ -144,8 +152,9 @@ export const shardRowSchema = z.strictObject({
   latencyMaxMs: ms('highest latency'),
   clockOffsetMs: ms('reference minus local clock'),
   clockRttMs: ms('round trip of the offset exchange').optional(),
-  startSkewMs: ms('this shard’s release after the earliest shard’s, reference clock'),
-  barrierLagMs: ms('release after the plan’s start, reference clock'),
+  startSkewMs: ms('this shard’s release after the earliest shard’s, reference clock').optional(),
+  barrierLagMs: ms('release after the plan’s start, reference clock').optional(),
+  reachedBeforeStartMs: ms('how long before the plan’s start it was ready (negative: after)').optional(),
   firstSendMs: ms('first request after the plan’s start, reference clock').optional(),
   error: z.string().optional(),
 });
@@ -164,7 +173,7 @@ export const mergedResultSchema = z
     perShard: z.array(shardRowSchema),
     clock: z.strictObject({
       reference: z.enum(['coordinator', 'none']),
-      skewMs: ms('latest minus earliest shard release, reference clock'),
+      skewMs: ms('latest minus earliest shard release, reference clock (released shards only)'),
       maxSkewMs: ms('the warning threshold'),
       windowMs: ms(
         'first shard’s measured start to last shard’s measured end, reference clock (rates use it)',

@@ -19,6 +19,8 @@ import { type ShardDigest, type ShardResult, shardDigestSchema, shardResultSchem
 export const CHUNK_PREFIX = 'h2lab-shard';
 /** Characters of payload per line; with its header a line stays under 12.2 KiB. */
 export const CHUNK_PAYLOAD_CHARS = 12_000;
+/** What a local runner's child writes on stderr once loaded, before it reads its plan on stdin. */
+export const READY_LINE = 'h2lab-shard-ready';
 /** The kubelet's limit on a termination message, bytes. */
 export const DIGEST_MAX_BYTES = 4096;
 

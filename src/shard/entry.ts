@@ -1,14 +1,20 @@
 /**
- * A child process of the local runner (src/shard/local.ts): `entry PLAN INDEX DIGEST_FILE` runs one
- * shard and emits exactly what `h2lab shard run` emits in a pod.
+ * A child process of the local runner (src/shard/local.ts): `entry INDEX DIGEST_FILE`, the plan on
+ * stdin. It says `h2lab-shard-ready` on stderr once its modules are loaded, so the runner can set the
+ * start after every child is ready (a child started through tsx on a busy machine takes seconds), then
+ * runs its shard and emits exactly what `h2lab shard run` emits in a pod.
  */
 import { isH2labError } from '../core/index.ts';
+import { READY_LINE } from './chunks.ts';
 import { runAndEmitShard } from './emit.ts';
-import { readPlanFile } from './plan.ts';
+import { checkPlan } from './plan.ts';
 
-const [planPath, index, digestPath] = process.argv.slice(2);
+const [index, digestPath] = process.argv.slice(2);
 try {
-  const plan = readPlanFile(planPath!);
+  process.stderr.write(`${READY_LINE}\n`);
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const plan = checkPlan(JSON.parse(Buffer.concat(chunks).toString('utf8')), 'the plan on stdin');
   const { exitCode } = await runAndEmitShard(plan, Number(index), { terminationLog: digestPath! });
   process.exit(exitCode);
 } catch (err) {

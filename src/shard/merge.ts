@@ -163,21 +163,23 @@ export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): Merg
 
   // The window on the reference clock: first measured start to last measured end.
   const reference = shards.every((s) => s.clock.source === 'coordinator') ? 'coordinator' : 'none';
-  const released = shards.map((s) => s.barrier.releasedAtEpochMs);
-  const skewMs = Math.max(...released) - Math.min(...released);
+  const ran = shards.filter((s) => s.barrier.releasedAtEpochMs !== undefined);
+  const released = ran.map((s) => s.barrier.releasedAtEpochMs!);
+  const earliest = released.length > 0 ? Math.min(...released) : 0;
+  const skewMs = released.length > 0 ? Math.max(...released) - earliest : 0;
   let windowMs: number;
   if (reference === 'coordinator') {
-    const starts = shards.map((s) => s.barrier.releasedAtEpochMs + s.result.warmupMs);
-    const ends = shards.map((s, i) => starts[i]! + s.result.durationMs);
-    windowMs = Math.max(...ends) - Math.min(...starts);
+    const starts = ran.map((s) => s.barrier.releasedAtEpochMs! + s.result.warmupMs);
+    const ends = ran.map((s, i) => starts[i]! + s.result.durationMs);
+    windowMs = ran.length > 0 ? Math.max(...ends) - Math.min(...starts) : 0;
     if (skewMs > maxSkewMs) {
-      const latest = shards[released.indexOf(Math.max(...released))]!.index;
+      const latest = ran[released.indexOf(Math.max(...released))]!.index;
       warnings.push(
         `the shards started ${skewMs.toFixed(1)} ms apart on the reference clock (shard ${latest} last), more than --max-skew ${maxSkewMs} ms: their first arrivals did not coincide`,
       );
     }
   } else {
-    windowMs = Math.max(...rs.map((r) => r.durationMs));
+    windowMs = Math.max(0, ...rs.map((r) => r.durationMs));
     warnings.push(
       'no reference clock (plan without --clock-url): the start skew is unknown and rates use the longest shard’s measured period',
     );
@@ -195,8 +197,10 @@ export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): Merg
     latencyMaxMs: s.result.latencyMs.max,
     clockOffsetMs: s.clock.offsetMs,
     ...(s.clock.rttMs !== undefined ? { clockRttMs: s.clock.rttMs } : {}),
-    startSkewMs: s.barrier.releasedAtEpochMs - Math.min(...released),
-    barrierLagMs: s.barrier.lagMs,
+    ...(s.barrier.releasedAtEpochMs !== undefined
+      ? { startSkewMs: s.barrier.releasedAtEpochMs - earliest, barrierLagMs: s.barrier.lagMs! }
+      : {}),
+    reachedBeforeStartMs: s.barrier.startAtEpochMs - s.barrier.reachedAtEpochMs,
     ...(s.firstSendEpochMs !== undefined
       ? { firstSendMs: s.firstSendEpochMs - s.barrier.startAtEpochMs }
       : {}),

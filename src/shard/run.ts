@@ -38,8 +38,10 @@ export async function runShard(plan: ShardPlan, index: number, deps: ShardDeps =
   const offset = clock?.offsetMs ?? 0;
   const startLocal = plan.startAtEpochMs - offset;
   let releasedLocal: number | undefined;
+  let reachedLocal: number | undefined;
   const barrier = async (): Promise<void> => {
-    const late = localNow() - startLocal;
+    reachedLocal = localNow();
+    const late = reachedLocal - startLocal;
     if (late > plan.startGraceMs) {
       throw new H2labError(
         'H2LAB_ERR_SHARD_MISSED_START',
@@ -73,8 +75,11 @@ export async function runShard(plan: ShardPlan, index: number, deps: ShardDeps =
       : { source: 'none', offsetMs: 0, samples: 0 },
     barrier: {
       startAtEpochMs: plan.startAtEpochMs,
-      releasedAtEpochMs: released ?? localNow() + offset,
-      lagMs: (released ?? localNow() + offset) - plan.startAtEpochMs,
+      // A run that failed before its connections were open never reached the barrier: now, then.
+      reachedAtEpochMs: (reachedLocal ?? localNow()) + offset,
+      ...(released !== undefined
+        ? { releasedAtEpochMs: released, lagMs: released - plan.startAtEpochMs }
+        : {}),
     },
     ...(released !== undefined && first !== undefined ? { firstSendEpochMs: released + first } : {}),
     result,

@@ -140,7 +140,7 @@ test('merge(shards) == run(1): counts equal, every percentile within the histogr
           index: i,
           count: c.shards,
           clock: { source: 'coordinator', offsetMs: 0, rttMs: 0.1, samples: 1 },
-          barrier: { startAtEpochMs: 0, releasedAtEpochMs: 0, lagMs: 0 },
+          barrier: { startAtEpochMs: 0, reachedAtEpochMs: 0, releasedAtEpochMs: 0, lagMs: 0 },
           result: resultOf(record(samplesOf(c, i, c.shards)), c),
         }));
         const m = mergeShards(shards).result;
