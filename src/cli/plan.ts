@@ -147,10 +147,21 @@ export function registerShard(program: Command): void {
         );
       }
       const index = parseInteger(raw, '--index', 0);
-      const { result, exitCode } = await runAndEmitShard(p, index, {
-        ...(f.terminationLog ? { terminationLog: f.terminationLog } : {}),
-        ...(f.out ? { out: f.out } : {}),
-      });
+      // SIGTERM (the Job's deadline, a deleted pod): stop, and still emit what was measured.
+      const { result, exitCode } = await runAndEmitShard(
+        p,
+        index,
+        {
+          ...(f.terminationLog ? { terminationLog: f.terminationLog } : {}),
+          ...(f.out ? { out: f.out } : {}),
+        },
+        {
+          onRun: (run) => {
+            process.once('SIGTERM', () => run.stop());
+            process.once('SIGINT', () => run.stop());
+          },
+        },
+      );
       if (result.result.error)
         process.stderr.write(`h2lab: ${result.result.error.code}: ${result.result.error.message}\n`);
       process.exit(exitCode);
