@@ -28,6 +28,7 @@ export {
   quantileNearestRank,
   VERSION,
 } from './core/index.ts';
+export { renderManifests, renderYaml } from './k8s/index.ts';
 export {
   type LoadDeps,
   type LoadOptionsInput,
@@ -79,6 +80,16 @@ export {
   startServer,
   withLinkedTarget,
 } from './server/index.ts';
+export {
+  encodeShardOutput,
+  mergeShards,
+  planShards,
+  renderMergedText,
+  runPlanLocally,
+  runShard,
+  ShardCollector,
+  startClockServer,
+} from './shard/index.ts';
 export { type CertificateSet, ensureDevCertificates, generateCertificates } from './tls/index.ts';
 export {
   baselineStrategy,
