@@ -43,7 +43,7 @@ export function kubectl(args: string[], k: KubectlOptions = {}, input?: string):
         new H2labError(
           'H2LAB_ERR_KUBECTL',
           e.code === 'ENOENT'
-            ? `${bin} is not on the PATH: install kubectl (Debian: apt-get install kubernetes-client) or pass --kubectl PATH`
+            ? `${bin} was not found (not on the PATH, or no such file): install kubectl (Debian: apt-get install kubernetes-client) or pass --kubectl PATH`
             : `${shown} could not start: ${e.message}`,
           { command: shown },
         ),
