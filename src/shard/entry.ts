@@ -15,7 +15,9 @@ try {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const plan = checkPlan(JSON.parse(Buffer.concat(chunks).toString('utf8')), 'the plan on stdin');
-  const { exitCode } = await runAndEmitShard(plan, Number(index), { terminationLog: digestPath! });
+  const { result, exitCode } = await runAndEmitShard(plan, Number(index), { terminationLog: digestPath! });
+  if (result.result.error)
+    process.stderr.write(`${result.result.error.code}: ${result.result.error.message}\n`);
   process.exit(exitCode);
 } catch (err) {
   process.stderr.write(
