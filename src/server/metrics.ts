@@ -14,6 +14,7 @@ export const ROUTES = [
   'echo',
   'chunks',
   'tiles',
+  'vector-tiles',
   'page',
   'metrics',
   'healthz',

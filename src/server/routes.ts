@@ -12,10 +12,12 @@ import { createGzip } from 'node:zlib';
 import { createRng, parseBytesOrUndefined } from '../core/index.ts';
 import { ChunkSet, randomBuffer, TEXT_BLOCK_BYTES, TextBytes, tileUniform } from './content.ts';
 import type { Exchange, Headers } from './exchange.ts';
+import { mapAssets, mapPageHtml, mapPageParams } from './map-page.ts';
 import { type RouteName, renderPrometheus, type ServerMetrics } from './metrics.ts';
 import type { ServerOptions } from './options.ts';
 import { tilesPageHtml, tilesPageParams } from './page.ts';
 import type { BackendPool } from './pool.ts';
+import { VECTOR_TILE_MAX_ZOOM, type VectorTileSet, vectorTileSet } from './vector-tiles.ts';
 
 const TEXT = 'text/plain; charset=utf-8';
 const JSON_TYPE = 'application/json';
@@ -43,6 +45,9 @@ export class Router {
   private readonly sizeCache = new Map<string, number>();
   /** n → header object for `/bytes/n` (plain). */
   private readonly bytesHeaders = new Map<number, Headers>();
+  /** Real MVT tiles, loaded on the first `/vector-tiles` request. */
+  private readonly vectorTiles: VectorTileSet = vectorTileSet();
+  private readonly assets = mapAssets();
 
   constructor(
     private readonly opts: ServerOptions,
@@ -65,6 +70,14 @@ export class Router {
     }
     if (path.startsWith('/tiles/')) {
       this.tiles(ex, path.slice(7));
+      return;
+    }
+    if (path.startsWith('/vector-tiles/')) {
+      this.vectorTile(ex, path.slice(14));
+      return;
+    }
+    if (path.startsWith('/assets/maplibre-gl/')) {
+      this.asset(ex, path.slice(20));
       return;
     }
     if (path.startsWith('/chunks/')) {
@@ -94,6 +107,10 @@ export class Router {
       }
       case '/page/tiles.html': {
         this.page(ex, query);
+        return;
+      }
+      case '/page/map.html': {
+        this.simple(ex, 'page', () => this.html(ex, mapPageHtml(mapPageParams(new URLSearchParams(query)))));
         return;
       }
       case '/slow-headers': {
@@ -262,47 +279,120 @@ export class Router {
       this.simple(ex, 'tiles', () => jsonError(ex, 404, `/tiles/${seg}: use /tiles/Z/X/Y`));
       return;
     }
-    const proto = ex.protocol;
-    const end = this.later(ex, 'tiles');
-    const heavy =
-      tileUniform(this.opts.seed, Number(m[1]), Number(m[2]), Number(m[3])) < this.opts.tileHeavyFraction;
-    const job = this.pool.submit(heavy ? this.opts.tileHeavyMs : this.opts.tileMs, (r) => {
-      const body = this.tileBody;
-      ex.respond(
-        200,
-        {
-          'content-type': 'application/octet-stream',
-          'content-length': body.length,
-          'cache-control': 'no-store',
-          // Server-Timing (W3C): lets a browser or client see queueing vs rendering per tile.
-          'server-timing': `queue;dur=${r.queuedMs.toFixed(2)}, render;dur=${r.serviceMs.toFixed(2)}`,
-          'x-h2lab-tile': heavy ? 'heavy' : 'light',
-        },
-        body,
+    const body = this.tileBody;
+    this.pooled(
+      ex,
+      'tiles',
+      Number(m[1]),
+      Number(m[2]),
+      Number(m[3]),
+      'application/octet-stream',
+      () => body,
+    );
+  }
+
+  /**
+   * `/vector-tiles/Z/X/Y.mvt`: a real Mapbox Vector Tile, through the same pool and render-time model
+   * as `/tiles` (the pool's service time stands for the database; the cut itself is cached).
+   */
+  private vectorTile(ex: Exchange, seg: string): void {
+    const m = /^(\d{1,2})\/(\d{1,7})\/(\d{1,7})(?:\.mvt|\.pbf)?$/.exec(seg);
+    const [z, x, y] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [-1, -1, -1];
+    if (!m || !(z <= VECTOR_TILE_MAX_ZOOM && x < 2 ** z && y < 2 ** z)) {
+      this.simple(ex, 'vector-tiles', () =>
+        jsonError(
+          ex,
+          404,
+          `/vector-tiles/${seg}: use /vector-tiles/Z/X/Y.mvt with Z ≤ ${VECTOR_TILE_MAX_ZOOM} and X, Y < 2^Z`,
+        ),
       );
-      end(body.length);
+      return;
+    }
+    this.vectorTiles.warm();
+    // application/vnd.mapbox-vector-tile: the IANA-registered media type of MVT.
+    this.pooled(ex, 'vector-tiles', z, x, y, 'application/vnd.mapbox-vector-tile', () =>
+      this.vectorTiles.tile(z, x, y).then((b) => b ?? Buffer.alloc(0)),
+    );
+  }
+
+  /**
+   * A tile through the backend pool: heavy or light by a seeded hash of z/x/y
+   * (`--tile-heavy-fraction`), queued, rendered, then `body()` sent. A client that goes away drops
+   * or aborts its job (unless `--ignore-cancel`) and is counted by stage.
+   */
+  private pooled(
+    ex: Exchange,
+    route: RouteName,
+    z: number,
+    x: number,
+    y: number,
+    contentType: string,
+    body: () => Buffer | Promise<Buffer>,
+  ): void {
+    const proto = ex.protocol;
+    const end = this.later(ex, route);
+    let gone = false;
+    const heavy = tileUniform(this.opts.seed, z, x, y) < this.opts.tileHeavyFraction;
+    const job = this.pool.submit(heavy ? this.opts.tileHeavyMs : this.opts.tileMs, (r) => {
+      const send = (b: Buffer) => {
+        if (gone) return;
+        ex.respond(
+          200,
+          {
+            'content-type': contentType,
+            'content-length': b.length,
+            'cache-control': 'no-store',
+            // Server-Timing (W3C): lets a browser or client see queueing vs rendering per tile.
+            'server-timing': `queue;dur=${r.queuedMs.toFixed(2)}, render;dur=${r.serviceMs.toFixed(2)}`,
+            'x-h2lab-tile': heavy ? 'heavy' : 'light',
+          },
+          b,
+        );
+        end(b.length);
+      };
+      const b = body();
+      if (Buffer.isBuffer(b)) send(b);
+      else
+        b.then(send, (err: Error) => {
+          if (gone) return;
+          jsonError(ex, 500, `${route}: ${err.message}`);
+          end(0);
+        });
     });
     ex.onGone(() => {
+      gone = true;
       const stage = job.cancel();
       this.metrics.cancellations[proto][stage]++;
       end(0);
     });
   }
 
-  private page(ex: Exchange, query: string): void {
+  /** `/assets/maplibre-gl/NAME`: the map page's MapLibre files from the installed package. */
+  private asset(ex: Exchange, name: string): void {
     this.simple(ex, 'page', () => {
-      const b = Buffer.from(tilesPageHtml(tilesPageParams(new URLSearchParams(query))));
+      const a = this.assets(name);
+      if (!a) return jsonError(ex, 404, `/assets/maplibre-gl/${name}: not a file the map page uses`);
       ex.respond(
         200,
-        {
-          'content-type': 'text/html; charset=utf-8',
-          'content-length': b.length,
-          'cache-control': 'no-store',
-        },
-        b,
+        { 'content-type': a.contentType, 'content-length': a.body.length, 'cache-control': 'no-cache' },
+        a.body,
       );
-      return b.length;
+      return a.body.length;
     });
+  }
+
+  private html(ex: Exchange, html: string): number {
+    const b = Buffer.from(html);
+    ex.respond(
+      200,
+      { 'content-type': 'text/html; charset=utf-8', 'content-length': b.length, 'cache-control': 'no-store' },
+      b,
+    );
+    return b.length;
+  }
+
+  private page(ex: Exchange, query: string): void {
+    this.simple(ex, 'page', () => this.html(ex, tilesPageHtml(tilesPageParams(new URLSearchParams(query)))));
   }
 
   private metricsRoute(ex: Exchange, path: string, query: string): void {
