@@ -35,20 +35,26 @@ export interface CancelRunSpec {
 /** The server's view of one cancellation run. `wanted` requests of the run are not abandoned ones. */
 export function cancelServerView(delta: MetricsSnapshot, wanted: number, drained: boolean): CancelServerView {
   const reached = Object.values(tileRequests(delta)).reduce((a, b) => a + b, 0);
-  // Cancellations by stage, over every protocol; stages (and outcomes, codes) with none left out.
-  const byStage: Record<string, number> = {};
-  for (const row of Object.values(delta.cancellations))
-    for (const [stage, n] of Object.entries(row)) if (n > 0) byStage[stage] = (byStage[stage] ?? 0) + n;
-  const nonZero = (t: Record<string, number>) =>
-    Object.fromEntries(Object.entries(t).filter(([, n]) => n > 0));
   return {
     reachedHandler: Math.max(0, reached - wanted),
-    cancellations: byStage,
+    cancellations: cancellationsByStage(delta),
     jobs: { ...delta.pool.jobs },
     rstStreamByCode: nonZero(delta.rstStream),
     drained,
   };
 }
+
+/** Cancellations by stage, over every protocol; stages with none left out. */
+export function cancellationsByStage(delta: MetricsSnapshot): Record<string, number> {
+  const byStage: Record<string, number> = {};
+  for (const row of Object.values(delta.cancellations))
+    for (const [stage, n] of Object.entries(row)) if (n > 0) byStage[stage] = (byStage[stage] ?? 0) + n;
+  return byStage;
+}
+
+/** `t` without its zero entries (outcomes, codes that did not occur). */
+export const nonZero = (t: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.entries(t).filter(([, n]) => n > 0));
 
 /** Runs one cancellation experiment on an already open page. */
 export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {

@@ -31,6 +31,19 @@ export const BASE_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
 ]);
 
 /**
+ * Flags that replace `--disable-gpu` when a page needs WebGL (MapLibre): WebGL through ANGLE on
+ * SwiftShader, the CPU Vulkan implementation Chromium ships, so it works headless on a machine
+ * without a GPU. Chromium 156 here renders MapLibre even with `--disable-gpu` (it falls back to the
+ * same SwiftShader device), but Chromium has announced the end of that silent fallback, so the map
+ * asks for it explicitly. Measured here: with `--disable-gpu --disable-software-rasterizer` there is
+ * no WebGL2 and MapLibre throws "WebGL2 is required"; with these flags it renders even then.
+ */
+export const WEBGL_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+]);
+
+/**
  * Base64 SHA-256 of the SubjectPublicKeyInfo of every certificate in `pem` (a bundle is fine), the
  * form `--ignore-certificate-errors-spki-list` takes.
  */
@@ -50,6 +63,8 @@ export interface ChromiumLaunchOptions {
   spki?: readonly string[];
   /** Start with HTTP/2 disabled (the HTTP/1.1-over-TLS control). */
   disableHttp2?: boolean;
+  /** Keep WebGL (software, {@link WEBGL_CHROMIUM_FLAGS}) instead of `--disable-gpu`: the map page. */
+  webgl?: boolean;
 }
 
 /** A running Chromium with its own throw-away profile. */
@@ -76,7 +91,9 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
       { option: '--chromium', value: opts.executablePath },
     );
   }
-  const flags = [...BASE_CHROMIUM_FLAGS];
+  const flags = opts.webgl
+    ? [...BASE_CHROMIUM_FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGL_CHROMIUM_FLAGS]
+    : [...BASE_CHROMIUM_FLAGS];
   if (opts.spki && opts.spki.length > 0)
     flags.push(`--ignore-certificate-errors-spki-list=${opts.spki.join(',')}`);
   if (opts.disableHttp2) flags.push('--disable-http2');

@@ -30,6 +30,24 @@ interface RawRequest {
   canceled?: boolean;
 }
 
+/** The fields of CDP's Network events that the collector reads. */
+interface NetEvent {
+  requestId: string;
+  timestamp: number;
+  request: { url: string };
+  response: {
+    timing?: { requestTime: number; sendStart: number; receiveHeadersEnd: number };
+    protocol?: string;
+    connectionId: number;
+    connectionReused: boolean;
+    status: number;
+    securityState: string;
+  };
+  encodedDataLength: number;
+  errorText: string;
+  canceled?: boolean;
+}
+
 /** The path of the blank landing document; fulfilled by the collector itself, never sent. */
 export const LANDING_PATH = '/__h2lab/blank.html';
 
@@ -39,6 +57,7 @@ export class CollectedPage {
   readonly origin: string;
   private readonly cdp: CDPSession;
   private readonly byId = new Map<string, RawRequest>();
+  private workers = false;
 
   private constructor(page: Page, cdp: CDPSession, origin: string) {
     this.page = page;
@@ -46,39 +65,90 @@ export class CollectedPage {
     this.origin = origin;
     // Events of one request are merged by id whatever order they arrive in: under load CDP can
     // deliver a response before the request that caused it.
-    cdp.on('Network.requestWillBeSent', (e) => {
-      const r = this.entry(e.requestId);
-      r.url = e.request.url;
-      r.willBeSentS = Math.min(r.willBeSentS, e.timestamp);
+    for (const [method, handle] of Object.entries(this.handlers()))
+      cdp.on(method as 'Network.requestWillBeSent', (e) => handle(e as unknown as NetEvent, ''));
+  }
+
+  /** The Network event handlers; `scope` keeps request ids of different targets apart. */
+  private handlers(): Record<string, (e: NetEvent, scope: string) => void> {
+    return {
+      'Network.requestWillBeSent': (e: NetEvent, scope: string) => {
+        const r = this.entry(scope + e.requestId);
+        r.url = e.request.url;
+        r.willBeSentS = Math.min(r.willBeSentS, e.timestamp);
+      },
+      'Network.responseReceived': (e: NetEvent, scope: string) => {
+        const r = this.entry(scope + e.requestId);
+        const t = e.response.timing;
+        if (t) {
+          r.requestTimeS = t.requestTime;
+          r.sendStartMs = t.sendStart;
+          r.receiveHeadersEndMs = t.receiveHeadersEnd;
+        }
+        if (e.response.protocol !== undefined) r.protocol = e.response.protocol;
+        r.connectionId = String(e.response.connectionId);
+        r.connectionReused = e.response.connectionReused;
+        r.status = e.response.status;
+        r.securityState = e.response.securityState;
+      },
+      'Network.dataReceived': (e: NetEvent, scope: string) => {
+        const r = this.entry(scope + e.requestId);
+        r.lastDataS = Math.max(r.lastDataS ?? 0, e.timestamp);
+      },
+      'Network.loadingFinished': (e: NetEvent, scope: string) => {
+        const r = this.entry(scope + e.requestId);
+        r.endS = e.timestamp;
+        r.encodedBytes = e.encodedDataLength;
+      },
+      'Network.loadingFailed': (e: NetEvent, scope: string) => {
+        const r = this.entry(scope + e.requestId);
+        r.endS = e.timestamp;
+        r.errorText = e.errorText;
+        r.canceled = e.canceled ?? false;
+      },
+    };
+  }
+
+  /**
+   * Also records the requests of the page's dedicated workers (MapLibre fetches its tiles from one).
+   * A page-level CDP session does not see them: each worker is a target of its own. Auto-attach in
+   * the non-flat mode hands its messages to this session (Playwright's CDPSession cannot address a
+   * flat child session), and each new worker waits for the debugger until its Network domain is on,
+   * so its first requests are not missed. Idempotent.
+   */
+  async collectWorkers(): Promise<void> {
+    if (this.workers) return;
+    this.workers = true;
+    let id = 1;
+    const handlers = this.handlers();
+    const cdp = this.cdp as unknown as {
+      send(method: string, params: object): Promise<unknown>;
+      on(event: string, cb: (e: Record<string, unknown>) => void): void;
+    };
+    const post = (sessionId: string, method: string, params: object = {}) =>
+      cdp
+        .send('Target.sendMessageToTarget', {
+          sessionId,
+          message: JSON.stringify({ id: id++, method, params }),
+        })
+        .catch(() => {});
+    cdp.on('Target.attachedToTarget', (e) => {
+      const sessionId = String(e.sessionId);
+      void (async () => {
+        await post(sessionId, 'Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+        await post(sessionId, 'Network.setCacheDisabled', { cacheDisabled: true });
+        await post(sessionId, 'Runtime.runIfWaitingForDebugger');
+      })();
     });
-    cdp.on('Network.responseReceived', (e) => {
-      const r = this.entry(e.requestId);
-      const t = e.response.timing;
-      if (t) {
-        r.requestTimeS = t.requestTime;
-        r.sendStartMs = t.sendStart;
-        r.receiveHeadersEndMs = t.receiveHeadersEnd;
-      }
-      r.protocol = e.response.protocol;
-      r.connectionId = String(e.response.connectionId);
-      r.connectionReused = e.response.connectionReused;
-      r.status = e.response.status;
-      r.securityState = e.response.securityState;
+    cdp.on('Target.receivedMessageFromTarget', (e) => {
+      const m = JSON.parse(String(e.message)) as { method?: string; params?: unknown };
+      const handle = m.method === undefined ? undefined : handlers[m.method];
+      if (handle) handle(m.params as NetEvent, `${String(e.sessionId)}:`);
     });
-    cdp.on('Network.dataReceived', (e) => {
-      const r = this.entry(e.requestId);
-      r.lastDataS = Math.max(r.lastDataS ?? 0, e.timestamp);
-    });
-    cdp.on('Network.loadingFinished', (e) => {
-      const r = this.entry(e.requestId);
-      r.endS = e.timestamp;
-      r.encodedBytes = e.encodedDataLength;
-    });
-    cdp.on('Network.loadingFailed', (e) => {
-      const r = this.entry(e.requestId);
-      r.endS = e.timestamp;
-      r.errorText = e.errorText;
-      r.canceled = e.canceled ?? false;
+    await cdp.send('Target.setAutoAttach', {
+      autoAttach: true,
+      waitForDebuggerOnStart: true,
+      flatten: false,
     });
   }
 

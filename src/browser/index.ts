@@ -2,9 +2,26 @@
  * The browser subsystem's public face: real Chromium over CDP, the burst and cancellation experiments.
  */
 
-export { BASE_CHROMIUM_FLAGS, type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
+export {
+  BASE_CHROMIUM_FLAGS,
+  type ChromiumHandle,
+  launchChromium,
+  spkiPins,
+  WEBGL_CHROMIUM_FLAGS,
+} from './chromium.ts';
 export { CollectedPage } from './collector.ts';
 export { deriveFindings } from './findings.ts';
+export {
+  dragSteps,
+  MAP_MOVES,
+  MAP_MOVES_QUICK,
+  MAP_START,
+  type MapSessionSpec,
+  type MapView,
+  mapPageUrl,
+  mapServerView,
+  runMapSession,
+} from './map-session.ts';
 export {
   type BrowserProgress,
   type FixtureStartOptions,
