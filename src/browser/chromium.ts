@@ -77,20 +77,25 @@ export interface ChromiumHandle {
   close(): Promise<void>;
 }
 
+/** Throws H2LAB_ERR_BROWSER_MISSING unless `executablePath` is an executable (checked before a run). */
+export function checkChromium(executablePath: string): void {
+  try {
+    accessSync(executablePath, constants.X_OK);
+  } catch {
+    throw new H2labError(
+      'H2LAB_ERR_BROWSER_MISSING',
+      `--chromium ${executablePath} is not an executable: install Debian's chromium (apt-get install chromium) or pass --chromium PATH`,
+      { option: '--chromium', value: executablePath },
+    );
+  }
+}
+
 /**
  * Starts Chromium. Throws H2LAB_ERR_BROWSER_MISSING when the executable is not there and
  * H2LAB_ERR_BROWSER_LAUNCH when it does not start.
  */
 export async function launchChromium(opts: ChromiumLaunchOptions): Promise<ChromiumHandle> {
-  try {
-    accessSync(opts.executablePath, constants.X_OK);
-  } catch {
-    throw new H2labError(
-      'H2LAB_ERR_BROWSER_MISSING',
-      `--chromium ${opts.executablePath} is not an executable: install Debian's chromium (apt-get install chromium) or pass --chromium PATH`,
-      { option: '--chromium', value: opts.executablePath },
-    );
-  }
+  checkChromium(opts.executablePath);
   const flags = opts.webgl
     ? [...BASE_CHROMIUM_FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGL_CHROMIUM_FLAGS]
     : [...BASE_CHROMIUM_FLAGS];

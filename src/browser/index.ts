@@ -2,9 +2,11 @@
  * The browser subsystem's public face: real Chromium over CDP, the burst and cancellation experiments.
  */
 
+export { runBurst, summarizeBurst } from './burst.ts';
 export {
   BASE_CHROMIUM_FLAGS,
   type ChromiumHandle,
+  checkChromium,
   launchChromium,
   spkiPins,
   WEBGL_CHROMIUM_FLAGS,

@@ -15,7 +15,6 @@ import {
   parseDurationMs,
   parseFraction,
   parseInteger,
-  parseList,
 } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison, RunResult, StudySection } from '../model/index.ts';
 import { CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
@@ -25,6 +24,7 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { listOf } from './flags.ts';
 import type { Study, StudyContext } from './study.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
@@ -373,12 +373,6 @@ function referenceSection(
       note: 'Its explanation: N connections have N congestion windows and no shared head-of-line blocking.',
     },
   };
-}
-
-function listOf<T>(v: string, flag: string, parse: (x: string) => T): T[] {
-  const xs = parseList(v).map(parse);
-  if (xs.length === 0) throw invalidOption(flag, v, 'give at least one value');
-  return xs;
 }
 
 export const chunksStudy: Study = {

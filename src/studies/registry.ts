@@ -3,8 +3,9 @@ import { chunksStudy } from './chunks.ts';
 import { echoStudy } from './echo.ts';
 import { proxyStudy } from './proxy.ts';
 import type { Study } from './study.ts';
+import { tilesStudy } from './tiles.ts';
 
-const STUDIES: Study[] = [chunksStudy, echoStudy, proxyStudy];
+const STUDIES: Study[] = [chunksStudy, echoStudy, proxyStudy, tilesStudy];
 
 /** Adds a study (the built-in ones register at import; tests may add their own). */
 export function registerStudy(study: Study): void {

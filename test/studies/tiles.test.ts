@@ -1,0 +1,126 @@
+// `h2lab study tiles --quick` end to end through the CLI: Chromium (skipped with the reason when it is
+// not installed), on loopback and, with root, behind the `wan` link. Asserts the shape of the result
+// and the invariants of the real clients — exactly 6 tiles in flight over http://, one connection over
+// h2, the map issuing and cancelling tiles itself, every account adding up — never who wins.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  type BrowserResult,
+  type MapSession,
+  parseStudyResult,
+  type StudyResult,
+} from '../../src/model/index.ts';
+import { chromiumMissing } from '../browser/helpers.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { netSkipReason } from '../net/helpers.ts';
+
+const dir = mkdtempSync(join(os.tmpdir(), 'h2lab-study-tiles-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('h2lab study tiles: bad input fails before any run', () => {
+  test('an unknown network condition names the flag and the choices (exit 2)', async () => {
+    const r = await h2lab(['study', 'tiles', '--net', 'moon', '--out', join(dir, 'bad')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /H2LAB_ERR_INVALID_OPTION: --net "moon" is not valid: use a list of loopback, /);
+    assert.equal(existsSync(join(dir, 'bad')), false, 'nothing written');
+  });
+  test('a pool size of 0 is refused (exit 2)', async () => {
+    const r = await h2lab(['study', 'tiles', '--pools', '4,0', '--out', join(dir, 'bad0')]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--pools/);
+  });
+});
+
+const skip = chromiumMissing();
+const noNet = netSkipReason();
+if (noNet) console.log(`# h2lab study tiles runs on loopback only: ${noNet}`);
+
+describe('h2lab study tiles --quick', { skip }, () => {
+  let result: StudyResult;
+  const nets = noNet ? ['loopback'] : ['loopback', 'wan'];
+
+  test('runs end to end in under 2 minutes and writes results.json, report.md and report.html', {
+    timeout: 240_000,
+  }, async () => {
+    const out = join(dir, 'quick');
+    const t0 = performance.now();
+    const r = await h2lab(['study', 'tiles', '--quick', '--net', nets.join(','), '--out', out], {
+      timeoutMs: 230_000,
+    });
+    const s = (performance.now() - t0) / 1000;
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    console.log(`# study tiles --quick (${nets.join(',')}) took ${s.toFixed(1)} s`);
+    for (const f of ['results.json', 'report.md', 'report.html']) assert.ok(existsSync(join(out, f)), f);
+    result = parseStudyResult(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')));
+    assert.match(r.stdout, /report 000, 121 tiles fired at once/);
+    assert.match(r.stdout, /What the measurements say/);
+  });
+
+  test('the shape: every cell done, a burst table per network beside the report, map and sweep tables', () => {
+    assert.equal(result.status, 'complete');
+    assert.equal(result.mode, 'quick');
+    assert.ok(
+      result.cells.every((c) => c.status === 'done'),
+      JSON.stringify(result.cells),
+    );
+    const ids = result.sections.map((s) => s.id);
+    for (const n of nets) assert.ok(ids.includes(`burst-${n}`), ids.join());
+    for (const id of ['cancel-loopback', 'map-loopback', 'sweep-loopback']) assert.ok(ids.includes(id), id);
+    const burst = result.sections.find((s) => s.id === 'burst-loopback')!;
+    assert.deepEqual(
+      burst.reference?.table.rows.map((r) => r.peak),
+      [6, 121],
+    );
+    const sweep = result.sections.find((s) => s.id === 'sweep-loopback')!;
+    assert.deepEqual(
+      sweep.table.rows.map((r) => r.pool),
+      [4, 8, 32],
+    );
+    assert.ok(result.explanation.length >= 3, result.explanation.join('\n'));
+  });
+
+  test('the browser: exactly 6 tiles in flight over http://, one h2 connection over https://', () => {
+    const bursts = result.data.burst as Record<string, BrowserResult>;
+    for (const n of nets) {
+      const by = new Map(bursts[n]!.burst.summaries.map((s) => [s.target, s]));
+      const h1 = by.get('http')!;
+      assert.equal(h1.peakInFlight.min, 6, `${n}: http:// peak`);
+      assert.equal(h1.peakInFlight.max, 6, `${n}: http:// peak`);
+      assert.deepEqual(Object.keys(h1.protocols), ['http/1.1']);
+      const h2 = by.get('https')!;
+      assert.deepEqual(Object.keys(h2.protocols), ['h2']);
+      assert.equal(h2.connections.max, 1);
+      assert.ok(h2.peakInFlight.min > 6, `${n}: h2 peak ${h2.peakInFlight.min}`);
+    }
+    const ctl = bursts.loopback!.burst.summaries.find((s) => s.target === 'https-h1')!;
+    assert.equal(ctl.peakInFlight.max, 6, 'HTTP/1.1 over TLS: also 6');
+    const modes = new Set(bursts.loopback!.cancelSummaries.map((c) => c.serverMode));
+    assert.deepEqual([...modes].sort(), ['honour', 'ignore']);
+    // A server that ignores cancellation renders nothing it can drop: no dropped or aborted jobs.
+    for (const c of bursts.loopback!.cancelSummaries.filter((x) => x.serverMode === 'ignore'))
+      assert.equal((c.server?.jobs.dropped ?? 0) + (c.server?.jobs.aborted ?? 0), 0, c.target);
+  });
+
+  test('the map issued and cancelled tiles itself, and every account adds up', () => {
+    const rows = (result.data.map as Record<string, Array<{ target: string; sessions: MapSession[] }>>)
+      .loopback!;
+    const all = rows.flatMap((r) => r.sessions);
+    assert.equal(all.length, 2);
+    for (const s of all) {
+      assert.ok(Number.isFinite(s.firstIdleMs), `${s.target}: the map loaded and went idle`);
+      assert.ok(s.tilesRequested > 10, `${s.target}: ${s.tilesRequested} tiles`);
+      assert.equal(s.cdpMissing, 0);
+      assert.ok(
+        s.moves.every((m) => Number.isFinite(m.completeMs)),
+        `${s.target}: idle after every move`,
+      );
+      assert.ok(s.server!.reachedHandler <= s.tilesRequested);
+      if (s.target === 'http') assert.ok(s.peakInFlight <= 6, `http peak ${s.peakInFlight}`);
+    }
+    assert.ok(all.reduce((a, s) => a + s.tilesCanceled, 0) > 0, 'CDP saw the map cancel tile requests');
+    assert.ok(all.reduce((a, s) => a + s.mapAborted, 0) > 0, 'MapLibre aborted tiles');
+  });
+});
