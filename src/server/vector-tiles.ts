@@ -4,7 +4,7 @@
  * (protobuf, spec 2.1) by `@maplibre/vt-pbf`, one layer named {@link VECTOR_TILE_LAYER}.
  *
  *   first request ──▶ import the three packages, read + decode the TopoJSON, build the tile index
- *                     (once per process; about 0.2 s here) ──▶ getTile ──▶ encode ──▶ cache
+ *                     (once per process; about 0.3 s here) ──▶ getTile ──▶ encode ──▶ cache
  *
  * Nothing is loaded until the first vector tile is asked for: the fixture server starts hundreds of
  * times in the test suite and `/tiles` (the synthetic body) is what compare's workloads use, so the

@@ -506,7 +506,7 @@ async function mapCell(ctx: StudyContext, env: Env, o: TilesOptions): Promise<Ma
       fixtures.set(m, await env.start(fixtureOptions(o, { ignoreCancel: m === 'ignore' })));
     chromium = await launchFor(o, [...fixtures.values()], true);
     for (const [mode, f] of fixtures) {
-      // The first vector tile loads the geodata (about 0.2 s): not part of any session.
+      // The first vector tile loads the geodata (about 0.3 s): not part of any session.
       await fetch(`${f.plainUrl}/vector-tiles/0/0/0.mvt`).then((r) => r.arrayBuffer());
       for (const t of targetsOf(f)) rows.push({ target: t.id, mode, sessions: [] });
     }
