@@ -257,7 +257,7 @@ function explainBurst(env: string, b: BrowserResult, o: TilesOptions): string {
         ? h1Busy < o.poolSize
           ? 'both ran at the limit their queue allowed, so h2 moved the queue into the pool and shortened it only by the workers HTTP/1.1 left idle'
           : 'both ran at the backend’s limit, so h2 moved the queue into the pool without shortening it'
-        : 'the rest is time neither queue explains (round trips between a tile and the next on the same connection, the browser’s own work)'
+        : 'the rest is time outside the pool: the browser’s own work on this machine and, behind a link, the round trip before each connection’s next tile'
     }.`,
   );
   const ctl = by.get('https-h1');
@@ -274,13 +274,15 @@ function explainCancel(env: string, cs: readonly CancelSummary[]): string | unde
   const ignore = get('https', 'ignore');
   const h1 = get('http', 'honour');
   if (!honour || !ignore) return undefined;
+  const n = honour.runs;
+  const worse = ignore.wantedMs > honour.wantedMs * 1.2;
   const parts = [
-    `On ${env}, abandoning ${BURST} tiles after ${Math.round(honour.actualAbortMs)} ms over h2 delivered ${honour.server?.reachedHandler ?? '?'} of them to a handler; a server that honours cancellation dropped ${honour.server?.jobs.dropped ?? '?'} from its queue and aborted ${honour.server?.jobs.aborted ?? '?'}, and the wanted tile then took ${Math.round(honour.wantedMs)} ms (idle ${Math.round(honour.baselineMs)} ms).`,
-    `One that ignores cancellation rendered ${ignore.server?.jobs.unwanted ?? '?'} tiles for nobody and the wanted tile took ${Math.round(ignore.wantedMs)} ms (${(ignore.wantedMs / Math.max(1, ignore.baselineMs)).toFixed(1)}× idle).`,
+    `On ${env}, ${n} run(s) abandoning ${BURST} tiles over h2 (the abort ran after ${Math.round(honour.actualAbortMs)} ms, median) delivered ${honour.server?.reachedHandler ?? '?'} abandoned tiles in all to a handler; a server that honours cancellation dropped ${honour.server?.jobs.dropped ?? '?'} of them from its queue and aborted ${honour.server?.jobs.aborted ?? '?'} while rendering, one that ignores it rendered ${ignore.server?.jobs.unwanted ?? '?'} for nobody (of ${ignore.server?.reachedHandler ?? '?'} that reached it).`,
+    `The wanted tile then took ${Math.round(honour.wantedMs)} ms against ${Math.round(ignore.wantedMs)} ms (idle ${Math.round(honour.baselineMs)} ms): ${worse ? `ignoring cancellation cost it ${Math.round(ignore.wantedMs - honour.wantedMs)} ms, the work of the abandoned tiles still ahead of it in the pool` : 'ignoring cancellation did not cost it measurably here, so the abandoned work had mostly drained or ran beside it on free workers'}.`,
   ];
   if (h1)
     parts.push(
-      `Over HTTP/1.1 only ${h1.server?.reachedHandler ?? '?'} abandoned tiles had reached a handler: the rest were still queued in the browser, where cancelling costs the server nothing.`,
+      `Over HTTP/1.1 ${h1.server?.reachedHandler ?? '?'} abandoned tiles reached a handler in ${h1.runs} run(s) of ${BURST}: the rest were still queued in the browser, where cancelling costs the server nothing.`,
     );
   return parts.join(' ');
 }
@@ -443,10 +445,13 @@ function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): strin
       continue;
     }
     const pk = full.find((p) => p.pool === k.pool)![side]!;
+    const stalled = `stalled p50 ${Math.round(atLast.stalledP50Ms)} ms at ${last.pool} workers against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool`;
     const why =
-      where(atLast) === 'browser'
-        ? `the queue had moved into the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms at ${last.pool} workers against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool): with ${atLast.peakInFlight.median} requests in flight, workers beyond that sit idle`
-        : `the pool still queued (p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers), so the limit is elsewhere: the per-tile render time (${Math.round(meanTileMs(o))} ms mean) and the round trips`;
+      where(atLast) !== 'browser'
+        ? `the pool still queued (p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers), so the limit is elsewhere: the per-tile render time (${Math.round(meanTileMs(o))} ms mean) and the round trips`
+        : atLast.peakInFlight.median < last.pool
+          ? `the queue had moved into the browser (${stalled}): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
+          : `the browser itself became the limit (${stalled}): ${atLast.peakInFlight.median} requests were in flight, more than the workers, but Chromium took that long to send them`;
     parts.push(
       `${name} stopped gaining at ${k.pool} workers (${Math.round(k.wall)} ms; a doubling gave less than 10%), peak in flight ${pk.peakInFlight.median}: ${why}.`,
     );
