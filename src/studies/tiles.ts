@@ -369,8 +369,8 @@ function explainMap(env: string, rows: MapRow[]): string | undefined {
 
 interface SweepPoint {
   pool: number;
-  h1?: BurstSummary;
-  h2?: BurstSummary;
+  http?: BurstSummary;
+  https?: BurstSummary;
 }
 
 function where(s: BurstSummary | undefined): string | null {
@@ -388,11 +388,11 @@ function sweepSection(env: string, points: SweepPoint[], o: TilesOptions): Study
       columns: [
         { key: 'pool', label: 'workers' },
         { key: 'floor', label: 'floor', unit: 'ms' },
-        { key: 'h1', label: 'HTTP/1.1 wall', unit: 'ms' },
+        { key: 'h1wall', label: 'HTTP/1.1 wall', unit: 'ms' },
         { key: 'h1stalled', label: 'h1 stalled', unit: 'ms' },
         { key: 'h1queue', label: 'h1 server queue', unit: 'ms' },
         { key: 'h1where', label: 'h1 queue' },
-        { key: 'h2', label: 'h2 wall', unit: 'ms' },
+        { key: 'h2wall', label: 'h2 wall', unit: 'ms' },
         { key: 'h2stalled', label: 'h2 stalled', unit: 'ms' },
         { key: 'h2queue', label: 'h2 server queue', unit: 'ms' },
         { key: 'h2where', label: 'h2 queue' },
@@ -401,22 +401,22 @@ function sweepSection(env: string, points: SweepPoint[], o: TilesOptions): Study
       rows: points.map((p) => ({
         pool: p.pool,
         floor: r0(floorMs(o, BURST, p.pool)),
-        h1: r0(p.h1?.wallMs),
-        h1stalled: r0(p.h1?.stalledP50Ms),
-        h1queue: r0(p.h1?.serverPoolQueueP50Ms),
-        h1where: where(p.h1),
-        h2: r0(p.h2?.wallMs),
-        h2stalled: r0(p.h2?.stalledP50Ms),
-        h2queue: r0(p.h2?.serverPoolQueueP50Ms),
-        h2where: where(p.h2),
-        ratio: p.h1 && p.h2 ? r2(p.h1.wallMs / p.h2.wallMs) : null,
+        h1wall: r0(p.http?.wallMs),
+        h1stalled: r0(p.http?.stalledP50Ms),
+        h1queue: r0(p.http?.serverPoolQueueP50Ms),
+        h1where: where(p.http),
+        h2wall: r0(p.https?.wallMs),
+        h2stalled: r0(p.https?.stalledP50Ms),
+        h2queue: r0(p.https?.serverPoolQueueP50Ms),
+        h2where: where(p.https),
+        ratio: p.http && p.https ? r2(p.http.wallMs / p.https.wallMs) : null,
       })),
     },
   };
 }
 
 /** The first pool size after which doubling the workers gains less than 10%, or undefined. */
-function knee(points: SweepPoint[], side: 'h1' | 'h2'): { pool: number; wall: number } | undefined {
+function knee(points: SweepPoint[], side: 'http' | 'https'): { pool: number; wall: number } | undefined {
   const pts = points.filter((p) => p[side] !== undefined);
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i]![side]!.wallMs;
@@ -427,15 +427,15 @@ function knee(points: SweepPoint[], side: 'h1' | 'h2'): { pool: number; wall: nu
 }
 
 function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): string | undefined {
-  const full = points.filter((p) => p.h1 && p.h2);
+  const full = points.filter((p) => p.http && p.https);
   if (full.length < 2) return undefined;
   const first = full[0]!;
   const last = full.at(-1)!;
   const parts = [
-    `On ${env}, from ${first.pool} to ${last.pool} workers the ${BURST}-tile burst went from ${Math.round(first.h1!.wallMs)} to ${Math.round(last.h1!.wallMs)} ms over HTTP/1.1 and from ${Math.round(first.h2!.wallMs)} to ${Math.round(last.h2!.wallMs)} ms over h2.`,
+    `On ${env}, from ${first.pool} to ${last.pool} workers the ${BURST}-tile burst went from ${Math.round(first.http!.wallMs)} to ${Math.round(last.http!.wallMs)} ms over HTTP/1.1 and from ${Math.round(first.https!.wallMs)} to ${Math.round(last.https!.wallMs)} ms over h2.`,
   ];
-  for (const side of ['h1', 'h2'] as const) {
-    const name = side === 'h1' ? 'HTTP/1.1' : 'h2';
+  for (const side of ['http', 'https'] as const) {
+    const name = side === 'http' ? 'HTTP/1.1' : 'h2';
     const k = knee(full, side);
     const atLast = last[side]!;
     if (!k) {
@@ -552,7 +552,7 @@ async function sweepBursts(
   chromium: ChromiumHandle,
   f: FixtureTarget,
   runs: number,
-): Promise<{ h1: BurstSummary; h2: BurstSummary }> {
+): Promise<{ http: BurstSummary; https: BurstSummary }> {
   const all: BurstRun[] = [];
   const targets = targetsOf(f);
   const pages = await Promise.all(targets.map((t) => CollectedPage.open(chromium.context, t.origin)));
@@ -574,7 +574,7 @@ async function sweepBursts(
   } finally {
     for (const p of pages) await p.close();
   }
-  return { h1: summarizeBurst('http', all), h2: summarizeBurst('https', all) };
+  return { http: summarizeBurst('http', all), https: summarizeBurst('https', all) };
 }
 
 async function sweepCell(
@@ -603,7 +603,7 @@ async function sweepCell(
         points.push({ pool, ...(await sweepBursts(chromium!, f, runs)) });
         const p = points.at(-1)!;
         ctx.log(
-          `sweep ${env.id} pool ${pool}: h1 ${Math.round(p.h1!.wallMs)} ms, h2 ${Math.round(p.h2!.wallMs)} ms`,
+          `sweep ${env.id} pool ${pool}: h1 ${Math.round(p.http!.wallMs)} ms, h2 ${Math.round(p.https!.wallMs)} ms`,
         );
       } finally {
         await f.close();

@@ -86,9 +86,12 @@ describe('map session', { skip }, () => {
         } else {
           assert.deepEqual(Object.keys(s.protocols), ['h2']);
           assert.equal(s.connections, 1);
-          // Over h2 a tile the map cancels after sending is a RST_STREAM(CANCEL) at the server.
-          if (s.tilesCanceled > 0 && server.reachedHandler === s.tilesRequested)
-            assert.ok((server.rstStreamByCode['8'] ?? 0) > 0, JSON.stringify(server.rstStreamByCode));
+          // Every RST_STREAM(CANCEL) the server got is a tile the map cancelled (not every cancelled
+          // tile is one: a tile whose response had already arrived is cancelled in the browser only).
+          assert.ok(
+            (server.rstStreamByCode['8'] ?? 0) <= s.tilesCanceled,
+            `${JSON.stringify(server.rstStreamByCode)} vs ${s.tilesCanceled} cancelled`,
+          );
         }
       } finally {
         await page.close();
