@@ -29,7 +29,6 @@ import {
   parseBytes,
   parseDurationMs,
   parseInteger,
-  parseList,
 } from '../core/index.ts';
 import { type LoadOptionsInput, runLoad } from '../load/index.ts';
 import type {
@@ -51,6 +50,7 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { listOf } from './flags.ts';
 import type { Study, StudyContext } from './study.ts';
 
 const WINDOWS = ['node', 'browser', 'max'] as const;
@@ -809,12 +809,6 @@ async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): P
     await target.close();
   }
   return cases;
-}
-
-function listOf<T>(v: string, flag: string, parse: (x: string) => T): T[] {
-  const xs = parseList(v).map(parse);
-  if (xs.length === 0) throw invalidOption(flag, v, 'give at least one value');
-  return xs;
 }
 
 export const echoStudy: Study = {
