@@ -24,13 +24,14 @@ export const mapStepSchema = z.strictObject({
 export type MapStep = z.input<typeof mapStepSchema>;
 
 /**
- * One move of the script: its steps run `gapMs` apart without waiting for tiles (a drag or a
- * fling), then the session waits for MapLibre's `idle` (every tile of the viewport loaded and drawn).
+ * One move of the script: each step waits for its first tile request (at most 1 s), then `gapMs`,
+ * and the next step starts without waiting for the tiles (a drag, a fling, a flick); after the last
+ * step the session waits for MapLibre's `idle` (every tile of the viewport loaded and drawn).
  */
 export const mapMoveSchema = z.strictObject({
   name: z.string(),
   steps: z.array(mapStepSchema).min(1),
-  gapMs: ms('time between the starts of two steps').default(0),
+  gapMs: ms("from a step's first tile request to the next step").default(0),
 });
 /** One move of the script (see {@link mapMoveSchema}). */
 export type MapMove = z.input<typeof mapMoveSchema>;
