@@ -12,6 +12,8 @@ export function listeningLines(srv: RunningServer): string[] {
   const lines: string[] = [];
   if (srv.plainUrl) lines.push(`listening ${srv.plainUrl} (http/1.1, h2c)`);
   if (srv.tlsUrl) lines.push(`listening ${srv.tlsUrl} (h2, http/1.1)`);
+  if (srv.h3Url) lines.push(`listening ${srv.h3Url} (h3)`);
+  if (srv.h3Unavailable) lines.push(`h3 not served: ${srv.h3Unavailable}`);
   if (srv.tlsUrl && srv.options.clientAuth !== 'none')
     lines.push(`client certificates: ${srv.options.clientAuth} (CA ${srv.options.ca})`);
   if (srv.devCertificates && srv.caPath) {

@@ -10,10 +10,10 @@ import { LinkAxesSchema } from '../net/index.ts';
 import {
   baselineStrategy,
   DEFAULT_WINDOW_PRESET,
+  defaultMatrixStrategies,
   POOL_POLICIES,
   type PoolPolicy,
   type Strategy,
-  strategyNames,
 } from '../transport/index.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
@@ -21,9 +21,12 @@ const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
 
 /** Defaults, each with its unit and why. */
 export const COMPARE_DEFAULTS = Object.freeze({
-  /** Every registered strategy, in the registry's order (read when asked: one registered later joins). */
+  /**
+   * Every registered strategy but the opt-in ones (h3, h3-pool), in the registry's order (read when
+   * asked: one registered later joins).
+   */
   get protocols(): string[] {
-    return strategyNames();
+    return defaultMatrixStrategies();
   },
   /** The strategy that declares itself the baseline (h1: what HTTP/2 has to beat). */
   get baseline(): string {

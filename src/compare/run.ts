@@ -24,6 +24,7 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
+import { usesQuic } from '../transport/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
 import {
@@ -81,7 +82,8 @@ export async function runComparison(
   input: CompareOptionsInput,
   hooks: RunComparisonHooks = {},
 ): Promise<StartedComparison> {
-  resolveCompareOptions(input); // fail on bad options before a server starts
+  // Fail on bad options before a server starts; the fixture serves HTTP/3 when a strategy needs it.
+  const h3 = usesQuic(resolveCompareOptions(input).protocols) ? { h3: true } : {};
   let server: FixtureTarget | undefined;
   let url = input.url;
   let caFile = input.tls?.caFile;
@@ -90,7 +92,8 @@ export async function runComparison(
   const insecure = input.tls?.insecure ?? false;
   if (!url) {
     // In a thread of its own: the load client must not share its event loop with the server.
-    server = hooks.target ?? (await startFixtureTarget({ ...COMPARE_FIXTURE, ...hooks.fixture }, 'thread'));
+    server =
+      hooks.target ?? (await startFixtureTarget({ ...COMPARE_FIXTURE, ...h3, ...hooks.fixture }, 'thread'));
     url = `${server.tlsUrl}/`;
     // Trust the embedded server the way a real client would: through the CA that signed it.
     caFile ??= server.caFile;
@@ -124,7 +127,12 @@ export async function runComparison(
     });
   }
   // Behind each link the same fixture as on loopback, in the link's server namespace.
-  const { host: _h, port: _p, tlsPort: _t, ...linkedFixture } = { ...COMPARE_FIXTURE, ...hooks.fixture };
+  const {
+    host: _h,
+    port: _p,
+    tlsPort: _t,
+    ...linkedFixture
+  } = { ...COMPARE_FIXTURE, ...h3, ...hooks.fixture };
   const linked = new LinkSequence(plan, linkedFixture);
   const baseRunCell =
     hooks.runCell ??

@@ -163,6 +163,10 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'The share of failed requests exceeded --max-error-rate.',
   },
+  H2LAB_ERR_H3_UNAVAILABLE: {
+    exit: EXIT_FAILURE,
+    summary: 'HTTP/3 was asked for but its binding (@currentspace/http3) is not installed or failed to load.',
+  },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

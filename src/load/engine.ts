@@ -36,6 +36,7 @@ import {
   MAX_RETRIES,
   RECONNECT_BACKOFF,
   requestedWire,
+  usesQuic,
 } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
@@ -177,7 +178,8 @@ async function startTarget(
   }
   const plain = o.embeddedListener === 'plain';
   // In a thread of its own, so that this client measures only itself (its event loop and CPU).
-  const t = given ?? (await startFixtureTarget({ plain, tls: !plain }, 'thread'));
+  const h3 = usesQuic([o.protocol]) ? { h3: true } : {};
+  const t = given ?? (await startFixtureTarget({ plain, tls: !plain, ...h3 }, 'thread'));
   const base = plain ? t.plainUrl : t.tlsUrl;
   if (!base) {
     if (!given) await t.close();
@@ -428,6 +430,7 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
     noDelay: true,
     ...(s.connections.policy ? { policy: o.policy } : {}),
     ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
+    ...(s.quic ? { quic: { ...s.quic } } : {}),
     reconnect: { ...RECONNECT_BACKOFF },
     retries: { refusedStream: MAX_RETRIES, goaway: MAX_GOAWAY_RETRIES },
   };

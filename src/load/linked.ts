@@ -8,6 +8,7 @@ import { H2labError } from '../core/index.ts';
 import type { RunResult } from '../model/index.ts';
 import { attachLinkDrops, type Link, type LinkOptions, linkWarnings } from '../net/index.ts';
 import { type FixtureTarget, type ServerOptionsInput, withLinkedTarget } from '../server/index.ts';
+import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
 
@@ -67,7 +68,7 @@ export function runLoadThroughLink(
       attachLinkDrops(result, stats);
       return result;
     },
-    hooks.server,
+    usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,
   );
   return {
     done,

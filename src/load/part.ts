@@ -435,6 +435,7 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
       : {}),
     ...(flow ? { flowControl: flow } : {}),
     ...mergeLifetimes([a, b]),
+    ...(a.quic || b.quic ? { quic: [...(a.quic ?? []), ...(b.quic ?? [])] } : {}),
   };
 }
 

@@ -304,6 +304,44 @@ export const linkDropsSummarySchema = z
 export type LinkDropsSummary = z.infer<typeof linkDropsSummarySchema>;
 
 /**
+ * One QUIC connection as the HTTP/3 binding measured it, read at its close or at the run's end.
+ * QUIC's loss recovery and congestion control run in user space (RFC 9002), so these come from the
+ * binding, not TCP_INFO.
+ */
+export const quicConnectionInfoSchema = z.strictObject({
+  handshakeMs: ms('QUIC + TLS handshake, as the binding timed it'),
+  rttMs: ms('smoothed RTT (RFC 9002 §5.3)'),
+  cwndBytes: count('congestion window, bytes'),
+  packetsSent: count('QUIC packets sent by the client'),
+  packetsReceived: count('QUIC packets received by the client'),
+  packetsLost: count('packets the client declared lost (RFC 9002 §6)')
+    .optional()
+    .describe('packets the client declared lost (RFC 9002 §6); absent: the binding does not report it'),
+  bytesSent: count('UDP payload bytes sent'),
+  bytesReceived: count('UDP payload bytes received'),
+});
+/** One QUIC connection's facts (see {@link quicConnectionInfoSchema}). */
+export type QuicConnectionInfo = z.infer<typeof quicConnectionInfoSchema>;
+
+/** The QUIC facts of a run's HTTP/3 connections (the client's view). */
+export const quicFactsSchema = z
+  .strictObject({
+    connections: count('QUIC connections read'),
+    handshakeMs: z.strictObject({ median: z.number(), max: z.number() }).describe('handshake times, ms'),
+    rttMs: z
+      .strictObject({ median: z.number(), max: z.number() })
+      .describe('smoothed RTT at each reading, ms'),
+    cwndBytes: z.strictObject({ median: z.number(), max: z.number() }).describe('congestion windows, bytes'),
+    packetsSent: count('Σ packets sent'),
+    packetsReceived: count('Σ packets received'),
+    packetsLost: count('Σ packets declared lost').optional(),
+    perConnection: z.array(quicConnectionInfoSchema).describe('at most 64 readings (the summary covers all)'),
+  })
+  .describe("The QUIC facts of the run's HTTP/3 connections, from the binding.");
+/** A run's QUIC facts (see {@link quicFactsSchema}). */
+export type QuicFacts = z.infer<typeof quicFactsSchema>;
+
+/**
  * Per-connection TCP facts from the kernel. Each end's view is kept apart: the congestion window
  * that decides a download is the server's (its sending direction), the client's carries requests.
  */
@@ -370,6 +408,17 @@ export const runResultSchema = z
         .describe(
           'backoff after a failed connection attempt: no attempt until it passes, requests wait for the next one',
         ),
+      quic: z
+        .strictObject({
+          binding: z.string().describe('the HTTP/3 implementation: package@version, or node:quic'),
+          congestionControl: z
+            .string()
+            .describe(
+              "the QUIC congestion controller of h2lab's client, e.g. cubic (user space: --cc pins TCP only)",
+            ),
+        })
+        .optional()
+        .describe('HTTP/3 strategies: what carried QUIC'),
       retries: z
         .strictObject({
           refusedStream: z.number().int().describe('retries after REFUSED_STREAM'),
@@ -500,6 +549,7 @@ export const runResultSchema = z
         .describe(
           'How and when the connections ended: the client retiring them (--idle-timeout, --max-age), the server’s GOAWAY, a close under the client, or the end of the run',
         ),
+      quic: quicFactsSchema.optional(),
     }),
     /** The load client's own saturation. */
     client: z.strictObject({

@@ -19,9 +19,9 @@ export const strategyNameSchema = z
 /** A client strategy's name (see {@link strategyNameSchema}). */
 export type TransportName = z.infer<typeof strategyNameSchema>;
 
-/** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge). */
-export const wireProtocolSchema = z.enum(['http/1.1', 'h2', 'h2c']);
-/** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge). */
+/** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge; `h3` is HTTP/3 over QUIC, RFC 9114). */
+export const wireProtocolSchema = z.enum(['http/1.1', 'h2', 'h2c', 'h3']);
+/** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge; `h3` is HTTP/3 over QUIC, RFC 9114). */
 export type WireProtocol = z.infer<typeof wireProtocolSchema>;
 
 /**

@@ -4,6 +4,7 @@
  */
 import { invalidOption } from '../core/index.ts';
 import type { Availability, ExpectationReport, ProbeResult } from '../model/index.ts';
+import { H3_ALPN } from './target.ts';
 
 type Check = (r: ProbeResult) => { value: boolean | null; why: string };
 
@@ -110,7 +111,7 @@ export const EXPECTATIONS: Readonly<Record<string, { describe: string; check: Ch
   h3: {
     describe: 'HTTP/3 is advertised by Alt-Svc',
     check: (r) => ({
-      value: r.protocols.altSvc?.protocols.some((p) => p === 'h3' || p.startsWith('h3-')) ?? false,
+      value: r.protocols.altSvc?.protocols.some((p) => H3_ALPN.test(p)) ?? false,
       why: `Alt-Svc: ${r.protocols.altSvc?.header ?? 'none'}`,
     }),
   },

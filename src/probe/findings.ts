@@ -6,6 +6,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import { INITIAL_CONNECTION_WINDOW_BYTES } from '../h2/index.ts';
 import type { Finding, ProbeResult } from '../model/index.ts';
+import { H3_ALPN } from './target.ts';
 
 /** A window-limited flow sends at most one window per round trip; this RTT makes that concrete. */
 const REFERENCE_RTT_MS = 100;
@@ -215,7 +216,7 @@ const rules: Rule[] = [
     return out;
   },
   (r) => {
-    const h3 = r.protocols.altSvc?.protocols.filter((p) => p === 'h3' || p.startsWith('h3-')) ?? [];
+    const h3 = r.protocols.altSvc?.protocols.filter((p) => H3_ALPN.test(p)) ?? [];
     return h3.length
       ? [
           {

@@ -52,6 +52,9 @@ export function loadTlsMaterial(opts: Pick<ProbeOptions, 'caPath' | 'certPath' |
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
+/** An Alt-Svc protocol id of HTTP/3: `h3` (RFC 9114 §3.1) or a draft's `h3-NN`. */
+export const H3_ALPN = /^h3(?:-|$)/;
+
 /** Parses `Alt-Svc` (RFC 7838 §3) into the protocol ids it advertises; `clear` advertises none. */
 export function parseAltSvc(header: string): string[] {
   if (header.trim() === 'clear') return [];

@@ -107,6 +107,8 @@ export class H2Exchange implements Exchange {
     readonly stream: ServerHttp2Stream,
     readonly headers: IncomingHttpHeaders,
     readonly protocol: WireProtocol,
+    /** Fields added to every response (the TLS listener's `Alt-Svc` once HTTP/3 listens). */
+    readonly extra?: Headers,
   ) {}
   get method(): string {
     return this.headers[':method'] ?? 'GET';
@@ -127,7 +129,7 @@ export class H2Exchange implements Exchange {
   respond(status: number, headers: Headers, body?: Buffer | string): void {
     if (this.stream.destroyed) return;
     // Node copies the object and adds `:status: 200` when absent, so a 200 can pass a cached object.
-    const h = status === 200 ? headers : { ...headers, ':status': status };
+    const h = status === 200 && !this.extra ? headers : { ...headers, ...this.extra, ':status': status };
     if (body === undefined || body.length === 0) {
       this.stream.respond(h, { endStream: true });
     } else {
@@ -136,7 +138,7 @@ export class H2Exchange implements Exchange {
     }
   }
   start(status: number, headers: Headers): Writable {
-    if (!this.stream.destroyed) this.stream.respond({ ...headers, ':status': status });
+    if (!this.stream.destroyed) this.stream.respond({ ...headers, ...this.extra, ':status': status });
     return this.stream;
   }
   onGone(cb: () => void): void {

@@ -27,9 +27,9 @@ export const ROUTES = [
 ] as const;
 export type RouteName = (typeof ROUTES)[number];
 
-export const PROTOCOLS: readonly WireProtocol[] = ['http/1.1', 'h2', 'h2c'];
+export const PROTOCOLS: readonly WireProtocol[] = ['http/1.1', 'h2', 'h2c', 'h3'];
 /** Listener names (the `listener` label). */
-export type ListenerName = 'plain' | 'tls';
+export type ListenerName = 'plain' | 'tls' | 'quic';
 /** Protocol of a connection; `unknown` = closed before it chose one (no preface, failed handshake). */
 export type ConnectionProtocol = WireProtocol | 'unknown';
 /** Where a cancelled request's pool job was when the client went away. */
@@ -78,18 +78,21 @@ class Histogram {
 }
 
 type ProtoRow = Record<WireProtocol, number>;
-const protoRow = (): ProtoRow => ({ 'http/1.1': 0, h2: 0, h2c: 0 });
+const protoRow = (): ProtoRow => ({ 'http/1.1': 0, h2: 0, h2c: 0, h3: 0 });
 const routeTable = (): Record<RouteName, ProtoRow> =>
   Object.fromEntries(ROUTES.map((r) => [r, protoRow()])) as Record<RouteName, ProtoRow>;
 type ConnRow = Record<ConnectionProtocol, number>;
 const connTable = (): Record<ListenerName, ConnRow> => ({
-  plain: { 'http/1.1': 0, h2: 0, h2c: 0, unknown: 0 },
-  tls: { 'http/1.1': 0, h2: 0, h2c: 0, unknown: 0 },
+  plain: { 'http/1.1': 0, h2: 0, h2c: 0, h3: 0, unknown: 0 },
+  tls: { 'http/1.1': 0, h2: 0, h2c: 0, h3: 0, unknown: 0 },
+  // The HTTP/3 listener (UDP): a QUIC connection is counted once its handshake chose h3.
+  quic: { 'http/1.1': 0, h2: 0, h2c: 0, h3: 0, unknown: 0 },
 });
 const cancelTable = (): Record<WireProtocol, Record<CancelStage, number>> => ({
   'http/1.1': { queued: 0, running: 0, after: 0 },
   h2: { queued: 0, running: 0, after: 0 },
   h2c: { queued: 0, running: 0, after: 0 },
+  h3: { queued: 0, running: 0, after: 0 },
 });
 
 /** The pool's live state, read at snapshot time. */
@@ -240,7 +243,7 @@ export function renderPrometheus(s: MetricsSnapshot): string {
   line('h2lab_in_flight_peak', {}, s.inFlightPeak);
   const conns = (name: string, type: string, help: string, t: Record<ListenerName, ConnRow>) => {
     head(name, type, help);
-    for (const listener of ['plain', 'tls'] as const)
+    for (const listener of ['plain', 'tls', 'quic'] as const)
       for (const [protocol, v] of Object.entries(t[listener]))
         if (v > 0) line(name, { listener, protocol }, v);
   };

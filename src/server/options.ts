@@ -23,6 +23,25 @@ export const ServerOptionsSchema = z.strictObject({
     .meta(m('host', 'string', 'address to listen on')),
   port: port(8080).meta(m('port', 'int', 'plain port: HTTP/1.1 and h2c prior knowledge (0 = a free port)')),
   tlsPort: port(8443).meta(m('tls-port', 'int', 'TLS port: h2 and http/1.1 by ALPN (0 = a free port)')),
+  h3: z
+    .boolean()
+    .default(false)
+    .meta(
+      m(
+        'h3',
+        'bool',
+        'serve HTTP/3 over QUIC (UDP) too, on the TLS port number unless --h3-port says otherwise, advertised by Alt-Svc on the TLS port; needs the optional @currentspace/http3',
+      ),
+    ),
+  h3Port: z
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .optional()
+    .meta(
+      m('h3-port', 'int', 'UDP port of HTTP/3 (implies --h3; 0 = a free port; default: the TLS port number)'),
+    ),
   plain: z
     .boolean()
     .default(true)

@@ -21,11 +21,13 @@ import {
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
-import { H2labError, invalidOption } from '../core/index.ts';
+import { H2labError, invalidOption, isH2labError } from '../core/index.ts';
+import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
 import { type GuardCounts, H2Guard, refuseH1 } from './guard.ts';
+import { startH3Listener } from './h3.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
 import { BackendPool } from './pool.ts';
@@ -40,6 +42,13 @@ export interface RunningServer {
   plainUrl?: string;
   /** e.g. `https://127.0.0.1:38212`; undefined when the TLS listener is disabled. */
   tlsUrl?: string;
+  /**
+   * HTTP/3 (`--h3`): `https://host:PORT` where PORT is the UDP port (the TLS port's number unless
+   * `--h3-port` chose another). Undefined when HTTP/3 was not asked for or could not start.
+   */
+  h3Url?: string;
+  /** HTTP/3 was asked for but is not served: why (H2LAB_ERR_H3_UNAVAILABLE's message). */
+  h3Unavailable?: string;
   /** The CA that signed the server certificate, when known (always with the development CA). */
   caPem?: string;
   /** Path of that CA's PEM file, when it is a file (the development CA, or `--ca` … no: only the dev CA). */
@@ -129,7 +138,8 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   let caPem: string | undefined;
   let caPath: string | undefined;
   const dev = certPem === undefined;
-  if (opts.tls && (certPem === undefined || keyPem === undefined)) {
+  const h3 = opts.h3 || opts.h3Port !== undefined;
+  if ((opts.tls || h3) && (certPem === undefined || keyPem === undefined)) {
     const d = await ensureDevCertificates();
     certPem = d.serverPem;
     keyPem = d.serverKeyPem;
@@ -147,6 +157,8 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   const router = new Router(opts, metrics, pool.p);
 
   const sockets = new Set<Socket>();
+  /** `Alt-Svc` of the TLS listener's responses, once HTTP/3 listens. */
+  const altSvc: { value?: string } = {};
   const sessions = new Set<ServerHttp2Session>();
   let closing = false;
   const guard = new H2Guard(opts);
@@ -180,6 +192,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
         return;
       }
       if (closing) res.shouldKeepAlive = false;
+      if (altSvc.value && (req.socket as TLSSocket).encrypted) res.setHeader('alt-svc', altSvc.value);
       router.handle(new H1Exchange(req, res));
     },
   );
@@ -239,7 +252,8 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     // without a listener that error would end the process. 'close' above still counts it.
     stream.on('error', ignore);
     const proto: WireProtocol = session.alpnProtocol === 'h2' ? 'h2' : 'h2c';
-    guard.startStream(session, stream, () => router.handle(new H2Exchange(stream, headers, proto)));
+    const extra = altSvc.value && session.alpnProtocol === 'h2' ? { 'alt-svc': altSvc.value } : undefined;
+    guard.startStream(session, stream, () => router.handle(new H2Exchange(stream, headers, proto, extra)));
   }
   function onStreamClose(this: ServerHttp2Stream): void {
     metrics.streamsOpen--;
@@ -326,6 +340,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   const servers: Array<NetServer | TlsServer> = [];
   const handshakeTimers = new WeakMap<Socket, NodeJS.Timeout>();
   const result: Partial<RunningServer> = {};
+  let h3Listener: H3Listener | undefined;
   const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   try {
     if (opts.plain) {
@@ -374,8 +389,34 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       const port = await listen(s, opts.host, opts.tlsPort, '--tls-port');
       result.tlsUrl = `https://${hostInUrl}:${port}`;
     }
+    if (h3) {
+      const tlsPort = result.tlsUrl ? Number(new URL(result.tlsUrl).port) : 0;
+      try {
+        h3Listener = await startH3Listener(
+          opts,
+          opts.h3Port ?? tlsPort,
+          { certPem: certPem!, keyPem: keyPem! },
+          router,
+          metrics,
+        );
+        result.h3Url = `https://${hostInUrl}:${h3Listener.port}`;
+        // RFC 7838 §3: the TLS listener's responses advertise the UDP port (same host).
+        altSvc.value = `h3=":${h3Listener.port}"; ma=86400`;
+      } catch (err) {
+        if (!isH2labError(err, 'H2LAB_ERR_H3_UNAVAILABLE')) {
+          const reason = err instanceof Error ? err.message : String(err);
+          throw new H2labError(
+            'H2LAB_ERR_LISTEN',
+            `--h3-port ${opts.h3Port ?? tlsPort} on --host ${opts.host}: cannot listen for HTTP/3 (${reason}); choose another --h3-port or 0 for a free one`,
+            { option: '--h3-port', port: opts.h3Port ?? tlsPort, host: opts.host, reason },
+          );
+        }
+        result.h3Unavailable = err.message;
+      }
+    }
   } catch (err) {
     await Promise.all(servers.map((s) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()))));
+    await h3Listener?.close();
     throw err;
   }
 
@@ -383,6 +424,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     if (closing) return waitEmpty(sockets, 0);
     closing = true;
     for (const s of servers) s.close();
+    const h3Closed = h3Listener?.close().catch(() => {});
     for (const session of sessions) guard.shut(session, graceMs);
     h1.close(); // closes idle keep-alive connections and stops the timeout checker
     // Requests in flight finish; their keep-alive connections close as they go idle.
@@ -392,6 +434,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     }, graceMs);
     try {
       await waitEmpty(sockets, graceMs + 1000);
+      await h3Closed;
     } finally {
       clearInterval(idle);
       clearTimeout(deadline);

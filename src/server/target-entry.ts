@@ -49,6 +49,8 @@ ch.onMessage(async (msg) => {
         type: 'ready',
         ...(server.plainUrl ? { plainUrl: server.plainUrl } : {}),
         ...(server.tlsUrl ? { tlsUrl: server.tlsUrl } : {}),
+        ...(server.h3Url ? { h3Url: server.h3Url } : {}),
+        ...(server.h3Unavailable ? { h3Unavailable: server.h3Unavailable } : {}),
         ...(server.caPem ? { caPem: server.caPem } : {}),
         ...(server.caPath ? { caPath: server.caPath } : {}),
         certPem: server.certPem,

@@ -25,6 +25,8 @@ export type FromTarget =
       type: 'ready';
       plainUrl?: string;
       tlsUrl?: string;
+      h3Url?: string;
+      h3Unavailable?: string;
       caPem?: string;
       caPath?: string;
       certPem: string;

@@ -37,6 +37,10 @@ export interface FixtureTarget {
   readonly plainUrl?: string;
   /** h2 and HTTP/1.1 by ALPN, when it serves one. */
   readonly tlsUrl?: string;
+  /** HTTP/3 over UDP (`h3: true` or `h3Port` in the options), when it serves it. */
+  readonly h3Url?: string;
+  /** HTTP/3 was asked for and is not served: why (the binding did not load). */
+  readonly h3Unavailable?: string;
   /** The CA (PEM) that verifies the TLS listener's certificate, when h2lab issued it. */
   readonly caPem?: string;
   /** The same CA as a file, for options that take a path (`caFile`). */
@@ -95,6 +99,8 @@ function target(
     placement,
     ...(ready.plainUrl ? { plainUrl: ready.plainUrl } : {}),
     ...(ready.tlsUrl ? { tlsUrl: ready.tlsUrl } : {}),
+    ...(ready.h3Url ? { h3Url: ready.h3Url } : {}),
+    ...(ready.h3Unavailable ? { h3Unavailable: ready.h3Unavailable } : {}),
     ...(ready.caPem ? { caPem: ready.caPem } : {}),
     ...(caFile ? { caFile } : {}),
     certPem: ready.certPem,
@@ -110,6 +116,8 @@ async function inProcess(options: ServerOptionsInput): Promise<FixtureTarget> {
     type: 'ready' as const,
     ...(s.plainUrl ? { plainUrl: s.plainUrl } : {}),
     ...(s.tlsUrl ? { tlsUrl: s.tlsUrl } : {}),
+    ...(s.h3Url ? { h3Url: s.h3Url } : {}),
+    ...(s.h3Unavailable ? { h3Unavailable: s.h3Unavailable } : {}),
     ...(s.caPem ? { caPem: s.caPem } : {}),
     certPem: s.certPem,
   };
@@ -194,7 +202,8 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const set = await generateCertificates({ hosts: [link.serverAddress] });
+    // `localhost` too: the HTTP/3 binding verifies DNS names only (src/h3/binding.ts, verifiedName).
+    const set = await generateCertificates({ hosts: [link.serverAddress, 'localhost'] });
     writeCertificateSet(dir, set, { force: true });
     const [node, ...args] = nodeArgv('server/target-entry');
     const c = link.spawnInServer(node!, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });

@@ -122,7 +122,8 @@ class Req implements StreamHandler {
   }
 }
 
-const CONNECTION_FIELDS = new Set([
+/** Connection-specific fields: malformed in HTTP/2 (RFC 9113 §8.2.2) and HTTP/3 (RFC 9114 §4.2). */
+export const CONNECTION_FIELDS: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-connection',

@@ -27,6 +27,7 @@ export {
 export {
   baselineStrategy,
   DEFAULT_STRATEGY,
+  defaultMatrixStrategies,
   findStrategy,
   getStrategy,
   isBuiltInStrategy,
@@ -36,6 +37,7 @@ export {
   requestedWire,
   strategyLabel,
   strategyNames,
+  usesQuic,
 } from './registry.ts';
 export type { ConnectionModel, Strategy, StrategyBuild } from './strategy.ts';
 export type * from './types.ts';

@@ -18,6 +18,7 @@ import type {
   FailureClass,
   FlowControlStats,
   FlowStalls,
+  QuicConnectionInfo,
   RequestSpec,
   RequestTiming,
   Sample,
@@ -112,6 +113,8 @@ export interface PoolConn {
   goawayCode?: number;
   /** HTTP/2 connections that measure them: flow-control stalls so far (src/h2/flow-stalls.ts). */
   flowStalls?(): FlowStalls;
+  /** QUIC connections: the binding's reading of the connection (last one taken, at its close). */
+  quicFacts?(): QuicConnectionInfo | undefined;
   /**
    * Set by the pool when it takes the connection: the connection calls it when `capacity()` or
    * `announcedLimit()` changed after it was handed over (an HTTP/2 server's SETTINGS arriving after
@@ -220,6 +223,8 @@ export class PoolTransport implements Transport {
   private retiredMax = 0;
   /** Flow-control stalls of closed connections; undefined until a connection that measures them. */
   private retiredFlow: FlowControlStats | undefined;
+  /** QUIC readings of closed connections. */
+  private readonly retiredQuic: QuicConnectionInfo[] = [];
   private negotiatedProto: WireProtocol | 'none' = 'none';
   private closed = false;
   /** The last headers object found safe to write (see headersProblem). */
@@ -365,7 +370,15 @@ export class PoolTransport implements Transport {
       ...(this.lifetimes.length + this.lifetimesOmitted > 0
         ? { lifetimes: { connections: [...this.lifetimes], omitted: this.lifetimesOmitted } }
         : {}),
+      ...this.quic(),
     };
+  }
+
+  /** QUIC readings of closed and open connections, where the connections are QUIC. */
+  private quic(): { quic?: QuicConnectionInfo[] } {
+    const open = this.conns.map((c) => c.quicFacts?.()).filter((q) => q !== undefined);
+    const all = [...this.retiredQuic, ...open];
+    return all.length > 0 ? { quic: all } : {};
   }
 
   /** Stalls of closed and open connections, where they measure them. */
@@ -615,6 +628,8 @@ export class PoolTransport implements Transport {
     this.recordLifetime(c);
     if (c.peakStreams > this.peakStreams) this.peakStreams = c.peakStreams;
     this.retiredFlow = mergeFlowControl(this.retiredFlow, c.flowStalls?.());
+    const q = c.quicFacts?.();
+    if (q) this.retiredQuic.push(q);
     if (c.requests > 0) {
       this.retiredConns++;
       this.retiredRequests += c.requests;

@@ -12,10 +12,12 @@ import { strategySchema } from '../model/index.ts';
 import { h1 } from './strategies/h1.ts';
 import { h2 } from './strategies/h2.ts';
 import { h2Pool } from './strategies/h2-pool.ts';
+import { h3 } from './strategies/h3.ts';
+import { h3Pool } from './strategies/h3-pool.ts';
 import type { Strategy } from './strategy.ts';
 
 /** The built-in strategies, in the order they are documented, listed and compared. */
-const BUILT_IN: readonly Strategy[] = [h1, h2, h2Pool];
+const BUILT_IN: readonly Strategy[] = [h1, h2, h2Pool, h3, h3Pool];
 
 /**
  * The strategy `h2lab bench` (and `runLoad`) uses when none is named: one HTTP/2 session, what a
@@ -98,6 +100,24 @@ export function baselineStrategy(required = true): Strategy | undefined {
   const s = listStrategies().find((x) => x.baseline);
   if (!s && required) throw new Error('no registered strategy declares baseline: true');
   return s;
+}
+
+/**
+ * Whether any of the named strategies speaks QUIC: an embedded fixture server must then listen for
+ * HTTP/3 too (`h3: true` in its options).
+ */
+export function usesQuic(names: readonly string[]): boolean {
+  return names.some((n) => findStrategy(n)?.quic !== undefined);
+}
+
+/**
+ * Compare's default matrix: every registered strategy but the opt-in ones (HTTP/3 needs an optional
+ * binding and a UDP listener: a comparison run without naming it stays what it was).
+ */
+export function defaultMatrixStrategies(): string[] {
+  return listStrategies()
+    .filter((s) => !s.optIn)
+    .map((s) => s.name);
 }
 
 /** The wire protocol `s` requests from a target at `url` (`https:` = TLS with ALPN). */

@@ -74,6 +74,16 @@ export interface Strategy {
   describe(size: string): string;
   /** Reports: its colour in every chart, a CSS colour. */
   readonly colour: string;
+  /**
+   * HTTP/3 strategies: what carries QUIC (the binding, its congestion controller), recorded in every
+   * result as `transport.quic`. QUIC's congestion control is in user space, not the kernel's `--cc`.
+   */
+  readonly quic?: { readonly binding: string; readonly congestionControl: string };
+  /**
+   * Left out of compare's default matrix, run only when named in `--protocols` (HTTP/3: its binding
+   * is optional and it needs the server's UDP listener).
+   */
+  readonly optIn?: boolean;
   /** The strategy the others are measured against when `--baseline` is not given (exactly one). */
   readonly baseline?: boolean;
   /** Builds the transport. */

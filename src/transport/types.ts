@@ -6,6 +6,7 @@
 import type {
   ConnectionLifetime,
   FlowControlStats,
+  QuicConnectionInfo,
   RequestSpec,
   RequestTiming,
   Sample,
@@ -47,6 +48,8 @@ export interface TransportStats {
    * rest): the client's `--idle-timeout` / `--max-age` and the server's GOAWAY, with timestamps.
    */
   lifetimes?: { connections: ConnectionLifetime[]; omitted: number };
+  /** HTTP/3: the binding's reading of each QUIC connection (at its close, or now). */
+  quic?: QuicConnectionInfo[];
 }
 
 /** Connection lifetimes a transport (and a run) keeps; the rest are only counted. */

@@ -28,8 +28,8 @@ import { startFixture } from '../helpers/fixture.ts';
 // ---------------------------------------------------------------------------------------------------
 // (a) The grep: strategy names used as strategy names above src/transport.
 
-/** Wire-protocol ids (ALPN, and h2c). A strategy name that is also one (`h2`) is ambiguous. */
-const WIRE_PROTOCOLS = ['http/1.1', 'h2', 'h2c'];
+/** Wire-protocol ids (ALPN, and h2c). A strategy name that is also one (`h2`, `h3`) is ambiguous. */
+const WIRE_PROTOCOLS = ['http/1.1', 'h2', 'h2c', 'h3'];
 
 /**
  * Operands that hold a wire protocol, not a strategy: comparing them to `'h2'` is a protocol
@@ -192,7 +192,7 @@ describe('a fourth strategy registered at run time', () => {
   });
 
   test('the registry lists it after the built-ins and refuses a clash', () => {
-    assert.deepEqual(strategyNames(), ['h1', 'h2', 'h2-pool', 'h1-single']);
+    assert.deepEqual(strategyNames(), ['h1', 'h2', 'h2-pool', 'h3', 'h3-pool', 'h1-single']);
     assert.equal(listStrategies().at(-1), h1Single);
     assert.equal(strategyLabel('h1-single'), 'h1-single (one HTTP/1.1 connection)');
     const invalid = (e: unknown) => isH2labError(e) && e.code === 'H2LAB_ERR_INVALID_OPTION';
