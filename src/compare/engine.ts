@@ -92,13 +92,17 @@ export interface CompareHandle {
   stop(): void;
 }
 
-/** True when an error says the server does not speak the strategy's protocol. */
+/**
+ * True when an error says the server does not speak the strategy's protocol, or that this h2lab
+ * cannot speak it (H2LAB_ERR_H3_UNAVAILABLE: the HTTP/3 binding did not load): the cell is
+ * not-offered and the rest of the comparison runs.
+ */
 export function isProtocolNotOffered(err: unknown): boolean {
   const code =
     isH2labError(err) || (typeof err === 'object' && err !== null && 'code' in err)
       ? String((err as { code: unknown }).code)
       : '';
-  return /PROTOCOL_MISMATCH|NOT_OFFERED|ALPN/.test(code);
+  return /PROTOCOL_MISMATCH|NOT_OFFERED|ALPN|H3_UNAVAILABLE/.test(code);
 }
 
 /**
@@ -345,6 +349,8 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
 }
 
 function notOfferedNote(protocol: Strategy, negotiated: string, detail: string): string {
+  // Not the server's doing: this h2lab has no HTTP/3 (the message says why and how to fix it).
+  if (detail.startsWith('HTTP/3 is not available')) return detail;
   // The transport's message says what was negotiated; take it from there when the result did not.
   const said = /negotiated (h2c|h2|http\/1\.1)/.exec(detail)?.[1];
   const got = negotiated && negotiated !== 'none' && negotiated !== 'unknown' ? negotiated : said;

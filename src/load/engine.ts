@@ -42,6 +42,7 @@ import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { LoadPart, mergeLifetimes, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
+import { quicFactsOf } from './quic.ts';
 import {
   addCounts,
   countsSection,
@@ -544,6 +545,7 @@ function buildResult(
     extra.serverMetricsAfter,
     Date.parse(startedAt),
   );
+  const quic = quicFactsOf(parts.map((p) => p.transport));
   const warnings: string[] = [];
   const cpus = os.availableParallelism();
   const judged = judgeClient(
@@ -631,6 +633,7 @@ function buildResult(
       requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
       ...(tcp ? { tcp } : {}),
       ...mergeLifetimes(parts.map((p) => p.transport)),
+      ...(quic ? { quic } : {}),
     },
     client: {
       eventLoopUtilization: elu,
