@@ -16,7 +16,7 @@ import {
 } from '../../src/transport/index.ts';
 import type { Transport } from '../../src/transport/types.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
-import { type ServerKind, startTestServer, type TestServer } from '../helpers/servers.ts';
+import { type ServerKind, startH3TestServer, startTestServer, type TestServer } from '../helpers/servers.ts';
 
 let certs: TestCerts;
 before(async () => {
@@ -31,6 +31,14 @@ function serverKind(s: Strategy, target: Target): ServerKind {
   if (target === 'cleartext') return s.requests.cleartext === 'http/1.1' ? 'h1' : 'h2c';
   return target;
 }
+
+/** QUIC strategies run over TLS only (QUIC is always encrypted; the binding sends no client certificate). */
+const targetsOf = (s: Strategy): Target[] => (s.quic ? ['tls'] : TARGETS);
+const startFor = (s: Strategy, target: Target) =>
+  s.quic ? startH3TestServer(certs) : startTestServer(serverKind(s, target), certs);
+for (const s of listStrategies())
+  if (s.quic)
+    console.log(`# ${s.name}: cleartext and mtls not run (HTTP/3 has no cleartext; no client certificates)`);
 
 function expectedProtocol(s: Strategy, target: Target): string {
   return requestedWire(s, target === 'cleartext' ? 'http://x' : 'https://x');
@@ -60,12 +68,12 @@ const VARIANTS: Variant[] = listStrategies().flatMap((s): Variant[] =>
 
 for (const [strategy, client] of VARIANTS) {
   const name = strategy.name;
-  for (const target of TARGETS) {
+  for (const target of targetsOf(strategy)) {
     describe(`${name}${client ? ` (${client} client)` : ''} over ${target}`, () => {
       let server: TestServer;
       let tr: Transport;
       before(async () => {
-        server = await startTestServer(serverKind(strategy, target), certs);
+        server = await startFor(strategy, target);
         tr = createTransport(name, {
           url: server.url,
           connections: 3,
