@@ -9,12 +9,14 @@ import { attachServerTcpFrom } from '../load/index.ts';
 import type { WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
+  attachQuicLinkDrops,
   checkNetAvailable,
   createLink,
   type Link,
   linkWarnings,
   type PlannedLink,
   planLinks,
+  udpClientPorts,
 } from '../net/index.ts';
 import {
   type FixtureTarget,
@@ -257,6 +259,8 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     const metrics = l.fixture.metrics;
     await metrics.reset();
     const before = await metrics.tryRead();
+    // The link's UDP flows so far belong to earlier cells (QUIC's client ports are not exposed).
+    const udpBefore = usesQuic([cell.protocol]) ? udpClientPorts(await l.link.stats()) : undefined;
     const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile! });
     const after = await metrics.tryRead();
     if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
@@ -267,6 +271,7 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     // The mechanism's numbers: what the link dropped on each connection, and the server's side of
     // TCP (its congestion windows carry the responses), matched to the run's connections.
     attachLinkDrops(run, stats);
+    if (udpBefore) attachQuicLinkDrops(run, stats, udpBefore);
     await attachServerTcpFrom(run, l.fixture.metrics);
     return run;
   };

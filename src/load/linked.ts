@@ -6,7 +6,13 @@
 import { EventEmitter } from 'node:events';
 import { H2labError } from '../core/index.ts';
 import type { RunResult } from '../model/index.ts';
-import { attachLinkDrops, type Link, type LinkOptions, linkWarnings } from '../net/index.ts';
+import {
+  attachLinkDrops,
+  attachQuicLinkDrops,
+  type Link,
+  type LinkOptions,
+  linkWarnings,
+} from '../net/index.ts';
 import { type FixtureTarget, type ServerOptionsInput, withLinkedTarget } from '../server/index.ts';
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
@@ -66,6 +72,7 @@ export function runLoadThroughLink(
       const stats = await l.stats();
       result.warnings.push(...linkWarnings(stats));
       attachLinkDrops(result, stats);
+      attachQuicLinkDrops(result, stats);
       return result;
     },
     usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,

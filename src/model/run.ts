@@ -335,6 +335,16 @@ export const quicFactsSchema = z
     packetsSent: count('Σ packets sent'),
     packetsReceived: count('Σ packets received'),
     packetsLost: count('Σ packets declared lost').optional(),
+    linkDrops: z
+      .strictObject({
+        flows: count('UDP flows of the run through the link'),
+        lossPackets: count('Σ packets dropped by random loss, both directions'),
+        queuePackets: count('Σ packets dropped at the full queue, both directions'),
+        upPackets: count('Σ packets dropped client → server'),
+        downPackets: count('Σ packets dropped server → client'),
+      })
+      .optional()
+      .describe("what the emulated link dropped of the run's UDP (QUIC) packets"),
     perConnection: z.array(quicConnectionInfoSchema).describe('at most 64 readings (the summary covers all)'),
   })
   .describe("The QUIC facts of the run's HTTP/3 connections, from the binding.");

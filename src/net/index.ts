@@ -54,6 +54,7 @@ export {
 } from './relay-trace.ts';
 export {
   attachLinkDrops,
+  attachQuicLinkDrops,
   linkDropsFor,
   matchServerReadings,
   readTcpInfo,
@@ -61,4 +62,5 @@ export {
   TcpLog,
   type TcpReading,
   tcpInfoAvailable,
+  udpClientPorts,
 } from './tcp-info.ts';

@@ -333,6 +333,34 @@ export function linkDropsFor(
   };
 }
 
+/** Client ports of the UDP flows a link has seen so far (read before a run: those are not its own). */
+export function udpClientPorts(linkStats: { flows?: readonly FlowDrops[] }): Set<number> {
+  return new Set((linkStats.flows ?? []).filter((f) => f.protocol === 17).map((f) => f.clientPort));
+}
+
+/**
+ * Sets `connections.quic.linkDrops` of an HTTP/3 run from the link's UDP flows (IP protocol 17),
+ * leaving out flows whose client port is in `before` (earlier runs on the same link). The binding
+ * does not say which UDP port its connection used, so a run's flows are the link's new ones.
+ */
+export function attachQuicLinkDrops(
+  run: RunResult,
+  linkStats: { flows?: readonly FlowDrops[] },
+  before: ReadonlySet<number> = new Set(),
+): void {
+  const quic = run.connections.quic;
+  if (!quic || !linkStats.flows) return;
+  const flows = linkStats.flows.filter((f) => f.protocol === 17 && !before.has(f.clientPort));
+  const sum = (k: 'lossUp' | 'lossDown' | 'queueUp' | 'queueDown') => flows.reduce((n, f) => n + f[k], 0);
+  quic.linkDrops = {
+    flows: flows.length,
+    lossPackets: sum('lossUp') + sum('lossDown'),
+    queuePackets: sum('queueUp') + sum('queueDown'),
+    upPackets: sum('lossUp') + sum('queueUp'),
+    downPackets: sum('lossDown') + sum('queueDown'),
+  };
+}
+
 /**
  * Records in a finished run the link's drops on its connections (those listed in
  * `connections.tcp.client`), from `link.stats()` read after the run. Does nothing without client
