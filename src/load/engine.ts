@@ -557,7 +557,12 @@ function buildResult(
     target.cpuIncludesServer === true || o.serverInProcess === true,
   );
   const saturated = judged.saturated;
-  const note = judged.note;
+  let note = judged.note;
+  if (note && getStrategy(o.protocol).quic && counts.total > 0) {
+    // The number that explains it: HTTP/3's client costs several times HTTP/2's per request.
+    const us = ((extra.cpu * secs) / counts.total) * 1e6;
+    note += `; the HTTP/3 client (the QUIC binding) used ${us.toFixed(0)} µs CPU per request${target.cpuIncludesServer ? ' with the embedded server' : ''}, about 7× h2lab's HTTP/2 client (docs/performance.md, bench/h3-client-cpu.ts)`;
+  }
   if (note) warnings.push(note);
   if (multiplexed && capHits > 0 && maxStreams !== undefined) {
     warnings.push(

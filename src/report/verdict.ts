@@ -603,6 +603,8 @@ function caveats(result: CompareResult): string[] {
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
       : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at c=${widest.concurrency}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
   );
+  const cc = congestionControlCaveat(result);
+  if (cc) out.push(cc);
   const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
   if (saturated > 0)
     out.push(`The load client was saturated in ${saturated} cell(s): those throughputs are a floor.`);
@@ -624,6 +626,32 @@ function caveats(result: CompareResult): string[] {
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   return out;
+}
+
+/**
+ * When QUIC strategies were compared with TCP ones and the congestion controllers differ, says so
+ * with each side's: QUIC's runs in the binding (user space), TCP's in the kernel (what `--cc` pins),
+ * so a difference under loss or delay may be the controllers', not the protocols'.
+ */
+export function congestionControlCaveat(result: CompareResult): string | undefined {
+  const runs = result.cells.flatMap((c) => c.runs.slice(c.warmupRuns));
+  const quic = new Map<string, string>();
+  const tcp = new Set<string>();
+  const tcpNames = new Set<string>();
+  for (const r of runs) {
+    const q = r.transport.quic;
+    if (q) quic.set(r.transport.name, `${q.congestionControl} (${q.binding}, user space)`);
+    else {
+      tcpNames.add(r.transport.name);
+      const cc = r.environment.link?.congestionControl ?? r.environment.congestionControl;
+      if (cc) tcp.add(cc);
+    }
+  }
+  if (quic.size === 0 || tcpNames.size === 0) return undefined;
+  const quicCc = new Set([...quic.values()].map((v) => v.split(' ')[0]!));
+  if (tcp.size === 1 && quicCc.size === 1 && [...tcp][0] === [...quicCc][0]) return undefined;
+  const q = [...quic].map(([n, v]) => `${n}: ${v}`).join('; ');
+  return `Congestion control differs between the sides: ${q}; ${[...tcpNames].join(', ')}: TCP ${tcp.size > 0 ? [...tcp].join('/') : 'the host default'} (the kernel's; --cc pins TCP only). A difference between them under delay or loss may be the congestion controllers', not the protocols'.`;
 }
 
 /**
