@@ -65,6 +65,13 @@ export interface ChromiumLaunchOptions {
   disableHttp2?: boolean;
   /** Keep WebGL (software, {@link WEBGL_CHROMIUM_FLAGS}) instead of `--disable-gpu`: the map page. */
   webgl?: boolean;
+  /**
+   * `HOST:PORT` to speak HTTP/3 to: QUIC on (no `--disable-quic`) and
+   * `--origin-to-force-quic-on`, since Chromium ignores Alt-Svc from a local root and
+   * `--ignore-certificate-errors` makes QUIC fail (ERR_QUIC_PROTOCOL_ERROR): the SPKI pin is what
+   * lets the handshake verify.
+   */
+  forceQuicOn?: string;
 }
 
 /** A running Chromium with its own throw-away profile. */
@@ -96,9 +103,12 @@ export function checkChromium(executablePath: string): void {
  */
 export async function launchChromium(opts: ChromiumLaunchOptions): Promise<ChromiumHandle> {
   checkChromium(opts.executablePath);
-  const flags = opts.webgl
+  let flags = opts.webgl
     ? [...BASE_CHROMIUM_FLAGS.filter((f) => f !== '--disable-gpu'), ...WEBGL_CHROMIUM_FLAGS]
     : [...BASE_CHROMIUM_FLAGS];
+  if (opts.forceQuicOn) {
+    flags = [...flags.filter((f) => f !== '--disable-quic'), `--origin-to-force-quic-on=${opts.forceQuicOn}`];
+  }
   if (opts.spki && opts.spki.length > 0)
     flags.push(`--ignore-certificate-errors-spki-list=${opts.spki.join(',')}`);
   if (opts.disableHttp2) flags.push('--disable-http2');

@@ -87,7 +87,7 @@ function networkChanged(requests: readonly BrowserRequest[]): boolean {
   return requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED');
 }
 
-function targetsFor(origins: readonly string[], control: boolean): BrowserTarget[] {
+function targetsFor(origins: readonly string[], control: boolean, h3 = false): BrowserTarget[] {
   const out: BrowserTarget[] = [];
   const ids = new Map<string, number>();
   const id = (base: string) => {
@@ -106,6 +106,16 @@ function targetsFor(origins: readonly string[], control: boolean): BrowserTarget
       });
     } else {
       out.push({ id: id('https'), label: `https:// h2`, origin, h2Disabled: false, expectedProtocol: 'h2' });
+      if (h3) {
+        out.push({
+          id: id('https-h3'),
+          label: `https:// h3`,
+          origin,
+          h2Disabled: false,
+          quic: new URL(origin).host,
+          expectedProtocol: 'h3',
+        });
+      }
       if (control) {
         out.push({
           id: id('https-h1'),
@@ -163,7 +173,11 @@ export async function measureBrowser(
     if (origins.length === 0) {
       const startFixture = hooks.startFixture ?? startFixtureInProcess;
       progress({ phase: 'start', message: 'starting the fixture server' });
-      const f = await startFixture({ ...opts.fixture, ignoreCancel: false });
+      const f = await startFixture({
+        ...opts.fixture,
+        ignoreCancel: false,
+        ...(opts.h3 ? { h3: true } : {}),
+      });
       cleanups.push(() => f.close());
       spki.push(...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : []));
       const listeners = bothListeners(f);
@@ -178,26 +192,30 @@ export async function measureBrowser(
       }
     }
     const pins = [...new Set(spki)];
-    const targets = targetsFor(origins, opts.control);
+    const targets = targetsFor(origins, opts.control, opts.h3);
 
     progress({ phase: 'start', message: `launching Chromium (${opts.chromiumPath})` });
-    const browsers = new Map<boolean, ChromiumHandle>();
-    for (const h2Disabled of new Set(targets.map((t) => t.h2Disabled))) {
+    // One Chromium per way of reaching an origin: as is, with HTTP/2 disabled, or forcing QUIC.
+    const browsers = new Map<string, ChromiumHandle>();
+    const mode = (t: BrowserTarget) => `${t.h2Disabled}|${t.quic ?? ''}`;
+    for (const t of targets) {
+      if (browsers.has(mode(t))) continue;
       const b = await launchChromium({
         executablePath: opts.chromiumPath,
         spki: pins,
-        disableHttp2: h2Disabled,
+        disableHttp2: t.h2Disabled,
+        ...(t.quic ? { forceQuicOn: t.quic } : {}),
       });
       cleanups.push(() => b.close());
-      browsers.set(h2Disabled, b);
+      browsers.set(mode(t), b);
     }
-    const main = browsers.get(false) ?? browsers.get(true)!;
+    const main = browsers.get(mode(targets[0]!))!;
     const pages = new Map<string, CollectedPage>();
     const pageFor = async (t: BrowserTarget, origin = t.origin): Promise<CollectedPage> => {
-      const key = `${t.h2Disabled}|${origin}`;
+      const key = `${mode(t)}|${origin}`;
       let p = pages.get(key);
       if (!p) {
-        p = await CollectedPage.open(browsers.get(t.h2Disabled)!.context, origin);
+        p = await CollectedPage.open(browsers.get(mode(t))!.context, origin);
         pages.set(key, p);
       }
       return p;
@@ -291,7 +309,8 @@ export async function measureBrowser(
             origin: t.origin,
             ...(metrics && { m: metrics }),
           });
-          if (ignoreFixture) {
+          // Not for the HTTP/3 target: its Chromium forces QUIC to the main fixture's origin only.
+          if (ignoreFixture && !t.quic) {
             const l = bothListeners(ignoreFixture);
             const base = new URL(t.origin.startsWith('https:') ? l.tlsUrl : l.plainUrl).origin;
             legs.push({ t, mode: 'ignore', origin: base, m: ignoreFixture.metrics });

@@ -27,6 +27,7 @@ interface Flags {
   burst: boolean;
   cancel: boolean;
   control: boolean;
+  h3?: boolean;
   trustCert: string[];
   trustSpki: string[];
   metricsUrl?: string;
@@ -54,6 +55,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     burst: f.burst,
     cancel: f.cancel,
     control: f.control,
+    h3: f.h3 === true,
     trustCertPem: f.trustCert.map((p) => readPemFile(p, '--trust-cert')),
     trustSpki: f.trustSpki,
     fixture: {
@@ -84,6 +86,10 @@ export function register(program: Command): void {
     .option('--no-burst', 'skip the burst experiment')
     .option('--no-cancel', 'skip the cancellation experiment')
     .option('--no-control', 'skip HTTP/1.1 over TLS (a second Chromium with HTTP/2 disabled)')
+    .option(
+      '--h3',
+      'also HTTP/3 for every https:// origin (a Chromium forcing QUIC to it; the fixture serves h3)',
+    )
     .option(
       '--trust-cert <file>',
       'PEM certificate (or CA) whose key Chromium trusts by SPKI pin; repeatable',

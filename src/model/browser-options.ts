@@ -65,6 +65,12 @@ export const BrowserOptionsSchema = z
      * disabled), which separates the cost of TLS from the effect of the protocol. Default true.
      */
     control: z.boolean().default(true),
+    /**
+     * For every `https://` origin, also measure HTTP/3: a Chromium of its own told to speak QUIC to
+     * that origin (`--origin-to-force-quic-on`; Alt-Svc alone keeps a local origin on h2), with the
+     * certificate pinned. The embedded fixture then serves HTTP/3 on its TLS port. Default false.
+     */
+    h3: z.boolean().default(false),
     /** Extra certificates (PEM) whose public keys Chromium should trust, by SPKI pin. */
     trustCertPem: z.array(z.string()).default([]),
     /** Extra SPKI pins (base64 of the SHA-256 of a SubjectPublicKeyInfo). */

@@ -40,8 +40,14 @@ export const browserTargetSchema = z.strictObject({
   h2Disabled: z
     .boolean()
     .describe('true for the HTTP/1.1-over-TLS control: a second Chromium started with --disable-http2'),
+  quic: z
+    .string()
+    .optional()
+    .describe(
+      'the HTTP/3 target: the HOST:PORT its Chromium was started with --origin-to-force-quic-on for (a Chromium of its own, QUIC on)',
+    ),
   expectedProtocol: z
-    .enum(['http/1.1', 'h2'])
+    .enum(['http/1.1', 'h2', 'h3'])
     .optional()
     .describe('what the target should negotiate (checked per request; a mismatch is a warning)'),
 });
