@@ -291,7 +291,12 @@ export const probeResultSchema = z
       altSvc: z
         .strictObject({ header: z.string(), protocols: z.array(z.string()) })
         .nullable()
-        .describe('Alt-Svc as advertised (reported, not used); protocol ids such as h3'),
+        .describe('Alt-Svc as advertised; protocol ids such as h3'),
+      h3: availabilitySchema
+        .optional()
+        .describe(
+          "HTTP/3: a QUIC handshake with ALPN h3 to Alt-Svc's h3 port (else the URL's port); absent for http:// (null: h2lab's HTTP/3 binding is not installed)",
+        ),
     }),
     tls: tlsReportSchema.optional(),
     h2: h2ReportSchema.optional(),

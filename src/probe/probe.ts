@@ -30,6 +30,7 @@ import { findingsFor } from './findings.ts';
 import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
 import { checkKeepAlive, connectH2, fetchH2, type Origin } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
+import { altSvcH3Port, probeH3 } from './quic.ts';
 import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
 import { probeTls } from './tls-probe.ts';
 import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
@@ -342,6 +343,16 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
   }
   const altSvc = result.responses.map((r) => r.altSvc).find((a) => a);
   if (altSvc) result.protocols.altSvc = { header: altSvc, protocols: parseAltSvc(altSvc) };
+  if (target.scheme === 'https') {
+    const h3Port = altSvcH3Port(altSvc ?? undefined);
+    result.protocols.h3 = await probeH3(
+      target.host,
+      h3Port ?? target.port,
+      h3Port !== undefined ? 'from Alt-Svc' : "the URL's port; no Alt-Svc h3",
+      { ...material, insecure: opts.insecure },
+      Math.min(timeoutMs, 3000),
+    );
+  }
 
   if (opts.largePath && !httpBlocked) {
     try {

@@ -46,6 +46,7 @@ export function renderProbeText(r: ProbeResult): string {
     p.altSvc ? p.altSvc.protocols.join(', ') || 'clear' : 'none',
     p.altSvc?.header ?? '',
   ]);
+  if (p.h3) protoRows.push(avail('h3 (QUIC)', p.h3));
   out.push(table(protoRows));
 
   if (r.tls) {
