@@ -431,7 +431,8 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
     noDelay: true,
     ...(s.connections.policy ? { policy: o.policy } : {}),
     ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
-    ...(s.quic ? { quic: { ...s.quic } } : {}),
+    // QUIC takes the same presets as its initial_max_stream_data_bidi_local and initial_max_data.
+    ...(s.quic ? { quic: { ...s.quic, window: resolveWindowFor(o) } } : {}),
     reconnect: { ...RECONNECT_BACKOFF },
     retries: { refusedStream: MAX_RETRIES, goaway: MAX_GOAWAY_RETRIES },
   };

@@ -426,6 +426,11 @@ export const runResultSchema = z
             .describe(
               "the QUIC congestion controller of h2lab's client, e.g. cubic (user space: --cc pins TCP only)",
             ),
+          window: windowInfoSchema
+            .optional()
+            .describe(
+              'the receive limits the client advertised, from --window: initial_max_stream_data_bidi_local (stream) and initial_max_data (connection), RFC 9000 §18.2',
+            ),
         })
         .optional()
         .describe('HTTP/3 strategies: what carried QUIC'),

@@ -144,6 +144,8 @@ describe('a load run over h3 (embedded fixture)', { skip: binding }, () => {
     assert.equal(r.protocol.negotiated, 'h3');
     assert.equal(r.counts.ok, 200);
     assert.equal(r.transport.quic?.congestionControl, 'cubic');
+    assert.equal(r.transport.quic?.window?.preset, 'browser', 'the default window preset, recorded');
+    assert.equal(r.transport.window, undefined, 'HTTP/2 windows are HTTP/2 runs’ only');
     assert.match(r.transport.quic?.binding ?? '', /@currentspace\/http3@/);
     assert.equal(r.connections.quic?.connections, 1);
     assert.ok((r.connections.quic?.packetsSent ?? 0) > 0);
