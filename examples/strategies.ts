@@ -1,4 +1,4 @@
-// The strategy registry: what each built-in strategy declares, and a fourth one registered from a
+// The strategy registry: what each built-in strategy declares, and one more registered from a
 // script (one HTTP/1.1 connection, every request queued behind the previous one) run against the
 // fixture server.
 import { getStrategy, listStrategies, registerStrategy, runLoad, startServer } from 'h2lab';

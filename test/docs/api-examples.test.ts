@@ -22,7 +22,7 @@ const EXPECT: Record<string, { last: RegExp; skip?: () => string | undefined }> 
   'compare.ts': { last: /^bulk: (use|depends|undecided|any|not-compared)\b/ },
   'link.ts': { last: /^link 100 ms RTT: p50 \d+\.\d ms$/, skip: netSkipReason },
   'browser.ts': { last: /^targets: /, skip: chromiumMissing },
-  'strategies.ts': { last: /^h1, h2, h2-pool$/ },
+  'strategies.ts': { last: /^h1, h2, h2-pool, h3, h3-pool$/ },
   'target.ts': { last: /^server answered \d+ tile requests$/ },
   'model.ts': {
     last: /^browser-result\.schema\.json, compare-result\.schema\.json, merged-result\.schema\.json, probe-result\.schema\.json, run-result\.schema\.json, sample\.schema\.json, study-result\.schema\.json$/,
