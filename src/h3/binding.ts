@@ -24,7 +24,7 @@ import type { Duplex } from 'node:stream';
 import { H2labError } from '../core/index.ts';
 import type { QuicConnectionInfo } from '../model/index.ts';
 
-/** The npm package and the exact version package.json pins (optionalDependencies). */
+/** The npm package and the exact version package.json pins (`h3Binding`, installed by scripts/install-h3.mjs). */
 export const H3_PACKAGE = '@currentspace/http3';
 export const H3_PACKAGE_VERSION = '0.9.0';
 
