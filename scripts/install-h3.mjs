@@ -33,7 +33,8 @@ try {
   const [algo, want] = String(integrity ?? '').split('-');
   if (!want) throw new Error(`package.json's h3Binding records no integrity for ${NAME}`);
   const got = createHash(algo).update(readFileSync(tgz)).digest('base64');
-  if (got !== want) throw new Error(`${tgz}: ${algo} ${got} is not package.json's h3Binding integrity ${want}`);
+  if (got !== want)
+    throw new Error(`${tgz}: ${algo} ${got} is not package.json's h3Binding integrity ${want}`);
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   execFileSync('tar', ['xzf', tgz, '-C', dest, '--strip-components=1']);
