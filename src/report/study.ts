@@ -141,7 +141,7 @@ const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;backgr
 main{max-width:1200px;margin:0 auto;padding:16px 24px}h1{font-size:22px}h2{font-size:18px;margin-top:28px}
 h3{font-size:13px;color:#555;margin:8px 0 4px}.meta,.note{color:#555}
 .pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}
-table{border-collapse:collapse;background:#fff}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}
+table{border-collapse:collapse;background:#fff}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}table.ref{background:#f3f3f8}
 .explain{background:#fff;border-left:4px solid #2a7;padding:8px 16px}.warn{color:#a40}
 .badge{font-size:12px;padding:2px 8px;border-radius:8px;background:#ddd;vertical-align:middle}
