@@ -822,7 +822,13 @@ export const echoStudy: Study = {
       flags: '--bodies <list>',
       description: 'body sizes echoed, one comparison each (default 1KiB,1MiB)',
       key: 'bodies',
-      parse: (v, f) => listOf(v, f, (x) => parseBytes(x, f)),
+      parse: (v, f) =>
+        listOf(v, f, (x) => {
+          const n = parseBytes(x, f);
+          // An empty echo measures no body at all: the study's question is the bodies'.
+          if (n < 1) throw invalidOption(f, v, 'give body sizes of at least 1 byte, e.g. 1KiB,1MiB');
+          return n;
+        }),
     },
     {
       flags: '--windows <list>',

@@ -5,7 +5,7 @@
  * never who wins.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -38,6 +38,17 @@ test('--idle-timeout not below --server-idle-timeout is refused before anything 
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+});
+
+test('an empty body is refused before anything runs (exit 2, nothing written)', async () => {
+  const out = join(tmpdir(), `h2lab-echo-zero-${process.pid}`);
+  const r = await h2lab(['study', 'echo', '--bodies', '0', '--out', out], { timeoutMs: 30_000 });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /H2LAB_ERR_INVALID_OPTION: --bodies "0" is not valid: give body sizes of at least 1 byte/,
+  );
+  assert.equal(existsSync(out), false);
 });
 
 test('h2lab study echo --quick: mTLS echo, the report’s table shape, windows, lifetimes', async () => {
