@@ -31,6 +31,7 @@ import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
 import { CollectedPage } from './collector.ts';
 import { deriveFindings } from './findings.ts';
 import { parseOrigin, resolveBrowserOptions } from './options.ts';
+import { trustPins } from './trust.ts';
 
 /** Knobs passed to the fixture server. */
 export interface FixtureStartOptions {
@@ -161,7 +162,7 @@ export async function measureBrowser(
   const progress = (e: BrowserProgress) => hooks.onProgress?.(e);
   const cleanups: Array<() => Promise<void>> = [];
   const startedAt = new Date().toISOString();
-  const spki = [...opts.trustSpki, ...opts.trustCertPem.flatMap(spkiPins)];
+  const spki = [...opts.trustSpki];
 
   try {
     let origins = opts.origins.map(parseOrigin);
@@ -179,7 +180,7 @@ export async function measureBrowser(
         ...(opts.h3 ? { h3: true } : {}),
       });
       cleanups.push(() => f.close());
-      spki.push(...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : []));
+      spki.push(...spkiPins(f.certPem));
       const listeners = bothListeners(f);
       origins = [new URL(listeners.plainUrl).origin, new URL(listeners.tlsUrl).origin];
       metrics = f.metrics;
@@ -191,6 +192,8 @@ export async function measureBrowser(
         spki.push(...spkiPins(g.certPem));
       }
     }
+    // A server certificate is pinned as given; a CA stands for the verified certificate of each origin.
+    spki.push(...(await trustPins(opts.trustCertPem, origins)));
     const pins = [...new Set(spki)];
     const targets = targetsFor(origins, opts.control, opts.h3);
 

@@ -4,10 +4,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { spkiPins } from '../../src/browser/chromium.ts';
 import { measureBrowser, resolveBrowserOptions } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/errors.ts';
 import { parseBrowserResult } from '../../src/model/index.ts';
 import { startFixtureTarget } from '../../src/server/index.ts';
+import { testCerts } from '../helpers/certs.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { chromiumMissing } from './helpers.ts';
 
@@ -81,6 +83,53 @@ test('an https origin Chromium does not trust: every request fails, exit 1, and 
     assert.doesNotMatch(r.stdout, /NaN/);
   } finally {
     await target.close();
+  }
+});
+
+test('--trust-cert CA.pem: the origin is verified against the CA and its certificate pinned; a wrong CA is refused before Chromium starts', async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  const mine = await testCerts();
+  const other = await testCerts();
+  const target = await startFixtureTarget(
+    { host: '127.0.0.1', port: 0, tlsPort: 0, cert: mine.path.serverPem, key: mine.path.serverKeyPem },
+    'in-process',
+  );
+  let closed = false;
+  try {
+    const common = ['--count', '4', '--runs', '2', '--no-control', '--no-cancel', '-q'];
+    const ok = await run([target.tlsUrl!, '--trust-cert', mine.path.caPem, ...common, '--json', '-']);
+    assert.equal(ok.code, 0, ok.stderr);
+    const json = JSON.parse(ok.stdout);
+    assert.deepEqual(json.burst.summaries[0].protocols, { h2: 4 });
+    assert.equal(json.trust.secureContext, true);
+    // The pin is the server certificate's key, which Node verified: not the CA's, which Chromium ignores.
+    assert.deepEqual(json.trust.spki, spkiPins(mine.serverPem));
+    // Without -q, so that the progress would show Chromium being launched.
+    const wrong = await run([
+      target.tlsUrl!,
+      '--trust-cert',
+      other.path.caPem,
+      ...common.filter((a) => a !== '-q'),
+    ]);
+    assert.equal(wrong.code, 1, wrong.stderr);
+    assert.match(
+      wrong.stderr,
+      /H2LAB_ERR_TLS_HANDSHAKE: the certificate https:\/\/127\.0\.0\.1:\d+ presents does not verify against the CA of --trust-cert \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/,
+    );
+    assert.doesNotMatch(wrong.stderr, /launching Chromium/);
+    closed = true;
+    await target.close();
+    const dead = await run([target.tlsUrl!, '--trust-cert', mine.path.caPem, ...common]);
+    assert.equal(dead.code, 1, dead.stderr);
+    assert.match(
+      dead.stderr,
+      /H2LAB_ERR_TARGET_UNREACHABLE: cannot check the certificate of .* ECONNREFUSED: check the server is running/,
+    );
+  } finally {
+    if (!closed) await target.close();
+    mine.cleanup();
+    other.cleanup();
   }
 });
 

@@ -30,11 +30,22 @@ test('browser: the h3 target negotiates h3 on every request, the h2 target h2', 
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     const s = Object.fromEntries(r.burst.summaries.map((x) => [x.target, x]));
     assert.deepEqual(Object.keys(s).sort(), ['https', 'https-h3']);
-    // Every request CDP saw a protocol for is h3, none fell back to TCP. At load 15 on 2 cores one run
-    // of five here had 18 of 20 with a protocol: Chromium had opened three QUIC connections (see the
-    // server count below); why two had no protocol in CDP's record is not found yet.
-    assert.deepEqual(Object.keys(s['https-h3']!.protocols), ['h3'], 'CDP: h3 only');
-    assert.ok(s['https-h3']!.protocols.h3! >= 18, `h3 on ${s['https-h3']!.protocols.h3} of 20`);
+    // Every request CDP saw a protocol for is h3, none fell back to TCP. The only failures allowed are
+    // Chromium's QUIC_PACKET_TOO_LARGE: on loopback (MTU 65536) the server probes the path MTU with
+    // datagrams up to 16383 bytes and Chromium, which takes 1472 at most, closes one connection in
+    // three to five under load (seen with a packet capture on lo). Then the result must say so.
+    const h3s = s['https-h3']!;
+    assert.deepEqual(Object.keys(h3s.protocols), ['h3'], 'CDP: h3 only');
+    const failures = Object.entries(h3s.failures);
+    for (const [k] of failures) assert.match(k, /QUIC_PACKET_TOO_LARGE/, JSON.stringify(h3s.failures));
+    const tooLarge = failures.reduce((a, [, n]) => a + n, 0);
+    assert.equal(h3s.protocols.h3! + tooLarge, 20, `h3 ${h3s.protocols.h3}, too large ${tooLarge}`);
+    assert.ok(h3s.protocols.h3! > 0, 'some requests completed over h3');
+    if (tooLarge > 0)
+      assert.ok(
+        r.warnings.some((w) => w.includes('QUIC_PACKET_TOO_LARGE') && w.includes('loopback')),
+        r.warnings.join('\n'),
+      );
     assert.deepEqual(s.https!.protocols, { h2: 20 });
     const target = r.targets.find((x) => x.id === 'https-h3')!;
     assert.equal(target.quic, new URL(srv.tlsUrl!).host);
@@ -48,12 +59,13 @@ test('browser: the h3 target negotiates h3 on every request, the h2 target h2', 
         page: srv.metrics().requests.page,
       }),
     );
-    const repeated = r.warnings.filter((w) => w.includes('was repeated')).length;
-    // At least every request CDP saw. In 2 of 5 runs here the server counted more (57, 60 for 40):
-    // each time Chromium had opened a second QUIC connection and sent requests again on it without
-    // telling CDP (43 with 2 connections in one run). Not explained yet, so not hidden.
+    // The server ran at least every request Chromium completed over h3 (discarded run included). It may
+    // have run more: a request on a connection Chromium closed is sent again on a new one.
+    const completed = r.burst.runs
+      .filter((x) => x.target === 'https-h3')
+      .reduce((a, x) => a + x.requests.filter((q) => q.status === 200 && q.failed === undefined).length, 0);
     const h3 = srv.metrics().requests.tiles.h3;
-    assert.ok(h3 >= 40 + 20 * repeated, `the server saw ${h3} tile requests over h3`);
+    assert.ok(h3 >= completed, `the server saw ${h3} tile requests over h3, Chromium completed ${completed}`);
     assert.ok(!r.warnings.some((w) => /expected h3/.test(w)), r.warnings.join('\n'));
   } finally {
     await srv.close();
