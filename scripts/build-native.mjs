@@ -1,63 +1,35 @@
 #!/usr/bin/env node
-// Builds h2lab's small native addon (native/: TUN device and fd plumbing for the packet relay of
-// `h2lab net`, and the TCP_INFO reading behind every run's `connections.tcp`). Runs as the package's
-// `install` script. It never fails the install: without a compiler or Node headers the rest of h2lab
-// works, runs carry no TCP facts, and `h2lab net` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming what
-// is missing (the build log is kept in native/build.log).
-// Linux only (TUN devices and network namespaces).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// The package's `install` script: builds h2lab's native addon (native/: TUN devices and fd plumbing
+// for the packet relay of `h2lab net`, and the TCP_INFO reading behind every run's
+// `connections.tcp`) into native/build. It never fails the install: without a compiler or Node
+// headers the rest of h2lab works, runs carry no TCP facts, and the first `h2lab net` tries the build
+// again into a per-user cache and, failing, exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming what to
+// install. The build itself is src/net/native-build.ts: the compiled copy in an installed package,
+// the sources through tsx in a clone (a devDependency, installed before this runs).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = join(root, 'dist/net/native-build.js');
+const say = (text) => process.stderr.write(`h2lab: ${text}\n`);
+let mod;
+try {
+  if (existsSync(compiled)) {
+    mod = await import(pathToFileURL(compiled).href);
+  } else {
+    await import('tsx/esm');
+    mod = await import(pathToFileURL(join(root, 'src/net/native-build.ts')).href);
+  }
+} catch (err) {
+  // A clone installed without devDependencies has neither dist/ nor tsx: `h2lab net` builds later.
+  say(`native addon not built now (${err.message.split('\n')[0]}); \`h2lab net\` builds it on first use`);
+  process.exit(0);
+}
 const native = join(root, 'native');
-const log = join(native, 'build.log');
-
-function say(text) {
-  process.stderr.write(`h2lab: ${text}\n`);
-}
-
-if (process.platform !== 'linux') {
-  say('native addon skipped: network emulation needs Linux');
-  process.exit(0);
-}
-
-// node-gyp: the copy npm runs scripts with, else npm's bundled one next to this node, else a local one.
-function findNodeGyp() {
-  const candidates = [process.env.npm_config_node_gyp];
-  const prefix = resolve(dirname(process.execPath), '..');
-  candidates.push(join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js'));
-  try {
-    candidates.push(createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js'));
-  } catch {}
-  return candidates.find((p) => p && existsSync(p));
-}
-
-const gyp = findNodeGyp();
-if (!gyp) {
-  say('native addon not built: node-gyp not found (it ships with npm); `h2lab net` will be unavailable');
-  process.exit(0);
-}
-
-const args = [gyp, 'rebuild', '--directory', native];
-// node-gyp cannot download headers on a machine without internet access: build against the headers
-// of the running Node when they are installed beside it (Debian: /usr/include/node).
-const prefix = resolve(dirname(process.execPath), '..');
-if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include/node/node_api.h'))) {
-  args.push(`--nodedir=${prefix}`);
-}
-const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
-mkdirSync(native, { recursive: true });
-writeFileSync(log, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
-if (r.status === 0 && existsSync(join(native, 'build/Release/h2lab_net.node'))) {
-  say('native addon built (native/build/Release/h2lab_net.node)');
-} else {
-  say(
-    `native addon not built (see native/build.log): ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' | ')}`,
-  );
-  say(
-    '`h2lab net` will exit 2 with H2LAB_ERR_NET_UNAVAILABLE and runs will carry no TCP_INFO facts; install g++, make and python3, then run `npm run build:native`',
-  );
+const b = mod.buildNativeAddon(native);
+if (b.ok) say(`native addon built (${b.path})`);
+else {
+  say(`native addon not built (${b.reason}; log: ${b.log})`);
+  say(`\`h2lab net\` will try again on first use; it needs ${mod.BUILD_NEEDS}`);
 }

@@ -40,6 +40,14 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
 }
 
 export async function main(argv: string[] = process.argv): Promise<void> {
+  // A reader that went away (`h2lab … | head`): what it did not read is not wanted, as for any Unix
+  // tool. Without a handler the write's EPIPE is an unhandled 'error' event and a stack trace.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0);
+      throw err;
+    });
+  }
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);

@@ -1,5 +1,5 @@
 /**
- * Loads h2lab's native addon (`native/`, built by `npm run build:native` at install time): TUN
+ * Loads h2lab's native addon (`native/`, built at install time or on first use, see native-build.ts): TUN
  * devices, readiness, batched packet I/O and timerfd, and one socket query (TCP_INFO). Only device
  * and fd plumbing is native.
  */
@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { H2labError } from '../core/index.ts';
+import { ADDON_RELATIVE, BUILD_NEEDS, buildNativeAddon, nativeCacheDir } from './native-build.ts';
 
 /** The addon's functions (see native/h2lab_net.cc). fds are plain integers. */
 export interface NetNative {
@@ -40,31 +41,49 @@ export interface NetNative {
   tcpInfo?(fd: number): Record<string, number | string>;
 }
 
-const ADDON = 'native/build/Release/h2lab_net.node';
+const ADDON = `native/${ADDON_RELATIVE}`;
 
-/** Where the built addon is: the package root is the first ancestor holding `native/`. */
-export function nativeAddonPath(): string | undefined {
+/** The package root: the first ancestor of this module holding `native/binding.gyp`. */
+function packageRoot(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
-    const p = join(dir, ADDON);
-    if (existsSync(p)) return p;
+    if (existsSync(join(dir, 'native', 'binding.gyp'))) return dir;
     dir = dirname(dir);
   }
   return undefined;
 }
 
-let cached: NetNative | undefined;
-
-/** The addon when it loads here, else undefined (for optional facts; nothing is thrown). */
-export function tryLoadNative(): NetNative | undefined {
-  try {
-    return loadNative();
-  } catch {
-    return undefined;
-  }
+/** Built addons, in the order they are tried: the package's own (install time), the per-user cache's. */
+function builtAddons(): string[] {
+  const root = packageRoot();
+  return [...(root ? [join(root, ADDON)] : []), join(nativeCacheDir(), ADDON_RELATIVE)].filter((p) =>
+    existsSync(p),
+  );
 }
 
-/** Loads the addon or throws H2LAB_ERR_NET_UNAVAILABLE saying what is missing. */
+/** Where a built addon is (the first of {@link builtAddons}), if any. */
+export function nativeAddonPath(): string | undefined {
+  return builtAddons()[0];
+}
+
+let cached: NetNative | undefined;
+
+/** The addon when one is built and loads here, else undefined (for optional facts: nothing is built or thrown). */
+export function tryLoadNative(): NetNative | undefined {
+  if (cached) return cached;
+  for (const p of builtAddons()) {
+    try {
+      cached = createRequire(import.meta.url)(p) as NetNative;
+      return cached;
+    } catch {}
+  }
+  return undefined;
+}
+
+/**
+ * Loads the addon, building it into the per-user cache first when none is built or the one there
+ * does not load (another Node ABI), or throws H2LAB_ERR_NET_UNAVAILABLE saying what to install.
+ */
 export function loadNative(): NetNative {
   if (cached) return cached;
   if (process.platform !== 'linux') {
@@ -76,21 +95,33 @@ export function loadNative(): NetNative {
       },
     );
   }
-  const path = nativeAddonPath();
-  if (!path) {
+  const found = tryLoadNative();
+  if (found) return found;
+  const root = packageRoot();
+  if (!root) {
     throw new H2labError(
       'H2LAB_ERR_NET_UNAVAILABLE',
-      `the native addon ${ADDON} is not built: install g++, make and python3 (Debian: apt-get install g++ make python3), then run \`npm run build:native\``,
+      'the native addon sources (native/binding.gyp) are not beside h2lab: reinstall the package',
       { missing: 'native addon' },
     );
   }
+  const dir = nativeCacheDir();
+  process.stderr.write(`h2lab: building the native addon of \`h2lab net\` once, into ${dir} (node-gyp) …\n`);
+  const b = buildNativeAddon(join(root, 'native'), dir);
+  if (!b.ok) {
+    throw new H2labError(
+      'H2LAB_ERR_NET_UNAVAILABLE',
+      `the native addon is not built and building it failed (${b.reason}; log: ${b.log}): install ${BUILD_NEEDS}, then run the command again`,
+      { missing: 'native addon', log: b.log },
+    );
+  }
   try {
-    cached = createRequire(import.meta.url)(path) as NetNative;
+    cached = createRequire(import.meta.url)(b.path) as NetNative;
   } catch (err) {
     throw new H2labError(
       'H2LAB_ERR_NET_UNAVAILABLE',
-      `the native addon ${path} does not load (${(err as Error).message}): rebuild it with \`npm run build:native\``,
-      { missing: 'native addon', path },
+      `the native addon ${b.path} was built but does not load (${(err as Error).message}): remove ${dir} and run the command again`,
+      { missing: 'native addon', path: b.path },
     );
   }
   return cached;

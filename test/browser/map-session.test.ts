@@ -66,9 +66,15 @@ describe('map session', { skip }, () => {
         assert.equal(s.moves.length, MAP_MOVES_QUICK.length);
         for (const m of s.moves) assert.ok(Number.isFinite(m.completeMs), `${m.name}: idle within the bound`);
         assert.ok(s.tilesRequested > 10, `${s.tilesRequested} tiles requested`);
-        assert.equal(s.cdpMissing, 0, 'CDP saw every tile the map asked for (the worker included)');
+        // CDP sees every tile that reached the network stack, the worker's included. A tile the map
+        // aborts before its worker has called fetch() never gets there (9 of a session's tiles, once, in
+        // a CI run at load 14): at most the map's aborts that CDP did not see as cancelled requests.
+        assert.ok(
+          s.cdpMissing <= Math.max(0, s.mapAborted - s.tilesCanceled),
+          `CDP missed ${s.cdpMissing} tiles; the map aborted ${s.mapAborted}, CDP saw ${s.tilesCanceled} cancelled`,
+        );
         const failed = Object.values(s.tilesFailed).reduce((a, b) => a + b, 0);
-        assert.equal(s.tilesCompleted + s.tilesCanceled + failed, s.tilesRequested);
+        assert.equal(s.tilesCompleted + s.tilesCanceled + failed + s.cdpMissing, s.tilesRequested);
         assert.ok(
           failed <= s.mapErrors.length,
           `failed ${JSON.stringify(s.tilesFailed)}, map errors ${s.mapErrors.length}`,

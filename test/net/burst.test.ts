@@ -35,8 +35,10 @@ describe('burst through an emulated link', { skip }, () => {
         // TCP (1 RTT) + TLS 1.3 (1 RTT) + the request (1 RTT); 2% tolerance for the relay's timers.
         assert.ok(bi.firstResponseMs! >= 3 * rttMs * 0.98, say);
         assert.ok(bi.completionMs >= 2 * rttMs, say);
-        // Connections open at t0: the request alone, one round trip (and less than two).
-        assert.ok(be.firstResponseMs! >= rttMs * 0.98 && be.firstResponseMs! < 2 * rttMs, say);
+        // Connections open at t0: the request alone, one round trip — well short of the three a
+        // handshake would add (230 ms at 100 ms RTT once, in a CI run at load 14: the relay's process
+        // scheduled late; < 2 RTT on a quiet machine).
+        assert.ok(be.firstResponseMs! >= rttMs * 0.98 && be.firstResponseMs! < 2.5 * rttMs, say);
         assert.ok(be.completionMs < bi.completionMs, say);
         assert.equal(bi.connectionsOpened, protocol === 'h1' ? 6 : 1);
         assert.equal(be.connectionsOpened, 0);

@@ -1,0 +1,85 @@
+// How long `h2lab --help` and `h2lab bench --help` take to start: from the compiled package (a
+// `dist/` built into a scratch copy of this checkout, run as an installed package runs it) and from
+// the sources through tsx (this checkout, as a fresh clone runs it). The two alternate within every
+// round so machine load hits both alike. Prints every run, the medians, and the ratio. The goal
+// (issue 14) is under 0.3 s from an installed package; this is a benchmark, not a timed test.
+// Usage: node --import tsx bench/startup.ts [--runs 15]
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { median, scratch } from './common.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' } } });
+const runs = Number(values.runs);
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+if (existsSync(join(repo, 'dist'))) {
+  console.error('this checkout has a dist/: remove it, so that "sources" measures the sources');
+  process.exit(2);
+}
+const { dir } = scratch('h2lab-startup-');
+const copy = join(dir, 'pkg');
+for (const f of ['bin', 'src', 'native', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  cpSync(join(repo, f), join(copy, f), { recursive: true });
+}
+mkdirSync(join(copy, 'node_modules'), { recursive: true });
+// The copy resolves its dependencies from this checkout's node_modules, as an install resolves them
+// from its own: link every top-level package.
+const modules = join(repo, 'node_modules');
+for (const name of spawnSync('ls', ['-A', modules], { encoding: 'utf8' })
+  .stdout.split('\n')
+  .filter(Boolean)) {
+  if (name !== '.bin' && !existsSync(join(copy, 'node_modules', name))) {
+    symlinkSync(join(modules, name), join(copy, 'node_modules', name));
+  }
+}
+const build = spawnSync(
+  process.execPath,
+  [join(modules, 'typescript/bin/tsc'), '-p', join(copy, 'tsconfig.build.json')],
+  {
+    encoding: 'utf8',
+  },
+);
+if (build.status !== 0) {
+  console.error(build.stdout, build.stderr);
+  process.exit(1);
+}
+
+const kinds = {
+  package: join(copy, 'bin', 'h2lab.js'),
+  sources: join(repo, 'bin', 'h2lab.js'),
+} as const;
+const commands = [['--help'], ['bench', '--help']] as const;
+
+function timeMs(bin: string, args: readonly string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`${bin} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+const times: Record<string, number[]> = {};
+for (let i = 0; i < runs; i++) {
+  for (const args of commands) {
+    for (const [kind, bin] of Object.entries(kinds)) {
+      const key = `${kind} h2lab ${args.join(' ')}`;
+      times[key] = [...(times[key] ?? []), timeMs(bin, args)];
+    }
+  }
+}
+console.log(`Node ${process.version}, ${runs} runs each, load average ${loadavg()[0]!.toFixed(1)}`);
+const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
+for (const [key, t] of Object.entries(times)) {
+  console.log(
+    `${key.padEnd(32)} median ${fmt(median(t))}  min ${fmt(Math.min(...t))}  max ${fmt(Math.max(...t))}`,
+  );
+}
+for (const args of commands) {
+  const a = args.join(' ');
+  const ratio = median(times[`sources h2lab ${a}`]!) / median(times[`package h2lab ${a}`]!);
+  console.log(`sources / package, h2lab ${a}: ${ratio.toFixed(2)}×`);
+}
+process.exit(0);
