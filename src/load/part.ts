@@ -24,9 +24,13 @@ import {
   setupFailureError,
 } from '../transport/index.ts';
 import { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
+import { diagnoseNoSuccess } from './diagnose.ts';
 import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
 import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
 import { buildWorkload } from './workload.ts';
+
+/** Failures without a success after which a run asks what is wrong with the target (diagnose.ts). */
+const EARLY_DIAGNOSIS_FAILURES = 20;
 
 /** What a part needs besides the options: loaded files and its share of the load. */
 export interface PartInput {
@@ -192,12 +196,25 @@ export class LoadPart {
     const stride = this.input.seqStride;
     const live = this.live;
 
+    let succeeded = false;
+    let failedBeforeSuccess = 0;
+    let diagnosing = false;
     const onDone = (s: Sample): void => {
       live.inFlight--;
       live.completed++;
       if (s.intendedMs < warmupEnd) s.warmup = true;
       stats.add(s);
       so.onSample?.(s);
+      if (s.error === undefined) succeeded = true;
+      else if (!succeeded && ++failedBeforeSuccess >= EARLY_DIAGNOSIS_FAILURES && !diagnosing) {
+        // Nothing has succeeded yet: a wrong scheme (http:// to a TLS port) or a missing client
+        // certificate fails every request, and an h1 pool would open hundreds of connections into it
+        // before the run ends (about 870 in 10 s, measured). Ask once, while the run goes on.
+        diagnosing = true;
+        void diagnoseNoSuccess(this.input.url, this.input.tls).then((named) => {
+          if (named && !succeeded && !this.abortError) this.stop(named);
+        });
+      }
       if (isTargetGone(s) && !this.abortError) {
         this.stop(
           new H2labError(

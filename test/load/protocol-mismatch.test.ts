@@ -75,3 +75,26 @@ test('the CLI exits 1 with the code on a mismatch, and 0 when the protocol is ri
     await server.close();
   }
 });
+
+test('h1 to a TLS port over http:// stops early with the mismatch instead of reconnecting for the whole run', async () => {
+  const server = await startTestServer('tls', certs);
+  try {
+    const t0 = performance.now();
+    const r = await runLoad({
+      url: `${server.url.replace('https:', 'http:')}/`,
+      protocol: 'h1',
+      durationMs: 5000,
+    }).done;
+    const ms = performance.now() - t0;
+    assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH');
+    assert.match(r.error!.message, /use https:\/\//);
+    // Before: ~870 connections in a 10 s run, each failing as `reset`; now the diagnosis after 20
+    // failures without a success stops it (30 connections and 0.5 s, measured).
+    assert.ok(r.connections.opened < 200, `${r.connections.opened} connections opened`);
+    assert.ok(ms < 4000, `stopped after ${ms.toFixed(0)} ms of a 5 s run`);
+    assert.equal(r.counts.ok, 0);
+    assert.equal(r.counts.total, r.counts.failed);
+  } finally {
+    await server.close();
+  }
+});
