@@ -380,7 +380,7 @@ export function register(program: Command): void {
       const tableOut = toStdout ? process.stderr : process.stdout;
       // The table first, so that it is on the screen whatever happens to the files.
       if (!flags.quiet)
-        tableOut.write(renderTerminal(result, { width: Math.min(tableOut.columns ?? 100, 120) }));
+        tableOut.write(renderTerminal(result, { width: Math.min(tableOut.columns ?? 80, 120) }));
       const json = resultsJson(result);
       if (toStdout) process.stdout.write(json);
       const written = writeWithFallback(resultsPath, json, 'h2lab-compare');

@@ -1,7 +1,11 @@
 /**
  * The one progress display of the long commands (compare, study): a bar with an ETA redrawn on a
- * terminal, and nothing but one line per finished unit elsewhere (a log file, CI).
+ * terminal; elsewhere (a log file, CI) the same text as plain lines, at most one per
+ * {@link PLAIN_EVERY_MS}, so a long run shows it is alive without flooding the log.
  */
+
+/** Least time between two plain progress lines when the stream is not a terminal, ms. */
+export const PLAIN_EVERY_MS = 10_000;
 
 /** "1m05s", "12s", "…" while unknown. */
 export function formatEta(ms: number): string {
@@ -24,14 +28,21 @@ export function progressBar(stream: NodeJS.WriteStream): ProgressBar {
   const t0 = performance.now();
   const tty = stream.isTTY === true;
   let shown = false;
+  let lastPlain = Number.NEGATIVE_INFINITY;
   return {
     update(done, total, unit, label) {
-      if (!tty) return;
-      const width = 24;
-      const fill = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
       const elapsed = performance.now() - t0;
       const eta = done > 0 ? (elapsed / done) * (total - done) : Number.NaN;
-      const text = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${Math.round(done)}/${Math.round(total)} ${unit} · ETA ${formatEta(eta)} · ${label}`;
+      const counts = `${Math.round(done)}/${Math.round(total)} ${unit} · ETA ${formatEta(eta)} · ${label}`;
+      if (!tty) {
+        if (elapsed - lastPlain < PLAIN_EVERY_MS) return;
+        lastPlain = elapsed;
+        stream.write(`${counts}\n`);
+        return;
+      }
+      const width = 24;
+      const fill = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
+      const text = `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}] ${counts}`;
       stream.write(`\r\x1b[2K${text.slice(0, (stream.columns ?? 80) - 1)}`);
       shown = true;
     },

@@ -47,7 +47,7 @@ export function register(program: Command): void {
         const minEffect = parseMinEffect(flags.minEffect);
         const a = reanalyze(saved, minEffect === undefined ? {} : { minEffect });
         if (!flags.quiet)
-          process.stdout.write(renderTerminal(a, { width: Math.min(process.stdout.columns ?? 100, 120) }));
+          process.stdout.write(renderTerminal(a, { width: Math.min(process.stdout.columns ?? 80, 120) }));
         const files = writeRenderedReports(flags.out ?? dirname(first), a, loadHtmlAssets());
         process.stderr.write(`wrote ${files.md} and ${files.html}\n`);
         return;

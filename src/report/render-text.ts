@@ -5,7 +5,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { compareSettings, settingsText } from './settings.ts';
-import { wrapText } from './text.ts';
+import { fitTable, wrapText } from './text.ts';
 import { formatRatio, formatRps } from './verdict.ts';
 
 /** One row of the results table, already in words. */
@@ -112,7 +112,7 @@ export function resultRows(result: CompareResult): ResultRow[] {
   return rows;
 }
 
-function headerLine(result: CompareResult): string {
+function headerLine(result: CompareResult, width = Number.POSITIVE_INFINITY): string {
   const target = result.target.embedded
     ? `${result.target.url} (embedded fixture server)`
     : result.target.url;
@@ -125,10 +125,11 @@ function headerLine(result: CompareResult): string {
       ? `${o.durationMs} ms each, `
       : '';
   const settings = compareSettings(result);
+  const first = `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
   return [
-    `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`,
+    Number.isFinite(width) ? wrapText(first, width, '') : first,
     ...(settings.length > 0 ? ['Settings that can decide the outcome (as the runs recorded them):'] : []),
-    ...settingsText(settings),
+    ...settingsText(settings, '  ', width),
   ].join('\n');
 }
 
@@ -173,14 +174,14 @@ export function columnsFor(rows: readonly ResultRow[]): Column[] {
 
 /** Options of {@link renderTerminal}. */
 export interface TerminalOptions {
-  /** Line width for the verdict text. Default 100. */
+  /** Line width: tables are cut into column groups and words wrapped to fit it. Default 80. */
   width?: number;
 }
 
 /** The terminal report: one aligned table per workload, then the verdict, recommendations and caveats. */
 export function renderTerminal(result: CompareResult, options: TerminalOptions = {}): string {
-  const width = options.width ?? 100;
-  const out: string[] = [headerLine(result)];
+  const width = options.width ?? 80;
+  const out: string[] = [headerLine(result, width)];
   const st = statusLine(result);
   if (st) out.push(st);
   const rows = resultRows(result);
@@ -192,15 +193,22 @@ export function renderTerminal(result: CompareResult, options: TerminalOptions =
   for (const [title, group] of groups) {
     out.push('', title);
     const cols = columnsFor(group);
-    const widths = cols.map(([k, h]) => Math.max(h.length, ...group.map((r) => r[k].length)));
-    const fmt = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
-    out.push(fmt(cols.map(([, h]) => h)));
     let last = '';
-    for (const r of group) {
+    const cells = group.map((r) => {
       const conc = r.concurrency === last ? '' : r.concurrency;
       last = r.concurrency;
-      out.push(fmt(cols.map(([k]) => (k === 'concurrency' ? conc : r[k]))));
-    }
+      return cols.map(([k]) => (k === 'concurrency' ? conc : r[k]));
+    });
+    // Concurrency and strategy label every row, so a table cut to fit repeats both.
+    out.push(
+      ...fitTable(
+        cols.map(([, h]) => h),
+        cells,
+        width,
+        '  ',
+        2,
+      ),
+    );
   }
   const v = result.verdict;
   if (v) {

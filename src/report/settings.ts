@@ -8,6 +8,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CompareResult, LinkInfo, RunResult } from '../model/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
+import { wrapText } from './text.ts';
 
 /** One setting: a short name and what was in force, in words with units. */
 export interface SettingRow {
@@ -152,7 +153,13 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
 }
 
 /** The rows as aligned text lines, each prefixed by `indent`. */
-export function settingsText(rows: SettingRow[], indent = '  '): string[] {
+export function settingsText(rows: SettingRow[], indent = '  ', width = Number.POSITIVE_INFINITY): string[] {
   const w = Math.max(0, ...rows.map((r) => r.name.length));
-  return rows.map((r) => `${indent}${r.name.padEnd(w)}  ${r.value}`);
+  const hang = ' '.repeat(indent.length + w + 2);
+  return rows.map((r) => {
+    const line = `${indent}${r.name.padEnd(w)}  ${r.value}`;
+    if (line.length <= width) return line;
+    // The value wraps under itself, its name alone in the first column.
+    return `${indent}${r.name.padEnd(w)}  ${wrapText(r.value, width, hang).slice(hang.length)}`;
+  });
 }

@@ -1,8 +1,18 @@
 /** The plain-text helpers the terminal renderers share: word wrapping and aligned tables. */
 
+/** Units that follow a number in h2lab's text (with trailing punctuation). */
+const UNIT =
+  /^(?:B|KiB|MiB|GiB|kB|MB|GB|ms|µs|s|req\/s|MiB\/s|KiB\/s|Mbit\/s|Gbit\/s|segments|runs?|%)[,.;:)]*$/;
+
 /** Wraps `text` at word boundaries to `width` columns, each line prefixed with `indent`. */
 export function wrapText(text: string, width: number, indent: string): string {
-  const words = text.split(/\s+/);
+  // A number and its unit ("15.0 MiB", "40 ms") stay on one line.
+  const words = text.split(/\s+/).reduce<string[]>((acc, w) => {
+    const prev = acc[acc.length - 1];
+    if (prev !== undefined && /\d$/.test(prev) && UNIT.test(w)) acc[acc.length - 1] = `${prev} ${w}`;
+    else acc.push(w);
+    return acc;
+  }, []);
   const lines: string[] = [];
   let line = '';
   const room = Math.max(20, width - indent.length);
@@ -27,7 +37,7 @@ export function alignTable(
 ): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const numeric = head.map(
-    (_, i) => rows.length > 0 && rows.every((r) => /^[-–+]?[\d.,]+\s*\S{0,3}$|^–$/.test(r[i] ?? '')),
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-–+]?[\d.,]+\s*\S{0,6}$|^–$/.test(r[i] ?? '')),
   );
   const line = (cells: readonly string[]) =>
     `${indent}${cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')}`.trimEnd();
@@ -36,25 +46,28 @@ export function alignTable(
 
 /**
  * {@link alignTable} within `width` columns: a table too wide is cut into column groups, printed one
- * under the other, each repeating the first column (the row's label), so no line wraps on a terminal.
+ * under the other, each repeating the first `keys` columns (the row's label), so no line wraps on a
+ * terminal.
  */
 export function fitTable(
   head: readonly string[],
   rows: readonly (readonly string[])[],
   width: number,
   indent = '  ',
+  keys = 1,
 ): string[] {
   const colWidth = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const total = indent.length + colWidth.reduce((a, b) => a + b, 0) + 2 * (head.length - 1);
-  if (total <= width || head.length <= 2) return alignTable(head, rows, indent);
+  if (total <= width || head.length <= keys + 1) return alignTable(head, rows, indent);
+  const keyWidth = indent.length + colWidth.slice(0, keys).reduce((a, b) => a + b, 0) + 2 * (keys - 1);
   const groups: number[][] = [];
   let current: number[] = [];
-  let used = indent.length + colWidth[0]!;
-  for (let i = 1; i < head.length; i++) {
+  let used = keyWidth;
+  for (let i = keys; i < head.length; i++) {
     if (current.length > 0 && used + 2 + colWidth[i]! > width) {
       groups.push(current);
       current = [];
-      used = indent.length + colWidth[0]!;
+      used = keyWidth;
     }
     current.push(i);
     used += 2 + colWidth[i]!;
@@ -63,7 +76,7 @@ export function fitTable(
   const out: string[] = [];
   for (const [g, cols] of groups.entries()) {
     if (g > 0) out.push('');
-    const pick = (r: readonly string[]) => [r[0] ?? '', ...cols.map((i) => r[i] ?? '')];
+    const pick = (r: readonly string[]) => [...r.slice(0, keys), ...cols.map((i) => r[i] ?? '')];
     out.push(...alignTable(pick(head), rows.map(pick), indent));
   }
   return out;

@@ -54,7 +54,12 @@ test('terminal and Markdown show every cell, the ratio with its interval, and th
   assert.match(text, /not offered by the server/);
   assert.match(text, /Verdict/);
   assert.match(text, /Recommendation/);
-  assert.match(text, /the queue moved to the backend pool \(8 workers\)/);
+  // Words wrap at 80 columns: read the verdict as one line.
+  assert.match(text.replace(/\s+/g, ' '), /the queue moved to the backend pool \(8 workers\)/);
+  const long = text.split('\n').filter((l) => [...l].length > 80);
+  assert.deepEqual(long, [], 'every line fits 80 columns (tables are cut into column groups)');
+  const wide = renderTerminal(result, { width: 160 });
+  assert.ok(wide.split('\n').some((l) => [...l].length > 100), 'a wide terminal gets the table in one piece');
   const md = renderMarkdown(result);
   assert.match(md, /^# HTTP\/2 vs HTTP\/1\.1/);
   assert.match(md, /\| conc \| strategy \|/);
