@@ -54,9 +54,16 @@ export async function openNodeH2Conn(
         clearTimeout(timer);
         reject(new Error('session closed before the server sent SETTINGS'));
       });
+      c.socket.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
     });
   } catch (err) {
     session.destroy();
+    // A session that never started does not always destroy the socket it was given (a TLS alert
+    // before its SETTINGS left one open fd per attempt).
+    c.socket.destroy();
     if (!t.tls) {
       const line = await sniffHttp1(t);
       if (line)
