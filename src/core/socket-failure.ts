@@ -59,20 +59,36 @@ export function tlsFailureHint(codeOrMessage: string): 'not-tls' | 'client-cert-
 }
 
 /**
- * The error for a {@link tlsFailureHint}: H2LAB_ERR_TLS_HANDSHAKE with the fix that applies (use
- * http://, or pass a client certificate), without OpenSSL's raw text (its code is kept in details).
+ * A TLS failure named by a diagnosis rather than by OpenSSL: `client-cert-refused`, a server that
+ * closed the connection right after a handshake in which the client sent its certificate, before
+ * any request and without an alert — how Node's TLS server refuses a certificate it cannot verify
+ * (it checks the chain in JavaScript after the handshake and destroys the socket).
+ */
+export type TlsHint = ReturnType<typeof tlsFailureHint> | 'client-cert-refused';
+
+const TLS_HINT_FIX: Record<NonNullable<TlsHint>, (code: string | undefined) => string> = {
+  'not-tls': (code) =>
+    `the https:// URL names a port that does not speak TLS (${code}: the answer was not a TLS record): use http:// for this port, or the server's TLS port`,
+  'client-cert-required': (code) =>
+    `the server requires a client certificate (${code}): pass --cert FILE --key FILE with a certificate signed by a CA the server trusts`,
+  'client-cert-refused': () =>
+    'the server closed the connection right after the TLS handshake, before any request and without a TLS alert, as a server that refuses the client certificate does: pass --cert FILE --key FILE with a certificate signed by a CA the server trusts (check its --ca)',
+};
+
+/**
+ * The error for a {@link TlsHint}: H2LAB_ERR_TLS_HANDSHAKE with the fix that applies (use http://,
+ * or pass a client certificate the server trusts), without OpenSSL's raw text (its code is kept in
+ * details).
  */
 export function tlsHintError(
-  hint: 'not-tls' | 'client-cert-required',
+  hint: NonNullable<TlsHint>,
   cause: string,
   details: Record<string, unknown> = {},
 ): H2labError {
   const code = /ERR_SSL_[A-Z0-9_]+/.exec(cause)?.[0] ?? cause.split(/\s/)[0];
-  return new H2labError(
-    'H2LAB_ERR_TLS_HANDSHAKE',
-    hint === 'not-tls'
-      ? `the https:// URL names a port that does not speak TLS (${code}: the answer was not a TLS record): use http:// for this port, or the server's TLS port`
-      : `the server requires a client certificate (${code}): pass --cert FILE --key FILE with a certificate signed by a CA the server trusts`,
-    { ...details, hint, cause: code },
-  );
+  return new H2labError('H2LAB_ERR_TLS_HANDSHAKE', TLS_HINT_FIX[hint](code), {
+    ...details,
+    hint,
+    cause: code,
+  });
 }

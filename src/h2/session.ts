@@ -185,6 +185,8 @@ export class H2ClientSession {
   onGoaway: ((lastStreamId: number, code: number, debug: string) => void) | undefined;
   /** Called once when the connection is gone; `error` when it ended badly. */
   onClose: ((error: string | undefined) => void) | undefined;
+  /** The socket error that ended the connection, when one did (its `code` tells a TLS alert). */
+  socketError: (Error & { code?: string }) | undefined;
 
   private readonly socket: net.Socket;
   private readonly opts: H2SessionOptions;
@@ -235,9 +237,10 @@ export class H2ClientSession {
     this.now = opts.now ?? (() => performance.now());
     this.stalls = new StallBook(this.now, opts.rttMs);
     socket.on('data', (b: Buffer) => this.onData(b));
-    socket.on('error', (err: Error & { code?: string }) =>
-      this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`),
-    );
+    socket.on('error', (err: Error & { code?: string }) => {
+      this.socketError ??= err;
+      this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`);
+    });
     socket.on('close', () => this.terminate('connection closed by the server'));
     // The preface, our SETTINGS and the connection window (RFC 9113 §3.4, §6.5, §6.9.2).
     this.pushRaw(CLIENT_PREFACE);

@@ -27,7 +27,8 @@ const ALERT_WAIT_MS = 300;
  * The error that explains a run without one success, or undefined when this connection finds
  * nothing to say: an http:// URL on a port that completes a TLS handshake is
  * H2LAB_ERR_PROTOCOL_MISMATCH; an https:// URL whose server demands a client certificate, or that
- * does not speak TLS, is H2LAB_ERR_TLS_HANDSHAKE with that fix.
+ * does not speak TLS, or that closes the connection right after a handshake with the client's
+ * certificate (refused, without an alert), is H2LAB_ERR_TLS_HANDSHAKE with that fix.
  */
 export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labError | undefined> {
   const u = new URL(url);
@@ -65,6 +66,10 @@ export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labE
         return;
       }
       setTimeout(() => done(undefined), ALERT_WAIT_MS);
+      if (tls.cert)
+        socket.once('close', () =>
+          done(tlsHintError('client-cert-refused', 'closed after the handshake', { url })),
+        );
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const text = `${err.code ?? ''} ${err.message}`;

@@ -232,13 +232,13 @@ async function execute(
     stopWith = hook;
     onStopHook(hook);
   };
+  const ca = files.ca ?? target.ca;
+  const tls = {
+    ...(ca ? { ca } : {}),
+    ...(files.cert ? { cert: files.cert, key: files.key } : {}),
+    ...(o.insecure ? { insecure: true } : {}),
+  };
   try {
-    const ca = files.ca ?? target.ca;
-    const tls = {
-      ...(ca ? { ca } : {}),
-      ...(files.cert ? { cert: files.cert, key: files.key } : {}),
-      ...(o.insecure ? { insecure: true } : {}),
-    };
     const n = o.workers;
     // An open-loop shard (src/shard): each worker walks the whole run's arrivals and keeps its own
     // residue class, so shards × workers split one sequence exactly.
@@ -319,7 +319,14 @@ async function execute(
     if (samplesError && !result.error) result.error = samplesError.toJSON();
     return result;
   } catch (err) {
-    return failedResult(o, target, startedAt, toH2labError(err));
+    let e = toH2labError(err);
+    if (e.code === 'H2LAB_ERR_TARGET_UNREACHABLE' && tls.cert && !target.embedded) {
+      // A session the server closed before its first frame, after a handshake with our certificate:
+      // a refused certificate explains that better (Node's TLS server sends no alert for it).
+      const named = await diagnoseNoSuccess(target.url, tls);
+      if (named) e = new H2labError(named.code, named.message, { ...named.details, ...e.details });
+    }
+    return failedResult(o, target, startedAt, e);
   } finally {
     if (samplesOut) await closeSamples(samplesOut);
     await target.close?.();

@@ -48,6 +48,8 @@ export class Router {
   /** Real MVT tiles, loaded on the first `/vector-tiles` request. */
   private readonly vectorTiles: VectorTileSet = vectorTileSet();
   private readonly assets = mapAssets();
+  /** `/reset?every=N` requests seen, so every N-th of them is the one reset. */
+  private resetEveryCount = 0;
 
   constructor(
     private readonly opts: ServerOptions,
@@ -438,16 +440,19 @@ export class Router {
   }
 
   /**
-   * `/reset?after=headers&code=N&mode=socket`: HTTP/2 resets the stream (RST_STREAM, code default
-   * INTERNAL_ERROR) or, with `mode=socket`, destroys the TCP connection (no GOAWAY); HTTP/1.1 always
-   * destroys it.
-   * `after=headers` first sends the head and part of the body.
+   * `/reset?after=headers&code=N&mode=socket&every=N`: HTTP/2 resets the stream (RST_STREAM, code
+   * default INTERNAL_ERROR) or, with `mode=socket`, destroys the TCP connection (no GOAWAY); HTTP/1.1
+   * always destroys it.
+   * `after=headers` first sends the head and part of the body. With `every=N`, only every N-th
+   * request carrying `every` is reset (counted by this server since it started); the others get 200.
    */
   private reset(ex: Exchange, query: string): void {
     const p = new URLSearchParams(query);
     const code = clampInt(p.get('code'), h2.NGHTTP2_INTERNAL_ERROR, 0, 0xffffffff);
     const mode = p.get('mode') === 'socket' ? 'socket' : 'stream';
+    const every = p.has('every') ? clampInt(p.get('every'), 1, 1, 1_000_000) : 1;
     this.simple(ex, 'reset', () => {
+      if (every > 1 && ++this.resetEveryCount % every !== 0) return text(ex, 200, 'ok\n');
       const doReset = () => {
         if (mode === 'socket') ex.abortConnection();
         else ex.reset(code);

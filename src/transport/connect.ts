@@ -87,6 +87,17 @@ function setupFailure(err: unknown, connected: boolean): FailureClass {
 }
 
 /**
+ * The class of an error that ended a connection after its setup: a TLS alert is `tls`, anything else
+ * `reset`. In TLS 1.3 the client's handshake is over before the server has verified the client's
+ * certificate (RFC 8446 §4.4.2: it is sent with the client's Finished), so a server that refuses it
+ * (no certificate, another CA's) answers with an alert (116 certificate_required, 48 unknown_ca)
+ * on a connection the client already uses: a handshake refusal, not a peer that went away.
+ */
+export function endedFailure(err: unknown): FailureClass {
+  return socketFailureOf(err) === 'tls' ? 'tls' : 'reset';
+}
+
+/**
  * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
  * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
  */

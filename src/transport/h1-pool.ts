@@ -11,7 +11,7 @@
 import type net from 'node:net';
 import { VERSION } from '../core/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { type ConnectTarget, connectTimed, wireFromAlpn } from './connect.ts';
+import { type ConnectTarget, connectTimed, endedFailure, wireFromAlpn } from './connect.ts';
 import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from './pool.ts';
 
 /** Options of the `h1` transport. */
@@ -182,7 +182,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
             ? 'before the response headers'
             : `after the headers, ${this.sample.bytesIn} of ${this.expectedLength >= 0 ? this.expectedLength : '?'} body bytes`;
         this.finish(
-          'reset',
+          endedFailure(err),
           `${err ? (err.code ?? err.message) : 'connection closed by the server'} ${where}`,
         );
       }

@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { UNLIMITED_STREAMS } from '../h2/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { ConnectError, type ConnectTarget } from './connect.ts';
+import { ConnectError, type ConnectTarget, endedFailure } from './connect.ts';
 import { connectH2, DEFAULT_WINDOW, type H2Options, MAX_WINDOW, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
 
@@ -54,9 +54,16 @@ export async function openNodeH2Conn(
         clearTimeout(timer);
         reject(new Error('session closed before the server sent SETTINGS'));
       });
+      c.socket.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
     });
   } catch (err) {
     session.destroy();
+    // A session that never started does not always destroy the socket it was given (a TLS alert
+    // before its SETTINGS left one open fd per attempt).
+    c.socket.destroy();
     if (!t.tls) {
       const line = await sniffHttp1(t);
       if (line)
@@ -67,7 +74,7 @@ export async function openNodeH2Conn(
         );
     }
     const e = err as Error & { code?: string };
-    throw new ConnectError('reset', `${e.code ?? ''} ${e.message}`.trim(), e.code);
+    throw new ConnectError(endedFailure(e), `${e.code ?? ''} ${e.message}`.trim(), e.code);
   }
   session.removeAllListeners('error');
   session.removeAllListeners('close');

@@ -16,7 +16,7 @@ import {
   UNLIMITED_STREAMS,
 } from '../h2/index.ts';
 import type { FailureClass, FlowStalls, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { ConnectError } from './connect.ts';
+import { ConnectError, endedFailure } from './connect.ts';
 import type { H2Options } from './h2-connect.ts';
 import { connectH2, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
@@ -88,8 +88,9 @@ export async function openWireH2Conn(
       );
     }
     throw new ConnectError(
-      e instanceof H2SetupError && e.kind === 'timeout' ? 'timeout' : 'reset',
+      e instanceof H2SetupError && e.kind === 'timeout' ? 'timeout' : endedFailure(session.socketError),
       e.message,
+      session.socketError?.code,
     );
   }
   const conn = new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose, true);
@@ -237,7 +238,10 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     const s = r.sample;
     s.endMs = this.now();
     if (r.stream) s.streamId = r.stream.id;
-    const failure = this.closing && reason === 'connection' ? 'aborted' : classify(r, reason, code);
+    const failure =
+      this.closing && reason === 'connection'
+        ? 'aborted'
+        : classify(r, reason, code, this.session.socketError);
     if (failure) {
       s.error = failure;
       s.errorDetail = r.timedOut ? `no complete response within the timeout` : (detail ?? reason);
@@ -287,7 +291,12 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
   }
 }
 
-function classify(r: Req, reason: StreamEndReason, code: number): FailureClass | undefined {
+function classify(
+  r: Req,
+  reason: StreamEndReason,
+  code: number,
+  socketError: Error | undefined,
+): FailureClass | undefined {
   if (r.timedOut) return 'timeout';
   switch (reason) {
     case 'end':
@@ -301,7 +310,8 @@ function classify(r: Req, reason: StreamEndReason, code: number): FailureClass |
     case 'malformed':
       return 'protocol';
     default:
-      // The connection ended under a stream the server had taken (at or below any GOAWAY's last id).
-      return 'reset';
+      // The connection ended under a stream the server had taken (at or below any GOAWAY's last id),
+      // or a TLS alert ended it (a client certificate refused after the handshake: endedFailure).
+      return endedFailure(socketError);
   }
 }

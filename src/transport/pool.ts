@@ -524,6 +524,12 @@ export class PoolTransport implements Transport {
     }
     this.connectRounds = 0;
     this.failingSinceMs = -1;
+    if (this.closed) {
+      // The transport closed while this connection was being set up (openConn closed it): the
+      // request was never sent. Sent anyway, it ended as a `reset` "closed by the server".
+      this.inFlight--;
+      return this.fail(sample, 'aborted', 'transport closed');
+    }
     sample.newConnection = true;
     sample.connectMs = conn.connectMs;
     if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;

@@ -89,6 +89,31 @@ describe('HTTP/2 frames the fixtures send (Node client)', () => {
     }
   });
 
+  test('/reset?every=3: only every third request is reset, the others answer 200 on the same session', async () => {
+    const s = http2.connect(srv.plainUrl!);
+    try {
+      const outcomes: string[] = [];
+      for (let i = 0; i < 9; i++) {
+        outcomes.push(
+          await new Promise<string>((resolve) => {
+            const q = s.request({ ':path': '/reset?every=3' });
+            let status = 0;
+            q.on('response', (h) => {
+              status = Number(h[':status']);
+            });
+            q.on('error', () => {});
+            q.resume();
+            q.on('close', () => resolve(q.rstCode ? `rst ${q.rstCode}` : String(status)));
+          }),
+        );
+      }
+      const rst = `rst ${http2.constants.NGHTTP2_INTERNAL_ERROR}`;
+      assert.deepEqual(outcomes, ['200', '200', rst, '200', '200', rst, '200', '200', rst]);
+    } finally {
+      s.close();
+    }
+  });
+
   test('/goaway: the response arrives, then GOAWAY naming its stream as the last one', async () => {
     const s = http2.connect(srv.plainUrl!);
     s.on('error', () => {});
