@@ -59,7 +59,10 @@ test('terminal and Markdown show every cell, the ratio with its interval, and th
   const long = text.split('\n').filter((l) => [...l].length > 80);
   assert.deepEqual(long, [], 'every line fits 80 columns (tables are cut into column groups)');
   const wide = renderTerminal(result, { width: 160 });
-  assert.ok(wide.split('\n').some((l) => [...l].length > 100), 'a wide terminal gets the table in one piece');
+  assert.ok(
+    wide.split('\n').some((l) => [...l].length > 100),
+    'a wide terminal gets the table in one piece',
+  );
   const md = renderMarkdown(result);
   assert.match(md, /^# HTTP\/2 vs HTTP\/1\.1/);
   assert.match(md, /\| conc \| strategy \|/);
