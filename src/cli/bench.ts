@@ -35,7 +35,7 @@ import {
 } from '../transport/index.ts';
 import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
-import { exitWithError } from './output.ts';
+import { exitWithError, outputWidth } from './output.ts';
 
 export interface BenchFlags {
   protocol?: string;
@@ -292,7 +292,10 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   const json = `${JSON.stringify(result, null, 2)}\n`;
   const toStdout = f.json === '-';
   // The table first, so that it is on the screen whatever happens to the file.
-  if (!f.quiet) (toStdout ? process.stderr : process.stdout).write(`${renderRunText(result)}\n`);
+  if (!f.quiet) {
+    const out = toStdout ? process.stderr : process.stdout;
+    out.write(`${renderRunText(result, { width: outputWidth(out) })}\n`);
+  }
   if (toStdout) process.stdout.write(json);
   else if (f.json) {
     const w = writeWithFallback(f.json, json, 'h2lab-result');

@@ -33,7 +33,7 @@ import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { findStrategy, POOL_POLICIES, type PoolPolicy, strategyNames } from '../transport/index.ts';
 import { addNetOption, parseNet } from './net-options.ts';
-import { exitWithError, untilDoneOrStopped } from './output.ts';
+import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
 import { writeRenderedReports } from './report-files.ts';
 
@@ -379,8 +379,7 @@ export function register(program: Command): void {
       const toStdout = flags.json === '-';
       const tableOut = toStdout ? process.stderr : process.stdout;
       // The table first, so that it is on the screen whatever happens to the files.
-      if (!flags.quiet)
-        tableOut.write(renderTerminal(result, { width: Math.min(tableOut.columns ?? 80, 120) }));
+      if (!flags.quiet) tableOut.write(renderTerminal(result, { width: outputWidth(tableOut) }));
       const json = resultsJson(result);
       if (toStdout) process.stdout.write(json);
       const written = writeWithFallback(resultsPath, json, 'h2lab-compare');

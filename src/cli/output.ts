@@ -43,3 +43,13 @@ export async function untilDoneOrStopped<T>(
     process.off('SIGTERM', onSignal);
   }
 }
+
+/**
+ * The width text output is laid out for: the terminal's, else `COLUMNS` (as shells and many tools
+ * honour it), else 80; never beyond 120, where long lines stop being easier to read.
+ */
+export function outputWidth(stream: NodeJS.WriteStream): number {
+  const env = Number.parseInt(process.env.COLUMNS ?? '', 10);
+  const w = stream.columns ?? (Number.isFinite(env) && env > 0 ? env : 80);
+  return Math.max(40, Math.min(w, 120));
+}

@@ -16,6 +16,7 @@ import {
   renderDiffTerminal,
   renderTerminal,
 } from '../report/index.ts';
+import { outputWidth } from './output.ts';
 import { writeRenderedReports } from './report-files.ts';
 
 interface ReportFlags {
@@ -46,8 +47,7 @@ export function register(program: Command): void {
       if (second === undefined) {
         const minEffect = parseMinEffect(flags.minEffect);
         const a = reanalyze(saved, minEffect === undefined ? {} : { minEffect });
-        if (!flags.quiet)
-          process.stdout.write(renderTerminal(a, { width: Math.min(process.stdout.columns ?? 80, 120) }));
+        if (!flags.quiet) process.stdout.write(renderTerminal(a, { width: outputWidth(process.stdout) }));
         const files = writeRenderedReports(flags.out ?? dirname(first), a, loadHtmlAssets());
         process.stderr.write(`wrote ${files.md} and ${files.html}\n`);
         return;

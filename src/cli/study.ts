@@ -17,7 +17,7 @@ import {
 import type { StudyResult } from '../model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../report/index.ts';
 import { listStudies, type Study, startStudy } from '../studies/index.ts';
-import { exitWithError, untilDoneOrStopped } from './output.ts';
+import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
 
 interface StudyCommonFlags {
@@ -105,7 +105,7 @@ async function runStudyCommand(study: Study, flags: StudyCommonFlags): Promise<v
   } finally {
     bar.clear();
   }
-  if (!flags.quiet) textOut.write(renderStudyText(result, { width: Math.min(textOut.columns ?? 100, 100) }));
+  if (!flags.quiet) textOut.write(renderStudyText(result, { width: Math.min(outputWidth(textOut), 100) }));
   const json = `${JSON.stringify(result, null, 2)}\n`;
   if (toStdout) process.stdout.write(json);
   const written = writeWithFallback(join(out, 'results.json'), json, `h2lab-study-${study.name}`);

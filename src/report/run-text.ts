@@ -11,9 +11,13 @@ import type {
 } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { runSettings } from './settings.ts';
+import { wrapText } from './text.ts';
+
+/** Where a row's value starts: two spaces, then the label padded to 22. */
+const LABEL = 24;
 
 function row(label: string, value: string): string {
-  return `  ${label.padEnd(22)}${value}`;
+  return `  ${label.padEnd(LABEL - 2)}${value}`;
 }
 
 function age(g: ConnectionAgeMedians): string {
@@ -75,7 +79,8 @@ function dropsLine(d: LinkDropsSummary): string {
 }
 
 /** Renders a {@link RunResult} as plain text lines (no colour, no trailing newline). */
-export function renderRunText(r: RunResult): string {
+export function renderRunText(r: RunResult, options: { width?: number } = {}): string {
+  const width = options.width ?? 80;
   const out: string[] = [];
   const t = r.transport;
   const proto =
@@ -178,5 +183,19 @@ export function renderRunText(r: RunResult): string {
   for (const s of runSettings(r)) if (!shown.has(s.name)) out.push(row(s.name, s.value));
   for (const w of r.warnings) out.push(`  ! ${w}`);
   if (r.error) out.push(`  ✗ ${r.error.code}: ${r.error.message}`);
-  return out.join('\n');
+  return out.map((line) => fit(line, width)).join('\n');
+}
+
+/** A row, warning or error line wrapped to `width`, continuing under its value (or its text). */
+function fit(line: string, width: number): string {
+  if ([...line].length <= width) return line;
+  const mark = /^ {2}[!✗] /.exec(line);
+  const hang = mark
+    ? 4
+    : line.startsWith('  ') && line[LABEL] !== ' ' && line.slice(2, LABEL).trim()
+      ? LABEL
+      : 0;
+  if (hang === 0) return line;
+  const pad = ' '.repeat(hang);
+  return line.slice(0, hang) + wrapText(line.slice(hang), width, pad).slice(hang);
 }

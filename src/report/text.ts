@@ -4,12 +4,17 @@
 const UNIT =
   /^(?:B|KiB|MiB|GiB|kB|MB|GB|ms|µs|s|req\/s|MiB\/s|KiB\/s|Mbit\/s|Gbit\/s|segments|runs?|%)[,.;:)]*$/;
 
+/** Statistic names that lead a number ("p99 25.7 ms", "max 43.1 ms"). */
+const STAT = /^(?:p\d+(?:\.\d+)?|max|min|median|mean)$/;
+
 /** Wraps `text` at word boundaries to `width` columns, each line prefixed with `indent`. */
 export function wrapText(text: string, width: number, indent: string): string {
-  // A number and its unit ("15.0 MiB", "40 ms") stay on one line.
+  // A number stays with its unit ("15.0 MiB", "40 ms") and its statistic ("p99 25.7 ms").
   const words = text.split(/\s+/).reduce<string[]>((acc, w) => {
     const prev = acc[acc.length - 1];
-    if (prev !== undefined && /\d$/.test(prev) && UNIT.test(w)) acc[acc.length - 1] = `${prev} ${w}`;
+    const joins =
+      prev !== undefined && ((/\d$/.test(prev) && UNIT.test(w)) || (STAT.test(prev) && /^[\d.,]+/.test(w)));
+    if (joins) acc[acc.length - 1] = `${prev} ${w}`;
     else acc.push(w);
     return acc;
   }, []);

@@ -189,7 +189,13 @@ describe('tcpFactSentences', () => {
 
   it('the run text shows each end and the drops', () => {
     const r = withTcp(h2Base, 1, () => ({ cwndSegments: 60, retransmittedSegments: 3 }));
-    const text = renderRunText(r);
+    // Wide, so each row is one line to match; the default width (80) wraps values under themselves.
+    const text = renderRunText(r, { width: 200 });
+    assert.ok(
+      renderRunText(r)
+        .split('\n')
+        .every((l) => [...l].length <= 80),
+    );
     assert.match(
       text,
       /TCP, server side\s+1 read, cwnd at the end Σ 60 segments \(84\.8 KiB\), median 60, 3 retransmitted \(0\.30%\), RTT median 40\.0 ms/,
