@@ -70,6 +70,14 @@ export const INPUT_FILE_CAPS = Object.freeze({
   result: 64 * 1024 ** 2,
 });
 
+const KIND_NAMES: Record<keyof typeof INPUT_FILE_CAPS, string> = {
+  config: 'a config file',
+  pem: 'a PEM file',
+  urls: 'a URL list',
+  body: 'a request body',
+  result: 'a saved result',
+};
+
 /** A kind of input file, with its cap in {@link INPUT_FILE_CAPS}. */
 export type InputFileKind = keyof typeof INPUT_FILE_CAPS;
 
@@ -82,7 +90,7 @@ export interface ReadOptionFileOptions {
 }
 
 /** `1048576` → `1 MiB` (caps are whole MiB or KiB). */
-export function formatCap(bytes: number): string {
+function formatCap(bytes: number): string {
   if (bytes >= 1024 ** 2 && bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
@@ -92,7 +100,7 @@ export function formatCap(bytes: number): string {
 function notRegular(st: Stats): string | undefined {
   if (st.isFile()) return undefined;
   if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isFIFO()) return 'a FIFO, a named pipe';
   if (st.isCharacterDevice()) return 'a character device';
   if (st.isBlockDevice()) return 'a block device';
   if (st.isSocket()) return 'a socket';
@@ -123,7 +131,7 @@ export function readOptionFile(path: string, option: string, opts: ReadOptionFil
   const tooLarge = (size: string): H2labError =>
     new H2labError(
       'H2LAB_ERR_FILE_TOO_LARGE',
-      `${option} ${path}: the file is ${size}, more than the ${formatCap(cap)} h2lab reads for ${option} (a ${kind} file); give a smaller file`,
+      `${option} ${path}: the file is ${size}, more than the ${formatCap(cap)} h2lab reads for ${option} (${KIND_NAMES[kind]}); give a smaller file`,
       { option, path, kind, capBytes: cap },
     );
   let fd: number;
