@@ -2,17 +2,18 @@
  * `h2lab bench [URL]`: one load run. Flags map onto LoadOptions (src/load/options.ts, the source of
  * truth for defaults and validation); this file parses, shows progress and writes.
  */
-import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import {
   checkOutputPath,
   ERROR_CODES,
   type ErrorCode,
   H2labError,
+  INPUT_FILE_CAPS,
   parseBytes,
   parseDurationMs,
   parseFraction,
   parseInteger,
+  readOptionText,
   writeWithFallback,
 } from '../core/index.ts';
 import {
@@ -236,24 +237,14 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
     o.headers = headers;
   }
   if (f.urls) {
-    let text: string;
-    try {
-      text = readFileSync(f.urls, 'utf8');
-    } catch (err) {
-      throw new H2labError(
-        'H2LAB_ERR_FILE_UNREADABLE',
-        `--urls ${f.urls} cannot be read (${(err as NodeJS.ErrnoException).code}): check the path`,
-        { option: '--urls', path: f.urls },
-      );
-    }
-    o.paths = text
+    o.paths = readOptionText(f.urls, '--urls', { kind: 'urls' })
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l.length > 0 && !l.startsWith('#'));
   }
   if (f.pick) o.pick = f.pick as 'sequential' | 'random';
   if (f.body) o.bodyFile = f.body;
-  if (f.bodySize) o.bodySizeBytes = parseBytes(f.bodySize, '--body-size');
+  if (f.bodySize) o.bodySizeBytes = parseBytes(f.bodySize, '--body-size', INPUT_FILE_CAPS.body);
   if (f.window) o.window = f.window as LoadOptionsInput['window'];
   if (f.h2Client) o.h2Client = f.h2Client as LoadOptionsInput['h2Client'];
   if (f.streamWindow) o.streamWindowBytes = parseBytes(f.streamWindow, '--stream-window');

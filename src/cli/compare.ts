@@ -3,7 +3,6 @@
  * an ETA over the runs, writes results.json after every run (so Ctrl-C or a crash leaves a valid
  * file), then report.md / report.html, and prints the table and the verdict.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Cell } from '../compare/index.ts';
@@ -19,6 +18,7 @@ import {
   checkOutputPath,
   ERROR_CODES,
   H2labError,
+  INPUT_FILE_CAPS,
   invalidOption,
   parseBitRate,
   parseBytes,
@@ -26,6 +26,7 @@ import {
   parseFraction,
   parseInteger,
   parseList,
+  readOptionText,
   writeWithFallback,
 } from '../core/index.ts';
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
@@ -111,7 +112,8 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   }
   if (f.concurrency)
     o.concurrency = parseList(f.concurrency).map((c) => parseInteger(c, '--concurrency', 1, 10_000));
-  const bodySizeBytes = f.bodySize !== undefined ? parseBytes(f.bodySize, '--body-size') : undefined;
+  const bodySizeBytes =
+    f.bodySize !== undefined ? parseBytes(f.bodySize, '--body-size', INPUT_FILE_CAPS.body) : undefined;
   const given = [f.sizes, f.paths, f.urls].filter((x) => x !== undefined).length;
   if (given > 1)
     throw invalidOption(
@@ -130,21 +132,10 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
     let list = parseList(f.urls);
     if (list.length === 1 && !/^https?:/.test(list[0]!)) {
       // A file of URLs, one a line.
-      try {
-        list = readFileSync(list[0]!, 'utf8')
-          .split('\n')
-          .map((l) => l.trim())
-          .filter((l) => l && !l.startsWith('#'));
-      } catch {
-        throw new H2labError(
-          'H2LAB_ERR_FILE_UNREADABLE',
-          `--urls ${f.urls} is neither a URL list nor a readable file`,
-          {
-            option: '--urls',
-            path: f.urls,
-          },
-        );
-      }
+      list = readOptionText(list[0]!, '--urls', { kind: 'urls' })
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#'));
     }
     o.workloads = list.map((u, i) => pathWorkload(u, i, bodySizeBytes));
     if (!o.url && list[0]) o.url = new URL(list[0]).origin + '/';

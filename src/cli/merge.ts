@@ -2,22 +2,21 @@
  * `h2lab merge shard-*.json`: the shard results of one plan (written by `h2lab shard run --out`, or
  * collected by `h2lab k8s run`) as one exact result, each shard beside it.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { H2labError, parseDurationMs } from '../core/index.ts';
+import { H2labError, parseDurationMs, readOptionText } from '../core/index.ts';
 import { type ShardResult, shardResultSchema } from '../model/index.ts';
 import { mergeShards } from '../shard/index.ts';
 import { exitOnMergedError, printMerged } from './plan.ts';
 
 function readShard(path: string): ShardResult {
+  const text = readOptionText(path, 'merge', { kind: 'result' });
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(text);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
     throw new H2labError(
-      e.code ? 'H2LAB_ERR_FILE_UNREADABLE' : 'H2LAB_ERR_RESULT_FILE',
-      `${path} cannot be read as JSON (${e.code ?? e.message}): give files written by h2lab shard run --out`,
+      'H2LAB_ERR_RESULT_FILE',
+      `${path} cannot be read as JSON (${(err as Error).message}): give files written by h2lab shard run --out`,
       { path },
     );
   }

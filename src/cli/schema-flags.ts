@@ -3,10 +3,15 @@
  * declares its schema, this file adds one flag per option and merges config < flags into the object
  * the library validates. Config keys are the long flag names.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { convertOptionValue, type DescribedOption, H2labError, isH2labError } from '../core/index.ts';
+import {
+  convertOptionValue,
+  type DescribedOption,
+  H2labError,
+  isH2labError,
+  readOptionText,
+} from '../core/index.ts';
 
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -49,31 +54,22 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[], config 
 
 /** Reads a `--config` file into flag-name → value. */
 export function readConfigFile(path: string, options: DescribedOption[]): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_CONFIG_FILE',
-      `--config ${path}: cannot read the file (${(err as NodeJS.ErrnoException).code})`,
-      {
-        option: '--config',
-        path,
-      },
-    );
-  }
+  const text = readOptionText(path, '--config', { kind: 'config', code: 'H2LAB_ERR_CONFIG_FILE' });
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    // The yaml library's own bound on aliases (its default, stated so an upgrade cannot drop it): an
+    // alias may be expanded at most 100 times its anchor's size, which stops "billion laughs" anchors.
+    doc = parseYaml(text, { maxAliasCount: 100 });
   } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_CONFIG_FILE',
-      `--config ${path}: not valid YAML: ${(err as Error).message.split('\n')[0]}`,
-      {
-        option: '--config',
-        path,
-      },
-    );
+    // The parser recurses per level: deep nesting ends in a RangeError, not in a YAML error.
+    const why =
+      err instanceof RangeError || /call stack/i.test((err as Error).message)
+        ? 'nested too deeply (a config is one mapping of option names to values)'
+        : (err as Error).message.split('\n')[0];
+    throw new H2labError('H2LAB_ERR_CONFIG_FILE', `--config ${path}: not valid YAML: ${why}`, {
+      option: '--config',
+      path,
+    });
   }
   if (doc === null || doc === undefined) return {};
   if (typeof doc !== 'object' || Array.isArray(doc)) {

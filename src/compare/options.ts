@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { formatBytes, H2labError } from '../core/index.ts';
-import { registeredStrategySchema } from '../load/index.ts';
+import { checkWorkloadSize, registeredStrategySchema } from '../load/index.ts';
 import { type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
 import {
@@ -215,7 +215,11 @@ export type CompareOptionsInput = z.input<typeof compareOptionsSchema>;
 /** Validates options, throwing H2LAB_ERR_INVALID_OPTION that names the first bad key. */
 export function resolveCompareOptions(input: CompareOptionsInput): CompareOptions {
   const r = compareOptionsSchema.safeParse(input);
-  if (r.success) return r.data;
+  if (r.success) {
+    // Every workload's templates counted before any cell runs (each would fail on its own otherwise).
+    for (const w of r.data.workloads ?? []) checkWorkloadSize('/', w.paths);
+    return r.data;
+  }
   const issue = r.error.issues[0]!;
   const key = issue.path.join('.') || 'options';
   throw new H2labError('H2LAB_ERR_INVALID_OPTION', `compare option ${key}: ${issue.message}`, {

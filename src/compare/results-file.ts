@@ -2,8 +2,7 @@
  * results.json on disk: written whole after every run (temporary file + rename, so a reader or a
  * crash never sees half a file), and read back with validation for `h2lab report`.
  */
-import { readFileSync } from 'node:fs';
-import { H2labError, writeFileAtomic } from '../core/index.ts';
+import { H2labError, readOptionText, writeFileAtomic } from '../core/index.ts';
 import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../model/index.ts';
 
 /**
@@ -21,18 +20,7 @@ export function resultsJson(result: CompareResult): string {
 
 /** Reads and validates a results.json written by `h2lab compare`. */
 export function loadCompareResult(path: string): CompareResult {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_RESULT_FILE',
-      `cannot read ${path}: ${(err as Error).message}; pass the results.json written by h2lab compare`,
-      {
-        path,
-      },
-    );
-  }
+  const text = readOptionText(path, 'report', { kind: 'result', code: 'H2LAB_ERR_RESULT_FILE' });
   let json: unknown;
   try {
     json = JSON.parse(text);

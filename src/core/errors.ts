@@ -30,6 +30,10 @@ export const ERROR_CODES = {
   H2LAB_ERR_TLS_KEY_MISSING: { exit: EXIT_USAGE, summary: '--cert was given without --key.' },
   H2LAB_ERR_TLS_CERT_MISSING: { exit: EXIT_USAGE, summary: '--key was given without --cert.' },
   H2LAB_ERR_FILE_UNREADABLE: { exit: EXIT_USAGE, summary: 'A file named by an option cannot be read.' },
+  H2LAB_ERR_FILE_TOO_LARGE: {
+    exit: EXIT_USAGE,
+    summary: 'A file named by an option is larger than h2lab reads for its kind.',
+  },
   H2LAB_ERR_TLS_BAD_PEM: { exit: EXIT_USAGE, summary: 'A certificate or key file is not valid PEM.' },
   H2LAB_ERR_TLS_KEY_MISMATCH: {
     exit: EXIT_USAGE,
@@ -118,6 +122,10 @@ export const ERROR_CODES = {
   },
 
   // --- load engine and transports (src/load, src/transport) ---
+  H2LAB_ERR_TEMPLATE_TOO_LARGE: {
+    exit: EXIT_USAGE,
+    summary: 'URL templates expand to more paths than h2lab expands (MAX_TEMPLATE_PATHS).',
+  },
   H2LAB_ERR_PROTOCOL_MISMATCH: {
     exit: EXIT_FAILURE,
     summary: 'The server negotiated another protocol than the one requested (no silent fallback).',

@@ -99,3 +99,23 @@ export function convertOptionValue(o: DescribedOption, value: unknown): unknown 
       return String(value);
   }
 }
+
+/**
+ * Parses `input` with an options schema built from {@link optionMeta}: a zod issue becomes
+ * H2LAB_ERR_INVALID_OPTION naming the option as the user wrote it (its flag, also its `--config`
+ * key), the value and zod's reason, never a ZodError (which the CLI would report as internal).
+ *
+ * @example const o = parseOptions(CertsOptionsSchema, { out: '' }); // throws: --out "" is not valid: …
+ */
+export function parseOptions<S extends z.ZodObject>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const key = String(issue.path[0] ?? '');
+  const flag = describeOptions(schema).find((o) => o.key === key)?.flag;
+  throw invalidOption(
+    flag ? `--${flag}` : key || '(options)',
+    key && input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : input,
+    issue.message,
+  );
+}

@@ -38,11 +38,15 @@ export function parseBytesOrUndefined(text: string | number): number | undefined
   return Number.isFinite(n) ? Math.round(n) : undefined;
 }
 
-/** Parses a byte size for `option`, throwing H2LAB_ERR_INVALID_OPTION with the accepted forms. */
-export function parseBytes(text: string | number, option = 'size'): number {
+/**
+ * Parses a byte size for `option`, throwing H2LAB_ERR_INVALID_OPTION with the accepted forms, or
+ * naming `max` (bytes, inclusive) when the size is above it.
+ */
+export function parseBytes(text: string | number, option = 'size', max = Number.POSITIVE_INFINITY): number {
   const n = parseBytesOrUndefined(text);
   if (n === undefined)
     throw invalidOption(option, text, 'use a byte count such as 1024, 1KiB, 64KiB or 1MiB');
+  if (n > max) throw invalidOption(option, text, `use at most ${max} bytes (${max / 1024 ** 2} MiB)`);
   return n;
 }
 
@@ -76,8 +80,15 @@ export function parseDurationMsOrUndefined(
 }
 
 /**
- * Parses a duration for `option` into milliseconds; throws H2LAB_ERR_INVALID_OPTION otherwise.
- * `bare` says what a number without a unit is (default ms).
+ * The longest duration h2lab accepts, ms: 2^31 − 1 (24.8 days, 596 h), the longest a Node.js timer
+ * waits. A longer delay is not an error to `setTimeout`: it warns and fires after 1 ms, so
+ * `--duration 999999h` ran for 10 ms and exited 0 with a normal-looking result.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/**
+ * Parses a duration for `option` into milliseconds; throws H2LAB_ERR_INVALID_OPTION otherwise, and
+ * above {@link MAX_DURATION_MS}. `bare` says what a number without a unit is (default ms).
  */
 export function parseDurationMs(
   text: string | number,
@@ -90,6 +101,12 @@ export function parseDurationMs(
       option,
       text,
       `use a duration such as 250ms, 10s or 2m (a bare number is ${bare === 's' ? 'seconds' : 'ms'})`,
+    );
+  if (n > MAX_DURATION_MS)
+    throw invalidOption(
+      option,
+      text,
+      `use at most 596h (${MAX_DURATION_MS} ms, the longest a Node.js timer waits)`,
     );
   return n;
 }

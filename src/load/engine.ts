@@ -150,7 +150,7 @@ function loadFiles(o: ResolvedLoadOptions): Files {
   if (o.caFile) f.ca = readPemFile(o.caFile, '--ca');
   if (o.certFile) f.cert = readPemFile(o.certFile, '--cert');
   if (o.keyFile) f.key = readPemFile(o.keyFile, '--key');
-  if (o.bodyFile) f.body = readOptionFile(o.bodyFile, '--body');
+  if (o.bodyFile) f.body = readOptionFile(o.bodyFile, '--body', { kind: 'body' });
   else if (o.bodySizeBytes !== undefined && o.bodySizeBytes > 0) {
     // Generated, not zeros: a compressing proxy must not shrink it.
     const b = Buffer.allocUnsafe(o.bodySizeBytes);

@@ -39,4 +39,4 @@ export {
   summarizeHistogram,
 } from './stats.ts';
 export { attachServerTcp, attachServerTcpFrom, serverTcpReadings } from './tcp.ts';
-export { expandTemplate, splitUrl } from './workload.ts';
+export { checkWorkloadSize, expandTemplate, splitUrl } from './workload.ts';

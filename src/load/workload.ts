@@ -46,34 +46,47 @@ export function splitUrl(raw: string): { origin: string; path: string } {
   return { origin, path: path.startsWith('/') ? path : `/${path}` };
 }
 
+const RANGE = /\{(\d+)\.\.(\d+)\}/g;
+
+/**
+ * How many paths `template` expands to: the product of its ranges' lengths, computed without
+ * expanding anything (a float: `{0..999999}/{0..999999}` is 1e12, not an allocation).
+ * @example templatePathCount('/t/{0..9}/{1..2}') === 20
+ */
+export function templatePathCount(template: string): number {
+  let total = 1;
+  for (const m of template.matchAll(RANGE)) total *= Math.abs(Number(m[2]) - Number(m[1])) + 1;
+  return total;
+}
+
+function tooManyPaths(option: string, value: string, count: number): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_TEMPLATE_TOO_LARGE',
+    `${option} ${JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value)} expands to ${count.toLocaleString('en-US')} paths, more than the ${MAX_TEMPLATE_PATHS.toLocaleString('en-US')} h2lab expands: narrow the ranges (each {a..b} multiplies the count)`,
+    { option, count, cap: MAX_TEMPLATE_PATHS },
+  );
+}
+
 /**
  * Expands `{a..b}` ranges (inclusive, ascending or descending, zero-padding kept when `a` is padded)
- * into every combination, leftmost range varying slowest.
+ * into every combination, leftmost range varying slowest. The count is checked before anything is
+ * allocated: H2LAB_ERR_TEMPLATE_TOO_LARGE above {@link MAX_TEMPLATE_PATHS}.
  * @example expandTemplate('/chunks/{0..2}') → ['/chunks/0', '/chunks/1', '/chunks/2']
  */
-export function expandTemplate(template: string): string[] {
-  const re = /\{(\d+)\.\.(\d+)\}/g;
+export function expandTemplate(template: string, option = 'URL template'): string[] {
+  const count = templatePathCount(template);
+  if (count > MAX_TEMPLATE_PATHS) throw tooManyPaths(option, template, count);
   const parts: Array<string | string[]> = [];
   let last = 0;
-  let total = 1;
-  for (let m = re.exec(template); m !== null; m = re.exec(template)) {
+  for (const m of template.matchAll(RANGE)) {
     parts.push(template.slice(last, m.index));
     const [a, b] = [m[1]!, m[2]!];
     const lo = Number(a);
     const hi = Number(b);
     const step = lo <= hi ? 1 : -1;
     const width = a.length > 1 && a.startsWith('0') ? a.length : 0;
-    const count = Math.abs(hi - lo) + 1;
-    total *= count;
-    if (total > MAX_TEMPLATE_PATHS) {
-      throw invalidOption(
-        'URL template',
-        template,
-        `ranges expand to more than ${MAX_TEMPLATE_PATHS} paths; narrow them`,
-      );
-    }
     const values: string[] = [];
-    for (let v = lo, i = 0; i < count; v += step, i++)
+    for (let v = lo, i = 0; i <= Math.abs(hi - lo); v += step, i++)
       values.push(width ? String(v).padStart(width, '0') : String(v));
     parts.push(values);
     last = m.index + m[0].length;
@@ -85,6 +98,24 @@ export function expandTemplate(template: string): string[] {
     else out = out.flatMap((s) => p.map((v) => s + v));
   }
   return out;
+}
+
+/**
+ * Refuses, before anything is expanded or connected, a URL path or `--urls` list whose templates
+ * expand to more than {@link MAX_TEMPLATE_PATHS} paths in all (H2LAB_ERR_TEMPLATE_TOO_LARGE naming
+ * the count and the cap). `urlPath` counts only when `paths` is empty, as in {@link buildWorkload}.
+ */
+export function checkWorkloadSize(urlPath: string, paths: readonly string[] | undefined): void {
+  const list = paths && paths.length > 0;
+  const sources = list ? paths : [urlPath];
+  let total = 0;
+  for (const p of sources) total += templatePathCount(p);
+  if (total > MAX_TEMPLATE_PATHS)
+    throw tooManyPaths(
+      list ? '--urls' : 'URL',
+      sources.length === 1 ? sources[0]! : `${sources.length} entries`,
+      total,
+    );
 }
 
 /** Inputs of {@link buildWorkload}. */
@@ -102,6 +133,7 @@ export interface WorkloadInput {
 export function buildWorkload(input: WorkloadInput): Workload {
   const { origin, path } = splitUrl(input.url);
   const sources = input.paths && input.paths.length > 0 ? input.paths : [path];
+  const expanded: string[] = [];
   const paths: string[] = [];
   for (const src of sources) {
     let p = src.trim();
@@ -117,13 +149,10 @@ export function buildWorkload(input: WorkloadInput): Workload {
       p = u.path;
     }
     if (!p.startsWith('/')) p = `/${p}`;
-    for (const e of expandTemplate(p)) {
-      paths.push(e);
-      if (paths.length > MAX_TEMPLATE_PATHS) {
-        throw invalidOption('--urls', `${sources.length} entries`, `use at most ${MAX_TEMPLATE_PATHS} paths`);
-      }
-    }
+    expanded.push(p);
   }
+  checkWorkloadSize(path, input.paths);
+  for (const p of expanded) for (const e of expandTemplate(p)) paths.push(e);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers)) headers[k.toLowerCase()] = v;
   const hasHeaders = Object.keys(headers).length > 0;

@@ -15,7 +15,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { describeOptions, H2labError, invalidOption, VERSION } from '../core/index.ts';
+import { H2labError, parseOptions, VERSION } from '../core/index.ts';
 import { SETTING_DEFAULTS, SETTING_NAMES } from '../h2/index.ts';
 import {
   type Availability,
@@ -36,19 +36,7 @@ import { probeTls } from './tls-probe.ts';
 import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
 
 function validateOptions(input: ProbeOptionsInput): ProbeOptions {
-  const parsed = ProbeOptionsSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = String(issue.path[0] ?? '');
-    // Name the option as the user wrote it: the flag (also the --config key) when it has one.
-    const flag = describeOptions(ProbeOptionsSchema).find((o) => o.key === key)?.flag;
-    throw invalidOption(
-      flag ? `--${flag}` : key || '(options)',
-      key ? (input as Record<string, unknown>)[key] : input,
-      issue.message,
-    );
-  }
-  return parsed.data;
+  return parseOptions(ProbeOptionsSchema, input);
 }
 
 const no = (detail: string): Availability => ({ supported: false, detail });

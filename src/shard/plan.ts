@@ -10,8 +10,7 @@
  * failure, so the plan refuses instead.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { H2labError } from '../core/index.ts';
+import { H2labError, readOptionText } from '../core/index.ts';
 import { HISTOGRAM_SETTINGS, type LoadOptionsInput, resolveLoadOptions, split } from '../load/index.ts';
 import { type ShardPlan, shardPlanSchema } from '../model/index.ts';
 import { getStrategy } from '../transport/index.ts';
@@ -193,16 +192,7 @@ export function checkPlan(value: unknown, where = 'the plan'): ShardPlan {
 
 /** Reads and checks a plan file. */
 export function readPlanFile(path: string, option = '--plan'): ShardPlan {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new H2labError(
-      'H2LAB_ERR_FILE_UNREADABLE',
-      `${option} ${path} cannot be read (${(err as NodeJS.ErrnoException).code}): check the path`,
-      { option, path },
-    );
-  }
+  const text = readOptionText(path, option, { kind: 'result' });
   let value: unknown;
   try {
     value = JSON.parse(text);

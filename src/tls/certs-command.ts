@@ -2,7 +2,7 @@
  * The library side of `h2lab certs`: generate a set and write it, refusing to overwrite.
  */
 import { z } from 'zod';
-import { optionMeta, parseList } from '../core/index.ts';
+import { optionMeta, parseList, parseOptions } from '../core/index.ts';
 import { writeCertificateSet } from './files.ts';
 import { DEFAULT_CERT_HOSTS, generateCertificates, validateHosts } from './generate.ts';
 
@@ -32,7 +32,7 @@ export type CertsOptions = z.infer<typeof CertsOptionsSchema>;
 export async function writeCertificates(
   opts: z.input<typeof CertsOptionsSchema>,
 ): Promise<{ files: string[]; hosts: string[] }> {
-  const o = CertsOptionsSchema.parse(opts);
+  const o = parseOptions(CertsOptionsSchema, opts);
   const hosts = validateHosts(parseList(o.hosts));
   const set = await generateCertificates({ hosts, caName: 'h2lab CA' });
   return { files: writeCertificateSet(o.out, set, { force: o.force }), hosts };

@@ -5,7 +5,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { H2labError, readOptionFile, writeFileAtomic } from '../core/index.ts';
+import { H2labError, readOptionText, writeFileAtomic } from '../core/index.ts';
 import type { CertificateSet } from './generate.ts';
 
 /**
@@ -17,7 +17,7 @@ import type { CertificateSet } from './generate.ts';
  * @example readPemFile('ca.pem', '--ca')
  */
 export function readPemFile(path: string, option: string): string {
-  const pem = readOptionFile(path, option).toString('utf8');
+  const pem = readOptionText(path, option, { kind: 'pem' });
   if (!pem.includes('-----BEGIN ')) throw badPem(option, path, 'no "-----BEGIN ...-----" block');
   return pem;
 }
