@@ -15,7 +15,7 @@ import {
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import { exitWithError, untilDoneOrStopped } from './output.ts';
+import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 
 interface Flags {
   chromium: string;
@@ -134,7 +134,7 @@ export function register(program: Command): void {
       const json = `${JSON.stringify(result, null, 2)}\n`;
       if (f.json === '-') process.stdout.write(json);
       else {
-        process.stdout.write(renderBrowserText(result));
+        process.stdout.write(renderBrowserText(result, { width: outputWidth(process.stdout) }));
         if (f.json) writeFileAtomic(f.json, json);
       }
       if (f.out) {

@@ -5,18 +5,7 @@
 
 import { formatMs } from '../core/index.ts';
 import type { BrowserResult } from '../model/index.ts';
-
-/** Left-aligned first column, right-aligned others, two spaces between. */
-export function textTable(head: string[], rows: string[][]): string {
-  const all = [head, ...rows];
-  const w = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => (i === 0 ? c.padEnd(w[i]!) : c.padStart(w[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(w.map((n) => '─'.repeat(n))), ...rows.map(line)].join('\n');
-}
+import { fitTable, wrapText } from './text.ts';
 
 function range(x: { median: number; min: number; max: number }): string {
   return x.min === x.max ? String(x.median) : `${x.median} (${x.min}–${x.max})`;
@@ -42,7 +31,8 @@ export function cancelRows(result: BrowserResult, label: (id: string) => string)
   ]);
 }
 
-export function renderBrowserText(result: BrowserResult): string {
+export function renderBrowserText(result: BrowserResult, options: { width?: number } = {}): string {
+  const width = options.width ?? 80;
   const out: string[] = [];
   const label = (id: string) => result.targets.find((t) => t.id === id)?.label ?? id;
   const o = result.options;
@@ -63,7 +53,7 @@ export function renderBrowserText(result: BrowserResult): string {
   if (result.burst.summaries.length) {
     out.push('', 'Burst (medians over kept runs)');
     out.push(
-      textTable(
+      ...fitTable(
         [
           'target',
           'protocol',
@@ -86,16 +76,22 @@ export function renderBrowserText(result: BrowserResult): string {
           s.serverPoolQueueP50Ms === undefined ? '—' : formatMs(s.serverPoolQueueP50Ms),
           formatMs(s.wallMs),
         ]),
+        width,
+        '',
       ),
     );
   }
   if (result.cancelSummaries.length) {
     out.push(
       '',
-      `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''} per row: median times, total counts; counts from the server)`,
+      wrapText(
+        `Cancellation (abort after ${formatMs(o.cancelAfterMs)}; ${o.cancelRuns} run${o.cancelRuns > 1 ? 's' : ''} per row: median times, total counts; counts from the server)`,
+        width,
+        '',
+      ),
     );
     out.push(
-      textTable(
+      ...fitTable(
         [
           'target',
           'server',
@@ -109,11 +105,16 @@ export function renderBrowserText(result: BrowserResult): string {
           'idle',
         ],
         cancelRows(result, label),
+        width,
+        '',
+        2,
       ),
     );
   }
-  if (result.findings.length) out.push('', 'Findings', ...result.findings.map((f) => `- ${f}`));
-  if (result.warnings.length) out.push('', 'Warnings', ...result.warnings.map((w) => `! ${w}`));
-  if (result.error) out.push('', `error: ${result.error.code}: ${result.error.message}`);
-  return `${out.join('\n')}\n`;
+  // Each finding and warning wraps under its own first word, after its mark.
+  const item = (mark: string, text: string) => mark + wrapText(text, width, '  ').slice(2);
+  if (result.findings.length) out.push('', 'Findings', ...result.findings.map((f) => item('- ', f)));
+  if (result.warnings.length) out.push('', 'Warnings', ...result.warnings.map((w) => item('! ', w)));
+  if (result.error) out.push('', wrapText(`error: ${result.error.code}: ${result.error.message}`, width, ''));
+  return `${out.map((l, i) => (i < 2 ? wrapText(l, width, '') : l)).join('\n')}\n`;
 }
