@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } from '../compare/index.ts';
-import { invalidOption, writeFileAtomic } from '../core/index.ts';
+import { checkOutputPath, invalidOption, writeFileAtomic } from '../core/index.ts';
 import {
   loadHtmlAssets,
   renderDiffHtml,
@@ -43,12 +43,16 @@ export function register(program: Command): void {
     .option('--min-effect <fraction>', 'smallest difference called a difference, e.g. 5% (default: as saved)')
     .option('-q, --quiet', 'do not print the table')
     .action((first: string, second: string | undefined, flags: ReportFlags) => {
+      // Before anything is rendered: an --out that cannot take the files is a usage error, not a
+      // stack trace after the table (nor a hang on /proc).
+      const outDir = flags.out ?? dirname(second ?? first);
+      checkOutputPath(outDir, flags.out !== undefined ? '--out' : "the results file's directory", 'dir');
       const saved = loadCompareResult(first);
       if (second === undefined) {
         const minEffect = parseMinEffect(flags.minEffect);
         const a = reanalyze(saved, minEffect === undefined ? {} : { minEffect });
         if (!flags.quiet) process.stdout.write(renderTerminal(a, { width: outputWidth(process.stdout) }));
-        const files = writeRenderedReports(flags.out ?? dirname(first), a, loadHtmlAssets());
+        const files = writeRenderedReports(outDir, a, loadHtmlAssets());
         process.stderr.write(`wrote ${files.md} and ${files.html}\n`);
         return;
       }
@@ -56,7 +60,7 @@ export function register(program: Command): void {
       const minEffect = parseMinEffect(flags.minEffect) ?? DEFAULT_MIN_EFFECT;
       const d = diffResults(saved, b, { minEffect, labels: [first, second] });
       if (!flags.quiet) process.stdout.write(renderDiffTerminal(d));
-      const dir = flags.out ?? dirname(second);
+      const dir = outDir;
       mkdirSync(dir, { recursive: true });
       writeFileAtomic(join(dir, 'diff.md'), renderDiffMarkdown(d));
       writeFileAtomic(join(dir, 'diff.html'), renderDiffHtml(d));

@@ -153,4 +153,15 @@ test('h2lab report re-renders a saved file and compares two saved files', async 
   const r3 = await h2lab(['report', bad]);
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /H2LAB_ERR_RESULT_FILE: .*is not an h2lab compare result/);
+  // An --out that cannot take the files: refused before anything is rendered (it hung on /proc and
+  // was H2LAB_ERR_INTERNAL with a stack trace under /dev/full), for one file and for a diff.
+  for (const args of [[a], [a, a]]) {
+    for (const out of ['/proc/h2lab-x', '/dev/full/x']) {
+      const r = await h2lab(['report', ...args, '--out', out], { timeoutMs: 30_000 });
+      assert.equal(r.timedOut, false, out);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`H2LAB_ERR_OUTPUT: --out ${out}: `));
+      assert.doesNotMatch(r.stderr + r.stdout, / {4}at |Verdict/);
+    }
+  }
 });
