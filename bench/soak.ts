@@ -14,7 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runComparison, startFixtureTarget } from '../src/index.ts';
+import { checkNetAvailable, runComparison, startFixtureTarget } from '../src/index.ts';
 import { median, scratch } from './common.ts';
 
 const { values } = parseArgs({
@@ -37,14 +37,23 @@ const intervalS = Number(values.interval);
 // caches); a short soak keeps its first third as warm-up so something is left to judge.
 const warmupS = Math.min(Number(values.warmup) * 60, totalS / 3);
 const FLAT = 0.1;
+const root = fileURLToPath(new URL('..', import.meta.url));
+/** Why emulated links cannot be made here (not root, no TUN, no addon), or undefined. */
+const netSkip = ((): string | undefined => {
+  try {
+    checkNetAvailable('relay');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+})();
+if (values.net && netSkip) console.log(`--net ${values.net} skipped: ${netSkip}; the soak runs on loopback`);
 const compareInput = {
   runs: Number(values.runs),
   durationMs: Number(values.duration),
   concurrency: values.concurrency.split(',').map(Number),
-  ...(values.net ? { net: [values.net] } : {}),
+  ...(values.net && !netSkip ? { net: [values.net] } : {}),
 };
-const root = fileURLToPath(new URL('..', import.meta.url));
-const isRoot = process.getuid?.() === 0;
 
 const mib = (b: number): string => (b / 2 ** 20).toFixed(1);
 const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
@@ -104,10 +113,11 @@ function whatIs(pid: number): string {
     return `pid ${pid}`;
   }
 }
+/** Still running: it exists and is not a zombie (exited, waiting for whoever inherited it to reap it). */
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
@@ -176,7 +186,10 @@ while (elapsedS() < totalS) {
   } catch (err) {
     statuses.set('threw', (statuses.get('threw') ?? 0) + 1);
     console.error(`iteration ${iterations + 1}: ${(err as Error).message}`);
-    if (++failures >= 3) break;
+    if (++failures >= 3) {
+      console.error('soak: three comparisons in a row threw; stopped');
+      process.exit(1);
+    }
   }
   iterations++;
   await take(quiet);
@@ -257,9 +270,7 @@ console.log(`verdict: ${rss?.flat && fds?.flat ? 'flat' : 'NOT flat'} (RSS and f
 
 const leftNs = namespacesOf(process.pid);
 console.log(
-  isRoot || values.net
-    ? `left by this process: ${leftNs.length} namespaces, ${devices(leftNs, devicePrefix(process.pid)).length} devices`
-    : `left by this process: ${leftNs.length} namespaces (no link was created: loopback)`,
+  `left by this process: ${leftNs.length} namespaces, ${devices(leftNs, devicePrefix(process.pid)).length} devices${compareInput.net ? '' : ' (loopback: it made none)'}`,
 );
 
 // --- phase 2: SIGKILL a compare behind a link ---------------------------------------------------------
@@ -267,8 +278,8 @@ console.log(
 async function killPhase(): Promise<void> {
   const profile = values['kill-net'];
   console.log(`\nSIGKILL mid-run: node bin/h2lab.js compare --net ${profile} in a child process`);
-  if (!isRoot) {
-    console.log('skipped: --net needs root (network namespaces, TUN devices)');
+  if (netSkip) {
+    console.log(`skipped: ${netSkip}`);
     return;
   }
   if (values['skip-kill']) {
