@@ -8,9 +8,10 @@
 // (namespaces, devices, processes) is counted before and after `h2lab net clean`; none may stay.
 // The fixture server runs in this process (a thread): its memory and sockets are in the figures.
 // Usage: node --import tsx bench/soak.ts [--minutes 30 | --seconds S] [--interval 5] [--warmup 2]
+//   [--csv FILE: every sample]
 //   [--runs 3] [--duration 500] [--concurrency 1,8] [--net PROFILE] [--kill-net lan] [--skip-kill]
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '30' },
     seconds: { type: 'string' },
     interval: { type: 'string', default: '5' },
+    csv: { type: 'string' },
     warmup: { type: 'string', default: '2' },
     runs: { type: 'string', default: '3' },
     duration: { type: 'string', default: '500' },
@@ -198,6 +200,16 @@ clearInterval(timer);
 await sampling;
 const endS = elapsedS();
 await target.close();
+if (values.csv) {
+  const rows = [
+    ...samples.map((x) => ({ ...x, between: 0 })),
+    ...quiet.map((x) => ({ ...x, between: 1 })),
+  ].sort((a, b) => a.tS - b.tS);
+  writeFileSync(
+    values.csv,
+    `t_s,rss_bytes,heap_used_bytes,fds,server_open_connections,between_comparisons\n${rows.map((x) => `${x.tS.toFixed(1)},${x.rss},${x.heap},${x.fds},${x.serverOpen},${x.between}`).join('\n')}\n`,
+  );
+}
 
 console.log(
   `\n${iterations} comparisons in ${(endS / 60).toFixed(1)} min (the last one started before the deadline and ran to its end): ${[...statuses].map(([k, v]) => `${k} ${v}`).join(', ')}`,
