@@ -58,11 +58,37 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       // `h2lab` alone (or a command group without its subcommand): commander has printed the help
       // on stderr; like git and npm, that is a usage error (2), with no further text.
       if (err.code === 'commander.help') process.exit(EXIT_USAGE);
-      const text = `${err.message.replace(/^error: /, '')} (see h2lab --help)`;
+      const hint = err.code === 'commander.excessArguments' ? shellExpandedHint(argv.slice(2)) : '';
+      const text = `${err.message.replace(/^error: /, '').replace(/\.$/, hint ? '' : '.')}${hint} (see h2lab --help)`;
       exitWithError(new H2labError('H2LAB_ERR_USAGE', text, { commander: err.code }));
     }
     exitWithError(err);
   }
+}
+
+/**
+ * Several URLs where one is wanted, the shell's brace expansion of `/chunks/{0..63}` (bash and zsh
+ * expand it before h2lab sees it): the fix is to quote it, since h2lab expands ranges itself. When the
+ * URLs differ in one run of consecutive integers the quoted template is named.
+ */
+export function shellExpandedHint(args: readonly string[]): string {
+  const urls = args.filter((a) => /^https?:\/\//.test(a));
+  if (urls.length < 2) return '';
+  let pre = 0;
+  while (urls.every((u) => u[pre] === urls[0]![pre]) && pre < urls[0]!.length) pre++;
+  while (pre > 0 && /\d/.test(urls[0]![pre - 1]!)) pre--;
+  let suf = 0;
+  const at = (u: string, i: number) => u[u.length - 1 - i];
+  while (urls.every((u) => at(u, suf) === at(urls[0]!, suf)) && suf < urls[0]!.length - pre) suf++;
+  while (suf > 0 && /\d/.test(at(urls[0]!, suf - 1)!)) suf--;
+  const mids = urls.map((u) => u.slice(pre, u.length - suf));
+  const nums = mids.map(Number);
+  const consecutive =
+    mids.every((m) => /^\d+$/.test(m)) && nums.every((n, i) => i === 0 || n === nums[i - 1]! + 1);
+  const template = consecutive
+    ? `'${urls[0]!.slice(0, pre)}{${nums[0]}..${nums[nums.length - 1]}}${urls[0]!.slice(urls[0]!.length - suf)}'`
+    : 'the URL in single quotes';
+  return `: ${urls.length} URLs arrived where one is wanted — did the shell expand a range? Quote it (${template}): h2lab expands {a..b} itself`;
 }
 
 function isEntry(): boolean {

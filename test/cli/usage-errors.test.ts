@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunResult } from '../../src/model/run.ts';
-import { h2lab } from '../helpers/cli.ts';
+import { h2lab, h2labInProcess } from '../helpers/cli.ts';
 import { startTestServer } from '../helpers/servers.ts';
 
 test("bench 'not a url' is a usage error (2), not an internal one", async () => {
@@ -72,4 +72,23 @@ test('h2lab alone prints the help and exits 2, without "(outputHelp)"', async ()
   assert.match(r.stderr, /Usage: h2lab/);
   assert.match(r.stderr, /bench/);
   assert.doesNotMatch(r.stdout + r.stderr, /outputHelp|H2LAB_ERR/);
+});
+
+test('a brace range the shell expanded into several URLs: the usage error names the quoted template', async () => {
+  const { shellExpandedHint } = await import('../../src/cli/main.ts');
+  const urls = [0, 1, 2, 3].map((i) => `http://127.0.0.1:9/chunks/${i}`);
+  assert.match(
+    shellExpandedHint(urls),
+    /4 URLs .* Quote it \('http:\/\/127\.0\.0\.1:9\/chunks\/\{0\.\.3\}'\)/,
+  );
+  const tiles = [2200, 2201, 2202].map((x) => `https://h/tiles/12/${x}/1300`);
+  assert.match(shellExpandedHint(tiles), /\('https:\/\/h\/tiles\/12\/\{2200\.\.2202\}\/1300'\)/);
+  assert.match(shellExpandedHint(['http://a/x', 'http://b/y']), /the URL in single quotes/);
+  assert.equal(shellExpandedHint(['http://a/x', 'extra']), '');
+  const r = await h2labInProcess(['bench', ...urls, '-d', '1s']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /H2LAB_ERR_USAGE: too many arguments for 'bench'\. Expected 1 argument but got 4: 4 URLs/,
+  );
 });
