@@ -3,6 +3,8 @@
  * parsing, the seeded random generator, the header-field check, the rank-test floor, option metadata, the version, the named
  * quantiles, atomic file writes, the socket-failure table and the launcher of h2lab's own modules.
  */
+
+export * from './csv.ts';
 export * from './errors.ts';
 export * from './files.ts';
 export * from './header-field.ts';
