@@ -83,7 +83,10 @@ test('open loop with a gate: the CSV and the JSON are written, the failed condit
   assert.match(r.stderr, /rate\s+strategy/);
   assert.match(r.stderr, /Expectations \(--expect; undecided does not fail the gate\)/);
   assert.match(r.stderr, /met: h2~h1:rps/);
-  assert.match(r.stderr, /FAILED: h2 better than h1 on rps at 150 — bytes-1024 at 150: h2\/h1 [\d.]+×/);
+  assert.match(
+    r.stderr,
+    /FAILED: h2 better than h1 on rps at 150 —\s+bytes-1024\s+at\s+150:\s+h2\/h1\s+[\d.]+×/,
+  );
   assert.match(r.stderr, /H2LAB_ERR_COMPARE_EXPECT_FAILED: 1 of 2 --expect condition\(s\) failed/);
   assert.match(r.stderr, /timeouts\s+request 30\.00 s, connect 10\.00 s/);
   assert.match(r.stderr, /schedule\s+open loop at 150 req\/s/);
