@@ -9,6 +9,7 @@ import {
   type ErrorCode,
   H2labError,
   INPUT_FILE_CAPS,
+  invalidOption,
   parseBytes,
   parseDurationMs,
   parseFraction,
@@ -24,7 +25,7 @@ import {
   runLoad,
   runLoadThroughLink,
 } from '../load/index.ts';
-import { renderRunText } from '../report/index.ts';
+import { renderRunText, runCsv } from '../report/index.ts';
 import {
   DEFAULT_STRATEGY,
   H2_CLIENTS,
@@ -34,11 +35,19 @@ import {
   strategyNames,
   WINDOW_PRESETS,
 } from '../transport/index.ts';
+import {
+  addRequestFlags,
+  parseRate,
+  type RequestFlags,
+  rateOption,
+  requestOptionsFromFlags,
+} from './load-flags.ts';
 import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError, outputWidth } from './output.ts';
+import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
-export interface BenchFlags {
+export interface BenchFlags extends RequestFlags {
   protocol?: string;
   concurrency?: string;
   connections?: string;
@@ -53,11 +62,8 @@ export interface BenchFlags {
   burstGap?: string;
   burstHandshakes?: string;
   seed?: string;
-  method?: string;
-  header: string[];
   urls?: string;
   pick?: string;
-  body?: string;
   bodySize?: string;
   window?: string;
   h2Client?: string;
@@ -67,20 +73,17 @@ export interface BenchFlags {
   cert?: string;
   key?: string;
   insecure?: boolean;
-  timeout?: string;
-  connectTimeout?: string;
   idleTimeout?: string;
   maxAge?: string;
   maxErrorRate?: string;
   workers?: string;
   samples?: string;
   json?: string;
+  csv?: string;
   quiet?: boolean;
   plain?: boolean;
   serverMetrics?: boolean;
 }
-
-const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 export function register(program: Command): void {
   const cmd = addLoadFlags(
@@ -96,6 +99,7 @@ export function register(program: Command): void {
       '--json <file>',
       'write the result (versioned JSON) to this file; - for stdout (the table goes to stderr)',
     )
+    .option('--csv <file>', 'write the run as one CSV summary row (per request: --samples); - for stdout')
     .option('-q, --quiet', 'print nothing but errors')
     .option('--plain', 'embedded target: use the cleartext listener (h1 / h2c) instead of TLS')
     .option(
@@ -103,10 +107,14 @@ export function register(program: Command): void {
       "read the target's /metrics?format=json before and after (default: embedded only)",
     )
     .option('--no-server-metrics', 'do not read the server metrics');
-  addLinkOptions(cmd).action(async (url: string | undefined, flags: BenchFlags & LinkFlags) => {
+  addConfigFlag(addLinkOptions(cmd)).action(async (url: string | undefined, _f: unknown, self: Command) => {
+    const flags = flagsWithConfig<BenchFlags & LinkFlags>(self);
     const input = toLoadOptions(url, flags);
     // Before any load: a result that cannot be written must not cost a whole run.
+    if (flags.json === '-' && flags.csv === '-')
+      throw invalidOption('--csv', '-', '--json - already writes to stdout: give --csv a file');
     if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
+    if (flags.csv && flags.csv !== '-') checkOutputPath(flags.csv, '--csv', 'file');
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
@@ -123,7 +131,7 @@ export function register(program: Command): void {
 
 /** The flags of one load run (LoadOptions), shared by `bench` and `plan`. */
 export function addLoadFlags(cmd: Command): Command {
-  return cmd
+  return addRequestFlags(cmd)
     .addOption(
       new Option('-p, --protocol <name>', 'client strategy')
         .choices(strategyNames())
@@ -142,7 +150,7 @@ export function addLoadFlags(cmd: Command): Command {
       ).join('; '),
     )
     .addOption(new Option('--policy <name>', 'h2-pool session choice').choices(POOL_POLICIES))
-    .option('-r, --rate <rps>', 'open loop: requests per second (latency from the intended send time)')
+    .addOption(rateOption(false))
     .addOption(new Option('--arrivals <kind>', 'open loop spacing').choices(['even', 'poisson']))
     .option('-d, --duration <time>', 'measured period, e.g. 10s (default 10s unless --requests)')
     .option('-n, --requests <n>', 'stop after this many measured requests')
@@ -157,11 +165,8 @@ export function addLoadFlags(cmd: Command): Command {
       ).choices(['include', 'exclude']),
     )
     .option('--seed <n>', 'seed for every random choice')
-    .option('-m, --method <method>', 'HTTP method')
-    .option('-H, --header <name:value>', 'request header (repeatable)', collect, [])
     .option('--urls <file>', 'paths or same-origin URLs, one a line (templates allowed)')
     .addOption(new Option('--pick <how>', 'path choice among several').choices(['sequential', 'random']))
-    .option('--body <file>', 'request body from a file')
     .option('--body-size <size>', 'generated request body, e.g. 1KiB')
     .addOption(
       new Option(
@@ -180,8 +185,6 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--cert <file>', 'client certificate (PEM) for mutual TLS')
     .option('--key <file>', 'client key (PEM) for mutual TLS')
     .option('-k, --insecure', 'accept any server certificate')
-    .option('--timeout <time>', 'per-request timeout (default 30s)')
-    .option('--connect-timeout <time>', 'connection setup timeout (default 10s)')
     .option('--idle-timeout <time>', 'close pooled connections idle this long (default never)')
     .option('--max-age <time>', 'retire pooled connections this old (default never)')
     .option('--max-error-rate <fraction>', 'exit 1 when more requests fail, e.g. 1%')
@@ -195,22 +198,13 @@ function strategyHelp(f: (s: Strategy) => string[]): string[] {
 
 /** Maps flags to LoadOptions (human units parsed here; validation in the schema). */
 export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptionsInput {
-  const o: LoadOptionsInput = {};
+  const o: LoadOptionsInput = { ...requestOptionsFromFlags(f) };
   if (url !== undefined) o.url = url;
   if (f.protocol) o.protocol = f.protocol as LoadOptionsInput['protocol'];
   if (f.concurrency) o.concurrency = parseInteger(f.concurrency, '--concurrency', 1);
   if (f.connections) o.connections = parseInteger(f.connections, '--connections', 1);
   if (f.policy) o.policy = f.policy as LoadOptionsInput['policy'];
-  if (f.rate) {
-    const r = Number(f.rate);
-    if (!(r > 0) || !Number.isFinite(r))
-      throw new H2labError(
-        'H2LAB_ERR_INVALID_OPTION',
-        `--rate ${JSON.stringify(f.rate)} is not valid: use requests per second above 0, e.g. 500`,
-        { option: '--rate', value: f.rate },
-      );
-    o.rateRps = r;
-  }
+  if (f.rate) o.rateRps = parseRate(f.rate);
   if (f.arrivals) o.arrivals = f.arrivals as 'even' | 'poisson';
   if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration', 's');
   if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
@@ -220,22 +214,6 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.burstGap) o.burstGapMs = parseDurationMs(f.burstGap, '--burst-gap', 's');
   if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
   if (f.seed) o.seed = parseInteger(f.seed, '--seed');
-  if (f.method) o.method = f.method.toUpperCase();
-  if (f.header.length > 0) {
-    const headers: Record<string, string> = {};
-    for (const h of f.header) {
-      const i = h.indexOf(':');
-      if (i <= 0) {
-        throw new H2labError(
-          'H2LAB_ERR_INVALID_OPTION',
-          `--header ${JSON.stringify(h)} is not valid: use name:value, e.g. -H 'accept: */*'`,
-          { option: '--header', value: h },
-        );
-      }
-      headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
-    }
-    o.headers = headers;
-  }
   if (f.urls) {
     o.paths = readOptionText(f.urls, '--urls', { kind: 'urls' })
       .split('\n')
@@ -243,7 +221,6 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
       .filter((l) => l.length > 0 && !l.startsWith('#'));
   }
   if (f.pick) o.pick = f.pick as 'sequential' | 'random';
-  if (f.body) o.bodyFile = f.body;
   if (f.bodySize) o.bodySizeBytes = parseBytes(f.bodySize, '--body-size', INPUT_FILE_CAPS.body);
   if (f.window) o.window = f.window as LoadOptionsInput['window'];
   if (f.h2Client) o.h2Client = f.h2Client as LoadOptionsInput['h2Client'];
@@ -253,8 +230,6 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.cert) o.certFile = f.cert;
   if (f.key) o.keyFile = f.key;
   if (f.insecure) o.insecure = true;
-  if (f.timeout) o.timeoutMs = parseDurationMs(f.timeout, '--timeout', 's');
-  if (f.connectTimeout) o.connectTimeoutMs = parseDurationMs(f.connectTimeout, '--connect-timeout', 's');
   if (f.idleTimeout) o.idleTimeoutMs = parseDurationMs(f.idleTimeout, '--idle-timeout', 's');
   if (f.maxAge) o.maxAgeMs = parseDurationMs(f.maxAge, '--max-age', 's');
   if (f.maxErrorRate) o.maxErrorRate = parseFraction(f.maxErrorRate, '--max-error-rate');
@@ -281,25 +256,33 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   process.off('SIGTERM', onSignal);
   if (!f.quiet && tty) process.stderr.write('\r\x1b[K');
   const json = `${JSON.stringify(result, null, 2)}\n`;
-  const toStdout = f.json === '-';
+  const toStdout = f.json === '-' || f.csv === '-';
   // The table first, so that it is on the screen whatever happens to the file.
   if (!f.quiet) {
     const out = toStdout ? process.stderr : process.stdout;
     out.write(`${renderRunText(result, { width: outputWidth(out) })}\n`);
   }
-  if (toStdout) process.stdout.write(json);
-  else if (f.json) {
-    const w = writeWithFallback(f.json, json, 'h2lab-result');
+  if (f.csv === '-') process.stdout.write(runCsv(result));
+  if (f.json === '-') process.stdout.write(json);
+  // Every file is written before any failure is told, so one bad path never costs the other output.
+  const failures: H2labError[] = [];
+  for (const [option, path, data, ext] of [
+    ['--json', f.json, json, 'json'],
+    ['--csv', f.csv, () => runCsv(result), 'csv'],
+  ] as const) {
+    if (!path || path === '-') continue;
+    const w = writeWithFallback(path, typeof data === 'string' ? data : data(), 'h2lab-result', ext);
     if (w.fallback) {
-      exitWithError(
+      failures.push(
         new H2labError(
           'H2LAB_ERR_OUTPUT',
-          `--json ${f.json}: writing the result failed (${w.reason}); it was written to ${w.path} instead`,
-          { option: '--json', path: f.json, fallback: w.path, reason: w.reason },
+          `${option} ${path}: writing the result failed (${w.reason}); it was written to ${w.path} instead`,
+          { option, path, fallback: w.path, reason: w.reason },
         ),
       );
     }
   }
+  if (failures[0]) exitWithError(failures[0]);
   if (result.error) {
     const code = result.error.code as ErrorCode;
     const err = new H2labError(

@@ -9,6 +9,7 @@ import type { Cell } from '../compare/index.ts';
 import {
   COMPARE_DEFAULTS,
   type CompareOptionsInput,
+  expectationsFailed,
   resultsJson,
   runComparison,
   sizeWorkload,
@@ -31,14 +32,23 @@ import {
 } from '../core/index.ts';
 import type { CompareResult, WorkloadInput } from '../model/index.ts';
 import { CONGESTION_CONTROLS } from '../net/index.ts';
-import { loadHtmlAssets, renderTerminal } from '../report/index.ts';
+import { compareCsv, loadHtmlAssets, renderTerminal } from '../report/index.ts';
 import { findStrategy, POOL_POLICIES, type PoolPolicy, strategyNames } from '../transport/index.ts';
+import {
+  addRequestFlags,
+  collect,
+  parseRateList,
+  type RequestFlags,
+  rateOption,
+  requestOptionsFromFlags,
+} from './load-flags.ts';
 import { addNetOption, parseNet } from './net-options.ts';
 import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
 import { writeRenderedReports } from './report-files.ts';
+import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
-interface CompareFlags {
+interface CompareFlags extends Partial<RequestFlags> {
   protocols?: string;
   baseline?: string;
   concurrency?: string;
@@ -74,8 +84,12 @@ interface CompareFlags {
   key?: string;
   insecure?: boolean;
   metricsUrl?: string;
+  rate?: string;
+  expect?: string[];
+  expectUndecided?: string;
   out: string;
   json?: string;
+  csv?: string;
   quiet?: boolean;
 }
 
@@ -112,6 +126,19 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   }
   if (f.concurrency)
     o.concurrency = parseList(f.concurrency).map((c) => parseInteger(c, '--concurrency', 1, 10_000));
+  if (f.rate) {
+    // Open loop replaces the closed loop's axis: a cell per rate, as a cell per concurrency.
+    if (f.concurrency)
+      throw invalidOption(
+        '--rate',
+        f.rate,
+        `--rate replaces --concurrency ${f.concurrency} (open loop: the schedule, not the client, sets what is in flight); give one of them`,
+      );
+    o.rateRps = parseRateList(f.rate);
+  }
+  Object.assign(o, requestOptionsFromFlags({ ...f, header: f.header ?? [] }));
+  if (f.expect && f.expect.length > 0) o.expect = f.expect;
+  if (f.expectUndecided) o.expectUndecided = f.expectUndecided as 'pass' | 'fail';
   const bodySizeBytes =
     f.bodySize !== undefined ? parseBytes(f.bodySize, '--body-size', INPUT_FILE_CAPS.body) : undefined;
   const given = [f.sizes, f.paths, f.urls].filter((x) => x !== undefined).length;
@@ -285,6 +312,7 @@ export function register(program: Command): void {
         'HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max',
       ).choices(['node', 'browser', 'max']),
     );
+  addRequestFlags(cmd).addOption(rateOption(true));
   addNetOption(cmd, true)
     .option('--rtt <list>', 'emulated link: round-trip delays, one link each, e.g. 20ms,200ms (root)')
     .option('--jitter <list>', 'emulated link: one-way delay jitter (± each, ≤ rtt/2), e.g. 5ms')
@@ -306,111 +334,146 @@ export function register(program: Command): void {
       '--metrics-url <url>',
       "an h2lab fixture server's /metrics to read around each run (default: the embedded server's)",
     )
+    .option(
+      '--expect <condition>',
+      'CI gate, repeatable: e.g. h2<=h1:p99@64 or "h2 not worse than h1 on p99 at c=64"; exit 1 when one fails',
+      collect,
+      [],
+    )
+    .addOption(
+      new Option(
+        '--expect-undecided <outcome>',
+        'whether a condition the runs cannot decide fails (default pass)',
+      ).choices(['pass', 'fail']),
+    )
     .option('--out <dir>', 'where results.json, report.md and report.html go', 'h2lab-report')
     .option('--json <file>', 'also write results.json here; - for stdout (the table goes to stderr)')
-    .option('-q, --quiet', 'no progress, no table')
-    .action(async (url: string | undefined, flags: CompareFlags) => {
-      const input = compareOptionsFromFlags(url, flags);
-      const out = flags.out;
-      // Before the first run: a comparison takes minutes, its output must have somewhere to go.
-      checkOutputPath(out, '--out', 'dir');
-      if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
-      const resultsPath = join(out, 'results.json');
-      const bar = progress(process.stderr);
-      const assets = loadHtmlAssets();
-      let finishedCells = 0;
-      let writeFailure: string | undefined;
-      const onUpdate = (r: CompareResult) => {
-        // A write failing mid-run (disk full, directory removed) must not stop the runs: warn once,
-        // and the end writes the result to a fallback file.
-        try {
-          writeResultsAtomic(resultsPath, r);
-          const finished = r.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
-          if (finished !== finishedCells && r.status === 'running') {
-            // Reports follow the results cell by cell, so a killed run leaves them too.
-            finishedCells = finished;
-            writeRenderedReports(out, r, assets);
-          }
-        } catch (err) {
-          if (writeFailure !== undefined) return;
-          writeFailure = (err as NodeJS.ErrnoException).code ?? String(err);
-          bar.clear();
-          process.stderr.write(
-            `h2lab compare: --out ${out}: writing failed (${writeFailure}); the runs go on, and the result is written to a fallback file at the end\n`,
-          );
-        }
-      };
-      const c = await runComparison(input, { onUpdate });
-      if (!flags.quiet) {
-        process.stderr.write(
-          `h2lab compare: ${c.target.url}${c.target.embedded ? ' (embedded fixture server)' : ''} → ${resultsPath}\n`,
-        );
-        let doneRuns = 0;
-        c.events.on('run-start', ({ cell, run, total }) => bar.runStart(cell, run + 1, total, doneRuns));
-        const told = new Set<string>();
-        c.events.on('run-end', ({ cell, status, done }) => {
-          doneRuns = done;
-          if ((status === 'not-offered' || status === 'failed') && !told.has(cell.id)) {
-            told.add(cell.id);
-            bar.cellEnd(`  ${cell.id}: ${status === 'failed' ? 'failed' : 'not offered by the server'}`);
-          }
-        });
-      }
-      let result: CompareResult;
+    .option('--csv <file>', 'one row per cell (workload, level, net, strategy); - for stdout')
+    .option('-q, --quiet', 'no progress, no table');
+  addConfigFlag(cmd).action(async (url: string | undefined, _flags: CompareFlags, self: Command) => {
+    const flags = flagsWithConfig<CompareFlags>(self);
+    const input = compareOptionsFromFlags(url, flags);
+    const out = flags.out;
+    if (flags.json === '-' && flags.csv === '-')
+      throw invalidOption('--csv', '-', '--json - already writes to stdout: give --csv a file');
+    // Before the first run: a comparison takes minutes, its output must have somewhere to go.
+    checkOutputPath(out, '--out', 'dir');
+    if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
+    if (flags.csv && flags.csv !== '-') checkOutputPath(flags.csv, '--csv', 'file');
+    const resultsPath = join(out, 'results.json');
+    const bar = progress(process.stderr);
+    const assets = loadHtmlAssets();
+    let finishedCells = 0;
+    let writeFailure: string | undefined;
+    const onUpdate = (r: CompareResult) => {
+      // A write failing mid-run (disk full, directory removed) must not stop the runs: warn once,
+      // and the end writes the result to a fallback file.
       try {
-        result = await untilDoneOrStopped(
-          c.done,
-          () => c.stop(),
-          (m) => bar.cellEnd(m),
-          'h2lab compare: stopping after the run in progress; finished runs are kept',
-        );
-      } finally {
-        bar.clear();
-      }
-      const toStdout = flags.json === '-';
-      const tableOut = toStdout ? process.stderr : process.stdout;
-      // The table first, so that it is on the screen whatever happens to the files.
-      if (!flags.quiet) tableOut.write(renderTerminal(result, { width: outputWidth(tableOut) }));
-      const json = resultsJson(result);
-      if (toStdout) process.stdout.write(json);
-      const written = writeWithFallback(resultsPath, json, 'h2lab-compare');
-      let files: { md: string; html: string } | undefined;
-      if (!written.fallback) {
-        try {
-          files = writeRenderedReports(out, result, assets);
-        } catch (err) {
-          written.reason = (err as NodeJS.ErrnoException).code ?? String(err);
+        writeResultsAtomic(resultsPath, r);
+        const finished = r.cells.filter((c) => c.status !== 'pending' && c.status !== 'running').length;
+        if (finished !== finishedCells && r.status === 'running') {
+          // Reports follow the results cell by cell, so a killed run leaves them too.
+          finishedCells = finished;
+          writeRenderedReports(out, r, assets);
         }
-      }
-      const extra =
-        flags.json && !toStdout ? writeWithFallback(flags.json, json, 'h2lab-compare') : undefined;
-      process.stderr.write(
-        `wrote ${[written.path, ...(files ? [files.md, files.html] : []), ...(extra ? [extra.path] : [])].join(', ')}\n`,
-      );
-      const failed = written.fallback || !files ? { option: '--out', path: out, w: written } : undefined;
-      const failedJson = extra?.fallback ? { option: '--json', path: flags.json!, w: extra } : undefined;
-      const f = failed ?? failedJson;
-      if (f) {
-        const where = f.w.fallback
-          ? `the result was written to ${f.w.path} instead`
-          : `results.json was written, the reports were not`;
-        exitWithError(
-          new H2labError(
-            'H2LAB_ERR_OUTPUT',
-            `${f.option} ${f.path}: writing failed (${f.w.reason}); ${where}`,
-            {
-              option: f.option,
-              path: f.path,
-              fallback: f.w.path,
-              reason: f.w.reason,
-            },
-          ),
+      } catch (err) {
+        if (writeFailure !== undefined) return;
+        writeFailure = (err as NodeJS.ErrnoException).code ?? String(err);
+        bar.clear();
+        process.stderr.write(
+          `h2lab compare: --out ${out}: writing failed (${writeFailure}); the runs go on, and the result is written to a fallback file at the end\n`,
         );
       }
-      if (result.error) {
-        const e = result.error;
-        process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
-        process.exitCode = (ERROR_CODES as Record<string, { exit: number }>)[e.code]?.exit ?? 1;
+    };
+    const c = await runComparison(input, { onUpdate });
+    if (!flags.quiet) {
+      process.stderr.write(
+        `h2lab compare: ${c.target.url}${c.target.embedded ? ' (embedded fixture server)' : ''} → ${resultsPath}\n`,
+      );
+      let doneRuns = 0;
+      c.events.on('run-start', ({ cell, run, total }) => bar.runStart(cell, run + 1, total, doneRuns));
+      const told = new Set<string>();
+      c.events.on('run-end', ({ cell, status, done }) => {
+        doneRuns = done;
+        if ((status === 'not-offered' || status === 'failed') && !told.has(cell.id)) {
+          told.add(cell.id);
+          bar.cellEnd(`  ${cell.id}: ${status === 'failed' ? 'failed' : 'not offered by the server'}`);
+        }
+      });
+    }
+    let result: CompareResult;
+    try {
+      result = await untilDoneOrStopped(
+        c.done,
+        () => c.stop(),
+        (m) => bar.cellEnd(m),
+        'h2lab compare: stopping after the run in progress; finished runs are kept',
+      );
+    } finally {
+      bar.clear();
+    }
+    const toStdout = flags.json === '-' || flags.csv === '-';
+    const tableOut = toStdout ? process.stderr : process.stdout;
+    // The table first, so that it is on the screen whatever happens to the files.
+    if (!flags.quiet) tableOut.write(renderTerminal(result, { width: outputWidth(tableOut) }));
+    const json = resultsJson(result);
+    if (flags.json === '-') process.stdout.write(json);
+    if (flags.csv === '-') process.stdout.write(compareCsv(result));
+    const written = writeWithFallback(resultsPath, json, 'h2lab-compare');
+    let files: { md: string; html: string } | undefined;
+    if (!written.fallback) {
+      try {
+        files = writeRenderedReports(out, result, assets);
+      } catch (err) {
+        written.reason = (err as NodeJS.ErrnoException).code ?? String(err);
       }
-    });
+    }
+    const extra =
+      flags.json && flags.json !== '-' ? writeWithFallback(flags.json, json, 'h2lab-compare') : undefined;
+    const csv =
+      flags.csv && flags.csv !== '-'
+        ? writeWithFallback(flags.csv, compareCsv(result), 'h2lab-compare', 'csv')
+        : undefined;
+    process.stderr.write(
+      `wrote ${[written.path, ...(files ? [files.md, files.html] : []), ...(extra ? [extra.path] : []), ...(csv ? [csv.path] : [])].join(', ')}\n`,
+    );
+    const failed = written.fallback || !files ? { option: '--out', path: out, w: written } : undefined;
+    const failedJson = extra?.fallback ? { option: '--json', path: flags.json!, w: extra } : undefined;
+    const failedCsv = csv?.fallback ? { option: '--csv', path: flags.csv!, w: csv } : undefined;
+    const f = failed ?? failedJson ?? failedCsv;
+    if (f) {
+      const where = f.w.fallback
+        ? `the result was written to ${f.w.path} instead`
+        : `results.json was written, the reports were not`;
+      exitWithError(
+        new H2labError(
+          'H2LAB_ERR_OUTPUT',
+          `${f.option} ${f.path}: writing failed (${f.w.reason}); ${where}`,
+          {
+            option: f.option,
+            path: f.path,
+            fallback: f.w.path,
+            reason: f.w.reason,
+          },
+        ),
+      );
+    }
+    if (result.error) {
+      const e = result.error;
+      process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
+      process.exitCode = (ERROR_CODES as Record<string, { exit: number }>)[e.code]?.exit ?? 1;
+      return;
+    }
+    // The gate, after every output is written: a failed condition is a finding, exit 1.
+    const unmet = expectationsFailed(result.expectations ?? [], input.expectUndecided ?? 'pass');
+    if (unmet.length > 0) {
+      const e = new H2labError(
+        'H2LAB_ERR_COMPARE_EXPECT_FAILED',
+        `${unmet.length} of ${result.expectations!.length} --expect condition(s) failed: ${unmet.map((x) => `${x.condition} (${x.status}: ${x.reason})`).join('; ')}`,
+        { failed: unmet.map((x) => x.condition) },
+      );
+      process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
+      process.exitCode = e.exitCode;
+    }
+  });
 }

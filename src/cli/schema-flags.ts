@@ -54,6 +54,42 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[], config 
 
 /** Reads a `--config` file into flag-name → value. */
 export function readConfigFile(path: string, options: DescribedOption[]): Record<string, unknown> {
+  const doc = readConfigDocument(path);
+  const known = new Map(options.map((o) => [o.flag, o]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) {
+    const o = known.get(k);
+    if (!o)
+      throw unknownKey(
+        path,
+        k,
+        options.map((x) => x.flag),
+      );
+    try {
+      out[o.key] = convertOptionValue(o, v);
+    } catch (err) {
+      if (isH2labError(err)) {
+        throw new H2labError('H2LAB_ERR_CONFIG_FILE', `--config ${path}: key "${k}": ${err.message}`, {
+          path,
+          key: k,
+        });
+      }
+      throw err;
+    }
+  }
+  return out;
+}
+
+function unknownKey(path: string, key: string, flags: string[]): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_CONFIG_FILE',
+    `--config ${path}: unknown key "${key}"; keys are the long flag names without --, e.g. ${flags.slice(0, 3).join(', ')}`,
+    { path, key },
+  );
+}
+
+/** A `--config` file's mapping, read (bounded) and parsed (YAML 1.2, so JSON too). */
+function readConfigDocument(path: string): Record<string, unknown> {
   const text = readOptionText(path, '--config', { kind: 'config', code: 'H2LAB_ERR_CONFIG_FILE' });
   let doc: unknown;
   try {
@@ -79,33 +115,65 @@ export function readConfigFile(path: string, options: DescribedOption[]): Record
       { path },
     );
   }
-  const known = new Map(options.map((o) => [o.flag, o]));
-  const out: Record<string, unknown> = {};
+  return doc as Record<string, unknown>;
+}
+
+/** Adds `--config FILE` to a command whose flags are declared with commander (bench, compare). */
+export function addConfigFlag(cmd: Command): Command {
+  return cmd.option(
+    '--config <file>',
+    'YAML (or JSON) file of options; keys are the long flag names (e.g. protocols: h1,h2); flags override it',
+  );
+}
+
+/**
+ * The command's flag values with a `--config` file's under them: each key is a long flag name
+ * (`rate`, `header`, `insecure`; a `--no-X` flag is `X: false`), its value what the flag would be
+ * given (a YAML list for a list or a repeatable flag), parsed afterwards by the same code as the
+ * flag's text, so a bad value names the flag. A flag on the command line wins.
+ *
+ * @example flagsWithConfig<CompareFlags>(cmd)
+ */
+export function flagsWithConfig<T>(cmd: Command): T {
+  const values = cmd.opts() as Record<string, unknown>;
+  const path = values.config;
+  if (typeof path !== 'string') return values as T;
+  const doc = readConfigDocument(path);
+  const byKey = new Map<string, { attr: string; negate: boolean; bool: boolean; repeat: boolean }>();
+  for (const o of cmd.options) {
+    if (!o.long || o.long === '--config') continue;
+    const negate = o.long.startsWith('--no-');
+    const key = negate ? o.long.slice(5) : o.long.slice(2);
+    const repeat = Array.isArray(o.defaultValue);
+    byKey.set(key, { attr: o.attributeName(), negate, bool: negate || !(o.required || o.optional), repeat });
+  }
   for (const [k, v] of Object.entries(doc)) {
-    const o = known.get(k);
-    if (!o) {
-      throw new H2labError(
-        'H2LAB_ERR_CONFIG_FILE',
-        `--config ${path}: unknown key "${k}"; keys are the long flag names without --, e.g. ${options
-          .slice(0, 3)
-          .map((x) => x.flag)
-          .join(', ')}`,
-        { path, key: k },
-      );
-    }
-    try {
-      out[o.key] = convertOptionValue(o, v);
-    } catch (err) {
-      if (isH2labError(err)) {
-        throw new H2labError('H2LAB_ERR_CONFIG_FILE', `--config ${path}: key "${k}": ${err.message}`, {
+    const o = byKey.get(k);
+    if (!o) throw unknownKey(path, k, [...byKey.keys()]);
+    if (cmd.getOptionValueSource(o.attr) === 'cli') continue;
+    let value: unknown;
+    if (o.bool) {
+      if (typeof v !== 'boolean')
+        throw new H2labError('H2LAB_ERR_CONFIG_FILE', `--config ${path}: key "${k}": use true or false`, {
           path,
           key: k,
         });
-      }
-      throw err;
+      value = v;
+    } else if (o.repeat) {
+      value = (Array.isArray(v) ? v : [v]).map(String);
+    } else if (Array.isArray(v)) {
+      value = v.map(String).join(',');
+    } else if (v !== null && typeof v === 'object') {
+      throw new H2labError('H2LAB_ERR_CONFIG_FILE', `--config ${path}: key "${k}": give a value or a list`, {
+        path,
+        key: k,
+      });
+    } else {
+      value = String(v);
     }
+    cmd.setOptionValueWithSource(o.attr, value, 'config');
   }
-  return out;
+  return cmd.opts() as T;
 }
 
 /**

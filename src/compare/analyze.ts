@@ -133,6 +133,7 @@ export function cellStats(cell: CellResult): CellStats | undefined {
     rps: summarize(runs.map((r) => r.throughput.rps)),
     bytesPerSec: summarize(runs.map((r) => r.throughput.bytesPerSec)),
     latencyP50Ms: summarize(runs.map((r) => r.latencyMs.p50)),
+    latencyP90Ms: summarize(runs.map((r) => r.latencyMs.p90)),
     latencyP99Ms: summarize(runs.map((r) => r.latencyMs.p99)),
     ttfbP50Ms: summarize(runs.map((r) => r.ttfbMs.p50)),
     totalRequests: runs.reduce((n, r) => n + r.counts.total, 0),

@@ -28,6 +28,7 @@ import {
 } from '../server/index.ts';
 import { getStrategy } from '../transport/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
+import { checkConditions, evaluateConditions, parseCondition } from './expect.ts';
 import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
 
 /** One cell of the matrix: what a runner is asked to measure. */
@@ -107,10 +108,12 @@ export function isProtocolNotOffered(err: unknown): boolean {
 
 /**
  * The concurrency values of a workload's cells: its burst sizes for a burst workload (N requests in
- * flight at t0 is its concurrency, and the `concurrency` axis does not apply), else the axis.
+ * flight at t0 is its concurrency, and the `concurrency` axis does not apply), its rates for an
+ * open-loop one (requests per second; the schedule, not the client, decides what is in flight),
+ * else the axis.
  */
 export function concurrencyOf(options: Pick<CompareOptions, 'concurrency'>, workload: Workload): number[] {
-  return workload.burst ?? options.concurrency;
+  return workload.burst ?? workload.rateRps ?? options.concurrency;
 }
 
 /** Every concurrency of the matrix, ascending: the axis and the burst sizes. */
@@ -137,6 +140,31 @@ export function withBursts(options: CompareOptions, workloads: Workload[]): Work
   );
 }
 
+/**
+ * The workloads with the request options applied (`-m`, `-H`, `--body`, `--rate`): recorded in the
+ * result's axes, so what every request asked for is in the file. `--body` without `-m` is a POST, as
+ * `--body-size` is; `-H` fields win over a workload's own; `--rate` makes every workload that is not a
+ * burst open-loop.
+ */
+export function withRequest(options: CompareOptions, workloads: Workload[]): Workload[] {
+  return workloads.map((w) => {
+    const out: Workload = { ...w };
+    if (options.bodyFile) {
+      out.bodyFile = options.bodyFile;
+      if (!options.method) out.method = 'POST';
+    }
+    if (options.method) out.method = options.method;
+    if (options.headers) out.headers = { ...w.headers, ...options.headers };
+    if (options.rateRps && !w.burst && !w.rateRps) out.rateRps = options.rateRps;
+    return out;
+  });
+}
+
+/** The cell level's tag in a cell id: `c8` (concurrency or burst N), `r500` (open loop, req/s). */
+function levelTag(workload: Workload, level: number): string {
+  return `${workload.rateRps ? 'r' : 'c'}${level}`;
+}
+
 /** Builds the cells in matrix order (net, workload, concurrency, strategy). */
 export function planCells(options: CompareOptions, workloads: Workload[]): Cell[] {
   const cells: Cell[] = [];
@@ -145,7 +173,7 @@ export function planCells(options: CompareOptions, workloads: Workload[]): Cell[
       for (const concurrency of concurrencyOf(options, workload)) {
         for (const protocol of options.protocols) {
           cells.push({
-            id: `${workload.id}/c${concurrency}/${net}/${protocol}`,
+            id: `${workload.id}/${levelTag(workload, concurrency)}/${net}/${protocol}`,
             workload,
             concurrency,
             net,
@@ -185,7 +213,7 @@ export function runOrder(cells: Cell[], runs: number): Array<[number, number]> {
  */
 export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareHandle {
   const options = resolveCompareOptions(input);
-  const workloads = options.workloads && withBursts(options, options.workloads);
+  const workloads = options.workloads && withRequest(options, withBursts(options, options.workloads));
   if (!workloads) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
@@ -195,6 +223,14 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       },
     );
   }
+  // Before any run: a condition that names no cell of this matrix is a usage error.
+  const conditions = (options.expect ?? []).map(parseCondition);
+  checkConditions(conditions, {
+    protocols: options.protocols,
+    baseline: options.baseline,
+    workloads,
+    levelsOf: (w) => concurrencyOf(options, w),
+  });
   const events = new EventEmitter<CompareEvents>();
   const controller = new AbortController();
   const cells = planCells(options, workloads);
@@ -236,6 +272,8 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
   const refresh = () => {
     analyze(result, options);
     result.verdict = buildVerdict(result);
+    if (conditions.length > 0)
+      result.expectations = evaluateConditions(conditions, result, options.minEffect);
   };
   const publish = async () => {
     refresh();

@@ -27,7 +27,18 @@ export {
   planCells,
   type RunContext,
   runOrder,
+  withRequest,
 } from './engine.ts';
+export {
+  checkConditions,
+  EXPECT_FORMS,
+  EXPECT_METRICS,
+  type ExpectCondition,
+  evaluateConditions,
+  expectationsFailed,
+  parseCondition,
+  type Relation,
+} from './expect.ts';
 export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
 export {
   COMPARE_DEFAULTS,

@@ -25,6 +25,10 @@ export interface LoadRunnerOptions {
   insecure?: boolean;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
+  /** Per-request timeout, ms. Default: the load engine's (30 s). */
+  timeoutMs?: number;
+  /** TCP + TLS + first SETTINGS, ms. Default: the load engine's (10 s). */
+  connectTimeoutMs?: number;
   /** The target is the embedded fixture server, a thread of this process. */
   serverInProcess?: boolean;
 }
@@ -35,24 +39,28 @@ export interface LoadRunnerOptions {
  */
 export function loadRunner(o: LoadRunnerOptions): CellRunner {
   return async (cell, ctx) => {
+    const w = cell.workload;
+    // An open-loop cell's level is its rate: no concurrency caps its pool, which is the number
+    // --h1-connections / --h2-sessions give (the options refuse a per-concurrency list with --rate).
     const connections = cellConnections(
       { ...o, concurrencies: o.concurrencies ?? [cell.concurrency] },
       getStrategy(cell.protocol),
-      cell.concurrency,
+      w.rateRps ? Number.POSITIVE_INFINITY : cell.concurrency,
     );
+    const length = {
+      ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
+      warmupMs: ctx.runWarmupMs,
+    };
     // A burst cell: one burst of N = the cell's concurrency per run, on fresh connections; the run's
     // duration, request count and warm-up do not apply to it.
-    const w = cell.workload;
     const schedule = w.burst
       ? {
           burst: cell.concurrency,
           ...(w.burstHandshakes ? { burstHandshakes: w.burstHandshakes } : {}),
         }
-      : {
-          concurrency: cell.concurrency,
-          ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
-          warmupMs: ctx.runWarmupMs,
-        };
+      : w.rateRps
+        ? { rateRps: cell.concurrency, ...length }
+        : { concurrency: cell.concurrency, ...length };
     const run = runLoad({
       url: ctx.url,
       protocol: cell.protocol,
@@ -63,6 +71,9 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       method: cell.workload.method,
       paths: cell.workload.paths,
       ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),
+      ...(w.bodyFile !== undefined ? { bodyFile: w.bodyFile } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
       ...(cell.workload.headers ? { headers: cell.workload.headers } : {}),
       ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
       ...(ctx.caFile ? { caFile: ctx.caFile } : o.caFile ? { caFile: o.caFile } : {}),

@@ -4,8 +4,13 @@
  */
 import { z } from 'zod';
 import { formatBytes, H2labError } from '../core/index.ts';
-import { checkWorkloadSize, registeredStrategySchema } from '../load/index.ts';
-import { type WorkloadInput, workloadSchema } from '../model/index.ts';
+import {
+  checkHeaderFields,
+  checkWorkloadSize,
+  LOAD_DEFAULTS,
+  registeredStrategySchema,
+} from '../load/index.ts';
+import { httpMethodSchema, type WorkloadInput, workloadSchema } from '../model/index.ts';
 import { LinkAxesSchema } from '../net/index.ts';
 import {
   baselineStrategy,
@@ -15,6 +20,7 @@ import {
   type PoolPolicy,
   type Strategy,
 } from '../transport/index.ts';
+import { parseCondition } from './expect.ts';
 
 /** The window presets compare offers (explicit sizes are a `bench` matter). */
 const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
@@ -172,6 +178,52 @@ export const compareOptionsSchema = z
       .describe('Burst: connections opened inside the timed period (include, default) or before it.'),
     minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
+    method: httpMethodSchema
+      .optional()
+      .describe(
+        "`-m`: the method of every workload's requests. Default: the workload's (GET; POST with --body or --body-size).",
+      ),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        '`-H`: request headers added to every workload (lower-case names; they win over a workload’s own).',
+      ),
+    bodyFile: z
+      .string()
+      .optional()
+      .describe('`--body`: every request sends this file as its body (POST unless -m says otherwise).'),
+    timeoutMs: z
+      .number()
+      .positive()
+      .finite()
+      .default(LOAD_DEFAULTS.timeoutMs)
+      .describe('`--timeout`: a request not answered within this fails as `timeout`, ms.'),
+    connectTimeoutMs: z
+      .number()
+      .positive()
+      .finite()
+      .default(LOAD_DEFAULTS.connectTimeoutMs)
+      .describe('`--connect-timeout`: TCP + TLS + the first SETTINGS, ms.'),
+    rateRps: z
+      .array(z.number().int().min(1).max(1_000_000))
+      .min(1)
+      .optional()
+      .describe(
+        '`--rate`: open loop instead of the concurrency axis: every workload that is not a burst runs at each rate (requests per second, evenly spaced, latency from the intended send time), one cell per rate.',
+      ),
+    expect: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        '`--expect`: conditions on the statistics (src/compare/expect.ts); a failed one makes the CLI exit 1.',
+      ),
+    expectUndecided: z
+      .enum(['pass', 'fail'])
+      .default('pass')
+      .describe(
+        '`--expect-undecided`: whether a condition the runs cannot decide fails the gate (default pass: the runs did not show a regression).',
+      ),
     tls: tlsOptionsSchema.optional(),
     metricsUrl: z
       .string()
@@ -200,6 +252,27 @@ export const compareOptionsSchema = z
         message: `--h1-connections ${o.h1Connections.join(',')} has ${o.h1Connections.length} values for ${o.concurrency.length} --concurrency values (${o.concurrency.join(',')}): give one value, one per concurrency, or 'concurrency'`,
       });
     }
+    if (o.rateRps && o.burst) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rateRps'],
+        message: `--rate ${o.rateRps.join(',')} cannot be combined with --burst ${o.burst.join(',')}: a burst issues its N requests at once; drop one of them`,
+      });
+    }
+    if (o.rateRps && typeof o.h1Connections !== 'number') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['h1Connections'],
+        message: `--h1-connections ${String(o.h1Connections)} follows the concurrency axis, which --rate replaces: give one number (e.g. 6)`,
+      });
+    }
+    if (o.bodyFile && o.workloads?.some((w) => w.bodySizeBytes !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bodyFile'],
+        message: '--body and --body-size were both given: choose one',
+      });
+    }
     if (o.runs - o.warmupRuns < 2) {
       ctx.addIssue({
         code: 'custom',
@@ -216,8 +289,12 @@ export type CompareOptionsInput = z.input<typeof compareOptionsSchema>;
 export function resolveCompareOptions(input: CompareOptionsInput): CompareOptions {
   const r = compareOptionsSchema.safeParse(input);
   if (r.success) {
-    // Every workload's templates counted before any cell runs (each would fail on its own otherwise).
+    // Before any run: templates counted (each would fail on its own otherwise), a header that would
+    // split on the wire, a condition that is not one.
     for (const w of r.data.workloads ?? []) checkWorkloadSize('/', w.paths);
+    if (r.data.headers) checkHeaderFields(r.data.headers);
+    for (const w of r.data.workloads ?? []) if (w.headers) checkHeaderFields(w.headers);
+    for (const e of r.data.expect ?? []) parseCondition(e);
     return r.data;
   }
   const issue = r.error.issues[0]!;

@@ -4,7 +4,7 @@
  * runs the matrix. The embedded server is stopped when the comparison ends.
  */
 
-import { H2labError } from '../core/index.ts';
+import { H2labError, readOptionFile } from '../core/index.ts';
 import { attachServerTcpFrom } from '../load/index.ts';
 import type { WorkloadInput } from '../model/index.ts';
 import {
@@ -85,7 +85,10 @@ export async function runComparison(
   hooks: RunComparisonHooks = {},
 ): Promise<StartedComparison> {
   // Fail on bad options before a server starts; the fixture serves HTTP/3 when a strategy needs it.
-  const h3 = usesQuic(resolveCompareOptions(input).protocols) ? { h3: true } : {};
+  const asked = resolveCompareOptions(input);
+  const h3 = usesQuic(asked.protocols) ? { h3: true } : {};
+  // A body that cannot be read would fail every cell one by one: say so once, before any run.
+  if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
   let server: FixtureTarget | undefined;
   let url = input.url;
   let caFile = input.tls?.caFile;
@@ -145,6 +148,8 @@ export async function runComparison(
       h2PoolPolicy: options.h2PoolPolicy,
       workers: options.workers,
       window: options.window,
+      timeoutMs: options.timeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
       ...(caFile ? { caFile } : {}),
       ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
       ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),

@@ -116,6 +116,14 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'A comparison produced no measurement at all.',
   },
+  H2LAB_ERR_COMPARE_BAD_EXPECT: {
+    exit: EXIT_USAGE,
+    summary: 'A compare --expect condition cannot be parsed or does not fit the matrix.',
+  },
+  H2LAB_ERR_COMPARE_EXPECT_FAILED: {
+    exit: EXIT_FAILURE,
+    summary: 'One or more compare --expect conditions failed.',
+  },
   H2LAB_ERR_RESULT_FILE: {
     exit: EXIT_USAGE,
     summary: 'A results file given to `h2lab report` cannot be read or is not valid.',

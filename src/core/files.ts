@@ -256,19 +256,19 @@ export interface WrittenFile {
 
 /**
  * Writes `data` to `path` atomically; when that fails at the end of a run (the directory went away,
- * the disk filled), writes it to `./<prefix>-<timestamp>.json` in the working directory, else the
+ * the disk filled), writes it to `./<prefix>-<timestamp>.<ext>` (ext `json` unless named) in the working directory, else the
  * system's temporary directory, so a measured result is never lost.
  *
  * @throws the last write error only when every place failed.
  * @example const w = writeWithFallback('r.json', json, 'h2lab-result'); if (w.fallback) warn(w.path);
  */
-export function writeWithFallback(path: string, data: string, prefix: string): WrittenFile {
+export function writeWithFallback(path: string, data: string, prefix: string, ext = 'json'): WrittenFile {
   try {
     writeFileAtomic(path, data);
     return { path, fallback: false };
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code ?? String(err);
-    const name = `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+    const name = `${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}.${ext}`;
     let last: unknown = err;
     for (const dir of [process.cwd(), tmpdir()]) {
       try {

@@ -1,8 +1,10 @@
 /**
- * What every folder needs and no subsystem owns: the error type and its codes, units and their
+ * What every folder needs and no subsystem owns: the error type and its codes, the CSV writer, units and their
  * parsing, the seeded random generator, the header-field check, the rank-test floor, option metadata, the version, the named
  * quantiles, atomic file writes, the socket-failure table and the launcher of h2lab's own modules.
  */
+
+export * from './csv.ts';
 export * from './errors.ts';
 export * from './files.ts';
 export * from './header-field.ts';

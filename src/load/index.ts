@@ -15,6 +15,7 @@ export {
 } from './engine.ts';
 export { type LinkedLoadHooks, runLoadThroughLink } from './linked.ts';
 export {
+  checkHeaderFields,
   LOAD_DEFAULTS,
   type LoadOptions,
   type LoadOptionsInput,

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { H2labError, headerFieldProblem, INPUT_FILE_CAPS, MAX_DURATION_MS } from '../core/index.ts';
+import { httpMethodSchema } from '../model/index.ts';
 import { checkCertKeyPair } from '../tls/index.ts';
 import {
   DEFAULT_STRATEGY,
@@ -62,6 +63,23 @@ export const registeredStrategySchema = z
   .string()
   .refine((n) => findStrategy(n) !== undefined, { error: () => `use one of ${strategyNames().join(', ')}` });
 
+/**
+ * Refuses a header field that would split on the wire (src/core's check), naming `-H` and the field:
+ * run where options are resolved, before any connection.
+ */
+export function checkHeaderFields(headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerFieldProblem(name, value);
+    if (problem) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `-H ${problem}: give each header as one -H "name: value" with no line break in it`,
+        { option: '-H', value: `${name}: ${value}` },
+      );
+    }
+  }
+}
+
 /** The schema. Unknown keys are rejected. */
 export const LoadOptionsSchema = z.strictObject({
   /** Target URL (`http://` = h1 or h2c prior knowledge, `https://` = ALPN). Undefined: the embedded fixture server. */
@@ -112,10 +130,7 @@ export const LoadOptionsSchema = z.strictObject({
   warmupMs: z.number().min(0).finite().default(0),
   /** Seed for every random choice (Poisson arrivals, random URL picks). */
   seed: z.number().int().default(1),
-  method: z
-    .string()
-    .regex(/^[A-Z]+$/, 'an upper-case HTTP method such as GET or POST')
-    .default('GET'),
+  method: httpMethodSchema.default('GET'),
   /** Extra request headers (names are lower-cased). */
   headers: z.record(z.string(), z.string()).default({}),
   /** Paths (or same-origin URLs) to request instead of the URL's path; one is picked per request. */
@@ -256,16 +271,7 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       { option: key, value },
     );
   }
-  for (const [name, value] of Object.entries(r.data.headers)) {
-    const problem = headerFieldProblem(name, value);
-    if (problem) {
-      throw new H2labError(
-        'H2LAB_ERR_INVALID_OPTION',
-        `-H ${problem}: give each header as one -H "name: value" with no line break in it`,
-        { option: '-H', value: `${name}: ${value}` },
-      );
-    }
-  }
+  checkHeaderFields(r.data.headers);
   const o = { ...r.data, ...resolveBurst(r.data) };
   const strategy = getStrategy(o.protocol);
   const sizes = strategy.connections;

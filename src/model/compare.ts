@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { publishedJsonSchema } from './fields.ts';
 import type { RunResult } from './run.ts';
-import { strategyNameSchema } from './sample.ts';
+import { httpMethodSchema, strategyNameSchema } from './sample.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
 
@@ -27,8 +27,12 @@ export const workloadSchema = z
       .array(z.string().min(1))
       .min(1)
       .describe('Paths (resolved against the target URL) or absolute URLs, requested in turn.'),
-    method: z.enum(['GET', 'POST']).default('GET'),
+    method: httpMethodSchema.default('GET'),
     bodySizeBytes: z.number().int().nonnegative().optional().describe('Upload body size for POST, bytes.'),
+    bodyFile: z
+      .string()
+      .optional()
+      .describe('Request body of every request, read from this file (`--body`); excludes bodySizeBytes.'),
     headers: z
       .record(z.string(), z.string())
       .optional()
@@ -52,6 +56,13 @@ export const workloadSchema = z
       .optional()
       .describe(
         'Burst: open the connections inside the timed period (include, the default: what a page load pays) or before it.',
+      ),
+    rateRps: z
+      .array(z.number().int().min(1).max(1_000_000))
+      .min(1)
+      .optional()
+      .describe(
+        'Open loop (`--rate`): requests per second, evenly spaced, latency from the intended send time; one cell per rate, its `concurrency` recorded as the rate; the comparison axis `concurrency` does not apply.',
       ),
   })
   .describe('A workload: what each request of a cell asks for.');
@@ -97,6 +108,7 @@ export const cellStatsSchema = z.object({
   rps: summarySchema.describe('Requests per second (completed OK).'),
   bytesPerSec: summarySchema.describe('Response bytes per second.'),
   latencyP50Ms: summarySchema,
+  latencyP90Ms: summarySchema.optional().describe('p90 latency over the kept runs, ms (not compared).'),
   latencyP99Ms: summarySchema,
   ttfbP50Ms: summarySchema,
   totalRequests: z.number().int(),
@@ -137,7 +149,12 @@ const errorSchema = z.object({
 export const cellSchema = z.object({
   id: z.string().describe('workload/c<concurrency>/<net>/<strategy>'),
   workload: z.string(),
-  concurrency: z.number().int(),
+  concurrency: z
+    .number()
+    .int()
+    .describe(
+      "The cell's level: requests in flight; for a burst workload N; for an open-loop workload (rateRps) the rate, requests per second.",
+    ),
   net: z.string(),
   protocol: strategySchema,
   status: cellStatusSchema,
@@ -200,6 +217,42 @@ export const verdictSchema = z.object({
   caveats: z.array(z.string()),
 });
 
+/** What became of one `--expect` condition (see src/compare/expect.ts for the grammar). */
+export const expectationStatusSchema = z
+  .enum(['met', 'failed', 'undecided'])
+  .describe(
+    'met: the intervals show the condition; failed: they show the opposite, or a cell it names has no measurement; undecided: the runs cannot tell (fails only with --expect-undecided fail).',
+  );
+
+export const expectationCheckSchema = z.object({
+  workload: z.string(),
+  concurrency: z.number().int().describe('The level: concurrency, burst N or rate (req/s).'),
+  net: z.string(),
+  interval: ratioIntervalSchema
+    .optional()
+    .describe(
+      'candidate / reference of the metric medians, as the condition names them; absent: not measured.',
+    ),
+  outcome: outcomeSchema
+    .optional()
+    .describe("The verdict's outcome for the candidate against the reference."),
+  status: expectationStatusSchema,
+  reason: z.string(),
+});
+
+export const expectationSchema = z.object({
+  condition: z.string().describe('As given on the command line.'),
+  candidate: strategySchema,
+  relation: z.enum(['better', 'not-worse', 'worse', 'not-better', 'same']),
+  reference: strategySchema,
+  metric: metricSchema,
+  level: z.number().int().optional().describe('Only cells at this level (concurrency, burst N or rate).'),
+  workload: z.string().optional().describe('Only this workload id.'),
+  status: expectationStatusSchema,
+  reason: z.string(),
+  checks: z.array(expectationCheckSchema),
+});
+
 export const compareResultSchema = z.object({
   kind: z.literal('h2lab.compare'),
   version: z.literal(COMPARE_RESULT_VERSION),
@@ -230,6 +283,10 @@ export const compareResultSchema = z.object({
   cells: z.array(cellSchema),
   comparisons: z.array(comparisonSchema),
   verdict: verdictSchema.optional(),
+  expectations: z
+    .array(expectationSchema)
+    .optional()
+    .describe('`--expect` conditions, each evaluated on the statistics; written when any was given.'),
   error: errorSchema.optional(),
 });
 
@@ -244,6 +301,9 @@ export type Metric = z.infer<typeof metricSchema>;
 export type Comparison = z.infer<typeof comparisonSchema>;
 export type Verdict = z.infer<typeof verdictSchema>;
 export type CompareResult = z.infer<typeof compareResultSchema>;
+export type Expectation = z.infer<typeof expectationSchema>;
+export type ExpectationCheck = z.infer<typeof expectationCheckSchema>;
+export type ExpectationStatus = z.infer<typeof expectationStatusSchema>;
 
 /** The JSON Schema of a results.json written by `h2lab compare` (published as docs/compare-result.schema.json). */
 export function compareResultJsonSchema(): Record<string, unknown> {

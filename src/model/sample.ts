@@ -19,6 +19,12 @@ export const strategyNameSchema = z
 /** A client strategy's name (see {@link strategyNameSchema}). */
 export type TransportName = z.infer<typeof strategyNameSchema>;
 
+/** An HTTP method as a request carries it: upper case (`-m` upper-cases what it is given). */
+export const httpMethodSchema = z
+  .string()
+  .regex(/^[A-Z]+$/, 'an upper-case HTTP method such as GET or POST')
+  .describe('HTTP method, upper case, e.g. GET, POST, PUT.');
+
 /** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge; `h3` is HTTP/3 over QUIC, RFC 9114). */
 export const wireProtocolSchema = z.enum(['http/1.1', 'h2', 'h2c', 'h3']);
 /** A protocol as negotiated on the wire (ALPN ids; `h2c` for cleartext HTTP/2 with prior knowledge; `h3` is HTTP/3 over QUIC, RFC 9114). */

@@ -7,6 +7,7 @@ export { loadHtmlAssets } from './assets.ts';
 export { renderBrowserHtml } from './browser-html.ts';
 export { renderBrowserText } from './browser-text.ts';
 export { type Confounder, confoundersOf } from './confounders.ts';
+export { COMPARE_CSV_COLUMNS, compareCsv, RUN_CSV_COLUMNS, runCsv } from './csv.ts';
 export { escapeHtml, scriptJson } from './html.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
@@ -32,4 +33,4 @@ export {
   type StudyTextOptions,
 } from './study.ts';
 export { alignTable, fitTable, wrapText } from './text.ts';
-export { buildVerdict, formatInterval, formatRatio, formatRps } from './verdict.ts';
+export { buildVerdict, comparisonOf, formatInterval, formatRatio, formatRps } from './verdict.ts';

@@ -6,7 +6,7 @@ import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { compareSettings, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
-import { formatRatio, formatRps } from './verdict.ts';
+import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
 
 /** One row of the results table, already in words. */
 export interface ResultRow {
@@ -22,6 +22,8 @@ export interface ResultRow {
   outcome: string;
   /** True for a burst workload's row: its table shows the completion time instead of req/s. */
   burst: boolean;
+  /** True for an open-loop workload's row (`--rate`): its level is the rate, requests per second. */
+  rate: boolean;
   /** Burst: completion time median (min–max) over the kept runs. */
   completion: string;
   /** Burst: time to the first response, median. */
@@ -77,23 +79,18 @@ export function resultRows(result: CompareResult): ResultRow[] {
   const rows: ResultRow[] = [];
   const labels = new Map(result.axes.workloads.map((w) => [w.id, w.label]));
   const bursts = new Set(result.axes.workloads.filter((w) => w.burst).map((w) => w.id));
+  const rates = new Set(result.axes.workloads.filter((w) => w.rateRps).map((w) => w.id));
   for (const cell of result.cells) {
     const s = cell.stats;
     const burst = bursts.has(cell.workload);
     const metric = primaryMetric(burst);
-    const cmp = result.comparisons.find(
-      (c) =>
-        c.workload === cell.workload &&
-        c.concurrency === cell.concurrency &&
-        c.net === cell.net &&
-        c.protocol === cell.protocol &&
-        c.metric === metric,
-    );
+    const cmp = comparisonOf(result, cell.workload, cell.concurrency, cell.net, cell.protocol, metric);
     const status = statusText(cell);
     const bc = s?.burstCompletionMs;
     const bf = s?.burstFirstResponseMs;
     rows.push({
       burst,
+      rate: rates.has(cell.workload),
       completion: bc && bc.n > 0 ? range(bc, formatMs) : status,
       firstResponse: bf && bf.n > 0 ? formatMs(bf.median) : '',
       opened: s?.burstConnectionsOpened !== undefined ? String(s.burstConnectionsOpened) : '',
@@ -140,7 +137,7 @@ function statusLine(result: CompareResult): string | undefined {
   return `Comparison ${what}: ${done} of ${result.cells.length} cells finished.`;
 }
 
-type Column = [Exclude<keyof ResultRow, 'burst'>, string];
+type Column = [Exclude<keyof ResultRow, 'burst' | 'rate'>, string];
 
 const COLUMNS: Column[] = [
   ['concurrency', 'conc'],
@@ -169,7 +166,9 @@ const BURST_COLUMNS: Column[] = [
 
 /** The columns of a table of rows (all of one workload). */
 export function columnsFor(rows: readonly ResultRow[]): Column[] {
-  return rows[0]?.burst ? BURST_COLUMNS : COLUMNS;
+  if (rows[0]?.burst) return BURST_COLUMNS;
+  // Open loop: the level is the asked rate; the req/s column is what was achieved.
+  return rows[0]?.rate ? [['concurrency', 'rate'], ...COLUMNS.slice(1)] : COLUMNS;
 }
 
 /** Options of {@link renderTerminal}. */
@@ -224,7 +223,27 @@ export function renderTerminal(result: CompareResult, options: TerminalOptions =
       for (const c of v.caveats) out.push(wrapText(`- ${c}`, width, '  '));
     }
   }
+  const ex = expectationLines(result);
+  if (ex.length > 0) {
+    out.push('', ex[0]!);
+    for (const l of ex.slice(1)) out.push(wrapText(l, width, '    ').replace(/^ {4}/, '  '));
+  }
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The `--expect` conditions, one line each: "met|FAILED|undecided: CONDITION — why", under a title
+ * that says what an undecided one does to the exit status.
+ */
+function expectationLines(result: CompareResult): string[] {
+  const ex = result.expectations;
+  if (!ex || ex.length === 0) return [];
+  const undecidedFails = (result.options as { expectUndecided?: string }).expectUndecided === 'fail';
+  const word = { met: 'met', failed: 'FAILED', undecided: 'undecided' } as const;
+  return [
+    `Expectations (--expect; undecided ${undecidedFails ? 'fails' : 'does not fail'} the gate)`,
+    ...ex.map((e) => `${word[e.status]}: ${e.condition} — ${e.reason}`),
+  ];
 }
 
 function mdEscape(s: string): string {
@@ -286,6 +305,11 @@ export function renderMarkdown(result: CompareResult): string {
   if (v && v.caveats.length > 0) {
     out.push('', '## What could distort these numbers', '');
     for (const c of v.caveats) out.push(`- ${c}`);
+  }
+  const ex = expectationLines(result);
+  if (ex.length > 0) {
+    out.push('', `## ${ex[0]}`, '');
+    for (const l of ex.slice(1)) out.push(`- ${mdEscape(l)}`);
   }
   return `${out.join('\n')}\n`;
 }

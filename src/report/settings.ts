@@ -67,6 +67,54 @@ function handshakes(runs: RunResult[]): string {
   return said.join('; ');
 }
 
+/** What the options of a run said about its requests (the load engine's resolved options). */
+interface RequestOptionsSeen {
+  method?: string;
+  headers?: Record<string, string>;
+  bodyFile?: string;
+  bodySizeBytes?: number;
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  arrivals?: string;
+}
+
+/**
+ * The request each run sent (when it is not a bare GET), the open-loop schedule, and the timeouts:
+ * a timeout shorter than the tail turns slow responses into failures that leave the latency figures.
+ */
+function requestSettings(runs: RunResult[]): SettingRow[] {
+  const rows: SettingRow[] = [];
+  const opts = runs.map((r) => r.options as RequestOptionsSeen);
+  const requests = distinct(
+    opts.map((o) => {
+      const parts = [o.method ?? 'GET'];
+      const names = Object.keys(o.headers ?? {});
+      if (names.length > 0) parts.push(`headers ${names.join(', ')}`);
+      if (o.bodyFile) parts.push(`body from ${o.bodyFile}`);
+      else if (o.bodySizeBytes !== undefined) parts.push(`body ${formatBytes(o.bodySizeBytes)} generated`);
+      return parts.join(', ');
+    }),
+  );
+  if (requests.some((x) => x !== 'GET')) rows.push({ name: 'requests', value: requests.join('; ') });
+  const open = runs.filter((r) => r.schedule.mode === 'open');
+  if (open.length > 0) {
+    const rates = distinct(open.map((r) => r.schedule.rateRps ?? 0)).sort((a, b) => a - b);
+    const arrivals = distinct(open.map((r) => r.schedule.arrivals ?? 'even')).join('/');
+    rows.push({
+      name: 'schedule',
+      value: `open loop at ${rates.join(', ')} req/s (${arrivals} arrivals): latency from the intended send time${open.length < runs.length ? '; the other runs closed loop' : ''}`,
+    });
+  }
+  const timeouts = distinct(
+    opts.map(
+      (o) =>
+        `request ${o.timeoutMs === undefined ? 'default' : formatMs(o.timeoutMs)}, connect ${o.connectTimeoutMs === undefined ? 'default' : formatMs(o.connectTimeoutMs)}`,
+    ),
+  );
+  rows.push({ name: 'timeouts', value: timeouts.join('; ') });
+  return rows;
+}
+
 /** Settings of one run (bench). */
 export function runSettings(run: RunResult): SettingRow[] {
   return settingsOf([run], run.target.embedded);
@@ -132,6 +180,7 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   const tls = distinct(runs.map((r) => r.connections.tlsVersion ?? 'cleartext'));
   rows.push({ name: 'TLS', value: tls.join(', ') });
   rows.push({ name: 'handshakes', value: handshakes(runs) });
+  rows.push(...requestSettings(runs));
   const links = new Map<string, LinkInfo>();
   for (const r of runs) if (r.environment.link) links.set(r.environment.link.profile, r.environment.link);
   const unlinkedCc = distinct(

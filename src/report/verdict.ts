@@ -50,7 +50,8 @@ const METRIC_WORDS: Record<Metric, { name: string; better: string; worse: string
   },
 };
 
-function find(
+/** The comparison of strategy `p` against the baseline in one cell group, for metric `m`. */
+export function comparisonOf(
   result: CompareResult,
   w: string,
   c: number,
@@ -102,7 +103,7 @@ function metricSentence(
   const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
   for (const c of result.axes.concurrency) {
     const cmps = candidates
-      .map((p) => find(result, w, c, net, p, metric))
+      .map((p) => comparisonOf(result, w, c, net, p, metric))
       .filter((x): x is Comparison => !!x);
     if (cmps.length === 0) continue;
     if (cmps.every((x) => x.outcome === 'no-clear-difference')) {
@@ -227,7 +228,7 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     }
     for (const c of result.axes.concurrency) {
       for (const p of candidates) {
-        const r = find(result, w.id, c, net, p, burst ? 'burstCompletionMs' : 'rps');
+        const r = comparisonOf(result, w.id, c, net, p, burst ? 'burstCompletionMs' : 'rps');
         if (!r) continue;
         const tag = `${p} at c=${c}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
         if (r.outcome === 'better') wins.push(tag);
@@ -388,7 +389,7 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
     for (const p of candidates) {
       const cand = keptOf(cellOf(result, w.id, c, net, p));
       if (cand.length === 0) continue;
-      const cmp = find(result, w.id, c, net, p, metric);
+      const cmp = comparisonOf(result, w.id, c, net, p, metric);
       if (cmp && (cmp.outcome === 'better' || cmp.outcome === 'worse')) decided = true;
       parts.push(...tcpFactSentences(base, cand, [result.baseline, p]));
     }
