@@ -185,7 +185,11 @@ export function readOptionText(path: string, option: string, opts: ReadOptionFil
 /** What {@link checkOutputPath} checks: a file h2lab will write, or a directory it will write into. */
 export type OutputKind = 'file' | 'dir';
 
-const OUTPUT_EXAMPLE: Record<string, string> = { '--out': 'h2lab-report', '--samples': 'samples.ndjson' };
+const OUTPUT_EXAMPLE: Record<string, string> = {
+  '--out': 'h2lab-report',
+  '--samples': 'samples.ndjson',
+  '--csv': 'cells.csv',
+};
 
 function outputError(option: string, path: string, problem: string, reason?: string): H2labError {
   return new H2labError(
