@@ -181,6 +181,51 @@ function cachedInterval(id: string, cand: number[], base: number[], confidence: 
   return { ...r, n: { ...r.n } };
 }
 
+/** What {@link compareSamples} says of two samples: the interval, the test, the outcome. */
+export type SampleComparison = Pick<
+  Comparison,
+  'higherIsBetter' | 'interval' | 'pValue' | 'outcome' | 'runsNeeded'
+>;
+
+/**
+ * One candidate sample against a baseline sample of the same quantity, the way every comparison is
+ * judged: the bootstrap interval of the ratio of medians, the Mann–Whitney p-value, the outcome, and
+ * for an undecided one the runs a side that would decide it. `id` seeds the resampling (the same id
+ * and values give the same interval on every render). For a quantity whose reciprocal is also
+ * reported (a run's time and its throughput), compare the one the table shows: with an even number
+ * of runs the median of reciprocals is not the reciprocal of the median.
+ */
+export function compareSamples(
+  id: string,
+  candidate: number[],
+  baseline: number[],
+  higherIsBetter: boolean,
+  options: AnalyzeOptions,
+): SampleComparison {
+  const interval = cachedInterval(id, candidate, baseline, options.confidence);
+  const pValue = mannWhitneyP(candidate, baseline);
+  const outcome = classifyRatio(interval, {
+    higherIsBetter,
+    minEffect: options.minEffect,
+    pValue,
+    confidence: options.confidence,
+  });
+  return {
+    higherIsBetter,
+    interval,
+    pValue,
+    outcome,
+    ...(outcome === 'undecided'
+      ? {
+          runsNeeded: runsNeeded(candidate, baseline, {
+            confidence: options.confidence,
+            minEffect: options.minEffect,
+          }),
+        }
+      : {}),
+  };
+}
+
 /** Options of {@link analyze}. */
 export interface AnalyzeOptions {
   minEffect: number;
@@ -220,14 +265,6 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
       for (const m of metricsFor(workloads.get(cell.workload))) {
         const cand = runs.map((r) => metricOf(r, m.metric));
         const base = baseRuns.map((r) => metricOf(r, m.metric));
-        const interval = cachedInterval(`${cell.id}/${m.metric}`, cand, base, options.confidence);
-        const pValue = mannWhitneyP(cand, base);
-        const outcome = classifyRatio(interval, {
-          higherIsBetter: m.higherIsBetter,
-          minEffect: options.minEffect,
-          pValue,
-          confidence: options.confidence,
-        });
         comparisons.push({
           workload: cell.workload,
           concurrency: cell.concurrency,
@@ -235,18 +272,7 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
           protocol: cell.protocol,
           baseline: result.baseline,
           metric: m.metric,
-          higherIsBetter: m.higherIsBetter,
-          interval,
-          pValue,
-          outcome,
-          ...(outcome === 'undecided'
-            ? {
-                runsNeeded: runsNeeded(cand, base, {
-                  confidence: options.confidence,
-                  minEffect: options.minEffect,
-                }),
-              }
-            : {}),
+          ...compareSamples(`${cell.id}/${m.metric}`, cand, base, m.higherIsBetter, options),
         });
       }
     }

@@ -8,12 +8,14 @@ export {
   BURST_METRICS,
   breakdownOf,
   cellStats,
+  compareSamples,
   isBurstWorkload,
   keptRuns,
   METRICS,
   metricOf,
   metricSummary,
   metricsFor,
+  type SampleComparison,
 } from './analyze.ts';
 export { diffResults } from './diff.ts';
 export {

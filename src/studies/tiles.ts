@@ -277,7 +277,7 @@ function explainCancel(env: string, cs: readonly CancelSummary[]): string | unde
   const n = honour.runs;
   const worse = ignore.wantedMs > honour.wantedMs * 1.2;
   const parts = [
-    `On ${env}, ${n} run(s) abandoning ${BURST} tiles over h2 (the abort ran after ${Math.round(honour.actualAbortMs)} ms, median) delivered ${honour.server?.reachedHandler ?? '?'} abandoned tiles in all to a handler; a server that honours cancellation dropped ${honour.server?.jobs.dropped ?? '?'} of them from its queue and aborted ${honour.server?.jobs.aborted ?? '?'} while rendering, one that ignores it rendered ${ignore.server?.jobs.unwanted ?? '?'} for nobody (of ${ignore.server?.reachedHandler ?? '?'} that reached it).`,
+    `On ${env}, ${n} run(s) abandoning ${BURST} tiles over h2 (the abort ran after ${Math.round(honour.actualAbortMs)} ms, median) delivered ${honour.server?.reachedHandler ?? '?'} abandoned tile${honour.server?.reachedHandler === 1 ? '' : 's'} in all to a handler; a server that honours cancellation dropped ${honour.server?.jobs.dropped ?? '?'} of them from its queue and aborted ${honour.server?.jobs.aborted ?? '?'} while rendering, one that ignores it rendered ${ignore.server?.jobs.unwanted ?? '?'} for nobody (of ${ignore.server?.reachedHandler ?? '?'} that reached it).`,
     `The wanted tile then took ${Math.round(honour.wantedMs)} ms against ${Math.round(ignore.wantedMs)} ms (idle ${Math.round(honour.baselineMs)} ms): ${worse ? `ignoring cancellation cost it ${Math.round(ignore.wantedMs - honour.wantedMs)} ms, the work of the abandoned tiles still ahead of it in the pool` : 'ignoring cancellation did not cost it measurably here, so the abandoned work had mostly drained or ran beside it on free workers'}.`,
   ];
   if (h1)

@@ -81,6 +81,20 @@ describe('h2lab study chunks --quick over emulated links', { skip }, () => {
     }
   });
 
+  test("H1/H2 is the ratio of the table's own two time columns (median H1 time / median H2 time)", () => {
+    const links = result.data.links as Array<{
+      rows: Array<{ h1: { seconds: number }; h2: { seconds: number }; h2VsH1: { interval: { ratio: number } } }>;
+    }>;
+    for (const { rows } of links)
+      for (const row of rows) {
+        const expected = row.h1.seconds / row.h2.seconds;
+        assert.ok(
+          Math.abs(row.h2VsH1.interval.ratio - expected) < 1e-9,
+          `H1/H2 ${row.h2VsH1.interval.ratio} against ${row.h1.seconds} s / ${row.h2.seconds} s`,
+        );
+      }
+  });
+
   test('the lossless link drops nothing, the lossy one drops packets, and the words use the numbers', () => {
     const [lossless, lossy] = result.compares.map((c) => c.result);
     const drops = (cmp: typeof lossless) =>
