@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { EXIT_USAGE, H2labError, VERSION } from '../core/index.ts';
 import { COMMANDS } from './commands.ts';
+import { HELP_CONFIG } from './help.ts';
 import { exitWithError } from './output.ts';
 
 /** The command an argv names (`h2lab help X` names X), if any. */
@@ -27,6 +28,7 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
       'What is HTTP/2 actually worth against HTTP/1.1 for your server and your clients — measured, explained.',
     )
     .version(VERSION)
+    .configureHelp(HELP_CONFIG)
     .configureOutput({ outputError: () => {} })
     .exitOverride();
   const wanted = argv ? commandNamed(argv) : undefined;

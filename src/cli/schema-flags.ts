@@ -16,6 +16,7 @@ import {
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 function show(o: DescribedOption): string {
+  if (o.defaultText) return o.defaultText;
   const v = o.defaultValue;
   if (typeof v === 'number' && o.kind === 'duration') return `${v}ms`;
   if (typeof v === 'number' && o.kind === 'bytes') {

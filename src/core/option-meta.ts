@@ -18,6 +18,11 @@ export interface OptionMeta {
   description: string;
   /** A `bool` defaulting to true: the CLI offers `--no-<flag>`. */
   negatable?: boolean;
+  /**
+   * The default in words, for a default that depends on the machine (the number of cores): help and
+   * docs/options.md show these words, not this machine's value.
+   */
+  defaultText?: string;
 }
 
 /** Builds the metadata object for `.meta()` (typed for zod's registry). */
@@ -26,8 +31,15 @@ export function optionMeta(
   kind: OptionKind,
   description: string,
   negatable?: boolean,
+  defaultText?: string,
 ): OptionMeta & Record<string, unknown> {
-  return negatable ? { flag, kind, description, negatable } : { flag, kind, description };
+  return {
+    flag,
+    kind,
+    description,
+    ...(negatable ? { negatable } : {}),
+    ...(defaultText ? { defaultText } : {}),
+  };
 }
 
 /** One option of a schema, with its key and default. */

@@ -75,7 +75,7 @@ export const ServerOptionsSchema = z.strictObject({
     .min(1)
     .max(100_000)
     .default(availableParallelism())
-    .meta(m('pool', 'int', 'backend pool workers behind /tiles (the default is the number of cores)')),
+    .meta(m('pool', 'int', 'backend pool workers behind /tiles', false, 'the number of cores')),
   tileMs: ms(60).meta(m('tile-ms', 'duration', 'service time of one tile in the backend pool')),
   tileHeavyFraction: z
     .number()

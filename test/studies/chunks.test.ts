@@ -83,7 +83,11 @@ describe('h2lab study chunks --quick over emulated links', { skip }, () => {
 
   test("H1/H2 is the ratio of the table's own two time columns (median H1 time / median H2 time)", () => {
     const links = result.data.links as Array<{
-      rows: Array<{ h1: { seconds: number }; h2: { seconds: number }; h2VsH1: { interval: { ratio: number } } }>;
+      rows: Array<{
+        h1: { seconds: number };
+        h2: { seconds: number };
+        h2VsH1: { interval: { ratio: number } };
+      }>;
     }>;
     for (const { rows } of links)
       for (const row of rows) {
