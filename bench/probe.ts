@@ -37,7 +37,7 @@ try {
   console.log('target           median ms   min ms   max ms   connections per probe');
   for (const [label, url, opts] of [
     ['plain (http://)', `${server.plainUrl}/`, {}],
-    ['TLS (https://)', `${server.tlsUrl}/`, { caPath: join(dir, 'ca.pem') }],
+    ['TLS (https://)', `${server.tlsUrl}/`, { ca: join(dir, 'ca.pem') }],
   ] as const) {
     await probe(url, opts);
     const times: number[] = [];

@@ -167,7 +167,7 @@ async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload, window = WINDOW
   // inside the timed period (burstHandshakes include), one burst on fresh connections.
   const r = await runLoad({
     url: `${t.url}/bytes/${w.sizeBytes}`,
-    caFile: t.caFile,
+    ca: t.caFile,
     protocol: proto,
     ...(proto === 'h1' ? { connections: H1_CONNECTIONS } : {}),
     h2Client: 'h2lab',

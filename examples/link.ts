@@ -8,7 +8,7 @@ await withLinkedTarget({ profile: 'wan', overrides: { rttMs: 100 } }, async ({ l
     protocol: 'h2',
     concurrency: 4,
     durationMs: 1500,
-    caFile: target.caFile,
+    ca: target.caFile,
   }).done;
   console.log(`link ${link.info.rttMs} ms RTT: p50 ${result.latencyMs.p50.toFixed(1)} ms`);
 });

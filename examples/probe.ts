@@ -3,7 +3,7 @@ import { probe, renderProbeText, startServer } from 'h2lab';
 
 const server = await startServer({ port: 0, tlsPort: 0 });
 try {
-  const result = await probe(server.tlsUrl ?? '', { caPath: server.caPath });
+  const result = await probe(server.tlsUrl ?? '', { ca: server.caFile });
   console.log(renderProbeText(result));
   console.log(`alpn: ${result.tls?.negotiated.alpn ?? 'none'}`);
 } finally {

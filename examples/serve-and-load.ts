@@ -8,7 +8,7 @@ try {
     protocol: 'h2',
     concurrency: 8,
     durationMs: 1000,
-    caFile: server.caPath,
+    ca: server.caFile,
   });
   const result = await run.done;
   console.log(renderRunText(result));

@@ -25,6 +25,7 @@ import {
   type ServerMetricsClient,
   startFixtureTarget,
 } from '../server/index.ts';
+import { readPemFile } from '../tls/index.ts';
 import { runBurst, summarizeBurst } from './burst.ts';
 import { runCancel, summarizeCancel } from './cancel.ts';
 import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
@@ -159,6 +160,8 @@ export async function measureBrowser(
   hooks: MeasureBrowserHooks = {},
 ): Promise<BrowserResult> {
   const opts: BrowserOptions = resolveBrowserOptions(input);
+  // Read before anything starts: an unreadable --trust-cert is a usage error, not a failed run.
+  const trusted = opts.trustCert.map((f) => readPemFile(f, '--trust-cert'));
   const progress = (e: BrowserProgress) => hooks.onProgress?.(e);
   const cleanups: Array<() => Promise<void>> = [];
   const startedAt = new Date().toISOString();
@@ -193,7 +196,7 @@ export async function measureBrowser(
       }
     }
     // A server certificate is pinned as given; a CA stands for the verified certificate of each origin.
-    spki.push(...(await trustPins(opts.trustCertPem, origins)));
+    spki.push(...(await trustPins(trusted, origins)));
     const pins = [...new Set(spki)];
     const targets = targetsFor(origins, opts.control, opts.h3);
 

@@ -2,7 +2,7 @@
  * Options of {@link measureBrowser}: validation and completion of the schema in src/model. The CLI
  * (`src/cli/browser.ts`) maps flags onto it; unknown keys are rejected.
  */
-import { H2labError } from '../core/index.ts';
+import { H2labError, unknownOptionError } from '../core/index.ts';
 import { type BrowserOptions, type BrowserOptionsInput, BrowserOptionsSchema } from '../model/index.ts';
 
 /**
@@ -12,6 +12,8 @@ export function resolveBrowserOptions(input: BrowserOptionsInput = {}): BrowserO
   const r = BrowserOptionsSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0]!;
+    const unknown = unknownOptionError(issue, 'measureBrowser', Object.keys(BrowserOptionsSchema.shape));
+    if (unknown) throw unknown;
     const key = issue.path.join('.') || '(options)';
     throw new H2labError('H2LAB_ERR_INVALID_OPTION', `browser option ${key}: ${issue.message}`, {
       option: key,

@@ -226,9 +226,9 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.h2Client) o.h2Client = f.h2Client as LoadOptionsInput['h2Client'];
   if (f.streamWindow) o.streamWindowBytes = parseBytes(f.streamWindow, '--stream-window');
   if (f.connectionWindow) o.connectionWindowBytes = parseBytes(f.connectionWindow, '--connection-window');
-  if (f.ca) o.caFile = f.ca;
-  if (f.cert) o.certFile = f.cert;
-  if (f.key) o.keyFile = f.key;
+  if (f.ca) o.ca = f.ca;
+  if (f.cert) o.cert = f.cert;
+  if (f.key) o.key = f.key;
   if (f.insecure) o.insecure = true;
   if (f.idleTimeout) o.idleTimeoutMs = parseDurationMs(f.idleTimeout, '--idle-timeout', 's');
   if (f.maxAge) o.maxAgeMs = parseDurationMs(f.maxAge, '--max-age', 's');

@@ -14,7 +14,6 @@ import {
 } from '../core/index.ts';
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
-import { readPemFile } from '../tls/index.ts';
 import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 
 interface Flags {
@@ -56,7 +55,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     cancel: f.cancel,
     control: f.control,
     h3: f.h3 === true,
-    trustCertPem: f.trustCert.map((p) => readPemFile(p, '--trust-cert')),
+    trustCert: f.trustCert,
     trustSpki: f.trustSpki,
     fixture: {
       poolSize: parseInteger(f.pool, '--pool', 1, 1024),

@@ -225,9 +225,9 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
   if (Object.keys(links).length > 0) o.links = links;
   if (f.ca || f.cert || f.key || f.insecure) {
     o.tls = {
-      ...(f.ca ? { caFile: f.ca } : {}),
-      ...(f.cert ? { certFile: f.cert } : {}),
-      ...(f.key ? { keyFile: f.key } : {}),
+      ...(f.ca ? { ca: f.ca } : {}),
+      ...(f.cert ? { cert: f.cert } : {}),
+      ...(f.key ? { key: f.key } : {}),
       ...(f.insecure ? { insecure: true } : {}),
     };
   }

@@ -16,9 +16,9 @@ export function listeningLines(srv: RunningServer): string[] {
   if (srv.h3Unavailable) lines.push(`h3 not served: ${srv.h3Unavailable}`);
   if (srv.tlsUrl && srv.options.clientAuth !== 'none')
     lines.push(`client certificates: ${srv.options.clientAuth} (CA ${srv.options.ca})`);
-  if (srv.devCertificates && srv.caPath) {
+  if (srv.devCertificates && srv.caFile) {
     lines.push(
-      `development CA ${srv.caPath} (curl --cacert ${srv.caPath}; Chromium --ignore-certificate-errors-spki-list=${spkiSha256Base64(srv.certPem)})`,
+      `development CA ${srv.caFile} (curl --cacert ${srv.caFile}; Chromium --ignore-certificate-errors-spki-list=${spkiSha256Base64(srv.certPem)})`,
     );
   }
   return lines;

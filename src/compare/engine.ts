@@ -56,7 +56,7 @@ export interface RunContext {
   tls?: CompareOptions['tls'];
   /** A CA (PEM file) that verifies this cell's target, when it differs from the comparison's own
    *  (a fixture behind an emulated link has a certificate issued for the link's address). */
-  caFile?: string;
+  ca?: string;
   /** Aborted when the comparison is stopped: finish quickly (a partial result is discarded). */
   signal: AbortSignal;
 }

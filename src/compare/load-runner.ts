@@ -19,9 +19,10 @@ export interface LoadRunnerOptions {
   h2PoolPolicy?: PoolPolicy;
   /** Worker threads generating the load of each run (the load engine merges their histograms). */
   workers?: number;
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
+  /** PEM files: the CA that verifies the target, a client certificate and its key (mTLS). */
+  ca?: string;
+  cert?: string;
+  key?: string;
   insecure?: boolean;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
@@ -76,9 +77,9 @@ export function loadRunner(o: LoadRunnerOptions): CellRunner {
       ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
       ...(cell.workload.headers ? { headers: cell.workload.headers } : {}),
       ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
-      ...(ctx.caFile ? { caFile: ctx.caFile } : o.caFile ? { caFile: o.caFile } : {}),
-      ...(o.certFile ? { certFile: o.certFile } : {}),
-      ...(o.keyFile ? { keyFile: o.keyFile } : {}),
+      ...(ctx.ca ? { ca: ctx.ca } : o.ca ? { ca: o.ca } : {}),
+      ...(o.cert ? { cert: o.cert } : {}),
+      ...(o.key ? { key: o.key } : {}),
       ...(o.insecure ? { insecure: true } : {}),
       // The comparison reads the server's metrics itself, around each run.
       serverMetrics: false,

@@ -3,7 +3,7 @@
  * (`src/cli/compare.ts`) only maps flags onto it.
  */
 import { z } from 'zod';
-import { formatBytes, H2labError } from '../core/index.ts';
+import { formatBytes, H2labError, unknownOptionError } from '../core/index.ts';
 import {
   checkHeaderFields,
   checkWorkloadSize,
@@ -79,9 +79,9 @@ export const COMPARE_DEFAULTS = Object.freeze({
 
 /** TLS material used to reach a target (as in `h2lab bench`). */
 export const tlsOptionsSchema = z.strictObject({
-  caFile: z.string().optional().describe('PEM file of the CA that signed the server certificate.'),
-  certFile: z.string().optional().describe('Client certificate (mTLS), PEM.'),
-  keyFile: z.string().optional().describe('Client key (mTLS), PEM.'),
+  ca: z.string().optional().describe('PEM file of the CA that signed the server certificate.'),
+  cert: z.string().optional().describe('Client certificate (mTLS), PEM file.'),
+  key: z.string().optional().describe('Client key (mTLS), PEM file.'),
   insecure: z.boolean().default(false).describe('Do not verify the server certificate.'),
 });
 
@@ -298,6 +298,12 @@ export function resolveCompareOptions(input: CompareOptionsInput): CompareOption
     return r.data;
   }
   const issue = r.error.issues[0]!;
+  const unknown = unknownOptionError(
+    issue,
+    'runComparison',
+    issue.path.length === 0 ? Object.keys(compareOptionsSchema.shape) : [],
+  );
+  if (unknown) throw unknown;
   const key = issue.path.join('.') || 'options';
   throw new H2labError('H2LAB_ERR_INVALID_OPTION', `compare option ${key}: ${issue.message}`, {
     option: key,

@@ -91,7 +91,7 @@ export async function runComparison(
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
   let server: FixtureTarget | undefined;
   let url = input.url;
-  let caFile = input.tls?.caFile;
+  let ca = input.tls?.ca;
   let metricsUrl = input.metricsUrl;
   let workloads: WorkloadInput[] | undefined = input.workloads;
   const insecure = input.tls?.insecure ?? false;
@@ -101,7 +101,7 @@ export async function runComparison(
       hooks.target ?? (await startFixtureTarget({ ...COMPARE_FIXTURE, ...h3, ...hooks.fixture }, 'thread'));
     url = `${server.tlsUrl}/`;
     // Trust the embedded server the way a real client would: through the CA that signed it.
-    caFile ??= server.caFile;
+    ca ??= server.caFile;
     metricsUrl ??= server.metrics.url;
     workloads ??= defaultFixtureWorkloads();
   }
@@ -150,9 +150,9 @@ export async function runComparison(
       window: options.window,
       timeoutMs: options.timeoutMs,
       connectTimeoutMs: options.connectTimeoutMs,
-      ...(caFile ? { caFile } : {}),
-      ...(options.tls?.certFile ? { certFile: options.tls.certFile } : {}),
-      ...(options.tls?.keyFile ? { keyFile: options.tls.keyFile } : {}),
+      ...(ca ? { ca } : {}),
+      ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
+      ...(options.tls?.key ? { key: options.tls.key } : {}),
       ...(insecure ? { insecure: true } : {}),
       ...(server ? { serverInProcess: true } : {}),
     });
@@ -266,7 +266,7 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     const before = await metrics.tryRead();
     // The link's UDP flows so far belong to earlier cells (QUIC's client ports are not exposed).
     const udpBefore = usesQuic([cell.protocol]) ? udpClientPorts(await l.link.stats()) : undefined;
-    const run = await inner(cell, { ...ctx, url, caFile: l.fixture.caFile! });
+    const run = await inner(cell, { ...ctx, url, ca: l.fixture.caFile! });
     const after = await metrics.tryRead();
     if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
     run.environment.link = { ...l.link.info, profile: cell.net };

@@ -4,7 +4,7 @@
  * flags from this, so the schema stays the one source of truth (house-style: "Options: one source").
  */
 import type { z } from 'zod';
-import { invalidOption } from './errors.ts';
+import { H2labError, invalidOption } from './errors.ts';
 import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */
@@ -119,10 +119,12 @@ export function convertOptionValue(o: DescribedOption, value: unknown): unknown 
  *
  * @example const o = parseOptions(CertsOptionsSchema, { out: '' }); // throws: --out "" is not valid: …
  */
-export function parseOptions<S extends z.ZodObject>(schema: S, input: unknown): z.output<S> {
+export function parseOptions<S extends z.ZodObject>(schema: S, input: unknown, of = 'options'): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
+  const unknown = unknownOptionError(issue, of, Object.keys(schema.shape));
+  if (unknown) throw unknown;
   const key = String(issue.path[0] ?? '');
   const flag = describeOptions(schema).find((o) => o.key === key)?.flag;
   throw invalidOption(
@@ -130,4 +132,59 @@ export function parseOptions<S extends z.ZodObject>(schema: S, input: unknown): 
     key && input && typeof input === 'object' ? (input as Record<string, unknown>)[key] : input,
     issue.message,
   );
+}
+
+/**
+ * Option keys the library has renamed (old → new): one name per concept, the CLI flag's — `ca`,
+ * `cert`, `key` for PEM files everywhere, `trustCert` for the browser's `--trust-cert` files.
+ */
+export const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
+  caFile: 'ca',
+  certFile: 'cert',
+  keyFile: 'key',
+  caPath: 'ca',
+  certPath: 'cert',
+  keyPath: 'key',
+  trustCertPem: 'trustCert',
+};
+
+/**
+ * The error for a key an options object does not have (zod's `unrecognized_keys`), or undefined
+ * for any other issue: H2LAB_ERR_INVALID_OPTION naming the key where it sits (`tls.caFile`), what it
+ * is called now when it was renamed, else a known key that differs only in case or a few letters.
+ * `of` names the call (`runLoad`, `probe`); `known` lists the keys at that place.
+ */
+export function unknownOptionError(
+  issue: { code: string; path: readonly PropertyKey[]; keys?: readonly string[] },
+  of: string,
+  known: readonly string[] = [],
+): H2labError | undefined {
+  if (issue.code !== 'unrecognized_keys' || !issue.keys?.length) return undefined;
+  const key = issue.keys[0]!;
+  const where = [...issue.path.map(String), key].join('.');
+  const renamed = RENAMED_OPTIONS[key];
+  const close = known.find(
+    (k) => k.toLowerCase() === key.toLowerCase() || (key.length > 3 && editDistance(k, key) <= 2),
+  );
+  const hint = renamed
+    ? `it is called "${renamed}" now (a PEM file's path, as the --${renamed.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} flag)`
+    : close
+      ? `did you mean "${close}"?`
+      : 'see docs/api.md for the options';
+  return new H2labError('H2LAB_ERR_INVALID_OPTION', `${of}: unknown option "${where}": ${hint}`, {
+    option: where,
+    ...(renamed ? { renamed } : {}),
+  });
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
 }

@@ -147,9 +147,9 @@ interface Files {
 
 function loadFiles(o: ResolvedLoadOptions): Files {
   const f: Files = {};
-  if (o.caFile) f.ca = readPemFile(o.caFile, '--ca');
-  if (o.certFile) f.cert = readPemFile(o.certFile, '--cert');
-  if (o.keyFile) f.key = readPemFile(o.keyFile, '--key');
+  if (o.ca) f.ca = readPemFile(o.ca, '--ca');
+  if (o.cert) f.cert = readPemFile(o.cert, '--cert');
+  if (o.key) f.key = readPemFile(o.key, '--key');
   if (o.bodyFile) f.body = readOptionFile(o.bodyFile, '--body', { kind: 'body' });
   else if (o.bodySizeBytes !== undefined && o.bodySizeBytes > 0) {
     // Generated, not zeros: a compressing proxy must not shrink it.

@@ -3,7 +3,13 @@
  * `h2lab bench`'s flags. Keys carry their units. Resolved options are stored in every result.
  */
 import { z } from 'zod';
-import { H2labError, headerFieldProblem, INPUT_FILE_CAPS, MAX_DURATION_MS } from '../core/index.ts';
+import {
+  H2labError,
+  headerFieldProblem,
+  INPUT_FILE_CAPS,
+  MAX_DURATION_MS,
+  unknownOptionError,
+} from '../core/index.ts';
 import { httpMethodSchema } from '../model/index.ts';
 import { checkCertKeyPair } from '../tls/index.ts';
 import {
@@ -153,9 +159,9 @@ export const LoadOptionsSchema = z.strictObject({
   /** Explicit connection window, bytes (makes the preset `custom`). */
   connectionWindowBytes: z.number().int().positive().optional(),
   /** PEM files: extra CA, client certificate and key (mTLS). */
-  caFile: z.string().optional(),
-  certFile: z.string().optional(),
-  keyFile: z.string().optional(),
+  ca: z.string().optional(),
+  cert: z.string().optional(),
+  key: z.string().optional(),
   /** Accept any server certificate. */
   insecure: z.boolean().default(false),
   timeoutMs: positiveMs.default(LOAD_DEFAULTS.timeoutMs),
@@ -259,6 +265,8 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
   const r = LoadOptionsSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0]!;
+    const unknown = unknownOptionError(issue, 'runLoad', Object.keys(LoadOptionsSchema.shape));
+    if (unknown) throw unknown;
     const key =
       issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'options');
     const value = issue.path.reduce<unknown>(
@@ -301,7 +309,7 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
       { option: '--urls', value: [] },
     );
   }
-  checkCertKeyPair({ cert: o.certFile, key: o.keyFile }, 'to send no client certificate');
+  checkCertKeyPair({ cert: o.cert, key: o.key }, 'to send no client certificate');
   if (o.workers > 1 && !isBuiltInStrategy(o.protocol)) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',

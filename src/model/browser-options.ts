@@ -71,8 +71,11 @@ export const BrowserOptionsSchema = z
      * certificate pinned. The embedded fixture then serves HTTP/3 on its TLS port. Default false.
      */
     h3: z.boolean().default(false),
-    /** Extra certificates (PEM) whose public keys Chromium should trust, by SPKI pin. */
-    trustCertPem: z.array(z.string()).default([]),
+    /**
+     * PEM files Chromium trusts (`--trust-cert`): a server's own certificate is pinned as it is; a CA
+     * is checked against each https origin's certificate, which is then pinned.
+     */
+    trustCert: z.array(z.string()).default([]),
     /** Extra SPKI pins (base64 of the SHA-256 of a SubjectPublicKeyInfo). */
     trustSpki: z.array(z.string()).default([]),
     /**

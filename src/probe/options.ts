@@ -19,17 +19,17 @@ export const PROBE_DEFAULTS = Object.freeze({
 
 export const ProbeOptionsSchema = z
   .object({
-    caPath: z
+    ca: z
       .string()
       .min(1)
       .optional()
       .meta(m('ca', 'string', 'PEM CA certificate(s) to trust in addition to the system ones')),
-    certPath: z
+    cert: z
       .string()
       .min(1)
       .optional()
       .meta(m('cert', 'string', 'PEM client certificate to present (with --key)')),
-    keyPath: z
+    key: z
       .string()
       .min(1)
       .optional()

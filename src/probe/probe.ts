@@ -36,7 +36,7 @@ import { probeTls } from './tls-probe.ts';
 import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
 
 function validateOptions(input: ProbeOptionsInput): ProbeOptions {
-  return parseOptions(ProbeOptionsSchema, input);
+  return parseOptions(ProbeOptionsSchema, input, 'probe');
 }
 
 const no = (detail: string): Availability => ({ supported: false, detail });
@@ -68,7 +68,7 @@ function failureText(f: Failure): string {
  * Probes `url` and returns what the server speaks and how it is configured, with findings in words.
  *
  * @example
- * const result = await probe('https://127.0.0.1:8443/', { caPath: 'ca.pem', expect: ['h2', 'tls1.3'] });
+ * const result = await probe('https://127.0.0.1:8443/', { ca: 'ca.pem', expect: ['h2', 'tls1.3'] });
  * if (result.expectations?.unmet.length) process.exitCode = 1;
  */
 export async function probe(url: string, input: ProbeOptionsInput = {}): Promise<ProbeResult> {

@@ -44,11 +44,11 @@ export function parseTarget(url: string): {
 }
 
 /** Reads --ca/--cert/--key. */
-export function loadTlsMaterial(opts: Pick<ProbeOptions, 'caPath' | 'certPath' | 'keyPath'>): TlsMaterial {
-  checkCertKeyPair({ cert: opts.certPath, key: opts.keyPath }, 'to send no client certificate');
-  const ca = opts.caPath === undefined ? undefined : readPemFile(opts.caPath, '--ca');
-  const cert = opts.certPath === undefined ? undefined : readPemFile(opts.certPath, '--cert');
-  const key = opts.keyPath === undefined ? undefined : readPemFile(opts.keyPath, '--key');
+export function loadTlsMaterial(opts: Pick<ProbeOptions, 'ca' | 'cert' | 'key'>): TlsMaterial {
+  checkCertKeyPair({ cert: opts.cert, key: opts.key }, 'to send no client certificate');
+  const ca = opts.ca === undefined ? undefined : readPemFile(opts.ca, '--ca');
+  const cert = opts.cert === undefined ? undefined : readPemFile(opts.cert, '--cert');
+  const key = opts.key === undefined ? undefined : readPemFile(opts.key, '--key');
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 

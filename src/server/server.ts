@@ -21,7 +21,7 @@ import {
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
-import { H2labError, invalidOption, isH2labError } from '../core/index.ts';
+import { H2labError, invalidOption, isH2labError, unknownOptionError } from '../core/index.ts';
 import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
@@ -52,7 +52,7 @@ export interface RunningServer {
   /** The CA that signed the server certificate, when known (always with the development CA). */
   caPem?: string;
   /** Path of that CA's PEM file, when it is a file (the development CA, or `--ca` … no: only the dev CA). */
-  caPath?: string;
+  caFile?: string;
   /** The server certificate in use (PEM). A browser pins its SPKI hash. */
   certPem: string;
   /** True when the development CA and certificate are in use (no `--cert`). */
@@ -78,13 +78,8 @@ export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOpti
   const r = ServerOptionsSchema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    throw invalidOption(
-      String(issue.keys[0]),
-      (input as Record<string, unknown>)[String(issue.keys[0])],
-      'this is not an option of h2lab serve',
-    );
-  }
+  const unknown = unknownOptionError(issue, 'startServer', Object.keys(ServerOptionsSchema.shape));
+  if (unknown) throw unknown;
   const key = String(issue.path[0] ?? '');
   const meta = (ServerOptionsSchema.shape as Record<string, { meta(): unknown }>)[key]?.meta() as
     | { flag?: string }
@@ -136,7 +131,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   let certPem = files.certPem;
   let keyPem = files.keyPem;
   let caPem: string | undefined;
-  let caPath: string | undefined;
+  let caFile: string | undefined;
   const dev = certPem === undefined;
   const h3 = opts.h3 || opts.h3Port !== undefined;
   if ((opts.tls || h3) && (certPem === undefined || keyPem === undefined)) {
@@ -144,7 +139,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     certPem = d.serverPem;
     keyPem = d.serverKeyPem;
     caPem = d.caPem;
-    caPath = d.caPath;
+    caFile = d.caFile;
   }
 
   const pool: { p?: BackendPool } = {};
@@ -446,7 +441,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
   return {
     ...result,
     ...(caPem !== undefined ? { caPem } : {}),
-    ...(caPath !== undefined ? { caPath } : {}),
+    ...(caFile !== undefined ? { caFile } : {}),
     certPem: certPem ?? '',
     devCertificates: dev && opts.tls,
     options: opts,

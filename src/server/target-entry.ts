@@ -52,7 +52,7 @@ ch.onMessage(async (msg) => {
         ...(server.h3Url ? { h3Url: server.h3Url } : {}),
         ...(server.h3Unavailable ? { h3Unavailable: server.h3Unavailable } : {}),
         ...(server.caPem ? { caPem: server.caPem } : {}),
-        ...(server.caPath ? { caPath: server.caPath } : {}),
+        ...(server.caFile ? { caFile: server.caFile } : {}),
         certPem: server.certPem,
       });
     } catch (err) {

@@ -7,7 +7,7 @@
  * ```
  *   owner                                   thread / child (target-entry.ts)
  *   ── { type:'start', options } ─────────▶  startServer(options)
- *   ◀──────── { type:'ready', plainUrl, tlsUrl, caPem?, caPath?, certPem }
+ *   ◀──────── { type:'ready', plainUrl, tlsUrl, caPem?, caFile?, certPem }
  *          or { type:'error', error: { code, message, details } }
  *   ── { type:'stop' } ───────────────────▶  server.close(0)
  *   ◀──────────────────────── { type:'stopped' }
@@ -28,7 +28,7 @@ export type FromTarget =
       h3Url?: string;
       h3Unavailable?: string;
       caPem?: string;
-      caPath?: string;
+      caFile?: string;
       certPem: string;
     }
   | { type: 'error'; error: { code: string; message: string; details: Record<string, unknown> } }

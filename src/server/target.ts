@@ -124,7 +124,7 @@ async function inProcess(options: ServerOptionsInput): Promise<FixtureTarget> {
   return target(
     'in-process',
     ready,
-    s.caPath,
+    s.caFile,
     () => undefined,
     () => s.close(0),
   );
@@ -153,7 +153,7 @@ async function inThread(options: ServerOptionsInput): Promise<FixtureTarget> {
   return target(
     'thread',
     msg,
-    msg.caPath,
+    msg.caFile,
     () => failure,
     async () => {
       send({ type: 'stop' });

@@ -726,8 +726,8 @@ async function handshakes(target: FixtureTarget, certs: CertFiles): Promise<Hand
       bodySizeBytes: 64,
       requests: 2,
       concurrency: 1,
-      caFile: certs.caFile,
-      ...(c.cert ? { certFile: certs.certFile, keyFile: certs.keyFile } : {}),
+      ca: certs.caFile,
+      ...(c.cert ? { cert: certs.certFile, key: certs.keyFile } : {}),
       timeoutMs: 5000,
       connectTimeoutMs: 5000,
     }).done;
@@ -763,9 +763,9 @@ async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): P
     method: 'POST',
     bodySizeBytes: 1024,
     headers: apiHeaders(o.headerBytes),
-    caFile: certs.caFile,
-    certFile: certs.certFile,
-    keyFile: certs.keyFile,
+    ca: certs.caFile,
+    cert: certs.certFile,
+    key: certs.keyFile,
   };
   // Three requests a gap apart, the gap twice the longer idle timeout: each session goes idle.
   const gapMs = 2 * Math.max(o.serverIdleMs, o.clientIdleMs);
@@ -975,7 +975,7 @@ export const echoStudy: Study = {
             durationMs: o.durationMs,
             window,
             workloads: [workload],
-            tls: { caFile: certs.caFile, certFile: certs.certFile, keyFile: certs.keyFile },
+            tls: { ca: certs.caFile, cert: certs.certFile, key: certs.keyFile },
             ...(o.rttMs !== undefined ? { links: { rttMs: [o.rttMs] } } : {}),
           };
           const hooks = { target, fixture };

@@ -675,7 +675,7 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
         const r: ConfigResult = { config, url };
         results.push(r);
         const p = await ctx.cell(`${config.id}/probe`, () =>
-          probe(`${url}/`, { caPath: caFile, largePath: `/bytes/${LARGE_BYTES}` }),
+          probe(`${url}/`, { ca: caFile, largePath: `/bytes/${LARGE_BYTES}` }),
         );
         if (p) r.probe = probeView(p);
         const before = await fixture.metrics.read();
@@ -685,7 +685,7 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
           config.id,
           {
             url,
-            tls: { caFile },
+            tls: { ca: caFile },
             protocols: [h1.name, h2.name],
             baseline: h1.name,
             concurrency: o.concurrency,

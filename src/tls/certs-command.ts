@@ -32,7 +32,7 @@ export type CertsOptions = z.infer<typeof CertsOptionsSchema>;
 export async function writeCertificates(
   opts: z.input<typeof CertsOptionsSchema>,
 ): Promise<{ files: string[]; hosts: string[] }> {
-  const o = parseOptions(CertsOptionsSchema, opts);
+  const o = parseOptions(CertsOptionsSchema, opts, 'writeCertificates');
   const hosts = validateHosts(parseList(o.hosts));
   const set = await generateCertificates({ hosts, caName: 'h2lab CA' });
   return { files: writeCertificateSet(o.out, set, { force: o.force }), hosts };

@@ -26,7 +26,7 @@ export interface DevCertificates extends CertificateSet {
   /** Directory holding the files. */
   dir: string;
   /** Path of the CA certificate (give it to `curl --cacert`, or trust it in a browser). */
-  caPath: string;
+  caFile: string;
   /** True when this call generated the set (first use, or the cached one had expired). */
   generated: boolean;
 }
@@ -54,7 +54,7 @@ export async function ensureDevCertificates(env: NodeJS.ProcessEnv = process.env
   const home = h2labHome(env);
   const dir = join(home, 'dev-certs');
   const cached = readSet(dir);
-  if (cached) return { ...cached, dir, caPath: join(dir, CERT_FILES.caPem), generated: false };
+  if (cached) return { ...cached, dir, caFile: join(dir, CERT_FILES.caPem), generated: false };
   mkdirSync(home, { recursive: true });
   const set = await generateCertificates({ hosts: DEFAULT_CERT_HOSTS, caName: 'h2lab development CA' });
   const tmp = mkdtempSync(join(home, '.dev-certs-'));
@@ -66,8 +66,8 @@ export async function ensureDevCertificates(env: NodeJS.ProcessEnv = process.env
     // Another process renamed its set into place first: use that one, so every process agrees.
     rmSync(tmp, { recursive: true, force: true });
     const theirs = readSet(dir);
-    if (theirs) return { ...theirs, dir, caPath: join(dir, CERT_FILES.caPem), generated: false };
+    if (theirs) return { ...theirs, dir, caFile: join(dir, CERT_FILES.caPem), generated: false };
     throw new Error(`could not install development certificates in ${dir}`);
   }
-  return { ...set, dir, caPath: join(dir, CERT_FILES.caPem), generated: true };
+  return { ...set, dir, caFile: join(dir, CERT_FILES.caPem), generated: true };
 }

@@ -24,7 +24,7 @@ test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control
       count: 30,
       runs: 2,
       cancel: false,
-      trustCertPem: [srv.certPem],
+      trustCert: [srv.caFile!],
     });
     assert.equal(r.error, undefined);
     // On failure, show what the kept runs saw.

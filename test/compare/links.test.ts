@@ -37,7 +37,7 @@ test('linked cells: the link gets --seed, --cc, --initcwnd; its fixture serves t
     {
       runCell: async (cell, ctx) => {
         // Loopback cells trust the embedded server through the runner's own CA option, not ctx.
-        const code = ctx.caFile ? await status(`${ctx.url}bytes/100`, ctx.caFile) : 0;
+        const code = ctx.ca ? await status(`${ctx.url}bytes/100`, ctx.ca) : 0;
         seen.push({ net: cell.net, url: ctx.url, status: code });
         return synthetic(cell, ctx);
       },

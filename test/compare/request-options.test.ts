@@ -40,7 +40,7 @@ test('-m, -H and --body reach h1, h2 and h2-pool: the server saw them on every r
   const before = { ...server.seen, byMethod: { ...server.seen.byMethod } };
   const c = await runComparison({
     url: `${server.url}/`,
-    tls: { caFile: certs.path.caPem },
+    tls: { ca: certs.path.caPem },
     protocols: ['h1', 'h2', 'h2-pool'],
     concurrency: [2],
     workloads: [{ id: 'echo', label: 'echo', paths: ['/echo'] }],
@@ -83,7 +83,7 @@ test('-m, -H and --body reach h3 and h3-pool (when the HTTP/3 binding loads)', a
   try {
     const c = await runComparison({
       url: `${h3.url}/`,
-      tls: { caFile: certs.path.caPem },
+      tls: { ca: certs.path.caPem },
       protocols: ['h3', 'h3-pool'],
       baseline: 'h3',
       concurrency: [2],
@@ -108,7 +108,7 @@ test('-m, -H and --body reach h3 and h3-pool (when the HTTP/3 binding loads)', a
 test('--timeout reaches the engine: a response slower than it fails as timeout', async () => {
   const c = await runComparison({
     url: `${server.url}/`,
-    tls: { caFile: certs.path.caPem },
+    tls: { ca: certs.path.caPem },
     protocols: ['h1', 'h2'],
     concurrency: [1],
     workloads: [{ id: 'slow', label: 'slow', paths: ['/delay/600', '/bytes/10'] }],
@@ -127,7 +127,7 @@ test('--timeout reaches the engine: a response slower than it fails as timeout',
 test('--rate: one open-loop cell per rate, and each achieves about the rate asked', async () => {
   const c = await runComparison({
     url: `${server.url}/`,
-    tls: { caFile: certs.path.caPem },
+    tls: { ca: certs.path.caPem },
     protocols: ['h1', 'h2'],
     rateRps: [100, 300],
     workloads: [{ id: 'small', label: 'small', paths: ['/bytes/512'] }],

@@ -25,7 +25,7 @@ test('browser: the h3 target negotiates h3 on every request, the h2 target h2', 
       cancel: false,
       control: false,
       h3: true,
-      trustCertPem: [srv.certPem],
+      trustCert: [srv.caFile!],
     });
     assert.equal(r.error, undefined, JSON.stringify(r.error));
     const s = Object.fromEntries(r.burst.summaries.map((x) => [x.target, x]));

@@ -21,7 +21,7 @@ test('Alt-Svc h3 ports: the same host only', () => {
 test('a fixture serving h3: Alt-Svc names it and the QUIC handshake chooses h3', { skip }, async () => {
   const srv = await startFixture({ h3: true });
   try {
-    const r = await probe(`${srv.tlsUrl}/`, { caPath: srv.caPath!, timeoutMs: 2000 });
+    const r = await probe(`${srv.tlsUrl}/`, { ca: srv.caFile!, timeoutMs: 2000 });
     assert.deepEqual(r.protocols.altSvc?.protocols, ['h3']);
     assert.equal(r.protocols.h3?.supported, true, r.protocols.h3?.detail);
     assert.match(r.protocols.h3!.detail, /from Alt-Svc/);
@@ -34,7 +34,7 @@ test('a fixture serving h3: Alt-Svc names it and the QUIC handshake chooses h3',
 test('a fixture without h3: no Alt-Svc, and no QUIC answer on the URL port', { skip }, async () => {
   const srv = await startFixture();
   try {
-    const r = await probe(`${srv.tlsUrl}/`, { caPath: srv.caPath!, timeoutMs: 800 });
+    const r = await probe(`${srv.tlsUrl}/`, { ca: srv.caFile!, timeoutMs: 800 });
     assert.equal(r.protocols.altSvc, null);
     assert.equal(r.protocols.h3?.supported, false, r.protocols.h3?.detail);
   } finally {

@@ -25,7 +25,7 @@ after(async () => {
 });
 
 function tls(path: string, o: LoadOptionsInput): LoadOptionsInput {
-  return { ...o, url: `${server.tlsUrl}${path}`, caFile: server.caPath! };
+  return { ...o, url: `${server.tlsUrl}${path}`, ca: server.caFile! };
 }
 
 const sum = (row: object): number =>

@@ -248,8 +248,8 @@ test('mTLS refusals in a loop (--client-auth require): 200 handshakes without a 
           connections: 4,
           concurrency: 4,
           requests: 200,
-          caFile: good.path.caPem,
-          ...(cert ? { certFile: cert.path.clientPem, keyFile: cert.path.clientKeyPem } : {}),
+          ca: good.path.caPem,
+          ...(cert ? { cert: cert.path.clientPem, key: cert.path.clientKeyPem } : {}),
           maxErrorRate: 1,
         }).done;
         const c = r.counts;
@@ -288,8 +288,8 @@ test('mTLS refusals in a loop (--client-auth require): 200 handshakes without a 
             protocol,
             h2Client,
             requests: 10,
-            caFile: good.path.caPem,
-            ...(cert ? { certFile: cert.path.clientPem, keyFile: cert.path.clientKeyPem } : {}),
+            ca: good.path.caPem,
+            ...(cert ? { cert: cert.path.clientPem, key: cert.path.clientKeyPem } : {}),
             maxErrorRate: 1,
           }).done;
           const took = performance.now() - t0;

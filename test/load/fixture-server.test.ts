@@ -23,7 +23,7 @@ function on(listener: 'tls' | 'plain', path: string, o: LoadOptionsInput): LoadO
     ...o,
     url: `${base}${path}`,
     serverMetrics: true,
-    ...(listener === 'tls' ? { caFile: server.caPath! } : {}),
+    ...(listener === 'tls' ? { ca: server.caFile! } : {}),
   };
 }
 

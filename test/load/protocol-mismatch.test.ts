@@ -18,7 +18,7 @@ after(() => certs.cleanup());
 test('h2 against a TLS server offering only http/1.1 in ALPN fails with the mismatch, naming both', async () => {
   const server = await startTestServer('tls-h1-only', certs);
   try {
-    const r = await runLoad({ url: `${server.url}/`, protocol: 'h2', caFile: certs.path.caPem, requests: 10 })
+    const r = await runLoad({ url: `${server.url}/`, protocol: 'h2', ca: certs.path.caPem, requests: 10 })
       .done;
     assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH');
     assert.match(r.error!.message, /requested h2 but the server negotiated http\/1\.1/);

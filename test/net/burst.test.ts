@@ -18,7 +18,7 @@ describe('burst through an emulated link', { skip }, () => {
         const run = (burstHandshakes: 'include' | 'exclude') =>
           runLoad({
             url: `${fixture.tlsUrl}/bytes/10240`,
-            caFile: fixture.caFile,
+            ca: fixture.caFile,
             protocol,
             burst: 32,
             burstHandshakes,

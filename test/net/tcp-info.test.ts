@@ -26,7 +26,7 @@ async function h1AndH2(link: LinkOptions, path: string, requests: number): Promi
         requests,
         warmupMs: 0,
         url: `${fixture.tlsUrl}${path}`,
-        caFile: fixture.caFile,
+        ca: fixture.caFile,
         serverMetrics: true,
       }).done;
       assert.equal(r.error, undefined, JSON.stringify(r.error));

@@ -66,7 +66,7 @@ describe('fixture server', () => {
   test('TLS port: h2 and http/1.1 by ALPN', async () => {
     await withFixture({ plain: false }, async (s) => {
       const r = await probe(`${s.tlsUrl}/`, {
-        caPath: file('ca.pem'),
+        ca: file('ca.pem'),
         expect: ['h2', 'http1.1', 'keepalive', 'tls1.3'],
       });
       assert.equal(r.tls?.alpn.h2.supported, true);
@@ -78,13 +78,13 @@ describe('fixture server', () => {
 
   test('mTLS required: detected without a certificate; probed with one', async () => {
     await withFixture({ plain: false, clientAuth: 'require', ca: file('ca.pem') }, async (s) => {
-      const bare = await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['mtls'] });
+      const bare = await probe(`${s.tlsUrl}/`, { ca: file('ca.pem'), expect: ['mtls'] });
       assert.equal(bare.tls?.clientCertificate.required, true, bare.tls?.clientCertificate.detail);
       assert.deepEqual(bare.expectations?.unmet, []);
       const withCert = await probe(`${s.tlsUrl}/`, {
-        caPath: file('ca.pem'),
-        certPath: file('client.pem'),
-        keyPath: file('client.key'),
+        ca: file('ca.pem'),
+        cert: file('client.pem'),
+        key: file('client.key'),
       });
       assert.equal(withCert.h2?.effective.MAX_CONCURRENT_STREAMS, 250);
       assert.equal(withCert.keepAlive?.honoured, true);
@@ -93,7 +93,7 @@ describe('fixture server', () => {
 
   test('mTLS requested: a certificate is asked for but not required', async () => {
     await withFixture({ plain: false, clientAuth: 'request', ca: file('ca.pem') }, async (s) => {
-      const r = await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['client-cert', 'no-mtls'] });
+      const r = await probe(`${s.tlsUrl}/`, { ca: file('ca.pem'), expect: ['client-cert', 'no-mtls'] });
       assert.equal(r.tls?.clientCertificate.requested, true);
       assert.equal(r.tls?.clientCertificate.required, false);
       assert.deepEqual(r.expectations?.unmet, []);
@@ -137,24 +137,19 @@ describe('the result as data', () => {
         plain.idle?.length && plain.large && plain.h2 && plain.keepAlive,
         'idle, large, h2, keep-alive',
       );
-      const tls = fits(
-        await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem'), expect: ['h2', 'tls1.3', 'h2c'] }),
-      );
+      const tls = fits(await probe(`${s.tlsUrl}/`, { ca: file('ca.pem'), expect: ['h2', 'tls1.3', 'h2c'] }));
       assert.ok(tls.tls?.certificate.chain.length, 'a certificate chain');
       assert.ok(tls.expectations?.unmet.length, 'h2c over TLS is an unmet expectation');
     });
     await withFixture({ plain: false, clientAuth: 'require', ca: file('ca.pem') }, async (s) => {
-      const bare = fits(await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem') }));
+      const bare = fits(await probe(`${s.tlsUrl}/`, { ca: file('ca.pem') }));
       assert.equal(bare.tls?.clientCertificate.required, true);
     });
   });
 
   test('the schema is strict: a field the model does not know fails', async () => {
     await withFixture({ plain: false }, async (s) => {
-      const json = roundTrip(await probe(`${s.tlsUrl}/`, { caPath: file('ca.pem') })) as Record<
-        string,
-        unknown
-      >;
+      const json = roundTrip(await probe(`${s.tlsUrl}/`, { ca: file('ca.pem') })) as Record<string, unknown>;
       assert.ok(probeResultSchema.safeParse(json).success);
       assert.equal(probeResultSchema.safeParse({ ...json, extra: 1 }).success, false);
       const tls = { ...(json.tls as Record<string, unknown>), sessionTicket: true };

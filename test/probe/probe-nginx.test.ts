@@ -58,7 +58,7 @@ describe('nginx (Debian package) configurations', {
 
   test('listen ssl http2: h2 by ALPN, nginx SETTINGS as sent, connection WINDOW_UPDATE, HTTP/1.1 keep-alive', async () => {
     const r = await probe(`https://127.0.0.1:${port.tlsH2}/`, {
-      caPath: join(dir, 'ca.pem'),
+      ca: join(dir, 'ca.pem'),
       expect: ['h2', 'http1.1', 'keepalive'],
     });
     assert.equal(r.protocols.h2.supported, true, r.protocols.h2.detail);
@@ -84,7 +84,7 @@ describe('nginx (Debian package) configurations', {
 
   test('listen ssl (no http2): h2 not offered, HTTP/1.1 only', async () => {
     const r = await probe(`https://127.0.0.1:${port.tlsOnly}/`, {
-      caPath: join(dir, 'ca.pem'),
+      ca: join(dir, 'ca.pem'),
       expect: ['no-h2', 'http1.1'],
     });
     assert.equal(r.protocols.h2.supported, false, r.protocols.h2.detail);
@@ -132,15 +132,15 @@ describe('nginx (Debian package) configurations', {
 
   test('ssl_verify_client on: requested in the handshake, required at the HTTP level (400); probed with --cert', async () => {
     const url = `https://127.0.0.1:${port.mtlsOn}/`;
-    const bare = await probe(url, { caPath: join(dir, 'ca.pem'), expect: ['mtls'] });
+    const bare = await probe(url, { ca: join(dir, 'ca.pem'), expect: ['mtls'] });
     assert.equal(bare.tls?.clientCertificate.requested, true);
     assert.equal(bare.tls?.clientCertificate.required, true, bare.tls?.clientCertificate.detail);
     assert.match(bare.tls?.clientCertificate.detail ?? '', /400/);
     assert.deepEqual(bare.expectations?.unmet, []);
     const withCert = await probe(url, {
-      caPath: join(dir, 'ca.pem'),
-      certPath: join(dir, 'client.pem'),
-      keyPath: join(dir, 'client.key'),
+      ca: join(dir, 'ca.pem'),
+      cert: join(dir, 'client.pem'),
+      key: join(dir, 'client.key'),
     });
     assert.deepEqual(
       withCert.responses.map((x) => x.status),
@@ -150,7 +150,7 @@ describe('nginx (Debian package) configurations', {
 
   test('ssl_verify_client optional: requested, not required', async () => {
     const r = await probe(`https://127.0.0.1:${port.mtlsOptional}/`, {
-      caPath: join(dir, 'ca.pem'),
+      ca: join(dir, 'ca.pem'),
       expect: ['client-cert', 'no-mtls'],
     });
     // Seen once in CI as null ("not told"): the message carries the probe's own account of why.

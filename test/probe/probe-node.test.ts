@@ -75,7 +75,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
   test('reports h2 by ALPN, both versions, the SETTINGS it sent, keep-alive and Alt-Svc', async () => {
     await withServer(tlsServer(), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/text`, {
-        caPath: file('ca.pem'),
+        ca: file('ca.pem'),
         expect: ['h2', 'tls1.3', 'keepalive', 'h3', 'no-mtls'],
       });
       assert.equal(r.kind, 'h2lab.probe');
@@ -125,7 +125,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
         ) as unknown as http.Server,
       );
     await withServer(start, async (port) => {
-      const r = await probe(`https://localhost:${port}/`, { caPath: file('ca.pem'), expect: ['h2'] });
+      const r = await probe(`https://localhost:${port}/`, { ca: file('ca.pem'), expect: ['h2'] });
       assert.equal(r.protocols.h2.supported, false);
       assert.equal(r.protocols['http/1.1'].supported, true);
       assert.equal(r.h2, undefined);
@@ -137,7 +137,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
   test('an h2-only TLS server (no HTTP/1.1 fallback): ALPN http/1.1 refused, keep-alive not probed', async () => {
     await withServer(tlsServer({ allowHTTP1: false }), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/`, {
-        caPath: file('ca.pem'),
+        ca: file('ca.pem'),
         expect: ['h2', 'no-http1.1'],
       });
       assert.equal(r.tls?.alpn['http/1.1'].supported, false);
@@ -155,7 +155,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
   test('mTLS required: detected without a certificate (HTTP not probed), and fully probed with --cert/--key', async () => {
     await withServer(tlsServer({ requestCert: true, rejectUnauthorized: true }), async (port) => {
       const url = `https://127.0.0.1:${port}/`;
-      const bare = await probe(url, { caPath: file('ca.pem'), expect: ['mtls'] });
+      const bare = await probe(url, { ca: file('ca.pem'), expect: ['mtls'] });
       assert.equal(bare.tls?.clientCertificate.requested, true);
       assert.equal(bare.tls?.clientCertificate.required, true);
       assert.equal(bare.h2, undefined);
@@ -164,9 +164,9 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
       assert.ok(bare.findings.some((f) => f.id === 'mtls-required' && /--cert/.test(f.text)));
 
       const withCert = await probe(url, {
-        caPath: file('ca.pem'),
-        certPath: file('client.pem'),
-        keyPath: file('client.key'),
+        ca: file('ca.pem'),
+        cert: file('client.pem'),
+        key: file('client.key'),
       });
       assert.equal(withCert.tls?.clientCertificate.required, true);
       assert.equal(withCert.tls?.clientCertificate.presented, true);
@@ -179,7 +179,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
     await withServer(
       tlsServer({ requestCert: true, rejectUnauthorized: true, maxVersion: 'TLSv1.2' }),
       async (port) => {
-        const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem') });
+        const r = await probe(`https://127.0.0.1:${port}/`, { ca: file('ca.pem') });
         assert.equal(r.tls?.clientCertificate.required, true);
         assert.equal(r.tls?.versions['TLSv1.2'].supported, true);
         assert.equal(r.tls?.versions['TLSv1.3'].supported, false);
@@ -188,9 +188,9 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
         assert.equal(r.tls?.certificate.trusted, null);
         assert.ok(!r.findings.some((f) => f.id === 'cert-untrusted'));
         const withCert = await probe(`https://127.0.0.1:${port}/`, {
-          caPath: file('ca.pem'),
-          certPath: file('client.pem'),
-          keyPath: file('client.key'),
+          ca: file('ca.pem'),
+          cert: file('client.pem'),
+          key: file('client.key'),
         });
         assert.equal(withCert.tls?.certificate.trusted, true);
         assert.equal(withCert.tls?.negotiated.version, 'TLSv1.2');
@@ -218,21 +218,21 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
           })(),
         ),
       async (port) => {
-        const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem'), expect: ['ocsp'] });
+        const r = await probe(`https://127.0.0.1:${port}/`, { ca: file('ca.pem'), expect: ['ocsp'] });
         assert.equal(r.tls?.ocspStapled, true);
         assert.deepEqual(r.expectations?.unmet, []);
       },
     );
     // And without stapling: not reported.
     await withServer(tlsServer(), async (port) => {
-      const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem') });
+      const r = await probe(`https://127.0.0.1:${port}/`, { ca: file('ca.pem') });
       assert.equal(r.tls?.ocspStapled, false);
     });
   });
 
   test('a server that still accepts TLS 1.0 and 1.1 is flagged', async () => {
     await withServer(tlsServer({ minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }), async (port) => {
-      const r = await probe(`https://127.0.0.1:${port}/`, { caPath: file('ca.pem'), expect: ['no-tls1.0'] });
+      const r = await probe(`https://127.0.0.1:${port}/`, { ca: file('ca.pem'), expect: ['no-tls1.0'] });
       assert.equal(r.tls?.versions.TLSv1.supported, true, r.tls?.versions.TLSv1.detail);
       assert.equal(r.tls?.versions['TLSv1.1'].supported, true);
       assert.match(
@@ -246,7 +246,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
   test('client certificate requested but optional', async () => {
     await withServer(tlsServer({ requestCert: true, rejectUnauthorized: false }), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/`, {
-        caPath: file('ca.pem'),
+        ca: file('ca.pem'),
         expect: ['client-cert', 'no-mtls'],
       });
       assert.equal(r.tls?.clientCertificate.requested, true);
@@ -266,7 +266,7 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
       );
       // Another CA does not help either.
       await expectError(
-        probe(url, { caPath: file('ca.pem') }),
+        probe(url, { ca: file('ca.pem') }),
         'H2LAB_ERR_PROBE_UNTRUSTED',
         /SELF_SIGNED_CERT_IN_CHAIN/,
       );
@@ -489,12 +489,12 @@ describe('errors: each a clear message with its own code', () => {
       /--expect "h4".*h2c/,
     );
     await expectError(
-      probe('https://127.0.0.1:1/', { caPath: file('missing.pem') }),
+      probe('https://127.0.0.1:1/', { ca: file('missing.pem') }),
       'H2LAB_ERR_FILE_UNREADABLE',
       /--ca .*missing\.pem/,
     );
     await expectError(
-      probe('https://127.0.0.1:1/', { certPath: file('client.pem') }),
+      probe('https://127.0.0.1:1/', { cert: file('client.pem') }),
       'H2LAB_ERR_TLS_KEY_MISSING',
       /--key/,
     );

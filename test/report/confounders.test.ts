@@ -173,7 +173,7 @@ describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
   const burst = (window: 'node' | 'browser') =>
     runLoad({
       url: `${fixture.tlsUrl}/bytes/10240`,
-      caFile: fixture.caFile,
+      ca: fixture.caFile,
       protocol: 'h2',
       window,
       concurrency: 64,
@@ -228,7 +228,7 @@ describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
   it('node:http2 as the client: not measured, and said so (no figure at all)', async () => {
     const r = await runLoad({
       url: `${fixture.tlsUrl}/bytes/1024`,
-      caFile: fixture.caFile,
+      ca: fixture.caFile,
       protocol: 'h2',
       h2Client: 'node',
       concurrency: 2,
@@ -279,7 +279,7 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
   const run = (port: number) =>
     runLoad({
       url: `https://${link.serverAddress}:${port}/`,
-      caFile: certs!.path.caPem,
+      ca: certs!.path.caPem,
       protocol: 'h1',
       connections: 6,
       concurrency: 6,

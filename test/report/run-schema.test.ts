@@ -45,7 +45,7 @@ test('every --samples line validates, successes and failures alike', async () =>
 });
 
 test('real results validate: h2 closed loop over TLS, h1 open loop, h2-pool, and a run against a dead port', async () => {
-  const tls = { caFile: server.caPath!, serverMetrics: true };
+  const tls = { ca: server.caFile!, serverMetrics: true };
   const runs = [
     await runLoad({
       url: `${server.tlsUrl}/bytes/1KiB`,

@@ -41,14 +41,14 @@ const targets: Target[] = [
   {
     name: 'h2 over TLS (ALPN)',
     base: () => srv.tlsUrl!,
-    args: () => ['--cacert', srv.caPath!],
+    args: () => ['--cacert', srv.caFile!],
     version: '2',
     protocol: 'h2',
   },
   {
     name: 'HTTP/1.1 over TLS (ALPN)',
     base: () => srv.tlsUrl!,
-    args: () => ['--cacert', srv.caPath!, '--http1.1'],
+    args: () => ['--cacert', srv.caFile!, '--http1.1'],
     version: '1.1',
     protocol: 'http/1.1',
   },
@@ -166,7 +166,7 @@ test('the SPKI hash matches what openssl computes', {
 });
 
 test('startup lines: exactly one per listener with the real port, then the development CA', () => {
-  const caPath = srv.caPath!;
+  const caPath = srv.caFile!;
   const lines = listeningLines(srv);
   const plainPort = new URL(srv.plainUrl!).port;
   const tlsPort = new URL(srv.tlsUrl!).port;

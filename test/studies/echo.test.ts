@@ -108,7 +108,7 @@ test('h2lab study echo --quick: mTLS echo, the report’s table shape, windows, 
           assert.equal(run.throughput.bytesOut, (run.counts.attempts ?? run.counts.total) * body);
           const h = run.options.headers as Record<string, string>;
           assert.ok(Object.keys(h).length >= 3 && 'authorization' in h);
-          assert.ok(run.options.certFile, 'a client certificate');
+          assert.ok(run.options.cert, 'a client certificate');
           if (cell.protocol === one) assert.equal(run.connections.opened, 1);
           if (cell.protocol !== one && cell.protocol !== pool) assert.equal(run.flowControl, undefined);
           else assert.ok(run.flowControl, `${cell.id}: h2lab's client measured its windows`);
