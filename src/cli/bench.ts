@@ -94,7 +94,7 @@ export function register(program: Command): void {
         'target URL; ranges expand: /chunks/{0..63}. Omitted: start the embedded fixture server',
       ),
   )
-    .option('--samples <file>', 'write one NDJSON line per request')
+    .option('--samples <file>', 'write one record per request: NDJSON, or CSV when the name ends in .csv')
     .option(
       '--json <file>',
       'write the result (versioned JSON) to this file; - for stdout (the table goes to stderr)',

@@ -244,7 +244,7 @@ function progress(stream: NodeJS.WriteStream) {
         done,
         total,
         'runs',
-        `${cell.protocol} c=${cell.concurrency} run ${index} · ${cell.workload.label}`,
+        `${cell.protocol} ${cell.workload.rateRps ? `${cell.concurrency} req/s` : `c=${cell.concurrency}`} run ${index} · ${cell.workload.label}`,
       );
     },
     cellEnd: bar.line,

@@ -4,7 +4,7 @@
  * difference" rule as a comparison between strategies.
  */
 import type { CompareResult, DiffResult, DiffRow } from '../model/index.ts';
-import { formatRatio } from '../report/index.ts';
+import { formatRatio, levelText } from '../report/index.ts';
 import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './analyze.ts';
 import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './stats.ts';
 
@@ -79,7 +79,7 @@ export function diffResults(
   for (const r of rows) {
     if (r.outcome !== 'better' && r.outcome !== 'worse') continue;
     summary.push(
-      `${r.workloadLabel}, ${r.protocol} at c=${r.concurrency}: ${words[r.metric]} ${r.outcome === 'better' ? 'improved' : 'got worse'}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
+      `${r.workloadLabel}, ${r.protocol} at ${levelText(after, r.workload, r.concurrency)}: ${words[r.metric]} ${r.outcome === 'better' ? 'improved' : 'got worse'}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
     );
   }
   const undecided = rows.filter((r) => r.outcome === 'undecided').length;

@@ -18,7 +18,7 @@ import {
 import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
-import { confoundersOf } from '../report/index.ts';
+import { confoundersOf, sampleCsvHeader, sampleCsvRow } from '../report/index.ts';
 import {
   type FixtureTarget,
   type MetricsTls,
@@ -277,9 +277,9 @@ async function execute(
         );
         stopWith?.(samplesError);
       });
-      onSample = (s) => {
-        out.write(`${JSON.stringify(s)}\n`);
-      };
+      const csv = samplesFormatOf(o) === 'csv';
+      if (csv) out.write(sampleCsvHeader());
+      onSample = csv ? (s) => out.write(sampleCsvRow(s)) : (s) => out.write(`${JSON.stringify(s)}\n`);
     }
     const metrics = serverMetricsOf(o, target, tls);
     const serverBefore = await metrics?.tryRead();
@@ -293,7 +293,7 @@ async function execute(
             o,
             events,
             registerStop,
-            samplesOut ? (line) => samplesOut!.write(`${line}\n`) : undefined,
+            onSample ? (line) => onSample!(JSON.parse(line) as Sample) : undefined,
             deps.barrier,
           );
     const cpu = process.cpuUsage(cpu0);
@@ -331,6 +331,14 @@ async function execute(
     if (samplesOut) await closeSamples(samplesOut);
     await target.close?.();
   }
+}
+
+/** The format of `--samples`: as asked, else by the file name (`.csv`), else NDJSON. */
+export function samplesFormatOf(o: {
+  samplesFile?: string;
+  samplesFormat?: 'ndjson' | 'csv';
+}): 'ndjson' | 'csv' {
+  return o.samplesFormat ?? (o.samplesFile && /\.csv$/i.test(o.samplesFile) ? 'csv' : 'ndjson');
 }
 
 /** Ends the samples stream; end()'s callback never comes after an error, so either one settles it. */

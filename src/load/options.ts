@@ -174,8 +174,10 @@ export const LoadOptionsSchema = z.strictObject({
   maxErrorRate: z.number().min(0).max(1).optional(),
   /** Worker threads generating load (histograms merged exactly). */
   workers: z.number().int().min(1).max(256).default(1),
-  /** Stream one NDJSON line per request to this file. */
+  /** Stream one record per request to this file (a Sample: NDJSON lines, or CSV rows). */
   samplesFile: z.string().optional(),
+  /** The samples file's format; default: `csv` when the file name ends in `.csv`, else `ndjson`. */
+  samplesFormat: z.enum(['ndjson', 'csv']).optional(),
   maxInFlight: z.number().int().positive().default(LOAD_DEFAULTS.maxInFlight),
   lateToleranceMs: z.number().min(0).default(LOAD_DEFAULTS.lateToleranceMs),
   progressIntervalMs: positiveMs.default(LOAD_DEFAULTS.progressIntervalMs),

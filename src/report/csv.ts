@@ -1,10 +1,31 @@
 /**
  * CSV renderers (pure: result → text, src/core's RFC 4180 writer): a comparison as one row per cell
- * (workload × level × net × strategy), a bench run as one summary row. Per-request data is
- * `--samples` (NDJSON, one Sample a line), which keeps every field a CSV would flatten.
+ * (workload × level × net × strategy), a bench run as one summary row, a request (a Sample) as one
+ * row of `--samples FILE.csv`.
  */
-import { type CsvValue, toCsv } from '../core/index.ts';
-import type { CompareResult, Comparison, RunResult } from '../model/index.ts';
+import { type CsvValue, csvField, toCsv } from '../core/index.ts';
+import {
+  type CompareResult,
+  type Comparison,
+  type RunResult,
+  type Sample,
+  sampleSchema,
+} from '../model/index.ts';
+
+/** Columns of a samples CSV: every field of a Sample, in the schema's order (docs/sample.schema.json). */
+export const SAMPLE_CSV_COLUMNS: readonly string[] = Object.keys(sampleSchema.shape);
+
+/** The header record of a samples CSV, CRLF-ended. */
+export function sampleCsvHeader(): string {
+  return `${SAMPLE_CSV_COLUMNS.join(',')}\r\n`;
+}
+
+/** One request as a CSV record (RFC 4180, CRLF-ended); a field the sample lacks is empty. */
+export function sampleCsvRow(s: Sample): string {
+  const r = s as unknown as Record<string, CsvValue>;
+  return `${SAMPLE_CSV_COLUMNS.map((k) => csvField(r[k])).join(',')}\r\n`;
+}
+
 import { comparisonOf } from './verdict.ts';
 
 const SUMMARY = ['median', 'min', 'max'] as const;

@@ -7,7 +7,15 @@ export { loadHtmlAssets } from './assets.ts';
 export { renderBrowserHtml } from './browser-html.ts';
 export { renderBrowserText } from './browser-text.ts';
 export { type Confounder, confoundersOf } from './confounders.ts';
-export { COMPARE_CSV_COLUMNS, compareCsv, RUN_CSV_COLUMNS, runCsv } from './csv.ts';
+export {
+  COMPARE_CSV_COLUMNS,
+  compareCsv,
+  RUN_CSV_COLUMNS,
+  runCsv,
+  SAMPLE_CSV_COLUMNS,
+  sampleCsvHeader,
+  sampleCsvRow,
+} from './csv.ts';
 export { escapeHtml, scriptJson } from './html.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
@@ -33,4 +41,12 @@ export {
   type StudyTextOptions,
 } from './study.ts';
 export { alignTable, fitTable, wrapText } from './text.ts';
-export { buildVerdict, comparisonOf, formatInterval, formatRatio, formatRps } from './verdict.ts';
+export {
+  buildVerdict,
+  comparisonOf,
+  formatInterval,
+  formatRatio,
+  formatRps,
+  levelsText,
+  levelText,
+} from './verdict.ts';

@@ -19,7 +19,7 @@ import { findStrategy, listStrategies } from '../transport/index.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings } from './settings.ts';
-import { formatRatio } from './verdict.ts';
+import { formatRatio, levelText } from './verdict.ts';
 
 /** The chart library's sources, inlined into the page. */
 export interface HtmlAssets {
@@ -207,7 +207,7 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
     const col = OUTCOME_COLOR[r.outcome];
     const net = result.axes.net.length > 1 ? ` ${r.net}` : '';
     parts.push(
-      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${strategyColor(r.protocol)}" font-weight="600">${esc(r.protocol)}</tspan> c=${r.concurrency}${esc(net)}</text>`,
+      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${strategyColor(r.protocol)}" font-weight="600">${esc(r.protocol)}</tspan> ${esc(levelText(result, r.workload, r.concurrency))}${esc(net)}</text>`,
       `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"/>`,
       `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${col}"/>`,
       `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'undecided' ? ' ?' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,

@@ -44,13 +44,16 @@ function distinct<T>(xs: Iterable<T>): T[] {
   return [...new Set(xs)];
 }
 
-/** "c=1: 1, c=8: 6, c=64: 6", or "6" when every concurrency had the same. */
-function perConcurrency(pairs: Array<[number, number]>): string {
-  const by = new Map<number, number>();
-  for (const [c, v] of pairs.sort((a, b) => a[0] - b[0])) by.set(c, v);
+/** "c=1: 1, c=8: 6, c=64: 6" (an open-loop run's level reads "500 req/s"), or "6" when all had the same. */
+function perLevel(runs: RunResult[], value: (r: RunResult) => number): string {
+  const level = (r: RunResult) =>
+    r.schedule.rateRps !== undefined ? `${r.schedule.rateRps} req/s` : `c=${r.schedule.concurrency ?? 0}`;
+  const order = (r: RunResult) => r.schedule.rateRps ?? r.schedule.concurrency ?? 0;
+  const by = new Map<string, number>();
+  for (const r of [...runs].sort((a, b) => order(a) - order(b))) by.set(level(r), value(r));
   const values = distinct(by.values());
   if (values.length === 1) return String(values[0]);
-  return [...by].map(([c, v]) => `c=${c}: ${v}`).join(', ');
+  return [...by].map(([l, v]) => `${l}: ${v}`).join(', ');
 }
 
 function handshakes(runs: RunResult[]): string {
@@ -143,7 +146,7 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
     const policy = mine[0]!.transport.policy;
     rows.push({
       name: `${name} ${s?.connections.unit ?? 'connection'}s`,
-      value: `${perConcurrency(mine.map((r) => [r.schedule.concurrency ?? 0, r.transport.connections]))}${policy ? ` (${policy})` : ''}`,
+      value: `${perLevel(mine, (r) => r.transport.connections)}${policy ? ` (${policy})` : ''}`,
     });
   }
   const h2 = runs.filter((r) => r.transport.window);

@@ -112,14 +112,14 @@ function metricSentence(
     }
     const bv = baseValue(c);
     clauses.push(
-      `at c=${c} ${cmps.map(ratioPhrase).join(', ')}${bv ? ` of ${result.baseline}'s ${bv}` : ''}`,
+      `at ${levelText(result, w, c)} ${cmps.map(ratioPhrase).join(', ')}${bv ? ` of ${result.baseline}'s ${bv}` : ''}`,
     );
   }
   if (clauses.length === 0 && quiet.length === 0) return undefined;
   const head =
     metric === 'rps' ? 'Throughput' : METRIC_WORDS[metric].name.replace(/^./, (x) => x.toUpperCase());
   const parts = [...clauses];
-  if (quiet.length > 0) parts.push(`no clear difference at c=${quiet.join(', ')}`);
+  if (quiet.length > 0) parts.push(`no clear difference at ${levelsText(result, w, quiet)}`);
   return `${head} against ${result.baseline} (95% CI): ${parts.join('; ')}.`;
 }
 
@@ -178,7 +178,8 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
           `${prefix}${p}: ${notOffered.note ?? 'not offered by the server'}; its cells were not run.`,
         );
       const failed = cells.filter((c) => c.status === 'failed');
-      for (const c of failed) failedTags.push(`${p} at c=${c.concurrency}${multiNet ? ` (${net})` : ''}`);
+      for (const c of failed)
+        failedTags.push(`${p} at ${levelText(result, w.id, c.concurrency)}${multiNet ? ` (${net})` : ''}`);
       if (notOffered) failedTags.push(`${p}${multiNet ? ` (${net})` : ''} not offered`);
       if (failed.length > 0) {
         paragraphs.push(
@@ -222,7 +223,9 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     for (const c of [...result.axes.concurrency].sort((a, b) => b - a)) {
       const shifts = candidates.map((p) => describeTimeShift(result, w.id, c, net, p)).filter(Boolean);
       if (shifts.length > 0) {
-        paragraphs.push(`${prefix}Where the time went at c=${c}: ${shifts.join('; ')}.`);
+        paragraphs.push(
+          `${prefix}Where the time went at ${levelText(result, w.id, c)}: ${shifts.join('; ')}.`,
+        );
         break;
       }
     }
@@ -230,7 +233,7 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
       for (const p of candidates) {
         const r = comparisonOf(result, w.id, c, net, p, burst ? 'burstCompletionMs' : 'rps');
         if (!r) continue;
-        const tag = `${p} at c=${c}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
+        const tag = `${p} at ${levelText(result, w.id, c)}${multiNet ? ` (${net})` : ''} ${formatRatio(r.interval.ratio)}`;
         if (r.outcome === 'better') wins.push(tag);
         if (r.outcome === 'worse') losses.push(tag);
         if (r.outcome === 'undecided') undecided.push(tag);
@@ -246,7 +249,7 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     const measured = result.cells.filter((x) => x.workload === w.id && x.net === net && x.stats);
     const saturated = measured
       .filter((x) => (x.stats?.saturatedRuns ?? 0) > 0)
-      .map((x) => `${x.protocol} at c=${x.concurrency}`);
+      .map((x) => `${x.protocol} at ${levelText(result, x.workload, x.concurrency)}`);
     if (saturated.length > 0) {
       const which =
         saturated.length > 3 ? `${saturated.length} of ${measured.length} cells` : saturated.join(', ');
@@ -262,7 +265,7 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
     );
     if (empty.length > 0) {
       paragraphs.push(
-        `${prefix}No request completed within some runs of ${empty.map((x) => `${x.protocol} at c=${x.concurrency}`).join(', ')}; those runs were left out: a longer --duration would measure them.`,
+        `${prefix}No request completed within some runs of ${empty.map((x) => `${x.protocol} at ${levelText(result, x.workload, x.concurrency)}`).join(', ')}; those runs were left out: a longer --duration would measure them.`,
       );
     }
   }
@@ -393,7 +396,8 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
       if (cmp && (cmp.outcome === 'better' || cmp.outcome === 'worse')) decided = true;
       parts.push(...tcpFactSentences(base, cand, [result.baseline, p]));
     }
-    if (parts.length > 0) said.push({ c, decided, text: `At c=${c}: ${[...new Set(parts)].join('; ')}.` });
+    if (parts.length > 0)
+      said.push({ c, decided, text: `At ${levelText(result, w.id, c)}: ${[...new Set(parts)].join('; ')}.` });
   }
   const decided = said.filter((s) => s.decided);
   for (const s of decided.length > 0 ? decided : said.slice(0, 1))
@@ -410,7 +414,7 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
       for (const f of confoundersOf(median)) {
         if (told.has(`${p}/${f.kind}`)) continue;
         told.add(`${p}/${f.kind}`);
-        out.push(`Confounder, ${p} at c=${c}: ${f.text}.`);
+        out.push(`Confounder, ${p} at ${levelText(result, w.id, c)}: ${f.text}.`);
       }
     }
   }
@@ -462,13 +466,17 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
   const early = hits.filter((h) => !atLimit.includes(h));
   if (atLimit.length > 0) {
     const max = atLimit[0]!.r.connections.serverMaxConcurrentStreams;
-    const where = [...new Set(atLimit.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
+    const where = [
+      ...new Set(atLimit.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
+    ].join(', ');
     notes.push(
       `${where}: requests waited for a stream slot because the server's limit of concurrent streams${max !== undefined ? ` (${max})` : ''} was reached.`,
     );
   }
   if (early.length > 0) {
-    const where = [...new Set(early.map(({ c }) => `${c.protocol} at c=${c.concurrency}`))].join(', ');
+    const where = [
+      ...new Set(early.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
+    ].join(', ');
     notes.push(
       `${where}: requests beyond the first ${PROVISIONAL_STREAMS} waited for the server's SETTINGS on new sessions (h2lab, like Chromium, opens at most ${PROVISIONAL_STREAMS} streams until the server announces its limit), not for the server's limit.`,
     );
@@ -527,7 +535,7 @@ function recommend(
     // No strategy has evidence for it. Say which of three things is true — it depends, the runs cannot
     // tell, or they show no difference that matters — never "keep the baseline" for want of evidence.
     const tag = (c: Comparison) =>
-      `${c.protocol} at c=${c.concurrency}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${formatRatio(c.interval.ratio)}`;
+      `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${formatRatio(c.interval.ratio)}`;
     const better = relevant.filter((c) => c.outcome === 'better');
     const worse = relevant.filter((c) => c.outcome === 'worse');
     const open = relevant.filter((c) => c.outcome === 'undecided');
@@ -602,7 +610,7 @@ function caveats(result: CompareResult): string[] {
   out.push(
     kept < floor
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
-      : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at c=${widest.concurrency}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
+      : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at ${levelText(result, widest.workload, widest.concurrency)}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
   );
   const cc = congestionControlCaveat(result);
   if (cc) out.push(cc);
@@ -672,7 +680,7 @@ function withConfounders(
     const median = medianRun(runs);
     for (const f of confoundersOf(median)) {
       if (!f.flag) continue;
-      const where = `${cell.protocol} at c=${cell.concurrency}${result.axes.net.length > 1 ? ` (${cell.net})` : ''}`;
+      const where = `${cell.protocol} at ${levelText(result, cell.workload, cell.concurrency)}${result.axes.net.length > 1 ? ` (${cell.net})` : ''}`;
       found.set(f.flag, [
         ...(found.get(f.flag) ?? []),
         `${where} ${f.kind === 'flow-control' ? `stalled ${formatMs(f.magnitudeMs)} on flow control` : f.kind}`,
@@ -682,6 +690,21 @@ function withConfounders(
   if (found.size === 0) return r;
   const notes = [...found].map(([flag, where]) => `${where.join(', ')} (rerun with ${flag})`);
   return { ...r, text: `${r.text} Before acting on it: h2lab's own setting held back ${notes.join('; ')}.` };
+}
+
+/**
+ * A cell's level in words: `c=8` in a closed loop, `500 req/s` in an open loop (`--rate`: the
+ * cell's concurrency field holds the rate), `N=64` for a burst of 64.
+ */
+export function levelText(result: CompareResult, workload: string, level: number): string {
+  const w = result.axes.workloads.find((x) => x.id === workload);
+  return w?.rateRps ? `${level} req/s` : w?.burst ? `N=${level}` : `c=${level}`;
+}
+
+/** Several levels of one workload in words: `c=1, 8`, `200, 500 req/s`, `N=16, 64`. */
+export function levelsText(result: CompareResult, workload: string, levels: readonly number[]): string {
+  const w = result.axes.workloads.find((x) => x.id === workload);
+  return w?.rateRps ? `${levels.join(', ')} req/s` : `${w?.burst ? 'N' : 'c'}=${levels.join(', ')}`;
 }
 
 /** The smallest difference called a difference, in percent. */

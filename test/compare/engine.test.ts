@@ -238,7 +238,7 @@ test('a burst workload is judged on its completion time, in the headline and bot
   ).done;
   assert.ok(r.comparisons.length > 0 && r.comparisons.every((c) => c.metric === 'burstCompletionMs'));
   const v = r.verdict!;
-  assert.match(v.workloads[0]!.headline, /complete sooner than h1: h2 at c=32 0\.\d\d×/);
+  assert.match(v.workloads[0]!.headline, /complete sooner than h1: h2 at N=32 0\.\d\d×/);
   assert.ok(v.workloads[0]!.paragraphs.some((p) => /^Burst completion time against h1/.test(p)));
   assert.ok(!v.workloads[0]!.paragraphs.some((p) => /^Throughput against/.test(p)));
   for (const rec of v.recommendations)

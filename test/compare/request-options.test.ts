@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runComparison } from '../../src/compare/index.ts';
 import type { CompareResult } from '../../src/model/index.ts';
+import { buildVerdict, renderHtml } from '../../src/report/index.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
 import { startH3TestServer, startTestServer, type TestServer } from '../helpers/servers.ts';
 
@@ -150,4 +151,11 @@ test('--rate: one open-loop cell per rate, and each achieves about the rate aske
     const rps = cell.stats!.rps.median;
     assert.ok(Math.abs(rps / cell.concurrency - 1) < 0.1, `${cell.id}: ${rps} req/s`);
   }
+  // The words name a rate as a rate: "at 300 req/s", never "at c=300".
+  const words = [
+    ...buildVerdict(r).workloads.flatMap((w) => [w.headline, ...w.paragraphs]),
+    renderHtml(r, { uplotJs: '', uplotCss: '' }),
+  ].join('\n');
+  assert.match(words, /at (100|300) req\/s/);
+  assert.doesNotMatch(words, /c=(100|300)\b/);
 });
