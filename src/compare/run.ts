@@ -4,7 +4,7 @@
  * runs the matrix. The embedded server is stopped when the comparison ends.
  */
 
-import { H2labError, readOptionFile } from '../core/index.ts';
+import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
 import { attachServerTcpFrom } from '../load/index.ts';
 import type { WorkloadInput } from '../model/index.ts';
 import {
@@ -26,12 +26,13 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
-import { usesQuic } from '../transport/index.ts';
+import { getStrategy, usesQuic } from '../transport/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
 import { loadRunner } from './load-runner.ts';
 import {
   type CompareOptions,
   type CompareOptionsInput,
+  cellConnections,
   defaultFixtureWorkloads,
   resolveCompareOptions,
   urlWorkloads,
@@ -72,6 +73,41 @@ export interface StartedComparison extends CompareHandle {
 }
 
 /**
+ * The largest pool any cell will open must fit in the process's open files (an embedded fixture,
+ * in a thread of this process, holds the other end of each connection): said before the first run,
+ * naming the option that sized it, not as EMFILE in the middle of the matrix.
+ */
+function checkPoolsFit(asked: CompareOptions, input: CompareOptionsInput): void {
+  const levels = [
+    ...asked.concurrency,
+    ...(asked.burst ?? []),
+    ...(input.workloads ?? []).flatMap((w) => (w.burst === undefined ? [] : [w.burst].flat())),
+  ];
+  let most = { sockets: 1, option: '--h1-connections', value: String(asked.h1Connections) };
+  for (const name of asked.protocols) {
+    const s = getStrategy(name);
+    const sized = (n: number | undefined) => {
+      const sockets = n ?? s.connections.fixed ?? 1;
+      if (sockets <= most.sockets) return;
+      const option = s.multiplexed ? '--h2-sessions' : '--h1-connections';
+      const value = s.multiplexed ? String(asked.h2PoolSessions) : String(asked.h1Connections);
+      most = { sockets, option, value: value === 'concurrency' ? `concurrency (${sockets})` : value };
+    };
+    for (const c of levels) sized(cellConnections({ ...asked, concurrencies: asked.concurrency }, s, c));
+    // Open-loop pools are not capped by a level.
+    if (asked.rateRps && s.connections.fixed === undefined)
+      sized(
+        s.multiplexed
+          ? asked.h2PoolSessions
+          : typeof asked.h1Connections === 'number'
+            ? asked.h1Connections
+            : 1,
+      );
+  }
+  checkOpenFiles(most.sockets * (input.url ? 1 : 2), most.option, most.value);
+}
+
+/**
  * Starts a comparison: against `options.url`, or against the embedded fixture server (over TLS, so
  * every strategy negotiates by ALPN exactly as a browser or a production client would).
  *
@@ -89,6 +125,7 @@ export async function runComparison(
   const h3 = usesQuic(asked.protocols) ? { h3: true } : {};
   // A body that cannot be read would fail every cell one by one: say so once, before any run.
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
+  checkPoolsFit(asked, input);
   let server: FixtureTarget | undefined;
   let url = input.url;
   let ca = input.tls?.ca;

@@ -174,6 +174,10 @@ export const ERROR_CODES = {
   },
   H2LAB_ERR_KUBECTL: { exit: EXIT_FAILURE, summary: 'kubectl is missing or a kubectl command failed.' },
   H2LAB_ERR_TARGET_UNREACHABLE: { exit: EXIT_FAILURE, summary: 'The first connection to the target failed.' },
+  H2LAB_ERR_FD_LIMIT: {
+    exit: EXIT_USAGE,
+    summary: 'The run needs more open files (sockets) than this process may open (ulimit -n).',
+  },
   H2LAB_ERR_TLS_HANDSHAKE: { exit: EXIT_FAILURE, summary: 'The TLS handshake with the target failed.' },
   H2LAB_ERR_ERROR_RATE: {
     exit: EXIT_FAILURE,

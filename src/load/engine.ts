@@ -8,6 +8,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
+  checkOpenFiles,
   checkOutputPath,
   H2labError,
   isH2labError,
@@ -114,6 +115,13 @@ export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   const files = loadFiles(opts);
   // Before any load: a samples file that cannot be written would otherwise fail mid-run.
   if (opts.samplesFile) checkOutputPath(opts.samplesFile, '--samples', 'file');
+  // …and a pool larger than the process may open would fail part-way with EMFILE. An embedded
+  // target in this process holds the server end of every connection too.
+  checkOpenFiles(
+    opts.connections * (opts.url === undefined || opts.serverInProcess ? 2 : 1),
+    '--connections',
+    opts.connections,
+  );
   const events = new EventEmitter();
   let stopRequested = false;
   let stopHook: ((e: H2labError) => void) | undefined;

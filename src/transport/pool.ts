@@ -10,7 +10,14 @@
  * `h1` is this pool with capacity 1 and `first-free`; `h2` is K = 1; `h2-pool` is K sessions with
  * the policy the user named. The engine never branches on protocol; neither does this file.
  */
-import { createRng, H2labError, headerFieldProblem, tlsFailureHint, tlsHintError } from '../core/index.ts';
+import {
+  createRng,
+  H2labError,
+  headerFieldProblem,
+  openFilesExhausted,
+  tlsFailureHint,
+  tlsHintError,
+} from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type {
   ConnectionEnd,
@@ -714,6 +721,8 @@ export function setupFailureError(
 ): H2labError {
   const hint = tlsFailureHint(cause);
   if (hint) return tlsHintError(hint, cause, { transport, cause });
+  const fds = openFilesExhausted(cause, { transport });
+  if (fds) return fds;
   if (failure === 'tls') {
     return new H2labError(
       'H2LAB_ERR_TLS_HANDSHAKE',

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setupFailureError } from '../../src/transport/index.ts';
 import { testCerts } from '../helpers/certs.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { startTestServer } from '../helpers/servers.ts';
@@ -74,4 +75,52 @@ test('bench to an mTLS server without a client certificate: "requires a client c
     await server.close();
     certs.cleanup();
   }
+});
+
+test('more connections than the process may open: H2LAB_ERR_FD_LIMIT before any connection, exit 2', async () => {
+  const server = await startTestServer('h1');
+  try {
+    const r = await h2lab(['bench', server.url, '-p', 'h1', '--connections', '1000', '-d', '1s', '-q'], {
+      openFilesLimit: 256,
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /H2LAB_ERR_FD_LIMIT: --connections 1000 needs about 1064 open files .* may open 256 \(ulimit -n\): raise the limit \(ulimit -n 2048\)/,
+    );
+    assert.equal(server.seen.requests, 0, 'no load');
+    const c = await h2lab(
+      [
+        'compare',
+        server.url,
+        '--protocols',
+        'h1,h2',
+        '--h1-connections',
+        'concurrency',
+        '--concurrency',
+        '1,500',
+        '--runs',
+        '3',
+      ],
+      { openFilesLimit: 256 },
+    );
+    assert.equal(c.code, 2, c.stderr);
+    assert.match(
+      c.stderr,
+      /H2LAB_ERR_FD_LIMIT: --h1-connections concurrency \(500\) needs about 564 open files/,
+    );
+    assert.equal(server.seen.requests, 0, 'no load');
+  } finally {
+    await server.close();
+  }
+});
+
+test('EMFILE while opening connections is the process limit, not an unreachable target', () => {
+  const e = setupFailureError('connect', 'connect EMFILE 127.0.0.1:8080 - Local (undefined:undefined)', 'h1');
+  assert.equal(e.code, 'H2LAB_ERR_FD_LIMIT');
+  assert.match(e.message, /ran out of file descriptors .*EMFILE.*the target was not the problem/);
+  assert.equal(
+    setupFailureError('connect', 'connect ECONNREFUSED 127.0.0.1:1', 'h1').code,
+    'H2LAB_ERR_TARGET_UNREACHABLE',
+  );
 });

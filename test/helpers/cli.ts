@@ -35,6 +35,8 @@ export interface CliOptions {
    * (Node ignores SIGXFSZ), a real full-disk failure without a file system to fill.
    */
   fileSizeLimitBytes?: number;
+  /** RLIMIT_NOFILE of the run (`prlimit --nofile`): how many files, sockets included, it may open. */
+  openFilesLimit?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -58,6 +60,7 @@ export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<C
     const argv = [...H2LAB_ARGV, ...args];
     if (opts.fileSizeLimitBytes !== undefined)
       argv.unshift('prlimit', `--fsize=${opts.fileSizeLimitBytes}`, '--');
+    if (opts.openFilesLimit !== undefined) argv.unshift('prlimit', `--nofile=${opts.openFilesLimit}`, '--');
     const child = spawn(argv[0]!, argv.slice(1), {
       env: opts.env ?? process.env,
       ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
