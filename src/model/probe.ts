@@ -298,6 +298,18 @@ export const probeResultSchema = z
           "HTTP/3: a QUIC handshake with ALPN h3 to Alt-Svc's h3 port (else the URL's port); absent for http:// (null: h2lab's HTTP/3 binding is not installed)",
         ),
     }),
+    quic: z
+      .strictObject({
+        transportParameters: z
+          .record(z.string(), z.union([z.number(), z.string()]))
+          .nullable()
+          .describe(
+            "the server's QUIC transport parameters (RFC 9000 §18.2) by their RFC names; null when they could not be read (see via)",
+          ),
+        via: z.string().describe('what read them (ngtcp2’s client and its version), or why they are missing'),
+      })
+      .optional()
+      .describe('QUIC facts of the h3 endpoint; present when the h3 handshake succeeded'),
     tls: tlsReportSchema.optional(),
     h2: h2ReportSchema.optional(),
     keepAlive: keepAliveReportSchema.optional(),

@@ -38,7 +38,7 @@ const rules: Rule[] = [
         ? {
             id: 'upstream-keepalive',
             level: 'info',
-            text: `The h2lab origin behind this target accepted ${up.connections} connection(s) while ${r.keepAlive!.requests} requests came over one client connection: whatever is in front reuses its upstream connections.`,
+            text: `The h2lab origin accepted ${up.connections} new connection${up.connections === 1 ? '' : 's'} while ${r.keepAlive!.requests} requests came over one client connection: nothing on the way opens a connection per request (reached directly, or through a proxy that reuses its upstream connections).`,
           }
         : {
             id: 'upstream-keepalive-off',
@@ -214,6 +214,24 @@ const rules: Rule[] = [
       });
     }
     return out;
+  },
+  (r) => {
+    // Uploads over h2 and h3 are bounded by the server's receive windows: its SETTINGS
+    // INITIAL_WINDOW_SIZE against its initial_max_stream_data_bidi_remote (the limit on streams the
+    // client opens, RFC 9000 §18.2). When they differ much, h2 against h3 on uploads compares them.
+    const tp = r.quic?.transportParameters;
+    const h3Window = tp?.initial_max_stream_data_bidi_remote;
+    if (!r.h2 || typeof h3Window !== 'number') return [];
+    const h2Window = r.h2.effective.INITIAL_WINDOW_SIZE ?? 65_535;
+    const ratio = h3Window / h2Window;
+    if (ratio < 4 && ratio > 1 / 4) return [];
+    return [
+      {
+        id: 'h2-h3-window-asymmetry',
+        level: 'info',
+        text: `The server lets a client send ${formatBytes(h3Window)} per stream before an acknowledgement over HTTP/3 (initial_max_stream_data_bidi_remote) and ${formatBytes(h2Window)} over HTTP/2 (INITIAL_WINDOW_SIZE): ${Math.max(ratio, 1 / ratio).toFixed(0)}× apart, so h2 against h3 on uploads compares these windows as much as the protocols.`,
+      },
+    ];
   },
   (r) => {
     const h3 = r.protocols.altSvc?.protocols.filter((p) => H3_ALPN.test(p)) ?? [];

@@ -30,7 +30,7 @@ import { findingsFor } from './findings.ts';
 import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
 import { checkKeepAlive, connectH2, fetchH2, type Origin } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
-import { altSvcH3Port, probeH3 } from './quic.ts';
+import { altSvcH3Port, probeH3, quicTransportParameters } from './quic.ts';
 import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
 import { probeTls } from './tls-probe.ts';
 import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
@@ -340,6 +340,13 @@ export async function probe(url: string, input: ProbeOptionsInput = {}): Promise
       { ...material, insecure: opts.insecure },
       Math.min(timeoutMs, 3000),
     );
+    if (result.protocols.h3.supported === true)
+      result.quic = await quicTransportParameters(
+        target.host,
+        h3Port ?? target.port,
+        target.path,
+        Math.min(timeoutMs, 3000),
+      );
   }
 
   if (opts.largePath && !httpBlocked) {

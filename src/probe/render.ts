@@ -49,6 +49,18 @@ export function renderProbeText(r: ProbeResult): string {
   if (p.h3) protoRows.push(avail('h3 (QUIC)', p.h3));
   out.push(table(protoRows));
 
+  if (r.quic) {
+    const tp = r.quic.transportParameters;
+    out.push('', `QUIC transport parameters sent by the server (${tp ? r.quic.via : 'not read'})`);
+    if (!tp) out.push(`  ${r.quic.via}`);
+    else {
+      // Connection ids are per connection, not the server's settings: left to the JSON.
+      const rows = [['parameter', 'value']];
+      for (const [k, v] of Object.entries(tp)) if (!k.endsWith('connection_id')) rows.push([k, String(v)]);
+      out.push(table(rows));
+    }
+  }
+
   if (r.tls) {
     const t = r.tls;
     const n = t.negotiated;
