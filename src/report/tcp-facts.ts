@@ -229,3 +229,53 @@ export function tcpFactSentences(
     rwndSentence(s.a, s.b, s.end),
   ].filter((x): x is string => x !== undefined);
 }
+
+/**
+ * Head-of-line blocking after a loss, HTTP/2 over TCP against HTTP/3 over QUIC, from what the link
+ * dropped of each (a sentence without trailing period, or undefined when either run lacks the link's
+ * count or neither lost {@link TCP_FACT_THRESHOLDS}.minLinkDrops packets). TCP delivers one byte
+ * stream in order, so a packet lost on a connection carrying several streams holds back every one of
+ * them until its retransmission arrives; QUIC orders data within a stream only (RFC 9000 §2.2), so a
+ * lost packet holds back the stream whose data it carried. The streams in flight come from the run
+ * (`peakStreamsPerConnection`); how long each stream waited is not measured (the HTTP/3 binding
+ * reports no per-stream times). Each side speaks through its median run.
+ *
+ * @example headOfLineSentence(h2Runs, h3Runs)
+ * // "the link dropped 17 packets of h2's one TCP connection, each holding back all of the up to 8
+ * //   streams in flight on it until retransmitted (TCP delivers in order), and 15 of h3's QUIC
+ * //   connection, each holding back only the stream whose data it carried (QUIC orders within a stream)"
+ */
+export function headOfLineSentence(
+  tcpRuns: RunResult | readonly RunResult[],
+  quicRuns: RunResult | readonly RunResult[],
+  labels: readonly [string?, string?] = [],
+): string | undefined {
+  const median = (runs: RunResult | readonly RunResult[], f: (r: RunResult) => number | undefined) => {
+    const list = (Array.isArray(runs) ? runs : [runs as RunResult]).filter(
+      (r) => r.error === undefined && f(r) !== undefined,
+    );
+    const sorted = [...list].sort((a, b) => f(a)! - f(b)!);
+    return sorted[(sorted.length - 1) >> 1];
+  };
+  const tcpDrops = (r: RunResult) => {
+    const d = r.connections.tcp?.linkDrops;
+    return d ? d.lossPackets + d.queuePackets : undefined;
+  };
+  const quicDrops = (r: RunResult) => {
+    const d = r.connections.quic?.linkDrops;
+    return d ? d.lossPackets + d.queuePackets : undefined;
+  };
+  const t = median(tcpRuns, tcpDrops);
+  const q = median(quicRuns, quicDrops);
+  if (!t || !q) return undefined;
+  const lostT = tcpDrops(t)!;
+  const lostQ = quicDrops(q)!;
+  if (Math.max(lostT, lostQ) < TCP_FACT_THRESHOLDS.minLinkDrops) return undefined;
+  const streams = t.connections.peakStreamsPerConnection ?? 1;
+  if (streams < 2) return undefined;
+  const conns = t.connections.tcp?.linkDrops?.connections ?? 1;
+  const tName = labels[0] ?? t.transport.name;
+  const qName = labels[1] ?? q.transport.name;
+  const qConns = q.connections.quic?.connections ?? 1;
+  return `the link dropped ${lostT} ${plural(lostT, 'packet')} of ${tName}'s ${conns === 1 ? 'one TCP connection' : `${num(conns)} TCP connections`}, each holding back all of the up to ${streams} streams in flight on ${conns === 1 ? 'it' : 'its connection'} until retransmitted (TCP delivers in order), and ${lostQ} of ${qName}'s ${qConns === 1 ? 'QUIC connection' : `${num(qConns)} QUIC connections`}, each holding back only the stream whose data it carried (QUIC orders within a stream)`;
+}

@@ -18,7 +18,7 @@ import type {
 } from '../model/index.ts';
 import { findStrategy, PROVISIONAL_STREAMS, strategyLabel } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
-import { tcpFactSentences } from './tcp-facts.ts';
+import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
 /** 1.8234 → "1.82×". */
 export function formatRatio(r: number): string {
@@ -396,6 +396,16 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
       if (cmp && (cmp.outcome === 'better' || cmp.outcome === 'worse')) decided = true;
       parts.push(...tcpFactSentences(base, cand, [result.baseline, p]));
     }
+    // HTTP/2 against HTTP/3 under loss: which streams each lost packet held back, for every pair of
+    // a multiplexed TCP strategy and a QUIC one measured in this cell (baseline or not).
+    const kinds = result.axes.protocols.map((p) => ({ p, s: findStrategy(p) }));
+    for (const tcp of kinds.filter((k) => k.s?.multiplexed && !k.s.quic))
+      for (const quic of kinds.filter((k) => k.s?.quic)) {
+        const t = keptOf(cellOf(result, w.id, c, net, tcp.p));
+        const q = keptOf(cellOf(result, w.id, c, net, quic.p));
+        const hol = t.length > 0 && q.length > 0 ? headOfLineSentence(t, q, [tcp.p, quic.p]) : undefined;
+        if (hol) parts.push(hol);
+      }
     if (parts.length > 0)
       said.push({ c, decided, text: `At ${levelText(result, w.id, c)}: ${[...new Set(parts)].join('; ')}.` });
   }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadBinding } from '../../src/h3/index.ts';
 import { runLoadThroughLink } from '../../src/load/index.ts';
-import { parseRunResult } from '../../src/model/index.ts';
+import { parseRunResult, type RunResult } from '../../src/model/index.ts';
+import { headOfLineSentence } from '../../src/report/tcp-facts.ts';
 import { testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -22,6 +23,7 @@ if (skip) console.log(`# h3 lossy-link test skipped: ${skip}`);
 const LINK = { profile: { rttMs: 40, loss: 0.02 }, backend: 'relay' as const };
 
 describe('h2 and h3 through a lossy relay link', { skip }, () => {
+  const results = new Map<string, RunResult>();
   for (const protocol of ['h2', 'h3']) {
     it(`${protocol}: every request completes and the result records the loss`, async () => {
       testHome();
@@ -40,6 +42,7 @@ describe('h2 and h3 through a lossy relay link', { skip }, () => {
       assert.equal(r.server?.requests, 80, 'the server in the namespace saw each once');
       assert.equal(r.environment.link?.loss, 0.02);
       assert.equal(r.protocol.negotiated, protocol);
+      results.set(protocol, r);
       if (protocol === 'h3') {
         const q = r.connections.quic;
         assert.ok(q?.linkDrops, 'QUIC drops from the link');
@@ -53,4 +56,22 @@ describe('h2 and h3 through a lossy relay link', { skip }, () => {
       }
     });
   }
+
+  it("the verdict's head-of-line sentence: each side's drops as measured, all streams against one", () => {
+    const h2 = results.get('h2');
+    const h3 = results.get('h3');
+    assert.ok(h2 && h3, 'both runs above completed');
+    const lostH2 = h2.connections.tcp!.linkDrops!.lossPackets + h2.connections.tcp!.linkDrops!.queuePackets;
+    const lostH3 = h3.connections.quic!.linkDrops!.lossPackets + h3.connections.quic!.linkDrops!.queuePackets;
+    const s = headOfLineSentence(h2, h3);
+    if (Math.max(lostH2, lostH3) < 5) {
+      assert.equal(s, undefined, 'nothing to say below the threshold');
+      return;
+    }
+    assert.ok(s, 'said');
+    assert.ok(s.includes(`dropped ${lostH2} packet`), s);
+    assert.ok(s.includes(`and ${lostH3} of h3's`), s);
+    assert.ok(s.includes(`up to ${h2.connections.peakStreamsPerConnection} streams`), s);
+    assert.match(s, /only the stream whose data it carried/);
+  });
 });
