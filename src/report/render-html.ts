@@ -103,6 +103,8 @@ interface ChartData {
   workloads: Array<{
     id: string;
     label: string;
+    /** What a cell's level is: requests in flight, an offered rate (`--rate`), or a burst's N. */
+    level: 'concurrency' | 'rate' | 'burst';
     /** Burst workloads chart the completion time (ms) against N instead of req/s against concurrency. */
     throughput: {
       unit: 'req/s' | 'ms';
@@ -125,6 +127,7 @@ function chartData(result: CompareResult): ChartData {
       return {
         id: w.id,
         label: w.label,
+        level: burst ? 'burst' : w.rateRps ? 'rate' : 'concurrency',
         throughput: {
           unit: burst ? 'ms' : 'req/s',
           x: concs,
@@ -235,7 +238,7 @@ export function breakdownSvg(result: CompareResult, w: Workload): string {
     if (group.length === 0) continue;
     const max = Math.max(...group.map((c) => c.stats!.breakdownMs.total), 1e-6);
     parts.push(
-      `<text x="0" y="${y + 12}" class="grp">${w.burst ? 'burst of' : 'concurrency'} ${conc}</text>`,
+      `<text x="0" y="${y + 12}" class="grp">${w.burst ? `burst of ${conc}` : w.rateRps ? `${conc} req/s` : `concurrency ${conc}`}</text>`,
     );
     y += 18;
     for (const c of group) {
@@ -326,9 +329,9 @@ const CHART_SCRIPT = `
         series.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2.5, points: { size: 8, fill: data.colors[s.protocol] }, value: function(u, v){ return ms ? fmtMs(v) : fmtN(v) + ' req/s'; } });
         rows.push(s.median);
       });
-      new uPlot({ width: 560, height: 300, title: ms ? 'Burst completion time vs burst size (median)' : 'Throughput vs concurrency (median req/s)', series: series,
+      new uPlot({ width: 560, height: 300, title: ms ? 'Burst completion time vs burst size (median)' : w.level === 'rate' ? 'Throughput vs offered rate (median req/s)' : 'Throughput vs concurrency (median req/s)', series: series,
         scales: { x: { time: false, distr: 3, log: 2 }, y: { range: function(u, min, max){ return [0, max * 1.1 || 1]; } } },
-        axes: [ { label: ms ? 'requests in the burst (log scale)' : 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
+        axes: [ { label: ms ? 'requests in the burst (log scale)' : w.level === 'rate' ? 'offered rate, req/s (log scale)' : 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
                 { label: ms ? 'time to the last response' : 'req/s', size: 70, values: function(u, vals){ return vals.map(ms ? fmtMs : fmtN); } } ],
         legend: { show: false } }, rows, el);
     }
@@ -342,7 +345,7 @@ const CHART_SCRIPT = `
         series2.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2, points: { size: 5, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtMs(v); } });
         rows2.push(s.y);
       });
-      new uPlot({ width: 400, height: 250, title: (ms ? 'Latency percentiles in a burst of ' : 'Latency percentiles at concurrency ') + c.concurrency, series: series2,
+      new uPlot({ width: 400, height: 250, title: ms ? 'Latency percentiles in a burst of ' + c.concurrency : w.level === 'rate' ? 'Latency percentiles at ' + c.concurrency + ' req/s' : 'Latency percentiles at concurrency ' + c.concurrency, series: series2,
         scales: { x: { time: false, range: [0, 4.7] }, y: { distr: 3 } },
         axes: [ { splits: function(){ return nineTicks; }, values: function(u, vals){ return vals.map(function(v){ return nineLabels[v] || ''; }); } },
                 { size: 64, values: function(u, vals){ return vals.map(fmtMs); } } ], legend: { show: false } }, rows2, el2);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { h2lab } from '../helpers/cli.ts';
-import { netSkipReason } from './helpers.ts';
+import { netSkipReason, pingSkipReason } from './helpers.ts';
 
 const run = (args: string[], timeoutMs = 60_000) => h2lab(args, { timeoutMs });
 
@@ -32,7 +32,9 @@ describe('h2lab net (no link needed)', () => {
 });
 
 describe('h2lab net run / bench --net', { skip }, () => {
-  it('net run runs CMD in the server namespace, gives it the addresses, and returns its exit status', async () => {
+  it('net run runs CMD in the server namespace, gives it the addresses, and returns its exit status', {
+    skip: pingSkipReason(),
+  }, async () => {
     // Inside the namespace the client address is reachable only through the link: 20 ms away.
     const r = await run([
       'net',

@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { createLink, type Link } from '../../src/net/index.ts';
-import { bulkDownload, netSkipReason, type Peer, startPeer } from './helpers.ts';
+import { bulkDownload, type Peer, pingSkipReason, startPeer } from './helpers.ts';
 
-const skip = netSkipReason();
+const skip = pingSkipReason();
 if (skip) console.log(`# net concurrent-links test skipped: ${skip}`);
 
 const LINKS = 7;

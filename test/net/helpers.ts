@@ -1,10 +1,21 @@
 // Shared by the net tests: skip reasons, a peer in the server namespace, TCP measurements.
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { checkNetAvailable, type Link } from '../../src/net/index.ts';
 
 /** Why the net tests cannot run here, or undefined when they can. */
+/**
+ * Why a test that measures with ping cannot run here (iputils-ping missing), or undefined; .ci/run
+ * installs it. Together with {@link netSkipReason}.
+ */
+export function pingSkipReason(): string | undefined {
+  const r = spawnSync('ping', ['-V'], { stdio: 'ignore' });
+  return r.error || r.status !== 0
+    ? 'ping is not installed (Debian: apt-get install iputils-ping)'
+    : netSkipReason();
+}
+
 export function netSkipReason(): string | undefined {
   try {
     checkNetAvailable('relay');

@@ -9,9 +9,9 @@ import { medianInterpolated as median, quantileNearestRank as quantile } from '.
 import { createLink, type Link, sweepNamespaces } from '../../src/net/index.ts';
 import { listH2labNamespaces } from '../../src/net/netns.ts';
 import { h2lab } from '../helpers/cli.ts';
-import { netSkipReason, startPeer } from './helpers.ts';
+import { pingSkipReason, startPeer } from './helpers.ts';
 
-const skip = netSkipReason();
+const skip = pingSkipReason();
 if (skip) console.log(`# net link tests skipped: ${skip}`);
 
 interface PingStats {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { createLink, linkWarnings, PACKET_FIELDS, WAKE_FIELDS, WAKE_TIMER } from '../../src/net/index.ts';
 import { icmpEcho, RelayTrace } from '../../src/net/relay-trace.ts';
-import { netSkipReason } from './helpers.ts';
+import { pingSkipReason } from './helpers.ts';
 
 /** A minimal IPv4 + ICMP echo packet. */
 function echo(type: number, seq: number): Buffer {
@@ -73,7 +73,7 @@ describe('link warnings (no devices)', () => {
   });
 });
 
-const skip = netSkipReason();
+const skip = pingSkipReason();
 describe('relay trace (live link)', { skip }, () => {
   it('traces ping probes: due = read + one-way delay, written at or after due − slack', async () => {
     const link = await createLink({ profile: { rttMs: 10 }, relayTraceCapacity: 10_000 });
