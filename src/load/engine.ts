@@ -270,6 +270,7 @@ async function execute(
       };
     });
     let onSample: ((s: Sample) => void) | undefined;
+    let onWorkerLine: ((line: string) => void) | undefined;
     if (o.samplesFile) {
       const out = createWriteStream(o.samplesFile);
       samplesOut = out;
@@ -288,6 +289,10 @@ async function execute(
       const csv = samplesFormatOf(o) === 'csv';
       if (csv) out.write(sampleCsvHeader());
       onSample = csv ? (s) => out.write(sampleCsvRow(s)) : (s) => out.write(`${JSON.stringify(s)}\n`);
+      // Worker threads hand over NDJSON lines: written as they are, parsed only to become CSV rows.
+      onWorkerLine = csv
+        ? (line) => out.write(sampleCsvRow(JSON.parse(line) as Sample))
+        : (line) => out.write(`${line}\n`);
     }
     const metrics = serverMetricsOf(o, target, tls);
     const serverBefore = await metrics?.tryRead();
@@ -296,14 +301,7 @@ async function execute(
     const parts =
       n === 1
         ? await runLocal(inputs[0]!, o, events, registerStop, onSample, deps.barrier)
-        : await runWorkerParts(
-            inputs,
-            o,
-            events,
-            registerStop,
-            onSample ? (line) => onSample!(JSON.parse(line) as Sample) : undefined,
-            deps.barrier,
-          );
+        : await runWorkerParts(inputs, o, events, registerStop, onWorkerLine, deps.barrier);
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
     if (samplesOut) await closeSamples(samplesOut);
