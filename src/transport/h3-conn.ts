@@ -184,8 +184,12 @@ class H3Conn extends PoolConnBase implements PoolConn {
       error: (err) => this.settle(r, err.message),
     });
     if (handle === 'stream-limit') {
-      // Learned: the peer allows the streams open now. Wait on this connection for one to end.
-      this.learnedLimit = Math.max(1, this.active.size - this.blocked.length - 1);
+      // Learned: the peer allows at least the streams open now. QUIC's limit counts streams opened
+      // (RFC 9000 §4.6), and the credit of streams that ended comes back in MAX_STREAMS frames, so
+      // a refusal can come with fewer open than the limit (8 of 20 seen in CI, when quick responses
+      // ended before their credit returned): the most open at any refusal is the estimate, a lower
+      // bound that only rises. Wait on this connection for one to end.
+      this.learnedLimit = Math.max(this.learnedLimit ?? 1, this.active.size - this.blocked.length - 1);
       this.blocked.push(r);
       this.onLimitsChanged?.();
       return;
