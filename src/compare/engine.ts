@@ -204,15 +204,15 @@ export function runOrder(cells: Cell[], runs: number): Array<[number, number]> {
 }
 
 /**
- * Starts a comparison. Library API: nothing is printed; progress comes as events and results through
- * `onUpdate`.
- *
- * @example
- * const h = compare({ url: 'https://127.0.0.1:8443/', concurrency: [1, 16] }, { runCell, target });
- * const result = await h.done;
+ * The matrix of resolved options: the workloads with `--burst` and the request options applied, the
+ * cells, and the `--expect` conditions, checked against the matrix before any run (a condition that
+ * names no cell is a usage error).
  */
-export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareHandle {
-  const options = resolveCompareOptions(input);
+export function prepareMatrix(options: CompareOptions): {
+  workloads: Workload[];
+  cells: Cell[];
+  conditions: ReturnType<typeof parseCondition>[];
+} {
   const workloads = options.workloads && withRequest(options, withBursts(options, options.workloads));
   if (!workloads) {
     throw new H2labError(
@@ -223,7 +223,6 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       },
     );
   }
-  // Before any run: a condition that names no cell of this matrix is a usage error.
   const conditions = (options.expect ?? []).map(parseCondition);
   checkConditions(conditions, {
     protocols: options.protocols,
@@ -231,50 +230,24 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
     workloads,
     levelsOf: (w) => concurrencyOf(options, w),
   });
+  return { workloads, cells: planCells(options, workloads), conditions };
+}
+
+/**
+ * Starts a comparison. Library API: nothing is printed; progress comes as events and results through
+ * `onUpdate`.
+ *
+ * @example
+ * const h = compare({ url: 'https://127.0.0.1:8443/', concurrency: [1, 16] }, { runCell, target });
+ * const result = await h.done;
+ */
+export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareHandle {
+  const options = resolveCompareOptions(input);
+  const { workloads, cells, conditions } = prepareMatrix(options);
   const events = new EventEmitter<CompareEvents>();
   const controller = new AbortController();
-  const cells = planCells(options, workloads);
-  const startedAt = new Date().toISOString();
-  const result: CompareResult = {
-    kind: 'h2lab.compare',
-    version: COMPARE_RESULT_VERSION,
-    status: 'running',
-    options: options as unknown as Record<string, unknown>,
-    environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: os.cpus().length,
-      startedAt,
-    },
-    target: deps.target,
-    axes: {
-      workloads,
-      concurrency: concurrencyAxis(options, workloads),
-      protocols: options.protocols,
-      net: options.net,
-    },
-    baseline: options.baseline,
-    runsPerCell: options.runs,
-    warmupRuns: options.warmupRuns,
-    cells: cells.map((c) => ({
-      id: c.id,
-      workload: c.workload.id,
-      concurrency: c.concurrency,
-      net: c.net,
-      protocol: c.protocol,
-      status: 'pending',
-      runs: [],
-      warmupRuns: options.warmupRuns,
-    })),
-    comparisons: [],
-  };
-  const refresh = () => {
-    analyze(result, options);
-    result.verdict = buildVerdict(result);
-    if (conditions.length > 0)
-      result.expectations = evaluateConditions(conditions, result, options.minEffect);
-  };
+  const result = newCompareResult(options, workloads, cells, deps.target);
+  const refresh = () => refreshCompareResult(result, options, conditions);
   const publish = async () => {
     refresh();
     await deps.onUpdate?.(result);
@@ -317,73 +290,143 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
         const after = deps.metrics ? await deps.metrics.tryRead() : undefined;
         if (before && after && run.server === undefined)
           run.server = serverViewOf(metricsDelta(before, after));
-        if (run.error && isProtocolNotOffered(run.error)) {
-          state.status = 'not-offered';
-          state.note = notOfferedNote(cell.protocol, run.protocol.negotiated, run.error.message);
-          state.error = run.error;
-        } else if (run.error) {
-          // The run ended early (target unreachable, error rate over the limit…): keep what it
-          // measured for the record, and stop spending time on this cell.
-          state.runs.push(run);
-          state.status = 'failed';
-          state.note = `the run failed: ${run.error.message}`;
-          state.error = run.error;
-        } else {
-          state.runs.push(run);
-          state.status = round === options.runs - 1 ? 'done' : 'running';
-        }
+        recordRun(state, cell, round, run, options.runs);
       } catch (err) {
         if (controller.signal.aborted) break;
-        if (isProtocolNotOffered(err)) {
-          state.status = 'not-offered';
-          const negotiated = isH2labError(err) ? String(err.details.negotiated ?? '') : '';
-          state.note = notOfferedNote(
-            cell.protocol,
-            negotiated,
-            err instanceof Error ? err.message : String(err),
-          );
-        } else {
-          state.status = 'failed';
-          state.note = `the run failed: ${err instanceof Error ? err.message : String(err)}`;
-        }
-        state.error = isH2labError(err)
-          ? err.toJSON()
-          : { code: 'H2LAB_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) };
+        recordRunFailure(state, cell, err);
       }
       finished++;
       events.emit('run-end', { cell, run: round, done: finished, total, status: state.status });
       await publish();
     }
-    const interrupted = controller.signal.aborted;
-    for (const state of result.cells) {
-      if (state.status === 'pending' || state.status === 'running') {
-        state.status = 'interrupted';
-        state.note =
-          state.runs.length === 0
-            ? 'not run: the comparison was stopped before this cell'
-            : `stopped after ${state.runs.length} of ${options.runs} runs`;
-      }
-    }
-    const measured = result.cells.some((c) => keptRuns(c).length > 0);
-    result.status = interrupted ? 'interrupted' : measured ? 'complete' : 'failed';
-    if (interrupted) {
-      result.error = new H2labError(
-        'H2LAB_ERR_INTERRUPTED',
-        'the comparison was stopped; finished runs were kept',
-      ).toJSON();
-    } else if (!measured) {
-      result.error = new H2labError(
-        'H2LAB_ERR_COMPARE_NO_RESULTS',
-        "no cell produced a measurement: every cell failed or was not offered (see each cell's note)",
-        { notes: [...new Set(result.cells.map((c) => c.note).filter(Boolean))] },
-      ).toJSON();
-    }
+    finishCompareResult(result, options.runs, controller.signal.aborted);
     result.finishedAt = new Date().toISOString();
     await publish();
     return result;
   })();
 
   return { done, events, stop: () => controller.abort() };
+}
+
+/** A comparison's result before its first run: every cell pending. */
+export function newCompareResult(
+  options: CompareOptions,
+  workloads: Workload[],
+  cells: Cell[],
+  target: CompareResult['target'],
+): CompareResult {
+  return {
+    kind: 'h2lab.compare',
+    version: COMPARE_RESULT_VERSION,
+    status: 'running',
+    options: options as unknown as Record<string, unknown>,
+    environment: {
+      h2labVersion: VERSION,
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      cpus: os.cpus().length,
+      startedAt: new Date().toISOString(),
+    },
+    target,
+    axes: {
+      workloads,
+      concurrency: concurrencyAxis(options, workloads),
+      protocols: options.protocols,
+      net: options.net,
+    },
+    baseline: options.baseline,
+    runsPerCell: options.runs,
+    warmupRuns: options.warmupRuns,
+    cells: cells.map((c) => ({
+      id: c.id,
+      workload: c.workload.id,
+      concurrency: c.concurrency,
+      net: c.net,
+      protocol: c.protocol,
+      status: 'pending',
+      runs: [],
+      warmupRuns: options.warmupRuns,
+    })),
+    comparisons: [],
+  };
+}
+
+/** The statistics, the verdict and the `--expect` conditions of a result, from its runs so far. */
+export function refreshCompareResult(
+  result: CompareResult,
+  options: CompareOptions,
+  conditions: ReturnType<typeof parseCondition>[],
+): void {
+  analyze(result, options);
+  result.verdict = buildVerdict(result);
+  if (conditions.length > 0) result.expectations = evaluateConditions(conditions, result, options.minEffect);
+}
+
+/**
+ * Records a finished run of a cell: a protocol the server does not offer makes the cell not-offered,
+ * another error fails it (the run is kept for the record), else the run counts.
+ */
+export function recordRun(state: CellResult, cell: Cell, round: number, run: RunResult, runs: number): void {
+  if (run.error && isProtocolNotOffered(run.error)) {
+    state.status = 'not-offered';
+    state.note = notOfferedNote(cell.protocol, run.protocol.negotiated, run.error.message);
+    state.error = run.error;
+  } else if (run.error) {
+    // The run ended early (target unreachable, error rate over the limit…): keep what it
+    // measured for the record, and stop spending time on this cell.
+    state.runs.push(run);
+    state.status = 'failed';
+    state.note = `the run failed: ${run.error.message}`;
+    state.error = run.error;
+  } else {
+    state.runs.push(run);
+    state.status = round === runs - 1 ? 'done' : 'running';
+  }
+}
+
+/** Records a run that threw instead of returning a result. */
+export function recordRunFailure(state: CellResult, cell: Cell, err: unknown): void {
+  if (isProtocolNotOffered(err)) {
+    state.status = 'not-offered';
+    const negotiated = isH2labError(err) ? String(err.details.negotiated ?? '') : '';
+    state.note = notOfferedNote(cell.protocol, negotiated, err instanceof Error ? err.message : String(err));
+  } else {
+    state.status = 'failed';
+    state.note = `the run failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  state.error = isH2labError(err)
+    ? err.toJSON()
+    : { code: 'H2LAB_ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * Ends a result: cells still pending or running become interrupted, and the status says whether the
+ * comparison was stopped, measured something, or nothing at all.
+ */
+export function finishCompareResult(result: CompareResult, runs: number, interrupted: boolean): void {
+  for (const state of result.cells) {
+    if (state.status === 'pending' || state.status === 'running') {
+      state.status = 'interrupted';
+      state.note =
+        state.runs.length === 0
+          ? 'not run: the comparison was stopped before this cell'
+          : `stopped after ${state.runs.length} of ${runs} runs`;
+    }
+  }
+  const measured = result.cells.some((c) => keptRuns(c).length > 0);
+  result.status = interrupted ? 'interrupted' : measured ? 'complete' : 'failed';
+  if (interrupted) {
+    result.error = new H2labError(
+      'H2LAB_ERR_INTERRUPTED',
+      'the comparison was stopped; finished runs were kept',
+    ).toJSON();
+  } else if (!measured) {
+    result.error = new H2labError(
+      'H2LAB_ERR_COMPARE_NO_RESULTS',
+      "no cell produced a measurement: every cell failed or was not offered (see each cell's note)",
+      { notes: [...new Set(result.cells.map((c) => c.note).filter(Boolean))] },
+    ).toJSON();
+  }
 }
 
 function notOfferedNote(protocol: Strategy, negotiated: string, detail: string): string {

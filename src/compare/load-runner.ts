@@ -2,10 +2,10 @@
  * The real cell runner: one cell run = one `runLoad` of the load engine, with the strategy, the
  * concurrency, the round's seed and the same duration for every strategy.
  */
-import { runLoad } from '../load/index.ts';
+import { type LoadOptionsInput, runLoad } from '../load/index.ts';
 import { getStrategy, type PoolPolicy } from '../transport/index.ts';
-import type { CellRunner } from './engine.ts';
-import { cellConnections, type H1Connections } from './options.ts';
+import type { Cell, CellRunner, RunContext } from './engine.ts';
+import { type CompareOptions, cellConnections, type H1Connections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
 export interface LoadRunnerOptions {
@@ -34,58 +34,95 @@ export interface LoadRunnerOptions {
   serverInProcess?: boolean;
 }
 
+/** What one run of a cell needs besides the cell: the target, the round's seed, the run's length. */
+export type CellRunContext = Pick<
+  RunContext,
+  'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca'
+>;
+
+/**
+ * The load options of one run of a cell: the strategy, its pool, the schedule (a burst, a rate or a
+ * concurrency), the round's seed and the workload's requests. The engine's runs and a sharded
+ * comparison's plan (src/shard) both come from here, so a shard runs exactly what one process would.
+ */
+export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunContext): LoadOptionsInput {
+  const w = cell.workload;
+  // An open-loop cell's level is its rate: no concurrency caps its pool, which is the number
+  // --h1-connections / --h2-sessions give (the options refuse a per-concurrency list with --rate).
+  const connections = cellConnections(
+    { ...o, concurrencies: o.concurrencies ?? [cell.concurrency] },
+    getStrategy(cell.protocol),
+    w.rateRps ? Number.POSITIVE_INFINITY : cell.concurrency,
+  );
+  const length = {
+    ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
+    warmupMs: ctx.runWarmupMs,
+  };
+  // A burst cell: one burst of N = the cell's concurrency per run, on fresh connections; the run's
+  // duration, request count and warm-up do not apply to it.
+  const schedule = w.burst
+    ? {
+        burst: cell.concurrency,
+        ...(w.burstHandshakes ? { burstHandshakes: w.burstHandshakes } : {}),
+      }
+    : w.rateRps
+      ? { rateRps: cell.concurrency, ...length }
+      : { concurrency: cell.concurrency, ...length };
+  return {
+    url: ctx.url,
+    protocol: cell.protocol,
+    ...(connections !== undefined ? { connections } : {}),
+    ...schedule,
+    seed: ctx.seed,
+    ...(o.workers && o.workers > 1 ? { workers: o.workers } : {}),
+    method: w.method,
+    paths: w.paths,
+    ...(w.bodySizeBytes !== undefined ? { bodySizeBytes: w.bodySizeBytes } : {}),
+    ...(w.bodyFile !== undefined ? { bodyFile: w.bodyFile } : {}),
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+    ...(w.headers ? { headers: w.headers } : {}),
+    ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
+    ...(ctx.ca ? { ca: ctx.ca } : o.ca ? { ca: o.ca } : {}),
+    ...(o.cert ? { cert: o.cert } : {}),
+    ...(o.key ? { key: o.key } : {}),
+    ...(o.insecure ? { insecure: true } : {}),
+    // The comparison reads the server's metrics itself, around each run.
+    serverMetrics: false,
+    ...(o.window ? { window: o.window } : {}),
+    ...(o.serverInProcess ? { serverInProcess: true } : {}),
+  };
+}
+
+/** The runner's options from a comparison's resolved options and how its target is reached. */
+export function loadRunnerOptionsOf(
+  options: CompareOptions,
+  reach: { ca?: string; insecure?: boolean; serverInProcess?: boolean },
+): LoadRunnerOptions {
+  return {
+    h1Connections: options.h1Connections,
+    concurrencies: options.concurrency,
+    h2PoolSessions: options.h2PoolSessions,
+    h2PoolPolicy: options.h2PoolPolicy,
+    workers: options.workers,
+    window: options.window,
+    timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
+    ...(reach.ca ? { ca: reach.ca } : {}),
+    ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
+    ...(options.tls?.key ? { key: options.tls.key } : {}),
+    ...(reach.insecure ? { insecure: true } : {}),
+    ...(reach.serverInProcess ? { serverInProcess: true } : {}),
+  };
+}
+
 /**
  * A {@link CellRunner} backed by the load engine. The comparison's stop aborts the run in progress
  * (`stop()`), whose partial result the engine then discards.
  */
 export function loadRunner(o: LoadRunnerOptions): CellRunner {
   return async (cell, ctx) => {
-    const w = cell.workload;
-    // An open-loop cell's level is its rate: no concurrency caps its pool, which is the number
-    // --h1-connections / --h2-sessions give (the options refuse a per-concurrency list with --rate).
-    const connections = cellConnections(
-      { ...o, concurrencies: o.concurrencies ?? [cell.concurrency] },
-      getStrategy(cell.protocol),
-      w.rateRps ? Number.POSITIVE_INFINITY : cell.concurrency,
-    );
-    const length = {
-      ...(ctx.requests !== undefined ? { requests: ctx.requests } : { durationMs: ctx.durationMs }),
-      warmupMs: ctx.runWarmupMs,
-    };
-    // A burst cell: one burst of N = the cell's concurrency per run, on fresh connections; the run's
-    // duration, request count and warm-up do not apply to it.
-    const schedule = w.burst
-      ? {
-          burst: cell.concurrency,
-          ...(w.burstHandshakes ? { burstHandshakes: w.burstHandshakes } : {}),
-        }
-      : w.rateRps
-        ? { rateRps: cell.concurrency, ...length }
-        : { concurrency: cell.concurrency, ...length };
-    const run = runLoad({
-      url: ctx.url,
-      protocol: cell.protocol,
-      ...(connections !== undefined ? { connections } : {}),
-      ...schedule,
-      seed: ctx.seed,
-      ...(o.workers && o.workers > 1 ? { workers: o.workers } : {}),
-      method: cell.workload.method,
-      paths: cell.workload.paths,
-      ...(cell.workload.bodySizeBytes !== undefined ? { bodySizeBytes: cell.workload.bodySizeBytes } : {}),
-      ...(w.bodyFile !== undefined ? { bodyFile: w.bodyFile } : {}),
-      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-      ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
-      ...(cell.workload.headers ? { headers: cell.workload.headers } : {}),
-      ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
-      ...(ctx.ca ? { ca: ctx.ca } : o.ca ? { ca: o.ca } : {}),
-      ...(o.cert ? { cert: o.cert } : {}),
-      ...(o.key ? { key: o.key } : {}),
-      ...(o.insecure ? { insecure: true } : {}),
-      // The comparison reads the server's metrics itself, around each run.
-      serverMetrics: false,
-      ...(o.window ? { window: o.window } : {}),
-      ...(o.serverInProcess ? { serverInProcess: true } : {}),
-    });
+    const run = runLoad(cellLoadOptions(o, cell, ctx));
     const onAbort = () => run.stop();
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     try {

@@ -28,7 +28,7 @@ import {
 } from '../server/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
 import { type CellRunner, type CompareDeps, type CompareHandle, compare } from './engine.ts';
-import { loadRunner } from './load-runner.ts';
+import { loadRunner, loadRunnerOptionsOf } from './load-runner.ts';
 import {
   type CompareOptions,
   type CompareOptionsInput,
@@ -178,21 +178,13 @@ export async function runComparison(
   const linked = new LinkSequence(plan, linkedFixture);
   const baseRunCell =
     hooks.runCell ??
-    loadRunner({
-      h1Connections: options.h1Connections,
-      concurrencies: options.concurrency,
-      h2PoolSessions: options.h2PoolSessions,
-      h2PoolPolicy: options.h2PoolPolicy,
-      workers: options.workers,
-      window: options.window,
-      timeoutMs: options.timeoutMs,
-      connectTimeoutMs: options.connectTimeoutMs,
-      ...(ca ? { ca } : {}),
-      ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
-      ...(options.tls?.key ? { key: options.tls.key } : {}),
-      ...(insecure ? { insecure: true } : {}),
-      ...(server ? { serverInProcess: true } : {}),
-    });
+    loadRunner(
+      loadRunnerOptionsOf(options, {
+        ...(ca ? { ca } : {}),
+        ...(insecure ? { insecure: true } : {}),
+        ...(server ? { serverInProcess: true } : {}),
+      }),
+    );
   // The embedded server's TCP side, read after each loopback run (linked cells read their own).
   const embedded = server?.metrics;
   const withServerTcp: CellRunner = embedded

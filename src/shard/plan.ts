@@ -61,7 +61,7 @@ export function canonicalJson(v: unknown): string {
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** The hash of a plan: sha256 of its canonical JSON without the `hash` field. */
-export function planHash(plan: Omit<ShardPlan, 'hash'> & { hash?: string }): string {
+export function planHash(plan: { hash?: string }): string {
   const { hash: _h, ...rest } = plan;
   return sha256(canonicalJson(rest));
 }
@@ -74,23 +74,20 @@ function tooSmall(option: string, value: number, shards: number): H2labError {
   );
 }
 
+/** How one load run is divided among N shards; see {@link splitLoad}. */
+export type LoadSplit = ShardPlan['split'];
+
 /**
- * Splits a load run into a plan. Throws H2LAB_ERR_INVALID_OPTION (the options), H2LAB_ERR_SHARD_TOO_SMALL
- * and H2LAB_ERR_SHARD_UNSUPPORTED.
- * @example planShards({ url: 'https://t/', rateRps: 900, durationMs: 10_000 }, { shards: 3, startAtEpochMs: Date.now() + 60_000 })
+ * Divides one load run among `n` shards: the numbers each shard gets (rate and arrival index for an
+ * open loop; concurrency, connections and a request count split as evenly as they go for a closed
+ * one). `names` says which flag sizes what, for the errors. Throws H2LAB_ERR_SHARD_TOO_SMALL and
+ * H2LAB_ERR_SHARD_UNSUPPORTED (a burst, samples, the embedded target, options already a shard's).
  */
-export function planShards(input: LoadOptionsInput, p: PlanInput): ShardPlan {
-  const n = p.shards;
-  if (!Number.isInteger(n) || n < 1 || n > 10_000) {
-    throw new H2labError(
-      'H2LAB_ERR_INVALID_OPTION',
-      `--shards ${n} is not valid: use an integer from 1 to 10000`,
-      {
-        option: '--shards',
-        value: n,
-      },
-    );
-  }
+export function splitLoad(
+  input: LoadOptionsInput,
+  n: number,
+  names: { connections?: string; concurrency?: string; requests?: string } = {},
+): LoadSplit {
   const o = resolveLoadOptions(input);
   const unsupported = (option: string, why: string): H2labError =>
     new H2labError('H2LAB_ERR_SHARD_UNSUPPORTED', `${option} cannot be split into shards: ${why}`, {
@@ -113,28 +110,61 @@ export function planShards(input: LoadOptionsInput, p: PlanInput): ShardPlan {
   if (o.shard !== undefined) throw unsupported('shard', 'the options are already one shard of a plan');
   const open = o.rateRps !== undefined;
   const fixed = getStrategy(o.protocol).connections.fixed;
-  if (fixed === undefined && o.connections < n) throw tooSmall('--connections', o.connections, n);
-  if (!open && o.concurrency < n) throw tooSmall('--concurrency', o.concurrency, n);
-  if (!open && o.requests !== undefined && o.requests < n) throw tooSmall('--requests', o.requests, n);
-  const connections = Array.from({ length: n }, (_, i) => fixed ?? split(o.connections, n, i));
+  if (fixed === undefined && o.connections < n)
+    throw tooSmall(names.connections ?? '--connections', o.connections, n);
+  if (!open && o.concurrency < n) throw tooSmall(names.concurrency ?? '--concurrency', o.concurrency, n);
+  if (!open && o.requests !== undefined && o.requests < n)
+    throw tooSmall(names.requests ?? '--requests', o.requests, n);
   const concurrency = open ? undefined : Array.from({ length: n }, (_, i) => split(o.concurrency, n, i));
-  const requests =
-    o.requests === undefined
-      ? undefined
-      : Array.from({ length: n }, (_, i) => (open ? o.requests! : split(o.requests!, n, i)));
-  const shardOptions = Array.from({ length: n }, (_, i) => {
-    const s: Record<string, unknown> = { ...input, shard: { index: i, count: n } };
-    if (fixed === undefined) s.connections = connections[i];
-    if (concurrency) s.concurrency = concurrency[i];
-    if (requests) s.requests = requests[i];
-    // Each shard validates on its own machine: the split must leave valid options.
-    resolveLoadOptions(s as LoadOptionsInput);
-    return s;
-  });
-  const body: Omit<ShardPlan, 'hash' | 'runId'> = {
-    kind: 'h2lab.plan',
-    version: 1,
-    shards: n,
+  return {
+    mode: open ? 'open' : 'closed',
+    ...(open ? { rateRps: o.rateRps } : {}),
+    ...(concurrency ? { concurrency } : {}),
+    connections: Array.from({ length: n }, (_, i) => fixed ?? split(o.connections, n, i)),
+    ...(o.requests === undefined
+      ? {}
+      : { requests: Array.from({ length: n }, (_, i) => (open ? o.requests! : split(o.requests!, n, i))) }),
+  };
+}
+
+/**
+ * The load options of shard `index` of a run divided by `s`: the run's options with the shard's
+ * numbers, validated as the shard's own machine will (the split must leave valid options).
+ */
+export function shardLoadOptions(
+  input: LoadOptionsInput,
+  s: LoadSplit,
+  index: number,
+): Record<string, unknown> {
+  const n = s.connections.length;
+  const out: Record<string, unknown> = { ...input, shard: { index, count: n } };
+  if (getStrategy(resolveLoadOptions(input).protocol).connections.fixed === undefined)
+    out.connections = s.connections[index];
+  if (s.concurrency) out.concurrency = s.concurrency[index];
+  if (s.requests) out.requests = s.requests[index];
+  resolveLoadOptions(out as LoadOptionsInput);
+  return out;
+}
+
+/** Throws H2LAB_ERR_INVALID_OPTION unless `n` is a usable shard count. */
+export function checkShardCount(n: number): void {
+  if (!Number.isInteger(n) || n < 1 || n > 10_000) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--shards ${n} is not valid: use an integer from 1 to 10000`,
+      {
+        option: '--shards',
+        value: n,
+      },
+    );
+  }
+}
+
+/** The start, clock and skew part of a plan, with the defaults applied. */
+export function planTiming(
+  p: PlanInput,
+): Pick<ShardPlan, 'startAtEpochMs' | 'startGraceMs' | 'clock' | 'maxSkewMs' | 'histogram'> {
+  return {
     startAtEpochMs: p.startAtEpochMs,
     startGraceMs: p.startGraceMs ?? PLAN_DEFAULTS.startGraceMs,
     clock: {
@@ -143,29 +173,60 @@ export function planShards(input: LoadOptionsInput, p: PlanInput): ShardPlan {
     },
     maxSkewMs: p.maxSkewMs ?? PLAN_DEFAULTS.maxSkewMs,
     histogram: { ...HISTOGRAM_SETTINGS },
-    options: { ...input },
-    shardOptions,
-    split: {
-      mode: open ? 'open' : 'closed',
-      ...(open ? { rateRps: o.rateRps } : {}),
-      ...(concurrency ? { concurrency } : {}),
-      connections,
-      ...(requests ? { requests } : {}),
-    },
   };
-  const runId = p.runId ?? `r${sha256(canonicalJson(body)).slice(0, 10)}`;
-  const unsealed = { ...body, runId };
-  const plan = { ...unsealed, hash: planHash(unsealed) };
-  const parsed = shardPlanSchema.safeParse(plan);
+}
+
+/**
+ * Gives a plan body its run id (from its content unless one was asked for) and its hash, and checks
+ * it against `schema`. Throws H2LAB_ERR_INVALID_OPTION for a run id that is not a DNS label.
+ */
+export function sealPlan<T extends { runId: string; hash: string }>(
+  body: Omit<T, 'hash' | 'runId'>,
+  runId: string | undefined,
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+  },
+): T {
+  const id = runId ?? `r${sha256(canonicalJson(body)).slice(0, 10)}`;
+  const unsealed = { ...body, runId: id };
+  const plan = { ...unsealed, hash: sha256(canonicalJson(unsealed)) };
+  const parsed = schema.safeParse(plan);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    const path = issue.path.join('.');
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
-      `${issue.path.join('.') === 'runId' ? '--run-id' : issue.path.join('.')} ${JSON.stringify(p.runId)} is not valid: ${issue.message}`,
-      { option: issue.path.join('.'), value: p.runId },
+      `${path === 'runId' ? '--run-id' : path} ${JSON.stringify(runId)} is not valid: ${issue.message}`,
+      { option: path, value: runId },
     );
   }
-  return plan;
+  return parsed.data;
+}
+
+/**
+ * Splits a load run into a plan. Throws H2LAB_ERR_INVALID_OPTION (the options), H2LAB_ERR_SHARD_TOO_SMALL
+ * and H2LAB_ERR_SHARD_UNSUPPORTED.
+ * @example planShards({ url: 'https://t/', rateRps: 900, durationMs: 10_000 }, { shards: 3, startAtEpochMs: Date.now() + 60_000 })
+ */
+export function planShards(input: LoadOptionsInput, p: PlanInput): ShardPlan {
+  const n = p.shards;
+  checkShardCount(n);
+  const s = splitLoad(input, n);
+  const shardOptions = Array.from({ length: n }, (_, i) => shardLoadOptions(input, s, i));
+  const body: Omit<ShardPlan, 'hash' | 'runId'> = {
+    kind: 'h2lab.plan',
+    version: 1,
+    shards: n,
+    ...planTiming(p),
+    options: { ...input },
+    shardOptions,
+    split: s,
+  };
+  return sealPlan<ShardPlan>(body, p.runId, shardPlanSchema);
 }
 
 /** Checks a value read from a plan file: the schema, then the hash. Throws H2LAB_ERR_PLAN_INVALID. */
