@@ -82,9 +82,13 @@ export {
 } from './server/index.ts';
 export {
   encodeShardOutput,
+  mergeCompareShards,
   mergeShards,
+  planCompareShards,
   planShards,
   renderMergedText,
+  runComparePlanLocally,
+  runCompareShard,
   runPlanLocally,
   runShard,
   ShardCollector,

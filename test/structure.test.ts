@@ -105,7 +105,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'probe',
     'report',
   ],
-  shard: ['core', 'model', 'load', 'transport'],
+  shard: ['core', 'model', 'load', 'transport', 'compare'],
   k8s: ['core', 'model', 'shard'],
 };
 

@@ -9,16 +9,12 @@ import type { Cell } from '../compare/index.ts';
 import {
   COMPARE_DEFAULTS,
   type CompareOptionsInput,
-  expectationsFailed,
-  resultsJson,
   runComparison,
   sizeWorkload,
   writeResultsAtomic,
 } from '../compare/index.ts';
 import {
   checkOutputPath,
-  ERROR_CODES,
-  H2labError,
   INPUT_FILE_CAPS,
   invalidOption,
   parseBitRate,
@@ -28,12 +24,19 @@ import {
   parseInteger,
   parseList,
   readOptionText,
-  writeWithFallback,
+  writeFileAtomic,
 } from '../core/index.ts';
-import type { CompareResult, WorkloadInput } from '../model/index.ts';
+import type { ComparePlan, CompareResult, WorkloadInput } from '../model/index.ts';
 import { CONGESTION_CONTROLS } from '../net/index.ts';
-import { compareCsv, loadHtmlAssets, renderTerminal } from '../report/index.ts';
+import { loadHtmlAssets } from '../report/index.ts';
+import {
+  comparePlanLengthMs,
+  planCompareShards,
+  runComparePlanLocally,
+  startClockServer,
+} from '../shard/index.ts';
 import { findStrategy, POOL_POLICIES, type PoolPolicy, strategyNames } from '../transport/index.ts';
+import { checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
 import {
   addRequestFlags,
   collect,
@@ -43,12 +46,13 @@ import {
   requestOptionsFromFlags,
 } from './load-flags.ts';
 import { addNetOption, parseNet } from './net-options.ts';
-import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
+import { untilDoneOrStopped } from './output.ts';
+import { addPlanFlags, type PlanFlags, planInputFromFlags } from './plan.ts';
 import { progressBar } from './progress.ts';
 import { writeRenderedReports } from './report-files.ts';
 import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
-interface CompareFlags extends Partial<RequestFlags> {
+interface CompareFlags extends Partial<RequestFlags>, PlanFlags {
   protocols?: string;
   baseline?: string;
   concurrency?: string;
@@ -91,6 +95,8 @@ interface CompareFlags extends Partial<RequestFlags> {
   json?: string;
   csv?: string;
   quiet?: boolean;
+  slotGap?: string;
+  planOut?: string;
 }
 
 function pathWorkload(path: string, i: number, bodySizeBytes?: number): WorkloadInput {
@@ -350,9 +356,43 @@ export function register(program: Command): void {
     .option('--json <file>', 'also write results.json here; - for stdout (the table goes to stderr)')
     .option('--csv <file>', 'one row per cell (workload, level, net, strategy); - for stdout')
     .option('-q, --quiet', 'no progress, no table');
+  addPlanFlags(cmd, true)
+    .option(
+      '--slot-gap <time>',
+      'with --shards: time between one run’s end and the next run’s start, for the last responses and the next connections (default 1s)',
+    )
+    .option(
+      '--plan-out <file>',
+      'with --shards: write the plan (for h2lab k8s run or h2lab shard local) instead of running it here',
+    );
   addConfigFlag(cmd).action(async (url: string | undefined, _flags: CompareFlags, self: Command) => {
     const flags = flagsWithConfig<CompareFlags>(self);
     const input = compareOptionsFromFlags(url, flags);
+    if (flags.shards !== undefined) {
+      await shardedCompare(input, flags);
+      return;
+    }
+    const planOnly = (
+      [
+        'planOut',
+        'slotGap',
+        'startIn',
+        'startAt',
+        'startGrace',
+        'clockUrl',
+        'clockSamples',
+        'runId',
+        'maxSkew',
+      ] as const
+    ).find((k) => flags[k] !== undefined);
+    if (planOnly) {
+      const flag = `--${planOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+      throw invalidOption(
+        flag,
+        String(flags[planOnly]),
+        'it applies to a comparison split into shards: add --shards N',
+      );
+    }
     const out = flags.out;
     if (flags.json === '-' && flags.csv === '-')
       throw invalidOption('--csv', '-', '--json - already writes to stdout: give --csv a file');
@@ -412,68 +452,100 @@ export function register(program: Command): void {
     } finally {
       bar.clear();
     }
-    const toStdout = flags.json === '-' || flags.csv === '-';
-    const tableOut = toStdout ? process.stderr : process.stdout;
-    // The table first, so that it is on the screen whatever happens to the files.
-    if (!flags.quiet) tableOut.write(renderTerminal(result, { width: outputWidth(tableOut) }));
-    const json = resultsJson(result);
-    if (flags.json === '-') process.stdout.write(json);
-    if (flags.csv === '-') process.stdout.write(compareCsv(result));
-    const written = writeWithFallback(resultsPath, json, 'h2lab-compare');
-    let files: { md: string; html: string } | undefined;
-    if (!written.fallback) {
-      try {
-        files = writeRenderedReports(out, result, assets);
-      } catch (err) {
-        written.reason = (err as NodeJS.ErrnoException).code ?? String(err);
-      }
-    }
-    const extra =
-      flags.json && flags.json !== '-' ? writeWithFallback(flags.json, json, 'h2lab-compare') : undefined;
-    const csv =
-      flags.csv && flags.csv !== '-'
-        ? writeWithFallback(flags.csv, compareCsv(result), 'h2lab-compare', 'csv')
-        : undefined;
-    process.stderr.write(
-      `wrote ${[written.path, ...(files ? [files.md, files.html] : []), ...(extra ? [extra.path] : []), ...(csv ? [csv.path] : [])].join(', ')}\n`,
-    );
-    const failed = written.fallback || !files ? { option: '--out', path: out, w: written } : undefined;
-    const failedJson = extra?.fallback ? { option: '--json', path: flags.json!, w: extra } : undefined;
-    const failedCsv = csv?.fallback ? { option: '--csv', path: flags.csv!, w: csv } : undefined;
-    const f = failed ?? failedJson ?? failedCsv;
-    if (f) {
-      const where = f.w.fallback
-        ? `the result was written to ${f.w.path} instead`
-        : `results.json was written, the reports were not`;
-      exitWithError(
-        new H2labError(
-          'H2LAB_ERR_OUTPUT',
-          `${f.option} ${f.path}: writing failed (${f.w.reason}); ${where}`,
-          {
-            option: f.option,
-            path: f.path,
-            fallback: f.w.path,
-            reason: f.w.reason,
-          },
-        ),
-      );
-    }
-    if (result.error) {
-      const e = result.error;
-      process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
-      process.exitCode = (ERROR_CODES as Record<string, { exit: number }>)[e.code]?.exit ?? 1;
-      return;
-    }
-    // The gate, after every output is written: a failed condition is a finding, exit 1.
-    const unmet = expectationsFailed(result.expectations ?? [], input.expectUndecided ?? 'pass');
-    if (unmet.length > 0) {
-      const e = new H2labError(
-        'H2LAB_ERR_COMPARE_EXPECT_FAILED',
-        `${unmet.length} of ${result.expectations!.length} --expect condition(s) failed: ${unmet.map((x) => `${x.condition} (${x.status}: ${x.reason})`).join('; ')}`,
-        { failed: unmet.map((x) => x.condition) },
-      );
-      process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
-      process.exitCode = e.exitCode;
-    }
+    writeCompareOutputs(result, flags, input.expectUndecided, assets);
   });
 }
+
+/**
+ * `compare --shards N`: the comparison as a plan of fixed time slots, every run split over N shards.
+ * With --plan-out the plan is written for a cluster (h2lab k8s run); else the shards run here, as
+ * processes, against a reference clock on loopback, and their merged result is written as compare's.
+ */
+async function shardedCompare(input: CompareOptionsInput, flags: CompareFlags): Promise<void> {
+  const base = {
+    ...planInputFromFlags(flags),
+    ...(flags.slotGap ? { slotGapMs: parseDurationMs(flags.slotGap, '--slot-gap', 's') } : {}),
+  };
+  const say = (m: string): void => {
+    if (!flags.quiet) process.stderr.write(`${m}\n`);
+  };
+  const describe = (p: ComparePlan): string =>
+    `${p.shards} shards, ${p.slots.length} runs of ${p.cells.length} cells in slots of ${formatSeconds(p.slotMs)} (${formatSeconds(comparePlanLengthMs(p))} in all)`;
+  if (flags.planOut) {
+    checkOutputPath(flags.planOut, '--plan-out', 'file');
+    const plan = planCompareShards(input, base);
+    writeFileAtomic(flags.planOut, `${JSON.stringify(plan, null, 2)}\n`);
+    say(
+      `h2lab compare: plan ${plan.runId} → ${flags.planOut}: ${describe(plan)}, start ${new Date(plan.startAtEpochMs).toISOString()}, hash ${plan.hash.slice(0, 12)}…\n` +
+        `  run it: h2lab k8s run --plan ${flags.planOut} --image IMAGE   (or here: h2lab shard local --plan ${flags.planOut})`,
+    );
+    return;
+  }
+  for (const [key, flag] of [
+    ['startIn', '--start-in'],
+    ['startAt', '--start-at'],
+  ] as const) {
+    if (flags[key] !== undefined) {
+      throw invalidOption(
+        flag,
+        flags[key],
+        'on this machine the start is set once every shard process is ready; it applies to a plan written with --plan-out',
+      );
+    }
+  }
+  checkCompareOutputs(flags);
+  // Every refusal before a process starts.
+  const checked = planCompareShards(input, base);
+  const clock = base.clockUrl ? undefined : await startClockServer({ host: '127.0.0.1', port: 0 });
+  const bar = progressBar(process.stderr);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    say(`h2lab compare: ${checked.compare.url} from ${describe(checked)}, as processes on this machine`);
+    const controller = new AbortController();
+    const run = runComparePlanLocally(
+      (ready) => {
+        const plan = planCompareShards(input, {
+          ...base,
+          startAtEpochMs: ready + 1500,
+          ...(clock ? { clockUrl: clock.url } : {}),
+        });
+        if (!flags.quiet) {
+          // The slots are fixed: the run in progress follows from the time.
+          timer = setInterval(() => {
+            const k = Math.floor((Date.now() - plan.startAtEpochMs) / plan.slotMs);
+            const slot = plan.slots[Math.min(Math.max(k, 0), plan.slots.length - 1)]!;
+            const cell = plan.cells[slot.cell]!;
+            bar.update(
+              Math.max(0, Math.min(k, plan.slots.length)),
+              plan.slots.length,
+              'runs',
+              `${cell.id} run ${slot.round + 1}`,
+            );
+          }, 500);
+        }
+        return plan;
+      },
+      checked.shards,
+      { signal: controller.signal },
+    );
+    const done = await untilDoneOrStopped(
+      run,
+      () => controller.abort(),
+      (m) => bar.line(m),
+      'h2lab compare: stopping every shard; the runs they finished are merged',
+    );
+    clearInterval(timer);
+    bar.clear();
+    done.exitCodes.forEach((code, i) => {
+      if (code !== 0 && done.stderr[i]) say(`shard ${i} (exit ${code}): ${done.stderr[i]!.trim()}`);
+    });
+    writeCompareOutputs(done.result, flags, input.expectUndecided);
+  } finally {
+    clearInterval(timer);
+    bar.clear();
+    await clock?.close();
+  }
+}
+
+const formatSeconds = (ms: number): string =>
+  ms >= 120_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;

@@ -15,8 +15,8 @@ import {
   renderYaml,
   waitForJob,
 } from '../k8s/index.ts';
-import { mergeShards, readPlanFile } from '../shard/index.ts';
-import { exitOnMergedError, printMerged } from './plan.ts';
+import { readPlanFile } from '../shard/index.ts';
+import { addCompareOutputFlags, type CollectedFlags, checkCollectedOutputs, outputShards } from './plan.ts';
 
 interface K8sFlags {
   plan: string;
@@ -78,16 +78,19 @@ export function register(program: Command): void {
       if (f.out) writeFileAtomic(f.out, yaml);
       else process.stdout.write(yaml);
     });
-  withRenderFlags(
-    k8s.command('run').description('Apply a plan, wait for its Job, collect every shard, merge'),
+  addCompareOutputFlags(
+    withRenderFlags(
+      k8s.command('run').description('Apply a plan, wait for its Job, collect every shard, merge'),
+    ),
   )
     .option('--context <name>', 'kubectl context')
     .option('--kubectl <path>', 'kubectl executable (default: kubectl)')
     .option('--timeout <time>', 'give up waiting after this long (default: the Job’s deadline + 1m)')
     .option('--json <file>', 'write the merged result (JSON); - for stdout')
     .option('-q, --quiet', 'print nothing but errors')
-    .action(async (f: K8sFlags & { timeout?: string; json?: string; quiet?: boolean }) => {
+    .action(async (f: K8sFlags & CollectedFlags & { timeout?: string }) => {
       const plan = readPlanFile(f.plan);
+      checkCollectedOutputs(plan, f);
       const ro = renderOptions(f);
       const leftMs = plan.startAtEpochMs - Date.now();
       if (leftMs < 10_000) {
@@ -117,12 +120,11 @@ export function register(program: Command): void {
         },
       });
       say(`job ${end.toLowerCase()}; collecting ${plan.shards} shards`);
-      const merged = mergeShards(await collectRun(plan, k), { maxSkewMs: plan.maxSkewMs });
-      printMerged(merged, f.json, f.quiet);
+      const shards = await collectRun(plan, k);
       say(
         `objects kept for ${ro.ttlSecondsAfterFinished ?? 3600} s; h2lab k8s clean --run-id ${plan.runId} removes them now`,
       );
-      exitOnMergedError(merged);
+      outputShards(plan, shards, f);
     });
   k8s
     .command('clean')

@@ -1,14 +1,23 @@
 /**
  * `h2lab merge shard-*.json`: the shard results of one plan (written by `h2lab shard run --out`, or
- * collected by `h2lab k8s run`) as one exact result, each shard beside it.
+ * collected by `h2lab k8s run`) as one exact result, each shard beside it. A comparison's shards need
+ * their plan (`--plan`), which holds the matrix and the run order they are merged in.
  */
 import type { Command } from 'commander';
 import { H2labError, parseDurationMs, readOptionText } from '../core/index.ts';
-import { type ShardResult, shardResultSchema } from '../model/index.ts';
-import { mergeShards } from '../shard/index.ts';
-import { exitOnMergedError, printMerged } from './plan.ts';
+import { type AnyShardResult, anyShardResultSchema, type ShardResult } from '../model/index.ts';
+import { mergeShards, readPlanFile } from '../shard/index.ts';
+import {
+  addCompareOutputFlags,
+  type CollectedFlags,
+  checkCollectedOutputs,
+  exitOnMergedError,
+  outputShards,
+  printMerged,
+  refuseCompareOutputs,
+} from './plan.ts';
 
-function readShard(path: string): ShardResult {
+function readShard(path: string): AnyShardResult {
   const text = readOptionText(path, 'merge', { kind: 'result' });
   let value: unknown;
   try {
@@ -20,7 +29,7 @@ function readShard(path: string): ShardResult {
       { path },
     );
   }
-  const r = shardResultSchema.safeParse(value);
+  const r = anyShardResultSchema.safeParse(value);
   if (!r.success) {
     throw new H2labError(
       'H2LAB_ERR_RESULT_FILE',
@@ -32,37 +41,55 @@ function readShard(path: string): ShardResult {
 }
 
 export function register(program: Command): void {
-  program
-    .command('merge')
-    .description('Merge the shard results of one plan exactly (counts, HdrHistograms), shards beside it')
-    .argument('<files...>', 'shard results (h2lab shard run --out)')
-    .option('--max-skew <time>', 'warn when shards started further apart (default 10ms)')
-    .option(
-      '--slow-factor <x>',
-      'name a shard whose median latency is this many times the others’ (default 2)',
-    )
-    .option('--json <file>', 'write the merged result (JSON); - for stdout')
-    .option('-q, --quiet', 'print nothing but errors')
-    .action(
-      (files: string[], f: { maxSkew?: string; slowFactor?: string; json?: string; quiet?: boolean }) => {
-        const shards = files.map(readShard);
-        const slow = f.slowFactor === undefined ? undefined : Number(f.slowFactor);
-        if (slow !== undefined && !(slow > 1)) {
-          throw new H2labError(
-            'H2LAB_ERR_INVALID_OPTION',
-            `--slow-factor ${f.slowFactor} is not valid: use a number above 1, e.g. 2`,
-            {
-              option: '--slow-factor',
-              value: f.slowFactor,
-            },
-          );
-        }
-        const m = mergeShards(shards, {
-          ...(f.maxSkew ? { maxSkewMs: parseDurationMs(f.maxSkew, '--max-skew', 'ms') } : {}),
-          ...(slow !== undefined ? { slowFactor: slow } : {}),
-        });
-        printMerged(m, f.json, f.quiet);
-        exitOnMergedError(m);
-      },
-    );
+  addCompareOutputFlags(
+    program
+      .command('merge')
+      .description('Merge the shard results of one plan exactly (counts, HdrHistograms), shards beside it')
+      .argument('<files...>', 'shard results (h2lab shard run --out)')
+      .option('--plan <file>', 'the plan the shards ran (needed for a comparison’s shards)')
+      .option('--max-skew <time>', 'warn when shards started further apart (default 10ms)')
+      .option(
+        '--slow-factor <x>',
+        'name a shard whose median latency is this many times the others’ (default 2)',
+      )
+      .option('--json <file>', 'write the merged result (JSON); - for stdout')
+      .option('-q, --quiet', 'print nothing but errors'),
+  ).action(
+    (files: string[], f: CollectedFlags & { plan?: string; maxSkew?: string; slowFactor?: string }) => {
+      const plan = f.plan ? readPlanFile(f.plan) : undefined;
+      if (plan) checkCollectedOutputs(plan, f);
+      const shards = files.map(readShard);
+      const slow = f.slowFactor === undefined ? undefined : Number(f.slowFactor);
+      if (slow !== undefined && !(slow > 1)) {
+        throw new H2labError(
+          'H2LAB_ERR_INVALID_OPTION',
+          `--slow-factor ${f.slowFactor} is not valid: use a number above 1, e.g. 2`,
+          {
+            option: '--slow-factor',
+            value: f.slowFactor,
+          },
+        );
+      }
+      const merge = {
+        ...(f.maxSkew ? { maxSkewMs: parseDurationMs(f.maxSkew, '--max-skew', 'ms') } : {}),
+        ...(slow !== undefined ? { slowFactor: slow } : {}),
+      };
+      if (plan) {
+        outputShards(plan, shards, f, merge);
+        return;
+      }
+      const compared = shards.find((s) => s.kind === 'h2lab.compare-shard');
+      if (compared) {
+        throw new H2labError(
+          'H2LAB_ERR_INVALID_OPTION',
+          `shard ${compared.index} of run ${compared.runId} is a comparison's: give its plan with --plan FILE (it holds the matrix the runs are merged into)`,
+          { option: '--plan' },
+        );
+      }
+      refuseCompareOutputs(f);
+      const m = mergeShards(shards as ShardResult[], merge);
+      printMerged(m, f.json, f.quiet);
+      exitOnMergedError(m);
+    },
+  );
 }

@@ -13,19 +13,32 @@ import {
   parseInteger,
   writeFileAtomic,
 } from '../core/index.ts';
-import type { MergedResult, ShardPlan } from '../model/index.ts';
+import type {
+  AnyPlan,
+  AnyShardResult,
+  CompareShardResult,
+  MergedResult,
+  ShardPlan,
+  ShardResult,
+} from '../model/index.ts';
 import { renderRunText } from '../report/index.ts';
 import {
+  type MergeOptions,
+  mergeCompareShards,
+  mergeShards,
   type PlanInput,
   planShards,
   readPlanFile,
   renderMergedText,
   runAndEmitShard,
+  runComparePlanLocally,
   runPlanLocally,
+  shardError,
   startClockServer,
 } from '../shard/index.ts';
 import { addLoadFlags, type BenchFlags, toLoadOptions } from './bench.ts';
-import { exitWithError } from './output.ts';
+import { type CompareOutputFlags, checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
+import { exitWithError, untilDoneOrStopped } from './output.ts';
 
 /** The plan's own flags, beside the load flags. */
 export interface PlanFlags {
@@ -39,10 +52,14 @@ export interface PlanFlags {
   maxSkew?: string;
 }
 
-/** Adds the flags of a plan (shards, start, clock) to a command. */
-export function addPlanFlags(cmd: Command): Command {
-  return cmd
-    .requiredOption('--shards <n>', 'load processes (pods) to split the run into')
+/** Adds the flags of a plan (shards, start, clock) to a command; `--shards` is required unless `optional`. */
+export function addPlanFlags(cmd: Command, optional = false): Command {
+  const shards = '--shards <n>';
+  return (
+    optional
+      ? cmd.option(shards, 'split the run into this many shards (load processes or pods)')
+      : cmd.requiredOption(shards, 'load processes (pods) to split the run into')
+  )
     .option('--start-in <time>', 'start every shard this long from now (default 60s)')
     .option('--start-at <iso>', 'start every shard at this time (ISO 8601), instead of --start-in')
     .option(
@@ -58,13 +75,8 @@ export function addPlanFlags(cmd: Command): Command {
     .option('--max-skew <time>', 'the merge warns when shards started further apart (default 10ms)');
 }
 
-/** The plan from parsed flags. */
-export function planFromFlags(
-  url: string | undefined,
-  f: BenchFlags & PlanFlags,
-  now = Date.now(),
-): ShardPlan {
-  const load = toLoadOptions(url, f);
+/** The plan's own input from parsed flags (the start from --start-at or --start-in, default 60 s). */
+export function planInputFromFlags(f: PlanFlags, now = Date.now()): PlanInput {
   let startAtEpochMs: number;
   if (f.startAt !== undefined) {
     startAtEpochMs = Date.parse(f.startAt);
@@ -84,7 +96,16 @@ export function planFromFlags(
   if (f.clockSamples) p.clockSamples = parseInteger(f.clockSamples, '--clock-samples', 1, 1000);
   if (f.runId) p.runId = f.runId;
   if (f.maxSkew) p.maxSkewMs = parseDurationMs(f.maxSkew, '--max-skew', 'ms');
-  return planShards(load, p);
+  return p;
+}
+
+/** The plan from parsed flags. */
+export function planFromFlags(
+  url: string | undefined,
+  f: BenchFlags & PlanFlags,
+  now = Date.now(),
+): ShardPlan {
+  return planShards(toLoadOptions(url, f), planInputFromFlags(f, now));
 }
 
 /** Prints a merged result (table, shards, warnings) and writes its JSON when asked. */
@@ -106,12 +127,65 @@ export function exitOnMergedError(m: MergedResult): void {
   );
 }
 
+/** The output flags of the commands that collect a plan's shards (shard local, k8s run, merge). */
+export type CollectedFlags = Partial<CompareOutputFlags> & { json?: string; quiet?: boolean };
+
+/** Adds what a comparison's plan writes besides --json and --quiet: the reports' directory and CSV. */
+export function addCompareOutputFlags(cmd: Command): Command {
+  return cmd
+    .option(
+      '--out <dir>',
+      'a comparison’s plan: where results.json, report.md and report.html go (default h2lab-report)',
+    )
+    .option('--csv <file>', 'a comparison’s plan: one row per cell; - for stdout');
+}
+
+/** Before any shard runs: a comparison's outputs must have somewhere to go. */
+export function checkCollectedOutputs(plan: AnyPlan, f: CollectedFlags): void {
+  if (plan.kind === 'h2lab.compare-plan') checkCompareOutputs({ ...f, out: f.out ?? 'h2lab-report' });
+  else refuseCompareOutputs(f);
+}
+
+/** --out and --csv belong to a comparison's result: refused for a load run's. */
+export function refuseCompareOutputs(f: CollectedFlags): void {
+  if (f.out === undefined && f.csv === undefined) return;
+  const option = f.out !== undefined ? '--out' : '--csv';
+  throw new H2labError(
+    'H2LAB_ERR_INVALID_OPTION',
+    `${option} applies to a comparison's shards; these are a load run's (the merged result goes to --json)`,
+    { option },
+  );
+}
+
+/**
+ * The shards of a plan, merged and written: a load run's as its table, the shards and --json; a
+ * comparison's as compare writes its result (table, verdict, results.json and the reports).
+ */
+export function outputShards(
+  plan: AnyPlan,
+  results: AnyShardResult[],
+  f: CollectedFlags,
+  merge: MergeOptions = {},
+): void {
+  if (plan.kind === 'h2lab.plan') {
+    const m = mergeShards(results as ShardResult[], { maxSkewMs: plan.maxSkewMs, ...merge });
+    printMerged(m, f.json, f.quiet);
+    exitOnMergedError(m);
+    return;
+  }
+  const result = mergeCompareShards(plan, results as CompareShardResult[], merge);
+  const undecided = (plan.compare as { expectUndecided?: 'pass' | 'fail' }).expectUndecided;
+  writeCompareOutputs(result, { ...f, out: f.out ?? 'h2lab-report' }, undecided);
+}
+
 export function register(program: Command): void {
   const plan = addPlanFlags(
     addLoadFlags(
       program
         .command('plan')
-        .description('Split one load run into shards for many load machines (JSON plan on stdout or --out)')
+        .description(
+          'Split one load run into shards for many load machines (JSON plan on stdout or --out); a comparison: h2lab compare --shards N --plan-out FILE',
+        )
         .argument('[url]', 'target URL every shard drives'),
     ),
   ).option('--out <file>', 'write the plan here (default stdout)');
@@ -162,22 +236,34 @@ export function registerShard(program: Command): void {
           },
         },
       );
-      if (result.result.error)
-        process.stderr.write(`h2lab: ${result.result.error.code}: ${result.result.error.message}\n`);
+      const error = shardError(result);
+      if (error) process.stderr.write(`h2lab: ${error.code}: ${error.message}\n`);
       process.exit(exitCode);
     });
-  shard
-    .command('local')
-    .description('Run every shard of a plan as a process on this machine, then merge them')
-    .requiredOption('--plan <file>', 'the plan (h2lab plan)')
-    .option('--json <file>', 'write the merged result (JSON); - for stdout')
-    .option('-q, --quiet', 'print nothing but errors')
-    .action(async (f: { plan: string; json?: string; quiet?: boolean }) => {
-      const p = readPlanFile(f.plan);
-      const run = await runPlanLocally(p);
-      printMerged(run.merged, f.json, f.quiet);
-      exitOnMergedError(run.merged);
-    });
+  addCompareOutputFlags(
+    shard
+      .command('local')
+      .description('Run every shard of a plan as a process on this machine, then merge them')
+      .requiredOption('--plan <file>', 'the plan (h2lab plan, or h2lab compare --shards N --plan-out)')
+      .option('--json <file>', 'write the merged result (JSON); - for stdout')
+      .option('-q, --quiet', 'print nothing but errors'),
+  ).action(async (f: { plan: string } & CollectedFlags) => {
+    const p = readPlanFile(f.plan);
+    checkCollectedOutputs(p, f);
+    const controller = new AbortController();
+    const say = (m: string): void => {
+      if (!f.quiet) process.stderr.write(`${m}\n`);
+    };
+    const run = await untilDoneOrStopped<{ shards: AnyShardResult[] }>(
+      p.kind === 'h2lab.plan'
+        ? runPlanLocally(p, p.shards, { signal: controller.signal })
+        : runComparePlanLocally(p, p.shards, { signal: controller.signal }),
+      () => controller.abort(),
+      say,
+      'h2lab shard local: stopping every shard; what they measured is merged',
+    );
+    outputShards(p, run.shards, f);
+  });
 }
 
 /** `h2lab clock serve` (src/cli/clock.ts is its entry in the command registry). */

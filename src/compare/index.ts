@@ -25,9 +25,14 @@ export {
   type CompareEvents,
   type CompareHandle,
   compare,
+  finishCompareResult,
   isProtocolNotOffered,
+  newCompareResult,
   planCells,
+  prepareMatrix,
   type RunContext,
+  recordRun,
+  refreshCompareResult,
   runOrder,
   withRequest,
 } from './engine.ts';
@@ -41,7 +46,13 @@ export {
   parseCondition,
   type Relation,
 } from './expect.ts';
-export { type LoadRunnerOptions, loadRunner } from './load-runner.ts';
+export {
+  type CellRunContext,
+  cellLoadOptions,
+  type LoadRunnerOptions,
+  loadRunner,
+  loadRunnerOptionsOf,
+} from './load-runner.ts';
 export {
   COMPARE_DEFAULTS,
   type CompareOptions,

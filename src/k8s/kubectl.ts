@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { H2labError } from '../core/index.ts';
-import type { ShardPlan, ShardResult } from '../model/index.ts';
+import type { AnyPlan, AnyShardResult } from '../model/index.ts';
 import { ShardCollector } from '../shard/index.ts';
 import { CONTAINER, objectName, RUN_LABEL } from './render.ts';
 
@@ -86,7 +86,7 @@ export type JobEnd = 'Complete' | 'Failed';
  * counts. Throws H2LAB_ERR_KUBECTL after `timeoutMs`.
  */
 export async function waitForJob(
-  plan: ShardPlan,
+  plan: AnyPlan,
   k: KubectlOptions,
   o: {
     timeoutMs: number;
@@ -125,7 +125,7 @@ export async function waitForJob(
  * Feeds every pod's log and termination message into a collector: a replaced pod's output counts
  * too, so a second pod for one index is named as a duplicate rather than silently preferred.
  */
-export function collectFromPods(plan: ShardPlan, pods: Pod[], logs: Map<string, string>): ShardResult[] {
+export function collectFromPods(plan: AnyPlan, pods: Pod[], logs: Map<string, string>): AnyShardResult[] {
   const c = new ShardCollector(plan.runId, plan.shards);
   for (const pod of pods) {
     const log = logs.get(pod.metadata.name);
@@ -138,7 +138,7 @@ export function collectFromPods(plan: ShardPlan, pods: Pod[], logs: Map<string, 
 }
 
 /** Reads the run's pods, their logs and termination messages, and collects the shards. */
-export async function collectRun(plan: ShardPlan, k: KubectlOptions): Promise<ShardResult[]> {
+export async function collectRun(plan: AnyPlan, k: KubectlOptions): Promise<AnyShardResult[]> {
   const list = JSON.parse(
     await kubectl(['get', 'pods', '-l', `${RUN_LABEL}=${plan.runId}`, '-o', 'json'], k),
   ) as {

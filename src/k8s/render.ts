@@ -17,7 +17,7 @@
  */
 import { stringify as stringifyYaml } from 'yaml';
 import { ERROR_CODES, H2labError } from '../core/index.ts';
-import type { ShardPlan } from '../model/index.ts';
+import type { AnyPlan } from '../model/index.ts';
 
 /** The label every object of a run carries, with the run id as its value. */
 export const RUN_LABEL = 'h2lab.dev/run-id';
@@ -57,29 +57,35 @@ export const RENDER_DEFAULTS = Object.freeze({
 
 /**
  * Seconds from now until the run should be over: until the start, then warm-up plus the measured
- * period (or the requests at the rate), plus a margin.
+ * period (or the requests at the rate) — for a comparison, every slot — plus a margin.
  */
-export function defaultDeadlineSeconds(plan: ShardPlan, nowEpochMs: number): number {
-  const o = plan.options as { durationMs?: number; warmupMs?: number; requests?: number; rateRps?: number };
-  const runMs =
-    o.durationMs ??
-    (o.requests !== undefined && o.rateRps !== undefined
-      ? (o.requests / o.rateRps) * 1000
-      : o.requests !== undefined
-        ? RENDER_DEFAULTS.unboundedRunSeconds * 1000
-        : 10_000);
+export function defaultDeadlineSeconds(plan: AnyPlan, nowEpochMs: number): number {
+  let runMs: number;
+  if (plan.kind === 'h2lab.compare-plan') {
+    runMs = plan.slots.length * plan.slotMs;
+  } else {
+    const o = plan.options as { durationMs?: number; warmupMs?: number; requests?: number; rateRps?: number };
+    runMs =
+      (o.warmupMs ?? 0) +
+      (o.durationMs ??
+        (o.requests !== undefined && o.rateRps !== undefined
+          ? (o.requests / o.rateRps) * 1000
+          : o.requests !== undefined
+            ? RENDER_DEFAULTS.unboundedRunSeconds * 1000
+            : 10_000));
+  }
   const toStart = Math.max(0, plan.startAtEpochMs - nowEpochMs);
-  return Math.ceil((toStart + (o.warmupMs ?? 0) + runMs) / 1000) + RENDER_DEFAULTS.deadlineMarginSeconds;
+  return Math.ceil((toStart + runMs) / 1000) + RENDER_DEFAULTS.deadlineMarginSeconds;
 }
 
 /** The name of a run's Job and ConfigMap. */
-export function objectName(plan: ShardPlan): string {
+export function objectName(plan: AnyPlan): string {
   return `h2lab-${plan.runId}`;
 }
 
 /** The ConfigMap and the Job of a plan, as plain objects in apply order. */
 export function renderManifests(
-  plan: ShardPlan,
+  plan: AnyPlan,
   o: RenderOptions,
 ): [Record<string, unknown>, Record<string, unknown>] {
   if (!o.image || /\s/.test(o.image)) {

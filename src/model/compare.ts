@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { publishedJsonSchema } from './fields.ts';
 import type { RunResult } from './run.ts';
 import { httpMethodSchema, strategyNameSchema } from './sample.ts';
+import { shardRowSchema } from './shard.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
 
@@ -253,6 +254,32 @@ export const expectationSchema = z.object({
   checks: z.array(expectationCheckSchema),
 });
 
+/** A comparison run as shards (h2lab compare --shards): how each merged run came together. */
+export const shardingSchema = z.object({
+  runId: z.string(),
+  planHash: z.string(),
+  shards: z.number().int(),
+  slotMs: z.number().describe('ms between two runs’ starts (the plan’s fixed slots)'),
+  clock: z.object({
+    reference: z.enum(['coordinator', 'none']),
+    maxSkewMs: z.number().describe('the warning threshold, ms'),
+    worstSkewMs: z.number().describe('the largest start skew of any run, ms, reference clock'),
+  }),
+  runs: z
+    .array(
+      z.object({
+        cell: z.string(),
+        round: z.number().int(),
+        skewMs: z.number().describe('latest minus earliest shard release of this run, ms'),
+        windowMs: z.number().describe('the run’s window on the reference clock, ms (its rates use it)'),
+        perShard: z.array(shardRowSchema),
+        slowShards: z.array(z.number().int()),
+      }),
+    )
+    .describe('every merged run, in run order, each shard beside it'),
+  notes: z.array(z.string()).describe('what the merge did and what it could not, once for every run'),
+});
+
 export const compareResultSchema = z.object({
   kind: z.literal('h2lab.compare'),
   version: z.literal(COMPARE_RESULT_VERSION),
@@ -287,6 +314,9 @@ export const compareResultSchema = z.object({
     .array(expectationSchema)
     .optional()
     .describe('`--expect` conditions, each evaluated on the statistics; written when any was given.'),
+  sharding: shardingSchema
+    .optional()
+    .describe('A comparison run as shards: each run is the exact merge of its shards’ runs.'),
   error: errorSchema.optional(),
 });
 

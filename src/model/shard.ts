@@ -41,38 +41,41 @@ export const shardSplitSchema = z.strictObject({
     ),
 });
 
+/** What every plan has, a load run's or a comparison's: identity, start, clock, histogram settings. */
+const planCommon = {
+  version: z.literal(1),
+  runId: runIdSchema,
+  hash: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe('sha256 of the plan without this field (canonical JSON): every shard and the merge check it'),
+  shards: z.number().int().min(1),
+  startAtEpochMs: z
+    .number()
+    .describe('when every shard starts its schedule, ms since the epoch, reference clock'),
+  startGraceMs: ms('a shard released later than this after its start refuses to run (missed the start)'),
+  clock: z.strictObject({
+    url: z
+      .string()
+      .optional()
+      .describe(
+        'coordinator answering GET with {"epochMs": n}: the reference clock; absent: none is measured',
+      ),
+    samples: z
+      .number()
+      .int()
+      .min(1)
+      .describe('NTP-style exchanges; the one with the shortest round trip counts'),
+  }),
+  maxSkewMs: ms('the merge warns when shards started further apart than this, reference clock'),
+  histogram: histogramSettingsSchema,
+};
+
 /** The plan: deterministic from the options, the shard count and the start time. */
 export const shardPlanSchema = z
   .strictObject({
     kind: z.literal('h2lab.plan'),
-    version: z.literal(1),
-    runId: runIdSchema,
-    hash: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/)
-      .describe('sha256 of the plan without this field (canonical JSON): every shard and the merge check it'),
-    shards: z.number().int().min(1),
-    startAtEpochMs: z
-      .number()
-      .describe('when every shard starts its schedule, ms since the epoch, reference clock'),
-    startGraceMs: ms(
-      'a shard released later than this after startAtEpochMs refuses to run (missed the start)',
-    ),
-    clock: z.strictObject({
-      url: z
-        .string()
-        .optional()
-        .describe(
-          'coordinator answering GET with {"epochMs": n}: the reference clock; absent: none is measured',
-        ),
-      samples: z
-        .number()
-        .int()
-        .min(1)
-        .describe('NTP-style exchanges; the one with the shortest round trip counts'),
-    }),
-    maxSkewMs: ms('the merge warns when shards started further apart than this, reference clock'),
-    histogram: histogramSettingsSchema,
+    ...planCommon,
     options: z.record(z.string(), z.unknown()).describe('the whole run’s load options'),
     shardOptions: z.array(z.record(z.string(), z.unknown())).describe('the load options of shard i, at i'),
     split: shardSplitSchema,
@@ -80,6 +83,79 @@ export const shardPlanSchema = z
   .describe('h2lab plan: one load run split into shards (docs/kubernetes.md)');
 /** See {@link shardPlanSchema}. */
 export type ShardPlan = z.infer<typeof shardPlanSchema>;
+
+/** One cell of a sharded comparison: the load options of each of its runs (seed aside) and their split. */
+export const compareCellPlanSchema = z.strictObject({
+  id: z.string().describe('the cell id of the comparison, workload/level/net/strategy'),
+  options: z
+    .record(z.string(), z.unknown())
+    .describe('the load options of every run of this cell, the whole run’s; each round sets its seed'),
+  split: shardSplitSchema,
+});
+
+/** One run of a sharded comparison at its fixed time. */
+export const compareSlotSchema = z.strictObject({
+  cell: z.number().int().min(0).describe('index into cells'),
+  round: z.number().int().min(0).describe('the run of that cell, 0-based (warm-up rounds first)'),
+  seed: z.number().int(),
+  atMs: ms('when every shard starts this run, after the plan’s start, reference clock'),
+});
+
+/**
+ * A comparison split into shards: the engine's run order (strategies alternating round by round) as
+ * fixed time slots, every shard running its share of each slot's run from the slot's start.
+ */
+export const comparePlanSchema = z
+  .strictObject({
+    kind: z.literal('h2lab.compare-plan'),
+    ...planCommon,
+    compare: z
+      .record(z.string(), z.unknown())
+      .describe('the comparison’s resolved options (the merge analyses with them)'),
+    slotMs: ms('the time between two slots’ starts: the run’s warm-up and duration plus slotGapMs'),
+    slotGapMs: ms(
+      'time after a run’s measured period for its last responses, closing, and the next run’s connections',
+    ),
+    cells: z.array(compareCellPlanSchema),
+    slots: z.array(compareSlotSchema).describe('every run, in the order one process would run them'),
+  })
+  .describe('h2lab compare --shards: one comparison split into shards (docs/kubernetes.md)');
+/** See {@link comparePlanSchema}. */
+export type ComparePlan = z.infer<typeof comparePlanSchema>;
+
+/** Either kind of plan. */
+export const anyPlanSchema = z.discriminatedUnion('kind', [shardPlanSchema, comparePlanSchema]);
+/** See {@link anyPlanSchema}. */
+export type AnyPlan = ShardPlan | ComparePlan;
+
+/** A shard's clock: its offset to the reference clock and how good it is. */
+export const shardClockSchema = z.strictObject({
+  source: z.enum(['coordinator', 'none']),
+  url: z.string().optional(),
+  offsetMs: ms('reference clock minus this machine’s clock (0 when none was measured)'),
+  rttMs: ms('round trip of the exchange the offset came from; the offset is good to half of it').optional(),
+  samples: z.number().int(),
+});
+
+/** A shard's start barrier, on the reference clock. */
+export const shardBarrierSchema = z.strictObject({
+  startAtEpochMs: z.number().describe('the plan’s start, reference clock'),
+  reachedAtEpochMs: z
+    .number()
+    .describe('when this shard had its connections open and waited, reference clock'),
+  releasedAtEpochMs: z
+    .number()
+    .optional()
+    .describe(
+      'when this shard’s schedule started, reference clock; absent: it never started (missed the start, or failed before)',
+    ),
+  lagMs: ms('releasedAt − startAt: how late this machine’s timer let the schedule start').optional(),
+});
+
+const firstSendSchema = z
+  .number()
+  .optional()
+  .describe('when the first request was handed to the transport, reference clock');
 
 /** One shard's clock, start and result. */
 export const shardResultSchema = z
@@ -90,37 +166,55 @@ export const shardResultSchema = z
     planHash: z.string(),
     index: z.number().int().min(0),
     count: z.number().int().min(1),
-    clock: z.strictObject({
-      source: z.enum(['coordinator', 'none']),
-      url: z.string().optional(),
-      offsetMs: ms('reference clock minus this machine’s clock (0 when none was measured)'),
-      rttMs: ms(
-        'round trip of the exchange the offset came from; the offset is good to half of it',
-      ).optional(),
-      samples: z.number().int(),
-    }),
-    barrier: z.strictObject({
-      startAtEpochMs: z.number().describe('the plan’s start, reference clock'),
-      reachedAtEpochMs: z
-        .number()
-        .describe('when this shard had its connections open and waited, reference clock'),
-      releasedAtEpochMs: z
-        .number()
-        .optional()
-        .describe(
-          'when this shard’s schedule started, reference clock; absent: it never started (missed the start, or failed before)',
-        ),
-      lagMs: ms('releasedAt − startAt: how late this machine’s timer let the schedule start').optional(),
-    }),
-    firstSendEpochMs: z
-      .number()
-      .optional()
-      .describe('when the first request was handed to the transport, reference clock'),
+    clock: shardClockSchema,
+    barrier: shardBarrierSchema,
+    firstSendEpochMs: firstSendSchema,
     result: runResultSchema,
   })
   .describe('one shard of a planned run (h2lab shard run)');
 /** See {@link shardResultSchema}. */
 export type ShardResult = z.infer<typeof shardResultSchema>;
+
+/** One run of a sharded comparison, as one shard measured it. */
+export const shardRunSchema = z.strictObject({
+  slot: z.number().int().min(0).describe('index into the plan’s slots'),
+  barrier: shardBarrierSchema,
+  firstSendEpochMs: firstSendSchema,
+  result: runResultSchema,
+});
+/** See {@link shardRunSchema}. */
+export type ShardRun = z.infer<typeof shardRunSchema>;
+
+/** One shard of a sharded comparison: its clock and its share of every slot it ran. */
+export const compareShardResultSchema = z
+  .strictObject({
+    kind: z.literal('h2lab.compare-shard'),
+    version: z.literal(1),
+    runId: runIdSchema,
+    planHash: z.string(),
+    index: z.number().int().min(0),
+    count: z.number().int().min(1),
+    clock: shardClockSchema,
+    runs: z.array(shardRunSchema).describe('the slots this shard ran, in order'),
+    skipped: z
+      .array(z.number().int())
+      .describe('slots not run because this shard found the cell failed or not offered earlier'),
+    stopped: z
+      .strictObject({ slot: z.number().int(), code: z.string(), message: z.string() })
+      .optional()
+      .describe('why the shard ended before its last slot (a missed start, a stop)'),
+  })
+  .describe('one shard of a sharded comparison (h2lab shard run)');
+/** See {@link compareShardResultSchema}. */
+export type CompareShardResult = z.infer<typeof compareShardResultSchema>;
+
+/** Either kind of shard result. */
+export const anyShardResultSchema = z.discriminatedUnion('kind', [
+  shardResultSchema,
+  compareShardResultSchema,
+]);
+/** See {@link anyShardResultSchema}. */
+export type AnyShardResult = ShardResult | CompareShardResult;
 
 /** What a shard leaves in its termination message (≤ 4 KiB): enough to check every chunk of its log. */
 export const shardDigestSchema = z.strictObject({

@@ -125,10 +125,26 @@ export function runSettings(run: RunResult): SettingRow[] {
 
 /** Settings of a comparison: over every run of every cell, per strategy where they differ. */
 export function compareSettings(result: CompareResult): SettingRow[] {
-  return settingsOf(
+  const rows = settingsOf(
     result.cells.flatMap((c) => c.runs),
     result.target.embedded,
   );
+  const sh = result.sharding;
+  if (sh) {
+    // A fixed count (h2: one session) is per shard: N shards hold N of them.
+    const fixed = result.axes.protocols.filter((p) => findStrategy(p)?.connections.fixed !== undefined);
+    const each = fixed
+      .map((p) => {
+        const s = findStrategy(p)!;
+        return `${p}: ${s.connections.fixed} ${s.connections.unit ?? 'connection'} per shard, ${s.connections.fixed! * sh.shards} in all`;
+      })
+      .join('; ');
+    rows.unshift({
+      name: 'shards',
+      value: `${sh.shards} load processes, every run split among them and merged exactly (run ${sh.runId}, a run every ${formatMs(sh.slotMs)})${each ? `; ${each}` : ''}`,
+    });
+  }
+  return rows;
 }
 
 function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {

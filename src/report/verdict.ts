@@ -624,6 +624,8 @@ function caveats(result: CompareResult): string[] {
   );
   const cc = congestionControlCaveat(result);
   if (cc) out.push(cc);
+  const sharded = shardingCaveat(result);
+  if (sharded) out.push(sharded);
   const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
   if (saturated > 0)
     out.push(`The load client was saturated in ${saturated} cell(s): those throughputs are a floor.`);
@@ -645,6 +647,26 @@ function caveats(result: CompareResult): string[] {
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   return out;
+}
+
+/**
+ * A comparison run as shards: what the merge makes exact and what it does not, how far apart the
+ * shards started their runs, and a fixed count that multiplied (h2's one session per shard).
+ */
+export function shardingCaveat(result: CompareResult): string | undefined {
+  const sh = result.sharding;
+  if (!sh) return undefined;
+  const fixed = result.axes.protocols.filter((p) => findStrategy(p)?.connections.fixed !== undefined);
+  const over = sh.runs.filter((r) => r.skewMs > sh.clock.maxSkewMs).length;
+  const start =
+    sh.clock.reference === 'coordinator'
+      ? `the shards started each run within ${formatMs(sh.clock.worstSkewMs)} of each other on the reference clock${over > 0 ? ` (${over} of ${sh.runs.length} runs more than --max-skew ${formatMs(sh.clock.maxSkewMs)} apart)` : ''}`
+      : 'without a reference clock the shards’ start skew is unknown';
+  const multiplied =
+    fixed.length > 0
+      ? ` ${fixed.join(', ')} ran ${fixed.length > 1 ? 'their' : 'its'} fixed connection count once per shard: ${sh.shards} shards, ${sh.shards}× the connections one client would hold.`
+      : '';
+  return `Run as ${sh.shards} shards, each run the exact merge of theirs (counts added, latency histograms added); ${start}.${multiplied}`;
 }
 
 /**

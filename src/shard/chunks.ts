@@ -13,7 +13,12 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { H2labError } from '../core/index.ts';
-import { type ShardDigest, type ShardResult, shardDigestSchema, shardResultSchema } from '../model/index.ts';
+import {
+  type AnyShardResult,
+  anyShardResultSchema,
+  type ShardDigest,
+  shardDigestSchema,
+} from '../model/index.ts';
 
 /** The first word of every chunk line. */
 export const CHUNK_PREFIX = 'h2lab-shard';
@@ -27,7 +32,9 @@ export const DIGEST_MAX_BYTES = 4096;
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** A shard result as chunk lines (without newlines) and its digest. */
-export function encodeShardOutput(r: ShardResult): { lines: string[]; digest: ShardDigest } {
+export function encodeShardOutput(r: AnyShardResult): { lines: string[]; digest: ShardDigest } {
+  const results = r.kind === 'h2lab.shard' ? [r.result] : r.runs.map((x) => x.result);
+  const error = r.kind === 'h2lab.shard' ? r.result.error?.code : r.stopped?.code;
   const payload = gzipSync(JSON.stringify(r)).toString('base64');
   const n = Math.max(1, Math.ceil(payload.length / CHUNK_PAYLOAD_CHARS));
   const lines: string[] = [];
@@ -43,9 +50,9 @@ export function encodeShardOutput(r: ShardResult): { lines: string[]; digest: Sh
     chunks: n,
     bytes: payload.length,
     sha256: sha256(payload),
-    total: r.result.counts.total,
-    failed: r.result.counts.failed,
-    ...(r.result.error ? { error: r.result.error.code } : {}),
+    total: results.reduce((n, x) => n + x.counts.total, 0),
+    failed: results.reduce((n, x) => n + x.counts.failed, 0),
+    ...(error ? { error } : {}),
   };
   return { lines, digest };
 }
@@ -144,10 +151,10 @@ export class ShardCollector {
    * The results, by index. Throws H2LAB_ERR_SHARD_MISSING, H2LAB_ERR_SHARD_DUPLICATE or
    * H2LAB_ERR_SHARD_CORRUPT (in that order of precedence) naming every problem found.
    */
-  results(): ShardResult[] {
+  results(): AnyShardResult[] {
     const missing: number[] = [];
     const corrupt = [...this.corrupt];
-    const out: ShardResult[] = [];
+    const out: AnyShardResult[] = [];
     for (let i = 0; i < this.shards; i++) {
       const c = this.chunks.get(i);
       const d = this.digests.get(i);
@@ -175,9 +182,9 @@ export class ShardCollector {
         corrupt.push(`shard ${i}: its chunks do not match its digest (another run's output, or reordered)`);
         continue;
       }
-      let parsed: ShardResult;
+      let parsed: AnyShardResult;
       try {
-        parsed = shardResultSchema.parse(
+        parsed = anyShardResultSchema.parse(
           JSON.parse(gunzipSync(Buffer.from(payload, 'base64')).toString('utf8')),
         );
       } catch (err) {

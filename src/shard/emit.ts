@@ -5,8 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { ERROR_CODES, type ErrorCode, H2labError, writeFileAtomic } from '../core/index.ts';
-import type { ShardPlan, ShardResult } from '../model/index.ts';
+import type { AnyPlan, AnyShardResult } from '../model/index.ts';
 import { DIGEST_MAX_BYTES, encodeShardOutput } from './chunks.ts';
+import { runCompareShard } from './compare-run.ts';
 import { runShard, type ShardDeps } from './run.ts';
 
 /** Where a shard's output goes besides stdout. */
@@ -30,12 +31,13 @@ function writeStdout(line: string): Promise<void> {
  * should end with (0, or the code's: 3 for a missed start, 1 for a failed run).
  */
 export async function runAndEmitShard(
-  plan: ShardPlan,
+  plan: AnyPlan,
   index: number,
   o: EmitOptions = {},
   deps: ShardDeps = {},
-): Promise<{ result: ShardResult; exitCode: number }> {
-  const result = await runShard(plan, index, deps);
+): Promise<{ result: AnyShardResult; exitCode: number }> {
+  const result =
+    plan.kind === 'h2lab.plan' ? await runShard(plan, index, deps) : await runCompareShard(plan, index, deps);
   const { lines, digest } = encodeShardOutput(result);
   const write = o.write ?? writeStdout;
   for (const line of lines) await write(line);
@@ -50,7 +52,12 @@ export async function runAndEmitShard(
   // The kubelet reads the file after the container ends; a plain write is what it expects.
   if (o.terminationLog) writeFileSync(o.terminationLog, text);
   if (o.out) writeFileAtomic(o.out, `${JSON.stringify(result, null, 2)}\n`);
-  const code = result.result.error?.code as ErrorCode | undefined;
+  const code = shardError(result)?.code as ErrorCode | undefined;
   const exitCode = code === undefined ? 0 : code in ERROR_CODES ? ERROR_CODES[code].exit : 1;
   return { result, exitCode };
+}
+
+/** A shard's error: its run's, or for a comparison's shard why it stopped early. */
+export function shardError(r: AnyShardResult): { code: string; message: string } | undefined {
+  return r.kind === 'h2lab.shard' ? r.result.error : r.stopped;
 }

@@ -6,7 +6,7 @@
  */
 import { isH2labError } from '../core/index.ts';
 import { READY_LINE } from './chunks.ts';
-import { runAndEmitShard } from './emit.ts';
+import { runAndEmitShard, shardError } from './emit.ts';
 import { checkPlan } from './plan.ts';
 
 const [index, digestPath] = process.argv.slice(2);
@@ -15,9 +15,20 @@ try {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   const plan = checkPlan(JSON.parse(Buffer.concat(chunks).toString('utf8')), 'the plan on stdin');
-  const { result, exitCode } = await runAndEmitShard(plan, Number(index), { terminationLog: digestPath! });
-  if (result.result.error)
-    process.stderr.write(`${result.result.error.code}: ${result.result.error.message}\n`);
+  const { result, exitCode } = await runAndEmitShard(
+    plan,
+    Number(index),
+    { terminationLog: digestPath! },
+    {
+      // The runner's stop (or Ctrl-C on the terminal): end the run, still emit what was measured.
+      onRun: (run) => {
+        process.once('SIGTERM', () => run.stop());
+        process.once('SIGINT', () => run.stop());
+      },
+    },
+  );
+  const error = shardError(result);
+  if (error) process.stderr.write(`${error.code}: ${error.message}\n`);
   process.exit(exitCode);
 } catch (err) {
   process.stderr.write(

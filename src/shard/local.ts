@@ -10,18 +10,39 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { nodeArgv } from '../core/index.ts';
-import type { MergedResult, ShardPlan, ShardResult } from '../model/index.ts';
+import type {
+  AnyPlan,
+  AnyShardResult,
+  ComparePlan,
+  CompareResult,
+  CompareShardResult,
+  MergedResult,
+  ShardPlan,
+  ShardResult,
+} from '../model/index.ts';
 import { READY_LINE, ShardCollector } from './chunks.ts';
+import { mergeCompareShards } from './compare-merge.ts';
 import { type MergeOptions, mergeShards } from './merge.ts';
 
-/** What a local run of a plan produced. */
-export interface LocalRun {
-  merged: MergedResult;
-  shards: ShardResult[];
+/** What the children of a local run left: their results, exit statuses and stderr, by index. */
+export interface LocalShards<P extends AnyPlan, R extends AnyShardResult> {
+  /** The plan they ran (the one the plan function returned). */
+  plan: P;
+  shards: R[];
   /** Exit status of each child, by index. */
   exitCodes: number[];
   /** What the children wrote on stderr, by index. */
   stderr: string[];
+}
+
+/** What a local run of a load run's plan produced. */
+export interface LocalRun extends LocalShards<ShardPlan, ShardResult> {
+  merged: MergedResult;
+}
+
+/** What a local run of a comparison's plan produced. */
+export interface LocalCompareRun extends LocalShards<ComparePlan, CompareShardResult> {
+  result: CompareResult;
 }
 
 /**
@@ -35,8 +56,38 @@ export interface LocalRun {
 export async function runPlanLocally(
   plan: ShardPlan | ((readyEpochMs: number) => ShardPlan),
   shards: number = typeof plan === 'function' ? Number.NaN : plan.shards,
-  opts: MergeOptions = {},
+  opts: MergeOptions & { signal?: AbortSignal } = {},
 ): Promise<LocalRun> {
+  const run = await runShardsLocally(plan, shards, opts.signal);
+  const results = run.shards as ShardResult[];
+  return {
+    ...run,
+    shards: results,
+    merged: mergeShards(results, { maxSkewMs: run.plan.maxSkewMs, ...opts }),
+  };
+}
+
+/**
+ * Runs every shard of a comparison's plan as a child process of this machine and merges them into
+ * the comparison's result; as {@link runPlanLocally}, `plan` may be a function of the ready time.
+ * @example const { result } = await runComparePlanLocally((t) => planCompareShards(opts, { shards: 2, startAtEpochMs: t + 1500 }), 2);
+ */
+export async function runComparePlanLocally(
+  plan: ComparePlan | ((readyEpochMs: number) => ComparePlan),
+  shards: number = typeof plan === 'function' ? Number.NaN : plan.shards,
+  opts: MergeOptions & { signal?: AbortSignal } = {},
+): Promise<LocalCompareRun> {
+  const run = await runShardsLocally(plan, shards, opts.signal);
+  const results = run.shards as CompareShardResult[];
+  return { ...run, shards: results, result: mergeCompareShards(run.plan, results, opts) };
+}
+
+/** The children of a local run and the collection of their output (either kind of plan). */
+async function runShardsLocally<P extends AnyPlan>(
+  plan: P | ((readyEpochMs: number) => P),
+  shards: number,
+  signal?: AbortSignal,
+): Promise<LocalShards<P, AnyShardResult>> {
   if (!(shards >= 1)) throw new Error('runPlanLocally: the shard count is needed with a plan function');
   const dir = mkdtempSync(join(tmpdir(), 'h2lab-plan-'));
   try {
@@ -72,10 +123,22 @@ export async function runPlanLocally(
     // A child that dies before it is ready must not leave the others waiting for their plan.
     const exited = Promise.all(children.map((c) => c.exit));
     await Promise.race([allReady, exited]);
-    const p = typeof plan === 'function' ? plan(Date.now()) : plan;
+    // Aborted (Ctrl-C): every child stops its run and still emits what it measured.
+    const stopAll = () => {
+      for (const c of children) c.child.kill('SIGTERM');
+    };
+    signal?.addEventListener('abort', stopAll, { once: true });
+    let p: P;
+    try {
+      p = typeof plan === 'function' ? plan(Date.now()) : plan;
+    } catch (err) {
+      for (const c of children) c.child.kill('SIGKILL');
+      await exited;
+      throw err;
+    }
     const text = JSON.stringify(p);
     for (const c of children) c.child.stdin.end(text);
-    const exitCodes = await exited;
+    const exitCodes = await exited.finally(() => signal?.removeEventListener('abort', stopAll));
     const collector = new ShardCollector(p.runId, p.shards);
     for (const l of lines.flat()) collector.addLine(l);
     for (let i = 0; i < p.shards; i++) {
@@ -87,13 +150,7 @@ export async function runPlanLocally(
       }
       if (text !== undefined) collector.addDigest(text, `shard ${i}'s digest`);
     }
-    const results = collector.results();
-    return {
-      merged: mergeShards(results, { maxSkewMs: p.maxSkewMs, ...opts }),
-      shards: results,
-      exitCodes,
-      stderr,
-    };
+    return { plan: p, shards: collector.results(), exitCodes, stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -40,7 +40,21 @@ export const MERGE_DEFAULTS = Object.freeze({ maxSkewMs: 10, slowFactor: 2 });
 
 const HISTOGRAMS = ['latency', 'ttfb', 'latencyUncorrected'] as const;
 
-function checkSet(shards: ShardResult[]): ShardResult[] {
+/** What every merged result says about the figures it cannot merge exactly. */
+export const PER_SHARD_NOTE =
+  'clientQueueMs, connectMs and tlsMs percentiles are the highest shard’s (a RunResult keeps no histogram for them; count, min, max, mean exact); connectionAge, flowControl, TCP facts and the server view are per shard only';
+/** What a merged result says when the plan had no reference clock. */
+export const NO_CLOCK_NOTE =
+  'no reference clock (plan without --clock-url): the start skew is unknown and rates use the longest shard’s measured period';
+
+/**
+ * Checks that the shards are one complete set of one plan (each index once) recorded with the plan's
+ * histogram settings, and returns them by index. `runsOf` gives the RunResults a shard holds.
+ */
+export function checkSet<S extends { index: number; count: number; planHash: string; runId: string }>(
+  shards: S[],
+  runsOf: (s: S) => RunResult[],
+): S[] {
   if (shards.length === 0) {
     throw new H2labError(
       'H2LAB_ERR_SHARD_MISSING',
@@ -57,7 +71,7 @@ function checkSet(shards: ShardResult[]): ShardResult[] {
       { planHashes: [...new Set(shards.map((s) => s.planHash))] },
     );
   }
-  const byIndex = new Map<number, ShardResult>();
+  const byIndex = new Map<number, S>();
   const dup: number[] = [];
   for (const s of shards) {
     if (byIndex.has(s.index)) dup.push(s.index);
@@ -79,8 +93,9 @@ function checkSet(shards: ShardResult[]): ShardResult[] {
     );
   }
   for (const s of shards) {
-    for (const k of HISTOGRAMS) {
-      const h: EncodedHistogram | undefined = s.result.histograms[k];
+    for (const [k, h] of runsOf(s).flatMap((r) =>
+      HISTOGRAMS.map((name): [string, EncodedHistogram | undefined] => [name, r.histograms[name]]),
+    )) {
       if (!h) continue;
       const same =
         h.unit === HISTOGRAM_SETTINGS.unit &&
@@ -140,7 +155,7 @@ const median = (xs: number[]): number => {
  * @example const merged = mergeShards(collector.results());
  */
 export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): MergedResult {
-  const shards = checkSet(input);
+  const shards = checkSet(input, (s) => [s.result]);
   const maxSkewMs = opts.maxSkewMs ?? MERGE_DEFAULTS.maxSkewMs;
   const slowFactor = opts.slowFactor ?? MERGE_DEFAULTS.slowFactor;
   const rs = shards.map((s) => s.result);
@@ -180,9 +195,7 @@ export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): Merg
     }
   } else {
     windowMs = Math.max(0, ...rs.map((r) => r.durationMs));
-    warnings.push(
-      'no reference clock (plan without --clock-url): the start skew is unknown and rates use the longest shard’s measured period',
-    );
+    warnings.push(NO_CLOCK_NOTE);
   }
   const secs = windowMs / 1000;
   const { bytesIn, bytesOut } = counts;
@@ -228,9 +241,7 @@ export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): Merg
       warnings.push(`shard ${s.index} failed: ${s.result.error.code}: ${s.result.error.message}`);
     for (const w of s.result.warnings) warnings.push(`shard ${s.index}: ${w}`);
   }
-  warnings.push(
-    'clientQueueMs, connectMs and tlsMs percentiles are the highest shard’s (a RunResult keeps no histogram for them; count, min, max, mean exact); connectionAge, flowControl, TCP facts and the server view are per shard only',
-  );
+  warnings.push(PER_SHARD_NOTE);
 
   const negotiated = [...new Set(rs.map((r) => r.protocol.negotiated))];
   if (negotiated.length > 1)

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { H2labError, readOptionText } from '../core/index.ts';
 import { HISTOGRAM_SETTINGS, type LoadOptionsInput, resolveLoadOptions, split } from '../load/index.ts';
-import { type ShardPlan, shardPlanSchema } from '../model/index.ts';
+import { type AnyPlan, anyPlanSchema, type ShardPlan, shardPlanSchema } from '../model/index.ts';
 import { getStrategy } from '../transport/index.ts';
 
 /** What a plan needs besides the load options. */
@@ -110,9 +110,10 @@ export function splitLoad(
   if (o.shard !== undefined) throw unsupported('shard', 'the options are already one shard of a plan');
   const open = o.rateRps !== undefined;
   const fixed = getStrategy(o.protocol).connections.fixed;
+  // Concurrency first: a pool capped at the concurrency is too small because the concurrency is.
+  if (!open && o.concurrency < n) throw tooSmall(names.concurrency ?? '--concurrency', o.concurrency, n);
   if (fixed === undefined && o.connections < n)
     throw tooSmall(names.connections ?? '--connections', o.connections, n);
-  if (!open && o.concurrency < n) throw tooSmall(names.concurrency ?? '--concurrency', o.concurrency, n);
   if (!open && o.requests !== undefined && o.requests < n)
     throw tooSmall(names.requests ?? '--requests', o.requests, n);
   const concurrency = open ? undefined : Array.from({ length: n }, (_, i) => split(o.concurrency, n, i));
@@ -204,7 +205,8 @@ export function sealPlan<T extends { runId: string; hash: string }>(
       { option: path, value: runId },
     );
   }
-  return parsed.data;
+  // As built (the key order of the plan's files stays the one they always had); the schema agreed.
+  return plan as unknown as T;
 }
 
 /**
@@ -229,9 +231,12 @@ export function planShards(input: LoadOptionsInput, p: PlanInput): ShardPlan {
   return sealPlan<ShardPlan>(body, p.runId, shardPlanSchema);
 }
 
-/** Checks a value read from a plan file: the schema, then the hash. Throws H2LAB_ERR_PLAN_INVALID. */
-export function checkPlan(value: unknown, where = 'the plan'): ShardPlan {
-  const r = shardPlanSchema.safeParse(value);
+/**
+ * Checks a value read from a plan file (a load run's or a comparison's): the schema, then the hash.
+ * Throws H2LAB_ERR_PLAN_INVALID.
+ */
+export function checkPlan(value: unknown, where = 'the plan'): AnyPlan {
+  const r = anyPlanSchema.safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     throw new H2labError(
@@ -252,7 +257,7 @@ export function checkPlan(value: unknown, where = 'the plan'): ShardPlan {
 }
 
 /** Reads and checks a plan file. */
-export function readPlanFile(path: string, option = '--plan'): ShardPlan {
+export function readPlanFile(path: string, option = '--plan'): AnyPlan {
   const text = readOptionText(path, option, { kind: 'result' });
   let value: unknown;
   try {

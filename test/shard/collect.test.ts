@@ -70,7 +70,7 @@ test('lines under 16 KiB, digest under 4 KiB; shuffled, interleaved with noise a
     got.map((s) => s.index),
     [0, 1, 2],
   );
-  const m = mergeShards(got);
+  const m = mergeShards(got as ShardResult[]);
   assert.equal(m.result.counts.total, 30);
   assert.deepEqual(
     m.perShard.map((r) => r.total),
