@@ -148,6 +148,10 @@ export const ERROR_CODES = {
     exit: EXIT_USAGE,
     summary: 'A plan file is not a valid h2lab plan, or its hash does not match its content.',
   },
+  H2LAB_ERR_PLAN_TOO_LARGE: {
+    exit: EXIT_USAGE,
+    summary: 'A plan is larger than the ConfigMap that carries it to the pods may be (1 MiB).',
+  },
   H2LAB_ERR_SHARD_MISSED_START: {
     exit: 3,
     summary: "A shard reached the start barrier after the plan's start time plus its grace.",

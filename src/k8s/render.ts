@@ -23,6 +23,8 @@ import type { AnyPlan } from '../model/index.ts';
 export const RUN_LABEL = 'h2lab.dev/run-id';
 /** The shard container's name (the pod failure policy names it). */
 export const CONTAINER = 'shard';
+/** What Kubernetes keeps in one ConfigMap, bytes (its data and binaryData together). */
+export const CONFIGMAP_MAX_BYTES = 1_048_576;
 /** Where the plan is mounted in a shard's pod. */
 export const PLAN_MOUNT = '/etc/h2lab';
 
@@ -102,11 +104,20 @@ export function renderManifests(
     [RUN_LABEL]: plan.runId,
   };
   const metadata = { name, ...(o.namespace ? { namespace: o.namespace } : {}), labels };
+  const planText = `${JSON.stringify(plan, null, 2)}\n`;
+  const bytes = Buffer.byteLength(planText);
+  if (bytes > CONFIGMAP_MAX_BYTES) {
+    throw new H2labError(
+      'H2LAB_ERR_PLAN_TOO_LARGE',
+      `the plan of run ${plan.runId} is ${(bytes / 1_048_576).toFixed(2)} MiB, more than the 1 MiB a ConfigMap holds: plan fewer shards${plan.kind === 'h2lab.compare-plan' ? ', or fewer cells or runs' : ''}`,
+      { bytes, limit: CONFIGMAP_MAX_BYTES },
+    );
+  }
   const configMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { ...metadata, annotations: { 'h2lab.dev/plan-hash': plan.hash } },
-    data: { 'plan.json': `${JSON.stringify(plan, null, 2)}\n` },
+    data: { 'plan.json': planText },
   };
   const missedStart = ERROR_CODES.H2LAB_ERR_SHARD_MISSED_START.exit;
   const job = {

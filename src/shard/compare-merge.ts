@@ -122,7 +122,7 @@ export function mergeCompareShards(
   if (cut) {
     const why = cut.shard.stopped;
     const slot = plan.slots[cut.slot]!;
-    const message = `shard ${cut.shard.index} has no result for run ${cut.slot + 1} of ${plan.slots.length} (${plan.cells[slot.cell]!.id}, round ${slot.round})${why ? `: ${why.message}` : ''}; the ${runs.length} runs before it are merged`;
+    const message = `shard ${cut.shard.index} has no result for run ${cut.slot + 1} of ${plan.slots.length} (${plan.cells[slot.cell]!.id}, round ${slot.round})${why ? `: ${why.message}` : ''}; ${runs.length === 0 ? 'no run came before it' : runs.length === 1 ? 'the run before it is merged' : `the ${runs.length} runs before it are merged`}`;
     result.error = new H2labError(
       (why?.code as 'H2LAB_ERR_SHARD_MISSED_START' | undefined) ?? 'H2LAB_ERR_SHARD_MISSING',
       message,

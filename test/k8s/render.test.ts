@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { ERROR_CODES } from '../../src/core/index.ts';
+import { ERROR_CODES, isH2labError } from '../../src/core/index.ts';
 import { renderManifests, renderYaml } from '../../src/k8s/index.ts';
-import { planShards } from '../../src/shard/index.ts';
+import { planCompareShards, planShards } from '../../src/shard/index.ts';
 
 const here = import.meta.dirname;
 const schema = (name: string) =>
@@ -92,6 +92,37 @@ test('valid against the Kubernetes JSON Schemas (strict), with the fields the ru
   assert.equal(s.template.metadata.labels['h2lab.dev/run-id'], 'golden');
   assert.equal(s.template.spec.containers[0]?.image, 'registry.example/h2lab:0.1.0');
   assert.deepEqual(JSON.parse((cm as { data: Record<string, string> }).data['plan.json']!), plan);
+});
+
+test('a comparison’s plan renders the same Job, its deadline covering every slot; an oversized plan is refused', () => {
+  const now = Date.UTC(2026, 11, 1, 14, 58, 0);
+  const plan = planCompareShards(
+    { url: 'https://target.example/', concurrency: [8, 64], runs: 5, durationMs: 10_000 },
+    { shards: 4, startAtEpochMs: now + 120_000, runId: 'cmp', clockUrl: 'http://h2lab-clock:7070/' },
+  );
+  const [cm, job] = renderManifests(plan, { image: 'registry.example/h2lab:0.1.0', nowEpochMs: now }) as [
+    Record<string, unknown>,
+    JobFields,
+  ];
+  assert.ok(schema('job-batch-v1.json').safeParse(job).success);
+  assert.ok(schema('configmap-v1.json').safeParse(cm).success);
+  // 2 levels × 3 strategies × 5 rounds = 30 slots of 11 s each.
+  assert.equal(plan.slots.length, 30);
+  assert.equal(job.spec.activeDeadlineSeconds, 120 + 30 * 11 + 300);
+  assert.equal(job.spec.completions, 4);
+  assert.deepEqual(JSON.parse((cm as { data: Record<string, string> }).data['plan.json']!), plan);
+  // Many shards of a load run: one set of options each, past what a ConfigMap holds.
+  const big = planShards(
+    { url: 'https://target.example/', protocol: 'h2', rateRps: 100_000, durationMs: 10_000 },
+    { shards: 8000, startAtEpochMs: now + 120_000 },
+  );
+  try {
+    renderManifests(big, { image: 'registry.example/h2lab:0.1.0', nowEpochMs: now });
+    assert.fail('rendered');
+  } catch (err) {
+    assert.ok(isH2labError(err) && err.code === 'H2LAB_ERR_PLAN_TOO_LARGE', String(err));
+    assert.match(err.message, /MiB, more than the 1 MiB a ConfigMap holds: plan fewer shards$/);
+  }
 });
 
 /**
