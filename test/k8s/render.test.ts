@@ -100,10 +100,10 @@ test('a comparison’s plan renders the same Job, its deadline covering every sl
     { url: 'https://target.example/', concurrency: [8, 64], runs: 5, durationMs: 10_000 },
     { shards: 4, startAtEpochMs: now + 120_000, runId: 'cmp', clockUrl: 'http://h2lab-clock:7070/' },
   );
-  const [cm, job] = renderManifests(plan, { image: 'registry.example/h2lab:0.1.0', nowEpochMs: now }) as [
-    Record<string, unknown>,
-    JobFields,
-  ];
+  const [cm, job] = renderManifests(plan, {
+    image: 'registry.example/h2lab:0.1.0',
+    nowEpochMs: now,
+  }) as unknown as [Record<string, unknown>, JobFields];
   assert.ok(schema('job-batch-v1.json').safeParse(job).success);
   assert.ok(schema('configmap-v1.json').safeParse(cm).success);
   // 2 levels × 3 strategies × 5 rounds = 30 slots of 11 s each.
