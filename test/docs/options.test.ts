@@ -32,7 +32,11 @@ function usageSections(): { intro: string; byCommand: Map<string, string> } {
 }
 
 /** Sections a command's flags are documented in besides its own: bench's link flags under net, … */
-const ALSO_IN: Record<string, string[]> = { bench: ['net'], compare: ['net', 'bench', 'plan'], plan: ['bench'] };
+const ALSO_IN: Record<string, string[]> = {
+  bench: ['net'],
+  compare: ['net', 'bench', 'plan'],
+  plan: ['bench'],
+};
 
 const named = (text: string, flag: string) => new RegExp(`${flag}(?![a-z0-9-])`).test(text);
 
