@@ -250,6 +250,14 @@ export function registerShard(program: Command): void {
   ).action(async (f: { plan: string } & CollectedFlags) => {
     const p = readPlanFile(f.plan);
     checkCollectedOutputs(p, f);
+    const late = Date.now() - p.startAtEpochMs;
+    if (late > p.startGraceMs) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--plan ${f.plan} started ${Math.round(late / 1000)} s ago: every shard would miss it; write the plan again (its --start-in counts from when it is written)`,
+        { option: '--plan', startAtEpochMs: p.startAtEpochMs },
+      );
+    }
     const controller = new AbortController();
     const say = (m: string): void => {
       if (!f.quiet) process.stderr.write(`${m}\n`);

@@ -55,7 +55,9 @@ export async function runCompareShard(
       clock.offsetMs,
       plan.startGraceMs,
       `shard ${index}, run ${k + 1} of ${plan.slots.length} (${cell.id}, round ${slot.round})`,
-      'the run before it, or its connections, took longer than the slot: plan with a larger --slot-gap',
+      k === 0
+        ? 'plan with a larger --start-in so every shard is ready in time'
+        : 'the run before it, or its connections, took longer than the slot: plan with a larger --slot-gap',
     );
     const input = shardLoadOptions(
       { ...cell.options, seed: slot.seed } as LoadOptionsInput,
