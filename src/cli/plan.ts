@@ -167,6 +167,15 @@ export function outputShards(
   f: CollectedFlags,
   merge: MergeOptions = {},
 ): void {
+  const kind = plan.kind === 'h2lab.plan' ? 'h2lab.shard' : 'h2lab.compare-shard';
+  const other = results.find((r) => r.kind !== kind || r.planHash !== plan.hash);
+  if (other) {
+    throw new H2labError(
+      'H2LAB_ERR_SHARD_MISMATCH',
+      `shard ${other.index} (run ${other.runId}, plan ${other.planHash.slice(0, 12)}…) did not run this plan (run ${plan.runId}, ${plan.hash.slice(0, 12)}…, ${plan.kind === 'h2lab.plan' ? "a load run's" : "a comparison's"}): give the plan the shards ran`,
+      { planHash: plan.hash, shardPlanHash: other.planHash },
+    );
+  }
   if (plan.kind === 'h2lab.plan') {
     const m = mergeShards(results as ShardResult[], { maxSkewMs: plan.maxSkewMs, ...merge });
     printMerged(m, f.json, f.quiet);

@@ -4,12 +4,12 @@
  * with the flag named, before anything runs.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareResultSchema } from '../../src/model/index.ts';
-import { checkPlan } from '../../src/shard/index.ts';
+import { checkPlan, planShards } from '../../src/shard/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { startFixture } from '../helpers/fixture.ts';
 
@@ -100,6 +100,20 @@ test('compare --plan-out → shard run ×2 → merge --plan: the cluster’s pat
     const bare = await h2lab(['merge', ...files]);
     assert.equal(bare.code, 2);
     assert.match(bare.stderr, /is a comparison's: give its plan with --plan FILE/);
+    // Another plan's file: refused, named, nothing merged.
+    const loadPlan = join(dir, 'load-plan.json');
+    writeFileSync(
+      loadPlan,
+      JSON.stringify(
+        planShards(
+          { url: `${srv.tlsUrl}/`, rateRps: 10, durationMs: 1000 },
+          { shards: 2, startAtEpochMs: 1e12 },
+        ),
+      ),
+    );
+    const wrong = await h2lab(['merge', ...files, '--plan', loadPlan]);
+    assert.equal(wrong.code, 2, wrong.stderr);
+    assert.match(wrong.stderr, /H2LAB_ERR_SHARD_MISMATCH: shard 0 \(run cmp-cli, .*did not run this plan/);
     const m = await h2lab(['merge', ...files, '--plan', planFile, '--out', join(dir, 'rep'), '--json', '-']);
     assert.equal(m.code, 0, m.stderr);
     const result = compareResultSchema.parse(JSON.parse(m.stdout));
