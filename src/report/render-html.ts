@@ -306,6 +306,8 @@ svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,s
 table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
 tr.better td:last-child{color:#1a7f37;font-weight:600}tr.worse td:last-child{color:#cf222e;font-weight:600}
 ul.caveats li{margin:3px 0;color:#444}
+details.shards table{font-size:12px}
+details.shards td.slow{background:#fdecea}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
 details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0}
 .legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
@@ -462,6 +464,7 @@ ${recs}
 ${sections}
 <h2>What could distort these numbers</h2>
 <ul class="caveats">${(v?.caveats ?? []).map((c) => `<li>${esc(c)}</li>`).join('')}</ul>
+${shardsHtml(result)}
 <details><summary>Options of this comparison</summary><pre>${esc(JSON.stringify(result.options, null, 2))}</pre></details>
 </main>
 <script id="h2lab-data" type="application/json">${scriptJson(chartData(result))}</script>
@@ -469,4 +472,30 @@ ${sections}
 <script>${CHART_SCRIPT}</script>
 </body></html>
 `;
+}
+
+/**
+ * A sharded comparison's runs, each with its shards side by side: requests, median and p99 latency,
+ * how late its barrier released it and how far after the earliest shard (reference clock).
+ */
+function shardsHtml(result: CompareResult): string {
+  const sh = result.sharding;
+  if (!sh) return '';
+  const ms = (x: number | undefined): string => (x === undefined ? '—' : x.toFixed(2));
+  const head = Array.from(
+    { length: sh.shards },
+    (_, i) => `<th>shard ${i}: requests · p50 · p99 · lag · skew (ms)</th>`,
+  ).join('');
+  const rows = sh.runs
+    .map((r, k) => {
+      const cells = r.perShard
+        .map(
+          (p) =>
+            `<td${r.slowShards.includes(p.index) ? ' class="slow"' : ''}>${p.total} · ${ms(p.latencyP50Ms)} · ${ms(p.latencyP99Ms)} · ${ms(p.barrierLagMs)} · ${ms(p.startSkewMs)}${p.error ? ` · ${esc(p.error)}` : ''}</td>`,
+        )
+        .join('');
+      return `<tr><td>${k + 1}</td><td>${esc(r.cell)}</td><td>${r.round}</td><td>${ms(r.skewMs)}</td>${cells}</tr>`;
+    })
+    .join('');
+  return `<details class="shards"><summary>Shards: ${sh.shards} load processes, ${sh.runs.length} merged runs (run ${esc(sh.runId)}; worst start skew ${ms(sh.clock.worstSkewMs)} ms, reference clock ${esc(sh.clock.reference)})</summary><table><tr><th>run</th><th>cell</th><th>round</th><th>skew ms</th>${head}</tr>${rows}</table><ul>${sh.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></details>`;
 }

@@ -49,7 +49,9 @@ test('compare --shards 2: the comparison as two processes, its result and report
     assert.equal(result.sharding?.runs.length, 6);
     for (const c of result.cells) assert.equal(c.runs.length, 3);
     assert.ok(existsSync(join(out, 'results.json')));
-    assert.match(readFileSync(join(out, 'report.html'), 'utf8'), /Run as 2 shards/);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    assert.match(html, /Run as 2 shards/);
+    assert.match(html, /<summary>Shards: 2 load processes, 6 merged runs \(run r[0-9a-f]{10}; worst start skew/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await srv.close();
