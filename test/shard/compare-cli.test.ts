@@ -51,7 +51,10 @@ test('compare --shards 2: the comparison as two processes, its result and report
     assert.ok(existsSync(join(out, 'results.json')));
     const html = readFileSync(join(out, 'report.html'), 'utf8');
     assert.match(html, /Run as 2 shards/);
-    assert.match(html, /<summary>Shards: 2 load processes, 6 merged runs \(run r[0-9a-f]{10}; worst start skew/);
+    assert.match(
+      html,
+      /<summary>Shards: 2 load processes, 6 merged runs \(run r[0-9a-f]{10}; worst start skew/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await srv.close();
