@@ -278,6 +278,15 @@ export const shardingSchema = z.object({
     )
     .describe('every merged run, in run order, each shard beside it'),
   notes: z.array(z.string()).describe('what the merge did and what it could not, once for every run'),
+  local: z
+    .object({
+      processes: z.number().int().describe('shard processes that ran on the machine'),
+      cpus: z.number().int().describe('that machine’s cores'),
+    })
+    .optional()
+    .describe(
+      'the shards ran as processes of one machine (compare --shards N, shard local), sharing its cores',
+    ),
 });
 
 export const compareResultSchema = z.object({

@@ -666,7 +666,14 @@ export function shardingCaveat(result: CompareResult): string | undefined {
     fixed.length > 0
       ? ` ${fixed.join(', ')} ran ${fixed.length > 1 ? 'their' : 'its'} fixed connection count once per shard: ${sh.shards} shards, ${sh.shards}× the connections one client would hold.`
       : '';
-  return `Run as ${sh.shards} shards, each run the exact merge of theirs (counts added, latency histograms added); ${start}.${multiplied}`;
+  let local = '';
+  if (sh.local) {
+    const host = new URL(result.target.url).hostname;
+    const sameMachine = /^(127\.|localhost$|\[::1\]$|::1$)/.test(host);
+    const busy = sh.local.processes + (sameMachine ? 1 : 0);
+    local = ` The shards were ${sh.local.processes} processes of one machine with ${sh.local.cpus} cores${sameMachine ? ', the target on it too' : ''}: they shared its cores${busy > sh.local.cpus ? `, ${busy} busy processes on ${sh.local.cpus} cores, so each run's figures include their contention (a client that needs more CPU per request, such as h1's, loses most); spread over load machines, or compare without --shards on this one` : ''}.`;
+  }
+  return `Run as ${sh.shards} shards, each run the exact merge of theirs (counts added, latency histograms added); ${start}.${multiplied}${local}`;
 }
 
 /**

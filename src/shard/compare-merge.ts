@@ -35,8 +35,9 @@ type Sharding = NonNullable<CompareResult['sharding']>;
 export function mergeCompareShards(
   plan: ComparePlan,
   input: CompareShardResult[],
-  opts: MergeOptions = {},
+  opts: MergeOptions & { local?: { cpus: number } } = {},
 ): CompareResult {
+  const { local, ...mergeOpts } = opts;
   const shards = checkSet(input, (s) => s.runs.map((r) => r.result));
   if (shards[0]!.planHash !== plan.hash) {
     throw new H2labError(
@@ -101,7 +102,7 @@ export function mergeCompareShards(
           result: parts[i]!.result,
         }),
       ),
-      { maxSkewMs: plan.maxSkewMs, ...opts },
+      { maxSkewMs: plan.maxSkewMs, ...mergeOpts },
     );
     const run = merged.result;
     // Said once for the whole comparison (sharding.notes), not in every run.
@@ -142,6 +143,7 @@ export function mergeCompareShards(
     },
     runs,
     notes,
+    ...(local ? { local: { processes: shards.length, cpus: local.cpus } } : {}),
   };
   refreshCompareResult(result, options, conditions);
   result.finishedAt = new Date().toISOString();

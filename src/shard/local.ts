@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { nodeArgv } from '../core/index.ts';
@@ -79,7 +79,12 @@ export async function runComparePlanLocally(
 ): Promise<LocalCompareRun> {
   const run = await runShardsLocally(plan, shards, opts.signal);
   const results = run.shards as CompareShardResult[];
-  return { ...run, shards: results, result: mergeCompareShards(run.plan, results, opts) };
+  const { signal: _signal, ...merge } = opts;
+  return {
+    ...run,
+    shards: results,
+    result: mergeCompareShards(run.plan, results, { ...merge, local: { cpus: os.availableParallelism() } }),
+  };
 }
 
 /** The children of a local run and the collection of their output (either kind of plan). */

@@ -4,6 +4,7 @@
  * that misses a slot's start ends the comparison there, with the runs before it kept.
  */
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { keptRuns } from '../../src/compare/index.ts';
 import type { MetricsSnapshot } from '../../src/server/index.ts';
@@ -94,6 +95,12 @@ test('h1 against h2 over 2 processes: each run is the sum of its shards, the ver
     );
     assert.equal(result.sharding?.runs.length, 6);
     assert.equal(result.sharding?.clock.reference, 'coordinator');
+    // Two processes here, the fixture server in this one: said, with the cores they shared.
+    assert.deepEqual(result.sharding?.local, { processes: 2, cpus: availableParallelism() });
+    assert.match(
+      result.verdict.caveats.join(' '),
+      /The shards were 2 processes of one machine with \d+ cores, the target on it too/,
+    );
   } finally {
     await clock.close();
     await srv.close();
