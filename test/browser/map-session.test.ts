@@ -68,9 +68,12 @@ describe('map session', { skip }, () => {
         assert.ok(s.tilesRequested > 10, `${s.tilesRequested} tiles requested`);
         // CDP sees every tile that reached the network stack, the worker's included. A tile the map
         // aborts before its worker has called fetch() never gets there (9 of a session's tiles, once, in
-        // a CI run at load 14): at most the map's aborts that CDP did not see as cancelled requests.
+        // a CI run at load 14), so every tile CDP missed is one the map abandoned: at most its aborts.
+        // Not fewer: CDP's cancelled requests and the map's aborts are not the same tiles one for one
+        // (a clean-clone CI run had 68 of each and 6 tiles CDP never saw), so their difference is no
+        // bound; the page counts aborts, not which tiles.
         assert.ok(
-          s.cdpMissing <= Math.max(0, s.mapAborted - s.tilesCanceled),
+          s.cdpMissing <= s.mapAborted,
           `CDP missed ${s.cdpMissing} tiles; the map aborted ${s.mapAborted}, CDP saw ${s.tilesCanceled} cancelled`,
         );
         const failed = Object.values(s.tilesFailed).reduce((a, b) => a + b, 0);
