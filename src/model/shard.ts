@@ -157,16 +157,21 @@ const firstSendSchema = z
   .optional()
   .describe('when the first request was handed to the transport, reference clock');
 
+/** What names a shard in either kind of result: its plan, its index among how many, its clock. */
+const shardIdentity = {
+  version: z.literal(1),
+  runId: runIdSchema,
+  planHash: z.string(),
+  index: z.number().int().min(0),
+  count: z.number().int().min(1),
+  clock: shardClockSchema,
+};
+
 /** One shard's clock, start and result. */
 export const shardResultSchema = z
   .strictObject({
     kind: z.literal('h2lab.shard'),
-    version: z.literal(1),
-    runId: runIdSchema,
-    planHash: z.string(),
-    index: z.number().int().min(0),
-    count: z.number().int().min(1),
-    clock: shardClockSchema,
+    ...shardIdentity,
     barrier: shardBarrierSchema,
     firstSendEpochMs: firstSendSchema,
     result: runResultSchema,
@@ -189,12 +194,7 @@ export type ShardRun = z.infer<typeof shardRunSchema>;
 export const compareShardResultSchema = z
   .strictObject({
     kind: z.literal('h2lab.compare-shard'),
-    version: z.literal(1),
-    runId: runIdSchema,
-    planHash: z.string(),
-    index: z.number().int().min(0),
-    count: z.number().int().min(1),
-    clock: shardClockSchema,
+    ...shardIdentity,
     runs: z.array(shardRunSchema).describe('the slots this shard ran, in order'),
     skipped: z
       .array(z.number().int())
