@@ -112,7 +112,12 @@ describe('h2lab study tiles --quick', { skip }, () => {
     for (const s of all) {
       assert.ok(Number.isFinite(s.firstIdleMs), `${s.target}: the map loaded and went idle`);
       assert.ok(s.tilesRequested > 10, `${s.target}: ${s.tilesRequested} tiles`);
-      assert.equal(s.cdpMissing, 0);
+      // A tile CDP never saw is one the map abandoned before its worker fetched it (3 in a
+      // clean-clone CI run; test/browser/map-session.test.ts says why the aborts are the bound).
+      assert.ok(
+        s.cdpMissing <= s.mapAborted,
+        `${s.target}: CDP missed ${s.cdpMissing}, aborted ${s.mapAborted}`,
+      );
       assert.ok(
         s.moves.every((m) => Number.isFinite(m.completeMs)),
         `${s.target}: idle after every move`,
