@@ -335,7 +335,7 @@ export function register(program: Command): void {
     .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
     .option('--cert <file>', 'client certificate (PEM) for mTLS')
     .option('--key <file>', 'client key (PEM) for mTLS')
-    .option('--insecure', 'do not verify the server certificate')
+    .option('-k, --insecure', 'accept any server certificate (do not verify it)')
     .option(
       '--metrics-url <url>',
       "an h2lab fixture server's /metrics to read around each run (default: the embedded server's)",

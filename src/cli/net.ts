@@ -17,7 +17,7 @@ import {
   PROFILES,
   readSysctl,
   resolveProfile,
-  sweepNamespaces,
+  sweepLinks,
 } from '../net/index.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags } from './net-options.ts';
 import { exitWithError } from './output.ts';
@@ -160,7 +160,7 @@ export function register(program: Command): void {
       const missing = missingPrerequisite(false);
       if (missing)
         exitWithError(new H2labError('H2LAB_ERR_NET_UNAVAILABLE', `h2lab net clean needs ${missing}`, {}));
-      const deleted = await sweepNamespaces({ all: flags.all === true });
+      const deleted = await sweepLinks({ all: flags.all === true });
       process.stdout.write(deleted.length === 0 ? 'nothing to clean\n' : `deleted ${deleted.join(' ')}\n`);
     });
 }

@@ -57,6 +57,11 @@ export interface RunContext {
   /** A CA (PEM file) that verifies this cell's target, when it differs from the comparison's own
    *  (a fixture behind an emulated link has a certificate issued for the link's address). */
   ca?: string;
+  /**
+   * Dial this address instead of the URL's host (the link's gateway address, when the cell's link
+   * leads to a server h2lab did not start); the URL still names the server.
+   */
+  connectTo?: string;
   /** Aborted when the comparison is stopped: finish quickly (a partial result is discarded). */
   signal: AbortSignal;
 }

@@ -37,7 +37,7 @@ export interface LoadRunnerOptions {
 /** What one run of a cell needs besides the cell: the target, the round's seed, the run's length. */
 export type CellRunContext = Pick<
   RunContext,
-  'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca'
+  'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca' | 'connectTo'
 >;
 
 /**
@@ -84,6 +84,7 @@ export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunCo
     ...(w.headers ? { headers: w.headers } : {}),
     ...(o.h2PoolPolicy ? { policy: o.h2PoolPolicy } : {}),
     ...(ctx.ca ? { ca: ctx.ca } : o.ca ? { ca: o.ca } : {}),
+    ...(ctx.connectTo ? { connectTo: ctx.connectTo } : {}),
     ...(o.cert ? { cert: o.cert } : {}),
     ...(o.key ? { key: o.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),

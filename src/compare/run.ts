@@ -5,8 +5,8 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { attachServerTcpFrom } from '../load/index.ts';
-import type { WorkloadInput } from '../model/index.ts';
+import { attachServerTcpFrom, measurePath } from '../load/index.ts';
+import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
   attachQuicLinkDrops,
@@ -14,8 +14,10 @@ import {
   createLink,
   type Link,
   linkWarnings,
+  missingGatewayPrerequisite,
   type PlannedLink,
   planLinks,
+  targetAddress,
   udpClientPorts,
 } from '../net/index.ts';
 import {
@@ -150,8 +152,24 @@ export async function runComparison(
     if (server !== hooks.target) await server?.close();
   };
   let plan: Map<string, PlannedLink>;
+  let path: PathInfo | undefined;
+  let gatewayTo: string | undefined;
   try {
-    plan = planComparisonLinks(options, server !== undefined, url);
+    plan = planComparisonLinks(options, server !== undefined);
+    // A server h2lab did not start: the round trip to it without any link, measured once, goes into
+    // every run (what a link's delay adds to); behind a link it is reached through a gateway.
+    if (!server) {
+      const u = new URL(url);
+      const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+      gatewayTo = await targetAddress(u.hostname, plan.size > 0 ? '--net' : 'URL').catch((err) => {
+        if (plan.size > 0) throw err;
+        return undefined;
+      });
+      // Behind a link a target that does not answer on TCP fails here, before any link is made
+      // (unless every strategy speaks QUIC); without one, each run says it for itself.
+      const quietly = plan.size === 0 || options.protocols.every((p) => usesQuic([p]));
+      if (gatewayTo) path = await measurePath(gatewayTo, port, quietly);
+    }
   } catch (err) {
     await closeServer();
     throw err;
@@ -175,7 +193,7 @@ export async function runComparison(
     tlsPort: _t,
     ...linkedFixture
   } = { ...COMPARE_FIXTURE, ...h3, ...hooks.fixture };
-  const linked = new LinkSequence(plan, linkedFixture);
+  const linked = new LinkSequence(plan, server ? { fixture: linkedFixture } : { target: gatewayTo! });
   const baseRunCell =
     hooks.runCell ??
     loadRunner(
@@ -194,7 +212,14 @@ export async function runComparison(
         return run;
       }
     : baseRunCell;
-  const runCell = plan.size === 0 ? withServerTcp : throughLinks(withServerTcp, linked, url);
+  const linkedOrNot = plan.size === 0 ? withServerTcp : throughLinks(withServerTcp, linked, url);
+  const runCell: CellRunner = path
+    ? async (cell, ctx) => {
+        const run = await linkedOrNot(cell, ctx);
+        run.environment.path = path;
+        return run;
+      }
+    : linkedOrNot;
   const closeLinks = () => linked.close();
   let handle: CompareHandle;
   try {
@@ -220,28 +245,33 @@ export async function runComparison(
 
 /**
  * The links of a comparison, brought up one at a time: the matrix runs every cell of one link before
- * the next (src/compare/engine.ts plans `net` outermost), so only one link and its copy of the fixture
- * server exist at once — a grid of 12 link conditions does not mean 12 relays and 12 servers sharing
- * two cores. Whether links can be made at all is checked before the first run.
+ * the next (src/compare/engine.ts plans `net` outermost), so only one link (and its copy of the
+ * fixture server) exists at once — a grid of 12 link conditions does not mean 12 relays and 12
+ * servers sharing two cores. Behind each link: a copy of the fixture server in the link's namespace,
+ * or, for a server h2lab did not start, a gateway to it (src/net/gateway.ts).
  */
 class LinkSequence {
-  private current: { name: string; link: Link; fixture: FixtureTarget } | undefined;
+  private current: { name: string; link: Link; fixture?: FixtureTarget } | undefined;
   constructor(
     private readonly plan: Map<string, PlannedLink>,
-    private readonly fixture: ServerOptionsInput,
+    private readonly behind: { fixture: ServerOptionsInput } | { target: string },
   ) {}
 
   has(name: string): boolean {
     return this.plan.has(name);
   }
 
-  async get(name: string): Promise<{ link: Link; fixture: FixtureTarget }> {
+  async get(name: string): Promise<{ link: Link; fixture?: FixtureTarget }> {
     if (this.current?.name === name) return this.current;
     await this.close();
     const planned = this.plan.get(name)!;
+    if ('target' in this.behind) {
+      this.current = { name, link: await createLink({ ...planned.options, target: this.behind.target }) };
+      return this.current;
+    }
     const link = await createLink(planned.options);
     try {
-      this.current = { name, link, fixture: await startFixtureTarget(this.fixture, { link }) };
+      this.current = { name, link, fixture: await startFixtureTarget(this.behind.fixture, { link }) };
     } catch (err) {
       await link.close();
       throw err;
@@ -253,51 +283,58 @@ class LinkSequence {
     const c = this.current;
     this.current = undefined;
     if (!c) return;
-    await c.fixture.close();
+    await c.fixture?.close();
     await c.link.close();
   }
 }
 
 /**
- * Plans the links (named profiles crossed with the link axes) and checks they can be made: only the
- * embedded target can be put behind a link, and emulation needs root and the native addon.
+ * Plans the links (named profiles crossed with the link axes) and checks they can be made: emulation
+ * needs root and the native addon, and a link to a server h2lab did not start needs nftables.
  */
-function planComparisonLinks(
-  options: CompareOptions,
-  embedded: boolean,
-  url: string,
-): Map<string, PlannedLink> {
+function planComparisonLinks(options: CompareOptions, embedded: boolean): Map<string, PlannedLink> {
   const plan = planLinks(options.net, options.links, options.seed);
   if (plan.length === 0) return new Map();
-  if (!embedded) {
+  checkNetAvailable(plan[0]!.options.backend === 'netem' ? 'netem' : 'relay');
+  const missing = embedded ? undefined : missingGatewayPrerequisite();
+  if (missing) {
     throw new H2labError(
-      'H2LAB_ERR_INVALID_OPTION',
-      `the link${plan.length > 1 ? 's' : ''} ${plan.map((l) => l.name).join(', ')} (--net, --rtt, --loss, --bandwidth, --jitter) need${plan.length > 1 ? '' : 's'} the embedded fixture server (omit the URL ${url}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and compare the address it prints`,
-      { option: '--net', value: plan.map((l) => l.name) },
+      'H2LAB_ERR_NET_UNAVAILABLE',
+      `network emulation is not available here: missing ${missing}`,
+      {
+        missing,
+      },
     );
   }
-  checkNetAvailable(plan[0]!.options.backend === 'netem' ? 'netem' : 'relay');
   return new Map(plan.map((l) => [l.name, l]));
 }
 
 /**
- * Runs cells of a linked profile against that link's fixture server (same paths), reads that
- * server's metrics around the run itself, and records the link in the run's environment.
+ * Runs cells of a linked profile through that link: against the link's fixture server (same paths,
+ * its metrics read around the run), or through the link's gateway to the comparison's own target;
+ * records the link, its warnings and drops, and the server's side of TCP where it can be read.
  */
 function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: string): CellRunner {
   return async (cell, ctx) => {
     if (!links.has(cell.net)) return inner(cell, ctx);
     const l = await links.get(cell.net);
-    const base = new URL(loopbackUrl);
-    const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
-    const metrics = l.fixture.metrics;
-    await metrics.reset();
-    const before = await metrics.tryRead();
+    // What the last run's losses taught the host's TCP about this link is forgotten before each run.
+    await l.link.forgetTcpMetrics();
     // The link's UDP flows so far belong to earlier cells (QUIC's client ports are not exposed).
     const udpBefore = usesQuic([cell.protocol]) ? udpClientPorts(await l.link.stats()) : undefined;
-    const run = await inner(cell, { ...ctx, url, ca: l.fixture.caFile! });
-    const after = await metrics.tryRead();
-    if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
+    let run: RunResult;
+    if (l.fixture) {
+      const base = new URL(loopbackUrl);
+      const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
+      const metrics = l.fixture.metrics;
+      await metrics.reset();
+      const before = await metrics.tryRead();
+      run = await inner(cell, { ...ctx, url, ca: l.fixture.caFile! });
+      const after = await metrics.tryRead();
+      if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
+    } else {
+      run = await inner(cell, { ...ctx, connectTo: l.link.serverAddress });
+    }
     run.environment.link = { ...l.link.info, profile: cell.net };
     if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
     const stats = await l.link.stats();
@@ -306,7 +343,7 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     // TCP (its congestion windows carry the responses), matched to the run's connections.
     attachLinkDrops(run, stats);
     if (udpBefore) attachQuicLinkDrops(run, stats, udpBefore);
-    await attachServerTcpFrom(run, l.fixture.metrics);
+    if (l.fixture) await attachServerTcpFrom(run, l.fixture.metrics);
     return run;
   };
 }

@@ -13,7 +13,7 @@ export {
   runLoad,
   split,
 } from './engine.ts';
-export { type LinkedLoadHooks, runLoadThroughLink } from './linked.ts';
+export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
 export {
   checkHeaderFields,
   LOAD_DEFAULTS,

@@ -1,17 +1,23 @@
 /**
- * One load run through an emulated link: the fixture server in the link's server namespace (a
- * {@link FixtureTarget} placed there), the load engine here in the host namespace, and the link
- * recorded in the result — what `h2lab bench --net …` does, for a library user too.
+ * One load run through an emulated link — what `h2lab bench --net …` does, for a library user too.
+ * Against the embedded fixture server, the server runs in the link's namespace (a
+ * {@link FixtureTarget} placed there); against any other URL the namespace is a gateway to that
+ * server (src/net/gateway.ts) and the engine dials the link's address. Either way the load engine
+ * stays here in the host namespace and the link is recorded in the result.
  */
 import { EventEmitter } from 'node:events';
 import { H2labError } from '../core/index.ts';
-import type { RunResult } from '../model/index.ts';
+import type { PathInfo, RunResult } from '../model/index.ts';
 import {
   attachLinkDrops,
   attachQuicLinkDrops,
+  createLink,
   type Link,
   type LinkOptions,
   linkWarnings,
+  measureBaseRtt,
+  placementOf,
+  targetAddress,
 } from '../net/index.ts';
 import { type FixtureTarget, type ServerOptionsInput, withLinkedTarget } from '../server/index.ts';
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
@@ -20,23 +26,26 @@ import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
 
 /** Hooks of {@link runLoadThroughLink}. */
 export interface LinkedLoadHooks {
-  /** Called once the link and its fixture server are up, before the run (e.g. to print the link). */
-  onLink?: (link: Link, target: FixtureTarget) => void;
+  /**
+   * Called once the link is up, before the run (e.g. to print the link); `target` is the fixture
+   * server behind it, undefined when the link leads to the URL's own server.
+   */
+  onLink?: (link: Link, target: FixtureTarget | undefined) => void;
   /** Fixture server options (its host, ports and certificate are the link's). */
   server?: ServerOptionsInput;
 }
 
 /**
- * Runs `input` against the fixture server behind a link made from `link`. `input.url` may be a path
- * on the fixture server (default `/bytes/1024`), never another server's URL: that server cannot be
- * moved into the namespace (run it behind a link with `h2lab net run` and bench its address). The
- * link's seed is the load's `seed` when given. The server's metrics are read unless
- * `serverMetrics: false`.
+ * Runs `input` through a link made from `link`: against the fixture server behind it when
+ * `input.url` is a path on the fixture server (default `/bytes/1024`), or against the URL's own
+ * server — on this host (127.0.0.1 included) or another — through the link's gateway. The base RTT
+ * to such a server is measured first (`environment.path`). The link's seed is the load's `seed`
+ * when given. The fixture server's metrics are read unless `serverMetrics: false`.
  *
- * Throws H2LAB_ERR_INVALID_OPTION synchronously for a full URL or bad options; `done` rejects when
- * the link or the server cannot be set up (H2LAB_ERR_NET_UNAVAILABLE, H2LAB_ERR_NET_SETUP) and
- * otherwise resolves with the result, `environment.link` set, the link's warnings and per-connection
- * drops attached.
+ * Throws H2LAB_ERR_INVALID_OPTION synchronously for bad options; `done` rejects when the link, the
+ * server or the path cannot be set up (H2LAB_ERR_NET_UNAVAILABLE, H2LAB_ERR_NET_SETUP,
+ * H2LAB_ERR_TARGET_UNREACHABLE) and otherwise resolves with the result, `environment.link` set, the
+ * link's warnings and per-connection drops attached.
  *
  * @example
  * const run = runLoadThroughLink({ protocol: 'h2', durationMs: 2000 }, { profile: 'wan' });
@@ -47,42 +56,101 @@ export function runLoadThroughLink(
   link: LinkOptions,
   hooks: LinkedLoadHooks = {},
 ): LoadRun {
-  if (!isEmbedded(input.url)) {
-    throw new H2labError(
-      'H2LAB_ERR_INVALID_OPTION',
-      `--net needs the embedded fixture server (give a path such as /bytes/1024, not the URL ${JSON.stringify(input.url)}); for your own server run it behind a link with \`h2lab net run --profile P -- CMD\` and bench the address it prints`,
-      { option: '--net', value: input.url },
-    );
-  }
   resolveLoadOptions(input); // fail on bad options before a link exists
+  const seed = input.seed !== undefined ? { seed: input.seed } : {};
+  if (!isEmbedded(input.url)) {
+    // The URL's own server: measure the path without the link, make a link whose namespace forwards
+    // to the server, and dial the link's address (the URL still names the server: authority, SNI,
+    // certificate).
+    const url = new URL(input.url!);
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const quic = usesQuic([input.protocol ?? DEFAULT_STRATEGY]);
+    return linkedLoadRun(hooks, async (start, stopped) => {
+      const address = await targetAddress(url.hostname);
+      const path = await measurePath(address, port, quic);
+      if (stopped())
+        throw new H2labError('H2LAB_ERR_INTERRUPTED', 'interrupted before the link was set up', {});
+      const l = await createLink({ ...link, ...seed, target: address });
+      try {
+        const result = await start(l, undefined, { ...input, connectTo: l.serverAddress });
+        if (path) result.environment.path = path;
+        return result;
+      } finally {
+        await l.close();
+      }
+    });
+  }
+  return linkedLoadRun(hooks, (start) =>
+    withLinkedTarget(
+      { ...link, ...seed },
+      ({ link: l, target }) => start(l, target, { ...input, serverMetrics: input.serverMetrics ?? true }),
+      usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,
+    ),
+  );
+}
+
+type StartLinked = (l: Link, target: FixtureTarget | undefined, load: LoadOptionsInput) => Promise<RunResult>;
+
+/**
+ * A {@link LoadRun} whose load starts once `body` has its link up: `start` runs the load (progress
+ * forwarded, a stop asked for earlier honoured) and records the link in the result.
+ */
+function linkedLoadRun(
+  hooks: LinkedLoadHooks,
+  body: (start: StartLinked, stopped: () => boolean) => Promise<RunResult>,
+): LoadRun {
   const events = new EventEmitter();
   let inner: LoadRun | undefined;
   let stopped = false;
-  const linkOptions: LinkOptions = { ...link, ...(input.seed !== undefined ? { seed: input.seed } : {}) };
-  const done = withLinkedTarget(
-    linkOptions,
-    async ({ link: l, target }): Promise<RunResult> => {
-      hooks.onLink?.(l, target);
-      inner = runLoad({ ...input, serverMetrics: input.serverMetrics ?? true }, { target });
-      inner.events.on('progress', (p) => events.emit('progress', p));
-      if (stopped) inner.stop();
-      const result = await inner.done;
-      result.environment.link = l.info;
-      if (l.info.congestionControl) result.environment.congestionControl = l.info.congestionControl;
-      const stats = await l.stats();
-      result.warnings.push(...linkWarnings(stats));
-      attachLinkDrops(result, stats);
-      attachQuicLinkDrops(result, stats);
-      return result;
-    },
-    usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,
-  );
+  const start: StartLinked = async (l, target, load) => {
+    hooks.onLink?.(l, target);
+    inner = runLoad(load, target ? { target } : {});
+    inner.events.on('progress', (p) => events.emit('progress', p));
+    if (stopped) inner.stop();
+    const result = await inner.done;
+    await recordLink(result, l);
+    return result;
+  };
   return {
-    done,
+    done: body(start, () => stopped),
     events,
     stop() {
       stopped = true;
       inner?.stop();
     },
   };
+}
+
+/** Records the link a run went through: its description, its warnings and what it dropped. */
+async function recordLink(result: RunResult, l: Link): Promise<void> {
+  result.environment.link = l.info;
+  if (l.info.congestionControl) result.environment.congestionControl = l.info.congestionControl;
+  const stats = await l.stats();
+  result.warnings.push(...linkWarnings(stats));
+  attachLinkDrops(result, stats);
+  attachQuicLinkDrops(result, stats);
+}
+
+/**
+ * The path to a server h2lab did not start, without a link: TCP handshakes from here. An h3-only
+ * target may have nothing on TCP: its path is then unknown (undefined), not an error.
+ */
+export async function measurePath(
+  address: string,
+  port: number,
+  quic = false,
+): Promise<PathInfo | undefined> {
+  try {
+    const [placement, rtt] = await Promise.all([placementOf(address), measureBaseRtt(address, port)]);
+    return {
+      target: `${address}:${port}`,
+      placement,
+      baseRttMs: rtt.medianMs,
+      baseRttMinMs: rtt.minMs,
+      samples: rtt.samplesMs.length,
+    };
+  } catch (err) {
+    if (quic) return undefined;
+    throw err;
+  }
 }

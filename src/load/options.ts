@@ -164,6 +164,12 @@ export const LoadOptionsSchema = z.strictObject({
   key: z.string().optional(),
   /** Accept any server certificate. */
   insecure: z.boolean().default(false),
+  /**
+   * Dial this address instead of the URL's host (the URL still names the server: port, authority,
+   * SNI, certificate name), as curl's `--connect-to`. Set by a run through an emulated link to a
+   * server h2lab did not start: the link's gateway address (src/net/gateway.ts).
+   */
+  connectTo: z.string().min(1).optional(),
   timeoutMs: positiveMs.default(LOAD_DEFAULTS.timeoutMs),
   connectTimeoutMs: positiveMs.default(LOAD_DEFAULTS.connectTimeoutMs),
   /** Close pooled connections idle this long, ms (0 = never). */

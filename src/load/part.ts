@@ -140,6 +140,7 @@ export class LoadPart {
       h2Client: o.h2Client,
       window: resolveWindowFor(o),
       tls: this.input.tls,
+      ...(o.connectTo ? { connectTo: o.connectTo } : {}),
       timeoutMs: o.timeoutMs,
       connectTimeoutMs: o.connectTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,

@@ -89,9 +89,41 @@ export const linkInfoSchema = z.strictObject({
     .describe('scheduling the relay process got: realtime (SCHED_FIFO), high (nice −10) or normal'),
   serverAddress: z.string().optional(),
   clientAddress: z.string().optional(),
+  gateway: z
+    .strictObject({
+      target: z.string().describe("the target's IPv4 address the link leads to"),
+      placement: z
+        .enum(['loopback', 'host', 'remote'])
+        .describe("where the target is: this host's loopback, one of its addresses, or another host"),
+      serverPinned: z
+        .boolean()
+        .describe(
+          "whether the server's side of TCP got the link's congestion control and initial window (a server on this host: by its route; a remote one keeps its own)",
+        ),
+      hostChanges: z.array(z.string()).describe('what was changed on the host for the link (and put back)'),
+    })
+    .optional()
+    .describe(
+      'set when the link leads to a server h2lab did not start: the namespace forwarded to it by NAT (src/net/gateway.ts)',
+    ),
 });
 /** The link a run went through (see {@link linkInfoSchema}). */
 export type LinkInfo = z.infer<typeof linkInfoSchema>;
+
+/** The path to a target h2lab did not start, measured before any link was added. */
+export const pathInfoSchema = z
+  .strictObject({
+    target: z.string().describe('address:port measured'),
+    placement: z.enum(['loopback', 'host', 'remote']).optional(),
+    baseRttMs: ms('median round trip of TCP handshakes to the target, with no link'),
+    baseRttMinMs: ms('the fastest of those handshakes'),
+    samples: z.number().int().describe('handshakes timed'),
+  })
+  .describe(
+    "The round trip to the target without any emulated link (TCP handshakes from the client's host): what a link's delay adds to.",
+  );
+/** See {@link pathInfoSchema}. */
+export type PathInfo = z.infer<typeof pathInfoSchema>;
 
 /** The environment a run happened in. */
 export const runEnvironmentSchema = z.strictObject({
@@ -104,6 +136,7 @@ export const runEnvironmentSchema = z.strictObject({
     .optional()
     .describe('the kernel\'s TCP congestion control where the client ran (Linux), e.g. "bbr"'),
   link: linkInfoSchema.optional(),
+  path: pathInfoSchema.optional(),
   startedAt: z.string().describe('ISO 8601 time the run started'),
 });
 /** The environment a run happened in (see {@link runEnvironmentSchema}). */

@@ -12,6 +12,13 @@ export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './ax
 export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
 export { type FlowDrops, FlowDropTable } from './flows.ts';
 export {
+  measureBaseRtt,
+  missingGatewayPrerequisite,
+  placementOf,
+  type TargetPlacement,
+  targetAddress,
+} from './gateway.ts';
+export {
   CONGESTION_CONTROLS,
   type CongestionControl,
   checkNetAvailable,
@@ -21,6 +28,7 @@ export {
   LinkOptionsSchema,
   type LinkStats,
   linkWarnings,
+  sweepLinks,
 } from './link.ts';
 export {
   buildConditions,

@@ -20,10 +20,12 @@ import { z } from 'zod';
 import { H2labError, nodeArgv } from '../core/index.ts';
 import type { LinkInfo } from '../model/index.ts';
 import type { FlowDrops } from './flows.ts';
+import { type Gateway, missingGatewayPrerequisite, setupGateway, sweepGateways } from './gateway.ts';
 import type { DirectionStats } from './model.ts';
 import { loadNative } from './native.ts';
 import { netemAvailable, setupNetem } from './netem.ts';
 import {
+  alive,
   allocatePair,
   deleteNamespace,
   deleteNamespaceSync,
@@ -66,6 +68,13 @@ export const LinkOptionsSchema = z.strictObject({
     .int()
     .min(65536)
     .default(32 * 1024 * 1024),
+  /**
+   * The IPv4 address of a server h2lab did not start (this host's loopback, one of its addresses, or
+   * another host): the namespace becomes a gateway that forwards what the client sends to
+   * `serverAddress` on to it by NAT, ports unchanged (src/net/gateway.ts). Default: none (the server
+   * runs in the namespace).
+   */
+  target: z.string().optional(),
   /** Where link addresses come from: RFC 2544's benchmarking range by default. */
   addressRange: z.string().default('198.18.0.0/15'),
   /** Device MTU, bytes. */
@@ -122,7 +131,10 @@ export interface Link {
   readonly profile: LinkProfile;
   /** The namespace the server side lives in (`ip netns exec NAME …`). */
   readonly namespace: string;
-  /** The server side's address (inside the namespace). */
+  /**
+   * The server side's address (inside the namespace). With `target`, the address a client dials to
+   * reach the target through the link (any port of the target).
+   */
   readonly serverAddress: string;
   /** The client side's address (host namespace). */
   readonly clientAddress: string;
@@ -131,6 +143,12 @@ export interface Link {
   /** Runs a command inside the server namespace (as `ip netns exec NS cmd args`). */
   spawnInServer(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
   stats(): Promise<LinkStats>;
+  /**
+   * Forgets what the host's TCP metrics cache learnt about this link's addresses (ssthresh, RTT), so
+   * the next connection starts from the kernel's defaults, as the namespace's side always does
+   * (`tcp_no_metrics_save`): call between runs. Never throws.
+   */
+  forgetTcpMetrics(): Promise<void>;
   /** The relay's per-packet trace so far (needs `relayTraceCapacity`), else undefined. */
   relayTrace(): Promise<RelayTraceData | undefined>;
   /** Stops the relay, deletes the namespace and restores what was changed globally. Idempotent. */
@@ -188,9 +206,11 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     typeof opts.profile === 'string' ? opts.profile : (opts.profile as LinkSpecInput),
     opts.overrides as LinkSpecInput,
   );
-  const missing = missingPrerequisite(opts.backend !== 'netem');
+  const missing =
+    missingPrerequisite(opts.backend !== 'netem') ??
+    (opts.target !== undefined ? missingGatewayPrerequisite() : undefined);
   if (missing) throw unavailable(missing);
-  await sweepNamespaces();
+  await sweepLinks();
 
   let backend: 'relay' | 'netem' = opts.backend === 'netem' ? 'netem' : 'relay';
   if (opts.backend === 'auto' && (await netemAvailable())) backend = 'netem';
@@ -214,8 +234,10 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   const cleanups: Array<() => Promise<void> | void> = [];
   let relayPriority: 'realtime' | 'high' | 'normal' | undefined;
   let relayChild: ChildProcess | undefined;
+  let gateway: Gateway | undefined;
   const onExit = () => {
     relayChild?.kill('SIGKILL');
+    gateway?.closeSync();
     deleteNamespaceSync(namespace);
   };
   let closed = false;
@@ -327,6 +349,20 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       'net.core.rmem_max': bufMax,
       'net.core.wmem_max': bufMax,
     });
+    if (opts.target !== undefined) {
+      const gwPair = await allocatePair(opts.addressRange);
+      gateway = await setupGateway({
+        namespace,
+        id,
+        linkDevice: serverDev,
+        linkAddress: pair.server,
+        target: opts.target,
+        pair: gwPair,
+        pins,
+      });
+      const g = gateway;
+      cleanups.push(() => g.close());
+    }
     // Read back what the kernel took: the result records facts, not requests.
     const actual = await readSysctls(namespace, [
       'net.ipv4.tcp_congestion_control',
@@ -357,6 +393,16 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       ...(relayPriority ? { relayPriority } : {}),
       serverAddress: pair.server,
       clientAddress: pair.client,
+      ...(gateway && opts.target !== undefined
+        ? {
+            gateway: {
+              target: opts.target,
+              placement: gateway.placement,
+              serverPinned: gateway.serverPinned,
+              hostChanges: gateway.hostChanges,
+            },
+          }
+        : {}),
     };
     const relayForStats = relayChild;
     return {
@@ -368,6 +414,10 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       relayPid: relayChild?.pid,
       spawnInServer(cmd, args = [], spawnOpts = {}) {
         return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
+      },
+      async forgetTcpMetrics() {
+        const addresses = [pair.server, ...(gateway?.serverSide ? [gateway.serverSide] : [])];
+        for (const a of addresses) await ip(undefined, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
       },
       async stats() {
         if (!relayForStats || closed) return {};
@@ -383,6 +433,16 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     await close();
     throw err;
   }
+}
+
+/**
+ * Removes what dead h2lab processes left: their namespaces (with the processes inside) and their
+ * gateways' host tables (forwarding put back). With `all`, every h2lab namespace and table.
+ * Returns what was removed.
+ */
+export async function sweepLinks(opts: { all?: boolean } = {}): Promise<string[]> {
+  const namespaces = await sweepNamespaces(opts);
+  return [...namespaces, ...sweepGateways(alive, opts)];
 }
 
 /**

@@ -49,7 +49,8 @@ export function ownerPid(ns: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (an owner of a namespace or gateway table). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

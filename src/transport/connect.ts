@@ -16,6 +16,12 @@ export interface ConnectTarget {
   tls: boolean;
   /** SNI and certificate name; defaults to `host` (omitted for IP literals, RFC 6066 §3). */
   servername?: string;
+  /**
+   * The name (or IP) the server's certificate must carry when `host` is not the URL's host: a
+   * connection through an emulated link's gateway dials the link's address but talks to the URL's
+   * server (as curl's `--connect-to`). Default: what `servername`/`host` say.
+   */
+  verifyHost?: string;
   /** Extra trusted CA certificates (PEM). */
   ca?: string;
   /** Client certificate and key for mutual TLS (PEM). */
@@ -97,6 +103,11 @@ export function endedFailure(err: unknown): FailureClass {
   return socketFailureOf(err) === 'tls' ? 'tls' : 'reset';
 }
 
+/** Checks a certificate against `name` (not the dialled address): see {@link ConnectTarget.verifyHost}. */
+function identityOf(name: string): (host: string, cert: tls.PeerCertificate) => Error | undefined {
+  return (_dialled, cert) => tls.checkServerIdentity(name, cert);
+}
+
 /**
  * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
  * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
@@ -124,6 +135,7 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
         ALPNProtocols: alpn,
         secureContext,
         rejectUnauthorized: !target.insecure,
+        ...(target.verifyHost !== undefined ? { checkServerIdentity: identityOf(target.verifyHost) } : {}),
       });
       socket.once('secureConnect', () => {
         if (settled) return;

@@ -3,6 +3,7 @@
  * `strategies/`), `createTransport(name, opts)` that builds a registered strategy behind one
  * {@link Transport} interface, and the flow-control window presets every result records.
  */
+import { isIP } from 'node:net';
 import { invalidOption } from '../core/index.ts';
 import type { TransportName, WindowInfo } from '../model/index.ts';
 import { TcpLog } from '../net/index.ts';
@@ -114,6 +115,12 @@ export interface TransportOptions {
   window?: WindowInfo;
   /** TLS material (PEM text) and verification. */
   tls?: { ca?: string; cert?: string; key?: string; insecure?: boolean; servername?: string };
+  /**
+   * Dial this address instead of the URL's host; the URL still gives the port, the authority, SNI and
+   * the name the certificate must carry (curl's `--connect-to`). How a run reaches a server through
+   * an emulated link's gateway (src/net/gateway.ts).
+   */
+  connectTo?: string;
   /** Per-request timeout, ms. Default 30,000. */
   timeoutMs?: number;
   /** Connection attempt timeout (TCP + TLS + first SETTINGS), ms. Default 10,000. */
@@ -150,9 +157,15 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
   const port = Number(url.port) || (isTls ? 443 : 80);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const tcp = new TcpLog('client');
+  const dialled = opts.connectTo?.replace(/^\[(.*)\]$/, '$1');
+  // Through a gateway the URL's host still names the server: SNI (never an IP, RFC 6066 §3) and the
+  // certificate's name come from it, not from the address dialled.
+  const named = dialled !== undefined && dialled !== host;
   const target: ConnectTarget = {
-    host,
+    host: dialled ?? host,
     port,
+    ...(named && !opts.tls?.servername && !isIP(host) ? { servername: host } : {}),
+    ...(named ? { verifyHost: host } : {}),
     tls: isTls,
     connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
     tcp,

@@ -88,8 +88,10 @@ describe('h2lab net run / bench --net', { skip }, () => {
       // Every request crosses the link at least once: nothing can be faster than one RTT.
       assert.ok(result.latencyMs.min >= 10, `min latency ${result.latencyMs.min}`);
       const full = await run(['bench', 'http://127.0.0.1:9/', '--net', 'wan', '-d', '1s']);
-      assert.equal(full.code, 2);
-      assert.match(full.stderr, /--net needs the embedded fixture server/);
+      // Another server's URL goes behind the link too; a dead one is a target failure (exit 1),
+      // told before any link is made.
+      assert.equal(full.code, 1, full.stderr);
+      assert.match(full.stderr, /H2LAB_ERR_TARGET_UNREACHABLE: the target 127\.0\.0\.1:9 could not be reached/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

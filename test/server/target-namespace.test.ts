@@ -100,9 +100,11 @@ describe('fixture target in a network namespace', { skip }, () => {
     assert.match(r.target.url, /^https:\/\/198\.1[89]\.\d+\.\d+:\d+\/bytes\/2048$/);
     assert.equal(r.server?.requests, 30);
     assert.ok(r.latencyMs.min >= RTT_MS - 0.5, `min latency ${r.latencyMs.min} ms`);
-    assert.throws(
-      () => runLoadThroughLink({ url: 'http://127.0.0.1:9/' }, { profile: 'wan' }),
-      /--net needs the embedded fixture server/,
+    // Another server's URL goes through the link's gateway; a dead one is told before any link.
+    await assert.rejects(
+      runLoadThroughLink({ url: 'http://127.0.0.1:9/' }, { profile: 'wan' }).done,
+      (err: Error & { code?: string }) =>
+        err.code === 'H2LAB_ERR_TARGET_UNREACHABLE' && /127\.0\.0\.1:9 could not be reached/.test(err.message),
     );
   });
 });
