@@ -5,7 +5,7 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { attachServerTcpFrom, measurePath } from '../load/index.ts';
+import { attachServerTcpFrom, attachServerTcpFromLink, measurePath } from '../load/index.ts';
 import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
@@ -344,6 +344,7 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     attachLinkDrops(run, stats);
     if (udpBefore) attachQuicLinkDrops(run, stats, udpBefore);
     if (l.fixture) await attachServerTcpFrom(run, l.fixture.metrics);
+    else await attachServerTcpFromLink(run, l.link);
     return run;
   };
 }

@@ -39,5 +39,5 @@ export {
   SampleStats,
   summarizeHistogram,
 } from './stats.ts';
-export { attachServerTcp, attachServerTcpFrom, serverTcpReadings } from './tcp.ts';
+export { attachServerTcp, attachServerTcpFrom, attachServerTcpFromLink, serverTcpReadings } from './tcp.ts';
 export { checkWorkloadSize, expandTemplate, splitUrl } from './workload.ts';

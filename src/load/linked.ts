@@ -23,6 +23,7 @@ import { type FixtureTarget, type ServerOptionsInput, withLinkedTarget } from '.
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
+import { attachServerTcpFromLink } from './tcp.ts';
 
 /** Hooks of {@link runLoadThroughLink}. */
 export interface LinkedLoadHooks {
@@ -129,6 +130,7 @@ async function recordLink(result: RunResult, l: Link): Promise<void> {
   result.warnings.push(...linkWarnings(stats));
   attachLinkDrops(result, stats);
   attachQuicLinkDrops(result, stats);
+  if (!result.connections.tcp?.server) await attachServerTcpFromLink(result, l);
 }
 
 /**

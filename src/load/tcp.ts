@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../model/index.ts';
 import { tcpConnectionInfoSchema } from '../model/index.ts';
-import { matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
+import { type Link, matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
 import { type MetricsTls, metricsClient, metricsUrlOf, type ServerMetricsClient } from '../server/index.ts';
 import type { TransportStats } from '../transport/index.ts';
 
@@ -80,6 +80,17 @@ export function attachServerTcp(run: RunResult, serverMetrics: unknown): void {
     Number.isFinite(since) ? since : 0,
   );
   if (server) tcp.server = server;
+}
+
+/**
+ * Adds the server's side to a finished run from a link whose gateway reads the sockets of a server
+ * on this host as they close ({@link Link.serverTcp}). Does nothing when the link cannot read them.
+ */
+export async function attachServerTcpFromLink(run: RunResult, link: Link): Promise<void> {
+  const client = run.connections.tcp?.client;
+  if (!client) return;
+  const readings = await link.serverTcp(client.perConnection);
+  if (readings) attachServerTcp(run, { tcp: { connections: readings } });
 }
 
 /**

@@ -252,7 +252,11 @@ export const tcpConnectionInfoSchema = z
     retransmittedSegments: count('segments retransmitted over the connection (tcpi_total_retrans)'),
     lostSegments: count('segments marked lost when read (tcpi_lost, not cumulative)'),
     consecutiveTimeouts: count('retransmission timeouts in a row when read (tcpi_retransmits)'),
-    caState: tcpCaStateSchema,
+    caState: tcpCaStateSchema
+      .optional()
+      .describe(
+        "the congestion-avoidance state when read (absent: read from the kernel's notice of a closed socket, which does not carry it)",
+      ),
     bytesSent: z
       .number()
       .optional()

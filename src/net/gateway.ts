@@ -29,6 +29,7 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { H2labError } from '../core/index.ts';
 import { ip, readSysctl, run, setSysctls } from './netns.ts';
+import { ServerSocketWatch } from './server-sockets.ts';
 
 /** Where the target sits, seen from this host: it decides the NAT the gateway needs. */
 export type TargetPlacement = 'loopback' | 'host' | 'remote';
@@ -56,6 +57,11 @@ export interface Gateway {
   serverPinned: boolean;
   /** The address the target sees connections come from (the namespace's end of the veth). */
   serverSide: string;
+  /**
+   * The server's sockets of this link's connections, read by the kernel as they closed — for a
+   * server on this host only (src/net/server-sockets.ts); undefined for a remote one.
+   */
+  serverSockets: ServerSocketWatch | undefined;
   /** Host changes made for the run, each put back by `close()`. */
   hostChanges: string[];
   close(): Promise<void>;
@@ -268,7 +274,11 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     // A server on this host answers through the veth: its route there carries the link's pins, so its
     // side of TCP (the one that sends the responses) gets the congestion control and window asked for.
     let serverPinned = false;
+    let serverSockets: ServerSocketWatch | undefined;
     if (placement !== 'remote') {
+      serverSockets = new ServerSocketWatch(spec.pair.server);
+      const w = serverSockets;
+      undo.push(async () => w.close());
       await ip(
         undefined,
         'route',
@@ -286,11 +296,13 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
       placement,
       serverPinned,
       serverSide: spec.pair.server,
+      serverSockets,
       hostChanges,
       close,
       closeSync() {
         // The namespace's deletion takes the veth (and the route) with it; the table and forwarding
         // are the host's.
+        serverSockets?.close();
         try {
           spawnSyncNft(`delete table ip ${table}`);
         } catch {}

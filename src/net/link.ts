@@ -40,6 +40,7 @@ import {
 import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
 import type { RelayStats } from './relay.ts';
 import type { RelayTraceData } from './relay-trace.ts';
+import type { TcpReading } from './tcp-info.ts';
 
 /** Congestion control algorithms h2lab can pin. */
 export const CONGESTION_CONTROLS = ['reno', 'cubic', 'bbr'] as const;
@@ -149,6 +150,15 @@ export interface Link {
    * (`tcp_no_metrics_save`): call between runs. Never throws.
    */
   forgetTcpMetrics(): Promise<void>;
+  /**
+   * A server h2lab did not start, on this host, behind this link: its sockets of the given
+   * connections as the kernel read them when they closed (waiting briefly for late closes), for
+   * `connections.tcp.server`. Undefined when the server side cannot be read (a remote target, or a
+   * server in the namespace, which reads its own).
+   */
+  serverTcp(
+    connections: ReadonlyArray<{ clientPort: number; serverPort: number }>,
+  ): Promise<TcpReading[] | undefined>;
   /** The relay's per-packet trace so far (needs `relayTraceCapacity`), else undefined. */
   relayTrace(): Promise<RelayTraceData | undefined>;
   /** Stops the relay, deletes the namespace and restores what was changed globally. Idempotent. */
@@ -418,6 +428,9 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
       async forgetTcpMetrics() {
         const addresses = [pair.server, ...(gateway?.serverSide ? [gateway.serverSide] : [])];
         for (const a of addresses) await ip(undefined, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
+      },
+      async serverTcp(connections) {
+        return gateway?.serverSockets?.readings(connections);
       },
       async stats() {
         if (!relayForStats || closed) return {};

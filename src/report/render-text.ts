@@ -4,7 +4,7 @@
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
-import { compareSettings, settingsText } from './settings.ts';
+import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
 import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
 
@@ -122,7 +122,7 @@ function headerLine(result: CompareResult, width = Number.POSITIVE_INFINITY): st
       ? `${o.durationMs} ms each, `
       : '';
   const settings = compareSettings(result);
-  const first = `h2lab compare — ${target} · ${result.axes.net.join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
+  const first = `h2lab compare — ${target} · ${result.axes.net.map((n) => netLabel(result, n)).join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
   return [
     Number.isFinite(width) ? wrapText(first, width, '') : first,
     ...(settings.length > 0 ? ['Settings that can decide the outcome (as the runs recorded them):'] : []),

@@ -6,7 +6,7 @@
  * Pure: `(result) → rows`; the renderers print them under their header.
  */
 import { formatBytes, formatMs } from '../core/index.ts';
-import type { CompareResult, LinkInfo, RunResult } from '../model/index.ts';
+import type { CompareResult, LinkInfo, PathInfo, RunResult } from '../model/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
 import { wrapText } from './text.ts';
 
@@ -38,6 +38,53 @@ export function describeLink(l: LinkInfo): string {
   if (l.seed !== undefined) parts.push(`seed ${l.seed}`);
   parts.push(l.backend);
   return parts.join(', ');
+}
+
+const PLACEMENT_WORDS = {
+  loopback: "on this host's loopback",
+  host: "on one of this host's addresses",
+  remote: 'on another host',
+} as const;
+
+/** The path to the target as the comparison's runs recorded it (a target h2lab did not start). */
+export function comparePath(result: CompareResult): PathInfo | undefined {
+  for (const c of result.cells) for (const r of c.runs) if (r.environment.path) return r.environment.path;
+  return undefined;
+}
+
+/**
+ * A network axis name for a header: `loopback` means "no emulated link", which is loopback only when
+ * the target is on this host's loopback (or is the embedded fixture server).
+ */
+export function netLabel(result: CompareResult, name: string): string {
+  if (name !== 'loopback') return name;
+  const p = comparePath(result);
+  return p && p.placement !== 'loopback' ? `no emulated link (base RTT ${formatMs(p.baseRttMs)})` : name;
+}
+
+/** The path to a target h2lab did not start, as measured without a link. */
+export function pathText(p: PathInfo): string {
+  const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';
+  return `${p.target} ${where}base RTT ${formatMs(p.baseRttMs)} (median of ${p.samples} TCP handshakes without a link, fastest ${formatMs(p.baseRttMinMs)})`;
+}
+
+/**
+ * A link as the settings show it: what it emulates, the kernel's pins, and, for a server h2lab did
+ * not start, that the link leads to it through a gateway, which end's TCP was pinned, and the round
+ * trip the runs then had (the path's own plus the link's).
+ */
+export function linkSettingText(l: LinkInfo, path?: PathInfo): string {
+  const tcp = `TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}`;
+  const g = l.gateway;
+  if (!g)
+    return `${describeLink(l)}; ${tcp}${l.noMetricsSave ? ', no metrics carried between connections' : ''}`;
+  const ends = g.serverPinned
+    ? "on both ends (the server's by its route)"
+    : "on h2lab's end only (the remote server keeps its own)";
+  const total = path
+    ? `; round trip ≈ ${formatMs(path.baseRttMs + l.rttMs)} (path ${formatMs(path.baseRttMs)} + link ${formatMs(l.rttMs)})`
+    : '';
+  return `${describeLink(l)}, to ${g.target} through a gateway (NAT) in the link's namespace; ${tcp} ${ends}${total}`;
 }
 
 function distinct<T>(xs: Iterable<T>): T[] {
@@ -202,20 +249,23 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   rows.push(...requestSettings(runs));
   const links = new Map<string, LinkInfo>();
   for (const r of runs) if (r.environment.link) links.set(r.environment.link.profile, r.environment.link);
+  const path = runs.find((r) => r.environment.path)?.environment.path;
+  if (path) rows.push({ name: 'path', value: pathText(path) });
   const unlinkedCc = distinct(
     runs.filter((r) => !r.environment.link).map((r) => r.environment.congestionControl),
   );
   if (unlinkedCc.length > 0 && unlinkedCc.some((x) => x !== undefined)) {
+    const why =
+      path === undefined || path.placement === 'loopback'
+        ? 'loopback, so it hardly matters'
+        : `no emulated link: the real path to the target, base RTT ${formatMs(path.baseRttMs)}`;
     rows.push({
       name: 'congestion control',
-      value: `${unlinkedCc.filter(Boolean).join(', ')} (the host's default; loopback, so it hardly matters)`,
+      value: `${unlinkedCc.filter(Boolean).join(', ')} (the host's default; ${why})`,
     });
   }
   for (const [name, l] of links) {
-    rows.push({
-      name: `link ${name}`,
-      value: `${describeLink(l)}; TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}${l.noMetricsSave ? ', no metrics carried between connections' : ''}`,
-    });
+    rows.push({ name: `link ${name}`, value: linkSettingText(l, path) });
   }
   return rows;
 }

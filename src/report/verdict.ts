@@ -18,6 +18,7 @@ import type {
 } from '../model/index.ts';
 import { findStrategy, PROVISIONAL_STREAMS, strategyLabel } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
+import { comparePath } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
 /** 1.8234 → "1.82×". */
@@ -605,8 +606,11 @@ function recommend(
 function caveats(result: CompareResult): string[] {
   const out: string[] = [];
   if (result.axes.net.every((n) => n === 'loopback')) {
+    const path = comparePath(result);
     out.push(
-      'Measured over loopback: no network delay, loss or bandwidth limit. HTTP/2 multiplexing and connection counts matter more on a real network (add e.g. --net loopback,wan,mobile-4g to compare over emulated links).',
+      path && path.placement !== 'loopback'
+        ? `Measured over the real path to the target (base RTT ${formatMs(path.baseRttMs)}) without an emulated link: its delay, loss and rate are whatever they were during the runs. To ask what your users at a given distance would see, add e.g. --rtt 100ms or --net wan,mobile-4g (the link is added on top of this path).`
+        : 'Measured over loopback: no network delay, loss or bandwidth limit. HTTP/2 multiplexing and connection counts matter more on a real network (add e.g. --net loopback,wan,mobile-4g to compare over emulated links).',
     );
   }
   const kept = result.runsPerCell - result.warmupRuns;
