@@ -91,7 +91,10 @@ describe('h2lab net run / bench --net', { skip }, () => {
       // Another server's URL goes behind the link too; a dead one is a target failure (exit 1),
       // told before any link is made.
       assert.equal(full.code, 1, full.stderr);
-      assert.match(full.stderr, /H2LAB_ERR_TARGET_UNREACHABLE: the target 127\.0\.0\.1:9 could not be reached/);
+      assert.match(
+        full.stderr,
+        /H2LAB_ERR_TARGET_UNREACHABLE: the target 127\.0\.0\.1:9 could not be reached/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -104,7 +104,8 @@ describe('fixture target in a network namespace', { skip }, () => {
     await assert.rejects(
       runLoadThroughLink({ url: 'http://127.0.0.1:9/' }, { profile: 'wan' }).done,
       (err: Error & { code?: string }) =>
-        err.code === 'H2LAB_ERR_TARGET_UNREACHABLE' && /127\.0\.0\.1:9 could not be reached/.test(err.message),
+        err.code === 'H2LAB_ERR_TARGET_UNREACHABLE' &&
+        /127\.0\.0\.1:9 could not be reached/.test(err.message),
     );
   });
 });
