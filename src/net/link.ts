@@ -485,8 +485,12 @@ async function startRelay(
   tuning: { slackMs: number; earlyWakeMs: number; traceCapacity: number },
 ): Promise<ChildProcess> {
   const [node, ...args] = nodeArgv('net/relay-process');
+  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and a relay
+  // that died with it would take the link away under the run being stopped (its owner stops it; it
+  // exits by itself when its owner's IPC channel closes).
   const child = spawn(node!, [...RELAY_V8_FLAGS, ...args], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -596,7 +600,17 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
         relayCpu: msg.uptimeMs ? cpuSeconds / (msg.uptimeMs / 1000) : 0,
       });
     });
-    child.send({ type: 'stats' });
+    // A relay that is gone (killed with its process group, crashed) has no stats: none, not a throw.
+    if (!child.connected) {
+      clearTimeout(timer);
+      resolve({});
+      return;
+    }
+    child.send({ type: 'stats' }, (err) => {
+      if (!err) return;
+      clearTimeout(timer);
+      resolve({});
+    });
   });
 }
 
@@ -614,7 +628,14 @@ async function readRelayTrace(child: ChildProcess): Promise<RelayTraceData | und
         child.off('message', onMessage);
         resolve(msg.ok === true);
       });
-      child.send({ type: 'trace', path });
+      if (!child.connected) {
+        clearTimeout(timer);
+        resolve(false);
+        return;
+      }
+      child.send({ type: 'trace', path }, (err) => {
+        if (err) resolve(false);
+      });
     });
     if (!ok) return undefined;
     const f64 = (b: Buffer) => new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));

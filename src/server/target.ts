@@ -206,7 +206,13 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
     const set = await generateCertificates({ hosts: [link.serverAddress, 'localhost'] });
     writeCertificateSet(dir, set, { force: true });
     const [node, ...args] = nodeArgv('server/target-entry');
-    const c = link.spawnInServer(node!, args, { stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+    // A process group of its own: Ctrl-C in a terminal reaches the whole foreground group, and the
+    // server must outlive it until the run in progress is stopped and its metrics read (this process
+    // stops it; the namespace's deletion ends it in any case).
+    const c = link.spawnInServer(node!, args, {
+      stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+      detached: true,
+    });
     child = c;
     c.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);
