@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Runs the whole suite with node:test (TAP-like spec output that CI reads), TypeScript through tsx.
 // Usage: npm test [-- FILTER...]   (FILTER = substrings of test file paths)
+// The whole suite (no FILTER) begins with `npm run lint` (biome, and the strict type-check of sources,
+// tests, benches and scripts) and stops there when it fails: `npm ci && npm test` is all CI runs
+// (.ci/run), so the lint is part of the README's test command (docs/design.md, "Toolchain").
 // Test files run one at a time: timing assertions on a 2-core machine must not share it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -20,6 +23,13 @@ const files = walk('test')
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(1);
+}
+if (filters.length === 0) {
+  const lint = spawnSync('npm', ['run', 'lint'], { stdio: 'inherit' });
+  if (lint.status !== 0) {
+    console.error('npm run lint failed: the suite did not run');
+    process.exit(lint.status || 1);
+  }
 }
 const r = spawnSync(
   process.execPath,

@@ -21,12 +21,20 @@
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { H2labError } from '../core/index.ts';
 import type { QuicConnectionInfo } from '../model/index.ts';
 
 /** The npm package and the exact version package.json pins (`h3Binding`, installed by scripts/install-h3.mjs). */
 export const H3_PACKAGE = '@currentspace/http3';
 export const H3_PACKAGE_VERSION = '0.9.0';
+
+/**
+ * The script that installs the binding (the package's postinstall), by its absolute path: it ships
+ * in the package as in a clone, two folders above this module in `src/` and in `dist/` alike, so a
+ * user of an installed h2lab can run it as it is named.
+ */
+export const H3_INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-h3.mjs', import.meta.url));
 
 /**
  * Environment variable naming the module to load instead of {@link H3_PACKAGE}: a way to run with a
@@ -166,7 +174,7 @@ export function unavailable(reason: string): H2labError {
   const spec = process.env[H3_BINDING_ENV];
   return new H2labError(
     'H2LAB_ERR_H3_UNAVAILABLE',
-    `HTTP/3 is not available: ${spec ? `${H3_BINDING_ENV}=${spec}` : `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`} did not load (${reason}); install it with \`node scripts/install-h3.mjs\`${spec ? ` or unset ${H3_BINDING_ENV}` : ''}, or leave h3 out of --protocols`,
+    `HTTP/3 is not available: ${spec ? `${H3_BINDING_ENV}=${spec}` : `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`} did not load (${reason}); install it with \`node ${H3_INSTALL_SCRIPT}\` (what npm's install of h2lab runs)${spec ? ` or unset ${H3_BINDING_ENV}` : ''}, or leave h3 out of --protocols`,
     { reason, module: spec ?? H3_PACKAGE },
   );
 }

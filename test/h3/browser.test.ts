@@ -4,17 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { measureBrowser } from '../../src/browser/index.ts';
-import { loadBinding } from '../../src/h3/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
 import { startFixture } from '../helpers/fixture.ts';
+import { h3SkipReason } from './helpers.ts';
 
 test('browser: the h3 target negotiates h3 on every request, the h2 target h2', async (t) => {
-  const skip =
-    chromiumMissing() ??
-    (await loadBinding().then(
-      () => undefined,
-      (err: Error) => err.message,
-    ));
+  const skip = chromiumMissing() ?? (await h3SkipReason());
   if (skip) return t.skip(skip);
   const srv = await startFixture({ h3: true, poolSize: 1000, tileMs: 20, maxConcurrentStreams: 1000 });
   try {

@@ -8,18 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { request } from 'node:https';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { H3_BINDING_ENV, loadBinding } from '../../src/h3/index.ts';
+import { H3_BINDING_ENV } from '../../src/h3/index.ts';
 import { runLoad } from '../../src/load/index.ts';
 import { parseRunResult, type RequestSpec, type Sample } from '../../src/model/index.ts';
 import type { RunningServer } from '../../src/server/index.ts';
 import { createTransport, type Transport } from '../../src/transport/index.ts';
 import { scrape, startFixture, testHome } from '../helpers/fixture.ts';
 import { have, run } from '../helpers/peers.ts';
+import { h3SkipReason } from './helpers.ts';
 
-const binding = await loadBinding().then(
-  () => undefined,
-  (err: Error) => err.message,
-);
+const binding = await h3SkipReason();
 if (binding) console.log(`# h3 tests skipped: ${binding}`);
 
 let seq = 0;

@@ -3,19 +3,14 @@
 // loss — TCP's from the kernel and the link's per-connection drops, QUIC's from the link's UDP flows.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadBinding } from '../../src/h3/index.ts';
 import { runLoadThroughLink } from '../../src/load/index.ts';
 import { parseRunResult, type RunResult } from '../../src/model/index.ts';
 import { headOfLineSentence } from '../../src/report/tcp-facts.ts';
 import { testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
+import { h3SkipReason } from './helpers.ts';
 
-const skip =
-  netSkipReason() ??
-  (await loadBinding().then(
-    () => undefined,
-    (err: Error) => err.message,
-  ));
+const skip = netSkipReason() ?? (await h3SkipReason());
 if (skip) console.log(`# h3 lossy-link test skipped: ${skip}`);
 
 // 40 ms RTT, 2 % loss each way: at ~100 packets per protocol a few are lost (seeded, so the same

@@ -1,7 +1,6 @@
 // probe: whether a server offers HTTP/3 — its Alt-Svc and a real QUIC handshake to the port it names.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadBinding } from '../../src/h3/index.ts';
 import { probe, renderProbeText } from '../../src/probe/index.ts';
 import {
   altSvcH3Port,
@@ -10,11 +9,9 @@ import {
 } from '../../src/probe/quic.ts';
 import { startFixture } from '../helpers/fixture.ts';
 import { have } from '../helpers/peers.ts';
+import { h3SkipReason } from './helpers.ts';
 
-const skip = await loadBinding().then(
-  () => undefined,
-  (err: Error) => err.message,
-);
+const skip = await h3SkipReason();
 
 test('Alt-Svc h3 ports: the same host only', () => {
   assert.equal(altSvcH3Port('h3=":8443"; ma=86400'), 8443);

@@ -1,7 +1,7 @@
 // The package as a user gets it: `npm pack` of a copy of this checkout, installed globally into a
 // temporary prefix with a clean HOME (no ~/.cache/h2lab, no dev certificates), then the installed
-// `h2lab` runs serve, bench, compare and net check, and a TypeScript program type-checks and runs
-// against the installed API. What the tarball must not carry is checked too: tsx, source maps, a
+// `h2lab` runs serve, bench (over h3 too: its install fetched the binding), compare and net check,
+// and a TypeScript program type-checks and runs against the installed API. What the tarball must not carry is checked too: tsx, source maps, a
 // native build from the packing machine.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -105,6 +105,10 @@ test('npm pack → global install on a clean HOME: the installed h2lab and its A
       paths.includes('native/binding.gyp') && paths.includes('native/h2lab_net.cc'),
       'the addon sources',
     );
+    assert.ok(
+      paths.includes('scripts/build-native.mjs') && paths.includes('scripts/install-h3.mjs'),
+      'the install scripts (native addon, HTTP/3 binding)',
+    );
     assert.ok(!paths.some((p) => p.startsWith('src/') || p.startsWith('test/')), 'no sources or tests');
     const manifest = JSON.parse(
       sh('tar', ['xzOf', join(tmp, info[0]!.filename), 'package/package.json']).stdout,
@@ -155,6 +159,21 @@ test('npm pack → global install on a clean HOME: the installed h2lab and its A
     const bench = run(['bench', '-d', '1s', '--json', '-', '-q']);
     assert.equal(bench.code, 0, bench.stderr.slice(-2000));
     assert.ok(JSON.parse(bench.stdout).counts.ok > 0, 'bench completed requests');
+
+    // HTTP/3: the package's postinstall fetched the pinned binding into its own node_modules (from
+    // npm's cache here, where this checkout's `npm ci` put it), and the installed h2lab speaks h3.
+    // Where this checkout has no binding either (no registry at its `npm ci`), there is none to get.
+    const h3 = existsSync(join(repo, 'node_modules', '@currentspace', 'http3', 'package.json'));
+    if (h3) {
+      assert.ok(
+        existsSync(join(pkgDir, 'node_modules', '@currentspace', 'http3', 'package.json')),
+        `the install fetched the HTTP/3 binding: ${install.stdout.slice(-1500)}${install.stderr.slice(-1500)}`,
+      );
+      const benchH3 = run(['bench', '--protocol', 'h3', '-d', '1s', '--json', '-', '-q']);
+      assert.equal(benchH3.code, 0, benchH3.stderr.slice(-2000));
+      const r = JSON.parse(benchH3.stdout);
+      assert.ok(r.counts.ok > 0 && r.options.protocol === 'h3', 'an h3 bench completed requests');
+    } else t.diagnostic('h3 not checked: this checkout has no HTTP/3 binding (its npm ci had no registry)');
 
     const compare = run(
       ['compare', '--runs', '3', '--duration', '200ms', '--concurrency', '1', '--json', '-', '-q'],
