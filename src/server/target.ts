@@ -157,7 +157,11 @@ async function inThread(options: ServerOptionsInput): Promise<FixtureTarget> {
     () => failure,
     async () => {
       send({ type: 'stop' });
-      await Promise.race([once(worker, 'message'), new Promise((r) => setTimeout(r, 5000))]);
+      // The bound is cleared once the thread answers: a pending 5 s timer kept a finished (or
+      // interrupted) comparison's process alive 5 s after its last line.
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([once(worker, 'message'), new Promise((r) => (bound = setTimeout(r, 5000)))]);
+      clearTimeout(bound);
       await worker.terminate();
     },
   );
