@@ -258,7 +258,7 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
         `  chain post { type nat hook postrouting priority srcnat; ip saddr ${spec.pair.server} oifname != "${hostDev}" masquerade; }`,
         // Accept the gateway's traffic in a filter chain of our own (a host whose other tables drop
         // forwarded packets still drops them: docs/net.md says what to allow).
-        `  chain fwd { type filter hook forward priority filter; ip saddr ${spec.pair.server} accept; ip daddr ${spec.pair.server} accept; }`,
+        `  chain gateway_forward { type filter hook forward priority filter; ip saddr ${spec.pair.server} accept; ip daddr ${spec.pair.server} accept; }`,
       );
     }
     const comment = forwardBefore === undefined ? '' : `comment "ip_forward=${forwardBefore}";`;

@@ -37,6 +37,11 @@ export interface CliOptions {
   fileSizeLimitBytes?: number;
   /** RLIMIT_NOFILE of the run (`prlimit --nofile`): how many files, sockets included, it may open. */
   openFilesLimit?: number;
+  /**
+   * Run in a process group of its own, as a shell runs a foreground job: `process.kill(-pid, SIG)`
+   * then signals the CLI and every process it started, as Ctrl-C in a terminal does.
+   */
+  processGroup?: boolean;
 }
 
 const running = new Set<ChildProcess>();
@@ -65,6 +70,7 @@ export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<C
       env: opts.env ?? process.env,
       ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(opts.processGroup ? { detached: true } : {}),
       ...(opts.uid === undefined ? {} : { uid: opts.uid }),
       ...(opts.gid === undefined ? {} : { gid: opts.gid }),
     });
