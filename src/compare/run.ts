@@ -5,7 +5,7 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { attachServerTcpFrom, attachServerTcpFromLink, measurePath } from '../load/index.ts';
+import { attachServerTcpFrom, attachServerTcpFromLink, measurePath, preflightTarget } from '../load/index.ts';
 import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
   attachLinkDrops,
@@ -159,6 +159,8 @@ export async function runComparison(
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
     // every run (what a link's delay adds to); behind a link it is reached through a gateway.
     if (!server) {
+      // Trust settings that cannot work fail here, once, with the fix: not in every cell.
+      await preflightTarget(url, input.tls ?? {}, asked.connectTimeoutMs);
       const u = new URL(url);
       const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
       gatewayTo = await targetAddress(u.hostname, plan.size > 0 ? '--net' : 'URL').catch((err) => {

@@ -5,6 +5,8 @@
  */
 import { connect } from 'node:tls';
 import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
+import { readPemFile } from '../tls/index.ts';
+import { createTransport } from '../transport/index.ts';
 
 /** TLS material of the run, as the transports get it. */
 export interface DiagnoseTls {
@@ -77,4 +79,42 @@ export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labE
       done(hint ? tlsHintError(hint, text, { url }) : undefined);
     });
   });
+}
+
+/** TLS options as a user gives them: PEM files' paths (see {@link preflightTarget}). */
+export interface PreflightTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  insecure?: boolean;
+}
+
+/**
+ * Before a comparison spends its runs on a target h2lab did not start: the PEM files named by `--ca`,
+ * `--cert` and `--key` are read (a missing or invalid one is H2LAB_ERR_FILE_UNREADABLE /
+ * H2LAB_ERR_TLS_BAD_PEM naming the option, exit 2), and for an https:// URL one connection is set up
+ * as the transports would: a certificate the client does not trust (or one the server refuses) is
+ * H2LAB_ERR_TLS_HANDSHAKE with the fix, instead of the same failure in every cell. Anything else
+ * (refused, a protocol the server does not speak) is left for the runs to report.
+ */
+export async function preflightTarget(
+  url: string,
+  tls: PreflightTls,
+  connectTimeoutMs = 10_000,
+): Promise<void> {
+  const pem = {
+    ...(tls.ca ? { ca: readPemFile(tls.ca, '--ca') } : {}),
+    ...(tls.cert ? { cert: readPemFile(tls.cert, '--cert') } : {}),
+    ...(tls.key ? { key: readPemFile(tls.key, '--key') } : {}),
+    ...(tls.insecure ? { insecure: true } : {}),
+  };
+  if (new URL(url).protocol !== 'https:') return;
+  const t = createTransport('h1', { url, connections: 1, tls: pem, connectTimeoutMs });
+  try {
+    await t.open();
+  } catch (err) {
+    if (err instanceof H2labError && err.code === 'H2LAB_ERR_TLS_HANDSHAKE') throw err;
+  } finally {
+    await t.close().catch(() => {});
+  }
 }

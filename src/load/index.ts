@@ -4,6 +4,7 @@
  */
 
 export { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
+export { preflightTarget } from './diagnose.ts';
 export {
   EMBEDDED_DEFAULT_PATH,
   isEmbedded,

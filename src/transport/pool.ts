@@ -726,7 +726,7 @@ export function setupFailureError(
   if (failure === 'tls') {
     return new H2labError(
       'H2LAB_ERR_TLS_HANDSHAKE',
-      `the TLS handshake with the target failed (${cause}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or --insecure to skip verification`,
+      `the TLS handshake with the target failed (${cause}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or -k (--insecure) to skip verification`,
       { transport, cause },
     );
   }

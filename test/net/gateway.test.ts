@@ -227,10 +227,9 @@ http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
       assert.equal(readSysctl('net.ipv4.ip_forward'), forwardBefore, 'forwarding put back');
     } finally {
       remote?.kill('SIGTERM');
-      execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean)
-        .forEach((p) => process.kill(Number(p), 'SIGKILL'));
+      for (const p of execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n')) {
+        if (p) process.kill(Number(p), 'SIGKILL');
+      }
       execFileSync('ip', ['netns', 'del', ns]);
       if (existsSync(`/sys/class/net/${hostDev}`)) execFileSync('ip', ['link', 'del', hostDev]);
     }
