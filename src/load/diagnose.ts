@@ -6,7 +6,7 @@
 import { connect } from 'node:tls';
 import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import { createTransport } from '../transport/index.ts';
+import { createTransport, DEFAULT_STRATEGY } from '../transport/index.ts';
 
 /** TLS material of the run, as the transports get it. */
 export interface DiagnoseTls {
@@ -109,7 +109,8 @@ export async function preflightTarget(
     ...(tls.insecure ? { insecure: true } : {}),
   };
   if (new URL(url).protocol !== 'https:') return;
-  const t = createTransport('h1', { url, connections: 1, tls: pem, connectTimeoutMs });
+  // The default strategy's first connection: a TLS failure is the same for every strategy over TCP.
+  const t = createTransport(DEFAULT_STRATEGY, { url, connections: 1, tls: pem, connectTimeoutMs });
   try {
     await t.open();
   } catch (err) {

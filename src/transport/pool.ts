@@ -330,7 +330,7 @@ export class PoolTransport implements Transport {
     if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
     const choice = this.pick();
     if (choice === 'open') return this.openAndSend(spec, sample);
-    if (choice !== undefined) return this.dispatch(choice, spec, sample);
+    if (choice !== undefined && !this.overShare(choice)) return this.dispatch(choice, spec, sample);
     if (this.backoffUntil > 0 && this.serverGone()) {
       this.inFlight--;
       // Through the event loop: a closed loop of failures settled in microtasks would starve every
@@ -594,9 +594,25 @@ export class PoolTransport implements Transport {
     return this.route(spec, sample);
   }
 
+  /**
+   * While connections of the pool are still being opened, a multiplexed connection that is up takes
+   * no more than its share of the requests outstanding (all of them over the connections open and
+   * opening); the rest wait for the connections still in their handshakes. Without this, the first
+   * session of a burst whose handshakes are timed took every waiting request (61 of 64 through
+   * 200 ms: a pool of one), which is not what a pool client — a browser's connections per origin,
+   * a gRPC channel pool, report 003's pool of HTTP/2 clients — does. Once every connection is open
+   * (or has failed), the policy alone decides.
+   */
+  private overShare(c: PoolConn): boolean {
+    if (this.opening === 0) return false;
+    const share = Math.ceil(this.inFlight / (this.conns.length + this.opening));
+    return c.inFlight >= share;
+  }
+
   private drain(): void {
     while (this.waitHead < this.waiters.length && !this.closed) {
-      const choice = this.pick();
+      const picked = this.pick();
+      const choice = picked !== undefined && picked !== 'open' && this.overShare(picked) ? undefined : picked;
       if (choice === undefined) {
         if (this.opening === 0 && this.backoffUntil === 0 && this.setupWaiters > 0) this.countSetupWaiters();
         return;

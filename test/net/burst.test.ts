@@ -45,4 +45,29 @@ describe('burst through an emulated link', { skip }, () => {
       }
     });
   });
+
+  it('h2-pool of 4 sessions, a burst of 64 with handshakes included at 200 ms: the pool spreads it over its sessions while they connect', async () => {
+    await withLinkedTarget(
+      { profile: { rttMs: 200, rateBitsPerSec: 10_000_000 }, backend: 'relay' },
+      async ({ target: fixture }) => {
+        const r = await runLoad({
+          url: `${fixture.tlsUrl}/bytes/10240`,
+          ca: fixture.caFile,
+          protocol: 'h2-pool',
+          connections: 4,
+          burst: 64,
+        }).done;
+        assert.equal(r.error, undefined, JSON.stringify(r.error));
+        assert.equal(r.counts.ok, 64);
+        const per = r.connections.requestsPerConnection;
+        // The first session up used to take 61 of the 64 (a pool of one): none may take half.
+        assert.equal(r.burst!.connectionsOpened, 4);
+        assert.ok(per.max <= 32, `requests per session ${JSON.stringify(per)}`);
+        assert.ok(
+          (r.connections.peakStreamsPerConnection ?? 0) <= 32,
+          `peak ${r.connections.peakStreamsPerConnection}`,
+        );
+      },
+    );
+  });
 });
