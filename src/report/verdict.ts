@@ -349,10 +349,51 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
         );
       }
     }
-    if (parts.length > 0)
-      return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.`;
+    if (parts.length > 0) {
+      const slow = slowStartRounds(result, w, n, net);
+      return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.${slow ? ` ${slow}` : ''}`;
+    }
   }
   return undefined;
+}
+
+/** The MSS a run's server (else client) sockets recorded, or 1448 B (MTU 1500, TCP timestamps). */
+function mssOf(run: RunResult): number {
+  const tcp = run.connections.tcp;
+  return tcp?.server?.perConnection[0]?.mssBytes || tcp?.client?.perConnection[0]?.mssBytes || 1448;
+}
+
+/**
+ * Slow start, from the link's initial window and the runs' own bytes: the first round trip carries
+ * k × IW segments over k connections, and each round of slow start doubles a window, so a connection
+ * that must deliver S segments needs ⌈log2(S/IW + 1)⌉ round trips of it (RFC 5681 §3.1, RFC 6928's
+ * IW10) before any loss. Said when the strategies need different numbers of rounds: that is the
+ * mechanism by which six HTTP/1.1 connections (60 segments in the first round trip) finish a small
+ * page before one HTTP/2 session (10), and it needs no measurement beyond the bytes each carried.
+ */
+function slowStartRounds(result: CompareResult, w: Workload, n: number, net: string): string | undefined {
+  const each: Array<{ p: string; k: number; iw: number; segs: number; rounds: number }> = [];
+  for (const p of result.axes.protocols) {
+    const runs = keptOf(cellOf(result, w.id, n, net, p)).filter((r) => r.burst);
+    if (runs.length === 0) continue;
+    const run = medianRun(runs, (r) => r.burst!.completionMs);
+    const link = run.environment.link;
+    if (!link || run.protocol.negotiated === 'h3') continue;
+    const iw = link.initialCwnd ?? 10;
+    const k = Math.max(
+      1,
+      run.burst!.connectionsOpened / Math.max(1, run.burst!.bursts) || run.transport.connections,
+    );
+    const bytes = run.throughput.bytesIn / Math.max(1, run.burst!.bursts);
+    const segs = Math.ceil(bytes / k / mssOf(run));
+    each.push({ p, k: Math.round(k), iw, segs, rounds: Math.ceil(Math.log2(segs / iw + 1)) });
+  }
+  if (each.length < 2 || new Set(each.map((e) => e.rounds)).size < 2) return undefined;
+  const text = each.map(
+    (e) =>
+      `${e.p}'s ${e.k === 1 ? 'one connection' : `${e.k} connections`} ${e.k * e.iw} segments (${e.k} × ${e.iw}), and ${e.segs} segments per connection need at least ${e.rounds} round trip${e.rounds === 1 ? '' : 's'} of slow start`,
+  );
+  return `Slow start: the first round trip carries each connection's initial congestion window — ${text.join('; ')}.`;
 }
 
 /**
