@@ -16,6 +16,7 @@ import type {
   Workload,
 } from '../model/index.ts';
 import { findStrategy, listStrategies } from '../transport/index.ts';
+import { buildAnswer, type Decision } from './answer.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings, netLabel } from './settings.ts';
@@ -310,6 +311,9 @@ details.shards table{font-size:12px}
 details.shards td.slow{background:#fdecea}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
 details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0}
+section.answer h2{border-top:0;margin-top:18px}table.answer{font-size:14px;margin:2px 0 6px}table.answer td{border-bottom:0;padding:2px 10px;white-space:normal}table.answer td.decision{font-weight:600;white-space:nowrap}
+table.answer .mark{display:inline-block;width:1.2em;text-align:center}
+tr.on td.decision{color:#0072b2}tr.keep td.decision{color:#d55e00}tr.undecided td.decision{color:#6b6b6b;font-style:italic}tr.same td.decision{color:#444}tr.failed td.decision,tr.depends td.decision{color:#cc79a7}
 .legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
 `;
 
@@ -390,6 +394,35 @@ function recommendationTitle(r: NonNullable<CompareResult['verdict']>['recommend
   }
 }
 
+/** Each decision's mark in the answer: a shape as well as a colour, so it reads without colour. */
+const DECISION_MARK: Record<Decision, { mark: string; cls: string }> = {
+  on: { mark: '▲', cls: 'on' },
+  keep: { mark: '▼', cls: 'keep' },
+  same: { mark: '≈', cls: 'same' },
+  undecided: { mark: '?', cls: 'undecided' },
+  depends: { mark: '◆', cls: 'depends' },
+  failed: { mark: '✕', cls: 'failed' },
+  'not-compared': { mark: '–', cls: 'same' },
+};
+
+/** The answer block: the same lines as the terminal's and report.md's, as one table per group. */
+function answerHtml(result: CompareResult): string {
+  const a = buildAnswer(result);
+  const groups = a.groups
+    .map(
+      (g) =>
+        `<h3>${esc(g.heading)}</h3><table class="answer">${g.lines
+          .map((l) => {
+            const m = DECISION_MARK[l.decision];
+            const why = [l.why, l.failures].filter(Boolean).join('; ');
+            return `<tr class="${m.cls}"><td>${esc(l.level)}</td><td class="decision"><span class="mark">${m.mark}</span> ${esc(l.verdict)}</td><td>${esc(l.effect)}</td><td class="why">${esc(why)}</td></tr>`;
+          })
+          .join('')}</table>`,
+    )
+    .join('');
+  return `<section class="answer" id="answer"><h2>${esc(a.title)}</h2>${groups}</section>`;
+}
+
 /**
  * Renders the comparison as one self-contained HTML page.
  *
@@ -457,8 +490,9 @@ ${legendHtml(result)}
 <body><main>
 <h1>HTTP/2 vs HTTP/1.1 — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
 <div class="meta">${esc(target)} · network: ${esc(result.axes.net.map((n) => netLabel(result, n)).join(', '))} · ${result.runsPerCell} runs per cell, first ${result.warmupRuns} discarded (${kept} kept) · baseline ${esc(result.baseline)} · ${esc(result.environment.startedAt)} · h2lab ${esc(result.environment.h2labVersion)}, Node ${esc(result.environment.node)}, ${result.environment.cpus} CPUs</div>
-${settingsHtml}
 ${statusNote}
+${answerHtml(result)}
+${settingsHtml}
 ${headlines}
 ${recs}
 ${sections}

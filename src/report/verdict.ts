@@ -65,7 +65,7 @@ export function comparisonOf(
   );
 }
 
-function cellOf(
+export function cellOf(
   result: CompareResult,
   w: string,
   c: number,
@@ -124,10 +124,48 @@ function metricSentence(
   return `${head} against ${result.baseline} (95% CI): ${parts.join('; ')}.`;
 }
 
+/** One part of a request's mean time that moved against the baseline: what, and by how much (ms; < 0 removed). */
+export interface TimeShift {
+  part: 'clientQueue' | 'serverQueue' | 'wire' | 'transfer';
+  words: string;
+  deltaMs: number;
+}
+
 /**
- * Where the time went, compared with the baseline: the parts of a request's mean time that moved by
- * more than 10% of the baseline's total and at least 0.5 ms.
+ * The parts of a request's mean time that moved against the baseline by more than 10% of the
+ * baseline's total and at least 0.5 ms, largest first; undefined when either cell has no statistics.
  */
+export function timeShifts(
+  result: CompareResult,
+  w: string,
+  c: number,
+  net: string,
+  p: Strategy,
+): TimeShift[] | undefined {
+  const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
+  const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
+  if (!base || !cand) return undefined;
+  const threshold = Math.max(0.5, 0.1 * base.total);
+  const parts: TimeShift[] = [
+    { part: 'clientQueue', words: 'client-side queueing', deltaMs: cand.clientQueue - base.clientQueue },
+    {
+      part: 'serverQueue',
+      words: 'server-side queueing (backend pool)',
+      deltaMs: (cand.serverQueue ?? 0) - (base.serverQueue ?? 0),
+    },
+    { part: 'wire', words: 'time on the wire before the first byte', deltaMs: cand.wire - base.wire },
+    { part: 'transfer', words: 'transfer time', deltaMs: cand.transfer - base.transfer },
+  ];
+  return parts.filter((x) => Math.abs(x.deltaMs) >= threshold);
+}
+
+/** Whether the shifts say the queue moved from the client to the server's backend pool. */
+export function queueMoved(shifts: readonly TimeShift[]): boolean {
+  const d = (k: TimeShift['part']) => shifts.find((s) => s.part === k)?.deltaMs ?? 0;
+  return d('clientQueue') < 0 && d('serverQueue') > 0;
+}
+
+/** Where the time went, compared with the baseline, in words ({@link timeShifts}). */
 function describeTimeShift(
   result: CompareResult,
   w: string,
@@ -135,25 +173,13 @@ function describeTimeShift(
   net: string,
   p: Strategy,
 ): string | undefined {
-  const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
-  const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
-  if (!base || !cand) return undefined;
-  const threshold = Math.max(0.5, 0.1 * base.total);
-  const parts: Array<[string, number]> = [
-    ['client-side queueing', cand.clientQueue - base.clientQueue],
-    ['server-side queueing (backend pool)', (cand.serverQueue ?? 0) - (base.serverQueue ?? 0)],
-    ['time on the wire before the first byte', cand.wire - base.wire],
-    ['transfer time', cand.transfer - base.transfer],
-  ];
-  const moved = parts.filter(([, d]) => Math.abs(d) >= threshold);
-  if (moved.length === 0) return undefined;
+  const moved = timeShifts(result, w, c, net, p);
+  if (!moved || moved.length === 0) return undefined;
   const words = moved.map(
-    ([what, d]) => `${d < 0 ? 'removed' : 'added'} ${formatMs(Math.abs(d))} of ${what}`,
+    (m) => `${m.deltaMs < 0 ? 'removed' : 'added'} ${formatMs(Math.abs(m.deltaMs))} of ${m.words}`,
   );
   let text = `${p} ${words.join(' and ')} per request (mean, against ${result.baseline})`;
-  const clientDelta = cand.clientQueue - base.clientQueue;
-  const serverDelta = (cand.serverQueue ?? 0) - (base.serverQueue ?? 0);
-  if (clientDelta <= -threshold && serverDelta >= threshold) {
+  if (queueMoved(moved)) {
     const pool = cellOf(result, w, c, net, p)?.stats?.serverPoolSize;
     text += `: the queue moved to the backend pool${pool !== undefined ? ` (${pool} workers)` : ''}`;
   }
@@ -359,7 +385,7 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
  * The run that speaks for several (non-empty): the median by `key` (default the latency p50; the
  * lower middle of an even count), so every number quoted is one a single run saw.
  */
-function medianRun<R extends { latencyMs: { p50: number } }>(
+export function medianRun<R extends { latencyMs: { p50: number } }>(
   runs: readonly R[],
   key = (r: R) => r.latencyMs.p50,
 ): R {
@@ -367,7 +393,7 @@ function medianRun<R extends { latencyMs: { p50: number } }>(
 }
 
 /** The kept runs of a cell (after warm-up, without a run error). */
-function keptOf(cell: CellResult | undefined) {
+export function keptOf(cell: CellResult | undefined) {
   return cell ? cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined) : [];
 }
 
