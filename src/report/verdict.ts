@@ -16,7 +16,13 @@ import type {
   Verdict,
   Workload,
 } from '../model/index.ts';
-import { findStrategy, PROVISIONAL_STREAMS, strategyLabel } from '../transport/index.ts';
+import {
+  findStrategy,
+  type StreamWaitCause,
+  strategyLabel,
+  streamWaitCause,
+  streamWaitWords,
+} from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
 import { comparePath } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
@@ -492,30 +498,19 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
       `Each response (${formatBytes(capped[0]!.r.throughput.bytesIn / capped[0]!.r.counts.ok)}) is larger than the HTTP/2 flow-control window the client advertised (${formatBytes(win.connectionWindowBytes)} per connection, ${formatBytes(win.streamWindowBytes)} per stream, preset "${win.preset}"): the sender waits for WINDOW_UPDATE frames, which on loopback costs little but on a real network caps each connection at window/RTT${win.preset === 'node' ? ' (compare --window browser uses what Chromium advertises)' : ''}.`,
     );
   }
-  const hits = runs.filter(({ r }) => (r.connections.streamCapHits ?? 0) > 0);
-  // Waits at the server's limit only when a connection reached it; otherwise the requests waited for
-  // the server's SETTINGS (at most PROVISIONAL_STREAMS until they arrive, RFC 9113 §5.1.2).
-  const atLimit = hits.filter(({ r }) => {
-    const max = r.connections.serverMaxConcurrentStreams;
-    const peak = r.connections.peakStreamsPerConnection;
-    return max === undefined || peak === undefined || peak >= max;
-  });
-  const early = hits.filter((h) => !atLimit.includes(h));
-  if (atLimit.length > 0) {
-    const max = atLimit[0]!.r.connections.serverMaxConcurrentStreams;
-    const where = [
-      ...new Set(atLimit.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
-    ].join(', ');
-    notes.push(
-      `${where}: requests waited for a stream slot because the server's limit of concurrent streams${max !== undefined ? ` (${max})` : ''} was reached.`,
-    );
+  // Which limit bound, by the rule the load engine's warning uses (src/transport/stream-wait.ts):
+  // one sentence per cause, with the cells it held and the numbers of the first.
+  const byCause = new Map<StreamWaitCause, Array<{ c: CellResult; r: RunResult }>>();
+  for (const h of runs) {
+    const cause = streamWaitCause(h.r.connections, h.r.transport.quic !== undefined);
+    if (cause) byCause.set(cause, [...(byCause.get(cause) ?? []), h]);
   }
-  if (early.length > 0) {
+  for (const [cause, held] of byCause) {
     const where = [
-      ...new Set(early.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
+      ...new Set(held.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
     ].join(', ');
     notes.push(
-      `${where}: requests beyond the first ${PROVISIONAL_STREAMS} waited for the server's SETTINGS on new sessions (h2lab, like Chromium, opens at most ${PROVISIONAL_STREAMS} streams until the server announces its limit), not for the server's limit.`,
+      `${where}: requests waited for a stream slot: ${streamWaitWords(cause, held[0]!.r.connections)}.`,
     );
   }
   return notes;
