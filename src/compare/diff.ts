@@ -79,11 +79,6 @@ export function diffResults(
   // Two files of the same setup (issue #25: "improved 3.13×" between identical runs): nothing was
   // changed between them, so a difference is the machine's drift, never an improvement.
   const same = sameSetup(before, after);
-  if (same) {
-    summary.push(
-      `${lb} and ${la} ran the same setup (the same target, options and h2lab): a difference between them is the machine's drift between the two times, not an improvement or a regression.`,
-    );
-  }
   for (const r of rows) {
     if (r.outcome !== 'better' && r.outcome !== 'worse') continue;
     const moved = same
@@ -102,6 +97,11 @@ export function diffResults(
     );
   if (summary.length === 0 && rows.length > 0)
     summary.push(`No clear difference between ${lb} and ${la} in any cell measured in both.`);
+  if (same && rows.length > 0) {
+    summary.push(
+      `${lb} and ${la} ran the same setup (the same target, options and h2lab): a difference between them is the machine's drift between the two times, not an improvement or a regression.`,
+    );
+  }
   if (rows.length === 0) summary.push(`No cell was measured in both ${lb} and ${la}: nothing to compare.`);
   else {
     summary.push(

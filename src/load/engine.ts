@@ -594,6 +594,7 @@ function buildResult(
     streamCapHits: capHits,
     serverMaxConcurrentStreams: maxStreams,
     peakStreamsPerConnection: peakStreams,
+    lifetimes: mergeLifetimes(parts.map((p) => p.transport)).lifetimes,
   };
   const waitCause = multiplexed
     ? streamWaitCause(waits, getStrategy(o.protocol).quic !== undefined)

@@ -18,6 +18,8 @@ export interface CellFailures {
   classes: Array<[string, number]>;
   /** The runs' error when no request was counted (the target unreachable, TLS refused). */
   error?: string;
+  /** For a table cell: "190 of 3,800: reset ×190", "all 3,809: 404 Not Found ×3,809". */
+  table: string;
   /** With its counts: "190 of 3,800 requests failed, 5.0% (reset ×190)". */
   short: string;
   /** Without counts, for lines that group cells: "5.0% failed (reset)", "every request failed (404 Not Found)". */
@@ -73,6 +75,12 @@ export function cellFailures(cell: CellResult): CellFailures | undefined {
   const names = [...st.map(([s]) => statusText(s)), ...cl.map(([c]) => c)].join(', ');
   let short: string;
   let brief: string;
+  const table =
+    total === 0
+      ? err
+        ? errorWords(err.message)
+        : 'no request completed'
+      : `${failed === total ? 'all' : `${n(failed)} of`} ${n(total)}: ${kinds.join(', ')}`;
   if (total === 0) {
     const why = err ? errorWords(err.message) : cell.note ? errorWords(cell.note) : 'no request was made';
     short = `no request completed: ${why}`;
@@ -92,6 +100,7 @@ export function cellFailures(cell: CellResult): CellFailures | undefined {
     statuses: st,
     classes: cl,
     ...(err ? { error: errorWords(err.message) } : {}),
+    table,
     short,
     brief,
   };

@@ -5,6 +5,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { answerLines, buildAnswer } from './answer.ts';
+import { cellFailures } from './failures.ts';
 import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
 import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
@@ -31,6 +32,8 @@ export interface ResultRow {
   firstResponse: string;
   /** Burst: connections opened inside the timed period, median per run. */
   opened: string;
+  /** Failed requests with their statuses and classes ("190 of 3,800: reset ×190"), or empty. */
+  failed: string;
 }
 
 const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
@@ -105,6 +108,7 @@ export function resultRows(result: CompareResult): ResultRow[] {
       p99: s ? formatMs(s.latencyP99Ms.median) : '',
       ratio: cell.protocol === result.baseline ? (s ? 'baseline' : '') : cmp ? ratioText(cmp) : '',
       outcome: cmp ? OUTCOME_WORDS[cmp.outcome] : s && status ? status : '',
+      failed: cellFailures(cell)?.table ?? '',
     });
   }
   return rows;
@@ -170,11 +174,12 @@ const BURST_COLUMNS: Column[] = [
   ['outcome', 'verdict'],
 ];
 
-/** The columns of a table of rows (all of one workload). */
+/** The columns of a table of rows (all of one workload); "failed requests" where some failed. */
 export function columnsFor(rows: readonly ResultRow[]): Column[] {
-  if (rows[0]?.burst) return BURST_COLUMNS;
+  const failed: Column[] = rows.some((r) => r.failed) ? [['failed', 'failed requests']] : [];
+  if (rows[0]?.burst) return [...BURST_COLUMNS, ...failed];
   // Open loop: the level is the asked rate; the req/s column is what was achieved.
-  return rows[0]?.rate ? [['concurrency', 'rate'], ...COLUMNS.slice(1)] : COLUMNS;
+  return [...(rows[0]?.rate ? [['concurrency', 'rate'] as Column, ...COLUMNS.slice(1)] : COLUMNS), ...failed];
 }
 
 /** Options of {@link renderTerminal}. */

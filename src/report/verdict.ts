@@ -24,6 +24,7 @@ import {
   streamWaitWords,
 } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
+import { cellFailures, pathsText } from './failures.ts';
 import { comparePath } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
@@ -216,7 +217,11 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
       if (notOffered) failedTags.push(`${p}${multiNet ? ` (${net})` : ''} not offered`);
       if (failed.length > 0) {
         paragraphs.push(
-          `${prefix}${p} failed at concurrency ${failed.map((c) => c.concurrency).join(', ')}: ${failed[0]!.note ?? 'see the cell'}.`,
+          `${prefix}${p} failed at ${levelsText(
+            result,
+            w.id,
+            failed.map((c) => c.concurrency),
+          )}: ${failed[0]!.note ?? 'see the cell'}${failureWords(failed[0]!, w)}.`,
         );
       }
     }
@@ -343,6 +348,13 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
         : `${w.label}: the runs measured nothing that can be compared (see the cells).`;
   }
   return { headline, paragraphs };
+}
+
+/** "; all 3,809 requests failed (404 Not Found ×3,809) for /x": a failed cell's counts, or nothing. */
+function failureWords(cell: CellResult, w: Workload): string {
+  const f = cellFailures(cell);
+  if (!f || f.total === 0) return '';
+  return `; ${f.short}${f.statuses.length > 0 ? ` for ${pathsText(w)}` : ''}`;
 }
 
 /**
