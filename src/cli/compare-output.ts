@@ -17,6 +17,8 @@ export interface CompareOutputFlags {
   json?: string;
   csv?: string;
   quiet?: boolean;
+  /** The answer alone on the terminal (compare --brief). */
+  brief?: boolean;
 }
 
 /** Checks the output flags before any run: a comparison takes minutes, its output must have somewhere to go. */
@@ -29,7 +31,7 @@ export function checkCompareOutputs(flags: CompareOutputFlags): void {
 }
 
 /**
- * Prints the table and the verdict, writes results.json, report.md, report.html (and --json, --csv),
+ * Prints the answer, the tables and the verdict (the answer alone with `brief`), writes results.json, report.md, report.html (and --json, --csv),
  * and sets the exit status: the result's error, else a failed --expect condition (exit 1).
  */
 export function writeCompareOutputs(
@@ -43,7 +45,10 @@ export function writeCompareOutputs(
   const toStdout = flags.json === '-' || flags.csv === '-';
   const tableOut = toStdout ? process.stderr : process.stdout;
   // The table first, so that it is on the screen whatever happens to the files.
-  if (!flags.quiet) tableOut.write(renderTerminal(result, { width: outputWidth(tableOut) }));
+  if (!flags.quiet)
+    tableOut.write(
+      renderTerminal(result, { width: outputWidth(tableOut), ...(flags.brief ? { brief: true } : {}) }),
+    );
   const json = resultsJson(result);
   if (flags.json === '-') process.stdout.write(json);
   if (flags.csv === '-') process.stdout.write(compareCsv(result));

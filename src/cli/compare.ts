@@ -95,6 +95,7 @@ interface CompareFlags extends Partial<RequestFlags>, PlanFlags {
   json?: string;
   csv?: string;
   quiet?: boolean;
+  brief?: boolean;
   slotGap?: string;
   planOut?: string;
 }
@@ -355,7 +356,11 @@ export function register(program: Command): void {
     .option('--out <dir>', 'where results.json, report.md and report.html go', 'h2lab-report')
     .option('--json <file>', 'also write results.json here; - for stdout (the table goes to stderr)')
     .option('--csv <file>', 'one row per cell (workload, level, net, strategy); - for stdout')
-    .option('-q, --quiet', 'no progress, no table');
+    .option('-q, --quiet', 'no progress, no table')
+    .option(
+      '--brief',
+      'print the answer alone (what to decide, for which clients, why); the files are complete',
+    );
   addPlanFlags(cmd, true)
     .option(
       '--slot-gap <time>',

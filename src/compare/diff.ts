@@ -76,10 +76,18 @@ export function diffResults(
     latencyP99Ms: 'p99 latency',
     burstCompletionMs: 'burst completion time',
   } as const;
+  // Two files of the same setup (issue #25: "improved 3.13×" between identical runs): nothing was
+  // changed between them, so a difference is the machine's drift, never an improvement.
+  const same = sameSetup(before, after);
   for (const r of rows) {
     if (r.outcome !== 'better' && r.outcome !== 'worse') continue;
+    const moved = same
+      ? `differed (${r.outcome === 'better' ? 'better' : 'worse'} in ${la}; the same setup: drift)`
+      : r.outcome === 'better'
+        ? 'improved'
+        : 'got worse';
     summary.push(
-      `${r.workloadLabel}, ${r.protocol} at ${levelText(after, r.workload, r.concurrency)}: ${words[r.metric]} ${r.outcome === 'better' ? 'improved' : 'got worse'}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
+      `${r.workloadLabel}, ${r.protocol} at ${levelText(after, r.workload, r.concurrency)}: ${words[r.metric]} ${moved}, ${formatRatio(r.interval.ratio)} of ${lb} (95% CI ${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)}).`,
     );
   }
   const undecided = rows.filter((r) => r.outcome === 'undecided').length;
@@ -89,6 +97,11 @@ export function diffResults(
     );
   if (summary.length === 0 && rows.length > 0)
     summary.push(`No clear difference between ${lb} and ${la} in any cell measured in both.`);
+  if (same && rows.length > 0) {
+    summary.push(
+      `${lb} and ${la} ran the same setup (the same target, options and h2lab): a difference between them is the machine's drift between the two times, not an improvement or a regression.`,
+    );
+  }
   if (rows.length === 0) summary.push(`No cell was measured in both ${lb} and ${la}: nothing to compare.`);
   else {
     summary.push(
@@ -102,6 +115,7 @@ export function diffResults(
   }
   return {
     kind: 'h2lab.compare-diff',
+    sameSetup: same,
     before: { label: lb, startedAt: before.environment.startedAt, target: before.target.url },
     after: { label: la, startedAt: after.environment.startedAt, target: after.target.url },
     rows,
@@ -109,4 +123,18 @@ export function diffResults(
     onlyAfter,
     summary,
   };
+}
+
+/**
+ * Whether two comparisons ran the same setup: the same target (an embedded fixture's port differs
+ * from run to run and does not count), the same resolved options and the same h2lab version.
+ */
+export function sameSetup(a: CompareResult, b: CompareResult): boolean {
+  const key = (r: CompareResult) =>
+    JSON.stringify({
+      target: r.target.embedded ? 'embedded' : r.target.url,
+      options: { ...r.options, url: r.target.embedded ? 'embedded' : r.options.url },
+      version: r.environment.h2labVersion,
+    });
+  return key(a) === key(b);
 }

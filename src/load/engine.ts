@@ -37,6 +37,8 @@ import {
   MAX_RETRIES,
   RECONNECT_BACKOFF,
   requestedWire,
+  streamWaitCause,
+  streamWaitWords,
   usesQuic,
 } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
@@ -586,9 +588,20 @@ function buildResult(
     note += `; the HTTP/3 client (the QUIC binding) used ${us.toFixed(0)} µs CPU per request${target.cpuIncludesServer ? ' with the embedded server' : ''}, about 7× h2lab's HTTP/2 client (docs/performance.md, bench/h3-client-cpu.ts)`;
   }
   if (note) warnings.push(note);
-  if (multiplexed && capHits > 0 && maxStreams !== undefined) {
+  // One rule with the compare verdict's (src/transport/stream-wait.ts): the limit named is the one a
+  // connection reached.
+  const waits = {
+    streamCapHits: capHits,
+    serverMaxConcurrentStreams: maxStreams,
+    peakStreamsPerConnection: peakStreams,
+    lifetimes: mergeLifetimes(parts.map((p) => p.transport)).lifetimes,
+  };
+  const waitCause = multiplexed
+    ? streamWaitCause(waits, getStrategy(o.protocol).quic !== undefined)
+    : undefined;
+  if (waitCause) {
     warnings.push(
-      `the server's SETTINGS_MAX_CONCURRENT_STREAMS (${maxStreams}) made requests wait in the client ${capHits} times: concurrency beyond it is queueing, not multiplexing`,
+      `requests waited in the client for a stream slot ${capHits} times: ${streamWaitWords(waitCause, waits)}`,
     );
   }
   if (counts.retried > 0) {

@@ -379,6 +379,8 @@ export interface DiffRow {
 /** Two saved comparisons set side by side (`h2lab report before.json after.json`). */
 export interface DiffResult {
   kind: 'h2lab.compare-diff';
+  /** Both files ran the same setup (target, options, h2lab): a difference is drift, not a change's. */
+  sameSetup: boolean;
   before: { label: string; startedAt: string; target: string };
   after: { label: string; startedAt: string; target: string };
   rows: DiffRow[];

@@ -11,8 +11,14 @@ import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';
 
 /** One confounder found in a run. */
 export interface Confounder {
-  kind: 'flow-control' | 'nagle';
-  /** How much time it cost, ms: flow control — the stalled time; Nagle — the delay per response. */
+  /**
+   * flow-control: the client's windows stopped the server; nagle: a small write held until an ACK,
+   * with the server's TCP_NODELAY not recorded; held-write: the same signature where both ends
+   * recorded TCP_NODELAY (a cause h2lab cannot see); queue-at-start / cold-start: first responses on
+   * new connections late for a reason that is not Nagle.
+   */
+  kind: 'flow-control' | 'nagle' | 'held-write' | 'queue-at-start' | 'cold-start';
+  /** How much time it cost, ms: flow control — the stalled time; the others — the delay per response. */
   magnitudeMs: number;
   /** One sentence with its numbers and what removes it (the run's warning). */
   text: string;
@@ -75,46 +81,95 @@ function flowControlConfounder(run: RunResult): Confounder | undefined {
 }
 
 /**
- * Nagle / delayed ACK: a server that writes a response in two pieces with TCP_NODELAY off holds a
- * piece smaller than a segment until what it sent before is acknowledged. Two signatures, each
- * against a round trip (the link's, else the run's median TCP handshake) and
- * {@link NAGLE_MIN_DELAY_MS}, whichever is larger:
+ * Whether both ends of the run's connections recorded TCP_NODELAY: h2lab's sockets say so in
+ * `transport.noDelay`; the server's is known only for the embedded fixture server, which sets it on
+ * every socket it accepts. For any other server only h2lab's side is known.
+ */
+export function bothEndsNoDelay(run: RunResult): boolean {
+  return run.transport.noDelay === true && run.target.embedded;
+}
+
+/**
+ * Nagle / delayed ACK, and what else delays first responses: a server that writes a response in two
+ * pieces with TCP_NODELAY off holds a piece smaller than a segment until what it sent before is
+ * acknowledged. Two signatures, each against a round trip (the link's, else the run's median TCP
+ * handshake) and {@link NAGLE_MIN_DELAY_MS}, whichever is larger:
  * - small bodies (≤ 4 KiB, inside any initial congestion window) end that long after their headers
- *   (the body waited behind the head);
- * - first responses on new connections reach their headers that much later than warm ones (the
- *   response waited behind the server's last handshake flight, probably TLS 1.3 session tickets).
+ *   (the body waited behind the head) — the steady signature of a held write;
+ * - first responses on new connections reach their headers that much later than warm ones.
  * Measured through a 100 ms link against a two-write TLS server without TCP_NODELAY (docs/design.md):
  * bodies 143 ms after their headers on warm connections, first responses 233–236 ms to headers
  * against 101 ms warm; with TCP_NODELAY 0.03–0.9 ms and 102 ms against 101 ms.
+ *
+ * Checked against the recorded settings before it speaks (issue #25): a held body is Nagle only
+ * where the server's TCP_NODELAY is not recorded (with both ends recorded, the cause is unknown and
+ * said so); late first responses alone are not Nagle's signature — they are a queue at start when
+ * the requests in flight from the first instant take the server at least that long to answer (their
+ * count over the run's throughput), else a cold server (JIT, TLS session setup) or a cause h2lab
+ * cannot see.
  */
 function nagleConfounder(run: RunResult): Confounder | undefined {
   const a = run.connectionAge;
   if (!a) return undefined;
   const rttMs = run.environment.link?.rttMs ?? run.connections.connectMs?.p50;
   const threshold = Math.max(NAGLE_MIN_DELAY_MS, 0.5 * (rttMs ?? 0));
-  const found: Array<{ ms: number; text: string }> = [];
   const body = [a.warmConnection, a.newConnection]
     .filter((g) => g.smallBodyCount >= NAGLE_MIN_SAMPLES)
     .sort((x, y) => y.smallBodyCount - x.smallBodyCount)[0];
-  if (body && body.bodyAfterHeadersP50Ms >= threshold) {
-    found.push({
-      ms: body.bodyAfterHeadersP50Ms,
-      text: `responses of up to 4 KiB ended ${formatMs(body.bodyAfterHeadersP50Ms)} after their headers (median of ${body.smallBodyCount})`,
-    });
-  }
+  const held = body && body.bodyAfterHeadersP50Ms >= threshold ? body : undefined;
   const excess = firstResponseExcess(a.newConnection, a.warmConnection);
-  if (excess !== undefined && excess >= threshold) {
-    found.push({
-      ms: excess,
-      text: `first responses on new connections reached their headers ${formatMs(excess)} later than on warm ones (medians of ${a.newConnection.count} and ${a.warmConnection.count})`,
-    });
-  }
-  if (found.length === 0) return undefined;
+  const late = excess !== undefined && excess >= threshold ? excess : undefined;
+  if (!held && late === undefined) return undefined;
   const rtt = rttMs === undefined ? '' : ` (one round trip is ${formatMs(rttMs)})`;
+  const found: string[] = [];
+  if (held)
+    found.push(
+      `responses of up to 4 KiB ended ${formatMs(held.bodyAfterHeadersP50Ms)} after their headers (median of ${held.smallBodyCount})`,
+    );
+  if (late !== undefined)
+    found.push(
+      `first responses on new connections reached their headers ${formatMs(late)} later than on warm ones (medians of ${a.newConnection.count} and ${a.warmConnection.count})`,
+    );
+  const magnitudeMs = Math.max(held?.bodyAfterHeadersP50Ms ?? 0, late ?? 0);
+  const what = `${found.join(', and ')}${rtt}`;
+  if (held && !bothEndsNoDelay(run)) {
+    return {
+      kind: 'nagle',
+      magnitudeMs,
+      text: `${what}: a small write waited for the client's ACK of the one before — the server's socket probably has Nagle's algorithm on (TCP_NODELAY off; h2lab's own sockets have it off, the server's setting is not visible from here); this charges each protocol by how its server writes, not by what it is — set TCP_NODELAY on the server's sockets (Node \`socket.setNoDelay(true)\`, nginx \`tcp_nodelay on\`; nginx has it on by default, where \`sendfile on\` or \`tcp_nopush on\` can hold a body the same way: try \`sendfile off\`)`,
+    };
+  }
+  if (held) {
+    return {
+      kind: 'held-write',
+      magnitudeMs,
+      text: `${what}: a write was held back, but not by Nagle's algorithm — both ends recorded TCP_NODELAY; the cause is not one h2lab measures`,
+    };
+  }
+  // First responses late, bodies on time: not the held-write signature.
+  const inFlight = run.schedule.concurrency ?? 0;
+  const drainMs = run.throughput.rps > 0 ? (1000 * inFlight) / run.throughput.rps : 0;
+  if (inFlight > run.transport.connections && drainMs >= late!) {
+    return {
+      kind: 'queue-at-start',
+      magnitudeMs,
+      text: `${what}: a queue at start, not Nagle — ${inFlight.toLocaleString('en-US')} requests were in flight from the first instant and the server answered ${Math.round(run.throughput.rps).toLocaleString('en-US')} req/s, so the first ones waited up to ${formatMs(drainMs)} behind each other`,
+    };
+  }
+  if (!bothEndsNoDelay(run) && !body) {
+    return {
+      kind: 'cold-start',
+      magnitudeMs,
+      text: `${what}: the cause is unknown — a cold start (JIT, TLS session setup), or a write held by Nagle's algorithm on the server, whose TCP_NODELAY is not visible from here (no response small enough to show a held write was measured)`,
+    };
+  }
+  const noDelay = bothEndsNoDelay(run)
+    ? 'both ends recorded TCP_NODELAY'
+    : 'small bodies did not wait after their headers';
   return {
-    kind: 'nagle',
-    magnitudeMs: Math.max(...found.map((f) => f.ms)),
-    text: `${found.map((f) => f.text).join(', and ')}${rtt}: the server's socket probably has Nagle's algorithm on (TCP_NODELAY off), so a small write waited for the client's ACK of the one before; this charges each protocol by how its server writes, not by what it is — set TCP_NODELAY on the server's sockets (nginx \`tcp_nodelay on\`, Node \`socket.setNoDelay(true)\`)`,
+    kind: 'cold-start',
+    magnitudeMs,
+    text: `${what}: not Nagle (${noDelay}) — probably a cold start (JIT, TLS session setup) or a cause h2lab does not measure; longer runs make it a smaller share`,
   };
 }
 

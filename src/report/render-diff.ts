@@ -24,19 +24,21 @@ const HEAD = [
   'verdict',
 ];
 
-function cellsOf(r: DiffRow): string[] {
+function cellsOf(r: DiffRow, sameSetup: boolean): string[] {
   const f = r.metric === 'rps' ? formatRps : formatMs;
   const i = r.interval;
   const outcome =
-    r.outcome === 'better'
-      ? 'improved'
-      : r.outcome === 'worse'
-        ? 'worse'
-        : r.outcome === 'insufficient'
-          ? 'too few runs'
-          : r.outcome === 'undecided'
-            ? 'undecided'
-            : 'no clear difference';
+    (r.outcome === 'better' || r.outcome === 'worse') && sameSetup
+      ? 'differed (same setup: drift)'
+      : r.outcome === 'better'
+        ? 'improved'
+        : r.outcome === 'worse'
+          ? 'worse'
+          : r.outcome === 'insufficient'
+            ? 'too few runs'
+            : r.outcome === 'undecided'
+              ? 'undecided'
+              : 'no clear difference';
   return [
     r.workloadLabel + (r.net !== 'loopback' ? ` · ${r.net}` : ''),
     String(r.concurrency),
@@ -55,7 +57,7 @@ function title(d: DiffResult): string {
 
 /** Terminal table and summary. */
 export function renderDiffTerminal(d: DiffResult): string {
-  const rows = d.rows.map(cellsOf);
+  const rows = d.rows.map((r) => cellsOf(r, d.sameSetup));
   const widths = HEAD.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd();
   return `${[title(d), '', line(HEAD), ...rows.map(line), '', 'Summary', ...d.summary.map((s) => `  - ${s}`)].join('\n')}\n`;
@@ -71,7 +73,7 @@ export function renderDiffMarkdown(d: DiffResult): string {
     '',
     `| ${HEAD.join(' | ')} |`,
     `|${HEAD.map(() => '---').join('|')}|`,
-    ...d.rows.map((r) => `| ${cellsOf(r).map(esc).join(' | ')} |`),
+    ...d.rows.map((r) => `| ${cellsOf(r, d.sameSetup).map(esc).join(' | ')} |`),
   ].join('\n')}\n`;
 }
 
@@ -91,7 +93,7 @@ export function renderDiffHtml(d: DiffResult): string {
 <table><thead><tr>${HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${d.rows
     .map(
       (r) =>
-        `<tr>${cellsOf(r)
+        `<tr>${cellsOf(r, d.sameSetup)
           .map(
             (c, i) =>
               `<td${i === 7 ? ` style="color:${color[r.outcome]};font-weight:600"` : ''}>${esc(c)}</td>`,

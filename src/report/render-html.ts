@@ -16,6 +16,7 @@ import type {
   Workload,
 } from '../model/index.ts';
 import { findStrategy, listStrategies } from '../transport/index.ts';
+import { buildAnswer, type Decision } from './answer.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { compareSettings, netLabel } from './settings.ts';
@@ -161,18 +162,39 @@ function workloadConcurrency(result: CompareResult, w: Workload): number[] {
   );
 }
 
-const OUTCOME_COLOR: Record<Comparison['outcome'], string> = {
-  better: '#1e8e3e',
-  worse: '#c5221f',
-  'no-clear-difference': '#80868b',
-  undecided: '#b06000',
-  insufficient: '#b0b4b8',
+/**
+ * How an outcome is drawn in the interval plots: the colour is the strategy's (one per strategy),
+ * the mark says the outcome — a filled dot for a clear difference, a hollow dot on a dashed interval
+ * for undecided, a small grey square for no clear difference — so it reads without colour too.
+ */
+const OUTCOME_MARK: Record<Comparison['outcome'], { sign: string; dashed: boolean; fill: boolean }> = {
+  better: { sign: ' ▲', dashed: false, fill: true },
+  worse: { sign: ' ▼', dashed: false, fill: true },
+  'no-clear-difference': { sign: ' ≈', dashed: false, fill: false },
+  undecided: { sign: ' ?', dashed: true, fill: false },
+  insufficient: { sign: '', dashed: true, fill: false },
 };
 
-/** The ratio of each strategy to the baseline with its interval, on a log axis (a forest plot). */
-export function ratioSvg(result: CompareResult, w: Workload): string {
-  const metric = primaryMetric(w.burst !== undefined);
-  const what = w.burst !== undefined ? 'completion time' : 'req/s';
+/** The key of the interval plots' marks. */
+const INTERVAL_KEY = `<div class="legend key"><span><b>●</b> ▲ better / ▼ worse: a clear difference</span><span><b>○</b> ? undecided: the runs cannot tell (dashed interval)</span><span><b>▪</b> ≈ no clear difference (within the smallest effect)</span><span>colour: the strategy</span></div>`;
+
+const METRIC_TITLE: Record<Comparison['metric'], string> = {
+  rps: 'req/s',
+  latencyP50Ms: 'p50 latency',
+  latencyP99Ms: 'p99 latency',
+  burstCompletionMs: 'completion time',
+};
+
+/**
+ * The ratio of each strategy to the baseline with its interval, on a log axis (a forest plot), for
+ * the workload's primary metric or the one named.
+ */
+export function ratioSvg(
+  result: CompareResult,
+  w: Workload,
+  metric = primaryMetric(w.burst !== undefined),
+): string {
+  const what = METRIC_TITLE[metric];
   const rows = result.comparisons.filter(
     (c) => c.workload === w.id && c.metric === metric && Number.isFinite(c.interval.ratio),
   );
@@ -207,16 +229,21 @@ export function ratioSvg(result: CompareResult, w: Workload): string {
   );
   rows.forEach((r, i) => {
     const y = top + i * rowH + rowH / 2;
-    const col = OUTCOME_COLOR[r.outcome];
+    const col = strategyColor(r.protocol);
+    const m = OUTCOME_MARK[r.outcome];
     const net = result.axes.net.length > 1 ? ` ${r.net}` : '';
+    const dot =
+      r.outcome === 'no-clear-difference'
+        ? `<rect x="${x(r.interval.ratio) - 4}" y="${y - 4}" width="8" height="8" fill="#888"/>`
+        : `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${m.fill ? col : '#fff'}" stroke="${col}" stroke-width="2"/>`;
     parts.push(
-      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${strategyColor(r.protocol)}" font-weight="600">${esc(r.protocol)}</tspan> ${esc(levelText(result, r.workload, r.concurrency))}${esc(net)}</text>`,
-      `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"/>`,
-      `<circle cx="${x(r.interval.ratio)}" cy="${y}" r="5.5" fill="${col}"/>`,
-      `<text x="${W - right + 8}" y="${y + 4}" class="lbl" fill="${col}">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${r.outcome === 'no-clear-difference' ? ' ≈' : r.outcome === 'undecided' ? ' ?' : r.outcome === 'better' ? ' ▲' : r.outcome === 'worse' ? ' ▼' : ''}</text>`,
+      `<text x="${left - 10}" y="${y + 4}" text-anchor="end" class="lbl"><tspan fill="${col}" font-weight="600">${esc(r.protocol)}</tspan> ${esc(levelText(result, r.workload, r.concurrency))}${esc(net)}</text>`,
+      `<line x1="${x(r.interval.lo)}" x2="${x(r.interval.hi)}" y1="${y}" y2="${y}" stroke="${col}" stroke-width="3" stroke-linecap="round"${m.dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
+      dot,
+      `<text x="${W - right + 8}" y="${y + 4}" class="lbl">${formatRatio(r.interval.ratio)} (${formatRatio(r.interval.lo).slice(0, -1)}–${formatRatio(r.interval.hi)})${m.sign}</text>`,
     );
   });
-  return `<svg class="ratio" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${what} ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;
+  return `<svg class="ratio" data-metric="${metric}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${what} ratio to ${esc(result.baseline)} with 95% intervals">${parts.join('')}</svg>`;
 }
 
 /** Where the time went: one stacked bar per strategy and concurrency, scaled per concurrency. */
@@ -304,12 +331,16 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:38px 0 6px;padding-top
 .charts3{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:10px}
 svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
 table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
-tr.better td:last-child{color:#1a7f37;font-weight:600}tr.worse td:last-child{color:#cf222e;font-weight:600}
+tr.better td:last-child{color:#0072b2;font-weight:600}tr.worse td:last-child{color:#d55e00;font-weight:600}
 ul.caveats li{margin:3px 0;color:#444}
 details.shards table{font-size:12px}
 details.shards td.slow{background:#fdecea}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
 details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0}
+section.answer h2{border-top:0;margin-top:18px}table.answer{font-size:14px;margin:2px 0 6px}table.answer td{border-bottom:0;padding:2px 10px;white-space:normal}table.answer td.decision{font-weight:600;white-space:nowrap}
+table.answer .mark{display:inline-block;width:1.2em;text-align:center}
+tr.on td.decision{color:#0072b2}tr.keep td.decision{color:#d55e00}tr.undecided td.decision{color:#555;font-style:italic}tr.same td.decision{color:#444}tr.failed td.decision,tr.depends td.decision{color:#a0467d}
+.legend.key{color:#444;margin-top:2px}
 .legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
 `;
 
@@ -317,7 +348,7 @@ details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:l
 const CHART_SCRIPT = `
 (function(){
   var data = JSON.parse(document.getElementById('h2lab-data').textContent);
-  var nineTicks = [0, 0.30103, 1, 2, 3, 4.6];
+  var nineTicks = [0.30103, 1, 2, 3, 4.6];
   var nineLabels = {0:'p0',0.30103:'p50',1:'p90',2:'p99',3:'p99.9',4.6:'max'};
   function fmtMs(v){ return v == null ? '' : v >= 1000 ? (v/1000).toFixed(2)+' s' : v >= 100 ? v.toFixed(0)+' ms' : v >= 10 ? v.toFixed(1)+' ms' : v.toFixed(2)+' ms'; }
   function fmtN(v){ return v == null ? '' : v >= 1000 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 0 : 1); }
@@ -390,6 +421,35 @@ function recommendationTitle(r: NonNullable<CompareResult['verdict']>['recommend
   }
 }
 
+/** Each decision's mark in the answer: a shape as well as a colour, so it reads without colour. */
+const DECISION_MARK: Record<Decision, { mark: string; cls: string }> = {
+  on: { mark: '▲', cls: 'on' },
+  keep: { mark: '▼', cls: 'keep' },
+  same: { mark: '≈', cls: 'same' },
+  undecided: { mark: '?', cls: 'undecided' },
+  depends: { mark: '◆', cls: 'depends' },
+  failed: { mark: '✕', cls: 'failed' },
+  'not-compared': { mark: '–', cls: 'same' },
+};
+
+/** The answer block: the same lines as the terminal's and report.md's, as one table per group. */
+function answerHtml(result: CompareResult): string {
+  const a = buildAnswer(result);
+  const groups = a.groups
+    .map(
+      (g) =>
+        `<h3>${esc(g.heading)}</h3><table class="answer">${g.lines
+          .map((l) => {
+            const m = DECISION_MARK[l.decision];
+            const why = [l.why, l.failures].filter(Boolean).join('; ');
+            return `<tr class="${m.cls}"><td>${esc(l.level)}</td><td class="decision"><span class="mark">${m.mark}</span> ${esc(l.verdict)}</td><td>${esc(l.effect)}</td><td class="why">${esc(why)}</td></tr>`;
+          })
+          .join('')}</table>`,
+    )
+    .join('');
+  return `<section class="answer" id="answer"><h2>${esc(a.title)}</h2>${groups}</section>`;
+}
+
 /**
  * Renders the comparison as one self-contained HTML page.
  *
@@ -415,17 +475,21 @@ export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
         .join(
           ', ',
         )}${w.paths.length > 3 ? ` … (${w.paths.length} paths, requested in turn)` : ''}${esc(size)}</div>
-${wv ? `<div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
 ${legendHtml(result)}
 <div class="grid">
   <div><div id="tp-${esc(w.id)}" class="chart"></div></div>
-  <div><h3>${w.burst ? 'Burst completion time' : 'Throughput'} relative to ${esc(result.baseline)}, with its 95% interval${w.burst ? ' (below 1× = faster)' : ''}</h3>${ratioSvg(result, w)}</div>
+  <div><h3>${w.burst ? 'Burst completion time' : 'Throughput'} relative to ${esc(result.baseline)}, with its 95% interval${w.burst ? ' (below 1× = faster)' : ''}</h3>${ratioSvg(result, w)}${
+    w.burst
+      ? ''
+      : `<h3>Median latency relative to ${esc(result.baseline)}, with its 95% interval (below 1× = faster)</h3>${ratioSvg(result, w, 'latencyP50Ms')}`
+  }${INTERVAL_KEY}</div>
 </div>
 <h3>Latency percentile curves (merged histograms of the kept runs; log scale)</h3>
 <div class="charts3">${workloadConcurrency(result, w)
         .map((c) => `<div id="lat-${esc(w.id)}-${c}" class="chart"></div>`)
         .join('')}</div>
 <h3>Where the time went (mean per request; bars scaled per concurrency)</h3>${breakdownSvg(result, w)}
+${wv ? `<h3>In detail</h3><div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
 <h3>Numbers</h3>${resultsTable(result, w)}
 </section>`;
     })
@@ -457,11 +521,13 @@ ${legendHtml(result)}
 <body><main>
 <h1>HTTP/2 vs HTTP/1.1 — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
 <div class="meta">${esc(target)} · network: ${esc(result.axes.net.map((n) => netLabel(result, n)).join(', '))} · ${result.runsPerCell} runs per cell, first ${result.warmupRuns} discarded (${kept} kept) · baseline ${esc(result.baseline)} · ${esc(result.environment.startedAt)} · h2lab ${esc(result.environment.h2labVersion)}, Node ${esc(result.environment.node)}, ${result.environment.cpus} CPUs</div>
-${settingsHtml}
 ${statusNote}
+${answerHtml(result)}
+${settingsHtml}
+${sections}
+${v ? '<h2>Verdict by workload, and recommendations</h2>' : ''}
 ${headlines}
 ${recs}
-${sections}
 <h2>What could distort these numbers</h2>
 <ul class="caveats">${(v?.caveats ?? []).map((c) => `<li>${esc(c)}</li>`).join('')}</ul>
 ${shardsHtml(result)}

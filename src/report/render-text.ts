@@ -4,6 +4,8 @@
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
+import { answerLines, buildAnswer } from './answer.ts';
+import { cellFailures } from './failures.ts';
 import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
 import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
@@ -30,6 +32,8 @@ export interface ResultRow {
   firstResponse: string;
   /** Burst: connections opened inside the timed period, median per run. */
   opened: string;
+  /** Failed requests with their statuses and classes ("190 of 3,800: reset ×190"), or empty. */
+  failed: string;
 }
 
 const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
@@ -104,12 +108,14 @@ export function resultRows(result: CompareResult): ResultRow[] {
       p99: s ? formatMs(s.latencyP99Ms.median) : '',
       ratio: cell.protocol === result.baseline ? (s ? 'baseline' : '') : cmp ? ratioText(cmp) : '',
       outcome: cmp ? OUTCOME_WORDS[cmp.outcome] : s && status ? status : '',
+      failed: cellFailures(cell)?.table ?? '',
     });
   }
   return rows;
 }
 
-function headerLine(result: CompareResult, width = Number.POSITIVE_INFINITY): string {
+/** The first line: target, networks, runs, baseline. */
+function titleLine(result: CompareResult): string {
   const target = result.target.embedded
     ? `${result.target.url} (embedded fixture server)`
     : result.target.url;
@@ -121,13 +127,17 @@ function headerLine(result: CompareResult, width = Number.POSITIVE_INFINITY): st
     : o.durationMs !== undefined
       ? `${o.durationMs} ms each, `
       : '';
+  return `h2lab compare — ${target} · ${result.axes.net.map((n) => netLabel(result, n)).join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
+}
+
+/** The settings block under its title, or nothing. */
+function settingsBlock(result: CompareResult, width: number): string[] {
   const settings = compareSettings(result);
-  const first = `h2lab compare — ${target} · ${result.axes.net.map((n) => netLabel(result, n)).join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
+  if (settings.length === 0) return [];
   return [
-    Number.isFinite(width) ? wrapText(first, width, '') : first,
-    ...(settings.length > 0 ? ['Settings that can decide the outcome (as the runs recorded them):'] : []),
+    'Settings that can decide the outcome (as the runs recorded them):',
     ...settingsText(settings, '  ', width),
-  ].join('\n');
+  ];
 }
 
 function statusLine(result: CompareResult): string | undefined {
@@ -164,25 +174,35 @@ const BURST_COLUMNS: Column[] = [
   ['outcome', 'verdict'],
 ];
 
-/** The columns of a table of rows (all of one workload). */
+/** The columns of a table of rows (all of one workload); "failed requests" where some failed. */
 export function columnsFor(rows: readonly ResultRow[]): Column[] {
-  if (rows[0]?.burst) return BURST_COLUMNS;
+  const failed: Column[] = rows.some((r) => r.failed) ? [['failed', 'failed requests']] : [];
+  if (rows[0]?.burst) return [...BURST_COLUMNS, ...failed];
   // Open loop: the level is the asked rate; the req/s column is what was achieved.
-  return rows[0]?.rate ? [['concurrency', 'rate'], ...COLUMNS.slice(1)] : COLUMNS;
+  return [...(rows[0]?.rate ? [['concurrency', 'rate'] as Column, ...COLUMNS.slice(1)] : COLUMNS), ...failed];
 }
 
 /** Options of {@link renderTerminal}. */
 export interface TerminalOptions {
   /** Line width: tables are cut into column groups and words wrapped to fit it. Default 80. */
   width?: number;
+  /** The title and the answer alone (compare --brief). */
+  brief?: boolean;
 }
 
-/** The terminal report: one aligned table per workload, then the verdict, recommendations and caveats. */
+/**
+ * The terminal report: the title and the answer first (what to decide, {@link buildAnswer}), then the
+ * settings, one aligned table per workload, the verdict, recommendations and caveats. `brief`: the
+ * title and the answer alone.
+ */
 export function renderTerminal(result: CompareResult, options: TerminalOptions = {}): string {
   const width = options.width ?? 80;
-  const out: string[] = [headerLine(result, width)];
+  const out: string[] = [wrapText(titleLine(result), width, '')];
   const st = statusLine(result);
   if (st) out.push(st);
+  out.push('', ...answerLines(buildAnswer(result), width));
+  if (options.brief) return `${out.join('\n')}\n`;
+  out.push('', ...settingsBlock(result, width));
   const rows = resultRows(result);
   const groups = new Map<string, ResultRow[]>();
   for (const r of rows) {
@@ -255,17 +275,23 @@ export function renderMarkdown(result: CompareResult): string {
   const out: string[] = [
     '# HTTP/2 vs HTTP/1.1 — h2lab compare',
     '',
-    headerLine(result)
-      .split('\n')[0]!
-      .replace(/^h2lab compare — /, 'Target: '),
+    titleLine(result).replace(/^h2lab compare — /, 'Target: '),
   ];
+  const st0 = statusLine(result);
+  if (st0) out.push('', `> **${st0}**`);
+  // The answer, line for line as in the terminal: headings bold, decisions as list items.
+  const answer = buildAnswer(result);
+  out.push('', `## ${answer.title}`, '');
+  for (const g of answer.groups) {
+    out.push(`**${mdEscape(g.heading)}**`, '');
+    for (const l of g.lines) out.push(`- ${mdEscape(l.text)}`);
+    out.push('');
+  }
   const settings = compareSettings(result);
   if (settings.length > 0) {
-    out.push('', '**Settings that can decide the outcome** (as the runs recorded them):', '');
+    out.push('**Settings that can decide the outcome** (as the runs recorded them):', '');
     for (const s of settings) out.push(`- ${s.name}: ${mdEscape(s.value)}`);
   }
-  const st = statusLine(result);
-  if (st) out.push('', `> **${st}**`);
   const v = result.verdict;
   if (v) {
     out.push('', '## Verdict', '');

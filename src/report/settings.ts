@@ -243,7 +243,19 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
       ? "off (TCP_NODELAY) on h2lab's sockets and on the fixture server's"
       : "off (TCP_NODELAY) on h2lab's sockets; the server's own setting is not visible from here",
   });
-  const tls = distinct(runs.map((r) => r.connections.tlsVersion ?? 'cleartext'));
+  // What the runs recorded; an https:// run without a version (QUIC's handshake, or no connection
+  // completed) is TLS all the same, never "cleartext" (issue #25).
+  const tls = distinct(
+    runs.map(
+      (r) =>
+        r.connections.tlsVersion ??
+        (!/^https:/i.test(r.target.url)
+          ? 'cleartext'
+          : r.transport.quic
+            ? 'TLSv1.3 (QUIC, RFC 9001)'
+            : 'TLS (version not recorded: no connection completed)'),
+    ),
+  );
   rows.push({ name: 'TLS', value: tls.join(', ') });
   rows.push({ name: 'handshakes', value: handshakes(runs) });
   rows.push(...requestSettings(runs));

@@ -96,6 +96,15 @@ function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | unde
   const [pa, pb] = [per(a), per(b)];
   const [hi, lo, ph, pl] = pa.bytes >= pb.bytes ? [a, b, pa, pb] : [b, a, pb, pa];
   if (pl.bytes <= 0 || ratio(ph.bytes, pl.bytes) < TCP_FACT_THRESHOLDS.cwndRatio) return undefined;
+  // The count in words is the pool the run recorded (`transport.connections`, as the settings
+  // table prints it); when more were read, some were replaced during the run, and that is said
+  // (issue #25: "h1's 12 connections" when h1 had 6).
+  const whose = (s: Side, p: typeof pa) => {
+    const pool = s.run.burst ? p.conns : s.run.transport.connections;
+    return pool === p.conns || pool <= 0
+      ? `${num(p.conns)} ${plural(p.conns, 'connection')}`
+      : `${num(pool)} ${plural(pool, 'connection')} (${p.conns} over the run, some replaced)`;
+  };
   const held = (p: typeof pa) =>
     p.conns === 1
       ? `one (${formatBytes(p.bytes)}, ${p.segments} segments)`
@@ -103,7 +112,7 @@ function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | unde
   const dir =
     end === 'server' ? "the server's, carrying the responses" : "the client's, carrying the requests";
   const bursts = ph.k > 1 ? `; per burst, the mean of ${ph.k} bursts` : '';
-  return `${hi.name}'s ${num(ph.conns)} ${plural(ph.conns, 'connection')} held ${num(ph.conns)} congestion ${plural(ph.conns, 'window')} at the end (${dir}${bursts}): ${held(ph)} against ${lo.name}'s ${held(pl)}`;
+  return `${hi.name}'s ${whose(hi, ph)} held ${num(ph.conns)} congestion ${plural(ph.conns, 'window')} at the end (${dir}${bursts}): ${held(ph)} against ${lo.name}'s ${held(pl)}`;
 }
 
 const share = (t: TcpSideSummary): number =>
@@ -122,7 +131,13 @@ function retransmitSentence(a: Side, b: Side, end: 'server' | 'client'): string 
   if (!lossy(a.tcp) && !lossy(b.tcp)) return undefined;
   const on = (s: Side): string => {
     const t = s.tcp;
-    const conns = t.connections === 1 ? 'one connection' : `${num(t.connections)} connections`;
+    const pool = s.run.burst ? t.connections : s.run.transport.connections;
+    const conns =
+      t.connections === 1
+        ? 'one connection'
+        : pool === t.connections || pool <= 0
+          ? `${num(t.connections)} connections`
+          : `${num(pool)} connections (${t.connections} over the run, some replaced)`;
     const pct = (share(t) * 100).toFixed(share(t) >= 0.01 ? 1 : 2);
     return `on ${s.name}'s ${conns}${perConnection(t)}, ${pct}% of ${t.segmentsOut} sent`;
   };

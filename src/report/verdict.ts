@@ -16,8 +16,15 @@ import type {
   Verdict,
   Workload,
 } from '../model/index.ts';
-import { findStrategy, PROVISIONAL_STREAMS, strategyLabel } from '../transport/index.ts';
+import {
+  findStrategy,
+  type StreamWaitCause,
+  strategyLabel,
+  streamWaitCause,
+  streamWaitWords,
+} from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
+import { cellFailures, pathsText } from './failures.ts';
 import { comparePath } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
@@ -65,7 +72,7 @@ export function comparisonOf(
   );
 }
 
-function cellOf(
+export function cellOf(
   result: CompareResult,
   w: string,
   c: number,
@@ -124,10 +131,48 @@ function metricSentence(
   return `${head} against ${result.baseline} (95% CI): ${parts.join('; ')}.`;
 }
 
+/** One part of a request's mean time that moved against the baseline: what, and by how much (ms; < 0 removed). */
+export interface TimeShift {
+  part: 'clientQueue' | 'serverQueue' | 'wire' | 'transfer';
+  words: string;
+  deltaMs: number;
+}
+
 /**
- * Where the time went, compared with the baseline: the parts of a request's mean time that moved by
- * more than 10% of the baseline's total and at least 0.5 ms.
+ * The parts of a request's mean time that moved against the baseline by more than 10% of the
+ * baseline's total and at least 0.5 ms, largest first; undefined when either cell has no statistics.
  */
+export function timeShifts(
+  result: CompareResult,
+  w: string,
+  c: number,
+  net: string,
+  p: Strategy,
+): TimeShift[] | undefined {
+  const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
+  const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
+  if (!base || !cand) return undefined;
+  const threshold = Math.max(0.5, 0.1 * base.total);
+  const parts: TimeShift[] = [
+    { part: 'clientQueue', words: 'client-side queueing', deltaMs: cand.clientQueue - base.clientQueue },
+    {
+      part: 'serverQueue',
+      words: 'server-side queueing (backend pool)',
+      deltaMs: (cand.serverQueue ?? 0) - (base.serverQueue ?? 0),
+    },
+    { part: 'wire', words: 'time on the wire before the first byte', deltaMs: cand.wire - base.wire },
+    { part: 'transfer', words: 'transfer time', deltaMs: cand.transfer - base.transfer },
+  ];
+  return parts.filter((x) => Math.abs(x.deltaMs) >= threshold);
+}
+
+/** Whether the shifts say the queue moved from the client to the server's backend pool. */
+export function queueMoved(shifts: readonly TimeShift[]): boolean {
+  const d = (k: TimeShift['part']) => shifts.find((s) => s.part === k)?.deltaMs ?? 0;
+  return d('clientQueue') < 0 && d('serverQueue') > 0;
+}
+
+/** Where the time went, compared with the baseline, in words ({@link timeShifts}). */
 function describeTimeShift(
   result: CompareResult,
   w: string,
@@ -135,25 +180,13 @@ function describeTimeShift(
   net: string,
   p: Strategy,
 ): string | undefined {
-  const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
-  const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
-  if (!base || !cand) return undefined;
-  const threshold = Math.max(0.5, 0.1 * base.total);
-  const parts: Array<[string, number]> = [
-    ['client-side queueing', cand.clientQueue - base.clientQueue],
-    ['server-side queueing (backend pool)', (cand.serverQueue ?? 0) - (base.serverQueue ?? 0)],
-    ['time on the wire before the first byte', cand.wire - base.wire],
-    ['transfer time', cand.transfer - base.transfer],
-  ];
-  const moved = parts.filter(([, d]) => Math.abs(d) >= threshold);
-  if (moved.length === 0) return undefined;
+  const moved = timeShifts(result, w, c, net, p);
+  if (!moved || moved.length === 0) return undefined;
   const words = moved.map(
-    ([what, d]) => `${d < 0 ? 'removed' : 'added'} ${formatMs(Math.abs(d))} of ${what}`,
+    (m) => `${m.deltaMs < 0 ? 'removed' : 'added'} ${formatMs(Math.abs(m.deltaMs))} of ${m.words}`,
   );
   let text = `${p} ${words.join(' and ')} per request (mean, against ${result.baseline})`;
-  const clientDelta = cand.clientQueue - base.clientQueue;
-  const serverDelta = (cand.serverQueue ?? 0) - (base.serverQueue ?? 0);
-  if (clientDelta <= -threshold && serverDelta >= threshold) {
+  if (queueMoved(moved)) {
     const pool = cellOf(result, w, c, net, p)?.stats?.serverPoolSize;
     text += `: the queue moved to the backend pool${pool !== undefined ? ` (${pool} workers)` : ''}`;
   }
@@ -184,7 +217,11 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
       if (notOffered) failedTags.push(`${p}${multiNet ? ` (${net})` : ''} not offered`);
       if (failed.length > 0) {
         paragraphs.push(
-          `${prefix}${p} failed at concurrency ${failed.map((c) => c.concurrency).join(', ')}: ${failed[0]!.note ?? 'see the cell'}.`,
+          `${prefix}${p} failed at ${levelsText(
+            result,
+            w.id,
+            failed.map((c) => c.concurrency),
+          )}: ${failed[0]!.note ?? 'see the cell'}${failureWords(failed[0]!, w)}.`,
         );
       }
     }
@@ -313,6 +350,13 @@ function workloadParagraphs(result: CompareResult, w: Workload): { headline: str
   return { headline, paragraphs };
 }
 
+/** "; all 3,809 requests failed (404 Not Found ×3,809) for /x": a failed cell's counts, or nothing. */
+function failureWords(cell: CellResult, w: Workload): string {
+  const f = cellFailures(cell);
+  if (!f || f.total === 0) return '';
+  return `; ${f.short}${f.statuses.length > 0 ? ` for ${pathsText(w)}` : ''}`;
+}
+
 /**
  * What bounds a burst over a link, from first principles and the runs' own numbers: a connection
  * carries one HTTP/1.1 request per round trip, so N requests on k connections need at least ⌈N/k⌉
@@ -400,7 +444,7 @@ function slowStartRounds(result: CompareResult, w: Workload, n: number, net: str
  * The run that speaks for several (non-empty): the median by `key` (default the latency p50; the
  * lower middle of an even count), so every number quoted is one a single run saw.
  */
-function medianRun<R extends { latencyMs: { p50: number } }>(
+export function medianRun<R extends { latencyMs: { p50: number } }>(
   runs: readonly R[],
   key = (r: R) => r.latencyMs.p50,
 ): R {
@@ -408,7 +452,7 @@ function medianRun<R extends { latencyMs: { p50: number } }>(
 }
 
 /** The kept runs of a cell (after warm-up, without a run error). */
-function keptOf(cell: CellResult | undefined) {
+export function keptOf(cell: CellResult | undefined) {
   return cell ? cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined) : [];
 }
 
@@ -507,30 +551,19 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
       `Each response (${formatBytes(capped[0]!.r.throughput.bytesIn / capped[0]!.r.counts.ok)}) is larger than the HTTP/2 flow-control window the client advertised (${formatBytes(win.connectionWindowBytes)} per connection, ${formatBytes(win.streamWindowBytes)} per stream, preset "${win.preset}"): the sender waits for WINDOW_UPDATE frames, which on loopback costs little but on a real network caps each connection at window/RTT${win.preset === 'node' ? ' (compare --window browser uses what Chromium advertises)' : ''}.`,
     );
   }
-  const hits = runs.filter(({ r }) => (r.connections.streamCapHits ?? 0) > 0);
-  // Waits at the server's limit only when a connection reached it; otherwise the requests waited for
-  // the server's SETTINGS (at most PROVISIONAL_STREAMS until they arrive, RFC 9113 §5.1.2).
-  const atLimit = hits.filter(({ r }) => {
-    const max = r.connections.serverMaxConcurrentStreams;
-    const peak = r.connections.peakStreamsPerConnection;
-    return max === undefined || peak === undefined || peak >= max;
-  });
-  const early = hits.filter((h) => !atLimit.includes(h));
-  if (atLimit.length > 0) {
-    const max = atLimit[0]!.r.connections.serverMaxConcurrentStreams;
-    const where = [
-      ...new Set(atLimit.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
-    ].join(', ');
-    notes.push(
-      `${where}: requests waited for a stream slot because the server's limit of concurrent streams${max !== undefined ? ` (${max})` : ''} was reached.`,
-    );
+  // Which limit bound, by the rule the load engine's warning uses (src/transport/stream-wait.ts):
+  // one sentence per cause, with the cells it held and the numbers of the first.
+  const byCause = new Map<StreamWaitCause, Array<{ c: CellResult; r: RunResult }>>();
+  for (const h of runs) {
+    const cause = streamWaitCause(h.r.connections, h.r.transport.quic !== undefined);
+    if (cause) byCause.set(cause, [...(byCause.get(cause) ?? []), h]);
   }
-  if (early.length > 0) {
+  for (const [cause, held] of byCause) {
     const where = [
-      ...new Set(early.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
+      ...new Set(held.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
     ].join(', ');
     notes.push(
-      `${where}: requests beyond the first ${PROVISIONAL_STREAMS} waited for the server's SETTINGS on new sessions (h2lab, like Chromium, opens at most ${PROVISIONAL_STREAMS} streams until the server announces its limit), not for the server's limit.`,
+      `${where}: requests waited for a stream slot: ${streamWaitWords(cause, held[0]!.r.connections)}.`,
     );
   }
   return notes;

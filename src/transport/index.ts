@@ -41,6 +41,12 @@ export {
   usesQuic,
 } from './registry.ts';
 export type { ConnectionModel, Strategy, StrategyBuild } from './strategy.ts';
+export {
+  type StreamWaitCause,
+  type StreamWaitFacts,
+  streamWaitCause,
+  streamWaitWords,
+} from './stream-wait.ts';
 export type * from './types.ts';
 export { LIFETIMES_KEPT } from './types.ts';
 /** h2-pool session choice policies. */

@@ -114,7 +114,11 @@ test('the HTML opens in headless Chromium with every chart drawn', async (t) => 
       });
       return {
         canvases,
-        ratioDots: document.querySelectorAll('svg.ratio circle').length,
+        // One mark per interval: a dot (decided, undecided) or a square (no clear difference).
+        ratioDots: document.querySelectorAll(
+          'svg.ratio[data-metric="rps"] circle, svg.ratio[data-metric="rps"] rect',
+        ).length,
+        latencyPlots: document.querySelectorAll('svg.ratio[data-metric="latencyP50Ms"]').length,
         bars: document.querySelectorAll('svg.bars rect').length,
       };
     });
@@ -128,6 +132,7 @@ test('the HTML opens in headless Chromium with every chart drawn', async (t) => 
       workloads.length * 3,
       'one interval per concurrency for h2 (h2-pool not offered)',
     );
+    assert.equal(stats.latencyPlots, workloads.length, 'a median-latency interval plot per workload');
     assert.ok(stats.bars >= workloads.length * 3 * 2);
     const png = await page.screenshot({ fullPage: true });
     assert.ok(png.length > 50_000, `screenshot is ${png.length} bytes`);

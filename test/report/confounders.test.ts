@@ -96,13 +96,65 @@ describe('the rules, on a real run edited at their thresholds', () => {
         if (rttMs !== undefined) r.environment.link = { profile: 'test', backend: 'relay', rttMs };
         else delete r.connections.connectMs;
       });
+    // The base run is the embedded fixture's: both ends recorded TCP_NODELAY, so a held body is
+    // never blamed on Nagle (issue #25); against another server, whose setting h2lab cannot see, it is.
+    const foreign = (r: RunResult) => {
+      r.target.embedded = false;
+      return r;
+    };
     assert.deepEqual(kinds(gap(19, 10)), []);
-    assert.deepEqual(kinds(gap(20, 10)), ['nagle']);
-    assert.deepEqual(kinds(gap(20, 2)), []);
-    assert.deepEqual(kinds(gap(99, 10, 200)), []);
-    const c = confoundersOf(gap(100, 10, 200))[0]!;
+    assert.deepEqual(kinds(gap(20, 10)), ['held-write']);
+    assert.doesNotMatch(confoundersOf(gap(20, 10))[0]!.text, /probably has Nagle|set TCP_NODELAY/);
+    assert.match(confoundersOf(gap(20, 10))[0]!.text, /both ends recorded TCP_NODELAY/);
+    assert.deepEqual(kinds(foreign(gap(20, 10))), ['nagle']);
+    assert.deepEqual(kinds(foreign(gap(20, 2))), []);
+    assert.deepEqual(kinds(foreign(gap(99, 10, 200))), []);
+    const c = confoundersOf(foreign(gap(100, 10, 200)))[0]!;
     assert.equal(c.magnitudeMs, 100);
     assert.match(c.text, /one round trip is 200 ms/);
+    assert.match(c.text, /socket\.setNoDelay\(true\)/);
+  });
+
+  it('first responses late with bodies on time: a queue at start or a cold start, never Nagle', () => {
+    const late = (excessMs: number, f: (r: RunResult) => void = () => {}) =>
+      edit((r) => {
+        const a = r.connectionAge!;
+        a.newConnection.count = 10;
+        a.warmConnection.count = 10;
+        a.newConnection.ttfbP50Ms = a.warmConnection.ttfbP50Ms + excessMs;
+        a.warmConnection.smallBodyCount = 10;
+        a.warmConnection.bodyAfterHeadersP50Ms = 0.1;
+        delete r.connections.connectMs;
+        f(r);
+      });
+    // The fixture (both ends TCP_NODELAY) answering 2 requests in flight: a cold start.
+    const cold = confoundersOf(late(85))[0]!;
+    assert.equal(cold.kind, 'cold-start');
+    assert.match(cold.text, /not Nagle \(both ends recorded TCP_NODELAY\)/);
+    // 10,000 requests in flight from the first instant against 20,000 req/s: 500 ms to drain.
+    const queued = confoundersOf(
+      late(85, (r) => {
+        r.target.embedded = false;
+        r.schedule.concurrency = 10_000;
+        r.throughput.rps = 20_000;
+      }),
+    )[0]!;
+    assert.equal(queued.kind, 'queue-at-start');
+    assert.match(
+      queued.text,
+      /10,000 requests were in flight from the first instant .* 20,000 req\/s, .* up to 500 ms/,
+    );
+    // Another server, no small body measured: the cause is unknown, Nagle only a possibility.
+    const unknown = confoundersOf(
+      late(85, (r) => {
+        r.target.embedded = false;
+        r.connectionAge!.warmConnection.smallBodyCount = 0;
+        r.connectionAge!.newConnection.smallBodyCount = 0;
+      }),
+    )[0]!;
+    assert.equal(unknown.kind, 'cold-start');
+    assert.match(unknown.text, /the cause is unknown/);
+    for (const c of [cold, queued, unknown]) assert.doesNotMatch(c.text, /probably has Nagle/);
   });
 });
 
@@ -303,9 +355,11 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
     assert.ok(c, `no Nagle confounder: ${JSON.stringify(a)}`);
     assert.equal(c.magnitudeMs, Math.max(body, first));
     assert.equal(c.flag, undefined);
-    const w = r.warnings.find((x) => x.includes("Nagle's algorithm on (TCP_NODELAY off)"));
+    const w = r.warnings.find((x) => x.includes("Nagle's algorithm on (TCP_NODELAY off"));
     assert.ok(w, r.warnings.join(' | '));
     assert.match(w, /ended \d+ ms after their headers .* later than on warm ones .*one round trip is/);
+    // The knob of this server (Node, setNoDelay(false)) is named.
+    assert.match(w, /socket\.setNoDelay\(true\)/);
   });
 
   it('the same server with TCP_NODELAY: neither signature, no warning', async () => {

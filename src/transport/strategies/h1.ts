@@ -19,7 +19,7 @@ export const h1: Strategy = {
     size === 'concurrency'
       ? 'HTTP/1.1, one connection per request in flight'
       : `HTTP/1.1, up to ${size} connections`,
-  colour: '#d9730d',
+  colour: '#e69f00',
   // What HTTP/2 has to beat: the protocol every server and client already speaks.
   baseline: true,
   create: (b) =>

@@ -14,7 +14,7 @@ export const h2Pool: Strategy = {
   connections: { unit: 'session', default: 4, policy: true },
   summary: 'pool of HTTP/2 sessions',
   describe: (size) => `up to ${size} HTTP/2 sessions`,
-  colour: '#1e9e6a',
+  colour: '#009e73',
   create: (b) =>
     createH2Pool({
       name: b.name,

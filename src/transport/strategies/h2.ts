@@ -16,7 +16,7 @@ export const h2: Strategy = {
   connections: { unit: 'session', fixed: 1 },
   summary: 'one HTTP/2 session',
   describe: () => 'one HTTP/2 session',
-  colour: '#2f6fde',
+  colour: '#0072b2',
   create: (b) =>
     createH2Session({
       name: b.name,

@@ -15,7 +15,7 @@ export const h3Pool: Strategy = {
   connections: { unit: 'connection', default: 4, policy: true },
   summary: 'pool of HTTP/3 connections (QUIC)',
   describe: (size) => `up to ${size} HTTP/3 connections over QUIC`,
-  colour: '#c0392b',
+  colour: '#56b4e9',
   quic: BINDING_FACTS,
   optIn: true,
   create: (b) =>

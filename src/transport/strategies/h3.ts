@@ -18,7 +18,7 @@ export const h3: Strategy = {
   connections: { unit: 'connection', fixed: 1 },
   summary: 'one HTTP/3 connection (QUIC)',
   describe: () => 'one HTTP/3 connection over QUIC',
-  colour: '#8e44ad',
+  colour: '#cc79a7',
   quic: BINDING_FACTS,
   optIn: true,
   create: (b) =>

@@ -1,0 +1,126 @@
+/**
+ * Saves the results of real comparisons under test/fixtures/report/, for the report's consistency
+ * tests (test/report/consistency.test.ts, issue #25): every renderer is checked against what real
+ * runs recorded, not against numbers written by hand. Regenerate with
+ *
+ *   node --import tsx scripts/gen-report-fixtures.ts [name…]
+ *
+ * (about a minute; nginx for `nginx`). Each file is a compare result as `h2lab compare` writes it,
+ * made smaller: the runs' histograms, per-connection lists and options' repeated paths are what the
+ * renderers read, so they stay; nothing is edited.
+ *
+ * - fixture: the embedded fixture server, 1 KiB responses, h1 and h2 at c=1 and 64;
+ * - nginx: Debian's nginx over TLS (h2 and http/1.1 by ALPN), its defaults (tcp_nodelay on);
+ * - not-found: a fixture server asked for a path it does not have (every response 404);
+ * - refused: a port nothing listens on (every request fails to connect);
+ * - resets: every 20th request reset by the fixture server's /reset?every=20 (5% failed).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { type CompareOptionsInput, runComparison } from '../src/compare/index.ts';
+import type { CompareResult } from '../src/model/index.ts';
+import { startFixtureTarget } from '../src/server/index.ts';
+import { freePort, startNginx } from '../src/studies/nginx.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../src/tls/index.ts';
+
+const OUT = new URL('../test/fixtures/report/', import.meta.url);
+
+/** Small but decided: 4 kept runs a side is what the rank test needs at 95%. */
+const SMALL = { runs: 5, durationMs: 300, protocols: ['h1', 'h2'], baseline: 'h1' };
+
+async function compare(input: CompareOptionsInput): Promise<CompareResult> {
+  const c = await runComparison(input);
+  return c.done;
+}
+
+function save(name: string, r: CompareResult): void {
+  mkdirSync(OUT, { recursive: true });
+  const file = new URL(`${name}.json`, OUT);
+  writeFileSync(file, `${JSON.stringify(r)}\n`);
+  console.log(`wrote ${file.pathname} (${r.cells.length} cells, status ${r.status})`);
+}
+
+const cases: Record<string, () => Promise<CompareResult>> = {
+  fixture: () =>
+    compare({
+      ...SMALL,
+      concurrency: [1, 64],
+      workloads: [
+        {
+          id: 'bytes-1024',
+          label: '1 KiB responses',
+          paths: ['/bytes/1024'],
+          responseSizeBytes: 1024,
+          kind: 'interactive',
+        },
+      ],
+    }),
+  nginx: async () => {
+    const dir = mkdtempSync(join(os.tmpdir(), 'h2lab-fixtures-nginx-'));
+    const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
+    writeCertificateSet(dir, certs, { force: true });
+    const port = await freePort();
+    mkdirSync(join(dir, 'www'), { recursive: true });
+    writeFileSync(join(dir, 'www', 'small.txt'), 'a'.repeat(1024));
+    const nginx = await startNginx(
+      join(dir, 'nginx'),
+      `server {
+    listen 127.0.0.1:${port} ssl http2;
+    ssl_certificate ${join(dir, CERT_FILES.serverPem)};
+    ssl_certificate_key ${join(dir, CERT_FILES.serverKeyPem)};
+    root ${join(dir, 'www')};
+  }`,
+      [port],
+    );
+    try {
+      return await compare({
+        ...SMALL,
+        url: `https://127.0.0.1:${port}/small.txt`,
+        tls: { ca: join(dir, CERT_FILES.caPem) },
+        concurrency: [8],
+      });
+    } finally {
+      await nginx.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  'not-found': async () => {
+    const server = await startFixtureTarget({}, 'thread');
+    try {
+      return await compare({
+        ...SMALL,
+        runs: 3,
+        url: `${server.tlsUrl}/nothing-here`,
+        tls: { ca: server.caFile },
+        concurrency: [8],
+      });
+    } finally {
+      await server.close();
+    }
+  },
+  refused: async () => {
+    const port = await freePort();
+    return compare({ ...SMALL, runs: 3, url: `https://127.0.0.1:${port}/`, concurrency: [8] });
+  },
+  resets: async () => {
+    const server = await startFixtureTarget({}, 'thread');
+    try {
+      return await compare({
+        ...SMALL,
+        url: `${server.tlsUrl}/reset?every=20`,
+        tls: { ca: server.caFile },
+        concurrency: [8],
+      });
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+const names = process.argv.slice(2);
+for (const name of names.length > 0 ? names : Object.keys(cases)) {
+  const make = cases[name];
+  if (!make) throw new Error(`no fixture ${name}: one of ${Object.keys(cases).join(', ')}`);
+  save(name, await make());
+}

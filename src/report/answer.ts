@@ -1,0 +1,426 @@
+/**
+ * The answer block: what a user decides, first, in a few lines (issue #25). For each workload ×
+ * network × level the user asked about, one decision — turn HTTP/2 on, keep HTTP/1.1, no difference,
+ * undecided (with the runs that would tell), it depends, or failed — with the effect and its interval
+ * and, where one is measured, the mechanism in one clause with its number. Levels with the same
+ * decision and strategy are one line. Grouped by what a user decides (browsers: a page's requests at
+ * once; API clients: a pool and requests in flight; bulk transfer), not by h2lab's strategy names.
+ *
+ * A pure function of the result ({@link buildAnswer}); {@link answerLines} lays it out in text. Every
+ * number is read from the field the tables read (comparisons, cell statistics, the runs' recorded
+ * connection counts), and every clause that names a cause is said only where its measurement is.
+ */
+import { formatMs } from '../core/index.ts';
+import type { CompareResult, Comparison, Strategy, Workload } from '../model/index.ts';
+import { findStrategy } from '../transport/index.ts';
+import { cellFailures, pathsText } from './failures.ts';
+import { wrapText } from './text.ts';
+import {
+  cellOf,
+  comparisonOf,
+  formatRatio,
+  keptOf,
+  levelsText,
+  medianRun,
+  queueMoved,
+  timeShifts,
+} from './verdict.ts';
+
+/** What a user decides for one workload × network × level. */
+export type Decision = 'on' | 'keep' | 'same' | 'undecided' | 'depends' | 'failed' | 'not-compared';
+
+/** Who the workload stands for: the decision a user makes for these clients. */
+export type ClientGroup = 'browsers' | 'api' | 'bulk';
+
+/** One line of the answer. */
+export interface AnswerLine {
+  workload: string;
+  net: string;
+  /** The levels this line covers (concurrency, burst N or rate), ascending. */
+  levels: number[];
+  decision: Decision;
+  /** The strategy the line quotes (the best candidate for `on`, the least bad for `keep`). */
+  strategy?: Strategy;
+  /** The comparisons quoted, one per level, of `strategy` on the workload's primary metric. */
+  comparisons: Comparison[];
+  /** Its columns: the levels ("c=8, 64"), the decision ("turn HTTP/2 on"), the effect, and why. */
+  level: string;
+  verdict: string;
+  effect: string;
+  /** The mechanism with its number, the runs that would tell, or how the others did; may be empty. */
+  why: string;
+  /** The failed requests and statuses of its cells ("h1, h2: every request failed (404 Not Found) for /x"). */
+  failures: string;
+  /** The line in words: its columns joined. */
+  text: string;
+}
+
+/** One group of lines: the clients and workload they are about. */
+export interface AnswerGroup {
+  group: ClientGroup;
+  workload: string;
+  net: string;
+  heading: string;
+  lines: AnswerLine[];
+}
+
+/** The answer block. */
+export interface Answer {
+  title: string;
+  groups: AnswerGroup[];
+}
+
+/** The most lines the answer takes at 80 columns (title and headings included). */
+export const ANSWER_MAX_LINES = 12;
+
+const GROUP_ORDER: ClientGroup[] = ['browsers', 'api', 'bulk'];
+
+/** Which clients a workload stands for: a burst is a page (browsers), a large response bulk. */
+export function clientGroup(w: Workload): ClientGroup {
+  if (w.burst !== undefined) return 'browsers';
+  return w.kind === 'bulk' ? 'bulk' : 'api';
+}
+
+function groupHeading(result: CompareResult, w: Workload, net: string): string {
+  const where = result.axes.net.length > 1 ? ` · ${net}` : '';
+  const who = { browsers: "browsers, a page's requests at once", api: 'API clients', bulk: 'bulk transfer' }[
+    clientGroup(w)
+  ];
+  const metric = w.burst !== undefined ? 'time to the last response' : 'req/s';
+  return `${w.label}${where} — ${who}; ${metric} against ${result.baseline} (95% CI)`;
+}
+
+/** "HTTP/2" for h2 and h2-pool, "HTTP/3" for h3: what a user turns on. */
+function httpOf(p: Strategy): string {
+  return findStrategy(p)?.http ?? p;
+}
+
+/** "1.48× (1.32–1.62)": the ratio and its interval (the heading says of what). */
+export function effectText(c: Comparison): string {
+  const i = c.interval;
+  if (!Number.isFinite(i.ratio)) return '—';
+  return `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi).slice(0, -1)})`;
+}
+
+/** The metric a workload is decided on: a burst's completion time, else throughput. */
+function metricOf(w: Workload): Comparison['metric'] {
+  return w.burst !== undefined ? 'burstCompletionMs' : 'rps';
+}
+
+/** Oriented effect: > 0 is better than the baseline. */
+function gain(c: Comparison): number {
+  return Math.log(c.interval.ratio) * (c.higherIsBetter ? 1 : -1);
+}
+
+interface LevelDecision {
+  level: number;
+  decision: Decision;
+  /** Every candidate's comparison at this level on the workload's metric. */
+  cmps: Comparison[];
+  /** The candidates that carry the decision: better (on), worse (keep), undecided, or all (same). */
+  carriers: Strategy[];
+}
+
+function decideLevel(result: CompareResult, w: Workload, net: string, level: number): LevelDecision {
+  const metric = metricOf(w);
+  const candidates = result.axes.protocols.filter((p) => p !== result.baseline);
+  const cmps = candidates
+    .map((p) => comparisonOf(result, w.id, level, net, p, metric))
+    .filter((x): x is Comparison => x !== undefined && Number.isFinite(x.interval.ratio));
+  if (cmps.length === 0) {
+    const broken = result.axes.protocols.some((p) => {
+      const s = cellOf(result, w.id, level, net, p)?.status;
+      return s === 'failed' || s === 'not-offered';
+    });
+    return { level, decision: broken ? 'failed' : 'not-compared', cmps, carriers: [] };
+  }
+  const of = (o: Comparison['outcome']) => cmps.filter((c) => c.outcome === o).map((c) => c.protocol);
+  const [better, worse, undecided] = [of('better'), of('worse'), of('undecided')];
+  const d = (decision: Decision, carriers: Strategy[]): LevelDecision => ({
+    level,
+    decision,
+    cmps,
+    carriers,
+  });
+  if (better.length > 0 && worse.length > 0) return d('depends', [...better, ...worse]);
+  if (better.length > 0) return d('on', better);
+  if (worse.length > 0) return d('keep', worse);
+  if (undecided.length > 0) return d('undecided', undecided);
+  if (cmps.every((c) => c.outcome === 'no-clear-difference'))
+    return d(
+      'same',
+      cmps.map((c) => c.protocol),
+    );
+  return d('not-compared', []);
+}
+
+/** "turn HTTP/2 on", "keep HTTP/1.1", …: the decision in words. */
+function verb(result: CompareResult, d: Decision, p: Strategy | undefined): string {
+  switch (d) {
+    case 'on':
+      return `turn ${p ? httpOf(p) : 'it'} on`;
+    case 'keep':
+      return `keep ${httpOf(result.baseline)}`;
+    case 'same':
+      return 'no difference';
+    case 'undecided':
+      return 'undecided';
+    case 'depends':
+      return 'depends on the client';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'not compared';
+  }
+}
+/**
+ * The mechanism in one clause, from what was measured at this level, for the chosen strategy against
+ * the baseline — or nothing. Sources, in order: what bounds a burst over a link (⌈N/k⌉ round trips on
+ * k HTTP/1.1 connections), where the time went (client queue, the backend pool, transfer, the wire),
+ * and one request in flight (nothing to multiplex, the medians).
+ */
+function mechanism(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  level: number,
+  p: Strategy,
+): string | undefined {
+  const b = result.baseline;
+  const base = keptOf(cellOf(result, w.id, level, net, b));
+  const cand = keptOf(cellOf(result, w.id, level, net, p));
+  if (base.length === 0 || cand.length === 0) return undefined;
+  if (w.burst !== undefined) {
+    const run = medianRun(base, (r) => r.burst?.completionMs ?? 0);
+    const link = run.environment.link;
+    const k = run.transport.connections;
+    if (link && link.rttMs > 0 && run.protocol.negotiated === 'http/1.1' && k < level) {
+      const rounds = Math.ceil(level / Math.max(1, k));
+      return `${b}'s ${k} connections need ${rounds} round trips of ${formatMs(link.rttMs)} for ${level} requests, ${p} sends them at once`;
+    }
+  }
+  const shifts = timeShifts(result, w.id, level, net, p);
+  if (shifts && shifts.length > 0) {
+    const pool = cellOf(result, w.id, level, net, p)?.stats?.serverPoolSize;
+    if (queueMoved(shifts)) {
+      const q = shifts.find((s) => s.part === 'clientQueue')!;
+      return `${b}'s ${formatMs(-q.deltaMs)} wait in the client moved to the server's pool${pool !== undefined ? ` of ${pool}` : ''}`;
+    }
+    const top = [...shifts].sort((x, y) => Math.abs(y.deltaMs) - Math.abs(x.deltaMs))[0]!;
+    const d = formatMs(Math.abs(top.deltaMs));
+    const [who, other] = top.deltaMs < 0 ? [b, p] : [p, b];
+    if (top.part === 'clientQueue') {
+      const k = medianRun(base).transport.connections;
+      if (top.deltaMs < 0 && findStrategy(b)?.multiplexed === false)
+        return `${b}'s ${k} connections for ${level} in flight queued ${d} more a request`;
+      return `${who} queued ${d} more a request than ${other}`;
+    }
+    if (top.part === 'transfer') return `${who} took ${d} more a response in transfer`;
+    if (top.part === 'wire') return `${who} took ${d} more to the first byte`;
+  }
+  const one = medianRun(cand);
+  if (
+    w.burst === undefined &&
+    !w.rateRps &&
+    level === 1 &&
+    (one.connections.peakStreamsPerConnection ?? 1) <= 1
+  ) {
+    const bs = cellOf(result, w.id, level, net, b)?.stats?.latencyP50Ms.median;
+    const cs = cellOf(result, w.id, level, net, p)?.stats?.latencyP50Ms.median;
+    if (bs !== undefined && cs !== undefined)
+      return `one in flight, nothing to multiplex: p50 ${formatMs(cs)} against ${formatMs(bs)}`;
+  }
+  return undefined;
+}
+
+/**
+ * The failures in a line's cells, in words, or undefined when every request succeeded: cells that
+ * failed alike are named together ("h1, h2: every request failed (404 Not Found) for /x").
+ */
+function failureClause(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  levels: readonly number[],
+): string | undefined {
+  const by = new Map<string, string[]>();
+  for (const p of result.axes.protocols) {
+    for (const level of levels) {
+      const cell = cellOf(result, w.id, level, net, p);
+      const f = cell ? cellFailures(cell) : undefined;
+      if (!f) continue;
+      const text = `${f.brief}${f.statuses.length > 0 ? ` for ${pathsText(w)}` : ''}`;
+      const who = `${p}${levels.length > 1 ? ` at ${levelsText(result, w.id, [level])}` : ''}`;
+      by.set(text, [...(by.get(text) ?? []), who]);
+    }
+  }
+  if (by.size === 0) return undefined;
+  return [...by].map(([text, who]) => `${[...new Set(who)].join(', ')}: ${text}`).join('; ');
+}
+
+/** "0.84× (0.54–0.95)" for one level; "0.52–0.77× (CIs 0.24–1.52)" for several: the intervals' span. */
+function effectsText(cmps: readonly Comparison[]): string {
+  if (cmps.length === 1) return effectText(cmps[0]!);
+  const r = cmps.map((c) => c.interval.ratio);
+  const lo = Math.min(...cmps.map((c) => c.interval.lo));
+  const hi = Math.max(...cmps.map((c) => c.interval.hi));
+  const [a, b] = [formatRatio(Math.min(...r)), formatRatio(Math.max(...r))];
+  return `${a === b ? a : `${a.slice(0, -1)}–${b}`} (CIs ${formatRatio(lo).slice(0, -1)}–${formatRatio(hi).slice(0, -1)})`;
+}
+
+/** A line: adjacent levels of one decision, the strategies that carry it at every one of them. */
+interface LineDraft {
+  levels: LevelDecision[];
+  carriers: Strategy[];
+}
+
+function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraft): AnswerLine {
+  const group = draft.levels;
+  const d = group[0]!.decision;
+  const last = group[group.length - 1]!;
+  const levels = group.map((g) => g.level);
+  // The carrier quoted: for on and keep the largest effect at the highest level (keep: the least
+  // bad), for undecided and no difference the largest observed effect either way.
+  const size = (p: Strategy) => {
+    const c = last.cmps.find((x) => x.protocol === p);
+    if (!c) return Number.NEGATIVE_INFINITY;
+    return d === 'on' || d === 'keep' ? gain(c) : Math.abs(gain(c));
+  };
+  const quoted = d === 'depends' ? undefined : [...draft.carriers].sort((x, y) => size(y) - size(x))[0];
+  const cmps = group.flatMap((g) => g.cmps.filter((c) => c.protocol === quoted));
+  const effect = quoted === undefined || cmps.length === 0 ? '' : `${quoted} ${effectsText(cmps)}`;
+  let why: string | undefined;
+  if (d === 'undecided') {
+    const need = Math.max(0, ...cmps.filter((c) => c.outcome === 'undecided').map((c) => c.runsNeeded ?? 0));
+    why = need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell';
+  } else if (d === 'depends') {
+    why = last.cmps.map((c) => `${c.protocol} ${effectText(c)} ${c.outcome}`).join(', ');
+  } else if (quoted && (d === 'on' || d === 'keep')) {
+    why = mechanism(result, w, net, last.level, quoted);
+  }
+  const failures = failureClause(result, w, net, levels) ?? '';
+  const tail = [why, failures].filter(Boolean).join('; ');
+  // Three levels or more on one line are every level between the first and the last.
+  const level =
+    levels.length >= 3
+      ? levelsText(result, w.id, [levels[0]!]).replace(
+          /\d+(?=\D*$)/,
+          (x) => `${x}–${levels[levels.length - 1]}`,
+        )
+      : levelsText(result, w.id, levels);
+  const v = verb(result, d, quoted);
+  return {
+    workload: w.id,
+    net,
+    levels,
+    decision: d,
+    ...(quoted ? { strategy: quoted } : {}),
+    comparisons: cmps,
+    level,
+    verdict: v,
+    effect,
+    why: why ?? '',
+    failures,
+    text: `${level}: ${v}${effect ? ` — ${effect}` : ''}${tail ? `; ${tail}` : ''}`,
+  };
+}
+
+/** Adjacent levels share a line when their decision is the same and some strategy carries it at all. */
+function drafts(decided: readonly LevelDecision[]): LineDraft[] {
+  const out: LineDraft[] = [];
+  for (const d of decided) {
+    const last = out[out.length - 1];
+    const prev = last?.levels[last.levels.length - 1];
+    const joinable = d.decision !== 'depends' && d.decision !== 'failed' && prev?.decision === d.decision;
+    const shared = joinable ? last!.carriers.filter((p) => d.carriers.includes(p)) : [];
+    const loose = d.decision === 'undecided' || d.decision === 'same' || d.decision === 'not-compared';
+    if (last && joinable && (loose || shared.length > 0)) {
+      last.levels.push(d);
+      last.carriers = loose ? [...new Set([...last.carriers, ...d.carriers])] : shared;
+    } else out.push({ levels: [d], carriers: d.carriers });
+  }
+  return out;
+}
+
+/** The answer of a comparison: one group per workload × network, one line per run of equal decisions. */
+export function buildAnswer(result: CompareResult): Answer {
+  const groups: AnswerGroup[] = [];
+  const workloads = [...result.axes.workloads].sort(
+    (a, b) => GROUP_ORDER.indexOf(clientGroup(a)) - GROUP_ORDER.indexOf(clientGroup(b)),
+  );
+  for (const w of workloads) {
+    for (const net of result.axes.net) {
+      const levels = [
+        ...new Set(
+          result.cells.filter((c) => c.workload === w.id && c.net === net).map((c) => c.concurrency),
+        ),
+      ].sort((a, b) => a - b);
+      if (levels.length === 0) continue;
+      const decided = levels.map((l) => decideLevel(result, w, net, l));
+      groups.push({
+        group: clientGroup(w),
+        workload: w.id,
+        net,
+        heading: groupHeading(result, w, net),
+        lines: drafts(decided).map((d) => lineOf(result, w, net, d)),
+      });
+    }
+  }
+  const kept = result.runsPerCell - result.warmupRuns;
+  const others = result.axes.protocols.filter((p) => p !== result.baseline);
+  const title = `Answer: ${others.join(', ')} against ${result.baseline}, 95% intervals, ${kept} kept run${kept === 1 ? '' : 's'} a cell${result.status === 'complete' ? '' : ` (${result.status}: not every cell finished)`}`;
+  return { title, groups };
+}
+
+/**
+ * The answer as text lines within `width` columns (the title is the caller's): each group's heading and its lines as
+ * aligned columns (levels, decision, effect, why), the last column wrapping under the decision. At
+ * most {@link ANSWER_MAX_LINES}: groups that do not fit are left for the detail below, and a last line
+ * says how many lines.
+ */
+export function answerLines(answer: Answer, width = 80): string[] {
+  const all = answer.groups.flatMap((g) => g.lines);
+  const wl = Math.max(0, ...all.map((l) => l.level.length));
+  const wv = Math.max(0, ...all.map((l) => l.verdict.length));
+  const hang = ' '.repeat(2 + wl + 2);
+  const row = (l: AnswerLine, why: boolean): string[] => {
+    const prefix = `  ${l.level.padEnd(wl)}  ${l.verdict.padEnd(wv)}  `;
+    const rest = [l.effect, why ? l.why : '', l.failures].filter(Boolean).join('; ');
+    if (!rest) return [prefix.trimEnd()];
+    // The first line after the columns, the rest wrapped under the decision (wrapText keeps a number
+    // with its unit; a placeholder word holds the columns' room on the first line).
+    const hold = 'x'.repeat(prefix.length - 1);
+    const [first, ...more] = wrapText(`${hold} ${rest}`, width, '').split('\n');
+    const head = first!.length > hold.length ? `${prefix}${first!.slice(hold.length + 1)}` : prefix.trimEnd();
+    return more.length > 0 ? [head, ...wrapText(more.join(' '), width, hang).split('\n')] : [head];
+  };
+  // Over the budget, the mechanisms of keep, then of turn-on lines give way (the verdict below has
+  // them): the decisions, their effects and failures never do.
+  const lines = answer.groups.flatMap((g) => g.lines);
+  const dropOrder = [
+    ...lines.filter((l) => l.decision === 'keep'),
+    ...lines.filter((l) => l.decision === 'on').reverse(),
+  ].filter((l) => l.why);
+  const dropped = new Set<AnswerLine>();
+  const blocksOf = () =>
+    answer.groups.map((g) => [
+      ...wrapText(g.heading, width, '').split('\n'),
+      ...g.lines.flatMap((l) => row(l, !dropped.has(l))),
+    ]);
+  let blocks = blocksOf();
+  for (const l of dropOrder) {
+    if (blocks.reduce((k, b) => k + b.length, 0) <= ANSWER_MAX_LINES) break;
+    dropped.add(l);
+    blocks = blocksOf();
+  }
+  const out: string[] = [];
+  let left = 0;
+  for (const [i, b] of blocks.entries()) {
+    // Room for the "more below" line unless this is the last block.
+    const reserve = i < blocks.length - 1 ? 1 : 0;
+    if (left === 0 && out.length + b.length <= ANSWER_MAX_LINES - reserve) out.push(...b);
+    else left += answer.groups[i]!.lines.length;
+  }
+  if (left > 0) out.push(`… ${left} more answer line${left === 1 ? '' : 's'} in the detail below`);
+  return out;
+}

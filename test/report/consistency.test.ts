@@ -1,0 +1,245 @@
+// Every sentence h2lab prints is true of its own data (issue #25). Saved results of real comparisons
+// (test/fixtures/report/, written by scripts/gen-report-fixtures.ts: the fixture server, nginx with
+// its defaults, a 404 target, a refused port, 5% reset requests) are re-analysed with this code and
+// rendered as terminal text, Markdown and HTML; the assertions hold each rendering to the fields it
+// came from and to the settings the runs recorded.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { diffResults, reanalyze } from '../../src/compare/index.ts';
+import type { CompareResult } from '../../src/model/index.ts';
+import { ANSWER_MAX_LINES, answerLines, buildAnswer } from '../../src/report/answer.ts';
+import { cellFailures, statusText } from '../../src/report/failures.ts';
+import {
+  loadHtmlAssets,
+  renderDiffMarkdown,
+  renderDiffTerminal,
+  renderHtml,
+  renderMarkdown,
+  renderTerminal,
+} from '../../src/report/index.ts';
+import { compareSettings } from '../../src/report/settings.ts';
+import { levelText } from '../../src/report/verdict.ts';
+
+const NAMES = ['fixture', 'nginx', 'not-found', 'refused', 'resets'] as const;
+
+/** A saved result, analysed again by this code (its verdict as this code words it). */
+function load(name: (typeof NAMES)[number]): CompareResult {
+  const raw = JSON.parse(
+    readFileSync(new URL(`../fixtures/report/${name}.json`, import.meta.url), 'utf8'),
+  ) as CompareResult;
+  return reanalyze(raw);
+}
+
+const assets = loadHtmlAssets();
+
+/** Terminal, Markdown and the HTML's text (tags out, entities back), each as one string. */
+function renderings(r: CompareResult): Record<'terminal' | 'markdown' | 'html', string> {
+  const html = renderHtml(r, assets)
+    .replace(/<script[\s\S]*?<\/script>/g, '')
+    .replace(/<style[\s\S]*?<\/style>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+  return { terminal: renderTerminal(r, { width: 80 }), markdown: renderMarkdown(r), html };
+}
+
+/** Text with line breaks and repeated spaces as single spaces (wrapping does not split a claim). */
+const flat = (s: string) => s.replace(/\s+/g, ' ');
+
+describe('the answer block', () => {
+  for (const name of NAMES) {
+    it(`${name}: fits ${ANSWER_MAX_LINES} lines at 80 columns, comes first, and is the same in all three renderings`, () => {
+      const r = load(name);
+      const lines = answerLines(buildAnswer(r), 80);
+      assert.ok(lines.length > 0 && lines.length <= ANSWER_MAX_LINES, lines.join('\n'));
+      for (const l of lines) assert.ok(l.length <= 80, `${l.length} columns: ${l}`);
+      const term = renderTerminal(r, { width: 80 });
+      // First: after the title (and a status line), before the settings and the tables.
+      const at = term.indexOf(lines[0]!);
+      assert.ok(at >= 0 && at < term.indexOf('Settings that can decide'), term.slice(0, 600));
+      // --brief is the title and the answer alone.
+      const brief = renderTerminal(r, { width: 80, brief: true });
+      assert.ok(brief.includes(lines.join('\n')));
+      assert.doesNotMatch(brief, /Settings that can decide|Verdict/);
+      // Every decision line is in report.md and report.html, word for word.
+      const { markdown, html } = renderings(r);
+      for (const g of buildAnswer(r).groups)
+        for (const l of g.lines) {
+          assert.ok(markdown.includes(l.text), `report.md lacks: ${l.text}`);
+          for (const part of [l.level, l.verdict, l.effect, l.why, l.failures].filter(Boolean))
+            assert.ok(flat(html).includes(flat(part)), `report.html lacks: ${part}`);
+        }
+      assert.ok(markdown.indexOf('## Answer') < markdown.indexOf('Settings that can decide'));
+      assert.ok(html.indexOf('Answer') < html.indexOf('Settings that can decide'));
+    });
+  }
+
+  it('numbers in the answer are the comparisons and runs they came from', () => {
+    const r = load('fixture');
+    for (const g of buildAnswer(r).groups)
+      for (const l of g.lines) {
+        for (const c of l.comparisons) {
+          const saved = r.comparisons.find(
+            (x) =>
+              x.workload === c.workload &&
+              x.concurrency === c.concurrency &&
+              x.protocol === c.protocol &&
+              x.metric === c.metric,
+          );
+          assert.deepEqual(c.interval, saved?.interval);
+          if (l.comparisons.length === 1)
+            assert.ok(
+              l.effect.includes(`${c.interval.ratio.toFixed(2)}×`),
+              `${l.effect} vs ${c.interval.ratio}`,
+            );
+        }
+        // "h1's N connections" is the pool h1's runs recorded (the settings table's number).
+        const m = /h1's (\d+) connections for (\d+)/.exec(l.why);
+        if (m) {
+          const cell = r.cells.find((c) => c.protocol === 'h1' && c.concurrency === Number(m[2]));
+          assert.ok(cell?.runs.slice(cell.warmupRuns).every((x) => x.transport.connections === Number(m[1])));
+        }
+        if (l.decision === 'undecided') assert.match(l.why, /about \d+ runs would tell|cannot tell/);
+      }
+  });
+});
+
+describe('no sentence contradicts a recorded setting', () => {
+  for (const name of NAMES) {
+    it(`${name}: no Nagle blame where it is not the cause, no cleartext over https, counts as recorded`, () => {
+      const r = load(name);
+      for (const [kind, text] of Object.entries(renderings(r))) {
+        const t = flat(text);
+        // The fixture records TCP_NODELAY on both ends, nginx has tcp_nodelay on by default: neither
+        // is told its socket has Nagle's algorithm on.
+        assert.doesNotMatch(t, /probably has Nagle/, `${name} ${kind}`);
+        // https:// targets are TLS, whatever was recorded of the version.
+        if (/^https:/.test(r.target.url)) assert.doesNotMatch(t, /\bcleartext\b/, `${name} ${kind}`);
+        // "X's N connections": N is what the runs of X recorded as their pool.
+        for (const m of t.matchAll(/\b(h1|h2|h2-pool)'s (\w+) connections? (held|\(|for)/g)) {
+          const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+          const n = words.includes(m[2]!) ? words.indexOf(m[2]!) : Number(m[2]);
+          const pools = new Set(
+            r.cells
+              .filter((c) => c.protocol === m[1])
+              .flatMap((c) => c.runs.map((x) => x.transport.connections)),
+          );
+          assert.ok(pools.has(n), `${name} ${kind}: "${m[0]}" but ${m[1]} recorded ${[...pools].join(', ')}`);
+        }
+        // A stream limit is named as the cause only when a connection reached it.
+        for (const m of t.matchAll(/SETTINGS_MAX_CONCURRENT_STREAMS \((\d+)\) was reached/g)) {
+          const peaks = r.cells.flatMap((c) =>
+            c.runs.map((x) => x.connections.peakStreamsPerConnection ?? 0),
+          );
+          assert.ok(
+            Math.max(...peaks) >= Number(m[1]),
+            `${name} ${kind}: ${m[0]} with peak ${Math.max(...peaks)}`,
+          );
+        }
+        if (/beyond the first 100/.test(t)) {
+          const peaks = r.cells.flatMap((c) =>
+            c.runs.map((x) => x.connections.peakStreamsPerConnection ?? 0),
+          );
+          assert.ok(
+            Math.max(...peaks) >= 100,
+            `${name} ${kind}: "beyond the first 100" at peak ${Math.max(...peaks)}`,
+          );
+        }
+      }
+    });
+  }
+
+  it('nginx: the stream-slot waits at c=8 are its GOAWAYs (keepalive_requests), not a stream limit', () => {
+    const r = load('nginx');
+    const h2 = r.cells.find((c) => c.protocol === 'h2')!;
+    const run = h2.runs[h2.runs.length - 1]!;
+    const t = flat(renderTerminal(r));
+    if ((run.connections.streamCapHits ?? 0) === 0) return;
+    assert.ok(
+      (run.connections.peakStreamsPerConnection ?? 0) < (run.connections.serverMaxConcurrentStreams ?? 0),
+    );
+    assert.doesNotMatch(t, /SETTINGS_MAX_CONCURRENT_STREAMS \(\d+\) (was reached|made requests wait)/);
+    assert.match(t, /ended \d+ sessions? with GOAWAY/);
+  });
+
+  it('the fixture: the settings say TCP_NODELAY on both ends, and no sentence blames Nagle', () => {
+    const r = load('fixture');
+    const nagle = compareSettings(r).find((s) => s.name === 'Nagle')!;
+    assert.match(nagle.value, /fixture server's/);
+    assert.doesNotMatch(flat(renderTerminal(r)), /Nagle's algorithm on/);
+  });
+});
+
+describe('failed requests and statuses are shown with their counts', () => {
+  it('a 404 target: the status and the path, in all three renderings, with the runs’ counts', () => {
+    const r = load('not-found');
+    const path = r.axes.workloads[0]!.paths[0]!;
+    for (const [kind, text] of Object.entries(renderings(r))) {
+      const t = flat(text);
+      assert.match(t, /404 Not Found/, kind);
+      assert.ok(t.includes(`for ${path}`), `${kind}: no path`);
+    }
+    // The table's count is the runs' counts.byStatus.
+    const cell = r.cells.find((c) => c.protocol === 'h1')!;
+    const f = cellFailures(cell)!;
+    const recorded = cell.runs.reduce((n, x) => n + (x.counts.byStatus['404'] ?? 0), 0);
+    assert.equal(f.statuses[0]![1], recorded);
+    assert.ok(flat(renderTerminal(r)).includes(`${statusText('404')} ×${recorded.toLocaleString('en-US')}`));
+  });
+
+  it('a refused port: every cell says no request completed and why, in all three renderings', () => {
+    const r = load('refused');
+    for (const [kind, text] of Object.entries(renderings(r))) {
+      assert.match(flat(text), /no request completed: the target could not be reached \(ECONNREFUSED/, kind);
+    }
+  });
+
+  it('5% reset requests: the failed count and its class, in the answer, the table and the HTML', () => {
+    const r = load('resets');
+    for (const c of r.cells) {
+      const f = cellFailures(c)!;
+      const kept = c.runs.slice(c.warmupRuns);
+      assert.equal(
+        f.failed,
+        kept.reduce((n, x) => n + x.counts.failed, 0),
+      );
+      assert.ok(
+        f.classes.some(([k]) => k === 'reset'),
+        JSON.stringify(f),
+      );
+      for (const [kind, text] of Object.entries(renderings(r))) {
+        assert.ok(flat(text).includes(f.table), `${kind} lacks ${f.table}`);
+        assert.match(flat(text), /of requests failed \(reset\)/, kind);
+      }
+    }
+  });
+});
+
+describe('before/after of the same setup', () => {
+  it('is drift, never "improved"; a changed option makes it a change', () => {
+    const before = load('fixture');
+    const after = structuredClone(before);
+    // The after file's throughput three times the before's, nothing else changed: the machine drifted.
+    for (const c of after.cells)
+      for (const x of c.runs) {
+        x.throughput.rps *= 3;
+      }
+    const scaled = reanalyze(after);
+    const d = diffResults(before, scaled);
+    assert.equal(d.sameSetup, true);
+    const text = renderDiffTerminal(d) + renderDiffMarkdown(d);
+    assert.doesNotMatch(text, /improved/);
+    assert.match(text, /drift/);
+    const changed = structuredClone(scaled);
+    changed.options.durationMs = 1000;
+    const d2 = diffResults(before, changed);
+    assert.equal(d2.sameSetup, false);
+    assert.match(renderDiffTerminal(d2), /improved/);
+    // The level names the diff uses are the result's own.
+    assert.equal(levelText(before, 'bytes-1024', 64), 'c=64');
+  });
+});
