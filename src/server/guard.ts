@@ -6,8 +6,14 @@
  *     above it the session ends with GOAWAY(ENHANCE_YOUR_CALM). Handlers start after the read that carried their HEADERS, so a stream reset in the same bytes runs none (Go limits started handlers
  *     the same way: golang/net b225e7ca, `scheduleHandler`).
  *   - PRIORITY floods: the same bucket per connection (nginx: `priority_limit`, ENHANCE_YOUR_CALM).
- *   - header-list bombs: streams that nghttp2 began but that never reached a handler (refused for
- *     their header list) are counted from `lastProcStreamID`; above the limit, ENHANCE_YOUR_CALM.
+ *   - header-list bombs: streams that nghttp2 began after the last one that reached the server (refused
+ *     for their header list) are counted from `lastProcStreamID`, and the server's own refusals of a
+ *     list larger than `--max-header-list-size` are added; above the limit, ENHANCE_YOUR_CALM. Stream
+ *     ids a client skipped (RFC 9113 §5.1.1 allows it) are not refusals.
+ *   - floods of frames that never reach JavaScript (WINDOW_UPDATE, unknown types; RFC 9113 §10.5):
+ *     the bytes a session reads beyond what its requests carry are taken from a bucket; empty →
+ *     ENHANCE_YOUR_CALM. Node 20 surfaces neither frame type, so the guard counts bytes, as nginx does
+ *     (`total_bytes / 8 > payload_bytes + 1 MiB`, "http2 flood detected").
  *   - a session whose nghttp2 has terminated it (its own GOAWAY after a protocol error or flood)
  *     stops reading and writing, but Node keeps the socket: a PING probe on a quiet session that
  *     stays queued while the socket has nothing to write shows it, and the socket is destroyed.
@@ -36,6 +42,11 @@ export interface GuardLimits {
   h2MaxPriority: number;
   /** Streams refused for their header list per connection before the session ends; 0 = no limit. */
   h2MaxRefusedStreams: number;
+  /**
+   * Bytes a connection may read beyond its requests' header lists and bodies and 1/16 of what the
+   * server wrote: a bucket of this size refilled over 10 s; 0 = no limit.
+   */
+  h2MaxFloodBytes: number;
   /** A session must open its first stream within this, ms; 0 = no limit. */
   prefaceTimeoutMs: number;
   /** After a GOAWAY (ours or nghttp2's), streams get this long before the socket is destroyed, ms. */
@@ -45,7 +56,9 @@ export interface GuardLimits {
 /** What the guard did since the server started. */
 export interface GuardCounts {
   /** Sessions ended with GOAWAY(ENHANCE_YOUR_CALM), by reason. */
-  enhanceYourCalm: { resets: number; priority: number; refused: number };
+  enhanceYourCalm: { resets: number; priority: number; refused: number; flood: number };
+  /** Streams refused (RST_STREAM ENHANCE_YOUR_CALM) for a header list above `--max-header-list-size`. */
+  headerListTooLarge: number;
   /** Sessions nghttp2 had terminated on its own, whose socket the guard destroyed. */
   stalled: number;
   /** Sessions closed because they opened no stream within the first-stream timeout. */
@@ -70,13 +83,46 @@ class Bucket {
   }
   /** Takes one token; false when the bucket is empty. */
   take(): boolean {
+    return this.takeMany(1);
+  }
+  /** Takes `n` tokens (the flood bucket counts bytes); false when fewer were left. */
+  takeMany(n: number): boolean {
     const now = performance.now();
     this.tokens = Math.min(this.size, this.tokens + ((now - this.at) * this.size) / REFILL_MS);
     this.at = now;
-    if (this.tokens < 1) return false;
-    this.tokens--;
+    if (this.tokens < n) return false;
+    this.tokens -= n;
     return true;
   }
+}
+
+/** Of the bytes a server wrote, the share that may come back as the peer's WINDOW_UPDATEs and ACKs. */
+const WRITTEN_CREDIT_SHARE = 1 / 16;
+
+/**
+ * The size of a header list as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2): name and
+ * value octets plus 32 per field. Node's `rawHeaders` (name, value, name, value, …) as strings.
+ */
+export function headerListBytes(rawHeaders: readonly string[]): number {
+  let n = 16 * rawHeaders.length; // 32 per field, two entries per field
+  for (let i = 0; i < rawHeaders.length; i++) n += rawHeaders[i]!.length;
+  return n;
+}
+
+/** Node's per-stream native handle; its `bytesRead` is the DATA payload the stream received. */
+let kHandle: symbol | undefined;
+function streamHandle(stream: ServerHttp2Stream): { bytesRead?: number } | undefined {
+  if (kHandle === undefined) {
+    kHandle = Object.getOwnPropertySymbols(stream).find((s) => s.description === 'kHandle');
+    if (kHandle === undefined) return undefined;
+  }
+  return (stream as unknown as Record<symbol, { bytesRead?: number } | undefined>)[kHandle];
+}
+
+/** A stream whose request has a body: its DATA is credited to the session as it arrives. */
+interface BodyStream {
+  handle: { bytesRead?: number };
+  credited: number;
 }
 
 interface SessionState {
@@ -90,6 +136,18 @@ interface SessionState {
   priority?: Bucket;
   /** 'stream' events seen (streams that reached the server's handler path). */
   streams: number;
+  /** The highest stream id that reached the server: ids below it that never did were skipped. */
+  highestStreamId: number;
+  /** Streams the server refused itself (header list too large) that are past `highestStreamId`. */
+  refusedHere: number;
+  flood?: Bucket;
+  /** Bytes read that requests carried: header lists, and DATA credited from `bodies`. */
+  credit: number;
+  bodies?: Set<BodyStream>;
+  /** `bytesRead`, `bytesWritten` and `credit` at the last flood check. */
+  floodRead: number;
+  floodWritten: number;
+  floodCredit: number;
   /** Set once the guard (or a GOAWAY) has decided the session's end: no handler starts after it. */
   ended: boolean;
   lastRead: number;
@@ -108,7 +166,8 @@ function queuedWriteBytes(raw: Socket): number {
 /** The per-server HTTP/2 guard; one instance serves every session of a server. */
 export class H2Guard {
   readonly counts: GuardCounts = {
-    enhanceYourCalm: { resets: 0, priority: 0, refused: 0 },
+    enhanceYourCalm: { resets: 0, priority: 0, refused: 0, flood: 0 },
+    headerListTooLarge: 0,
     stalled: 0,
     noFirstStream: 0,
     handlersSkipped: 0,
@@ -131,6 +190,12 @@ export class H2Guard {
       raw,
       startedAt: performance.now(),
       streams: 0,
+      highestStreamId: 0,
+      refusedHere: 0,
+      credit: 0,
+      floodRead: 0,
+      floodWritten: 0,
+      floodCredit: 0,
       ended: false,
       lastRead: 0,
       lastWritten: 0,
@@ -139,6 +204,10 @@ export class H2Guard {
       probing: false,
     };
     if (this.limits.h2MaxResets > 0) st.resets = new Bucket(this.limits.h2MaxResets);
+    if (this.limits.h2MaxFloodBytes > 0) {
+      st.flood = new Bucket(this.limits.h2MaxFloodBytes);
+      st.bodies = new Set();
+    }
     if (this.limits.h2MaxPriority > 0) {
       st.priority = new Bucket(this.limits.h2MaxPriority);
       session.on('priority', () => {
@@ -156,12 +225,32 @@ export class H2Guard {
    * emits 'stream' for each HEADERS while it is still inside the read (and runs microtasks after
    * each callback), so the RST_STREAMs that follow in the same bytes are only known after it.
    */
-  startStream(session: Http2Session, stream: ServerHttp2Stream, start: () => void): void {
+  startStream(
+    session: Http2Session,
+    stream: ServerHttp2Stream,
+    listBytes: number,
+    hasBody: boolean,
+    start: () => void,
+  ): void {
     const st = this.states.get(session);
     if (st) {
-      st.streams++;
+      this.seen(st, stream);
       st.probeIntervalMs = 0;
       if (st.resets) stream.on('aborted', () => this.onAborted(st, stream));
+      if (st.bodies) {
+        st.credit += listBytes;
+        const handle = hasBody ? streamHandle(stream) : undefined;
+        if (handle) {
+          const body: BodyStream = { handle, credited: 0 };
+          st.bodies.add(body);
+          // At 'close' Node has let go of the handle (its count may read 0): credit what came before.
+          stream.once('end', () => creditBody(st, body));
+          stream.once('close', () => {
+            creditBody(st, body);
+            st.bodies?.delete(body);
+          });
+        }
+      }
     }
     this.pending.push({ session, stream, st, start });
     if (!this.scheduled) {
@@ -190,6 +279,40 @@ export class H2Guard {
       start();
     }
   };
+
+  /**
+   * A stream the server refused itself (RST_STREAM ENHANCE_YOUR_CALM) for a header list larger than
+   * `--max-header-list-size`: Node enforces the advertised limit only once the client acknowledged
+   * our SETTINGS (RFC 9113 §6.5.3), so a first flight reaches JavaScript. It counts as refused.
+   */
+  refuseHeaderList(session: Http2Session, stream: ServerHttp2Stream): void {
+    this.counts.headerListTooLarge++;
+    const st = this.states.get(session);
+    if (!st) return;
+    this.seen(st, stream);
+    st.refusedHere++;
+    if (this.refused(st) > this.limits.h2MaxRefusedStreams && this.limits.h2MaxRefusedStreams > 0)
+      this.calm(st, 'refused');
+  }
+
+  /** A stream reached the server: ids nghttp2 processed up to it are either seen or skipped. */
+  private seen(st: SessionState, stream: ServerHttp2Stream): void {
+    st.streams++;
+    const id = stream.id ?? 0;
+    if (id > st.highestStreamId) st.highestStreamId = id;
+  }
+
+  /**
+   * Streams refused before they reached the server. Client stream ids are odd and increase (RFC 9113
+   * §5.1.1), but a client may skip ids: only the ids nghttp2 processed after the highest stream that
+   * reached the server are refusals (a stream that is accepted is handed over in the same callback
+   * that processed it). A refused stream between two accepted ones is not counted here; nghttp2's
+   * own limit and the server's refusals (`refusedHere`) still are.
+   */
+  private refused(st: SessionState): number {
+    const last = st.session.state.lastProcStreamID ?? 0;
+    return (last > st.highestStreamId ? (last - st.highestStreamId) >>> 1 : 0) + st.refusedHere;
+  }
 
   /** A stream was reset before its response ended (RFC 9113 §6.4). */
   private onAborted(st: SessionState, stream: ServerHttp2Stream): void {
@@ -253,13 +376,14 @@ export class H2Guard {
       const { session, sock, raw } = st;
       if (session.destroyed || st.probing) continue;
       if (this.limits.h2MaxRefusedStreams > 0 && !st.ended) {
-        // Client stream ids are odd: (last + 1) / 2 streams began; those without a 'stream' event
-        // were refused by nghttp2 or Node (header list too large, too many streams).
-        const began = ((session.state.lastProcStreamID ?? 0) + 1) >>> 1;
-        if (began - st.streams > this.limits.h2MaxRefusedStreams) {
+        if (this.refused(st) > this.limits.h2MaxRefusedStreams) {
           this.calm(st, 'refused');
           continue;
         }
+      }
+      if (st.flood && !st.ended && !this.floodCheck(st)) {
+        this.calm(st, 'flood');
+        continue;
       }
       if (
         this.limits.prefaceTimeoutMs > 0 &&
@@ -279,6 +403,24 @@ export class H2Guard {
       if (!quiet || now < st.nextProbeAt || queuedWriteBytes(raw) > 0) continue;
       this.probe(st);
     }
+  }
+
+  /**
+   * RFC 9113 §10.5: frames a server must process but that carry no request cost it CPU (nginx measured
+   * 0.12 s, this server 1.28 s of CPU per 100k). The bytes read since the last check, less the header
+   * lists and DATA of its streams and 1/16 of what the server wrote (the peer's WINDOW_UPDATEs, PING
+   * and SETTINGS ACKs answer writes), are taken from the session's flood bucket. False when empty.
+   */
+  private floodCheck(st: SessionState): boolean {
+    if (st.bodies) for (const b of st.bodies) creditBody(st, b);
+    const read = st.sock.bytesRead;
+    const written = st.sock.bytesWritten;
+    const overhead =
+      read - st.floodRead - (st.credit - st.floodCredit) - (written - st.floodWritten) * WRITTEN_CREDIT_SHARE;
+    st.floodRead = read;
+    st.floodWritten = written;
+    st.floodCredit = st.credit;
+    return overhead <= 0 || st.flood!.takeMany(overhead);
   }
 
   /**
@@ -321,6 +463,15 @@ export class H2Guard {
 }
 
 function ignorePing(): void {}
+
+/** Credits the DATA a body stream received since its last credit to its session. */
+function creditBody(st: SessionState, b: BodyStream): void {
+  const n = b.handle.bytesRead ?? 0;
+  if (n > b.credited) {
+    st.credit += n - b.credited;
+    b.credited = n;
+  }
+}
 
 /**
  * RFC 9112 §6.1 / §3.2: HTTP/1.1 request shapes that llhttp accepts but a strict server refuses,

@@ -244,6 +244,19 @@ export const ServerOptionsSchema = z.strictObject({
         'HTTP/2: streams refused for their header list on one connection before GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
       ),
     ),
+  h2MaxFloodBytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .default(1024 * 1024)
+    .meta(
+      m(
+        'h2-max-flood-bytes',
+        'bytes',
+        'HTTP/2: bytes one connection may send beyond its requests (header lists, bodies) and 1/16 of what the server wrote — WINDOW_UPDATE, PING, unknown frame types — a bucket refilled over 10 s; beyond it GOAWAY(ENHANCE_YOUR_CALM); 0 = no limit',
+      ),
+    ),
   h2GoawayGraceMs: ms(1000).meta(
     m(
       'h2-goaway-grace',

@@ -26,7 +26,7 @@ import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
-import { type GuardCounts, H2Guard, refuseH1 } from './guard.ts';
+import { type GuardCounts, H2Guard, headerListBytes, refuseH1 } from './guard.ts';
 import { startH3Listener } from './h3.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
@@ -218,8 +218,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       guard.adopt(session, handingOver);
       sessionSockets.set(session, handingOver);
     }
-    session.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
-      onStream(session, stream, headers),
+    session.on(
+      'stream',
+      (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) =>
+        onStream(session, stream, headers, flags, rawHeaders),
     );
     session.on('close', () => sessions.delete(session));
     session.on('error', () => session.destroy());
@@ -240,15 +242,30 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     session: ServerHttp2Session,
     stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
+    flags: number,
+    rawHeaders: string[],
   ): void {
     metrics.streamsOpen++;
     stream.on('close', onStreamClose); // 'close' fires once; `on` avoids a wrapper per stream
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
     // without a listener that error would end the process. 'close' above still counts it.
     stream.on('error', ignore);
+    const listBytes = headerListBytes(rawHeaders);
+    if (listBytes > opts.maxHeaderListSizeBytes) {
+      // Node applies the advertised MAX_HEADER_LIST_SIZE only once the client acknowledged our
+      // SETTINGS (RFC 9113 §6.5.3): a first flight's list reaches us whatever its size. Refuse it as
+      // nghttp2 does after the ACK (RST_STREAM ENHANCE_YOUR_CALM); the guard counts it as refused.
+      (stream as unknown as Record<symbol, boolean>)[kServerReset] = true;
+      stream.close(h2c.NGHTTP2_ENHANCE_YOUR_CALM);
+      guard.refuseHeaderList(session, stream);
+      return;
+    }
     const proto: WireProtocol = session.alpnProtocol === 'h2' ? 'h2' : 'h2c';
     const extra = altSvc.value && session.alpnProtocol === 'h2' ? { 'alt-svc': altSvc.value } : undefined;
-    guard.startStream(session, stream, () => router.handle(new H2Exchange(stream, headers, proto, extra)));
+    const hasBody = (flags & h2c.NGHTTP2_FLAG_END_STREAM) === 0;
+    guard.startStream(session, stream, listBytes, hasBody, () =>
+      router.handle(new H2Exchange(stream, headers, proto, extra)),
+    );
   }
   function onStreamClose(this: ServerHttp2Stream): void {
     metrics.streamsOpen--;

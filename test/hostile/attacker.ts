@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
+import { encodeHeaderBlock } from '../../src/h2/hpack.ts';
 import {
   CLIENT_PREFACE,
   decodeGoaway,
@@ -47,6 +48,10 @@ export interface Peer {
   goaway?: Goaway;
   /** RST_STREAMs the server sent. */
   rstReceived: number;
+  /** Their error codes, in order (the first 100). */
+  rstCodes: number[];
+  /** HEADERS frames the server sent (response heads). */
+  headersReceived: number;
   /** Resolves with ms since connect when the server closed the connection (or the socket errored). */
   closed: Promise<number>;
   isClosed(): boolean;
@@ -88,6 +93,8 @@ export function connectPeer(o: ConnectOptions): Promise<Peer> {
       socket,
       t0: performance.now(),
       rstReceived: 0,
+      rstCodes: [],
+      headersReceived: 0,
       closed,
       isClosed: () => closedAt !== undefined,
       write: (buf) =>
@@ -121,7 +128,10 @@ export function connectPeer(o: ConnectOptions): Promise<Peer> {
             lastStreamId: g.lastStreamId,
             atMs: performance.now() - peer.t0,
           };
-        } else if (f.type === FrameType.RST_STREAM) peer.rstReceived++;
+        } else if (f.type === FrameType.RST_STREAM) {
+          peer.rstReceived++;
+          if (peer.rstCodes.length < 100) peer.rstCodes.push(f.payload.readUInt32BE(0));
+        } else if (f.type === FrameType.HEADERS) peer.headersReceived++;
       }
     });
     if (o.noRead) socket.pause();
@@ -211,6 +221,30 @@ export function hpackIndexedLiteral(name: string, value: string): Buffer {
     ...hpackInt(0, 7, value.length),
     ...Buffer.from(value),
   ]);
+}
+
+/**
+ * A GET on `streamId` whose header list is about `kb` × 1000 bytes as SETTINGS_MAX_HEADER_LIST_SIZE
+ * counts it (RFC 9113 §6.5.2: name + value + 32 per field), in 4,000-byte fields, as HEADERS and as
+ * many CONTINUATIONs as 16 KiB frames need (the referee's shape of issue 26).
+ */
+export function largeHeaderList(streamId: number, kb: number): Buffer {
+  const fields: Array<[string, string]> = [
+    [':method', 'GET'],
+    [':scheme', 'http'],
+    [':path', '/healthz'],
+    [':authority', 'localhost'],
+  ];
+  for (let i = 0; i < Math.ceil((kb * 1000) / 4000); i++) fields.push([`x-h${i}`, 'a'.repeat(4000 - 37)]);
+  const block = encodeHeaderBlock(fields);
+  const frames: Buffer[] = [];
+  for (let off = 0; off < block.length; off += 16_384) {
+    const last = off + 16_384 >= block.length;
+    const type = off === 0 ? FrameType.HEADERS : FrameType.CONTINUATION;
+    const flags = (last ? END_HEADERS : 0) | (off === 0 ? END_STREAM : 0);
+    frames.push(encodeFrame(type, flags, streamId, block.subarray(off, off + 16_384)));
+  }
+  return Buffer.concat(frames);
 }
 
 /**

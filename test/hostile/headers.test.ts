@@ -1,6 +1,8 @@
 // Header abuse: an HPACK bomb (a 4 KB entry indexed once, referenced many times per stream, on
 // 2000 streams: a few bytes each on the wire, 40 KB each decoded) and a CONTINUATION flood (a header
-// block that never ends). Both must end the connection within 1 s; nginx beside it.
+// block that never ends). Both must end the connection within 1 s; nginx beside it. Header lists
+// above --max-header-list-size are refused even in a client's first flight (issue 26, item 3), and a
+// client that skips stream ids is served, not taken for one whose streams were refused (item 4).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { RunningServer } from '../../src/server/index.ts';
@@ -16,13 +18,16 @@ import {
   fdsBackTo,
   flood,
   hpackIndexedLiteral,
+  largeHeaderList,
   normalRequestOk,
   openFds,
   type Peer,
   plainPort,
   preface,
+  requestHeaders,
   settingsAck,
   startNginxH2,
+  until,
   within,
 } from './attacker.ts';
 
@@ -124,4 +129,53 @@ test('CONTINUATION flood (no END_HEADERS): closed within 1 s', async (t) => {
       `nginx: ${r.sent} CONTINUATION written; GOAWAY ${r.peer.goaway?.code ?? '-'}; closed at ${r.closedMs.toFixed(0)} ms`,
     );
   }
+});
+
+/** One large header list on a fresh connection; `ackFirst` waits for our SETTINGS ACK to be read. */
+async function largeList(port: number, kb: number, ackFirst: boolean) {
+  const peer = await connectPeer({ port });
+  await peer.write(Buffer.concat([preface(), ackFirst ? settingsAck() : Buffer.alloc(0)]));
+  if (ackFirst) await new Promise((r) => setTimeout(r, 50));
+  await peer.write(largeHeaderList(1, kb));
+  await until(() => peer.headersReceived > 0 || peer.rstReceived > 0 || peer.goaway !== undefined, 1000);
+  const r = { heads: peer.headersReceived, rst: peer.rstCodes[0], goaway: peer.goaway?.code };
+  peer.destroy();
+  return r;
+}
+
+for (const kb of [39, 63, 98]) {
+  test(`a ${kb} KB header list (HEADERS + CONTINUATION) above --max-header-list-size 32 KiB is refused, before and after the SETTINGS ACK`, async (t) => {
+    const refused0 = srv.guardCounts().headerListTooLarge;
+    for (const ackFirst of [false, true]) {
+      const r = await largeList(plainPort(srv), kb, ackFirst);
+      t.diagnostic(`h2lab, ACK ${ackFirst ? 'first' : 'not sent'}: ${JSON.stringify(r)}`);
+      assert.equal(r.heads, 0, 'no response head');
+      assert.ok(
+        r.rst === Code.ENHANCE_YOUR_CALM || r.goaway === Code.ENHANCE_YOUR_CALM,
+        `refused with ENHANCE_YOUR_CALM: ${JSON.stringify(r)}`,
+      );
+    }
+    // The first flight reaches JavaScript (Node enforces the setting once acknowledged only).
+    assert.ok(srv.guardCounts().headerListTooLarge > refused0);
+    assert.ok(await normalRequestOk(srv));
+    if (ng) t.diagnostic(`nginx, ACK not sent: ${JSON.stringify(await largeList(ng.port, kb, false))}`);
+  });
+}
+
+test('a client whose first request uses stream id 203, then 1001, is served (skipped ids are not refused streams)', async (t) => {
+  const peer = await connectPeer({ port: plainPort(srv) });
+  const headers = requestHeaders();
+  await peer.write(Buffer.concat([preface(), settingsAck(), headers(203)]));
+  await until(() => peer.headersReceived >= 1 || peer.isClosed(), 1000);
+  await new Promise((r) => setTimeout(r, 450)); // two guard ticks
+  await peer.write(headers(1001));
+  await until(() => peer.headersReceived >= 2 || peer.isClosed(), 1000);
+  await new Promise((r) => setTimeout(r, 450));
+  t.diagnostic(
+    `heads ${peer.headersReceived}; GOAWAY ${peer.goaway?.code ?? '-'}; closed ${peer.isClosed()}`,
+  );
+  assert.equal(peer.headersReceived, 2);
+  assert.equal(peer.goaway, undefined);
+  assert.ok(!peer.isClosed());
+  peer.destroy();
 });
