@@ -52,7 +52,15 @@ export const H2Code = {
   REFUSED_STREAM: 7,
   CANCEL: 8,
   COMPRESSION_ERROR: 9,
+  ENHANCE_YOUR_CALM: 11,
 } as const;
+
+/**
+ * The largest response header block (HEADERS + CONTINUATION, as received: HPACK-encoded) the client
+ * takes, bytes: the bound HTTP/1.1's response head has (`MAX_HEAD_BYTES`, h1-pool.ts). Without it a
+ * server could grow one block without end (issue 26: a 1.2 GB block took bench to 2.67 GB of RSS).
+ */
+export const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
 
 /** How a stream ended. */
 export type StreamEndReason =
@@ -205,6 +213,8 @@ export class H2ClientSession {
   private hbStream = 0;
   private hbFlags = 0;
   private hbParts: Buffer[] = [];
+  /** Bytes of the header block in progress, bounded by {@link MAX_HEADER_BLOCK_BYTES}. */
+  private hbBytes = 0;
   private connRecvUnacked = 0;
   /** The connection window as the server has it: the RFC's 65,535 or more (it cannot shrink). */
   private readonly connWindow: number;
@@ -415,6 +425,8 @@ export class H2ClientSession {
         if (sid !== this.hbStream || this.hbStream === 0)
           throw new ConnError(H2Code.PROTOCOL_ERROR, 'unexpected CONTINUATION');
         this.hbParts.push(Buffer.from(buf.subarray(start, end)));
+        this.hbBytes += end - start;
+        if (this.hbBytes > MAX_HEADER_BLOCK_BYTES) this.headerBlockTooLarge();
         if (flags & F_END_HEADERS) {
           const block = Buffer.concat(this.hbParts);
           const hsid = this.hbStream;
@@ -431,6 +443,20 @@ export class H2ClientSession {
         this.stalls.end(s.credit, 'stream');
         this.dropSending(s);
         const code = buf.readUInt32BE(start);
+        if (
+          code === H2Code.NO_ERROR &&
+          s.gotFinal &&
+          s.expectedBytes >= 0 &&
+          s.receivedBytes === s.expectedBytes
+        ) {
+          // RFC 9113 §8.1: a server may end a stream with RST_STREAM(NO_ERROR) once its response is
+          // complete. Here every byte of its content-length came: the response is whole (node:http2
+          // does this under load; nghttp2's clients and h2load count it ok). Without a
+          // content-length, completeness is not known and it stays a reset.
+          this.stalls.end(s.credit, 'stream', true);
+          s.handler.onEnd('end', 0, undefined);
+          return;
+        }
         s.handler.onEnd('reset', code, `RST_STREAM ${H2_ERROR_NAMES[code] ?? code}`);
         return;
       }
@@ -544,7 +570,25 @@ export class H2ClientSession {
       this.hbStream = sid;
       this.hbFlags = flags;
       this.hbParts = [Buffer.from(buf.subarray(p, stop))];
+      this.hbBytes = stop - p;
     }
+  }
+
+  /**
+   * A response header block past {@link MAX_HEADER_BLOCK_BYTES}: its stream fails `malformed`
+   * (failure class `protocol`). The block cannot be skipped — HPACK state is shared by the whole
+   * connection (RFC 7541 §2.2) — so the connection ends too, with ENHANCE_YOUR_CALM (RFC 9113 §10.5.1).
+   */
+  private headerBlockTooLarge(): never {
+    const s = this.streams.get(this.hbStream);
+    const detail = `response header block larger than ${MAX_HEADER_BLOCK_BYTES} bytes`;
+    this.hbParts = [];
+    if (s) {
+      this.streams.delete(s.id);
+      this.dropSending(s);
+      s.handler.onEnd('malformed', H2Code.ENHANCE_YOUR_CALM, detail);
+    }
+    throw new ConnError(H2Code.ENHANCE_YOUR_CALM, detail);
   }
 
   /** A complete header block: decode it (always: HPACK state), then deliver it if the stream lives. */

@@ -10,6 +10,8 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { encodeHeaderBlock } from '../../src/h2/hpack.ts';
+import { CLIENT_PREFACE, encodeFrame, FLAG_ACK, FrameReader, FrameType } from '../../src/h2/index.ts';
 import { H2ClientSession } from '../../src/h2/session.ts';
 import { createTransport } from '../../src/transport/index.ts';
 import { freePort, haveNginx, type Nginx, startNginx } from '../helpers/nginx.ts';
@@ -198,6 +200,108 @@ test('a server that answers the preface with something else entirely is a protoc
   } finally {
     await tr.close();
     await new Promise((r) => server.close(r));
+  }
+});
+
+/**
+ * A raw HTTP/2 server (for what node:http2 will not send): empty SETTINGS and an ACK, then `answer`
+ * writes the response frames for stream 1 once the client's HEADERS arrived.
+ */
+async function rawServer(
+  answer: (c: net.Socket) => void,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = net.createServer((c) => {
+    c.on('error', () => {});
+    const reader = new FrameReader(1 << 20);
+    let preface = true;
+    let buf = Buffer.alloc(0);
+    c.on('data', (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (preface) {
+        if (buf.length < CLIENT_PREFACE.length) return;
+        preface = false;
+        c.write(
+          Buffer.concat([
+            encodeFrame(FrameType.SETTINGS, 0, 0),
+            encodeFrame(FrameType.SETTINGS, FLAG_ACK, 0),
+          ]),
+        );
+        buf = buf.subarray(CLIENT_PREFACE.length);
+      }
+      for (const f of reader.push(buf)) if (f.type === FrameType.HEADERS && f.streamId === 1) answer(c);
+      buf = Buffer.alloc(0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+const rst = (sid: number, code: number) => {
+  const p = Buffer.alloc(4);
+  p.writeUInt32BE(code);
+  return encodeFrame(FrameType.RST_STREAM, 0, sid, p);
+};
+const head = (fields: Array<[string, string]>, flags = 0x4) =>
+  encodeFrame(FrameType.HEADERS, flags, 1, encodeHeaderBlock(fields));
+
+test('RST_STREAM(NO_ERROR) once every byte of the content-length came is a complete response (RFC 9113 §8.1), short of it a reset', async () => {
+  for (const [sent, reason] of [
+    [5, 'end'],
+    [3, 'reset'],
+  ] as const) {
+    const srv = await rawServer((c) =>
+      c.write(
+        Buffer.concat([
+          head([
+            [':status', '200'],
+            ['content-length', '5'],
+          ]),
+          encodeFrame(FrameType.DATA, 0, 1, Buffer.alloc(sent, 0x61)),
+          rst(1, 0),
+        ]),
+      ),
+    );
+    const s = await session(srv.port);
+    try {
+      const g = await get(s, srv.port, '/');
+      assert.equal(g.status, 200);
+      assert.equal(g.bytes, sent);
+      assert.equal(g.reason, reason, `${sent} of 5 bytes then RST_STREAM(NO_ERROR)`);
+    } finally {
+      s.close();
+      await srv.close();
+    }
+  }
+});
+
+test('a response header block past 64 KiB (HEADERS + endless CONTINUATION) fails the stream as malformed and ends the connection, bounded', async () => {
+  const field = encodeHeaderBlock([['x-big', 'b'.repeat(16_000)]]);
+  let written = 0;
+  const srv = await rawServer((c) => {
+    // 10 MiB of CONTINUATION at most; the client must give up long before.
+    c.write(encodeFrame(FrameType.HEADERS, 0, 1, encodeHeaderBlock([[':status', '200']])));
+    const more = (): void => {
+      while (written < 10 << 20 && !c.destroyed) {
+        written += field.length;
+        if (!c.write(encodeFrame(FrameType.CONTINUATION, 0, 1, field))) return void c.once('drain', more);
+      }
+    };
+    more();
+  });
+  const s = await session(srv.port);
+  const rss0 = process.memoryUsage().rss;
+  try {
+    const g = await get(s, srv.port, '/');
+    assert.equal(g.reason, 'malformed');
+    assert.equal(g.status, -1, 'no response headers delivered');
+    assert.ok(written < 10 << 20, `the client closed before the server wrote 10 MiB (${written})`);
+    assert.ok(process.memoryUsage().rss - rss0 < 64 << 20);
+  } finally {
+    s.close();
+    await srv.close();
   }
 });
 
