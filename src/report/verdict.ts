@@ -668,13 +668,65 @@ function recommend(
       text: `${who}: no strategy differed from ${result.baseline} by ${minEffectPercent(result)}% or more on ${scope}: the protocol does not decide it here; any of them will do.`,
     };
   }
-  const total = relevant.filter((c) => c.protocol === best.p).length;
   return {
     client,
     strategy: best.p,
     decision: 'use',
-    text: `${who}: use ${strategyLabel(best.p)}; it was clearly better than ${result.baseline} on ${scope} in ${best.wins} of ${total} cells and worse in none.`,
+    text: `${who}: use ${strategyLabel(best.p)}; ${chosenSplit(result, relevant, best.p, scope)}`,
   };
+}
+
+/**
+ * The recommended strategy's record over every cell it was compared in, and where it held: every
+ * cell counts — better, worse (none, or it would not be recommended), no clear difference, undecided
+ * (with the runs that would tell), failed or not offered — and when the cells span several links and
+ * it won on some only, "it depends on the link" with the split. The other strategies' decided losses
+ * are named too, so "use h2" is never printed beside an h2-pool that was worse unsaid.
+ */
+function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy, scope: string): string {
+  const several = new Set(relevant.map((c) => c.workload)).size > 1;
+  const label = (id: string) => result.axes.workloads.find((w) => w.id === id)?.label ?? id;
+  const tag = (c: Comparison) =>
+    `${levelText(result, c.workload, c.concurrency)}${several ? ` on ${label(c.workload)}` : ''}${result.axes.net.length > 1 ? ` (${c.net})` : ''}`;
+  const mine = relevant.filter((c) => c.protocol === p);
+  const by = (o: Comparison['outcome']) => mine.filter((c) => c.outcome === o);
+  const better = by('better');
+  const open = [...by('undecided'), ...by('insufficient')];
+  const same = by('no-clear-difference');
+  const workloads = new Set(relevant.map((c) => c.workload));
+  const failed = result.cells.filter(
+    (c) => c.protocol === p && workloads.has(c.workload) && c.status !== 'done',
+  );
+  const total = mine.length + failed.length;
+  const parts = [`clearly better than ${result.baseline} on ${scope} in ${better.length} of ${total} cells`];
+  parts.push('worse in none');
+  if (same.length > 0) parts.push(`no clear difference in ${same.length}`);
+  if (open.length > 0) {
+    const needs = open
+      .map((c) => c.runsNeeded ?? 0)
+      .filter((n) => n > 0)
+      .sort((a, b) => a - b);
+    const need = needs[Math.floor((needs.length - 1) / 2)];
+    parts.push(
+      `undecided in ${open.length} (${open.map(tag).join(', ')}${need !== undefined ? `; about ${need} kept runs per strategy would tell most` : ''})`,
+    );
+  }
+  if (failed.length > 0)
+    parts.push(
+      `${failed.length} failed or not offered (${failed.map((c) => c.status).join(', ')}), not counted as either`,
+    );
+  let text = `${parts.join(', ')}.`;
+  const nets = [...new Set(mine.map((c) => c.net))];
+  const wonOn = new Set(better.map((c) => c.net));
+  if (nets.length > 1 && wonOn.size < nets.length) {
+    const elsewhere = nets.filter((n) => !wonOn.has(n));
+    text += ` It depends on the link: better over ${[...wonOn].join(', ')}; not shown better over ${elsewhere.join(', ')}.`;
+  }
+  const othersWorse = relevant.filter((c) => c.protocol !== p && c.outcome === 'worse');
+  if (othersWorse.length > 0) {
+    text += ` Worse than ${result.baseline}: ${othersWorse.map((c) => `${c.protocol} at ${tag(c)} ${formatRatio(c.interval.ratio)}`).join(', ')}.`;
+  }
+  return text;
 }
 
 function caveats(result: CompareResult): string[] {

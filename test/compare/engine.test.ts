@@ -315,3 +315,32 @@ test('a burst over a link says which bound its time sat on: round trips for h1, 
     /h2 sent all 64 at once, so the link's rate bounds it instead: 640 KiB at 10 Mbit\/s take at least 524 ms/,
   );
 });
+
+test("a recommendation counts every cell and names the other strategies' decided losses beside it", async () => {
+  const r = await compare(
+    { protocols: ['h1', 'h2', 'h2-pool'], concurrency: [1, 64], workloads, runs: 6 },
+    {
+      target,
+      runCell: syntheticRunner({
+        h1: { latencyMs: 10, contention: 0.02, runNoise: 0.02 },
+        h2: { latencyMs: 10, runNoise: 0.02 },
+        'h2-pool': { latencyMs: 15, runNoise: 0.02 },
+      }),
+    },
+  ).done;
+  const rec = r.verdict!.recommendations.find((x) => x.client === 'interactive')!;
+  assert.equal(rec.strategy, 'h2', rec.text);
+  const mine = r.comparisons.filter(
+    (c) => c.protocol === 'h2' && c.metric === 'latencyP50Ms' && c.workload === 'small',
+  );
+  const wins = mine.filter((c) => c.outcome === 'better').length;
+  // Every cell of the chosen strategy is counted, not only its wins.
+  assert.match(rec.text, new RegExp(`in ${wins} of ${mine.length} cells, worse in none`));
+  // h2-pool was decided worse at c=1: said beside the recommendation, never left out.
+  assert.ok(
+    r.comparisons.some(
+      (c) => c.protocol === 'h2-pool' && c.outcome === 'worse' && c.metric === 'latencyP50Ms',
+    ),
+  );
+  assert.match(rec.text, /Worse than h1: h2-pool at c=1/);
+});
