@@ -100,7 +100,18 @@ export function breakdownOf(run: RunResult): TimeBreakdown {
  * completed request (a run in which nothing completed has no latency to speak of).
  */
 export function keptRuns(cell: CellResult): RunResult[] {
-  return cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined && r.counts.ok > 0);
+  return cell.runs
+    .slice(cell.warmupRuns)
+    .filter((r) => r.error === undefined && r.counts.ok > 0 && !cutOff(r));
+}
+
+/**
+ * A run cut off by the request timeout: some request failed with class `timeout`. Its completion
+ * time (a burst ends with its last request, failed or not) and its tail are the timeout, not the
+ * protocol's: such a run is reported as cut off and never enters a ratio.
+ */
+export function cutOff(run: RunResult): boolean {
+  return (run.counts.byFailure?.timeout ?? 0) > 0;
 }
 
 function medianOf(runs: RunResult[], f: (r: RunResult) => number | undefined): number | undefined {
@@ -246,6 +257,9 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
     const s = cellStats(cell);
     if (s) cell.stats = s;
     else delete cell.stats;
+    const cut = cell.runs.slice(cell.warmupRuns).filter((r) => r.error === undefined && cutOff(r)).length;
+    if (cut > 0) cell.cutOffRuns = cut;
+    else delete cell.cutOffRuns;
   }
   const comparisons: Comparison[] = [];
   const workloads = new Map(result.axes.workloads.map((w) => [w.id, w]));

@@ -163,6 +163,13 @@ export const cellSchema = z.object({
   runs: z.array(runResultSchema).describe('Every run in order, warm-up runs first.'),
   warmupRuns: z.number().int().describe('How many of the first runs are warm-up (excluded from statistics).'),
   stats: cellStatsSchema.optional(),
+  cutOffRuns: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'Kept runs cut off by the request timeout (a request failed with class timeout): their times are the timeout, not a measurement, so they are left out of the statistics and the comparisons, and counted here.',
+    ),
   error: errorSchema.optional(),
 });
 

@@ -50,6 +50,8 @@ function range(s: { median: number; min: number; max: number }, f: (n: number) =
 }
 
 function statusText(cell: CellResult): string {
+  if (cell.status === 'done' && !cell.stats && cell.cutOffRuns)
+    return `cut off: ${cell.cutOffRuns} run${cell.cutOffRuns === 1 ? '' : 's'} reached the request timeout`;
   switch (cell.status) {
     case 'not-offered':
       return 'not offered by the server';

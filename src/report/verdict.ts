@@ -776,6 +776,13 @@ function caveats(result: CompareResult): string[] {
     out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
+  const cut = result.cells.filter((c) => c.cutOffRuns);
+  if (cut.length > 0) {
+    const timeout = Number((result.options as { timeoutMs?: number }).timeoutMs ?? 30_000);
+    out.push(
+      `Runs cut off by the ${formatMs(timeout)} request timeout (a request timed out, so the run's times are the timeout's, not the protocol's) are left out of the statistics and the ratios: ${cut.map((c) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${c.cutOffRuns} of ${c.runs.length - c.warmupRuns}`).join(', ')}.`,
+    );
+  }
   return out;
 }
 

@@ -344,3 +344,37 @@ test("a recommendation counts every cell and names the other strategies' decided
   );
   assert.match(rec.text, /Worse than h1: h2-pool at c=1/);
 });
+
+test('a run cut off by the request timeout is counted as such and kept out of the ratios', async () => {
+  const inner = syntheticRunner({
+    h1: { latencyMs: 10, runNoise: 0.02 },
+    h2: { latencyMs: 5, runNoise: 0.02 },
+  });
+  const r = await compare(
+    { protocols: ['h1', 'h2'], concurrency: [8], workloads: [workloads[0]!], runs: 6 },
+    {
+      target,
+      runCell: async (cell, ctx) => {
+        const run = await inner(cell, ctx);
+        // h2's third and fourth runs: one request reached the timeout.
+        if (cell.protocol === 'h2' && (ctx.run === 2 || ctx.run === 3)) {
+          run.counts.failed += 1;
+          run.counts.total += 1;
+          run.counts.byFailure = { ...run.counts.byFailure, timeout: 1 };
+          run.latencyMs.p50 = 30_000;
+        }
+        return run;
+      },
+    },
+  ).done;
+  const h2 = r.cells.find((c) => c.protocol === 'h2')!;
+  assert.equal(h2.cutOffRuns, 2);
+  assert.equal(h2.stats!.runsKept, 3, '5 kept runs less the 2 cut off');
+  assert.ok(h2.stats!.latencyP50Ms.max < 1000, 'no cut-off run in the statistics');
+  const c = r.comparisons.find((x) => x.protocol === 'h2' && x.metric === 'latencyP50Ms')!;
+  assert.ok(c.interval.ratio < 1, JSON.stringify(c.interval));
+  assert.ok(
+    r.verdict!.caveats.some((t) => /cut off by the 30\.00 s request timeout.*h2 at c=8 2 of 5/.test(t)),
+    r.verdict!.caveats.join('\n'),
+  );
+});

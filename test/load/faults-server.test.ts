@@ -172,7 +172,9 @@ test('nginx rotating connections (keepalive_requests 100): every request account
       if (protocol !== 'h1') {
         // 1000 requests over sessions of 100: every session but those open at the end got a GOAWAY.
         assert.ok(rotations >= 10 - connections, label);
-        assert.ok((c.retried ?? 0) > 0 && (c.unprocessed ?? 0) > 0, label);
+        // One session: the streams past the GOAWAY's last id are retried. A pool may route around a
+        // rotating session entirely (while a replacement opens, the others take their share only).
+        if (connections === 1) assert.ok((c.retried ?? 0) > 0 && (c.unprocessed ?? 0) > 0, label);
       }
     }
   } finally {

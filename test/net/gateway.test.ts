@@ -228,7 +228,11 @@ http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
     } finally {
       remote?.kill('SIGTERM');
       for (const p of execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n')) {
-        if (p) process.kill(Number(p), 'SIGKILL');
+        try {
+          if (p) process.kill(Number(p), 'SIGKILL');
+        } catch {
+          // Gone since the listing (nginx's workers exit with their master).
+        }
       }
       execFileSync('ip', ['netns', 'del', ns]);
       if (existsSync(`/sys/class/net/${hostDev}`)) execFileSync('ip', ['link', 'del', hostDev]);
