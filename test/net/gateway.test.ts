@@ -131,6 +131,22 @@ describe('a server h2lab did not start, behind a link', { skip }, () => {
     const forwardBefore = readSysctl('net.ipv4.ip_forward');
     let remote: ChildProcess | undefined;
     const rdir = join(dir, 'remote');
+    // What an earlier run of this test left when it died mid-way (its namespace, and the host end
+    // of its veth pair holding 198.51.100.1): removed first, or the address would be taken twice.
+    const quiet = (args: string[]) => {
+      try {
+        execFileSync('ip', args, { stdio: 'ignore' });
+      } catch {}
+    };
+    for (const old of execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n')) {
+      const name = old.split(' ')[0] ?? '';
+      if (!name.startsWith('h2labtest-remote-')) continue;
+      for (const p of execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split('\n'))
+        if (p) quiet(['netns', 'exec', name, 'kill', '-9', p]);
+      quiet(['netns', 'del', name]);
+    }
+    for (const line of execFileSync('ip', ['-o', '-4', 'addr'], { encoding: 'utf8' }).split('\n'))
+      if (line.includes('198.51.100.1/30')) quiet(['link', 'del', line.split(/\s+/)[1]!]);
     try {
       execFileSync('ip', ['netns', 'add', ns]);
       execFileSync('ip', ['link', 'add', hostDev, 'type', 'veth', 'peer', 'name', remoteDev]);
@@ -234,8 +250,8 @@ http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
           // Gone since the listing (nginx's workers exit with their master).
         }
       }
-      execFileSync('ip', ['netns', 'del', ns]);
-      if (existsSync(`/sys/class/net/${hostDev}`)) execFileSync('ip', ['link', 'del', hostDev]);
+      quiet(['netns', 'del', ns]);
+      if (existsSync(`/sys/class/net/${hostDev}`)) quiet(['link', 'del', hostDev]);
     }
   });
 
