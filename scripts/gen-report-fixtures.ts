@@ -37,7 +37,12 @@ async function compare(input: CompareOptionsInput): Promise<CompareResult> {
 function save(name: string, r: CompareResult): void {
   mkdirSync(OUT, { recursive: true });
   const file = new URL(`${name}.json`, OUT);
-  writeFileSync(file, `${JSON.stringify(r)}\n`);
+  // No path of the machine that made them: the home directory's dev CA becomes a relative name.
+  const text = JSON.stringify(r).replace(
+    /"(?:[^"\\]*\/)?\.cache\/h2lab\/dev-certs\/([^"]+)"/g,
+    '"dev-certs/$1"',
+  );
+  writeFileSync(file, `${text}\n`);
   console.log(`wrote ${file.pathname} (${r.cells.length} cells, status ${r.status})`);
 }
 
