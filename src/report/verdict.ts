@@ -635,12 +635,7 @@ function recommend(
     if (open.length > 0) {
       // The median estimate decides most of the open cells; the noisiest one is named apart, since
       // a few runs' spread makes its estimate the least reliable.
-      const needs = open
-        .map((c) => c.runsNeeded ?? 0)
-        .filter((n) => n > 0)
-        .sort((a, b) => a - b);
-      const need = needs[Math.floor((needs.length - 1) / 2)];
-      const most = needs[needs.length - 1];
+      const { need, most } = runsToTell(open);
       const lost = worse.length > 0 ? ` (worse than ${result.baseline}: ${worse.map(tag).join(', ')})` : '';
       const more =
         need === undefined
@@ -676,6 +671,15 @@ function recommend(
   };
 }
 
+/** Undecided cells' runs that would tell: the median estimate (most of them) and the noisiest. */
+function runsToTell(open: Comparison[]): { need: number | undefined; most: number | undefined } {
+  const needs = open
+    .map((c) => c.runsNeeded ?? 0)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b);
+  return { need: needs[Math.floor((needs.length - 1) / 2)], most: needs[needs.length - 1] };
+}
+
 /**
  * The recommended strategy's record over every cell it was compared in, and where it held: every
  * cell counts — better, worse (none, or it would not be recommended), no clear difference, undecided
@@ -702,11 +706,7 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy,
   parts.push('worse in none');
   if (same.length > 0) parts.push(`no clear difference in ${same.length}`);
   if (open.length > 0) {
-    const needs = open
-      .map((c) => c.runsNeeded ?? 0)
-      .filter((n) => n > 0)
-      .sort((a, b) => a - b);
-    const need = needs[Math.floor((needs.length - 1) / 2)];
+    const { need } = runsToTell(open);
     parts.push(
       `undecided in ${open.length} (${open.map(tag).join(', ')}${need !== undefined ? `; about ${need} kept runs per strategy would tell most` : ''})`,
     );
