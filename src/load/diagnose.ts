@@ -32,7 +32,11 @@ const ALERT_WAIT_MS = 300;
  * does not speak TLS, or that closes the connection right after a handshake with the client's
  * certificate (refused, without an alert), is H2LAB_ERR_TLS_HANDSHAKE with that fix.
  */
-export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labError | undefined> {
+export function diagnoseNoSuccess(
+  url: string,
+  tls: DiagnoseTls,
+  timeoutMs = DIAGNOSE_TIMEOUT_MS,
+): Promise<H2labError | undefined> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
   const port = Number(u.port || (https ? 443 : 80));
@@ -55,13 +59,13 @@ export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labE
       ...(https && tls.ca ? { ca: tls.ca } : {}),
       ...(https && tls.cert ? { cert: tls.cert, key: tls.key } : {}),
     });
-    const timer = setTimeout(() => done(undefined), DIAGNOSE_TIMEOUT_MS);
+    const timer = setTimeout(() => done(undefined), timeoutMs);
     socket.once('secureConnect', () => {
       if (!https) {
         done(
           new H2labError(
             'H2LAB_ERR_PROTOCOL_MISMATCH',
-            `the http:// URL names a port that speaks TLS (no request succeeded; the port completed a TLS handshake): use https://${u.host}${u.pathname}, with --ca FILE or --insecure`,
+            `the http:// URL names a port that speaks TLS (the port completed a TLS handshake): use https://${u.host}${u.pathname}${u.search}, with --ca FILE or --insecure`,
             { requested: 'cleartext', negotiated: 'tls', url },
           ),
         );
@@ -81,6 +85,9 @@ export function diagnoseNoSuccess(url: string, tls: DiagnoseTls): Promise<H2labE
   });
 }
 
+/** How long compare's check of an http:// URL's scheme may wait for a handshake, ms. */
+const PREFLIGHT_SCHEME_MS = 1000;
+
 /** TLS options as a user gives them: PEM files' paths (see {@link preflightTarget}). */
 export interface PreflightTls {
   ca?: string;
@@ -94,7 +101,9 @@ export interface PreflightTls {
  * `--cert` and `--key` are read (a missing or invalid one is H2LAB_ERR_FILE_UNREADABLE /
  * H2LAB_ERR_TLS_BAD_PEM naming the option, exit 2), and for an https:// URL one connection is set up
  * as the transports would: a certificate the client does not trust (or one the server refuses) is
- * H2LAB_ERR_TLS_HANDSHAKE with the fix, instead of the same failure in every cell. Anything else
+ * H2LAB_ERR_TLS_HANDSHAKE with the fix, instead of the same failure in every cell; an http:// URL
+ * naming a port that completes a TLS handshake is H2LAB_ERR_PROTOCOL_MISMATCH saying to use https://.
+ * Anything else
  * (refused, a protocol the server does not speak) is left for the runs to report.
  */
 export async function preflightTarget(
@@ -108,7 +117,14 @@ export async function preflightTarget(
     ...(tls.key ? { key: readPemFile(tls.key, '--key') } : {}),
     ...(tls.insecure ? { insecure: true } : {}),
   };
-  if (new URL(url).protocol !== 'https:') return;
+  if (new URL(url).protocol !== 'https:') {
+    // An http:// URL naming a TLS port fails every request of every strategy, each in its own words
+    // (h1 "not offered", h2 "closed by the server"): one TLS handshake tells, before any run. A
+    // cleartext server answers the ClientHello with an error at once; a silent one costs the bound.
+    const named = await diagnoseNoSuccess(url, {}, PREFLIGHT_SCHEME_MS);
+    if (named) throw named;
+    return;
+  }
   // The default strategy's first connection: a TLS failure is the same for every strategy over TCP.
   const t = createTransport(DEFAULT_STRATEGY, { url, connections: 1, tls: pem, connectTimeoutMs });
   try {

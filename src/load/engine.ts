@@ -328,9 +328,11 @@ async function execute(
     return result;
   } catch (err) {
     let e = toH2labError(err);
-    if (e.code === 'H2LAB_ERR_TARGET_UNREACHABLE' && tls.cert && !target.embedded) {
+    const cleartext = new URL(target.url).protocol === 'http:';
+    if (e.code === 'H2LAB_ERR_TARGET_UNREACHABLE' && (tls.cert || cleartext) && !target.embedded) {
       // A session the server closed before its first frame, after a handshake with our certificate:
-      // a refused certificate explains that better (Node's TLS server sends no alert for it).
+      // a refused certificate explains that better (Node's TLS server sends no alert for it). Over
+      // http://, a TLS port closes on the h2c preface: the wrong scheme explains that better.
       const named = await diagnoseNoSuccess(target.url, tls);
       if (named) e = new H2labError(named.code, named.message, { ...named.details, ...e.details });
     }

@@ -128,10 +128,11 @@ function decideLevel(result: CompareResult, w: Workload, net: string, level: num
     .map((p) => comparisonOf(result, w.id, level, net, p, metric))
     .filter((x): x is Comparison => x !== undefined && Number.isFinite(x.interval.ratio));
   if (cmps.length === 0) {
-    const broken = result.axes.protocols.some((p) => {
-      const s = cellOf(result, w.id, level, net, p)?.status;
-      return s === 'failed' || s === 'not-offered';
-    });
+    // Nothing compared because a cell failed, or because the server does not offer the baseline
+    // (then what did run is shown alone): not the same answer.
+    const broken = result.axes.protocols.some(
+      (p) => cellOf(result, w.id, level, net, p)?.status === 'failed',
+    );
     return { level, decision: broken ? 'failed' : 'not-compared', cmps, carriers: [] };
   }
   const of = (o: Comparison['outcome']) => cmps.filter((c) => c.outcome === o).map((c) => c.protocol);
@@ -269,6 +270,35 @@ function failureClause(
   return [...by].map(([text, who]) => `${[...new Set(who)].join(', ')}: ${text}`).join('; ');
 }
 
+/**
+ * The strategies the server did not offer at these levels ("h1 not offered by the server"), or
+ * undefined: a cell that never ran says so in the answer rather than vanishing from it.
+ */
+function notOfferedClause(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  levels: readonly number[],
+): string | undefined {
+  const absent = result.axes.protocols.filter((p) =>
+    levels.some((level) => cellOf(result, w.id, level, net, p)?.status === 'not-offered'),
+  );
+  return absent.length > 0 ? `${absent.join(', ')} not offered by the server` : undefined;
+}
+
+/**
+ * A level with nothing to compare (the baseline not offered or failed): what the strategies that ran
+ * measured on their own, from the same medians as the tables ("h2 38,512 req/s alone").
+ */
+function aloneText(result: CompareResult, w: Workload, net: string, level: number): string | undefined {
+  const ran = result.axes.protocols
+    .map((p) => ({ p, rps: cellOf(result, w.id, level, net, p)?.stats?.rps.median }))
+    .filter((x): x is { p: Strategy; rps: number } => x.rps !== undefined);
+  if (ran.length === 0) return undefined;
+  const list = ran.map((x) => `${x.p} ${Math.round(x.rps).toLocaleString('en-US')} req/s`).join(', ');
+  return `${list} with nothing to compare against (${result.baseline} did not run)`;
+}
+
 /** "0.84× (0.54–0.95)" for one level; "0.52–0.77× (CIs 0.24–1.52)" for several: the intervals' span. */
 function effectsText(cmps: readonly Comparison[]): string {
   if (cmps.length === 1) return effectText(cmps[0]!);
@@ -309,7 +339,10 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   } else if (quoted && (d === 'on' || d === 'keep')) {
     why = mechanism(result, w, net, last.level, quoted);
   }
-  const failures = failureClause(result, w, net, levels) ?? '';
+  if (d === 'not-compared') why = aloneText(result, w, net, last.level);
+  const failures = [notOfferedClause(result, w, net, levels), failureClause(result, w, net, levels)]
+    .filter(Boolean)
+    .join('; ');
   const tail = [why, failures].filter(Boolean).join('; ');
   // Three levels or more on one line are every level between the first and the last.
   const level =

@@ -726,6 +726,26 @@ function toOpenError(reason: unknown, s: PoolSettings): H2labError {
 }
 
 /**
+ * A TLS server that answered the client's ALPN offer with the no_application_protocol alert (RFC 7301
+ * §3.2): the handshake worked as far as the protocol, and the server speaks none of those offered —
+ * H2LAB_ERR_PROTOCOL_MISMATCH (compare: the cell is not offered), not a certificate problem.
+ */
+function alpnRefused(transport: TransportName, cause: string): H2labError {
+  // By the name's version (strategies are named h1…, h2…, h3…): the registry imports this file.
+  const http = transport.startsWith('h1') ? 'HTTP/1.1' : transport.startsWith('h3') ? 'HTTP/3' : 'HTTP/2';
+  return new H2labError(
+    'H2LAB_ERR_PROTOCOL_MISMATCH',
+    `the server refused ${http} in the TLS handshake (ALPN: no_application_protocol alert): it does not offer ${http} on this port; measure the protocols it offers (h2lab probe URL lists them), or enable ${http} on the server`,
+    {
+      transport,
+      requested: transport,
+      negotiated: 'none',
+      cause: /ERR_SSL_[A-Z0-9_]+/.exec(cause)?.[0] ?? cause,
+    },
+  );
+}
+
+/**
  * The error that ends a run whose connections could not be set up: H2LAB_ERR_TLS_HANDSHAKE for a
  * `tls` failure, else H2LAB_ERR_TARGET_UNREACHABLE, each naming the fix. Also used when connections
  * are opened on demand (a burst with handshakes included) and none of them could be.
@@ -737,6 +757,7 @@ export function setupFailureError(
 ): H2labError {
   const hint = tlsFailureHint(cause);
   if (hint) return tlsHintError(hint, cause, { transport, cause });
+  if (/NO_APPLICATION_PROTOCOL|no application protocol/i.test(cause)) return alpnRefused(transport, cause);
   const fds = openFilesExhausted(cause, { transport });
   if (fds) return fds;
   if (failure === 'tls') {

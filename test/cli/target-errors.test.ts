@@ -4,6 +4,9 @@
  * "check the server is running".
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { setupFailureError } from '../../src/transport/index.ts';
 import { testCerts } from '../helpers/certs.ts';
@@ -39,6 +42,85 @@ test('bench http:// -p h1 to a TLS port: H2LAB_ERR_PROTOCOL_MISMATCH "use https:
   } finally {
     await server.close();
     certs.cleanup();
+  }
+});
+
+test('http:// to a TLS port: bench -p h2 and compare say "use https://" before any load, not "unreachable" nor "enable HTTP/2", exit 1', async () => {
+  const certs = await testCerts();
+  const server = await startTestServer('tls', certs);
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-scheme-'));
+  try {
+    const url = server.url.replace('https:', 'http:');
+    const b = await h2lab(['bench', url, '-p', 'h2', '-n', '5', '-q']);
+    assert.equal(b.code, 1, b.stderr);
+    assert.match(
+      b.stderr,
+      /H2LAB_ERR_PROTOCOL_MISMATCH: the http:\/\/ URL names a port that speaks TLS.*use https:\/\//,
+    );
+    assert.doesNotMatch(b.stderr, /could not be reached|enable HTTP\/2/, 'bench names the scheme');
+    const c = await h2lab(['compare', `${url}/bytes/10`, '--runs', '3', '--duration', '200ms', '--out', dir]);
+    assert.equal(c.code, 1, c.stderr);
+    assert.match(
+      c.stderr,
+      /H2LAB_ERR_PROTOCOL_MISMATCH: the http:\/\/ URL names a port that speaks TLS.*use https:\/\/127\.0\.0\.1:\d+\/bytes\/10/,
+    );
+    assert.doesNotMatch(
+      c.stdout + c.stderr,
+      /not offered|enable HTTP/,
+      'compare names the scheme, not a protocol',
+    );
+    assert.equal(server.seen.requests, 0, 'no load');
+  } finally {
+    await server.close();
+    certs.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('compare against an h2-only TLS server: h1 is not offered (ALPN refused), not a certificate failure; the answer shows h2 alone', async () => {
+  const certs = await testCerts();
+  const server = await startTestServer('tls-h2-only', certs);
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-h2only-'));
+  try {
+    const c = await h2lab([
+      'compare',
+      `${server.url}/bytes/10`,
+      '--ca',
+      certs.path.caPem,
+      '--protocols',
+      'h1,h2',
+      '--concurrency',
+      '4',
+      '--runs',
+      '3',
+      '--duration',
+      '200ms',
+      '--out',
+      dir,
+    ]);
+    assert.equal(c.code, 0, c.stderr);
+    const out = c.stdout.replace(/\s+/g, ' ');
+    assert.doesNotMatch(
+      out,
+      /pass --ca|TLS handshake with the target failed|negotiated http\/1\.1/,
+      'no certificate advice',
+    );
+    assert.match(
+      out,
+      /c=4 not compared h2 [\d,]+ req\/s with nothing to compare against \(h1 did not run\); h1 not offered by the server/,
+    );
+    const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as {
+      cells: { protocol: string; status: string; note?: string }[];
+    };
+    const h1 = r.cells.find((x) => x.protocol === 'h1');
+    assert.equal(h1?.status, 'not-offered', JSON.stringify(h1));
+    assert.match(h1?.note ?? '', /refused HTTP\/1\.1 in the TLS handshake \(ALPN: no_application_protocol/);
+    for (const f of ['report.md', 'report.html'])
+      assert.match(readFileSync(join(dir, f), 'utf8'), /h1 not offered by the server/, f);
+  } finally {
+    await server.close();
+    certs.cleanup();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
