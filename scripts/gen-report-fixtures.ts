@@ -11,6 +11,7 @@
  *
  * - fixture: the embedded fixture server, 1 KiB responses, h1 and h2 at c=1 and 64;
  * - nginx: Debian's nginx over TLS (h2 and http/1.1 by ALPN), its defaults (tcp_nodelay on);
+ * - lossy: the same nginx behind an emulated link, 50 ms round trip, 2% loss each way (root);
  * - not-found: a fixture server asked for a path it does not have (every response 404);
  * - refused: a port nothing listens on (every request fails to connect);
  * - resets: every 20th request reset by the fixture server's /reset?every=20 (5% failed).
@@ -37,13 +38,39 @@ async function compare(input: CompareOptionsInput): Promise<CompareResult> {
 function save(name: string, r: CompareResult): void {
   mkdirSync(OUT, { recursive: true });
   const file = new URL(`${name}.json`, OUT);
-  // No path of the machine that made them: the home directory's dev CA becomes a relative name.
-  const text = JSON.stringify(r).replace(
-    /"(?:[^"\\]*\/)?\.cache\/h2lab\/dev-certs\/([^"]+)"/g,
-    '"dev-certs/$1"',
-  );
+  // No path of the machine that made them: the home directory's dev CA becomes a relative name,
+  // and so do the files of a temporary nginx directory.
+  const text = JSON.stringify(r)
+    .replace(/"(?:[^"\\]*\/)?\.cache\/h2lab\/dev-certs\/([^"]+)"/g, '"dev-certs/$1"')
+    .replace(/"[^"\\]*\/h2lab-fixtures-nginx-[^"\\/]+\/([^"]+)"/g, '"$1"');
   writeFileSync(file, `${text}\n`);
   console.log(`wrote ${file.pathname} (${r.cells.length} cells, status ${r.status})`);
+}
+
+/** Debian's nginx over TLS (h2 and http/1.1 by ALPN) with its defaults, serving 1 KiB at `url`. */
+async function withNginx(run: (url: string, ca: string) => Promise<CompareResult>): Promise<CompareResult> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'h2lab-fixtures-nginx-'));
+  const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
+  writeCertificateSet(dir, certs, { force: true });
+  const port = await freePort();
+  mkdirSync(join(dir, 'www'), { recursive: true });
+  writeFileSync(join(dir, 'www', 'small.txt'), 'a'.repeat(1024));
+  const nginx = await startNginx(
+    join(dir, 'nginx'),
+    `server {
+    listen 127.0.0.1:${port} ssl http2;
+    ssl_certificate ${join(dir, CERT_FILES.serverPem)};
+    ssl_certificate_key ${join(dir, CERT_FILES.serverKeyPem)};
+    root ${join(dir, 'www')};
+  }`,
+    [port],
+  );
+  try {
+    return await run(`https://127.0.0.1:${port}/small.txt`, join(dir, CERT_FILES.caPem));
+  } finally {
+    await nginx.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const cases: Record<string, () => Promise<CompareResult>> = {
@@ -61,35 +88,19 @@ const cases: Record<string, () => Promise<CompareResult>> = {
         },
       ],
     }),
-  nginx: async () => {
-    const dir = mkdtempSync(join(os.tmpdir(), 'h2lab-fixtures-nginx-'));
-    const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
-    writeCertificateSet(dir, certs, { force: true });
-    const port = await freePort();
-    mkdirSync(join(dir, 'www'), { recursive: true });
-    writeFileSync(join(dir, 'www', 'small.txt'), 'a'.repeat(1024));
-    const nginx = await startNginx(
-      join(dir, 'nginx'),
-      `server {
-    listen 127.0.0.1:${port} ssl http2;
-    ssl_certificate ${join(dir, CERT_FILES.serverPem)};
-    ssl_certificate_key ${join(dir, CERT_FILES.serverKeyPem)};
-    root ${join(dir, 'www')};
-  }`,
-      [port],
-    );
-    try {
-      return await compare({
+  nginx: () => withNginx((url, ca) => compare({ ...SMALL, url, tls: { ca }, concurrency: [8] })),
+  // The same nginx behind an emulated 50 ms link losing 2% each way (needs root: a namespace).
+  lossy: () =>
+    withNginx((url, ca) =>
+      compare({
         ...SMALL,
-        url: `https://127.0.0.1:${port}/small.txt`,
-        tls: { ca: join(dir, CERT_FILES.caPem) },
+        url,
+        tls: { ca },
         concurrency: [8],
-      });
-    } finally {
-      await nginx.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  },
+        durationMs: 1500,
+        links: { rttMs: [50], loss: [0.02] },
+      }),
+    ),
   'not-found': async () => {
     const server = await startFixtureTarget({}, 'thread');
     try {

@@ -336,7 +336,7 @@ ul.caveats li{margin:3px 0;color:#444}
 details.shards table{font-size:12px}
 details.shards td.slow{background:#fdecea}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
-details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0}
+details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0;white-space:normal}
 section.answer h2{border-top:0;margin-top:18px}table.answer{font-size:14px;margin:2px 0 6px}table.answer td{border-bottom:0;padding:2px 10px;white-space:normal}table.answer td.decision{font-weight:600;white-space:nowrap}
 table.answer .mark{display:inline-block;width:1.2em;text-align:center}
 tr.on td.decision{color:#0072b2}tr.keep td.decision{color:#d55e00}tr.undecided td.decision{color:#555;font-style:italic}tr.same td.decision{color:#444}tr.failed td.decision,tr.depends td.decision{color:#a0467d}

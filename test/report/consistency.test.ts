@@ -1,6 +1,7 @@
 // Every sentence h2lab prints is true of its own data (issue #25). Saved results of real comparisons
 // (test/fixtures/report/, written by scripts/gen-report-fixtures.ts: the fixture server, nginx with
-// its defaults, a 404 target, a refused port, 5% reset requests) are re-analysed with this code and
+// its defaults, the same nginx behind a 50 ms link losing 2%, a 404 target, a refused port, 5% reset
+// requests) are re-analysed with this code and
 // rendered as terminal text, Markdown and HTML; the assertions hold each rendering to the fields it
 // came from and to the settings the runs recorded.
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ import {
 import { compareSettings } from '../../src/report/settings.ts';
 import { levelText } from '../../src/report/verdict.ts';
 
-const NAMES = ['fixture', 'nginx', 'not-found', 'refused', 'resets'] as const;
+const NAMES = ['fixture', 'nginx', 'lossy', 'not-found', 'refused', 'resets'] as const;
 
 /** A saved result, analysed again by this code (its verdict as this code words it). */
 function load(name: (typeof NAMES)[number]): CompareResult {
@@ -171,6 +172,44 @@ describe('no sentence contradicts a recorded setting', () => {
     const nagle = compareSettings(r).find((s) => s.name === 'Nagle')!;
     assert.match(nagle.value, /fixture server's/);
     assert.doesNotMatch(flat(renderTerminal(r)), /Nagle's algorithm on/);
+  });
+});
+
+describe('a lossy link (nginx behind 50 ms and 2% loss)', () => {
+  it('the link is named as recorded, nothing says loopback, and the loss counts add up', () => {
+    const r = load('lossy');
+    const link = r.cells[0]!.runs[0]!.environment.link!;
+    for (const [kind, text] of Object.entries(renderings(r))) {
+      const t = flat(text);
+      assert.match(t, /rtt50ms\+loss2%/, kind);
+      assert.doesNotMatch(t, /Measured over loopback|loopback, so it hardly matters/, kind);
+      // "retransmitted N segments on h1's six connections (a, b, …)": the list sums to N, one per
+      // connection; the same for the packets the link dropped.
+      for (const m of t.matchAll(
+        /retransmitted (\d+) segments? on (h1|h2)'s (\w+) connections \(([\d, ]+)\)/g,
+      )) {
+        const each = m[4]!.split(', ').map(Number);
+        assert.equal(
+          each.reduce((a, b) => a + b, 0),
+          Number(m[1]),
+          `${kind}: ${m[0]}`,
+        );
+      }
+      for (const m of t.matchAll(/(\d+) packets? of (h1|h2)'s (\w+) connections \(([\d, ]+)\)/g)) {
+        const each = m[4]!.split(', ').map(Number);
+        assert.equal(
+          each.reduce((a, b) => a + b, 0),
+          Number(m[1]),
+          `${kind}: ${m[0]}`,
+        );
+      }
+    }
+    assert.equal(link.rttMs, 50);
+    assert.ok(Math.abs((link.loss ?? 0) - 0.02) < 1e-9, `loss ${link.loss}`);
+    assert.match(
+      flat(renderTerminal(r)),
+      new RegExp(`rtt ${link.rttMs.toFixed(1)} ms, loss ${(link.loss! * 100).toFixed(0)}%`),
+    );
   });
 });
 
