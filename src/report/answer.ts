@@ -51,6 +51,12 @@ export interface AnswerLine {
   why: string;
   /** The failed requests and statuses of its cells ("h1, h2: every request failed (404 Not Found) for /x"). */
   failures: string;
+  /**
+   * True when h2lab's load client was saturated in a run of the baseline's or the quoted strategy's
+   * cells at these levels: the throughput is a floor and the ratio may measure h2lab rather than the
+   * server (the verdict's `saturatedRuns`); the decision is marked `*` and the answer's note says so.
+   */
+  saturated: boolean;
   /** The line in words: its columns joined. */
   text: string;
 }
@@ -68,7 +74,13 @@ export interface AnswerGroup {
 export interface Answer {
   title: string;
   groups: AnswerGroup[];
+  /** What a mark in the lines means (the saturated load client's `*`), or absent. */
+  note?: string;
 }
+
+/** The note under an answer whose lines carry the saturation mark. */
+export const SATURATED_NOTE =
+  "* h2lab's load client was saturated in runs of these cells: their throughput is a floor and the ratio may measure h2lab rather than the server (try --workers 2)";
 
 /** The most lines the answer takes at 80 columns (title and headings included). */
 export const ANSWER_MAX_LINES = 12;
@@ -352,7 +364,11 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
           (x) => `${x}–${levels[levels.length - 1]}`,
         )
       : levelsText(result, w.id, levels);
-  const v = verb(result, d, quoted);
+  const who = [result.baseline, ...(quoted ? [quoted] : draft.carriers)];
+  const saturated = levels.some((level) =>
+    who.some((p) => (cellOf(result, w.id, level, net, p)?.stats?.saturatedRuns ?? 0) > 0),
+  );
+  const v = `${verb(result, d, quoted)}${saturated ? ' *' : ''}`;
   return {
     workload: w.id,
     net,
@@ -365,6 +381,7 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
     effect,
     why: why ?? '',
     failures,
+    saturated,
     text: `${level}: ${v}${effect ? ` — ${effect}` : ''}${tail ? `; ${tail}` : ''}`,
   };
 }
@@ -413,7 +430,8 @@ export function buildAnswer(result: CompareResult): Answer {
   const kept = result.runsPerCell - result.warmupRuns;
   const others = result.axes.protocols.filter((p) => p !== result.baseline);
   const title = `Answer: ${others.join(', ')} against ${result.baseline}, 95% intervals, ${kept} kept run${kept === 1 ? '' : 's'} a cell${result.status === 'complete' ? '' : ` (${result.status}: not every cell finished)`}`;
-  return { title, groups };
+  const saturated = groups.some((g) => g.lines.some((l) => l.saturated));
+  return { title, groups, ...(saturated ? { note: SATURATED_NOTE } : {}) };
 }
 
 /**
@@ -451,9 +469,12 @@ export function answerLines(answer: Answer, width = 80): string[] {
       ...wrapText(g.heading, width, '').split('\n'),
       ...g.lines.flatMap((l) => row(l, !dropped.has(l))),
     ]);
+  // The note (what a mark means) is part of the budget: it is never left out while a mark is shown.
+  const note = answer.note ? wrapText(answer.note, width, '  ').split('\n') : [];
+  const budget = ANSWER_MAX_LINES - note.length;
   let blocks = blocksOf();
   for (const l of dropOrder) {
-    if (blocks.reduce((k, b) => k + b.length, 0) <= ANSWER_MAX_LINES) break;
+    if (blocks.reduce((k, b) => k + b.length, 0) <= budget) break;
     dropped.add(l);
     blocks = blocksOf();
   }
@@ -462,9 +483,9 @@ export function answerLines(answer: Answer, width = 80): string[] {
   for (const [i, b] of blocks.entries()) {
     // Room for the "more below" line unless this is the last block.
     const reserve = i < blocks.length - 1 ? 1 : 0;
-    if (left === 0 && out.length + b.length <= ANSWER_MAX_LINES - reserve) out.push(...b);
+    if (left === 0 && out.length + b.length <= budget - reserve) out.push(...b);
     else left += answer.groups[i]!.lines.length;
   }
   if (left > 0) out.push(`… ${left} more answer line${left === 1 ? '' : 's'} in the detail below`);
-  return out;
+  return [...out, ...note];
 }

@@ -338,7 +338,7 @@ details.shards td.slow{background:#fdecea}
 details{margin-top:24px}pre{background:var(--card);padding:10px;border-radius:6px;overflow:auto;font-size:12px}
 details.settings{margin-top:12px;font-size:13px}details.settings th{text-align:left;font-weight:600;padding:2px 12px 2px 0;vertical-align:top;white-space:nowrap}details.settings td{padding:2px 0;white-space:normal}
 section.answer h2{border-top:0;margin-top:18px}table.answer{font-size:14px;margin:2px 0 6px}table.answer td{border-bottom:0;padding:2px 10px;white-space:normal}table.answer td.decision{font-weight:600;white-space:nowrap}
-table.answer .mark{display:inline-block;width:1.2em;text-align:center}
+table.answer .mark{display:inline-block;width:1.2em;text-align:center}section.answer p.note{font-size:13px;color:#444;margin:4px 0}
 tr.on td.decision{color:#0072b2}tr.keep td.decision{color:#d55e00}tr.undecided td.decision{color:#555;font-style:italic}tr.same td.decision{color:#444}tr.failed td.decision,tr.depends td.decision{color:#a0467d}
 .legend.key{color:#444;margin-top:2px}
 .legend{font-size:13px;margin:4px 0}.legend span{margin-right:14px}.legend i{display:inline-block;width:12px;height:3px;vertical-align:middle;margin-right:5px}
@@ -447,7 +447,8 @@ function answerHtml(result: CompareResult): string {
           .join('')}</table>`,
     )
     .join('');
-  return `<section class="answer" id="answer"><h2>${esc(a.title)}</h2>${groups}</section>`;
+  const note = a.note ? `<p class="note">${esc(a.note)}</p>` : '';
+  return `<section class="answer" id="answer"><h2>${esc(a.title)}</h2>${groups}${note}</section>`;
 }
 
 /**

@@ -289,6 +289,7 @@ export function renderMarkdown(result: CompareResult): string {
     for (const l of g.lines) out.push(`- ${mdEscape(l.text)}`);
     out.push('');
   }
+  if (answer.note) out.push(`_${mdEscape(answer.note)}_`, '');
   const settings = compareSettings(result);
   if (settings.length > 0) {
     out.push('**Settings that can decide the outcome** (as the runs recorded them):', '');

@@ -109,6 +109,33 @@ describe('the answer block', () => {
   });
 });
 
+describe("the load client's saturation is part of the answer", () => {
+  it('a line whose cells had a saturated client is marked *, and the note says what it means, in all three renderings', () => {
+    const raw = JSON.parse(
+      readFileSync(new URL('../fixtures/report/fixture.json', import.meta.url), 'utf8'),
+    ) as CompareResult;
+    const h2 = raw.cells.find((c) => c.protocol === 'h2' && c.concurrency === 64)!;
+    for (const x of h2.runs) x.client.saturated = true;
+    const r = reanalyze(raw);
+    const answer = buildAnswer(r);
+    const line = answer.groups.flatMap((g) => g.lines).find((l) => l.levels.includes(64))!;
+    assert.equal(line.saturated, true);
+    assert.match(line.verdict, / \*$/);
+    const clean = answer.groups.flatMap((g) => g.lines).filter((l) => !l.levels.includes(64));
+    assert.ok(
+      clean.every((l) => !l.saturated && !l.verdict.endsWith('*')),
+      'only the saturated cells are marked',
+    );
+    assert.ok(answer.note, 'a note');
+    const lines = answerLines(answer, 80);
+    assert.ok(lines.length <= ANSWER_MAX_LINES, lines.join('\n'));
+    for (const [kind, text] of Object.entries(renderings(r)))
+      assert.ok(flat(text).includes(flat(answer.note)), `${kind} lacks the note`);
+    // Without saturation, neither mark nor note.
+    assert.equal(buildAnswer(load('fixture')).note, undefined);
+  });
+});
+
 describe('no sentence contradicts a recorded setting', () => {
   for (const name of NAMES) {
     it(`${name}: no Nagle blame where it is not the cause, no cleartext over https, counts as recorded`, () => {
