@@ -12,6 +12,7 @@
  * - fixture: the embedded fixture server, 1 KiB responses, h1 and h2 at c=1 and 64;
  * - nginx: Debian's nginx over TLS (h2 and http/1.1 by ALPN), its defaults (tcp_nodelay on);
  * - lossy: the same nginx behind an emulated link, 50 ms round trip, 2% loss each way (root);
+ * - burst-200ms: the fixture server, a burst of 8 × 10 KiB through 200 ms and 10 Mbit/s (root);
  * - not-found: a fixture server asked for a path it does not have (every response 404);
  * - refused: a port nothing listens on (every request fails to connect);
  * - resets: every 20th request reset by the fixture server's /reset?every=20 (5% failed).
@@ -39,10 +40,10 @@ function save(name: string, r: CompareResult): void {
   mkdirSync(OUT, { recursive: true });
   const file = new URL(`${name}.json`, OUT);
   // No path of the machine that made them: the home directory's dev CA becomes a relative name,
-  // and so do the files of a temporary nginx directory.
+  // and so do the files of a temporary directory (nginx's, the fixture server's dev CA).
   const text = JSON.stringify(r)
     .replace(/"(?:[^"\\]*\/)?\.cache\/h2lab\/dev-certs\/([^"]+)"/g, '"dev-certs/$1"')
-    .replace(/"[^"\\]*\/h2lab-fixtures-nginx-[^"\\/]+\/([^"]+)"/g, '"$1"');
+    .replace(/"[^"\\]*\/h2lab-(?:fixtures-nginx|target)-[^"\\/]+\/([^"]+)"/g, '"$1"');
   writeFileSync(file, `${text}\n`);
   console.log(`wrote ${file.pathname} (${r.cells.length} cells, status ${r.status})`);
 }
@@ -101,6 +102,24 @@ const cases: Record<string, () => Promise<CompareResult>> = {
         links: { rttMs: [50], loss: [0.02] },
       }),
     ),
+  // A page-like burst over a long thin link, handshakes inside the timed period (needs root).
+  'burst-200ms': () =>
+    compare({
+      ...SMALL,
+      protocols: ['h1', 'h2', 'h2-pool'],
+      runs: 6,
+      workloads: [
+        {
+          id: 'burst-10k',
+          label: '10 KiB responses',
+          paths: ['/bytes/10240'],
+          responseSizeBytes: 10240,
+          kind: 'interactive',
+        },
+      ],
+      burst: [8],
+      links: { rttMs: [200], rateBitsPerSec: [10_000_000] },
+    }),
   'not-found': async () => {
     const server = await startFixtureTarget({}, 'thread');
     try {

@@ -283,8 +283,9 @@ export interface RunsNeededOptions {
  * the two-sample normal approximation on log values, n = 2·(z₁₋α/₂ + z_power)²·s²/d², divided by the
  * rank test's asymptotic efficiency (3/π) because the rank test is what must pass, and never fewer
  * than {@link minRunsForRankTest}. `d` is the observed |log ratio of medians| (at least
- * log(1 + minEffect)), `s²` the pooled variance of the log values. An estimate, as the spread of a few
- * runs is itself uncertain: the report calls it "about".
+ * log(1 + minEffect)), `s²` the pooled variance of the log values, and never as few as the runs
+ * given (they did not tell). An estimate, as the spread of a few runs is itself uncertain: the
+ * report calls it "about".
  *
  * @example runsNeeded([30, 31, 29], [10, 10.5, 9.5]) // 4: every run of one side beats the other's
  */
@@ -312,5 +313,9 @@ export function runsNeeded(
   );
   const z = normalQuantile(1 - alpha / 2) + normalQuantile(options.power ?? 0.8);
   const n = (2 * z * z * variance) / (d * d) / (3 / Math.PI);
-  return Math.min(max, Math.max(floor, Math.ceil(n)));
+  // Asked of runs that could not tell: the answer is more than they had. When their spread says they
+  // should have told (power is 0.8, not 1; the effect sat at the threshold), "about 4 runs would tell"
+  // after 4 runs would contradict itself (issue #31), so it is one more than were kept.
+  const have = Math.min(la.length, lb.length);
+  return Math.min(max, Math.max(floor, have + 1, Math.ceil(n)));
 }

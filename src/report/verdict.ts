@@ -653,7 +653,7 @@ function recommend(
         client,
         strategy: result.baseline,
         decision: 'use',
-        text: `${who}: use ${strategyLabel(result.baseline)}; the others were worse on ${scope} (${worse.map(tag).join(', ')}) and nowhere better.`,
+        text: `${who}: use ${strategyLabel(result.baseline)}${alsoText(relevant, tag)}; ${worseText(relevant, worse)} on ${scope} (${worse.map(tag).join(', ')}) and nowhere better.`,
       };
     }
     return {
@@ -669,6 +669,27 @@ function recommend(
     decision: 'use',
     text: `${who}: use ${strategyLabel(best.p)}; ${chosenSplit(result, relevant, best.p, scope)}`,
   };
+}
+
+/**
+ * The strategies as good as the baseline where the others were worse: never worse, and no clearly
+ * different ("or h2-pool, no clear difference from it: h2-pool at N=8 0.99×"), or "".
+ */
+function alsoText(relevant: readonly Comparison[], tag: (c: Comparison) => string): string {
+  const by = new Map<Strategy, Comparison[]>();
+  for (const c of relevant) by.set(c.protocol, [...(by.get(c.protocol) ?? []), c]);
+  const tied = [...by].filter(([, cs]) => cs.every((c) => c.outcome === 'no-clear-difference'));
+  if (tied.length === 0) return '';
+  const names = tied.map(([p]) => p).join(' or ');
+  return ` or ${names}, no clear difference from it (${tied.flatMap(([, cs]) => cs.map(tag)).join(', ')})`;
+}
+
+/** "the others were worse" when every other strategy was, else who was ("h2 was worse"). */
+function worseText(relevant: readonly Comparison[], worse: readonly Comparison[]): string {
+  const all = new Set(relevant.map((c) => c.protocol));
+  const losers = [...new Set(worse.map((c) => c.protocol))];
+  if (losers.length === all.size) return 'the others were worse';
+  return `${losers.join(' and ')} ${losers.length === 1 ? 'was' : 'were'} worse`;
 }
 
 /** Undecided cells' runs that would tell: the median estimate (most of them) and the noisiest. */

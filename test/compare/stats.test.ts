@@ -155,6 +155,8 @@ test('runsNeeded: never fewer than the rank test needs, more when the spread is 
   assert.equal(minRunsForRankTest(0.05), 4);
   assert.equal(minRunsForRankTest(0.01), 5);
   assert.equal(runsNeeded([30, 31, 29], [10, 10.5, 9.5]), 4);
+  // Never as few as the runs that could not tell: 6 a side whose spread says 4 → 7.
+  assert.equal(runsNeeded([30, 31, 29, 30, 31, 29], [10, 10.5, 9.5, 10, 10.5, 9.5]), 7);
   const noisy = runsNeeded([12, 9, 14, 10], [10, 8, 11, 9.5]);
   assert.ok(noisy > 4, String(noisy));
   // Half the effect with the same spread needs about four times the runs.
