@@ -3,7 +3,12 @@
  * crash never sees half a file), and read back with validation for `h2lab report`.
  */
 import { H2labError, readOptionText, writeFileAtomic } from '../core/index.ts';
-import { COMPARE_RESULT_VERSION, type CompareResult, compareResultSchema } from '../model/index.ts';
+import {
+  COMPARE_RESULT_VERSION,
+  type CompareResult,
+  compareResultSchema,
+  runResultSchema,
+} from '../model/index.ts';
 
 /**
  * Writes `result` to `path` atomically: a rename on the same file system replaces the old file in
@@ -52,17 +57,26 @@ export function loadCompareResult(path: string): CompareResult {
       { path, version },
     );
   }
+  const bad = (where: PropertyKey[], message: string): H2labError =>
+    new H2labError('H2LAB_ERR_RESULT_FILE', `${path}: field ${where.join('.') || '(root)'}: ${message}`, {
+      path,
+      field: where.join('.'),
+    });
   const r = compareResultSchema.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new H2labError(
-      'H2LAB_ERR_RESULT_FILE',
-      `${path}: field ${i.path.join('.') || '(root)'}: ${i.message}`,
-      {
-        path,
-        field: i.path.join('.'),
-      },
-    );
+    throw bad(i.path, i.message);
+  }
+  // The compare schema takes each run on its kind (the published schema stays small); every figure the
+  // report re-analyses is checked here against the run's own schema (a negative count is refused).
+  for (const [ci, cell] of r.data.cells.entries()) {
+    for (const [ri, run] of cell.runs.entries()) {
+      const v = runResultSchema.safeParse(run);
+      if (!v.success) {
+        const i = v.error.issues[0]!;
+        throw bad(['cells', ci, 'runs', ri, ...i.path], i.message);
+      }
+    }
   }
   return r.data;
 }

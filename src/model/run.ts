@@ -28,7 +28,7 @@ export const latencySummaryMsSchema = z
     max: ms('maximum'),
     min: ms('minimum'),
     mean: ms('mean'),
-    count: z.number().int().describe('number of values recorded'),
+    count: z.number().int().nonnegative().describe('number of values recorded'),
   })
   .describe('Percentiles read from an HdrHistogram recorded in integer microseconds.');
 /** Percentiles in milliseconds (see {@link latencySummaryMsSchema}). */
@@ -181,11 +181,12 @@ export const burstRecordResultSchema = z.strictObject({
   startMs: ms("the burst's t0 since the run's origin"),
   completionMs: ms('t0 → the end of the last response, failed requests included'),
   firstResponseMs: ms('t0 → the first response headers (absent when no response came)').optional(),
-  ok: z.number().int(),
-  failed: z.number().int(),
+  ok: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
   connectionsOpened: z
     .number()
     .int()
+    .nonnegative()
     .describe('connections opened inside the timed period (0 with handshakes excluded)'),
 });
 /** One burst of a run (see {@link burstRecordResultSchema}). */
@@ -502,28 +503,31 @@ export const runResultSchema = z
     durationMs: ms('measured period after warm-up'),
     warmupMs: ms('warm-up period'),
     counts: z.strictObject({
-      total: z.number().int(),
-      ok: z.number().int(),
-      failed: z.number().int(),
+      total: z.number().int().nonnegative(),
+      ok: z.number().int().nonnegative(),
+      failed: z.number().int().nonnegative(),
       byStatus: z
-        .record(z.string(), z.number().int())
+        .record(z.string(), z.number().int().nonnegative())
         .describe('responses by HTTP status, e.g. { "200": 990, "503": 10 }'),
       byFailure: z
-        .partialRecord(failureClassSchema, z.number().int())
+        .partialRecord(failureClassSchema, z.number().int().nonnegative())
         .describe('transport failures by class'),
       late: z
         .number()
         .int()
+        .nonnegative()
         .optional()
         .describe('open loop: requests that could not be sent at their intended time (sent late)'),
       warmup: z
         .number()
         .int()
+        .nonnegative()
         .optional()
         .describe('requests that fell in the warm-up (sent to the server, excluded from every other figure)'),
       retried: z
         .number()
         .int()
+        .nonnegative()
         .optional()
         .describe(
           'requests sent again after the server refused them unprocessed (GOAWAY, REFUSED_STREAM), up to twice after REFUSED_STREAM and ten times after GOAWAY; each counted once in total, with its last outcome',
@@ -531,6 +535,7 @@ export const runResultSchema = z
       attempts: z
         .number()
         .int()
+        .nonnegative()
         .optional()
         .describe(
           'attempts handed to a connection: total plus every retry. attempts - unprocessed is what a server that runs a handler for every stream it takes should count (its own /metrics)',
@@ -538,14 +543,18 @@ export const runResultSchema = z
       unprocessed: z
         .number()
         .int()
+        .nonnegative()
         .optional()
         .describe('attempts that ended as goaway: the server said it never processed them (RFC 9113 §6.8)'),
     }),
     throughput: z.strictObject({
-      rps: z.number().describe('requests per second over the measured period (counts.total, every outcome)'),
-      bytesPerSec: z.number().describe('response body bytes per second'),
-      bytesIn: z.number().describe('response body bytes received'),
-      bytesOut: z.number().describe('request body bytes sent'),
+      rps: z
+        .number()
+        .nonnegative()
+        .describe('requests per second over the measured period (counts.total, every outcome)'),
+      bytesPerSec: z.number().nonnegative().describe('response body bytes per second'),
+      bytesIn: z.number().nonnegative().describe('response body bytes received'),
+      bytesOut: z.number().nonnegative().describe('request body bytes sent'),
     }),
     /**
      * Closed loop: from when the request was handed to the transport to the end of the response — what

@@ -158,6 +158,16 @@ test('h2lab report re-renders a saved file and compares two saved files', async 
   const r3 = await h2lab(['report', bad]);
   assert.equal(r3.code, 2);
   assert.match(r3.stderr, /H2LAB_ERR_RESULT_FILE: .*is not an h2lab compare result/);
+  // A run inside the file is held to the run's schema: a negative count is refused, naming the field.
+  const negative = structuredClone(result);
+  const run = negative.cells.find((c) => c.runs.length > 0)!.runs[0]!;
+  run.counts.ok = -5;
+  const neg = join(dir, 'negative.json');
+  writeFileSync(neg, JSON.stringify(negative));
+  const r4 = await h2lab(['report', neg, '--out', join(dir, 'neg')]);
+  assert.equal(r4.code, 2, r4.stderr);
+  assert.match(r4.stderr, /H2LAB_ERR_RESULT_FILE: .*field cells\.\d+\.runs\.0\.counts\.ok: .*>=0/);
+  assert.ok(!existsSync(join(dir, 'neg', 'report.md')), 'nothing rendered');
   // An --out that cannot take the files: refused before anything is rendered (it hung on /proc and
   // was H2LAB_ERR_INTERNAL with a stack trace under /dev/full), for one file and for a diff.
   for (const args of [[a], [a, a]]) {
