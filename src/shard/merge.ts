@@ -109,6 +109,16 @@ export function checkSet<S extends { index: number; count: number; planHash: str
           { index: s.index, histogram: k },
         );
       }
+      try {
+        decodeHistogram(h);
+      } catch (err) {
+        // Settings right, bytes wrong: a file edited or cut, not another version's.
+        throw new H2labError(
+          'H2LAB_ERR_SHARD_CORRUPT',
+          `shard ${s.index}'s ${k} histogram cannot be decoded (${err instanceof Error ? err.message : String(err)}): the file was damaged; take that shard's output again (its --out file or its log)`,
+          { index: s.index, histogram: k },
+        );
+      }
     }
   }
   return [...byIndex.values()].sort((a, b) => a.index - b.index);

@@ -3,7 +3,7 @@
  * the fixture server, `h2lab merge` merges their files.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -78,6 +78,15 @@ test('plan → shard run ×2 → merge: 40 requests in two shards of 20, one mer
     assert.equal(merged.result.counts.total, 40);
     assert.equal(merged.result.schedule.concurrency, 4);
     assert.match(m.stderr, /2 shards merged/);
+    // A damaged histogram in one shard's file: H2LAB_ERR_SHARD_CORRUPT naming it, no stack trace.
+    const s1 = JSON.parse(readFileSync(join(dir, 's1.json'), 'utf8'));
+    const run = s1.result ?? s1;
+    run.histograms.latency.base64 = `HISTFAAAA${'x'.repeat(40)}`;
+    writeFileSync(join(dir, 'bad1.json'), JSON.stringify(s1));
+    const bad = await h2lab(['merge', join(dir, 's0.json'), join(dir, 'bad1.json'), '--json', '-']);
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /H2LAB_ERR_SHARD_CORRUPT: shard 1's latency histogram cannot be decoded/);
+    assert.doesNotMatch(bad.stderr, /H2LAB_ERR_INTERNAL| {4}at /);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await clock.close();
