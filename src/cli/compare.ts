@@ -9,6 +9,7 @@ import type { Cell } from '../compare/index.ts';
 import {
   COMPARE_DEFAULTS,
   type CompareOptionsInput,
+  MAX_COMPARE_WORKLOADS,
   runComparison,
   sizeWorkload,
   writeResultsAtomic,
@@ -110,6 +111,32 @@ function pathWorkload(path: string, i: number, bodySizeBytes?: number): Workload
   };
 }
 
+/**
+ * A list that becomes one workload an entry: each entry once (a workload twice is the same cells
+ * measured twice), and no more than {@link MAX_COMPARE_WORKLOADS} — every workload is crossed with
+ * every level, strategy and run, and the report holds each (2,000 URLs made 90,000 runs and a
+ * 328 MB report.md, issue #26).
+ */
+function checkWorkloadList(option: string, list: readonly string[]): void {
+  const seen = new Map<string, number>();
+  for (const x of list) seen.set(x, (seen.get(x) ?? 0) + 1);
+  const twice = [...seen].filter(([, n]) => n > 1);
+  if (twice.length > 0) {
+    const [x, n] = twice[0]!;
+    throw invalidOption(
+      option,
+      `${list.length.toLocaleString('en-US')} entries`,
+      `${x} is listed ${n.toLocaleString('en-US')} times (${seen.size.toLocaleString('en-US')} distinct of ${list.length.toLocaleString('en-US')}): each entry is one workload, so list each once`,
+    );
+  }
+  if (list.length > MAX_COMPARE_WORKLOADS)
+    throw invalidOption(
+      option,
+      `${list.length.toLocaleString('en-US')} entries`,
+      `compare makes one workload of each, crossed with every level, strategy and run: give at most ${MAX_COMPARE_WORKLOADS} (the ones you decide on), or measure many paths in turn as one load with h2lab bench URL --urls FILE`,
+    );
+}
+
 /** Flags → options. Exported for tests. */
 export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags): CompareOptionsInput {
   const o: CompareOptionsInput = {};
@@ -161,7 +188,9 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
       ...(bodySizeBytes !== undefined ? { method: 'POST' as const, bodySizeBytes } : {}),
     }));
   } else if (f.paths) {
-    o.workloads = parseList(f.paths).map((p, i) => pathWorkload(p, i, bodySizeBytes));
+    const list = parseList(f.paths);
+    checkWorkloadList('--paths', list);
+    o.workloads = list.map((p, i) => pathWorkload(p, i, bodySizeBytes));
   } else if (f.urls) {
     let list = parseList(f.urls);
     if (list.length === 1 && !/^https?:/.test(list[0]!)) {
@@ -171,6 +200,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
         .map((l) => l.trim())
         .filter((l) => l && !l.startsWith('#'));
     }
+    checkWorkloadList('--urls', list);
     o.workloads = list.map((u, i) => pathWorkload(u, i, bodySizeBytes));
     if (!o.url && list[0]) o.url = new URL(list[0]).origin + '/';
   } else if (bodySizeBytes !== undefined) {

@@ -60,6 +60,7 @@ export {
   compareOptionsSchema,
   defaultFixtureWorkloads,
   FIXTURE_ROUTES,
+  MAX_COMPARE_WORKLOADS,
   resolveCompareOptions,
   sizeWorkload,
   urlWorkloads,

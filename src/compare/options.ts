@@ -122,6 +122,12 @@ export function h1PoolFor(h1: H1Connections, concurrencies: readonly number[], c
   return Math.min(h1.length === 1 ? h1[0]! : (h1[i] ?? h1[h1.length - 1]!), concurrency);
 }
 
+/**
+ * The most workloads one comparison takes: each is crossed with every level, strategy, network and
+ * run, and the report holds every one (issue #26: 2,000 made 90,000 runs and a 328 MB report.md).
+ */
+export const MAX_COMPARE_WORKLOADS = 64;
+
 export const compareOptionsSchema = z
   .strictObject({
     url: z
@@ -135,7 +141,12 @@ export const compareOptionsSchema = z
       .default(() => COMPARE_DEFAULTS.protocols),
     baseline: registeredStrategySchema.default(() => COMPARE_DEFAULTS.baseline),
     concurrency: z.array(z.number().int().min(1).max(10_000)).min(1).default(COMPARE_DEFAULTS.concurrency),
-    workloads: z.array(workloadSchema).min(1).optional().describe('Default: the target kind decides.'),
+    workloads: z
+      .array(workloadSchema)
+      .min(1)
+      .max(MAX_COMPARE_WORKLOADS)
+      .optional()
+      .describe('Default: the target kind decides.'),
     net: z.array(z.string().min(1)).min(1).default(COMPARE_DEFAULTS.net),
     links: LinkAxesSchema.optional().describe(
       'Link conditions as axes (--rtt, --jitter, --loss, --bandwidth, --cc lists): one emulated link per combination, crossed with the named --net profiles; seeded with --seed.',

@@ -63,3 +63,31 @@ test('--h2-pool-policy: the h2-pool policy of every run, least-busy unless named
   const o = compareOptionsFromFlags(undefined, { ...base, h2PoolPolicy: 'first-free' });
   assert.equal(resolveCompareOptions(o).h2PoolPolicy, 'first-free');
 });
+
+test('--urls and --paths: each entry once and at most 64 workloads, before anything runs (2,000 URLs made 90,000 runs)', () => {
+  const dup = Array.from({ length: 2000 }, () => 'http://127.0.0.1:1/x').join(',');
+  assert.throws(
+    () => compareOptionsFromFlags(undefined, { ...base, urls: dup }),
+    (e: Error & { code?: string }) =>
+      e.code === 'H2LAB_ERR_INVALID_OPTION' &&
+      /--urls .*http:\/\/127\.0\.0\.1:1\/x is listed 2,000 times \(1 distinct of 2,000\)/.test(e.message),
+  );
+  const many = Array.from({ length: 65 }, (_, i) => `/p${i}`).join(',');
+  assert.throws(
+    () => compareOptionsFromFlags(undefined, { ...base, paths: many }),
+    (e: Error & { code?: string }) =>
+      e.code === 'H2LAB_ERR_INVALID_OPTION' && /--paths .*give at most 64/.test(e.message),
+  );
+  const ok = compareOptionsFromFlags(undefined, {
+    ...base,
+    paths: Array.from({ length: 64 }, (_, i) => `/p${i}`).join(','),
+  });
+  assert.equal(ok.workloads?.length, 64);
+  assert.equal(new Set(ok.workloads?.map((w) => w.id)).size, 64, 'one id a workload');
+  // A library caller gets the same bound from the schema.
+  assert.throws(() =>
+    resolveCompareOptions({
+      workloads: Array.from({ length: 65 }, (_, i) => ({ id: `w${i}`, label: `w${i}`, paths: [`/p${i}`] })),
+    }),
+  );
+});
