@@ -271,6 +271,13 @@ export async function probeTls(
       // internal_error): no client gets a connection with this version.
       if (f?.code && /ALERT/.test(f.code))
         return { supported: false, detail: `refused with an alert (${f.code})` };
+      // Closed after the ClientHello without a ServerHello or an alert (h2o for TLS 1.0/1.1): the same
+      // server completed a handshake in step 1, so this version alone is what it turned away.
+      if (f?.kind === 'reset' && tap && tap.serverHandshakeTypes.length === 0)
+        return {
+          supported: false,
+          detail: `refused: the server closed the connection after a ${v}-only ClientHello, without a ServerHello or an alert`,
+        };
       return { supported: null, detail: `could not tell: ${f?.code ?? f?.kind}` };
     };
   const alpnJudge =

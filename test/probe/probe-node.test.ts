@@ -243,6 +243,45 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
     });
   });
 
+  test('a server that closes on a TLS 1.0/1.1 ClientHello without an alert (as h2o does) refuses them', async () => {
+    const start = tlsServer();
+    const inner = await start();
+    // In front of it: a ClientHello whose client_version is below TLS 1.2 (bytes 9–10) is answered
+    // by closing the connection; any other is handed to the TLS server unchanged.
+    const front = net.createServer((sock) => {
+      sock.once('data', (b: Buffer) => {
+        const version = b.length > 10 ? b.readUInt16BE(9) : 0;
+        if (version < 0x0303) {
+          sock.destroy();
+          return;
+        }
+        const up = net.connect(inner.port, '127.0.0.1', () => {
+          up.write(b);
+          sock.pipe(up).pipe(sock);
+        });
+        up.on('error', () => sock.destroy());
+        sock.on('error', () => up.destroy());
+      });
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const port = (front.address() as net.AddressInfo).port;
+    try {
+      const r = await probe(`https://127.0.0.1:${port}/`, { ca: file('ca.pem'), expect: ['no-tls1.0'] });
+      assert.equal(r.tls?.versions['TLSv1.3'].supported, true, r.tls?.versions['TLSv1.3'].detail);
+      for (const v of ['TLSv1', 'TLSv1.1'] as const) {
+        assert.equal(r.tls?.versions[v].supported, false, r.tls?.versions[v].detail);
+        assert.match(
+          r.tls?.versions[v].detail ?? '',
+          /closed the connection .* without a ServerHello or an alert/,
+        );
+      }
+      assert.equal(r.expectations?.unmet.length, 0, JSON.stringify(r.expectations));
+    } finally {
+      front.close();
+      await inner.close();
+    }
+  });
+
   test('client certificate requested but optional', async () => {
     await withServer(tlsServer({ requestCert: true, rejectUnauthorized: false }), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/`, {
