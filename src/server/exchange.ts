@@ -55,7 +55,18 @@ export class H1Exchange implements Exchange {
     return this.req.method ?? 'GET';
   }
   get url(): string {
-    return this.req.url ?? '/';
+    const u = this.req.url ?? '/';
+    // Absolute form (`GET http://host/path`, what a client sends to a proxy): a server must accept it
+    // (RFC 9112 §3.2.2) and route on its path and query, as on origin form.
+    if (/^https?:\/\//i.test(u)) {
+      try {
+        const parsed = new URL(u);
+        return `${parsed.pathname}${parsed.search}`;
+      } catch {
+        return u;
+      }
+    }
+    return u;
   }
   get body(): Readable {
     return this.req;

@@ -117,6 +117,15 @@ describe('curl, every route family on every protocol', {
     });
   }
 
+  test('HTTP/1.1 absolute form (GET http://host/path?query): routed on its path, as origin form (RFC 9112 §3.2.2)', async () => {
+    const base = srv.plainUrl!;
+    const r = await curl(['--request-target', `${base}/bytes/64?x=1`, `${base}/`]);
+    assert.equal(r.status, 200, r.run.stderr);
+    assert.equal(r.body.length, 64);
+    const origin = await curl([`${base}/bytes/64?x=1`]);
+    assert.equal(r.body, origin.body);
+  });
+
   test('the same /bytes content on every protocol', async () => {
     const digests = new Set<string>();
     for (const t of targets) digests.add(sha((await curl([...t.args(), `${t.base()}/bytes/1KiB`])).body));
