@@ -74,6 +74,7 @@ export interface BenchFlags extends RequestFlags {
   key?: string;
   insecure?: boolean;
   idleTimeout?: string;
+  giveUp?: string;
   maxAge?: string;
   maxErrorRate?: string;
   workers?: string;
@@ -186,6 +187,10 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--key <file>', 'client key (PEM) for mutual TLS')
     .option('-k, --insecure', 'accept any server certificate')
     .option('--idle-timeout <time>', 'close pooled connections idle this long (default never)')
+    .option(
+      '--give-up <time>',
+      'end the run once every connection attempt has failed this long; shorter outages are recorded and the run goes on (default 5s)',
+    )
     .option('--max-age <time>', 'retire pooled connections this old (default never)')
     .option('--max-error-rate <fraction>', 'exit 1 when more requests fail, e.g. 1%')
     .option('--workers <n>', 'worker threads generating load (default 1)');
@@ -231,6 +236,12 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
   if (f.key) o.key = f.key;
   if (f.insecure) o.insecure = true;
   if (f.idleTimeout) o.idleTimeoutMs = parseDurationMs(f.idleTimeout, '--idle-timeout', 's');
+  if (f.giveUp) {
+    const ms = parseDurationMs(f.giveUp, '--give-up', 's');
+    if (ms < 100 || ms > 3_600_000)
+      throw invalidOption('--give-up', f.giveUp, 'use a duration from 100ms to 1h, e.g. 30s');
+    o.reconnectGiveUpMs = ms;
+  }
   if (f.maxAge) o.maxAgeMs = parseDurationMs(f.maxAge, '--max-age', 's');
   if (f.maxErrorRate) o.maxErrorRate = parseFraction(f.maxErrorRate, '--max-error-rate');
   if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 256);

@@ -43,7 +43,14 @@ import {
 } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
-import { LoadPart, mergeLifetimes, type PartInput, type PartResult, resolveWindowFor } from './part.ts';
+import {
+  LoadPart,
+  mergeLifetimes,
+  mergeOutages,
+  type PartInput,
+  type PartResult,
+  resolveWindowFor,
+} from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
 import { quicFactsOf } from './quic.ts';
 import {
@@ -458,7 +465,7 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
     ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
     // QUIC takes the same presets as its initial_max_stream_data_bidi_local and initial_max_data.
     ...(s.quic ? { quic: { ...s.quic, window: resolveWindowFor(o) } } : {}),
-    reconnect: { ...RECONNECT_BACKOFF },
+    reconnect: { ...RECONNECT_BACKOFF, giveUpMs: o.reconnectGiveUpMs },
     retries: { refusedStream: MAX_RETRIES, goaway: MAX_GOAWAY_RETRIES },
   };
 }
@@ -676,6 +683,7 @@ function buildResult(
       ...(tcp ? { tcp } : {}),
       ...mergeLifetimes(parts.map((p) => p.transport)),
       ...(quic ? { quic } : {}),
+      ...mergeOutages(parts.map((p) => p.transport)),
     },
     client: {
       eventLoopUtilization: elu,

@@ -39,6 +39,8 @@ export const LOAD_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
   /** TCP + TLS + first SETTINGS, ms. */
   connectTimeoutMs: 10_000,
+  /** Every connection attempt failing this long ends the run, ms (a restart of a server takes less). */
+  reconnectGiveUpMs: 5_000,
   /** Open loop: bound on requests outstanding inside h2lab, so a stalled server cannot eat memory. */
   maxInFlight: 10_000,
   /** Open loop: a request handed over more than this after its intended time is counted late, ms. */
@@ -176,6 +178,12 @@ export const LoadOptionsSchema = z.strictObject({
   idleTimeoutMs: z.number().min(0).finite().default(0),
   /** Retire pooled connections this old, ms (0 = never). */
   maxAgeMs: z.number().min(0).finite().default(0),
+  /**
+   * Take the target for gone once every connection attempt has failed this long, ms: the run stops
+   * there (H2LAB_ERR_TARGET_UNREACHABLE, what it measured kept). Shorter outages are recorded
+   * (`connections.outages`) and the run goes on.
+   */
+  reconnectGiveUpMs: z.number().min(100).max(3_600_000).default(LOAD_DEFAULTS.reconnectGiveUpMs),
   /** Fail the run (exit 1) when failed / total exceeds this fraction. */
   maxErrorRate: z.number().min(0).max(1).optional(),
   /** Worker threads generating load (histograms merged exactly). */

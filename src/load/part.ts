@@ -19,7 +19,7 @@ import {
   createTransport,
   isTargetGone,
   LIFETIMES_KEPT,
-  RECONNECT_BACKOFF,
+  OUTAGES_KEPT,
   resolveWindow,
   setupFailureError,
 } from '../transport/index.ts';
@@ -145,6 +145,7 @@ export class LoadPart {
       connectTimeoutMs: o.connectTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,
       maxAgeMs: o.maxAgeMs,
+      reconnectGiveUpMs: o.reconnectGiveUpMs,
       now: this.now,
       ...(o.burst !== undefined && o.burstHandshakes !== 'exclude' ? { connectOnDemand: true } : {}),
     });
@@ -220,8 +221,8 @@ export class LoadPart {
         this.stop(
           new H2labError(
             'H2LAB_ERR_TARGET_UNREACHABLE',
-            `the target stopped accepting connections: every attempt failed for ${RECONNECT_BACKOFF.giveUpMs} ms; the run stopped there and kept what it measured (check that the server is still running)`,
-            { giveUpMs: RECONNECT_BACKOFF.giveUpMs },
+            `the target stopped accepting connections: every attempt failed for ${this.input.opts.reconnectGiveUpMs} ms; the run stopped there and kept what it measured (check that the server is still running, or allow longer outages with --give-up)`,
+            { giveUpMs: this.input.opts.reconnectGiveUpMs },
           ),
         );
       }
@@ -454,7 +455,17 @@ export function addTransportStats(a: TransportStats | undefined, b: TransportSta
     ...(flow ? { flowControl: flow } : {}),
     ...mergeLifetimes([a, b]),
     ...(a.quic || b.quic ? { quic: [...(a.quic ?? []), ...(b.quic ?? [])] } : {}),
+    ...mergeOutages([a, b]),
   };
+}
+
+/** The outages seen by several transports (bursts, worker threads) as one bounded log, by start. */
+export function mergeOutages(stats: readonly TransportStats[]): Pick<TransportStats, 'outages'> {
+  const all = stats.flatMap((t) => t.outages?.periods ?? []).sort((x, y) => x.startMs - y.startMs);
+  const omitted = stats.reduce((n, t) => n + (t.outages?.omitted ?? 0), 0);
+  if (all.length + omitted === 0) return {};
+  const periods = all.slice(0, OUTAGES_KEPT);
+  return { outages: { periods, omitted: omitted + all.length - periods.length } };
 }
 
 /** The connection lifetimes of several transports (a run's bursts, its worker threads) as one bounded log. */

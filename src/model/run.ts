@@ -611,6 +611,25 @@ export const runResultSchema = z
           'How and when the connections ended: the client retiring them (--idle-timeout, --max-age), the server’s GOAWAY, a close under the client, or the end of the run',
         ),
       quic: quicFactsSchema.optional(),
+      outages: z
+        .strictObject({
+          periods: z
+            .array(
+              z.strictObject({
+                startMs: ms('the first failed connection attempt, on the run clock'),
+                endMs: ms(
+                  'the next connection that opened; absent: still failing at the end (or given up)',
+                ).optional(),
+                failedRequests: z.number().int().nonnegative().describe('requests that failed meanwhile'),
+              }),
+            )
+            .describe('the first 32'),
+          omitted: z.number().int().nonnegative().describe('outages beyond those'),
+        })
+        .optional()
+        .describe(
+          'Periods in which every connection attempt failed (the target down or refusing): from the first failed attempt to the next connection that opened. Absent: none. One lasting --give-up ends the run.',
+        ),
     }),
     /** The load client's own saturation. */
     client: z.strictObject({

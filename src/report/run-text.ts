@@ -132,6 +132,18 @@ export function renderRunText(r: RunResult, options: { width?: number } = {}): s
   );
   if (statuses) out.push(row('by status', statuses));
   if (fails) out.push(row('failures', fails));
+  const outages = r.connections.outages;
+  if (outages) {
+    // Every connection attempt failing: when (run clock), how long, and what it cost.
+    const each = outages.periods
+      .map(
+        (o) =>
+          `at ${formatMs(o.startMs)} ${o.endMs !== undefined ? `for ${formatMs(o.endMs - o.startMs)}` : 'until the end'}, ${o.failedRequests} failed`,
+      )
+      .join('; ');
+    const more = outages.omitted > 0 ? `; ${outages.omitted} more` : '';
+    out.push(row('outages', `${outages.periods.length + outages.omitted} (${each}${more})`));
+  }
   out.push(
     row(
       'throughput',

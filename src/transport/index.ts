@@ -48,7 +48,7 @@ export {
   streamWaitWords,
 } from './stream-wait.ts';
 export type * from './types.ts';
-export { LIFETIMES_KEPT } from './types.ts';
+export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
 /** h2-pool session choice policies. */
 export const POOL_POLICIES = [
   'least-busy',
@@ -135,6 +135,8 @@ export interface TransportOptions {
   idleTimeoutMs?: number;
   /** Retire pooled connections this old, ms; 0 = never (default). */
   maxAgeMs?: number;
+  /** Take the target for gone after every connection attempt failed this long, ms. Default 5,000. */
+  reconnectGiveUpMs?: number;
   /** The run's clock, ms. Default `performance.now()`. */
   now?: () => number;
   /**
@@ -187,6 +189,7 @@ export function createTransport(name: TransportName, opts: TransportOptions): Tr
     timeoutMs: opts.timeoutMs ?? 30_000,
     idleTimeoutMs: opts.idleTimeoutMs ?? 0,
     maxAgeMs: opts.maxAgeMs ?? 0,
+    ...(opts.reconnectGiveUpMs !== undefined ? { giveUpMs: opts.reconnectGiveUpMs } : {}),
     now: opts.now ?? (() => performance.now()),
     ...(opts.connectOnDemand ? { onDemand: true } : {}),
     tcp,

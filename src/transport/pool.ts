@@ -34,7 +34,7 @@ import type {
 } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
 import { ConnectError } from './connect.ts';
-import { LIFETIMES_KEPT, type Transport, type TransportStats } from './types.ts';
+import { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage, type Transport, type TransportStats } from './types.ts';
 
 /**
  * Retries of a request refused with REFUSED_STREAM before it counts as a failure: Chromium's
@@ -73,7 +73,8 @@ export const RECONNECT_BACKOFF = Object.freeze({
 });
 
 /** The failure detail of a request failed because the target is taken for gone (see {@link isTargetGone}). */
-const TARGET_GONE_DETAIL = `no connection for ${RECONNECT_BACKOFF.giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
+const goneDetail = (giveUpMs: number): string =>
+  `no connection for ${giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
 
 /**
  * True for a sample failed because every connection attempt failed for `giveUpMs`: the load engine
@@ -81,7 +82,10 @@ const TARGET_GONE_DETAIL = `no connection for ${RECONNECT_BACKOFF.giveUpMs} ms: 
  * request after request at memory speed against a server that is gone.
  */
 export function isTargetGone(s: Sample): boolean {
-  return s.error === 'connect' && s.errorDetail === TARGET_GONE_DETAIL;
+  return (
+    s.error === 'connect' &&
+    /^no connection for \d+ ms: every attempt failed \(reconnect backoff/.test(s.errorDetail ?? '')
+  );
 }
 
 /** How a pool chooses a connection for a request. */
@@ -191,6 +195,11 @@ export interface PoolSettings {
   idleTimeoutMs: number;
   /** Stop using a connection this old, ms, and close it once drained (0 = never). */
   maxAgeMs: number;
+  /**
+   * After every connection attempt has failed for this long, ms, the target is taken for gone:
+   * waiting requests fail at once and the run ends (default {@link RECONNECT_BACKOFF}'s giveUpMs).
+   */
+  giveUpMs?: number;
   now: () => number;
   /** The connections' TCP_INFO log (the same one the connection target records into). */
   tcp?: TcpLog;
@@ -250,6 +259,10 @@ export class PoolTransport implements Transport {
   private backoffUntil = 0;
   /** Run-clock time of the first failed attempt since the last success (-1: none). */
   private failingSinceMs = -1;
+  /** The outage under way (every attempt failing since its start), and those that ended. */
+  private outage: Outage | undefined;
+  private readonly outages: Outage[] = [];
+  private outagesOmitted = 0;
   /** When the current backoff began: failures of attempts started before it do not escalate it. */
   private backoffStartedMs = -1;
   private backoffTimer: NodeJS.Timeout | undefined;
@@ -347,6 +360,12 @@ export class PoolTransport implements Transport {
     return new Promise((resolve) => this.waiters.push({ spec, sample, resolve, forSetup }));
   }
 
+  private outageStats(): Pick<TransportStats, 'outages'> {
+    const periods = this.outage ? [...this.outages, { ...this.outage }] : [...this.outages];
+    if (periods.length + this.outagesOmitted === 0) return {};
+    return { outages: { periods: periods.slice(0, OUTAGES_KEPT), omitted: this.outagesOmitted } };
+  }
+
   negotiated(): WireProtocol | 'none' {
     return this.negotiatedProto;
   }
@@ -378,6 +397,7 @@ export class PoolTransport implements Transport {
         ? { lifetimes: { connections: [...this.lifetimes], omitted: this.lifetimesOmitted } }
         : {}),
       ...this.quic(),
+      ...this.outageStats(),
     };
   }
 
@@ -476,7 +496,11 @@ export class PoolTransport implements Transport {
    */
   private backOff(attemptStartedMs: number): void {
     if (this.closed) return;
-    if (this.failingSinceMs < 0) this.failingSinceMs = attemptStartedMs;
+    if (this.failingSinceMs < 0) {
+      this.failingSinceMs = attemptStartedMs;
+      // The request whose attempt began it failed just before: it is the outage's first.
+      this.outage = { startMs: attemptStartedMs, failedRequests: 1 };
+    }
     if (this.serverGone()) {
       // Requests waiting for a connection would each wait a full delay: fail them now.
       for (const w of this.takeWaiters()) {
@@ -501,11 +525,24 @@ export class PoolTransport implements Transport {
 
   /** Connection attempts have failed for longer than the backoff's `giveUpMs`. */
   private serverGone(): boolean {
-    return this.failingSinceMs >= 0 && this.s.now() - this.failingSinceMs >= RECONNECT_BACKOFF.giveUpMs;
+    return this.failingSinceMs >= 0 && this.s.now() - this.failingSinceMs >= this.giveUpMs();
+  }
+
+  private giveUpMs(): number {
+    return this.s.giveUpMs ?? RECONNECT_BACKOFF.giveUpMs;
   }
 
   private goneDetail(): string {
-    return TARGET_GONE_DETAIL;
+    return goneDetail(this.giveUpMs());
+  }
+
+  /** The outage under way ends: a connection opened. */
+  private endOutage(): void {
+    if (!this.outage) return;
+    this.outage.endMs = this.s.now();
+    if (this.outages.length < OUTAGES_KEPT) this.outages.push(this.outage);
+    else this.outagesOmitted++;
+    this.outage = undefined;
   }
 
   private noteLimit(conn: PoolConn): void {
@@ -531,6 +568,7 @@ export class PoolTransport implements Transport {
     }
     this.connectRounds = 0;
     this.failingSinceMs = -1;
+    this.endOutage();
     if (this.closed) {
       // The transport closed while this connection was being set up (openConn closed it): the
       // request was never sent. Sent anyway, it ended as a `reset` "closed by the server".
@@ -710,6 +748,7 @@ export class PoolTransport implements Transport {
   }
 
   private fail(sample: Sample, error: NonNullable<Sample['error']>, detail: string): Sample {
+    if (this.outage) this.outage.failedRequests++;
     sample.error = error;
     sample.errorDetail = detail;
     sample.endMs = this.s.now();

@@ -50,7 +50,23 @@ export interface TransportStats {
   lifetimes?: { connections: ConnectionLifetime[]; omitted: number };
   /** HTTP/3: the binding's reading of each QUIC connection (at its close, or now). */
   quic?: QuicConnectionInfo[];
+  /**
+   * Periods in which every connection attempt failed (the first {@link OUTAGES_KEPT}; `omitted` counts
+   * the rest): from the first failed attempt to the next connection that opened (`endMs` absent: still
+   * failing at the end, or given up), with the requests that failed meanwhile. Absent: none.
+   */
+  outages?: { periods: Outage[]; omitted: number };
 }
+
+/** One outage of the target as the pool saw it (times on the run's clock, ms). */
+export interface Outage {
+  startMs: number;
+  endMs?: number;
+  failedRequests: number;
+}
+
+/** Outages a transport (and a run) keeps; the rest are only counted. */
+export const OUTAGES_KEPT = 32;
 
 /** Connection lifetimes a transport (and a run) keeps; the rest are only counted. */
 export const LIFETIMES_KEPT = 64;

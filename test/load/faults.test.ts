@@ -171,6 +171,18 @@ test('a 1.5 s outage: reconnects back off, so connect failures count attempts, n
     assert.ok(r.counts.ok > 0, `it recovered after the outage: ${label}`);
     assert.equal(r.counts.total, r.counts.ok + Object.values(r.counts.byFailure).reduce((a, b) => a + b, 0));
     assert.equal(r.transport.reconnect?.maxMs, 1000, 'the backoff is recorded');
+    // The outage itself: one period, from the first failed attempt to the reconnection, about 1.5 s
+    // (the backoff's last delay adds up to 1 s), with the requests that failed meanwhile.
+    const periods = r.connections.outages?.periods ?? [];
+    assert.equal(periods.length, 1, JSON.stringify(r.connections.outages));
+    const o = periods[0]!;
+    assert.ok(o.endMs !== undefined, 'it ended');
+    const lasted = o.endMs! - o.startMs;
+    assert.ok(lasted >= 1200 && lasted <= 3000, `lasted ${lasted} ms`);
+    assert.ok(
+      o.failedRequests > 0 && o.failedRequests <= r.counts.failed,
+      `${o.failedRequests} of ${r.counts.failed}`,
+    );
   } finally {
     clearTimeout(outage);
     for (const s of sockets) s.destroy();
@@ -233,6 +245,62 @@ test('property: under a random schedule of fault routes every request is account
     );
   } finally {
     await srv.close();
+  }
+});
+
+test('--give-up: a 6 s outage ends the run at the 5 s default, and not with reconnectGiveUpMs 15 s (recorded, then recovered)', async () => {
+  let srv: http.Server | undefined;
+  const sockets = new Set<net.Socket>();
+  const make = async (port = 0): Promise<number> => {
+    srv = http.createServer((_q, r) => r.end('ok'));
+    srv.on('connection', (s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((r) => srv!.listen(port, '127.0.0.1', r));
+    return (srv.address() as AddressInfo).port;
+  };
+  const port = await make();
+  const down = (): void => {
+    srv?.close();
+    for (const s of sockets) s.destroy();
+  };
+  const run = async (giveUp?: number) => {
+    const a = setTimeout(down, 300);
+    const b = setTimeout(() => void make(port), 6300);
+    try {
+      return await runLoad({
+        url: `http://127.0.0.1:${port}/`,
+        protocol: 'h1',
+        connections: 2,
+        concurrency: 2,
+        durationMs: 8000,
+        maxErrorRate: 1,
+        ...(giveUp !== undefined ? { reconnectGiveUpMs: giveUp } : {}),
+      }).done;
+    } finally {
+      clearTimeout(a);
+      clearTimeout(b);
+    }
+  };
+  try {
+    const short = await run();
+    assert.equal(short.error?.code, 'H2LAB_ERR_TARGET_UNREACHABLE', JSON.stringify(short.error));
+    assert.match(short.error?.message ?? '', /every attempt failed for 5000 ms.*--give-up/);
+    assert.equal(short.connections.outages?.periods[0]?.endMs, undefined, 'still down when it stopped');
+    await new Promise((r) => setTimeout(r, 1500)); // the server is back (6.3 s after the first run began)
+    if (!srv?.listening) await make(port);
+    const long = await run(15_000);
+    assert.equal(long.error, undefined, JSON.stringify(long.error));
+    assert.equal(long.transport.reconnect?.giveUpMs, 15_000, 'recorded');
+    const o = long.connections.outages?.periods[0];
+    assert.ok(
+      o?.endMs !== undefined && o.endMs - o.startMs >= 5500,
+      JSON.stringify(long.connections.outages),
+    );
+    assert.ok(long.counts.ok > 0, 'it recovered');
+  } finally {
+    down();
   }
 });
 
