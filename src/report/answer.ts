@@ -14,6 +14,7 @@ import { formatMs } from '../core/index.ts';
 import type { CompareResult, Comparison, Strategy, Workload } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
+import { netParts } from './settings.ts';
 import { wrapText } from './text.ts';
 import {
   cellOf,
@@ -93,8 +94,8 @@ export function clientGroup(w: Workload): ClientGroup {
   return w.kind === 'bulk' ? 'bulk' : 'api';
 }
 
-function groupHeading(result: CompareResult, w: Workload, net: string): string {
-  const where = result.axes.net.length > 1 ? ` · ${net}` : '';
+function groupHeading(result: CompareResult, w: Workload, common: string): string {
+  const where = result.axes.net.length > 1 ? ` · ${common ? `${common}, then ` : ''}by network` : '';
   const who = { browsers: "browsers, a page's requests at once", api: 'API clients', bulk: 'bulk transfer' }[
     clientGroup(w)
   ];
@@ -403,13 +404,18 @@ function drafts(decided: readonly LevelDecision[]): LineDraft[] {
   return out;
 }
 
-/** The answer of a comparison: one group per workload × network, one line per run of equal decisions. */
+/** The answer of a comparison: one group per workload, one line per network and run of equal decisions. */
 export function buildAnswer(result: CompareResult): Answer {
   const groups: AnswerGroup[] = [];
   const workloads = [...result.axes.workloads].sort(
     (a, b) => GROUP_ORDER.indexOf(clientGroup(a)) - GROUP_ORDER.indexOf(clientGroup(b)),
   );
+  // One group per workload: over several networks each line leads with what sets its network apart
+  // (a grid of 8 links is 8 lines under one heading, not 8 headings).
+  const nets = netParts(result);
+  const multi = result.axes.net.length > 1;
   for (const w of workloads) {
+    const lines: AnswerLine[] = [];
     for (const net of result.axes.net) {
       const levels = [
         ...new Set(
@@ -418,14 +424,23 @@ export function buildAnswer(result: CompareResult): Answer {
       ].sort((a, b) => a - b);
       if (levels.length === 0) continue;
       const decided = levels.map((l) => decideLevel(result, w, net, l));
-      groups.push({
-        group: clientGroup(w),
-        workload: w.id,
-        net,
-        heading: groupHeading(result, w, net),
-        lines: drafts(decided).map((d) => lineOf(result, w, net, d)),
-      });
+      for (const d of drafts(decided)) {
+        const l = lineOf(result, w, net, d);
+        if (multi) {
+          l.level = `${nets.short(net)} ${l.level}`;
+          l.text = `${nets.short(net)} ${l.text}`;
+        }
+        lines.push(l);
+      }
     }
+    if (lines.length === 0) continue;
+    groups.push({
+      group: clientGroup(w),
+      workload: w.id,
+      net: multi ? nets.common : result.axes.net[0]!,
+      heading: groupHeading(result, w, nets.common),
+      lines,
+    });
   }
   const kept = result.runsPerCell - result.warmupRuns;
   const others = result.axes.protocols.filter((p) => p !== result.baseline);

@@ -62,6 +62,26 @@ export function netLabel(result: CompareResult, name: string): string {
   return p && p.placement !== 'loopback' ? `no emulated link (base RTT ${formatMs(p.baseRttMs)})` : name;
 }
 
+/**
+ * What every network of the comparison shares, and what sets each apart: link names are their
+ * conditions joined by `+` (`rtt200ms+loss1%+10mbit+reno`), so a grid's names differ in a few of
+ * them. `common` is the shared conditions (`rtt200ms+10mbit`), `short(net)` the rest (`loss1%+reno`;
+ * the full name when nothing is shared, or the name is a preset).
+ *
+ * @example netParts(r).short('rtt200ms+loss1%+10mbit+reno') // 'loss1%+reno'
+ */
+export function netParts(result: CompareResult): { common: string; short: (net: string) => string } {
+  const nets = result.axes.net;
+  const tokens = nets.map((n) => n.split('+'));
+  const shared =
+    nets.length > 1 ? tokens[0]!.filter((t) => tokens.every((ts) => ts.includes(t))) : ([] as string[]);
+  const short = (net: string): string => {
+    const rest = net.split('+').filter((t) => !shared.includes(t));
+    return rest.length > 0 && shared.length > 0 ? rest.join('+') : netLabel(result, net);
+  };
+  return { common: shared.join('+'), short };
+}
+
 /** The path to a target h2lab did not start, as measured without a link. */
 export function pathText(p: PathInfo): string {
   const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';

@@ -25,7 +25,7 @@ import {
 } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
 import { cellFailures, pathsText } from './failures.ts';
-import { comparePath } from './settings.ts';
+import { comparePath, netParts } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
 /** 1.8234 → "1.82×". */
@@ -714,6 +714,9 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy,
   const tag = (c: Comparison) =>
     `${levelText(result, c.workload, c.concurrency)}${several ? ` on ${label(c.workload)}` : ''}${result.axes.net.length > 1 ? ` (${c.net})` : ''}`;
   const mine = relevant.filter((c) => c.protocol === p);
+  const short = netParts(result).short;
+  const shortTag = (c: Comparison) =>
+    `${result.axes.net.length > 1 ? `${short(c.net)} ` : ''}${levelText(result, c.workload, c.concurrency)}${several ? ` on ${label(c.workload)}` : ''}`;
   const by = (o: Comparison['outcome']) => mine.filter((c) => c.outcome === o);
   const better = by('better');
   const open = [...by('undecided'), ...by('insufficient')];
@@ -729,7 +732,7 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy,
   if (open.length > 0) {
     const { need } = runsToTell(open);
     parts.push(
-      `undecided in ${open.length} (${open.map(tag).join(', ')}${need !== undefined ? `; about ${need} kept runs per strategy would tell most` : ''})`,
+      `undecided in ${open.length} (${open.map(shortTag).join(', ')}${need !== undefined ? `; about ${need} kept runs per strategy would tell most` : ''})`,
     );
   }
   if (failed.length > 0)
@@ -741,12 +744,27 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy,
   const wonOn = new Set(better.map((c) => c.net));
   if (nets.length > 1 && wonOn.size < nets.length) {
     const elsewhere = nets.filter((n) => !wonOn.has(n));
-    text += ` It depends on the link: better over ${[...wonOn].join(', ')}; not shown better over ${elsewhere.join(', ')}.`;
+    const common = netParts(result).common;
+    text += ` It depends on the link${common ? ` (all ${common})` : ''}: better over ${[...wonOn].map(short).join(', ')}; not shown better over ${elsewhere.map(short).join(', ')}.`;
   }
   const othersWorse = relevant.filter((c) => c.protocol !== p && c.outcome === 'worse');
   if (othersWorse.length > 0) {
     text += ` Worse than ${result.baseline}: ${othersWorse.map((c) => `${c.protocol} at ${tag(c)} ${formatRatio(c.interval.ratio)}`).join(', ')}.`;
   }
+  // Every other strategy's cells, counted the same way: a grid's undecided cells are part of the answer.
+  const others = [...new Set(relevant.map((c) => c.protocol))].filter((q) => q !== p);
+  const split = others.map((q) => {
+    const theirs = relevant.filter((c) => c.protocol === q);
+    const n = (o: Comparison['outcome']) => theirs.filter((c) => c.outcome === o);
+    const bits = [`better in ${n('better').length} of ${theirs.length}`];
+    if (n('worse').length > 0) bits.push(`worse in ${n('worse').length}`);
+    if (n('no-clear-difference').length > 0)
+      bits.push(`no clear difference in ${n('no-clear-difference').length}`);
+    const open = [...n('undecided'), ...n('insufficient')];
+    if (open.length > 0) bits.push(`undecided in ${open.length} (${open.map(shortTag).join(', ')})`);
+    return `${q} ${bits.join(', ')}`;
+  });
+  if (split.length > 0) text += ` The others: ${split.join('; ')}.`;
   return text;
 }
 
