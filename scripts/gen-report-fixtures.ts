@@ -13,6 +13,7 @@
  * - nginx: Debian's nginx over TLS (h2 and http/1.1 by ALPN), its defaults (tcp_nodelay on);
  * - lossy: the same nginx behind an emulated link, 50 ms round trip, 2% loss each way (root);
  * - burst-200ms: the fixture server, a burst of 8 × 10 KiB through 200 ms and 10 Mbit/s (root);
+ * - grid: the same burst at 64 through 200 ms and 10 Mbit/s, loss 0 and 2%, cubic and reno (root);
  * - not-found: a fixture server asked for a path it does not have (every response 404);
  * - refused: a port nothing listens on (every request fails to connect);
  * - resets: every 20th request reset by the fixture server's /reset?every=20 (5% failed).
@@ -74,6 +75,15 @@ async function withNginx(run: (url: string, ca: string) => Promise<CompareResult
   }
 }
 
+/** 10 KiB responses from the fixture server: the burst fixtures' workload. */
+const TEN_KIB = {
+  id: 'burst-10k',
+  label: '10 KiB responses',
+  paths: ['/bytes/10240'],
+  responseSizeBytes: 10240,
+  kind: 'interactive' as const,
+};
+
 const cases: Record<string, () => Promise<CompareResult>> = {
   fixture: () =>
     compare({
@@ -108,17 +118,25 @@ const cases: Record<string, () => Promise<CompareResult>> = {
       ...SMALL,
       protocols: ['h1', 'h2', 'h2-pool'],
       runs: 6,
-      workloads: [
-        {
-          id: 'burst-10k',
-          label: '10 KiB responses',
-          paths: ['/bytes/10240'],
-          responseSizeBytes: 10240,
-          kind: 'interactive',
-        },
-      ],
+      workloads: [TEN_KIB],
       burst: [8],
       links: { rttMs: [200], rateBitsPerSec: [10_000_000] },
+    }),
+  // A grid of links (the C5 conditions of issue #31, fewer of them): 64 × 10 KiB through 200 ms and
+  // 10 Mbit/s, loss 0 and 2%, cubic and reno (root; about 8 minutes).
+  grid: () =>
+    compare({
+      ...SMALL,
+      protocols: ['h1', 'h2', 'h2-pool'],
+      runs: 5,
+      workloads: [TEN_KIB],
+      burst: [64],
+      links: {
+        rttMs: [200],
+        rateBitsPerSec: [10_000_000],
+        loss: [0, 0.02],
+        congestionControl: ['cubic', 'reno'],
+      },
     }),
   'not-found': async () => {
     const server = await startFixtureTarget({}, 'thread');

@@ -1,7 +1,7 @@
 // Every sentence h2lab prints is true of its own data (issue #25). Saved results of real comparisons
 // (test/fixtures/report/, written by scripts/gen-report-fixtures.ts: the fixture server, nginx with
 // its defaults, the same nginx behind a 50 ms link losing 2%, a burst of 8 × 10 KiB through 200 ms
-// and 10 Mbit/s, a 404 target, a refused port, 5% reset
+// and 10 Mbit/s, the same at 64 over a grid of four links (loss 0 and 2%, cubic and reno), a 404 target, a refused port, 5% reset
 // requests) are re-analysed with this code and
 // rendered as terminal text, Markdown and HTML; the assertions hold each rendering to the fields it
 // came from and to the settings the runs recorded.
@@ -23,7 +23,7 @@ import {
 import { compareSettings } from '../../src/report/settings.ts';
 import { levelText } from '../../src/report/verdict.ts';
 
-const NAMES = ['fixture', 'nginx', 'lossy', 'burst-200ms', 'not-found', 'refused', 'resets'] as const;
+const NAMES = ['fixture', 'nginx', 'lossy', 'burst-200ms', 'grid', 'not-found', 'refused', 'resets'] as const;
 
 /** A saved result, analysed again by this code (its verdict as this code words it). */
 function load(name: (typeof NAMES)[number]): CompareResult {
@@ -267,6 +267,36 @@ describe('a burst of 8 × 10 KiB through 200 ms (handshakes inside)', () => {
     for (const c of r.comparisons.filter((x) => x.outcome === 'no-clear-difference'))
       assert.ok(rec.includes(`or ${c.protocol}, no clear difference`), rec);
     assert.doesNotMatch(rec, /the others were worse/);
+  });
+});
+
+describe('a grid of links (64 × 10 KiB, 200 ms, 10 Mbit/s, loss 0 and 2%, cubic and reno)', () => {
+  it('the answer has a line per link under one heading; the recommendation counts every strategy’s cells as the comparisons say', () => {
+    const r = load('grid');
+    const answer = buildAnswer(r);
+    assert.equal(answer.groups.length, 1);
+    const lines = answer.groups[0]!.lines;
+    assert.equal(lines.length, r.axes.net.length, lines.map((l) => l.text).join('\n'));
+    for (const [i, net] of r.axes.net.entries()) {
+      // The line leads with what sets its link apart, and its numbers are that link's.
+      const l = lines.find((x) => x.net === net)!;
+      const apart = net.split('+').filter((t) => !r.axes.net.every((n) => n.split('+').includes(t)));
+      assert.ok(l.level.startsWith(apart.join('+')), `${i}: ${l.level} for ${net}`);
+      for (const c of l.comparisons) assert.equal(c.net, net);
+    }
+    const rec = flat(renderTerminal(r)).split('Recommendation')[1]!.split('What could distort')[0]!;
+    const cmp = r.comparisons.filter((c) => c.metric === 'burstCompletionMs');
+    for (const p of ['h2', 'h2-pool']) {
+      const mine = cmp.filter((c) => c.protocol === p);
+      const undecided = mine.filter((c) => c.outcome === 'undecided').length;
+      const better = mine.filter((c) => c.outcome === 'better').length;
+      // Whichever is recommended or among "the others", its counts are the comparisons'.
+      const said = new RegExp(
+        `${p === 'h2' ? '(?<!-)h2(?!-)' : 'h2-pool'}[^.]*?better (?:than h1 [^.]*?)?in ${better} of ${mine.length}`,
+      );
+      if (rec.includes('use ') || rec.includes('The others')) assert.match(rec, said, `${p}: ${rec}`);
+      if (undecided > 0) assert.match(rec, new RegExp(`undecided in ${undecided}`), rec);
+    }
   });
 });
 
