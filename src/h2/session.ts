@@ -78,7 +78,12 @@ export type StreamEndReason =
    * The response is malformed (RFC 9113 §8.1.1): its DATA add up to more or less than its
    * content-length. A stream error of type PROTOCOL_ERROR, whatever END_STREAM said.
    */
-  | 'malformed';
+  | 'malformed'
+  /**
+   * The client ended the connection for an error the server made on it (RFC 9113 §5.4.1: an invalid
+   * HPACK block is COMPRESSION_ERROR, a frame out of place PROTOCOL_ERROR); `code` is the one sent.
+   */
+  | 'protocol';
 
 /** Receives one stream's events. Called synchronously from the socket's data handler. */
 export interface StreamHandler {
@@ -202,6 +207,8 @@ export class H2ClientSession {
   private readonly streams = new Map<number, H2Stream>();
   private nextStreamId = 1;
   private closed = false;
+  /** The error code of a connection error the client sent (GOAWAY) for the server's doing, if any. */
+  private sentErrorCode: number | undefined;
   private settingsSeen = false;
   private readyWait: { resolve: () => void; reject: (e: H2SetupError) => void } | undefined;
 
@@ -875,6 +882,7 @@ export class H2ClientSession {
 
   private connectionError(code: number, message: string): void {
     const detail = `${H2_ERROR_NAMES[code] ?? code}: ${message}`;
+    if (code !== H2Code.INTERNAL_ERROR) this.sentErrorCode = code;
     if (!this.closed) {
       this.goaway(code, message.slice(0, 200));
       this.flush();
@@ -901,8 +909,13 @@ export class H2ClientSession {
     this.stalls.close();
     for (const s of streams) {
       const reason: StreamEndReason =
-        this.goawayLastStream >= 0 && s.id > this.goawayLastStream ? 'goaway' : 'connection';
-      s.handler.onEnd(reason, this.goawayCode >= 0 ? this.goawayCode : -1, why);
+        this.goawayLastStream >= 0 && s.id > this.goawayLastStream
+          ? 'goaway'
+          : this.sentErrorCode !== undefined
+            ? 'protocol'
+            : 'connection';
+      const code = reason === 'protocol' ? this.sentErrorCode! : this.goawayCode >= 0 ? this.goawayCode : -1;
+      s.handler.onEnd(reason, code, why);
     }
     // end() lets a queued GOAWAY out first; destroy() follows so a peer that never closes cannot hold it.
     this.socket.end();

@@ -117,11 +117,16 @@ function sniffHttp1(t: ConnectTarget): Promise<string | undefined> {
   });
 }
 
+/** How long a cancelled stream may take to close before its session is taken for broken, ms. */
+const STUCK_STREAM_MS = 1000;
+
 interface Active {
   stream: http2.ClientHttp2Stream;
   sample: Sample;
   resolve: (s: Sample) => void;
   ended: boolean;
+  /** When the timeout cancelled it (the pool's clock), while its close is awaited. */
+  expiredMs?: number;
   failure?: FailureClass;
   detail?: string;
 }
@@ -170,8 +175,18 @@ export class H2Conn extends PoolConnBase implements PoolConn {
       this.goawayLastStream = lastStreamID;
       if (this.active.size === 0) this.close();
     });
-    session.on('error', () => {
+    session.on('error', (err: Error & { code?: string }) => {
+      // The session is over (an invalid HPACK block is COMPRESSION_ERROR, a socket error a reset):
+      // its streams end now, in the class that says why. Node may never emit 'close' after it, and
+      // requests left pending kept nothing alive: the process exited 13 with nothing written.
       this.dead = true;
+      const cls: FailureClass = /^ERR_HTTP2_(SESSION_)?ERROR$/.test(err.code ?? '') ? 'protocol' : 'reset';
+      for (const a of this.active) {
+        if (a.failure !== undefined) continue;
+        a.failure = cls;
+        a.detail = `the session ended: ${err.code ? `${err.code}: ` : ''}${err.message}`;
+      }
+      this.closed();
     });
     session.on('close', () => this.closed());
   }
@@ -248,8 +263,16 @@ export class H2Conn extends PoolConnBase implements PoolConn {
       if (nowMs - a.sample.sentMs >= timeoutMs && a.failure === undefined) {
         a.failure = 'timeout';
         a.detail = `no complete response within ${timeoutMs} ms`;
+        a.expiredMs = nowMs;
         // RST_STREAM(CANCEL), RFC 9113 §8.7: the server can stop working on it.
         a.stream.close(NGHTTP2_CANCEL);
+      } else if (a.expiredMs !== undefined && nowMs - a.expiredMs >= STUCK_STREAM_MS) {
+        // Cancelled and still not closed: node's session is broken without saying so (after an
+        // invalid HPACK block it sends GOAWAY(COMPRESSION_ERROR) and emits nothing, its streams
+        // never close). Its requests end here and the pool opens another session.
+        a.detail = `${a.detail}; the stream did not close ${STUCK_STREAM_MS} ms after its RST_STREAM(CANCEL): the session was taken for broken (node:http2 reported nothing)`;
+        this.close();
+        return;
       }
     }
   }

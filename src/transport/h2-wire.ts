@@ -308,6 +308,7 @@ function classify(
     case 'cancel':
       return 'aborted';
     case 'malformed':
+    case 'protocol':
       return 'protocol';
     default:
       // The connection ended under a stream the server had taken (at or below any GOAWAY's last id),

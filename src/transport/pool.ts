@@ -341,6 +341,10 @@ export class PoolTransport implements Transport {
   /** Sends on the connection the policy picks, a new one, or queues for a free slot. */
   private route(spec: RequestSpec, sample: Sample): Promise<Sample> {
     if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    // While a request is out, the sweep that times it out holds the process: a connection that goes
+    // silent (node:http2 after an invalid HPACK block emits nothing) left nothing else, and the
+    // process exited 13 with every request pending. Idle, it lets go (see onSweep).
+    if (this.inFlight === 1) this.sweep?.ref();
     const choice = this.pick();
     if (choice === 'open') return this.openAndSend(spec, sample);
     if (choice !== undefined && !this.overShare(choice)) return this.dispatch(choice, spec, sample);
@@ -706,6 +710,7 @@ export class PoolTransport implements Transport {
   }
 
   private onSweep(): void {
+    if (this.inFlight === 0) this.sweep?.unref();
     const now = this.s.now();
     for (const c of [...this.conns]) {
       c.expire(now, this.s.timeoutMs);

@@ -228,7 +228,11 @@ async function rawServer(
         );
         buf = buf.subarray(CLIENT_PREFACE.length);
       }
-      for (const f of reader.push(buf)) if (f.type === FrameType.HEADERS && f.streamId === 1) answer(c);
+      try {
+        for (const f of reader.push(buf)) if (f.type === FrameType.HEADERS && f.streamId === 1) answer(c);
+      } catch {
+        c.destroy(); // what it cannot read ends the connection, as a server would
+      }
       buf = Buffer.alloc(0);
     });
   });
@@ -246,6 +250,40 @@ const rst = (sid: number, code: number) => {
 };
 const head = (fields: Array<[string, string]>, flags = 0x4) =>
   encodeFrame(FrameType.HEADERS, flags, 1, encodeHeaderBlock(fields));
+
+test("an invalid HPACK block: --h2-client node ends every request and writes its result (it exited 13 with nothing written); h2lab's own client fails them as protocol", async () => {
+  // HEADERS whose block is the invalid index 0 (RFC 7541 §6.1): a COMPRESSION_ERROR for any decoder.
+  const srv = await rawServer((c) => c.write(encodeFrame(FrameType.HEADERS, 0x5, 1, Buffer.from([0x80]))));
+  const { runLoad } = await import('../../src/load/index.ts');
+  try {
+    for (const [protocol, h2Client] of [
+      ['h2', 'node'],
+      ['h2-pool', 'node'],
+      ['h2', 'h2lab'],
+    ] as const) {
+      const t0 = performance.now();
+      const r = await runLoad({
+        url: `http://127.0.0.1:${srv.port}/`,
+        protocol,
+        h2Client,
+        requests: 2,
+        concurrency: 1,
+        timeoutMs: 500,
+        maxErrorRate: 1,
+      }).done;
+      const label = `${protocol}/${h2Client}: ${JSON.stringify(r.counts)} in ${Math.round(performance.now() - t0)} ms`;
+      assert.equal(r.counts.total, 2, label);
+      assert.equal(r.counts.ok, 0, label);
+      const cls = Object.keys(r.counts.byFailure);
+      // node:http2 sends GOAWAY(COMPRESSION_ERROR) and tells its caller nothing: the request times
+      // out and the stuck session is closed; h2lab's own decoder names it.
+      assert.deepEqual(cls, [h2Client === 'node' ? 'timeout' : 'protocol'], label);
+      assert.ok(performance.now() - t0 < 10_000, label);
+    }
+  } finally {
+    await srv.close();
+  }
+});
 
 test('RST_STREAM(NO_ERROR) once every byte of the content-length came is a complete response (RFC 9113 §8.1), short of it a reset', async () => {
   for (const [sent, reason] of [
