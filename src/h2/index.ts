@@ -21,6 +21,6 @@ export {
   SETTING_DEFAULTS,
   SETTING_NAMES,
 } from './frames.ts';
-export { RequestEncoder } from './hpack.ts';
+export { encodeHeaderBlock, RequestEncoder } from './hpack.ts';
 export type { H2Stream, StreamEndReason, StreamHandler } from './session.ts';
 export { H2ClientSession, H2Code, H2SetupError, UNLIMITED_STREAMS } from './session.ts';

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import { FrameReader, FrameType } from '../h2/index.ts';
+import { encodeFrame, encodeHeaderBlock, FrameReader, FrameType } from '../h2/index.ts';
 import type { Failure, IdleReport, LargeReport, ResponseReport } from '../model/index.ts';
 import { exchangePreface, readResponseHead } from './h2.ts';
 import { connectH2, fetchH1, fetchH2, type Origin, type TimedResponse, watchIdle } from './http.ts';
@@ -116,10 +116,51 @@ export async function watchIdleConnections(
     watchers.push(
       watch(h2Via, 'h2', async (s, inbox) => {
         const reader = new FrameReader();
-        await exchangePreface(s, inbox, performance.now() + opts.timeoutMs, { reader, leaveOpen: true });
+        const deadline = performance.now() + opts.timeoutMs;
+        await exchangePreface(s, inbox, deadline, { reader, leaveOpen: true });
+        // One request first, as a client's connection has had: servers time out a connection that
+        // never carried a request by another timer (Apache: Timeout, 60 s) than an idle one after
+        // a response (KeepAliveTimeout, 5 s), and the second is what clients meet.
+        await headRequestH2(s, inbox, reader, path, origin, deadline);
         return (chunk) => reader.push(chunk).some((f) => f.type === FrameType.GOAWAY);
       }),
     );
   }
   return (await Promise.all(watchers)).filter((r): r is IdleReport => r !== undefined);
+}
+
+/**
+ * HEAD `path` on stream 1 of a connection past its preface, read until the response ends (END_STREAM
+ * or RST_STREAM on stream 1); PINGs are answered. A GOAWAY or a close meanwhile ends it too: the idle
+ * watch that follows reports that.
+ */
+async function headRequestH2(
+  s: Duplex,
+  inbox: Inbox,
+  reader: FrameReader,
+  path: string,
+  origin: Origin,
+  deadlineMs: number,
+): Promise<void> {
+  const block = encodeHeaderBlock([
+    [':method', 'HEAD'],
+    [':scheme', origin.scheme],
+    [':authority', origin.authority],
+    [':path', path],
+    ['user-agent', 'h2lab-probe'],
+  ]);
+  // END_STREAM | END_HEADERS.
+  s.write(encodeFrame(FrameType.HEADERS, 0x5, 1, block));
+  for (;;) {
+    const chunk = await inbox.next(deadlineMs, 'waiting for the response to HEAD');
+    if (chunk === null) return;
+    for (const f of reader.push(chunk)) {
+      if (f.type === FrameType.PING && !(f.flags & 0x1))
+        s.write(encodeFrame(FrameType.PING, 0x1, 0, f.payload));
+      if (f.type === FrameType.GOAWAY) return;
+      if (f.streamId !== 1) continue;
+      if (f.type === FrameType.RST_STREAM) return;
+      if ((f.type === FrameType.HEADERS || f.type === FrameType.DATA) && f.flags & 0x1) return;
+    }
+  }
 }

@@ -453,6 +453,31 @@ describe('response behaviour', () => {
   });
 });
 
+test('--wait-idle on HTTP/2 measures the idle timer after a response, not the one before any request (Apache: 5 s against 60 s)', async () => {
+  // A server that keeps a connection without requests open, and closes one 300 ms after its last
+  // stream: the probe's idle connection carries one request first, as a client's has.
+  const h2 = http2.createServer({}, routes);
+  h2.on('session', (session) => {
+    session.on('stream', (stream) => {
+      stream.on('close', () => {
+        session.setTimeout(300, () => session.close());
+      });
+    });
+  });
+  await withServer(
+    () => listen(h2),
+    async (port) => {
+      const r = await probe(`http://127.0.0.1:${port}/`, { waitIdleMs: 3000 });
+      const idle = r.idle?.find((i) => i.protocol === 'h2c');
+      assert.ok(idle, `an idle report: ${JSON.stringify(r.idle)} ${JSON.stringify(r.problems)}`);
+      assert.ok(
+        idle.closedAfterMs !== null && idle.closedAfterMs >= 200 && idle.closedAfterMs < 2500,
+        `closed after ${idle.closedAfterMs} ms (300 ms after the last stream)`,
+      );
+    },
+  );
+});
+
 describe('errors: each a clear message with its own code', () => {
   test('unreachable port', async () => {
     const free = await new Promise<number>((resolve) => {
