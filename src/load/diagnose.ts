@@ -3,6 +3,7 @@
  * in what it answered: one extra connection to the target, after the run, so a wrong scheme or a
  * missing client certificate is named instead of reported as an error rate.
  */
+import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
 import { readPemFile } from '../tls/index.ts';
@@ -30,12 +31,15 @@ const ALERT_WAIT_MS = 300;
  * nothing to say: an http:// URL on a port that completes a TLS handshake is
  * H2LAB_ERR_PROTOCOL_MISMATCH; an https:// URL whose server demands a client certificate, or that
  * does not speak TLS, or that closes the connection right after a handshake with the client's
- * certificate (refused, without an alert), is H2LAB_ERR_TLS_HANDSHAKE with that fix.
+ * certificate (refused, without an alert), is H2LAB_ERR_TLS_HANDSHAKE with that fix. With
+ * `h1Unanswered` (an HTTP/1.1 run whose requests were all closed without a byte of answer), an
+ * https:// server that selects h2 when offered is H2LAB_ERR_PROTOCOL_MISMATCH: it speaks only HTTP/2.
  */
 export function diagnoseNoSuccess(
   url: string,
   tls: DiagnoseTls,
   timeoutMs = DIAGNOSE_TIMEOUT_MS,
+  h1Unanswered = false,
 ): Promise<H2labError | undefined> {
   const u = new URL(url);
   const https = u.protocol === 'https:';
@@ -54,7 +58,8 @@ export function diagnoseNoSuccess(
       host,
       port,
       ALPNProtocols: ['h2', 'http/1.1'],
-      ...(https ? { servername: host } : {}),
+      // SNI names a host, never an address (RFC 6066 §3; Node warns DEP0123 on stderr otherwise).
+      ...(https && !isIP(host) ? { servername: host } : {}),
       rejectUnauthorized: https ? !tls.insecure : false,
       ...(https && tls.ca ? { ca: tls.ca } : {}),
       ...(https && tls.cert ? { cert: tls.cert, key: tls.key } : {}),
@@ -67,6 +72,20 @@ export function diagnoseNoSuccess(
             'H2LAB_ERR_PROTOCOL_MISMATCH',
             `the http:// URL names a port that speaks TLS (the port completed a TLS handshake): use https://${u.host}${u.pathname}${u.search}, with --ca FILE or --insecure`,
             { requested: 'cleartext', negotiated: 'tls', url },
+          ),
+        );
+        return;
+      }
+      if (h1Unanswered && socket.alpnProtocol === 'h2') {
+        // HTTP/1.1 requests closed without a byte of answer, by a server that picks h2 when it is
+        // offered (and nothing for http/1.1 alone, as nghttpd does): it speaks only HTTP/2 here.
+        // Without this, an HTTP/1.1 pool reconnected into it until the error rate ended the run
+        // (2,004 connections in 6 s).
+        done(
+          new H2labError(
+            'H2LAB_ERR_PROTOCOL_MISMATCH',
+            `requested http/1.1 but the server closed every HTTP/1.1 request without an answer, and it selects h2 in ALPN when h2 is offered: it speaks only HTTP/2 at ${u.host}; measure it with --protocol h2`,
+            { requested: 'http/1.1', negotiated: 'h2', url },
           ),
         );
         return;

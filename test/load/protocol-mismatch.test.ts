@@ -3,10 +3,17 @@
  * H2LAB_ERR_PROTOCOL_MISMATCH naming both — through the library and through the CLI (exit 1).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
 import { h2lab } from '../helpers/cli.ts';
+import { freePort } from '../helpers/nginx.ts';
+import { have } from '../helpers/peers.ts';
 import { startTestServer } from '../helpers/servers.ts';
 
 let certs: TestCerts;
@@ -96,5 +103,52 @@ test('h1 to a TLS port over http:// stops early with the mismatch instead of rec
     assert.equal(r.counts.total, r.counts.failed);
   } finally {
     await server.close();
+  }
+});
+
+test('h1 against an HTTP/2-only TLS server (nghttpd: no ALPN for http/1.1, closes HTTP/1.1 requests unanswered): the mismatch within a few connections, not an error rate after thousands', {
+  skip: have('nghttpd') ? false : 'nghttpd (Debian package nghttp2-server) is not installed',
+}, async () => {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-nghttpd-'));
+  writeFileSync(join(dir, 'index.html'), 'hello');
+  const child = spawn(
+    'nghttpd',
+    ['--address=127.0.0.1', '-d', dir, String(port), certs.path.serverKeyPem, certs.path.serverPem],
+    { stdio: 'ignore' },
+  );
+  try {
+    // nghttpd prints nothing when ready: wait until its port takes a connection.
+    for (let i = 0; i < 50; i++) {
+      const up = await new Promise<boolean>((res) => {
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.destroy();
+          res(true);
+        });
+        s.on('error', () => res(false));
+      });
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await runLoad({
+      url: `https://127.0.0.1:${port}/index.html`,
+      protocol: 'h1',
+      ca: certs.path.caPem,
+      durationMs: 5000,
+      maxErrorRate: 1,
+    }).done;
+    assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH', JSON.stringify(r.error));
+    assert.match(r.error?.message ?? '', /speaks only HTTP\/2 .*--protocol h2/);
+    assert.ok(r.connections.opened < 200, `${r.connections.opened} connections before it stopped`);
+    const h2 = await runLoad({
+      url: `https://127.0.0.1:${port}/index.html`,
+      protocol: 'h2',
+      ca: certs.path.caPem,
+      requests: 20,
+    }).done;
+    assert.equal(h2.counts.ok, 20, 'the same server over h2');
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
