@@ -19,6 +19,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import { H2labError, invalidOption, isH2labError, unknownOptionError } from '../core/index.ts';
@@ -31,6 +32,7 @@ import { startH3Listener } from './h3.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
 import { BackendPool } from './pool.ts';
+import { CpuRenderer, renderCpuList } from './render-cpu.ts';
 import { Router } from './routes.ts';
 
 /** RFC 9113 §3.4: the client connection preface starts with these 24 octets. */
@@ -148,7 +150,24 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     busy: pool.p?.busy ?? 0,
     queued: pool.p?.queued ?? 0,
   }));
-  pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics);
+  // --tile-render cpu: one pinned thread per worker, started (and pinned) before anything listens.
+  let renderer: CpuRenderer | undefined;
+  if (opts.tileRender === 'cpu') {
+    if (opts.poolSize > 1024)
+      throw invalidOption(
+        '--pool',
+        opts.poolSize,
+        'with --tile-render cpu give at most 1024 workers (one thread each)',
+      );
+    renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? availableParallelism()));
+    try {
+      await renderer.ready;
+    } catch (err) {
+      await renderer.close();
+      throw err;
+    }
+  }
+  pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics, renderer);
   const router = new Router(opts, metrics, pool.p);
 
   const sockets = new Set<Socket>();
@@ -427,6 +446,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       }
     }
   } catch (err) {
+    await renderer?.close();
     await Promise.all(servers.map((s) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()))));
     await h3Listener?.close();
     throw err;
@@ -452,6 +472,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       clearTimeout(deadline);
       guard.stop();
       pool.p?.clear();
+      await renderer?.close();
     }
   };
 
