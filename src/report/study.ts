@@ -4,7 +4,7 @@
  * question; the explanation the study derived from its measurements closes the page. Pure functions.
  */
 import { formatMs } from '../core/index.ts';
-import type { StudyResult, StudySection, StudyTable } from '../model/index.ts';
+import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
 import { escapeHtml } from './html.ts';
 import { fitTable, wrapText } from './text.ts';
 
@@ -41,6 +41,19 @@ function statusWords(r: StudyResult): string {
   return parts.join(', ');
 }
 
+const VERDICT_WORD: Record<StudyFinding['verdict'], string> = {
+  agrees: 'agrees',
+  differs: 'differs',
+  'not-measured': 'not measured',
+};
+
+/** A finding as one paragraph: the row, the two figures, the verdict and the mechanism. */
+export function findingText(f: StudyFinding): string {
+  return `[${VERDICT_WORD[f.verdict]}] ${f.row} — report: ${f.report}; this run: ${f.measured}${f.difference ? ` (${f.difference})` : ''}. ${f.explanation}`;
+}
+
+const FINDINGS_TITLE = 'Row by row against the report';
+
 /** Options of {@link renderStudyText}. */
 export interface StudyTextOptions {
   /** Line width for the paragraphs. Default 100. */
@@ -65,6 +78,10 @@ export function renderStudyText(r: StudyResult, options: StudyTextOptions = {}):
       out.push(`  ${s.reference.source}:`, ...fitTable(ref.head, ref.rows, width, '    '));
       if (s.reference.note) out.push(wrapText(s.reference.note, width, '    '));
     }
+  }
+  if (r.findings.length > 0) {
+    out.push('', FINDINGS_TITLE);
+    for (const f of r.findings) out.push(wrapText(`- ${findingText(f)}`, width, '  '));
   }
   if (r.explanation.length > 0) {
     out.push('', 'What the measurements say');
@@ -115,6 +132,8 @@ export function renderStudyMarkdown(r: StudyResult): string {
       if (s.reference.note) out.push('', s.reference.note);
     }
   }
+  if (r.findings.length > 0)
+    out.push('', `## ${FINDINGS_TITLE}`, '', ...r.findings.map((f) => `- ${findingText(f)}`));
   if (r.explanation.length > 0)
     out.push('', '## What the measurements say', '', ...r.explanation.flatMap((p) => [p, '']));
   if (r.warnings.length > 0) out.push('', '## Warnings', '', ...r.warnings.map((w) => `- ${w}`));
@@ -125,7 +144,10 @@ export function renderStudyMarkdown(r: StudyResult): string {
 function htmlTable(t: StudyTable, cls: string): string {
   const c = cells(t);
   return `<table class="${cls}"><thead><tr>${c.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${c.rows
-    .map((row) => `<tr>${row.map((v) => `<td>${escapeHtml(v)}</td>`).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${row.map((v) => `<td${v.length > 24 ? ' class="text"' : ''}>${escapeHtml(v)}</td>`).join('')}</tr>`,
+    )
     .join('')}</tbody></table>`;
 }
 
@@ -140,12 +162,21 @@ function sectionHtml(s: StudySection): string {
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 main{max-width:1200px;margin:0 auto;padding:16px 24px}h1{font-size:22px}h2{font-size:18px;margin-top:28px}
 h3{font-size:13px;color:#555;margin:8px 0 4px}.meta,.note{color:#555}
-.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:16px}
+.pair{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+.pair>div{flex:0 1 auto;min-width:0;max-width:100%;overflow-x:auto}
 table{border-collapse:collapse;background:#fff}th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}td{white-space:nowrap}
+td.text{white-space:normal;min-width:14em;text-align:left}
+.findings{background:#fff;padding:4px 16px}.finding{border-left:4px solid #999;padding:0 12px;margin:10px 0}
+.finding p{margin:4px 0}.finding.agrees{border-color:#2a7}.finding.differs{border-color:#c80}
+.verdict{font-size:12px;font-weight:600;text-transform:uppercase;color:#555}
 th:first-child,td:first-child{text-align:left}table.ref{background:#f3f3f8}
 .explain{background:#fff;border-left:4px solid #2a7;padding:8px 16px}.warn{color:#a40}
 .badge{font-size:12px;padding:2px 8px;border-radius:8px;background:#ddd;vertical-align:middle}
 .badge.complete{background:#cfc}.badge.failed{background:#fcc}.badge.interrupted{background:#fec}`;
+
+function findingHtml(f: StudyFinding): string {
+  return `<div class="finding ${f.verdict}" id="f-${escapeHtml(f.id)}"><p><span class="verdict">${escapeHtml(VERDICT_WORD[f.verdict])}</span> <b>${escapeHtml(f.row)}</b> — report: ${escapeHtml(f.report)}; this run: ${escapeHtml(f.measured)}${f.difference ? ` (${escapeHtml(f.difference)})` : ''}.</p><p>${escapeHtml(f.explanation)}</p></div>`;
+}
 
 /** The HTML rendering (report.html): self-contained, no script, no network. */
 export function renderStudyHtml(r: StudyResult): string {
@@ -158,6 +189,7 @@ export function renderStudyHtml(r: StudyResult): string {
 <p><b>Question:</b> ${escapeHtml(r.question)}</p>
 <p class="meta">Reruns ${escapeHtml(r.source)} · ${escapeHtml(r.mode)} mode · ${escapeHtml(statusWords(r))} · h2lab ${escapeHtml(r.environment.h2labVersion)}, Node ${escapeHtml(r.environment.node)}, ${r.environment.cpus} CPUs · ${escapeHtml(r.environment.startedAt)}</p>
 ${r.error ? `<p class="warn"><b>Error ${escapeHtml(r.error.code)}:</b> ${escapeHtml(r.error.message)}</p>` : ''}
+${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
 ${r.explanation.length > 0 ? `<div class="explain"><h2>What the measurements say</h2>${r.explanation.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</div>` : ''}
 ${r.sections.map(sectionHtml).join('\n')}
 ${failed.length > 0 ? `<h2>Cells not measured</h2><ul>${failed.map((c) => `<li>${escapeHtml(c.id)}: ${escapeHtml(c.status)}${c.reason ? ` — ${escapeHtml(c.reason)}` : ''}</li>`).join('')}</ul>` : ''}
