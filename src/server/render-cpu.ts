@@ -14,7 +14,7 @@
  * (1–4 ms).
  */
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus as osCpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { H2labError } from '../core/index.ts';
 
@@ -54,9 +54,10 @@ export interface CpuJob {
 
 /**
  * The CPUs the render threads are pinned to: the last `cores` of this machine's (CPU 0 takes most
- * interrupts). Throws when there are not that many.
+ * interrupts). Counted from every CPU of the machine, not this process's affinity, which
+ * {@link pinThisProcess} narrows. Throws when there are not that many.
  */
-export function renderCpuList(cores: number, available = availableParallelism()): number[] {
+export function renderCpuList(cores: number, available = osCpus().length): number[] {
   if (cores > available)
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
@@ -169,4 +170,32 @@ function pin(tid: string, cpus: readonly number[]): void {
       { option: '--tile-render' },
     );
   }
+}
+
+/**
+ * Pins every thread of this process (and so the processes it starts later: Chromium, a fixture in a
+ * namespace) to `cpus`, leaving the render cores to the render threads; returns the function that
+ * gives the process every CPU back. Render threads pinned afterwards keep their own CPUs.
+ *
+ * @example const restore = pinThisProcess(otherCpus(1)); try { … } finally { restore(); }
+ */
+export function pinThisProcess(cpus: readonly number[]): () => void {
+  const all = Array.from({ length: osCpus().length }, (_, i) => i).join(',');
+  const set = (list: string) => {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', list, String(process.pid)], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!set(cpus.join(','))) return () => {};
+  return () => {
+    set(all);
+  };
+}
+
+/** The CPUs not in {@link renderCpuList}(cores): where everything but the render threads runs. */
+export function otherCpus(cores: number, available = osCpus().length): number[] {
+  return Array.from({ length: Math.max(0, available - cores) }, (_, i) => i);
 }

@@ -19,7 +19,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { cpus as osCpus } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import { H2labError, invalidOption, isH2labError, unknownOptionError } from '../core/index.ts';
@@ -159,7 +159,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
         opts.poolSize,
         'with --tile-render cpu give at most 1024 workers (one thread each)',
       );
-    renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? availableParallelism()));
+    renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? osCpus().length));
     try {
       await renderer.ready;
     } catch (err) {

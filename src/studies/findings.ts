@@ -75,6 +75,8 @@ export interface FindingInput {
   value?: number;
   /** Relative difference still called agreement, as a fraction (default 0.15). */
   tolerance?: number;
+  /** The verdict when the row is a claim, not a figure (no reference/value to compare). */
+  verdict?: StudyFinding['verdict'];
   /** Builds the explanation once the verdict is known. Return undefined for "not explained". */
   explain: (verdict: StudyFinding['verdict']) => string | undefined;
   /** What the run cannot tell, when `explain` returns undefined. */
@@ -85,7 +87,7 @@ export interface FindingInput {
 /** Builds a finding: the verdict from the two figures and the tolerance, the difference in words. */
 export function makeFinding(i: FindingInput): StudyFinding {
   const tol = i.tolerance ?? 0.15;
-  let verdict: StudyFinding['verdict'] = 'not-measured';
+  let verdict: StudyFinding['verdict'] = i.verdict ?? 'not-measured';
   let difference: string | undefined;
   if (i.reference !== undefined && i.value !== undefined && Number.isFinite(i.value)) {
     i.ev.set('tolerance', tol);

@@ -89,7 +89,7 @@ export function isTargetGone(s: Sample): boolean {
 }
 
 /** How a pool chooses a connection for a request. */
-export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
+export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free' | 'lease';
 
 /** One pooled connection (an HTTP/1.1 socket or an HTTP/2 session). */
 export interface PoolConn {
@@ -442,6 +442,15 @@ export class PoolTransport implements Transport {
         if (canOpen) return 'open';
         best = this.leastBusy();
         break;
+      }
+      case 'lease': {
+        // One exchange per connection at a time, as a connection pool that leases an HTTP/2
+        // connection like an HTTP/1.1 one (Apache HttpClient 5's pooling manager; its HTTP/2 sharing
+        // came later, as an experimental pool): an idle one, else a new one up to K, else wait.
+        for (const c of this.conns) {
+          if (c.inFlight === 0 && c.usable()) return c;
+        }
+        return canOpen ? 'open' : undefined;
       }
       case 'least-busy': {
         if (canOpen) return 'open';

@@ -77,9 +77,30 @@ describe('h2lab study tiles --quick', { skip }, () => {
     const sweep = result.sections.find((s) => s.id === 'sweep-loopback')!;
     assert.deepEqual(
       sweep.table.rows.map((r) => r.pool),
-      [4, 8, 32],
+      [1, 4, 16],
     );
     assert.ok(result.explanation.length >= 3, result.explanation.join('\n'));
+  });
+
+  test('one finding per row of the report, each consistent with the result (CPU-bound pool, pinned)', () => {
+    const ids = result.findings.map((f) => f.id);
+    for (const id of [
+      'burst-h1',
+      'burst-h2',
+      'burst-ratio',
+      'cancel-h2',
+      'cancel-h1',
+      'cancel-ignore',
+      'pool-size',
+    ])
+      assert.ok(ids.includes(id), `finding ${id} missing: ${ids.join()}`);
+    const bad = result.warnings.filter((w) => w.includes('a finding disagrees'));
+    assert.deepEqual(bad, [], bad.join('\n'));
+    const model = result.data.model as { render: string; renderCores: number };
+    assert.equal(model.render, 'cpu', 'the study renders tiles on the CPU by default');
+    assert.equal(model.renderCores, 1);
+    const cpus = result.data.cpus as { render: number[] };
+    assert.equal(cpus.render.length, 1, `render CPUs recorded: ${JSON.stringify(cpus)}`);
   });
 
   test('the browser: exactly 6 tiles in flight over http://, one h2 connection over https://', () => {
