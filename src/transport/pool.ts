@@ -100,7 +100,7 @@ export interface PoolConn {
   requests: number;
   /** Highest `inFlight` it saw. */
   peakStreams: number;
-  readonly createdMs: number;
+  createdMs: number;
   lastActiveMs: number;
   readonly connectMs: number;
   readonly tlsMs: number | undefined;
@@ -143,7 +143,7 @@ export abstract class PoolConnBase {
   requests = 0;
   peakStreams = 0;
   tlsVersion?: string | undefined;
-  readonly createdMs: number;
+  createdMs: number;
   lastActiveMs: number;
   goawayAtMs?: number;
   goawayCode?: number;
@@ -417,6 +417,13 @@ export class PoolTransport implements Transport {
     let f = this.retiredFlow;
     for (const c of this.conns) f = mergeFlowControl(f, c.flowStalls?.());
     return f ? { flowControl: f } : {};
+  }
+
+  rebaseClock(deltaMs: number): void {
+    for (const c of this.conns) {
+      c.createdMs += deltaMs;
+      c.lastActiveMs += deltaMs;
+    }
   }
 
   async close(): Promise<void> {
