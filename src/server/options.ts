@@ -46,6 +46,17 @@ export const ServerOptionsSchema = z.strictObject({
     .boolean()
     .default(true)
     .meta(m('plain', 'bool', 'serve the plain port', true)),
+  unixSocket: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      m(
+        'unix-socket',
+        'string',
+        "also serve the plain listener's protocols (HTTP/1.1, h2c) on this Unix domain socket path, e.g. behind a reverse proxy on the same host",
+      ),
+    ),
   tls: z
     .boolean()
     .default(true)

@@ -9,6 +9,7 @@
  * are handed to them with `emit('connection', socket)`. The routes see one {@link Exchange} per
  * request, whatever the protocol.
  */
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import {
   createServer as createH2Server,
@@ -44,6 +45,8 @@ export interface RunningServer {
   plainUrl?: string;
   /** e.g. `https://127.0.0.1:38212`; undefined when the TLS listener is disabled. */
   tlsUrl?: string;
+  /** The Unix domain socket path also serving the plain protocols (`--unix-socket`), when given. */
+  unixSocket?: string;
   /**
    * HTTP/3 (`--h3`): `https://host:PORT` where PORT is the UDP port (the TLS port's number unless
    * `--h3-port` chose another). Undefined when HTTP/3 was not asked for or could not start.
@@ -380,6 +383,14 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       const port = await listen(s, opts.host, opts.port, '--port');
       result.plainUrl = `http://${hostInUrl}:${port}`;
     }
+    if (opts.unixSocket) {
+      // The same handler as the plain port: what a reverse proxy on the same host reaches by path.
+      const s = createNetServer({ pauseOnConnect: false }, onPlain);
+      servers.push(s);
+      rmSync(opts.unixSocket, { force: true });
+      await listenPath(s, opts.unixSocket);
+      result.unixSocket = opts.unixSocket;
+    }
     if (opts.tls) {
       const s = createTlsServer({
         cert: certPem,
@@ -488,6 +499,21 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     guardCounts: () => structuredClone(guard.counts),
     close,
   };
+}
+
+function listenPath(server: NetServer, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new H2labError(
+          'H2LAB_ERR_LISTEN',
+          `--unix-socket ${path}: cannot listen (${err.code ?? err.message}); choose a path in a writable directory`,
+          { option: '--unix-socket', value: path },
+        ),
+      ),
+    );
+    server.listen({ path }, () => resolve());
+  });
 }
 
 /** Shared no-op listener (one function, not a closure per stream). */
