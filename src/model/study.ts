@@ -91,6 +91,10 @@ export const studyResultSchema = z.object({
     platform: z.string(),
     cpus: z.number(),
     startedAt: z.string(),
+    loadAverage: z
+      .object({ start: z.number(), end: z.number().optional() })
+      .optional()
+      .describe('the machine’s 1-minute load average when the study started and ended'),
   }),
   finishedAt: z.string().optional(),
   durationMs: z.number().optional().describe('wall time of the whole study, ms'),

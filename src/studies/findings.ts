@@ -39,6 +39,12 @@ export class Evidence {
     return Number.isFinite(seconds) ? `${seconds.toFixed(2)} s` : '? s';
   }
 
+  /** A plain number with two decimals: `1.00`. */
+  d2(key: string, v: number): string {
+    this.set(key, v);
+    return Number.isFinite(v) ? v.toFixed(2) : '?';
+  }
+
   /** A ratio with two decimals: `0.61×`. */
   x(key: string, v: number): string {
     this.set(key, v);

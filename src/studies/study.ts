@@ -142,6 +142,7 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
       platform: `${process.platform}-${process.arch}`,
       cpus: os.cpus().length,
       startedAt: new Date().toISOString(),
+      loadAverage: { start: round2(os.loadavg()[0]!) },
     },
     cells: [],
     sections: [],
@@ -246,12 +247,18 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
         message: 'the study was stopped; finished cells are kept',
       };
     result.finishedAt = new Date().toISOString();
+    result.environment.loadAverage = {
+      start: result.environment.loadAverage?.start ?? 0,
+      end: round2(os.loadavg()[0]!),
+    };
     result.durationMs = performance.now() - t0;
     update();
     return result;
   })();
   return { events, stop: () => controller.abort(), done };
 }
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function reasonOf(err: unknown): string {
   if (err instanceof H2labError) return `${err.code}: ${err.message}`;
