@@ -578,6 +578,14 @@ function windowVerdict(rows: Row[]): string {
   const b = least.throughput!.interval;
   const apart = b.lo > a.hi;
   const pair = `"${least.window}" (${(stalled(least) * 100).toFixed(1)}% stalled) against "${most.window}" (${(stalled(most) * 100).toFixed(1)}%)`;
+  // A preset that hardly stalled yet did no better than the most stalled one says the stalls were not
+  // the limit, whatever another preset gained (the issue's 0.61× "max" beside node's 0.62×).
+  const unstalledSame = rows.find(
+    (r) =>
+      r !== most && stalled(r) <= 0.05 && Math.abs(throughputRatio(r)! / throughputRatio(most)! - 1) <= 0.1,
+  );
+  if (gain > 1.1 && unstalledSame)
+    return `"${unstalledSame.window}" hardly stalled (${(stalled(unstalledSame) * 100).toFixed(1)}%) yet gave ${throughputRatio(unstalledSame)!.toFixed(2)}×, the same as "${most.window}" with ${(stalled(most) * 100).toFixed(1)}% stalled (${throughputRatio(most)!.toFixed(2)}×): flow control does not explain the difference between presets (${pair} is the runs' spread or something else).`;
   if (gain > 1.1 && apart)
     return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, beyond the runs' spread: flow control decides part of this result.`;
   if (gain > 1.1)
@@ -836,6 +844,26 @@ export function verifyEcho(r: StudyResult): string[] {
       if (typeof cell === 'number' && Math.abs(cell - ratio) > 0.006)
         problems.push(`${f.id}: ratio ${ratio} is not the table's ${cell}`);
     }
+  }
+  // The paragraphs too: flow control named for a body whose unstalled preset did no better.
+  const rows = (r.data.rows ?? []) as Row[];
+  for (const body of new Set(rows.map((x) => x.body))) {
+    const top = Math.max(...rows.filter((x) => x.body === body).map((x) => x.concurrency));
+    const one = rows.filter(
+      (x) => x.body === body && x.variant === 'one' && x.concurrency === top && x.throughput,
+    );
+    if (one.length < 2) continue;
+    const stalled = (x: Row) => x.h2.stalledShare ?? 0;
+    const most = one.reduce((a, b) => (stalled(b) > stalled(a) ? b : a));
+    const same = one.some(
+      (x) =>
+        x !== most && stalled(x) <= 0.05 && Math.abs(throughputRatio(x)! / throughputRatio(most)! - 1) <= 0.1,
+    );
+    const paragraph = r.explanation.find((p) => p.startsWith(`${bodyLabel(body)} bodies`));
+    if (same && paragraph && /flow control decides|the direction of flow control/.test(paragraph))
+      problems.push(
+        `${bodyLabel(body)}: flow control named although an unstalled preset gave the same ratio`,
+      );
   }
   const life = r.sections.find((s) => s.id === 'lifetime');
   for (const row of life?.table.rows ?? [])

@@ -105,6 +105,29 @@ describe('the checks catch what the issue found wrong', () => {
     );
   });
 
+  test('a paragraph naming flow control when an unstalled preset gave the most stalled one’s ratio', () => {
+    const r = structuredClone(load('echo'));
+    type R = {
+      body: number;
+      variant: string;
+      concurrency: number;
+      h2: { stalledShare?: number };
+      throughput?: { interval: { ratio: number } };
+    };
+    const rows = (r.data.rows as R[]).filter((x) => x.body > 65536 && x.variant === 'one' && x.throughput);
+    assert.ok(rows.length >= 2, 'the fixture has two window presets for 1 MiB');
+    rows[0]!.h2.stalledShare = 0.78;
+    rows[1]!.h2.stalledShare = 0;
+    rows[1]!.throughput!.interval.ratio = rows[0]!.throughput!.interval.ratio;
+    const i = r.explanation.findIndex((p) => p.startsWith('1.00 MiB bodies'));
+    r.explanation[i] +=
+      ' Larger windows gave 31% more throughput: the direction of flow control, not yet a result.';
+    assert.ok(
+      problemsOf(r).some((p) => p.includes('flow control named although an unstalled preset')),
+      problemsOf(r).join('\n'),
+    );
+  });
+
   test('a session opened after its last response', () => {
     const r = structuredClone(load('echo'));
     const life = r.sections.find((s) => s.id === 'lifetime')!;
