@@ -5,6 +5,7 @@
  * against numbers written by hand. Regenerate with
  *
  *   node --import tsx scripts/gen-study-fixtures.ts [tiles|echo|proxy|chunks…]
+ *   npx biome check --write test/fixtures/studies && node --import tsx scripts/gen-findings-doc.ts
  *
  * (a few minutes each on two cores: Chromium for tiles, nginx for proxy; tiles on loopback only), or
  * make one from a results.json a study already wrote with `NAME=FILE`. Each file is the study result

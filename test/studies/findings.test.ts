@@ -83,6 +83,18 @@ describe('the checks catch what the issue found wrong', () => {
     );
   });
 
+  test('a pool-size answer whose walls its own words misstate', () => {
+    const r = structuredClone(load('tiles'));
+    const f = r.findings.find((x) => x.id === 'pool-size')!;
+    f.verdict = 'agrees';
+    f.evidence.gain = 0.44;
+    f.explanation = 'No: workers beyond the cores only share them while the burst’s wall stayed within 10%';
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith("pool-size: the wall 'stayed within' 10% but changed by 44%")),
+      problemsOf(r).join('\n'),
+    );
+  });
+
   test('a sweep cell printed from bursts with failed requests', () => {
     const r = structuredClone(load('tiles'));
     const sweep = r.data.sweep as Record<string, Array<{ https?: { failures: Record<string, number> } }>>;

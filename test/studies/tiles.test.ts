@@ -120,6 +120,15 @@ describe('h2lab study tiles --quick', { skip }, () => {
     assert.equal(ctl.peakInFlight.max, 6, 'HTTP/1.1 over TLS: also 6');
     const modes = new Set(bursts.loopback!.cancelSummaries.map((c) => c.serverMode));
     assert.deepEqual([...modes].sort(), ['honour', 'ignore']);
+    // The legs abandon comparable work: each aborted once the tiles its protocol can deliver had
+    // reached the server (121 over h2), whether the server honours cancellation or not.
+    const h2Legs = bursts.loopback!.cancelSummaries.filter((c) => c.target === 'https');
+    for (const c of h2Legs) assert.equal(c.abortWhenReached, 121, `${c.serverMode}: abort at reached`);
+    const perRun = h2Legs.map((c) => (c.server?.reachedHandler ?? 0) / c.runs);
+    assert.ok(
+      Math.min(...perRun) >= 10 && Math.max(...perRun) / Math.min(...perRun) <= 1.5,
+      `h2 legs reached ${perRun.join(' and ')} a run: not comparable`,
+    );
     // A server that ignores cancellation renders nothing it can drop: no dropped or aborted jobs.
     for (const c of bursts.loopback!.cancelSummaries.filter((x) => x.serverMode === 'ignore'))
       assert.equal((c.server?.jobs.dropped ?? 0) + (c.server?.jobs.aborted ?? 0), 0, c.target);
