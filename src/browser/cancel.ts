@@ -26,6 +26,11 @@ export interface CancelRunSpec {
   count: number;
   pathTemplate: string;
   cancelAfterMs: number;
+  /**
+   * Abort when this many of the burst's requests have reached the server's handlers (needs
+   * `metrics`); `cancelAfterMs` then only bounds the wait.
+   */
+  abortWhenReached?: number;
   runTimeoutMs: number;
   metrics?: ServerMetricsClient;
   /** Bound on waiting for the server's pool to drain before and after, ms. Default 10 000. */
@@ -77,11 +82,10 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
   const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);
   const before = spec.metrics ? await metricsBefore(spec.metrics) : undefined;
   page.clear();
-  const report = await withRunTimeout(
-    page.evaluate<PageCancelReport>(cancelScript(urls, spec.cancelAfterMs, wanted('w'))),
-    spec.runTimeoutMs,
-    `cancellation run on ${target.label}`,
-  );
+  const byServer = spec.abortWhenReached !== undefined && spec.metrics !== undefined && before !== undefined;
+  const evaluated = page.evaluate<PageCancelReport>(cancelScript(urls, spec.cancelAfterMs, wanted('w')));
+  if (byServer) await abortWhenReached(page, spec.metrics!, before!, spec.abortWhenReached!, evaluated);
+  const report = await withRunTimeout(evaluated, spec.runTimeoutMs, `cancellation run on ${target.label}`);
   await page.settle(urls);
   const records = page.records(urls);
   const run: CancelRun = {
@@ -95,6 +99,7 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
     browserCanceled: records.filter((r) => r.canceled).length,
     browserFailures: tally(records.flatMap((r) => (r.failed ? [r.failed] : []))),
     completedBeforeAbort: report.outcomes.filter((o) => o === 'ok').length,
+    ...(byServer ? { abortWhenReached: spec.abortWhenReached! } : {}),
     baselineMs: median(base),
     wantedMs: report.wantedMs,
   };
@@ -103,6 +108,40 @@ export async function runCancel(spec: CancelRunSpec): Promise<CancelRun> {
     run.server = cancelServerView(metricsDelta(before, snapshot), 1, drained);
   }
   return run;
+}
+
+/**
+ * Polls the server's metrics until `n` tile requests of this run have reached its handlers, then runs
+ * the page's abort; gives up when the page's run ends on its own (its timer bound, or every request
+ * done).
+ */
+async function abortWhenReached(
+  page: CollectedPage,
+  metrics: ServerMetricsClient,
+  before: MetricsSnapshot,
+  n: number,
+  running: Promise<unknown>,
+): Promise<void> {
+  let over = false;
+  running.then(
+    () => {
+      over = true;
+    },
+    () => {
+      over = true;
+    },
+  );
+  while (!over) {
+    const snap = await metrics.tryRead();
+    const reached = snap
+      ? Object.values(tileRequests(metricsDelta(before, snap))).reduce((a, b) => a + b, 0)
+      : 0;
+    if (reached >= n) {
+      await page.evaluate('globalThis.__h2labAbort && globalThis.__h2labAbort()').catch(() => {});
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 2));
+  }
 }
 
 function sumOfKeys(records: ReadonlyArray<Record<string, number>>): Record<string, number> {
@@ -140,6 +179,7 @@ export function summarizeCancel(runs: readonly CancelRun[]): CancelSummary[] {
       completedBeforeAbort: g.reduce((a, r) => a + r.completedBeforeAbort, 0),
       baselineMs: median(g.map((r) => r.baselineMs)),
       wantedMs: median(g.map((r) => r.wantedMs)),
+      ...(first.abortWhenReached !== undefined ? { abortWhenReached: first.abortWhenReached } : {}),
     };
     const views = g.flatMap((r) => (r.server ? [r.server] : []));
     if (views.length === g.length) {

@@ -84,6 +84,10 @@ export interface MeasureBrowserHooks {
 
 /** How many times a burst hit by a host network change is repeated. */
 const NETWORK_CHANGED_RETRIES = 2;
+/** Chromium's connections per origin for HTTP/1.1: what an HTTP/1.1 target can have in flight. */
+const CHROMIUM_H1_CONNECTIONS = 6;
+/** With `cancelWhenReached`, the page's own timer only bounds the wait for the server, ms. */
+const CANCEL_BOUND_MS = 5000;
 
 function networkChanged(requests: readonly BrowserRequest[]): boolean {
   return requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED');
@@ -345,7 +349,16 @@ export async function measureBrowser(
             serverMode: leg.mode,
             count: opts.count,
             pathTemplate: opts.pathTemplate,
-            cancelAfterMs: opts.cancelAfterMs,
+            cancelAfterMs: opts.cancelWhenReached !== undefined ? CANCEL_BOUND_MS : opts.cancelAfterMs,
+            ...(opts.cancelWhenReached !== undefined && leg.m
+              ? {
+                  abortWhenReached: Math.min(
+                    opts.cancelWhenReached,
+                    opts.count,
+                    leg.t.expectedProtocol === 'http/1.1' ? CHROMIUM_H1_CONNECTIONS : opts.count,
+                  ),
+                }
+              : {}),
             runTimeoutMs: opts.runTimeoutMs,
             ...(leg.m && { metrics: leg.m }),
           };

@@ -339,7 +339,7 @@ export function register(program: Command): void {
     .addOption(
       new Option(
         '--h2-pool-policy <name>',
-        `how h2-pool picks a session (default ${COMPARE_DEFAULTS.h2PoolPolicy}; first-free: an idle one, else open one)`,
+        `how h2-pool picks a session (default ${COMPARE_DEFAULTS.h2PoolPolicy}; first-free: an idle one, else open one; lease: one stream per session at a time)`,
       ).choices(POOL_POLICIES),
     )
     .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')

@@ -167,7 +167,7 @@ export const compareOptionsSchema = z
       .enum(POOL_POLICIES)
       .default(COMPARE_DEFAULTS.h2PoolPolicy)
       .describe(
-        'h2-pool session choice: least-busy (default; sessions opened at the start, shared by callers), round-robin, or first-free (an idle session, else a new one up to --h2-sessions).',
+        'h2-pool session choice: least-busy (default; sessions opened at the start, shared by callers), round-robin, first-free (an idle session, else a new one up to --h2-sessions), or lease (one stream per session at a time, as a pool that leases connections).',
       ),
     workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
     window: z

@@ -173,6 +173,8 @@ export class LoadPart {
   async start(so: StartOptions): Promise<PartResult> {
     const transport = this.transport;
     if (!transport) throw new Error('LoadPart.start() before prepare()');
+    // Connections opened by prepare() were timed from its origin: onto the run's clock with them.
+    transport.rebaseClock?.(this.originEpoch - so.originEpochMs);
     this.originEpoch = so.originEpochMs;
     const o = this.input.opts;
     const open = this.input.rateRps !== undefined;

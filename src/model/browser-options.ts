@@ -61,6 +61,13 @@ export const BrowserOptionsSchema = z
     /** The cancellation experiment aborts every request this long after the first was issued, ms. */
     cancelAfterMs: z.number().min(0).max(60_000).default(60),
     /**
+     * Abort instead when this many of the burst's requests have reached the server's handlers (its
+     * metrics, polled every few ms; needs a metrics URL), so that legs against servers that honour
+     * and ignore cancellation abandon the same work. Capped per target by what it can have in
+     * flight: Chromium's 6 connections for HTTP/1.1. Unset: the timer (`cancelAfterMs`).
+     */
+    cancelWhenReached: z.number().int().min(1).max(100_000).optional(),
+    /**
      * For every `https://` origin, also measure HTTP/1.1 over TLS (a second Chromium with HTTP/2
      * disabled), which separates the cost of TLS from the effect of the protocol. Default true.
      */

@@ -230,6 +230,13 @@ const cancelFields = {
     'failed requests by CDP error text (net::ERR_ABORTED for the aborted ones)',
   ),
   completedBeforeAbort: z.number().int().describe('requests that completed before the abort'),
+  abortWhenReached: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'set when the abort was triggered by the server, not a timer: it ran once this many of the abandoned requests had reached its handlers (read from its metrics), so two legs abandon comparable work',
+    ),
   baselineMs: ms('the wanted tile fetched alone on an idle server (median of 3)'),
   wantedMs: ms('the wanted tile fetched right after the abort'),
   server: cancelServerViewSchema.optional(),

@@ -43,6 +43,29 @@ export const studySectionSchema = z.object({
     .describe('the field report’s own numbers for the same table, shown beside h2lab’s'),
 });
 
+export const studyFindingSchema = z.object({
+  id: z.string().describe('stable identifier of the finding within the study'),
+  section: z.string().optional().describe('the section whose tables the finding reads'),
+  row: z.string().describe('the field report’s row or claim this finding answers'),
+  report: z.string().describe('what the report measured, in its own figures'),
+  measured: z
+    .string()
+    .describe('what this run measured for the same row, or why it has no figure ("not measured: …")'),
+  verdict: z
+    .enum(['agrees', 'differs', 'not-measured'])
+    .describe('agrees: within the stated tolerance; differs: outside it; not-measured: no clean figure'),
+  difference: z.string().optional().describe('by how much, when it differs'),
+  explanation: z
+    .string()
+    .describe(
+      'the mechanism with this run’s numbers, or a sentence that begins "Not explained" when the run cannot tell',
+    ),
+  explained: z.boolean().describe('false when the explanation says plainly that the run cannot tell'),
+  evidence: z
+    .record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()]))
+    .describe('every figure the sentences quote, by name: what a reader (and the tests) check them against'),
+});
+
 export const studyCellSchema = z.object({
   id: z.string(),
   status: z.enum(['done', 'failed', 'skipped']),
@@ -68,6 +91,10 @@ export const studyResultSchema = z.object({
     platform: z.string(),
     cpus: z.number(),
     startedAt: z.string(),
+    loadAverage: z
+      .object({ start: z.number(), end: z.number().optional() })
+      .optional()
+      .describe('the machine’s 1-minute load average when the study started and ended'),
   }),
   finishedAt: z.string().optional(),
   durationMs: z.number().optional().describe('wall time of the whole study, ms'),
@@ -76,6 +103,10 @@ export const studyResultSchema = z.object({
   explanation: z
     .array(z.string())
     .describe('paragraphs derived from the measurements above; a different outcome gives other words'),
+  findings: z
+    .array(studyFindingSchema)
+    .default([])
+    .describe('one per row of the field report’s tables: agrees or differs, by how much, and why'),
   warnings: z.array(z.string()),
   compares: z
     .array(z.object({ id: z.string(), result: compareResultSchema }))
@@ -86,6 +117,7 @@ export const studyResultSchema = z.object({
 
 export type StudyTable = z.infer<typeof studyTableSchema>;
 export type StudySection = z.infer<typeof studySectionSchema>;
+export type StudyFinding = z.infer<typeof studyFindingSchema>;
 export type StudyCell = z.infer<typeof studyCellSchema>;
 export type StudyResult = z.infer<typeof studyResultSchema>;
 

@@ -39,6 +39,7 @@ export {
   renderStudyMarkdown,
   renderStudyText,
   type StudyTextOptions,
+  studyFindingsBlock,
 } from './study.ts';
 export { alignTable, fitTable, wrapText } from './text.ts';
 export {

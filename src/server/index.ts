@@ -33,5 +33,6 @@ export {
   serverOptionMeta,
 } from './options.ts';
 export { type TilesPageParams, tilesPageHtml, tilesPageParams } from './page.ts';
+export { otherCpus, pinThisProcess, renderCpuList } from './render-cpu.ts';
 export { type RunningServer, resolveServerOptions, startServer } from './server.ts';
 export { type FixturePlacement, type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';

@@ -46,6 +46,17 @@ export const ServerOptionsSchema = z.strictObject({
     .boolean()
     .default(true)
     .meta(m('plain', 'bool', 'serve the plain port', true)),
+  unixSocket: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      m(
+        'unix-socket',
+        'string',
+        "also serve the plain listener's protocols (HTTP/1.1, h2c) on this Unix domain socket path, e.g. behind a reverse proxy on the same host",
+      ),
+    ),
   tls: z
     .boolean()
     .default(true)
@@ -84,6 +95,31 @@ export const ServerOptionsSchema = z.strictObject({
     .default(0)
     .meta(m('tile-heavy-fraction', 'fraction', 'share of tiles that are heavy (chosen per tile by --seed)')),
   tileHeavyMs: ms(600).meta(m('tile-heavy-ms', 'duration', 'service time of a heavy tile')),
+  tileRender: z
+    .enum(['sleep', 'cpu'])
+    .default('sleep')
+    .meta(
+      m(
+        'tile-render',
+        'enum',
+        'how a pool worker spends a tile: sleep (waits --tile-ms, as on a database or an upstream) or cpu (burns --tile-ms of CPU time on a thread pinned to --render-cores; needs Linux and taskset)',
+      ),
+    ),
+  renderCores: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .optional()
+    .meta(
+      m(
+        'render-cores',
+        'int',
+        'with --tile-render cpu: the CPUs the render threads share (the last N of the machine)',
+        false,
+        'every CPU',
+      ),
+    ),
   tileSizeBytes: z
     .number()
     .int()

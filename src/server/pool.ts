@@ -11,6 +11,7 @@
  * renders for nobody (the job finishes and counts as `unwanted`).
  */
 import type { CancelStage, ServerMetrics } from './metrics.ts';
+import type { CpuJob, CpuRenderer } from './render-cpu.ts';
 
 /** Timing of a finished job, in milliseconds. */
 export interface JobResult {
@@ -35,6 +36,7 @@ class Job implements PoolJob {
   cancelledStage: CancelStage | undefined;
   startedAt = 0;
   timer: NodeJS.Timeout | undefined;
+  cpu: CpuJob | undefined;
   constructor(
     readonly pool: BackendPool,
     readonly serviceMs: number,
@@ -62,11 +64,14 @@ export class BackendPool {
   /**
    * @param size workers (≥ 1)
    * @param ignoreCancel keep rendering for clients that went away
+   * @param renderer when given, a job burns its service time as CPU time on one of the renderer's
+   *   pinned threads (`--tile-render cpu`) instead of waiting on a timer
    */
   constructor(
     readonly size: number,
     readonly ignoreCancel: boolean,
     private readonly metrics: ServerMetrics,
+    private readonly renderer?: CpuRenderer,
   ) {}
 
   /** Queues a job of `serviceMs`; `done` runs when it completes for a client that is still there. */
@@ -94,6 +99,7 @@ export class BackendPool {
       return;
     }
     clearTimeout(job.timer);
+    job.cpu?.cancel();
     this.running.delete(job);
     job.state = FINISHED;
     this.busy--;
@@ -108,7 +114,8 @@ export class BackendPool {
     this.busy++;
     this.running.add(job);
     this.metrics.queueSeconds.observe((job.startedAt - job.submittedAt) / 1000);
-    job.timer = setTimeout(() => this.finish(job), job.serviceMs);
+    if (this.renderer) job.cpu = this.renderer.run(job.serviceMs, () => this.finish(job));
+    else job.timer = setTimeout(() => this.finish(job), job.serviceMs);
   }
 
   private finish(job: Job): void {
@@ -144,6 +151,7 @@ export class BackendPool {
   clear(): void {
     for (const j of this.running) {
       clearTimeout(j.timer);
+      j.cpu?.cancel();
       j.state = FINISHED;
     }
     this.running.clear();

@@ -9,6 +9,7 @@
  * are handed to them with `emit('connection', socket)`. The routes see one {@link Exchange} per
  * request, whatever the protocol.
  */
+import { rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import {
   createServer as createH2Server,
@@ -19,6 +20,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
+import { cpus as osCpus } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import { H2labError, invalidOption, isH2labError, unknownOptionError } from '../core/index.ts';
@@ -31,6 +33,7 @@ import { startH3Listener } from './h3.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
 import { BackendPool } from './pool.ts';
+import { CpuRenderer, renderCpuList } from './render-cpu.ts';
 import { Router } from './routes.ts';
 
 /** RFC 9113 §3.4: the client connection preface starts with these 24 octets. */
@@ -42,6 +45,8 @@ export interface RunningServer {
   plainUrl?: string;
   /** e.g. `https://127.0.0.1:38212`; undefined when the TLS listener is disabled. */
   tlsUrl?: string;
+  /** The Unix domain socket path also serving the plain protocols (`--unix-socket`), when given. */
+  unixSocket?: string;
   /**
    * HTTP/3 (`--h3`): `https://host:PORT` where PORT is the UDP port (the TLS port's number unless
    * `--h3-port` chose another). Undefined when HTTP/3 was not asked for or could not start.
@@ -148,7 +153,24 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     busy: pool.p?.busy ?? 0,
     queued: pool.p?.queued ?? 0,
   }));
-  pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics);
+  // --tile-render cpu: one pinned thread per worker, started (and pinned) before anything listens.
+  let renderer: CpuRenderer | undefined;
+  if (opts.tileRender === 'cpu') {
+    if (opts.poolSize > 1024)
+      throw invalidOption(
+        '--pool',
+        opts.poolSize,
+        'with --tile-render cpu give at most 1024 workers (one thread each)',
+      );
+    renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? osCpus().length));
+    try {
+      await renderer.ready;
+    } catch (err) {
+      await renderer.close();
+      throw err;
+    }
+  }
+  pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics, renderer);
   const router = new Router(opts, metrics, pool.p);
 
   const sockets = new Set<Socket>();
@@ -361,6 +383,14 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       const port = await listen(s, opts.host, opts.port, '--port');
       result.plainUrl = `http://${hostInUrl}:${port}`;
     }
+    if (opts.unixSocket) {
+      // The same handler as the plain port: what a reverse proxy on the same host reaches by path.
+      const s = createNetServer({ pauseOnConnect: false }, onPlain);
+      servers.push(s);
+      rmSync(opts.unixSocket, { force: true });
+      await listenPath(s, opts.unixSocket);
+      result.unixSocket = opts.unixSocket;
+    }
     if (opts.tls) {
       const s = createTlsServer({
         cert: certPem,
@@ -427,6 +457,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       }
     }
   } catch (err) {
+    await renderer?.close();
     await Promise.all(servers.map((s) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()))));
     await h3Listener?.close();
     throw err;
@@ -452,6 +483,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       clearTimeout(deadline);
       guard.stop();
       pool.p?.clear();
+      await renderer?.close();
     }
   };
 
@@ -467,6 +499,21 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     guardCounts: () => structuredClone(guard.counts),
     close,
   };
+}
+
+function listenPath(server: NetServer, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new H2labError(
+          'H2LAB_ERR_LISTEN',
+          `--unix-socket ${path}: cannot listen (${err.code ?? err.message}); choose a path in a writable directory`,
+          { option: '--unix-socket', value: path },
+        ),
+      ),
+    );
+    server.listen({ path }, () => resolve());
+  });
 }
 
 /** Shared no-op listener (one function, not a closure per stream). */

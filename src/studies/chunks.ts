@@ -16,7 +16,7 @@ import {
   parseFraction,
   parseInteger,
 } from '../core/index.ts';
-import type { CellResult, CompareResult, RunResult, StudySection } from '../model/index.ts';
+import type { CellResult, CompareResult, RunResult, StudyFinding, StudySection } from '../model/index.ts';
 import { CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
 import {
   baselineStrategy,
@@ -24,6 +24,7 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { Evidence, makeFinding } from './findings.ts';
 import { listOf } from './flags.ts';
 import type { Study, StudyContext } from './study.ts';
 
@@ -402,6 +403,57 @@ function referenceSection(
   };
 }
 
+// --- row by row against the report ----------------------------------------------------------
+
+/**
+ * One finding per row of the report's sweep, answered on the first link without loss (the report
+ * recorded no loss; its RTT was its production path's, unrecorded), else the first link.
+ */
+function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyFinding[] {
+  const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
+  if (!chosen) return [];
+  return REPORT_SWEEP.map((ref) => {
+    const ev = new Evidence();
+    ev.set('link', chosen.link.id);
+    const row = chosen.rows.find((r) => r.concurrency === ref.concurrency);
+    const c = row?.h2VsH1;
+    const base = {
+      id: `sweep-c${ref.concurrency}`,
+      section: 'summary',
+      row: `${ev.n('concurrency', ref.concurrency)} in flight, ${ev.n('chunks', CHUNKS)} chunks: H1/H2`,
+      report: `${ev.x('reportRatio', ref.ratio)} (${ev.s('reportH1S', ref.http1)} against ${ev.s('reportH2S', ref.http2)})`,
+      ev,
+    };
+    if (!row || !c || row.h1.seconds === undefined || row.h2.seconds === undefined)
+      return makeFinding({
+        ...base,
+        measured: `not measured: concurrency ${ev.n('concurrency', ref.concurrency)} is not in this run's grid (--concurrency)`,
+        explain: () => undefined,
+        unexplained: 'no run at this concurrency',
+      });
+    const r = c.interval.ratio;
+    const w1 = row.h1.cwndSum;
+    const w2 = row.h2.cwndSum;
+    return makeFinding({
+      ...base,
+      measured: `${ev.x('ratio', r)} (${ev.s('h1S', row.h1.seconds)} against ${ev.s('h2S', row.h2.seconds)}, ${chosen.link.id})`,
+      reference: ref.ratio,
+      value: r,
+      tolerance: 0.1,
+      explain: () => {
+        if (ref.concurrency === 1 && Math.abs(r - 1) <= 0.1)
+          return 'With one request at a time both protocols pay the same round trips, as in the report';
+        if (r < 0.95 && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
+          return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
+        if (r >= 0.95 && w1 !== undefined && w2 !== undefined)
+          return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
+        return undefined;
+      },
+      unexplained: `the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio`,
+    });
+  });
+}
+
 export const chunksStudy: Study = {
   name: 'chunks',
   title: 'Chunked array storage: pooled HTTP/1.1 against HTTP/2 for bulk chunk fetches over a WAN',
@@ -520,5 +572,6 @@ export const chunksStudy: Study = {
     }
     const changes = explainChanges(perLink);
     if (changes) ctx.explain(changes);
+    for (const f of chunksFindings(perLink)) ctx.finding(f);
   },
 };

@@ -1,7 +1,8 @@
 /**
  * `h2lab study proxy`: the reverse-proxy audit of report 001. Debian's nginx, started by h2lab with a
- * config generated into the study's temp dir, in front of the fixture server (TCP on 127.0.0.1: the
- * fixture listens on no Unix socket) in four configurations — upstream keep-alive off/on × proxy
+ * config generated into the study's temp dir, in front of the fixture server — over a Unix domain
+ * socket on the same host by default, as the report's nginx reached its uvicorn (`--upstream tcp`:
+ * over TCP on 127.0.0.1, or behind an emulated link with `--upstream-rtt`) — in four configurations — upstream keep-alive off/on × proxy
  * buffers small (nginx's defaults) / large. Through each: a 2.7 MB response and small chunks, driven
  * by h2lab's own load engine over HTTP/1.1 and HTTP/2 to nginx. Shown per configuration: the
  * upstream connections the fixture accepted per request (its /metrics), the responses nginx spooled
@@ -21,13 +22,21 @@ import {
   parseInteger,
   parseList,
 } from '../core/index.ts';
-import type { CellResult, CompareResult, ProbeResult, StudySection } from '../model/index.ts';
+import type {
+  CellResult,
+  CompareResult,
+  ProbeResult,
+  StudyFinding,
+  StudyResult,
+  StudySection,
+} from '../model/index.ts';
 import { checkNetAvailable, createLink } from '../net/index.ts';
 import { probe } from '../probe/index.ts';
 import { type MetricsSnapshot, startFixtureTarget } from '../server/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
 import { checkNginx, freePort, startNginx } from './nginx.ts';
 import type { Study, StudyContext } from './study.ts';
 
@@ -35,8 +44,11 @@ import type { Study, StudyContext } from './study.ts';
 const LARGE_BYTES = 2_831_155;
 const CHUNKS = 64;
 
-/** The report's one sentence of numbers: both fixes together took the response from 1.36 s to 0.22 s. */
-const REPORT = { beforeS: 1.36, afterS: 0.22 };
+/**
+ * The report's numbers: before the fix one slice took 1.36 s over HTTP/1.1 and 0.32 s over HTTP/2
+ * (4.3×); both fixes took HTTP/1.1 to 0.22 s (6×), with HTTP/2 at 0.24 s.
+ */
+const REPORT = { beforeS: 1.36, afterS: 0.22, beforeH2S: 0.32, afterH2S: 0.24 };
 
 /** nginx's buffers, as the two configurations set them. */
 const BUFFERS = {
@@ -89,6 +101,8 @@ interface ProxyOptions {
   sndbufBytes: number;
   /** An emulated link between nginx and the fixture (root): its round trip, ms; 0 = loopback. */
   upstreamRttMs: number;
+  /** How nginx reaches the fixture: a Unix domain socket (the report's) or TCP. */
+  upstream: 'unix' | 'tcp';
   nginx?: string;
 }
 
@@ -101,6 +115,7 @@ function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): ProxyOptions {
     durationMs: o.durationMs ?? g.durationMs,
     sndbufBytes: o.sndbufBytes ?? DEFAULT_SNDBUF_BYTES,
     upstreamRttMs: o.upstreamRttMs ?? 0,
+    upstream: o.upstream ?? ((o.upstreamRttMs ?? 0) > 0 ? 'tcp' : 'unix'),
     ...(o.nginx ? { nginx: o.nginx } : {}),
   };
 }
@@ -120,7 +135,7 @@ function serverBlock(
   // Connection header (nginx's own documentation of ngx_http_upstream_module `keepalive`).
   const pass = c.keepalive
     ? `proxy_pass http://fixture_ka; proxy_http_version 1.1; proxy_set_header Connection "";`
-    : `proxy_pass http://${upstream};`;
+    : `proxy_pass http://${upstream.startsWith('unix:') ? 'fixture_plain' : upstream};`;
   return `
   server {
     listen 127.0.0.1:${port} ssl http2${sndbuf};
@@ -401,7 +416,7 @@ function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number):
   return {
     id: 'summary',
     title: `The fix, beside the report: ${BROKEN.id} → ${FIXED.id}, one 2.7 MB response`,
-    note: `Before: no upstream keep-alive and nginx’s default buffers; after: both fixed. Medians of per-run p50s, ${whereOf(o)}. The report measured its production proxy over the internet; its client, RTT and protocol were not recorded.`,
+    note: `Before: no upstream keep-alive and nginx’s default buffers; after: both fixed. Medians of per-run p50s, ${whereOf(o)}. The report measured its production proxy (nginx → uvicorn over a Unix socket) from a client over the internet; its client and RTT were not recorded.`,
     table: {
       columns: [
         { key: 'c', label: 'concurrency' },
@@ -414,18 +429,26 @@ function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number):
       rows,
     },
     reference: {
-      source: 'report 001, reverse-proxy audit (one sentence: "fixing both gave 6×")',
+      source: 'report 001, reverse-proxy audit (one 2.68 MB slice from cat2.cloud)',
       table: {
         columns: [
+          { key: 'protocol', label: 'client → nginx' },
           { key: 'before', label: 'before', unit: 's' },
           { key: 'after', label: 'after', unit: 's' },
           { key: 'speedup', label: 'speedup', unit: '×' },
         ],
         rows: [
           {
+            protocol: 'HTTP/1.1',
             before: REPORT.beforeS,
             after: REPORT.afterS,
             speedup: Math.round((REPORT.beforeS / REPORT.afterS) * 10) / 10,
+          },
+          {
+            protocol: 'HTTP/2',
+            before: REPORT.beforeH2S,
+            after: REPORT.afterH2S,
+            speedup: Math.round((REPORT.beforeH2S / REPORT.afterH2S) * 10) / 10,
           },
         ],
       },
@@ -436,7 +459,11 @@ function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number):
 
 /** Where the fixture was, for the notes. */
 const whereOf = (o: ProxyOptions) =>
-  o.upstreamRttMs > 0 ? `the fixture behind a ${o.upstreamRttMs} ms link` : 'on loopback';
+  o.upstreamRttMs > 0
+    ? `the fixture behind a ${o.upstreamRttMs} ms link`
+    : o.upstream === 'unix'
+      ? 'the client on loopback, nginx → the fixture over a Unix socket'
+      : 'on loopback';
 
 /** `a` over `b` in words: "3.2× faster", "1.4× slower", or that the runs cannot tell. */
 function speedWords(i: NonNullable<ReturnType<typeof speedup>>): string {
@@ -518,7 +545,7 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
       : undefined;
     if (parts.length)
       ctx.explain(
-        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.lo > 1 ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} ${o.upstreamRttMs > 0 ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip` : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge"}.` : ''}`,
+        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.lo > 1 ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} ${o.upstreamRttMs > 0 ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip` : o.upstream === 'unix' ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge" : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge"}.` : ''}`,
       );
   }
   const fixedR = by(FIXED.id);
@@ -546,8 +573,177 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
   }
 }
 
+// --- row by row against the report ----------------------------------------------------------
+
+/** Bytes nginx can hold in memory for one response: proxy_buffers plus proxy_buffer_size. */
+function memoryFor(b: keyof typeof BUFFERS): number {
+  const x = BUFFERS[b];
+  return x.memoryBytes + parseBytes(x.bufferSize, 'proxy_buffer_size');
+}
+
+/** The report's figures, each answered with this run's at the largest concurrency. */
+function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): StudyFinding[] {
+  const out: StudyFinding[] = [];
+  const by = (id: string) => results.find((r) => r.config.id === id);
+  const big = sizeWorkload(LARGE_BYTES).id;
+  const c = o.concurrency.at(-1)!;
+  const h1 = baselineStrategy().name;
+  const h2 = multiplexedStrategy('one')!.name;
+  const broken = by(BROKEN.id);
+  const fixed = by(FIXED.id);
+  const t = (r: ConfigResult | undefined, p: string) => (r ? med(p50s(cellOf(r, big, c, p))) : undefined);
+  const where = whereOf(o);
+  const churn = (ev: Evidence) =>
+    broken?.churn && fixed?.churn
+      ? `nginx opened ${ev.d2('brokenConnsPerRequest', broken.churn.perRequest)} upstream connections a request before the fix and ${ev.d2('fixedConnsPerRequest', fixed.churn.perRequest)} after`
+      : 'the upstream connections were not counted';
+  // 1. The before-fix times and the protocol gap.
+  const b1 = t(broken, h1);
+  const b2 = t(broken, h2);
+  for (const [id, p, ref, value] of [
+    ['before-h1', 'HTTP/1.1', REPORT.beforeS, b1],
+    ['before-h2', 'HTTP/2', REPORT.beforeH2S, b2],
+  ] as const) {
+    const ev = new Evidence();
+    out.push(
+      makeFinding({
+        id,
+        section: 'summary',
+        row: `Before the fix, ${p}: one 2.7 MB response`,
+        report: ev.s('reportS', ref),
+        measured:
+          value === undefined
+            ? 'not measured'
+            : `${ev.ms('ms', value)} (${where}, ${ev.n('concurrency', c)} in flight)`,
+        ...(value !== undefined ? { reference: ref * 1000, value } : {}),
+        explain: () => undefined,
+        unexplained: `the report's time is a client over the internet to a production proxy, whose round trip and bandwidth it did not record; this run has no such path (${where}), so its absolute times say nothing about the report's`,
+        ev,
+      }),
+    );
+  }
+  if (b1 !== undefined && b2 !== undefined) {
+    const ev = new Evidence();
+    const gap = b1 / b2;
+    const reportGap = REPORT.beforeS / REPORT.beforeH2S;
+    out.push(
+      makeFinding({
+        id: 'before-gap',
+        section: 'summary',
+        row: 'Before the fix, HTTP/1.1 against HTTP/2 (“HTTP/1.1 ~4.3× slower”)',
+        report: `h1/h2 ${ev.x('reportGap', reportGap)} (${ev.s('reportH1S', REPORT.beforeS)} against ${ev.s('reportH2S', REPORT.beforeH2S)})`,
+        measured: `h1/h2 ${ev.x('gap', gap)} (${ev.ms('h1Ms', b1)} against ${ev.ms('h2Ms', b2)})`,
+        reference: reportGap,
+        value: gap,
+        tolerance: 0.2,
+        explain: () => undefined,
+        unexplained: `both faults are on nginx's upstream side, which is the same whatever the client speaks (${churn(ev)}; HTTP/1.0 with Connection: close upstream for either protocol), and here they cost HTTP/1.1 ${ev.x('gap', gap)} what they cost HTTP/2; what made the report's HTTP/1.1 client ${ev.x('reportGap', reportGap)} slower lies on its client's side over the internet, which the report did not record and this run does not have`,
+        ev,
+      }),
+    );
+  }
+  // 2. The fix, split into its two parts by the two middle configurations.
+  const f1 = t(fixed, h1);
+  if (b1 !== undefined && f1 !== undefined) {
+    const ev = new Evidence();
+    const ka = t(by('ka-on+small'), h1);
+    const buf = t(by('ka-off+large'), h1);
+    const s = speedup(p50s(cellOf(broken!, big, c, h1)), p50s(cellOf(fixed!, big, c, h1)), seed);
+    out.push(
+      makeFinding({
+        id: 'fix-speedup',
+        section: 'summary',
+        row: 'Both fixes, HTTP/1.1 (“1.36 s → 0.22 s, 6×”)',
+        report: `${ev.s('reportBeforeS', REPORT.beforeS)} → ${ev.s('reportAfterS', REPORT.afterS)}, ${ev.x('reportSpeedup', REPORT.beforeS / REPORT.afterS)}`,
+        measured: `${ev.ms('beforeMs', b1)} → ${ev.ms('afterMs', f1)}, ${ev.x('speedup', b1 / f1)}${s ? ` (${ev.pct('confidence', 0.95)} interval ${ev.x('lo', s.lo)}–${ev.x('hi', s.hi)})` : ''}`,
+        reference: REPORT.beforeS / REPORT.afterS,
+        value: b1 / f1,
+        tolerance: 0.25,
+        explain: () =>
+          ka !== undefined && buf !== undefined
+            ? `Each fix alone, from the two middle configurations: upstream keep-alive ${ev.ms('kaMs', ka)} (${ev.x('kaSpeedup', b1 / ka)}), the large buffers ${ev.ms('bufMs', buf)} (${ev.x('bufSpeedup', b1 / buf)}); ${churn(ev)}. ${o.upstream === 'unix' && o.upstreamRttMs === 0 ? 'A new connection over a Unix socket on the same host costs no round trip — the report’s topology too — so neither fix has a round trip to save here: what each can save is this machine’s CPU per upstream connection and per temp-file write, and the times above say how much that was' : o.upstreamRttMs > 0 ? `With the backend ${ev.ms('upstreamRttMs', o.upstreamRttMs)} away each new upstream connection costs its handshake's round trip, which keep-alive saves` : 'A new TCP connection on loopback costs no round trip; what each fix can save is this machine’s CPU per upstream connection and per temp-file write'}`
+            : undefined,
+        unexplained: 'the middle configurations were not measured, so the fix cannot be split',
+        ev,
+      }),
+    );
+  }
+  // 3. "2 MB in-memory buffers … without disk I/O".
+  const large = results.filter((r) => r.config.buffers === 'large' && r.spool && r.churn);
+  if (large.length) {
+    const ev = new Evidence();
+    const spooled = large.reduce((a, r) => a + r.spool!.responses.bytes, 0);
+    const of = large.reduce((a, r) => a + r.churn!.large, 0);
+    const files = large.reduce((a, r) => a + r.spool!.files, 0);
+    const bytes = large.reduce((a, r) => a + r.spool!.bytesSeen, 0);
+    const memory = memoryFor('large');
+    const excess = LARGE_BYTES - memory;
+    const perFile = files > 0 ? bytes / files : 0;
+    ev.set('reportSliceMB', 2.68).set('reportBuffersMB', 2).set('buffers', 16).set('bufferKiB', 128);
+    ev.set('busyKiB', 256).set('responseMB', 2.7).set('maxTempFileGiB', 1);
+    out.push(
+      makeFinding({
+        id: 'spool-large-buffers',
+        section: 'configurations',
+        row: 'proxy_buffers 16 128k, proxy_busy_buffers_size 256k: “stream directly from RAM … without disk I/O”',
+        report: 'no spooling of the 2.68 MB slice with 2 MB of buffers',
+        measured: `${ev.n('spooled', spooled)} of ${ev.n('responses', of)} 2.7 MB responses spooled (${ev.pct('share', of > 0 ? spooled / of : Number.NaN)}), ${ev.n('files', files)} temp files seen holding ${ev.n('kibPerFile', perFile / 1024)} KiB each on average`,
+        verdict: of === 0 ? 'not-measured' : spooled === 0 ? 'agrees' : 'differs',
+        explain: () =>
+          spooled === 0
+            ? `The client drained each response before nginx's ${ev.n('memoryKiB', memory / 1024)} KiB of buffers filled`
+            : perFile <= excess * 1.1
+              ? `A ${ev.n('responseBytes', LARGE_BYTES)}-byte response does not fit nginx's ${ev.n('memoryBytes', memory)} bytes for it (proxy_buffers 16 × 128 KiB plus proxy_buffer_size 128 KiB): while the client drains more slowly than the backend sends (nginx's send buffer ${ev.n('sndbufKiB', o.sndbufBytes / 1024)} KiB), the other ${ev.n('excessKiB', excess / 1024)} KiB go to proxy_temp_path (proxy_max_temp_file_size is 1 GiB by default), and the temp files held ${ev.n('kibPerFile', perFile / 1024)} KiB each — no more than that excess. The report's 2.68 MB slice did not fit its 2 MB either; its “without disk I/O” holds only for a client that drained as fast as uvicorn sent`
+              : undefined,
+        unexplained: `the temp files held ${ev.n('kibPerFile', perFile / 1024)} KiB each, more than the ${ev.n('excessKiB', excess / 1024)} KiB the buffers could not hold`,
+        ev,
+      }),
+    );
+  }
+  return out;
+}
+
+/** The proxy findings checked against the result's own tables and data. */
+export function verifyProxy(r: StudyResult): string[] {
+  const problems: string[] = [];
+  const f = (id: string) => r.findings.find((x) => x.id === id);
+  const summary = r.sections.find((s) => s.id === 'summary');
+  const c = Math.max(...summary!.table.rows.map((x) => Number(x.c)).filter(Number.isFinite));
+  const row = (p: string) => summary?.table.rows.find((x) => x.c === c && x.protocol === p);
+  for (const [id, p] of [
+    ['before-h1', baselineStrategy().name],
+    ['before-h2', multiplexedStrategy('one')!.name],
+  ] as const) {
+    const ms = evidenceNumber(f(id), 'ms');
+    const cell = row(p)?.before;
+    if (ms !== undefined && typeof cell === 'number' && Math.abs(cell - ms) > 0.06)
+      problems.push(`${id}: ${ms} ms is not the summary's ${cell} ms`);
+  }
+  const spool = f('spool-large-buffers');
+  const configs = (r.data.configurations ?? []) as Array<{
+    config: ProxyConfig;
+    spool?: Spool;
+    churn?: Churn;
+  }>;
+  if (spool) {
+    const large = configs.filter((x) => x.config.buffers === 'large' && x.spool);
+    const n = large.reduce((a, x) => a + x.spool!.responses.bytes, 0);
+    if (evidenceNumber(spool, 'spooled') !== n)
+      problems.push(
+        `spool-large-buffers: ${evidenceNumber(spool, 'spooled')} spooled said, ${n} in the data`,
+      );
+    if (spool.verdict === 'agrees' && n > 0)
+      problems.push('spool-large-buffers: “no spooling” with spooled responses');
+  }
+  const gap = f('before-gap');
+  if (gap?.explained)
+    problems.push('before-gap: explained, though this run has no client path like the report’s');
+  return problems;
+}
+
 export const proxyStudy: Study = {
   name: 'proxy',
+  verify: verifyProxy,
   title: 'The reverse proxy in front: upstream keep-alive and proxy buffers',
   source: 'report 001 (chunked array storage: the reverse-proxy audit)',
   question:
@@ -590,6 +786,16 @@ export const proxyStudy: Study = {
       parse: (v, f) => parseDurationMs(v, f),
     },
     {
+      flags: '--upstream <kind>',
+      description:
+        "how nginx reaches the fixture: unix (a Unix domain socket, the report's; default) or tcp (127.0.0.1; implied by --upstream-rtt)",
+      key: 'upstream',
+      parse: (v, f) => {
+        if (v !== 'unix' && v !== 'tcp') throw invalidOption(f, v, 'use unix or tcp');
+        return v;
+      },
+    },
+    {
       flags: '--nginx <path>',
       description: 'the nginx binary (default /usr/sbin/nginx, else nginx on PATH)',
       key: 'nginx',
@@ -598,6 +804,12 @@ export const proxyStudy: Study = {
   check(options, quick) {
     const o = resolve({ quick, options });
     checkNginx(o.nginx);
+    if (o.upstreamRttMs > 0 && o.upstream === 'unix')
+      throw invalidOption(
+        '--upstream',
+        'unix',
+        'a Unix socket does not cross a link: use --upstream tcp with --upstream-rtt',
+      );
     if (o.upstreamRttMs > 0) checkNetAvailable('relay');
   },
   async run(ctx) {
@@ -625,28 +837,34 @@ export const proxyStudy: Study = {
         upstreamKeepalive: UPSTREAM_KEEPALIVE,
       },
       buffers: BUFFERS,
-      upstream:
+      upstreamPath:
         o.upstreamRttMs > 0
           ? `TCP over an emulated link of ${o.upstreamRttMs} ms RTT to the fixture in its own namespace`
-          : 'TCP 127.0.0.1 (the fixture server listens on no Unix socket)',
+          : o.upstream === 'unix'
+            ? 'a Unix domain socket on the same host (the report’s nginx → uvicorn)'
+            : 'TCP 127.0.0.1',
       fixture: o.upstreamRttMs > 0 ? 'namespace' : 'thread',
       largeBytes: LARGE_BYTES,
       ...o,
     });
     ctx.log(
-      `nginx ${version} (${binary}) in front of the fixture server over TCP ${o.upstreamRttMs > 0 ? `across a ${o.upstreamRttMs} ms link` : 'on 127.0.0.1'}`,
+      `nginx ${version} (${binary}) in front of the fixture server ${o.upstream === 'unix' ? 'over a Unix domain socket' : `over TCP ${o.upstreamRttMs > 0 ? `across a ${o.upstreamRttMs} ms link` : 'on 127.0.0.1'}`}`,
     );
 
-    // With --upstream-rtt the fixture runs behind an emulated link (its own namespace) while nginx
-    // and the client stay on the host: the report's proxy was a front away from its backend, where an
-    // upstream handshake costs a round trip.
+    // The report's nginx reached its backend over a Unix domain socket on the same host (the default
+    // here). With --upstream-rtt the fixture runs behind an emulated link (its own namespace) while
+    // nginx and the client stay on the host: a backend elsewhere, where an upstream handshake costs
+    // a round trip — a what-if, not the report's topology.
     const link =
       o.upstreamRttMs > 0
         ? await createLink({ profile: { rttMs: o.upstreamRttMs }, backend: 'relay', seed: ctx.seed })
         : undefined;
     let fixture: Awaited<ReturnType<typeof startFixtureTarget>>;
     try {
-      fixture = await startFixtureTarget({}, link ? { link } : 'thread');
+      fixture = await startFixtureTarget(
+        o.upstream === 'unix' ? { unixSocket: join(ctx.tmpDir, 'fixture.sock') } : {},
+        link ? { link } : 'thread',
+      );
     } catch (err) {
       await link?.close();
       throw err;
@@ -654,7 +872,8 @@ export const proxyStudy: Study = {
     const certs = await generateCertificates({ hosts: ['127.0.0.1', 'localhost'] });
     writeCertificateSet(ctx.tmpDir, certs, { force: true });
     const caFile = join(ctx.tmpDir, CERT_FILES.caPem);
-    const upstream = new URL(fixture.plainUrl!).host;
+    const upstream =
+      o.upstream === 'unix' ? `unix:${join(ctx.tmpDir, 'fixture.sock')}` : new URL(fixture.plainUrl!).host;
     const ports = await Promise.all(CONFIGS.map(() => freePort()));
     const nginxDir = join(ctx.tmpDir, 'nginx');
     const http = `
@@ -662,6 +881,7 @@ export const proxyStudy: Study = {
   ssl_certificate ${join(ctx.tmpDir, CERT_FILES.serverPem)};
   ssl_certificate_key ${join(ctx.tmpDir, CERT_FILES.serverKeyPem)};
   upstream fixture_ka { server ${upstream}; keepalive ${UPSTREAM_KEEPALIVE}; }
+  upstream fixture_plain { server ${upstream}; }
 ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstream)).join('\n')}`;
     let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
     try {
@@ -720,6 +940,7 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
       for (const w of workloads) ctx.section(timeSection(results, w, o, ctx.seed));
       ctx.section(summarySection(results, o, ctx.seed));
       explain(ctx, results, o);
+      for (const f of proxyFindings(results, o, ctx.seed)) ctx.finding(f);
       const failure = fixture.failure();
       if (failure) ctx.warn(failure);
     } finally {

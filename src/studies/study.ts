@@ -14,9 +14,11 @@ import {
   type CompareResult,
   STUDY_RESULT_VERSION,
   type StudyCell,
+  type StudyFinding,
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
+import { checkFindings } from './findings.ts';
 
 /** A study-specific command-line flag, declared by the study and added by `h2lab study NAME`. */
 export interface StudyFlag {
@@ -45,6 +47,12 @@ export interface Study {
    */
   check?: (options: Readonly<Record<string, unknown>>, quick: boolean) => void | Promise<void>;
   run: (ctx: StudyContext) => Promise<void>;
+  /**
+   * Checks the findings of a result against its own tables and data (the contradictions a referee
+   * would look for); returns one line per problem. Run at the end of every study (problems become
+   * warnings) and by the tests over saved results.
+   */
+  verify?: (r: StudyResult) => string[];
 }
 
 /** What a study works with. */
@@ -72,6 +80,8 @@ export interface StudyContext {
   section: (s: StudySection) => void;
   /** Adds a paragraph of the explanation; derive it from the measurements, never canned. */
   explain: (paragraph: string) => void;
+  /** Adds the finding for one row of the report's tables (see findings.ts). */
+  finding: (f: StudyFinding) => void;
   warn: (text: string) => void;
   /** Keeps a comparison the study ran, whole, in the result. */
   addCompare: (id: string, result: CompareResult) => void;
@@ -132,10 +142,12 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
       platform: `${process.platform}-${process.arch}`,
       cpus: os.cpus().length,
       startedAt: new Date().toISOString(),
+      loadAverage: { start: round2(os.loadavg()[0]!) },
     },
     cells: [],
     sections: [],
     explanation: [],
+    findings: [],
     warnings: [],
     compares: [],
     data: {},
@@ -193,6 +205,11 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     explain(p) {
       result.explanation.push(p);
     },
+    finding(f) {
+      const i = result.findings.findIndex((x) => x.id === f.id);
+      if (i >= 0) result.findings[i] = f;
+      else result.findings.push(f);
+    },
     warn(w) {
       if (!result.warnings.includes(w)) result.warnings.push(w);
     },
@@ -213,6 +230,8 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     try {
       await study.check?.(options, quick);
       await study.run(ctx);
+      for (const p of [...checkFindings(result), ...(study.verify?.(result) ?? [])])
+        ctx.warn(`a finding disagrees with this run's data (a defect of h2lab): ${p}`);
       result.status = controller.signal.aborted ? 'interrupted' : 'complete';
     } catch (err) {
       result.status = controller.signal.aborted ? 'interrupted' : 'failed';
@@ -228,12 +247,18 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
         message: 'the study was stopped; finished cells are kept',
       };
     result.finishedAt = new Date().toISOString();
+    result.environment.loadAverage = {
+      start: result.environment.loadAverage?.start ?? 0,
+      end: round2(os.loadavg()[0]!),
+    };
     result.durationMs = performance.now() - t0;
     update();
     return result;
   })();
   return { events, stop: () => controller.abort(), done };
 }
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 function reasonOf(err: unknown): string {
   if (err instanceof H2labError) return `${err.code}: ${err.message}`;

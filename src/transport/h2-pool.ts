@@ -6,6 +6,8 @@
  * - `round-robin`: K sessions opened at the start; each in turn (skipping full ones).
  * - `first-free`: a session with no stream in flight, else open a new one up to K, else the least busy
  *   — the "take a free client or create one" pool of the echo study.
+ * - `lease`: K sessions opened at the start, each carrying one stream at a time (a request waits for
+ *   an idle session) — a client library's pool that leases an HTTP/2 connection per exchange.
  */
 
 import type { H2Options } from './h2-connect.ts';

@@ -54,6 +54,7 @@ export const POOL_POLICIES = [
   'least-busy',
   'round-robin',
   'first-free',
+  'lease',
 ] as const satisfies readonly PoolPolicy[];
 /** HTTP/2 client implementations: h2lab's own (default) or node:http2. */
 export const H2_CLIENTS = ['h2lab', 'node'] as const satisfies readonly H2ClientImpl[];

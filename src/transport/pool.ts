@@ -89,7 +89,7 @@ export function isTargetGone(s: Sample): boolean {
 }
 
 /** How a pool chooses a connection for a request. */
-export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free';
+export type PoolPolicy = 'least-busy' | 'round-robin' | 'first-free' | 'lease';
 
 /** One pooled connection (an HTTP/1.1 socket or an HTTP/2 session). */
 export interface PoolConn {
@@ -100,7 +100,7 @@ export interface PoolConn {
   requests: number;
   /** Highest `inFlight` it saw. */
   peakStreams: number;
-  readonly createdMs: number;
+  createdMs: number;
   lastActiveMs: number;
   readonly connectMs: number;
   readonly tlsMs: number | undefined;
@@ -143,7 +143,7 @@ export abstract class PoolConnBase {
   requests = 0;
   peakStreams = 0;
   tlsVersion?: string | undefined;
-  readonly createdMs: number;
+  createdMs: number;
   lastActiveMs: number;
   goawayAtMs?: number;
   goawayCode?: number;
@@ -419,6 +419,13 @@ export class PoolTransport implements Transport {
     return f ? { flowControl: f } : {};
   }
 
+  rebaseClock(deltaMs: number): void {
+    for (const c of this.conns) {
+      c.createdMs += deltaMs;
+      c.lastActiveMs += deltaMs;
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.sweep) clearInterval(this.sweep);
@@ -442,6 +449,15 @@ export class PoolTransport implements Transport {
         if (canOpen) return 'open';
         best = this.leastBusy();
         break;
+      }
+      case 'lease': {
+        // One exchange per connection at a time, as a connection pool that leases an HTTP/2
+        // connection like an HTTP/1.1 one (Apache HttpClient 5's pooling manager; its HTTP/2 sharing
+        // came later, as an experimental pool): an idle one, else a new one up to K, else wait.
+        for (const c of this.conns) {
+          if (c.inFlight === 0 && c.usable()) return c;
+        }
+        return canOpen ? 'open' : undefined;
       }
       case 'least-busy': {
         if (canOpen) return 'open';

@@ -91,4 +91,10 @@ export interface Transport {
   stats(): TransportStats;
   /** Closes every connection; requests still in flight resolve with `error: 'aborted'`. */
   close(): Promise<void>;
+  /**
+   * The run's clock moved its origin by `deltaMs` after `open()` (the engine opens before the run
+   * begins, then times the run from its start): times the transport kept of its open connections are
+   * moved onto the new clock, so a session opened before the run reads as opened before it (< 0).
+   */
+  rebaseClock?(deltaMs: number): void;
 }

@@ -77,9 +77,30 @@ describe('h2lab study tiles --quick', { skip }, () => {
     const sweep = result.sections.find((s) => s.id === 'sweep-loopback')!;
     assert.deepEqual(
       sweep.table.rows.map((r) => r.pool),
-      [4, 8, 32],
+      [1, 4, 16],
     );
     assert.ok(result.explanation.length >= 3, result.explanation.join('\n'));
+  });
+
+  test('one finding per row of the report, each consistent with the result (CPU-bound pool, pinned)', () => {
+    const ids = result.findings.map((f) => f.id);
+    for (const id of [
+      'burst-h1',
+      'burst-h2',
+      'burst-ratio',
+      'cancel-h2',
+      'cancel-h1',
+      'cancel-ignore',
+      'pool-size',
+    ])
+      assert.ok(ids.includes(id), `finding ${id} missing: ${ids.join()}`);
+    const bad = result.warnings.filter((w) => w.includes('a finding disagrees'));
+    assert.deepEqual(bad, [], bad.join('\n'));
+    const model = result.data.model as { render: string; renderCores: number };
+    assert.equal(model.render, 'cpu', 'the study renders tiles on the CPU by default');
+    assert.equal(model.renderCores, 1);
+    const cpus = result.data.cpus as { render: number[] };
+    assert.equal(cpus.render.length, 1, `render CPUs recorded: ${JSON.stringify(cpus)}`);
   });
 
   test('the browser: exactly 6 tiles in flight over http://, one h2 connection over https://', () => {
@@ -99,6 +120,15 @@ describe('h2lab study tiles --quick', { skip }, () => {
     assert.equal(ctl.peakInFlight.max, 6, 'HTTP/1.1 over TLS: also 6');
     const modes = new Set(bursts.loopback!.cancelSummaries.map((c) => c.serverMode));
     assert.deepEqual([...modes].sort(), ['honour', 'ignore']);
+    // The legs abandon comparable work: each aborted once the tiles its protocol can deliver had
+    // reached the server (121 over h2), whether the server honours cancellation or not.
+    const h2Legs = bursts.loopback!.cancelSummaries.filter((c) => c.target === 'https');
+    for (const c of h2Legs) assert.equal(c.abortWhenReached, 121, `${c.serverMode}: abort at reached`);
+    const perRun = h2Legs.map((c) => (c.server?.reachedHandler ?? 0) / c.runs);
+    assert.ok(
+      Math.min(...perRun) >= 10 && Math.max(...perRun) / Math.min(...perRun) <= 1.5,
+      `h2 legs reached ${perRun.join(' and ')} a run: not comparable`,
+    );
     // A server that ignores cancellation renders nothing it can drop: no dropped or aborted jobs.
     for (const c of bursts.loopback!.cancelSummaries.filter((x) => x.serverMode === 'ignore'))
       assert.equal((c.server?.jobs.dropped ?? 0) + (c.server?.jobs.aborted ?? 0), 0, c.target);

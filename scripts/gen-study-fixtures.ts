@@ -1,0 +1,63 @@
+/**
+ * Saves the results of real `--quick` study runs under test/fixtures/studies/, for the findings'
+ * consistency tests (test/studies/findings.test.ts) and the HTML layout test
+ * (test/report/study-html.test.ts): every sentence is checked against what a real run recorded, not
+ * against numbers written by hand. Regenerate with
+ *
+ *   node --import tsx scripts/gen-study-fixtures.ts [tiles|echo|proxy|chunks…]
+ *   npx biome check --write test/fixtures/studies && node --import tsx scripts/gen-findings-doc.ts
+ *
+ * (a few minutes each on two cores: Chromium for tiles, nginx for proxy; tiles on loopback only), or
+ * make one from a results.json a study already wrote with `NAME=FILE`. Each file is the study result
+ * made smaller and nothing else: the comparisons kept whole in `compares` and the per-request lists of
+ * the burst runs are dropped (the findings, tables and the data the checks read stay as written), and
+ * the removed keys are listed under `data.fixtureTrimmed`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseStudyResult, type StudyResult } from '../src/model/index.ts';
+import { findStudy, startStudy } from '../src/studies/index.ts';
+
+const OUT = new URL('../test/fixtures/studies/', import.meta.url);
+const OPTIONS: Record<string, Record<string, unknown>> = {
+  tiles: { loopback: true },
+};
+
+function trim(r: StudyResult): StudyResult {
+  const out = structuredClone(r);
+  const trimmed: string[] = [];
+  if (out.compares.length) {
+    out.compares = [];
+    trimmed.push('compares');
+  }
+  const burst = out.data.burst as
+    | Record<string, { burst: { runs: Array<{ requests: unknown[] }> } }>
+    | undefined;
+  if (burst) {
+    for (const b of Object.values(burst)) for (const run of b.burst.runs) run.requests = [];
+    trimmed.push('data.burst.*.burst.runs[].requests');
+  }
+  out.data.fixtureTrimmed = trimmed;
+  // No path of the machine that made it.
+  return JSON.parse(JSON.stringify(out).replace(/"\/tmp\/[^"]*"/g, '"TMP"')) as StudyResult;
+}
+
+function save(name: string, r: StudyResult): void {
+  mkdirSync(OUT, { recursive: true });
+  const file = new URL(`${name}.json`, OUT);
+  writeFileSync(file, `${JSON.stringify(trim(r))}\n`);
+  console.log(`wrote ${file.pathname} (${r.findings.length} findings, status ${r.status})`);
+}
+
+for (const arg of process.argv.slice(2)) {
+  const [name, from] = arg.split('=');
+  if (!name) continue;
+  if (from) {
+    save(name, parseStudyResult(JSON.parse(readFileSync(from, 'utf8'))));
+    continue;
+  }
+  const study = findStudy(name);
+  if (!study) throw new Error(`no study ${name}`);
+  const h = startStudy(study, { quick: true, options: OPTIONS[name] ?? {} });
+  h.events.on('log', (t) => console.log(`  ${t}`));
+  save(name, await h.done);
+}

@@ -1,0 +1,153 @@
+// The findings of every study, checked against the saved result of a real --quick run
+// (test/fixtures/studies/, scripts/gen-study-fixtures.ts): one finding per row of the report's tables,
+// every figure in the words carried by an evidence field, each study's own checks (the finding's
+// figures are the tables' and data's, no cause the run's data contradict) silent. Then the checks are
+// shown to bite: a finding changed the way the issue's examples were wrong is caught.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
+import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../../src/report/index.ts';
+import { checkFindings } from '../../src/studies/findings.ts';
+import { findStudy } from '../../src/studies/index.ts';
+
+function load(name: string): StudyResult {
+  const url = new URL(`../fixtures/studies/${name}.json`, import.meta.url);
+  return parseStudyResult(JSON.parse(readFileSync(url, 'utf8')));
+}
+
+/** The report rows each study must answer (ids of its findings). */
+const ROWS: Record<string, string[]> = {
+  tiles: ['burst-h1', 'burst-h2', 'burst-ratio', 'cancel-h2', 'cancel-h1', 'cancel-ignore', 'pool-size'],
+  echo: [
+    ...['small', 'large'].flatMap((b) =>
+      ['one', 'shared', 'independent'].flatMap((v) => [`${b}-${v}-latency`, `${b}-${v}-throughput`]),
+    ),
+    'lifetime-server',
+    'lifetime-client',
+    'mtls-alpn',
+  ],
+  proxy: ['before-h1', 'before-h2', 'before-gap', 'fix-speedup', 'spool-large-buffers'],
+  chunks: ['sweep-c1', 'sweep-c4', 'sweep-c8', 'sweep-c16'],
+};
+
+const problemsOf = (r: StudyResult) => [...checkFindings(r), ...(findStudy(r.study)?.verify?.(r) ?? [])];
+
+for (const name of Object.keys(ROWS)) {
+  describe(`study ${name}: the saved --quick run's findings`, () => {
+    const r = load(name);
+    test('one finding per row of the report, each printed in terminal, Markdown and HTML', () => {
+      const ids = r.findings.map((f) => f.id);
+      for (const id of ROWS[name]!) assert.ok(ids.includes(id), `${id} missing from ${ids.join(', ')}`);
+      const text = renderStudyText(r, { width: 10_000 });
+      const md = renderStudyMarkdown(r);
+      const html = renderStudyHtml(r);
+      for (const f of r.findings) {
+        assert.ok(text.includes(f.explanation), `${f.id}: not in the terminal text`);
+        assert.ok(md.includes(f.explanation), `${f.id}: not in report.md`);
+        assert.ok(html.includes(`id="f-${f.id}"`), `${f.id}: not in report.html`);
+      }
+    });
+    test('every sentence agrees with the fields and tables of the result', () => {
+      const problems = problemsOf(r);
+      assert.deepEqual(problems, [], problems.join('\n'));
+      for (const f of r.findings)
+        if (!f.explained)
+          assert.match(f.explanation, /^Not explained: /, `${f.id}: unexplained must say so plainly`);
+    });
+  });
+}
+
+describe('the checks catch what the issue found wrong', () => {
+  test('a figure written into the words by hand', () => {
+    const r = structuredClone(load('proxy'));
+    const f = r.findings.find((x) => x.id === 'fix-speedup')!;
+    f.explanation += ' The report saw 7.5× for the same reason.';
+    assert.ok(
+      problemsOf(r).some((p) =>
+        p.startsWith('fix-speedup: figures in the words with no evidence field: 7.5'),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a cancellation conclusion from legs that abandoned different work', () => {
+    const r = structuredClone(load('tiles'));
+    const f = r.findings.find((x) => x.id === 'cancel-ignore')!;
+    f.verdict = 'agrees';
+    f.evidence.honourReachedPerRun = 79;
+    f.evidence.ignoreReachedPerRun = 4;
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith('cancel-ignore: a conclusion from legs')),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a pool-size answer whose walls its own words misstate', () => {
+    const r = structuredClone(load('tiles'));
+    const f = r.findings.find((x) => x.id === 'pool-size')!;
+    f.verdict = 'agrees';
+    f.evidence.gain = 0.44;
+    f.explanation = 'No: workers beyond the cores only share them while the burst’s wall stayed within 10%';
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith("pool-size: the wall 'stayed within' 10% but changed by 44%")),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a sweep cell printed from bursts with failed requests', () => {
+    const r = structuredClone(load('tiles'));
+    const sweep = r.data.sweep as Record<string, Array<{ https?: { failures: Record<string, number> } }>>;
+    const point = Object.values(sweep)[0]![0]!;
+    point.https!.failures = { 'net::ERR_NETWORK_CHANGED': 216 };
+    assert.ok(
+      problemsOf(r).some((p) => p.includes('printed from bursts with 216 failed requests')),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('flow control named when the largest windows gave the same ratio', () => {
+    const r = structuredClone(load('echo'));
+    const f = r.findings.find((x) => x.evidence.nodeRatio !== undefined)!;
+    f.evidence.maxRatio = f.evidence.nodeRatio!;
+    f.explanation = `${f.explanation} flow control decides part of it`;
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith(`${f.id}: flow control named`)),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a paragraph naming flow control when an unstalled preset gave the most stalled one’s ratio', () => {
+    const r = structuredClone(load('echo'));
+    type R = {
+      body: number;
+      variant: string;
+      concurrency: number;
+      h2: { stalledShare?: number };
+      throughput?: { interval: { ratio: number } };
+    };
+    const rows = (r.data.rows as R[]).filter((x) => x.body > 65536 && x.variant === 'one' && x.throughput);
+    assert.ok(rows.length >= 2, 'the fixture has two window presets for 1 MiB');
+    rows[0]!.h2.stalledShare = 0.78;
+    rows[1]!.h2.stalledShare = 0;
+    rows[1]!.throughput!.interval.ratio = rows[0]!.throughput!.interval.ratio;
+    const i = r.explanation.findIndex((p) => p.startsWith('1.00 MiB bodies'));
+    r.explanation[i] +=
+      ' Larger windows gave 31% more throughput: the direction of flow control, not yet a result.';
+    assert.ok(
+      problemsOf(r).some((p) => p.includes('flow control named although an unstalled preset')),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a session opened after its last response', () => {
+    const r = structuredClone(load('echo'));
+    const life = r.sections.find((s) => s.id === 'lifetime')!;
+    const row = life.table.rows.find((x) => x.requests !== 0)!;
+    row.opened = Number(row.last) + 5;
+    assert.ok(
+      problemsOf(r).some((p) => p.includes('after its last response')),
+      problemsOf(r).join('\n'),
+    );
+  });
+});
