@@ -215,7 +215,7 @@ export class LoadPart {
         // certificate fails every request, and an h1 pool would open hundreds of connections into it
         // before the run ends (about 870 in 10 s, measured). Ask once, while the run goes on.
         diagnosing = true;
-        const unanswered = o.protocol.startsWith('h1') && s.error === 'reset' && s.bytesIn === 0 && !s.status;
+        const unanswered = s.protocol === 'http/1.1' && s.error === 'reset' && s.bytesIn === 0 && !s.status;
         void diagnoseNoSuccess(this.input.url, this.input.tls, undefined, unanswered).then((named) => {
           if (named && !succeeded && !this.abortError) this.stop(named);
         });
