@@ -4,14 +4,17 @@
  * the library validates. Config keys are the long flag names.
  */
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import type * as Yaml from 'yaml';
 import {
   convertOptionValue,
   type DescribedOption,
   H2labError,
   isH2labError,
+  lazyModule,
   readOptionText,
 } from '../core/index.ts';
+
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
@@ -96,7 +99,7 @@ function readConfigDocument(path: string): Record<string, unknown> {
   try {
     // The yaml library's own bound on aliases (its default, stated so an upgrade cannot drop it): an
     // alias may be expanded at most 100 times its anchor's size, which stops "billion laughs" anchors.
-    doc = parseYaml(text, { maxAliasCount: 100 });
+    doc = yaml().parse(text, { maxAliasCount: 100 });
   } catch (err) {
     // The parser recurses per level: deep nesting ends in a RangeError, not in a YAML error.
     const why =

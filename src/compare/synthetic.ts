@@ -5,8 +5,11 @@
  * transport under two names" must give no clear difference, an injected 3× must give a winner), and
  * so a library user can try a renderer without a server.
  */
-import * as hdr from 'hdr-histogram-js';
-import { createRng, H2labError, type Rng, VERSION } from '../core/index.ts';
+import type * as Hdr from 'hdr-histogram-js';
+import { createRng, H2labError, lazyModule, type Rng, VERSION } from '../core/index.ts';
+
+const hdr = lazyModule<typeof Hdr>('hdr-histogram-js');
+
 import type { Strategy } from '../model/index.ts';
 import {
   type EncodedHistogram,
@@ -47,7 +50,7 @@ export interface SyntheticProfile {
 const HIST = { lowestUs: 1, highestUs: 60_000_000, significantDigits: 3 } as const;
 
 function histogramOf(valuesMs: number[]): { summary: LatencySummaryMs; encoded: EncodedHistogram } {
-  const h = hdr.build({
+  const h = hdr().build({
     lowestDiscernibleValue: HIST.lowestUs,
     highestTrackableValue: HIST.highestUs,
     numberOfSignificantValueDigits: HIST.significantDigits,
@@ -65,7 +68,7 @@ function histogramOf(valuesMs: number[]): { summary: LatencySummaryMs; encoded: 
     mean: h.mean / 1000,
     count: h.totalCount,
   };
-  const encoded: EncodedHistogram = { unit: 'us', ...HIST, base64: hdr.encodeIntoCompressedBase64(h) };
+  const encoded: EncodedHistogram = { unit: 'us', ...HIST, base64: hdr().encodeIntoCompressedBase64(h) };
   h.destroy();
   return { summary, encoded };
 }

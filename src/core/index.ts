@@ -9,6 +9,7 @@ export * from './errors.ts';
 export * from './files.ts';
 export * from './header-field.ts';
 export * from './launch.ts';
+export * from './lazy-module.ts';
 export * from './open-files.ts';
 export * from './option-meta.ts';
 export * from './quantile.ts';

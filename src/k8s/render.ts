@@ -15,9 +15,11 @@
  * k6-operator, by contrast, creates one plain Job per runner and starts them one after the other from a
  * starter pod; here no coordinator starts anything: the shards wait for the plan's start time.
  */
-import { stringify as stringifyYaml } from 'yaml';
-import { ERROR_CODES, H2labError } from '../core/index.ts';
+import type * as Yaml from 'yaml';
+import { ERROR_CODES, H2labError, lazyModule } from '../core/index.ts';
 import type { AnyPlan } from '../model/index.ts';
+
+const yaml = lazyModule<typeof Yaml>('yaml');
 
 /** The label every object of a run carries, with the run id as its value. */
 export const RUN_LABEL = 'h2lab.dev/run-id';
@@ -188,5 +190,7 @@ export function renderManifests(
 
 /** Objects as one YAML stream (`---` between documents), as `kubectl apply -f` reads it. */
 export function renderYaml(objects: Array<Record<string, unknown>>): string {
-  return objects.map((o) => stringifyYaml(o, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+  return objects
+    .map((o) => yaml().stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }))
+    .join('---\n');
 }

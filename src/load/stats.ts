@@ -3,8 +3,12 @@
  * 3 significant digits: values are exact to 0.1 %), so worker threads and runs merge exactly by
  * adding histograms.
  */
-import * as hdr from 'hdr-histogram-js';
+import type * as Hdr from 'hdr-histogram-js';
+import { lazyModule } from '../core/index.ts';
 import type { EncodedHistogram, FailureClass, LatencySummaryMs, RunResult, Sample } from '../model/index.ts';
+
+/** Loaded on the first histogram (src/core/lazy-module.ts). */
+const hdr = lazyModule<typeof Hdr>('hdr-histogram-js');
 
 export const HIST_LOWEST_US = 1;
 export const HIST_HIGHEST_US = 3_600_000_000;
@@ -19,8 +23,8 @@ export const HISTOGRAM_SETTINGS = Object.freeze({
 });
 
 /** A fresh histogram with h2lab's fixed range. */
-export function newHistogram(): hdr.Histogram {
-  return hdr.build({
+export function newHistogram(): Hdr.Histogram {
+  return hdr().build({
     lowestDiscernibleValue: HIST_LOWEST_US,
     highestTrackableValue: HIST_HIGHEST_US,
     numberOfSignificantValueDigits: HIST_DIGITS,
@@ -29,7 +33,7 @@ export function newHistogram(): hdr.Histogram {
 }
 
 /** Records a duration given in ms (clamped into the histogram's range). */
-export function recordMs(h: hdr.Histogram, ms: number): void {
+export function recordMs(h: Hdr.Histogram, ms: number): void {
   let us = Math.round(ms * 1000);
   if (us < HIST_LOWEST_US) us = HIST_LOWEST_US;
   else if (us > HIST_HIGHEST_US) us = HIST_HIGHEST_US;
@@ -37,7 +41,7 @@ export function recordMs(h: hdr.Histogram, ms: number): void {
 }
 
 /** p50/p90/p99/p99.9/max/min/mean in ms. An empty histogram gives zeros with count 0. */
-export function summarizeHistogram(h: hdr.Histogram): LatencySummaryMs {
+export function summarizeHistogram(h: Hdr.Histogram): LatencySummaryMs {
   const n = h.totalCount;
   if (n === 0) return { p50: 0, p90: 0, p99: 0, p999: 0, max: 0, min: 0, mean: 0, count: 0 };
   const ms = (us: number): number => Math.round(us) / 1000;
@@ -54,20 +58,20 @@ export function summarizeHistogram(h: hdr.Histogram): LatencySummaryMs {
 }
 
 /** Serializes a histogram for results and for crossing worker threads. */
-export function encodeHistogram(h: hdr.Histogram): EncodedHistogram {
+export function encodeHistogram(h: Hdr.Histogram): EncodedHistogram {
   return {
     unit: 'us',
     lowestUs: HIST_LOWEST_US,
     highestUs: HIST_HIGHEST_US,
     significantDigits: HIST_DIGITS,
-    base64: hdr.encodeIntoCompressedBase64(h),
+    base64: hdr().encodeIntoCompressedBase64(h),
   };
 }
 
 /** The inverse of {@link encodeHistogram}. */
-export function decodeHistogram(e: EncodedHistogram): hdr.Histogram {
+export function decodeHistogram(e: EncodedHistogram): Hdr.Histogram {
   const h = newHistogram();
-  h.add(hdr.decodeFromCompressedBase64(e.base64));
+  h.add(hdr().decodeFromCompressedBase64(e.base64));
   return h;
 }
 
@@ -133,7 +137,7 @@ export function emptyCounts(): Counts {
 
 /** Accumulates samples of the measured period. */
 export class SampleStats {
-  readonly h: Record<HistogramName, hdr.Histogram>;
+  readonly h: Record<HistogramName, Hdr.Histogram>;
   readonly counts: Counts = emptyCounts();
   /** Open loop: latency is measured from the intended send time. */
   private readonly openLoop: boolean;

@@ -5,8 +5,11 @@
  * sources are handed in ({@link HtmlAssets}, read by `loadHtmlAssets()`).
  */
 
-import * as hdr from 'hdr-histogram-js';
-import { formatBytes, formatMs } from '../core/index.ts';
+import type * as Hdr from 'hdr-histogram-js';
+import { formatBytes, formatMs, lazyModule } from '../core/index.ts';
+
+const hdr = lazyModule<typeof Hdr>('hdr-histogram-js');
+
 import type {
   CellResult,
   CompareResult,
@@ -71,10 +74,10 @@ export function latencyCurve(cell: CellResult): Array<[number, number]> | undefi
     .map((r) => r.histograms?.latency)
     .filter((h): h is EncodedHistogram => !!h?.base64);
   if (encoded.length === 0) return undefined;
-  let acc: hdr.Histogram | undefined;
+  let acc: Hdr.Histogram | undefined;
   try {
     for (const e of encoded) {
-      const h = hdr.decodeFromCompressedBase64(e.base64, 32, false);
+      const h = hdr().decodeFromCompressedBase64(e.base64, 32, false);
       if (!acc) {
         acc = h;
         continue;

@@ -4,11 +4,23 @@
  */
 import { createHash, X509Certificate as NodeX509, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
-import './reflect-shim.ts';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { invalidOption } from '../core/index.ts';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+/**
+ * `@peculiar/x509` and its ASN.1 stack, loaded on the first generation: evaluating them took about
+ * 0.3 s, which every command paid at start-up while most never generate a certificate (issue 29).
+ */
+let x509Module: Promise<typeof X509> | undefined;
+function loadX509(): Promise<typeof X509> {
+  x509Module ??= (async () => {
+    await import('./reflect-shim.ts');
+    const m = await import('@peculiar/x509');
+    m.cryptoProvider.set(webcrypto as unknown as Crypto);
+    return m;
+  })();
+  return x509Module;
+}
 
 const ALG: EcKeyGenParams & EcdsaParams = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
 const DAY_MS = 86_400_000;
@@ -43,7 +55,7 @@ async function keyPair(): Promise<CryptoKeyPair> {
   return (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
 }
 
-async function keyPem(key: CryptoKey): Promise<string> {
+async function keyPem(x509: typeof X509, key: CryptoKey): Promise<string> {
   const der = await webcrypto.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
@@ -86,6 +98,7 @@ export function validateHosts(hosts: readonly string[], option = '--hosts'): str
  */
 export async function generateCertificates(opts: GenerateCertificatesOptions = {}): Promise<CertificateSet> {
   const hosts = validateHosts(opts.hosts ?? DEFAULT_CERT_HOSTS);
+  const x509 = await loadX509();
   const now = Date.now();
   // Back-date by a day so a clock a little behind still accepts the certificates.
   const notBefore = new Date(now - DAY_MS);
@@ -103,9 +116,9 @@ export async function generateCertificates(opts: GenerateCertificatesOptions = {
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const leaf = async (cn: string, usage: string, san: x509.JsonGeneralNames | undefined) => {
+  const leaf = async (cn: string, usage: string, san: X509.JsonGeneralNames | undefined) => {
     const keys = await keyPair();
-    const extensions: x509.Extension[] = [
+    const extensions: X509.Extension[] = [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
       new x509.ExtendedKeyUsageExtension([usage]),
@@ -124,14 +137,14 @@ export async function generateCertificates(opts: GenerateCertificatesOptions = {
       signingAlgorithm: ALG,
       extensions,
     });
-    return { pem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
+    return { pem: cert.toString('pem'), keyPem: await keyPem(x509, keys.privateKey) };
   };
   const san = hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h }));
   const server = await leaf(hosts[0]!, x509.ExtendedKeyUsage.serverAuth, san);
   const client = await leaf('h2lab client', x509.ExtendedKeyUsage.clientAuth, undefined);
   return {
     caPem: ca.toString('pem'),
-    caKeyPem: await keyPem(caKeys.privateKey),
+    caKeyPem: await keyPem(x509, caKeys.privateKey),
     serverPem: server.pem,
     serverKeyPem: server.keyPem,
     clientPem: client.pem,

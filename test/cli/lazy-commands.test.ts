@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const hook = fileURLToPath(new URL('../helpers/trace-imports.mjs', import.meta.url));
 
-function loaded(args: string[]): { status: number | null; files: string[]; stdout: string } {
+function loaded(args: string[]): {
+  status: number | null;
+  files: string[];
+  required: string[];
+  stdout: string;
+} {
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', hook, 'src/cli/main.ts', ...args], {
     cwd: root,
     encoding: 'utf8',
@@ -18,7 +23,11 @@ function loaded(args: string[]): { status: number | null; files: string[]; stdou
     .split('\n')
     .filter((l) => l.startsWith('import: '))
     .map((l) => l.slice('import: '.length));
-  return { status: r.status, files, stdout: r.stdout };
+  const required = r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('require: '))
+    .map((l) => l.slice('require: '.length));
+  return { status: r.status, files, required, stdout: r.stdout };
 }
 
 test('h2lab --help lists every command and loads none of them', () => {
@@ -40,3 +49,18 @@ test('h2lab certs --help loads certs, not the load engine or Playwright', () => 
   const heavy = r.files.filter((f) => /playwright|\/src\/(load|compare|studies|browser)\//.test(f));
   assert.deepEqual(heavy, []);
 });
+
+// Issue 29: `bench --help` and `compare --help` spent 0.3 s evaluating the X.509 stack, the histogram
+// package and the YAML parser, none of which a help text (or most runs) uses.
+for (const command of ['bench', 'compare']) {
+  test(`h2lab ${command} --help loads no X.509, histogram or YAML package`, () => {
+    const r = loaded([command, '--help']);
+    assert.equal(r.status, 0, `${command} --help exit status`);
+    assert.match(r.stdout, /--protocol|--concurrency/, `${command} --help printed its flags`);
+    const heavy = [
+      ...r.files.filter((f) => /@peculiar|hdr-histogram|\/yaml\//.test(f)),
+      ...r.required.filter((n) => /@peculiar|hdr-histogram|^yaml$|^pako$/.test(n)),
+    ];
+    assert.deepEqual(heavy, [], `packages loaded for ${command} --help`);
+  });
+}

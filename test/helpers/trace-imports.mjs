@@ -1,6 +1,8 @@
 // A module hook that prints every module URL the process resolves to stderr, one "import: URL" line
-// each (test/cli/lazy-commands.test.ts reads them to see what a command line loaded).
-import { register } from 'node:module';
+// each, and every package a CommonJS `require` loads by name, one "require: NAME" line each (src/core's
+// lazyModule loads packages that way); test/cli/lazy-commands.test.ts reads them to see what a command
+// line loaded.
+import { createRequire, register } from 'node:module';
 
 register(
   `data:text/javascript,${encodeURIComponent(`
@@ -11,3 +13,12 @@ export async function resolve(specifier, context, next) {
 }`)}`,
   import.meta.url,
 );
+
+const Module = createRequire(import.meta.url)('node:module');
+const load = Module._load;
+Module._load = function traced(request, ...rest) {
+  if (!request.startsWith('.') && !request.startsWith('/') && !request.startsWith('node:')) {
+    process.stderr.write(`require: ${request}\n`);
+  }
+  return load.call(this, request, ...rest);
+};
