@@ -6,6 +6,21 @@
 // Both HTTP/2 clients speak h2c (prior knowledge) so TLS cost does not blur the comparison.
 // Prints req/s per run, medians and ratios; --node PATH runs h2lab under another Node as well.
 // Usage: node --import tsx bench/load-vs-reference.ts [--rounds 3] [--seconds 5] [--node PATH]
+//
+// --cpu: CPU time per request instead of req/s, the steadier figure on a shared machine (issue 29).
+// Each client runs --small and --large requests (closed loop, no warm-up) in every round, clients
+// interleaved and their order rotated; per request it reports
+//   whole:        the process's user + system CPU (getrusage of the child: module loading included)
+//                 / requests, for the --large run;
+//   from connect: h2lab's own `client.cpuSeconds` (from opening its connections to the end) / requests,
+//                 --large run; for h2load (a C program: nothing to load) the same as whole;
+//   steady:       (whole CPU of the --large run − whole CPU of the --small run) / (large − small):
+//                 start-up, connection setup and JIT warm-up cancel out.
+// h2lab runs from the compiled package (dist/, as an installed package runs it; `npm run build` first).
+// Suites: h2 (h2lab -p h2 -c 100 vs h2load -c1 -m100), h1 (-p h1 --connections 6 -c 6 vs h2load --h1
+// -c6), h2w2 (--workers 2 vs h2load -t2 -c2 -m50: two sessions of 50 streams each).
+// Usage: node --import tsx bench/load-vs-reference.ts --cpu [--rounds 5] [--small 5000] [--large 50000]
+//        [--suites h2,h1,h2w2]
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -19,6 +34,10 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
     node: { type: 'string' },
+    cpu: { type: 'boolean', default: false },
+    small: { type: 'string', default: '5000' },
+    large: { type: 'string', default: '50000' },
+    suites: { type: 'string', default: 'h2,h1,h2w2' },
   },
 });
 const rounds = Number(values.rounds);
@@ -84,6 +103,11 @@ const h1Url = `http://127.0.0.1:${h1Port}/1k`;
 const h2Url = `http://127.0.0.1:${h2Port}/1k`;
 
 // --- the clients ---------------------------------------------------------------------------------
+if (values.cpu) {
+  await cpuMode();
+  process.exit(0);
+}
+
 async function h2load(args: string[], url: string): Promise<number> {
   const out = await run('h2load', [...args, '-D', String(seconds), '--warm-up-time', '1', url]);
   const m = /finished in [\d.]+m?s, ([\d.]+) req\/s/.exec(out);
@@ -204,3 +228,132 @@ for (const [n] of nodes) {
 
 // The nginx child keeps the event loop alive: exit, which stops it (the 'exit' handler above).
 process.exit(0);
+
+/** CPU seconds (user + system) a command used, from bash's `times` for its child: µs resolution. */
+function timedCpu(cmd: string, args: string[], out: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'bash',
+      ['-c', '"$@" >"$OUT" 2>&1; s=$?; times; exit $s', 'bash', cmd, ...args],
+      { encoding: 'utf8', cwd: root, timeout: 600_000, env: { ...process.env, OUT: out } },
+      (err, stdout) => {
+        if (err)
+          return reject(new Error(`${cmd} ${args.join(' ')}: ${err.message}\n${readFileSync(out, 'utf8')}`));
+        const m = /\n(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(stdout);
+        if (!m) return reject(new Error(`no times output: ${stdout}`));
+        resolve(Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]));
+      },
+    );
+  });
+}
+
+async function cpuMode(): Promise<void> {
+  const small = Number(values.small);
+  const large = Number(values.large);
+  const main = join(root, 'dist/cli/main.js');
+  const out = join(dir, 'out.txt');
+  const json = join(dir, 'r.json');
+  type Run = { whole: number; fromConnect: number };
+  type CpuClient = { name: string; go: (n: number) => Promise<Run> };
+  const h2loadCpu =
+    (args: string[], url: string) =>
+    async (n: number): Promise<Run> => {
+      const cpu = await timedCpu('h2load', [...args, '-n', String(n), url], out);
+      const text = readFileSync(out, 'utf8');
+      const m = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded/.exec(text);
+      if (!m || Number(m[2]) !== n) throw new Error(`h2load did not complete ${n} requests:\n${text}`);
+      return { whole: cpu, fromConnect: cpu };
+    };
+  const h2labCpu =
+    (args: string[], url: string) =>
+    async (n: number): Promise<Run> => {
+      const cpu = await timedCpu(
+        process.execPath,
+        [main, 'bench', url, ...args, '-n', String(n), '-q', '--json', json],
+        out,
+      );
+      const r = JSON.parse(readFileSync(json, 'utf8')) as {
+        counts: { total: number; failed: number };
+        client: { cpuSeconds?: number };
+      };
+      if (r.counts.failed > 0 || r.counts.total !== n)
+        throw new Error(`h2lab: ${r.counts.total} requests, ${r.counts.failed} failed`);
+      return { whole: cpu, fromConnect: r.client.cpuSeconds ?? Number.NaN };
+    };
+  const all: Record<string, CpuClient[]> = {
+    h2: [
+      { name: 'h2load -c1 -m100', go: h2loadCpu(['-c', '1', '-m', '100'], h2Url) },
+      { name: 'h2lab -p h2 -c 100', go: h2labCpu(['-p', 'h2', '-c', '100'], h2Url) },
+    ],
+    h1: [
+      { name: 'h2load --h1 -c6', go: h2loadCpu(['--h1', '-c', '6'], h1Url) },
+      {
+        name: 'h2lab -p h1 --connections 6',
+        go: h2labCpu(['-p', 'h1', '--connections', '6', '-c', '6'], h1Url),
+      },
+    ],
+    h2w2: [
+      { name: 'h2load -t2 -c2 -m50', go: h2loadCpu(['-t', '2', '-c', '2', '-m', '50'], h2Url) },
+      {
+        name: 'h2lab -p h2 -c 100 --workers 2',
+        go: h2labCpu(['-p', 'h2', '-c', '100', '--workers', '2'], h2Url),
+      },
+    ],
+  };
+  const suites = values.suites.split(',').map((x) => x.trim());
+  for (const x of suites) if (!all[x]) throw new Error(`unknown suite ${x}: h2, h1, h2w2`);
+  const loads: number[] = [loadavg()[0]!];
+  const us = new Map<string, { whole: number[]; fromConnect: number[]; steady: number[] }>();
+  console.log(
+    `nginx 1 worker, GET 1 KiB; CPU per request, ${rounds} rounds × (${small} and ${large} requests); ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  for (let r = 0; r < rounds; r++) {
+    for (const suite of suites) {
+      const clients = all[suite]!;
+      const order = clients.map((_, i) => clients[(i + r) % clients.length]!);
+      for (const c of order) {
+        const a = await c.go(small);
+        const b = await c.go(large);
+        const k = `${suite} ${c.name}`;
+        const e = us.get(k) ?? { whole: [], fromConnect: [], steady: [] };
+        e.whole.push((b.whole / large) * 1e6);
+        e.fromConnect.push((b.fromConnect / large) * 1e6);
+        e.steady.push(((b.whole - a.whole) / (large - small)) * 1e6);
+        us.set(k, e);
+        loads.push(loadavg()[0]!);
+        console.log(
+          `round ${r + 1} ${k.padEnd(40)} whole ${e.whole.at(-1)!.toFixed(1).padStart(6)}  from connect ${e.fromConnect.at(-1)!.toFixed(1).padStart(6)}  steady ${e.steady.at(-1)!.toFixed(1).padStart(6)} µs/req (load ${loadavg()[0]!.toFixed(2)})`,
+        );
+      }
+    }
+  }
+  console.log(
+    `\nmedians, µs CPU per request (load average during the run ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)})`,
+  );
+  console.log(
+    `  ${'client'.padEnd(40)} ${'whole'.padStart(7)} ${'connect'.padStart(7)} ${'steady'.padStart(7)}`,
+  );
+  for (const [k, e] of us) {
+    console.log(
+      `  ${k.padEnd(40)} ${median(e.whole).toFixed(1).padStart(7)} ${median(e.fromConnect).toFixed(1).padStart(7)} ${median(e.steady).toFixed(1).padStart(7)}`,
+    );
+  }
+  console.log('\nratios h2lab / h2load (medians)');
+  for (const suite of suites) {
+    const [ref, mine] = all[suite]!.map((c) => us.get(`${suite} ${c.name}`)!);
+    const ratio = (f: 'whole' | 'fromConnect' | 'steady') => (median(mine![f]) / median(ref![f])).toFixed(2);
+    console.log(
+      `  ${suite.padEnd(5)} whole ${ratio('whole')}  from connect ${ratio('fromConnect')}  steady ${ratio('steady')}`,
+    );
+  }
+  // Workers: requests per CPU-second of two workers against one (issue 29: ≥ 1.8 wanted), steady.
+  const one = us.get('h2 h2lab -p h2 -c 100');
+  const two = us.get('h2w2 h2lab -p h2 -c 100 --workers 2');
+  if (one && two) {
+    console.log(
+      `  h2lab steady CPU per request, --workers 2 / 1: ${(median(two.steady) / median(one.steady)).toFixed(2)}`,
+    );
+  }
+}

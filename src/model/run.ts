@@ -637,7 +637,13 @@ export const runResultSchema = z
       cpu: z
         .number()
         .describe(
-          'CPU seconds used by the load process / wall seconds (1.0 = one core); includes the embedded fixture server',
+          'CPU seconds used by the load process / wall seconds over the measured period, after the warm-up (1.0 = one core); includes the embedded fixture server',
+        ),
+      cpuSeconds: z
+        .number()
+        .optional()
+        .describe(
+          'CPU seconds the load process used from opening its connections to the end of the run, warm-up and worker start-up included (module loading before that excluded); includes the embedded fixture server',
         ),
       workers: z.number().int(),
       maxRssBytes: z

@@ -179,7 +179,7 @@ export function renderRunText(r: RunResult, options: { width?: number } = {}): s
   out.push(
     row(
       'client',
-      `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU${r.target.embedded || r.options.serverInProcess ? ' (with the embedded server thread)' : ''}, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
+      `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU${cpuPerRequest(r)}${r.target.embedded || r.options.serverInProcess ? ' (with the embedded server thread)' : ''}, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
     ),
   );
   if (r.server) {
@@ -210,4 +210,11 @@ function fit(line: string, width: number): string {
   if (hang === 0) return line;
   const pad = ' '.repeat(hang);
   return line.slice(0, hang) + wrapText(line.slice(hang), width, pad).slice(hang);
+}
+
+/** The load process's CPU per measured request over the measured period, e.g. ` (12.3 µs per request)`. */
+function cpuPerRequest(r: RunResult): string {
+  if (r.counts.total === 0 || r.client.cpu <= 0) return '';
+  const us = (r.client.cpu * r.durationMs * 1000) / r.counts.total;
+  return ` (${us.toFixed(1)} µs per request)`;
 }

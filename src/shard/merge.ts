@@ -337,6 +337,9 @@ export function mergeShards(input: ShardResult[], opts: MergeOptions = {}): Merg
     client: {
       eventLoopUtilization: Math.max(...rs.map((r) => r.client.eventLoopUtilization)),
       cpu: sum((r) => r.client.cpu),
+      ...(rs.every((r) => r.client.cpuSeconds !== undefined)
+        ? { cpuSeconds: sum((r) => r.client.cpuSeconds ?? 0) }
+        : {}),
       workers: sum((r) => r.client.workers),
       saturated: rs.some((r) => r.client.saturated),
       ...(rs.some((r) => r.client.saturated)
