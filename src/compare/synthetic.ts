@@ -6,9 +6,9 @@
  * so a library user can try a renderer without a server.
  */
 import type * as Hdr from 'hdr-histogram-js';
-import { createRng, H2labError, lazyModule, type Rng, VERSION } from '../core/index.ts';
+import { createRng, H2labError, hdrHistogram, type Rng, VERSION } from '../core/index.ts';
 
-const hdr = lazyModule<typeof Hdr>('hdr-histogram-js');
+const hdr = hdrHistogram;
 
 import type { Strategy } from '../model/index.ts';
 import {

@@ -22,3 +22,31 @@ export function lazyModule<T>(name: string): () => T {
     return loaded;
   };
 }
+
+/** What h2lab uses of hdr-histogram-js: building, encoding and decoding histograms. */
+export interface HdrHistogramLib {
+  build: typeof import('hdr-histogram-js')['build'];
+  encodeIntoCompressedBase64: typeof import('hdr-histogram-js')['encodeIntoCompressedBase64'];
+  decodeFromCompressedBase64: typeof import('hdr-histogram-js')['decodeFromCompressedBase64'];
+}
+
+const hdrBuilder = lazyModule<Pick<HdrHistogramLib, 'build'>>('hdr-histogram-js/dist/HistogramBuilder');
+const hdrEncoding = lazyModule<Omit<HdrHistogramLib, 'build'>>('hdr-histogram-js/dist/encoding');
+let hdrLib: HdrHistogramLib | undefined;
+
+/**
+ * hdr-histogram-js, loaded on first use from the two modules h2lab needs. Its index also loads
+ * `HistogramLogWriter`, which builds an `Intl.NumberFormat` at load time (ICU data: 10–30 ms of a
+ * run's CPU in a profile, issue 29) for a log format h2lab never writes.
+ */
+export function hdrHistogram(): HdrHistogramLib {
+  if (!hdrLib) {
+    const e = hdrEncoding();
+    hdrLib = {
+      build: hdrBuilder().build,
+      encodeIntoCompressedBase64: e.encodeIntoCompressedBase64,
+      decodeFromCompressedBase64: e.decodeFromCompressedBase64,
+    };
+  }
+  return hdrLib;
+}

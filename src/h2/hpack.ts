@@ -329,6 +329,8 @@ export class HpackDecoder {
   private maxSize: number;
   /** The limit this side announced in SETTINGS_HEADER_TABLE_SIZE (updates may not exceed it). */
   private readonly settingsMax: number;
+  /** Huffman strings decoded before, by their encoded bytes ({@link HuffmanCache}). */
+  private readonly huffman = new HuffmanCache();
 
   constructor(settingsMaxBytes = DEFAULT_HEADER_TABLE_BYTES) {
     this.settingsMax = settingsMaxBytes;
@@ -359,8 +361,8 @@ export class HpackDecoder {
       const b = block[p]!;
       if (b & 0x80) {
         // Indexed field (§6.1).
-        const [idx, q] = readInt(block, p, 7);
-        p = q;
+        const idx = readInt(block, p, 7);
+        p = at;
         if (idx === 0) throw new HpackError('indexed field with index 0');
         fieldSeen = true;
         this.emit(res, idx, all);
@@ -369,8 +371,8 @@ export class HpackDecoder {
       if ((b & 0xe0) === 0x20) {
         // Dynamic table size update (§6.3): only at the start of a block (§4.2).
         if (fieldSeen) throw new HpackError('table size update after a header field');
-        const [size, q] = readInt(block, p, 5);
-        p = q;
+        const size = readInt(block, p, 5);
+        p = at;
         if (size > this.settingsMax)
           throw new HpackError(`table size update to ${size} exceeds the ${this.settingsMax} allowed`);
         this.maxSize = size;
@@ -380,20 +382,19 @@ export class HpackDecoder {
       // Literal: with incremental indexing (01, §6.2.1), without (0000, §6.2.2), never (0001, §6.2.3).
       const indexing = (b & 0xc0) === 0x40;
       const prefix = indexing ? 6 : 4;
-      const [nameIdx, q] = readInt(block, p, prefix);
-      p = q;
+      const nameIdx = readInt(block, p, prefix);
+      p = at;
       fieldSeen = true;
       let name: string;
       if (nameIdx === 0) {
-        const [s, r] = readString(block, p, true);
-        name = s!;
-        p = r;
+        name = readString(block, p, true, this.huffman)!;
+        p = at;
       } else {
         name = this.nameAt(nameIdx);
       }
       const need = indexing || all || name === ':status' || name === 'content-length';
-      const [value, r] = readString(block, p, need);
-      p = r;
+      const value = readString(block, p, need, this.huffman);
+      p = at;
       if (indexing) this.insert(name, value!);
       if (name === ':status') res.status = parseStatus(value!);
       else if (name === 'content-length') noteLength(res, value!);
@@ -470,12 +471,22 @@ function parseStatus(v: string): number {
   return s;
 }
 
-/** Reads an integer with an N-bit prefix at `p`; returns [value, next offset]. */
-function readInt(buf: Uint8Array, p: number, prefixBits: number): [number, number] {
+/**
+ * Where the last {@link readInt} or {@link readString} stopped. One module-level cursor instead of a
+ * `[value, offset]` pair per call: a response's block is read with ~15 such calls, and the pairs were
+ * garbage on every response (issue 29). Decoding is synchronous, so no two reads interleave.
+ */
+let at = 0;
+
+/** Reads an integer with an N-bit prefix at `p`; returns it and leaves the next offset in {@link at}. */
+function readInt(buf: Uint8Array, p: number, prefixBits: number): number {
   const max = (1 << prefixBits) - 1;
   let v = buf[p]! & max;
   p++;
-  if (v < max) return [v, p];
+  if (v < max) {
+    at = p;
+    return v;
+  }
   let m = 1;
   for (;;) {
     if (p >= buf.length) throw new HpackError('truncated integer');
@@ -485,17 +496,60 @@ function readInt(buf: Uint8Array, p: number, prefixBits: number): [number, numbe
     if ((b & 0x80) === 0) break;
     if (m > 2 ** 28) throw new HpackError('integer too large');
   }
-  return [v, p];
+  at = p;
+  return v;
 }
 
-/** Reads a string literal at `p`; decodes it only when `need` (else returns undefined, checked length). */
-function readString(buf: Uint8Array, p: number, need: boolean): [string | undefined, number] {
+/**
+ * Reads a string literal at `p`; decodes it only when `need` (else returns undefined, checked length).
+ * The next offset is left in {@link at}.
+ */
+function readString(buf: Uint8Array, p: number, need: boolean, cache: HuffmanCache): string | undefined {
   if (p >= buf.length) throw new HpackError('truncated string');
   const huff = (buf[p]! & 0x80) !== 0;
-  const [len, q] = readInt(buf, p, 7);
+  const len = readInt(buf, p, 7);
+  const q = at;
   const end = q + len;
   if (end > buf.length) throw new HpackError('string runs past the end of the block');
-  if (!need) return [undefined, end];
-  if (huff) return [huffmanDecode(buf, q, end), end];
-  return [Buffer.from(buf.buffer, buf.byteOffset + q, len).toString('latin1'), end];
+  at = end;
+  if (!need) return undefined;
+  if (huff) return cache.decode(buf, q, end);
+  return Buffer.from(buf.buffer, buf.byteOffset + q, len).toString('latin1');
+}
+
+/** Slots of a {@link HuffmanCache}: a power of two. */
+const HUFFMAN_CACHE_SLOTS = 256;
+/** Longer encoded strings are decoded every time (long values rarely repeat byte for byte). */
+const HUFFMAN_CACHE_MAX_BYTES = 64;
+
+/**
+ * Decoded Huffman strings by their encoded bytes, direct-mapped on a hash of those bytes. A server
+ * that does not use the dynamic table for a field sends the same Huffman bytes with every response
+ * (nginx 1.22: `server`, `date`, `content-type`, `last-modified`, `etag`, `accept-ranges` as literals
+ * with indexing, 108 bytes a response), and decoding them bit by bit was the largest item of h2lab's
+ * own code in a profile against it (issue 29). A hit compares the bytes, so a collision costs one
+ * decode, never a wrong string; a hit allocates nothing.
+ */
+class HuffmanCache {
+  private readonly bytes: Array<Uint8Array | undefined> = new Array(HUFFMAN_CACHE_SLOTS).fill(undefined);
+  private readonly strings: string[] = new Array(HUFFMAN_CACHE_SLOTS).fill('');
+
+  decode(buf: Uint8Array, start: number, end: number): string {
+    const len = end - start;
+    if (len > HUFFMAN_CACHE_MAX_BYTES) return huffmanDecode(buf, start, end);
+    // FNV-1a over the encoded bytes.
+    let h = 0x811c9dc5;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+    const slot = (h ^ (h >>> 16)) & (HUFFMAN_CACHE_SLOTS - 1);
+    const seen = this.bytes[slot];
+    if (seen !== undefined && seen.length === len) {
+      let i = 0;
+      while (i < len && seen[i] === buf[start + i]) i++;
+      if (i === len) return this.strings[slot]!;
+    }
+    const s = huffmanDecode(buf, start, end);
+    this.bytes[slot] = buf.slice(start, end);
+    this.strings[slot] = s;
+    return s;
+  }
 }

@@ -386,7 +386,7 @@ async function runLocal(
   const origin = performance.timeOrigin + performance.now();
   const progress = progressTimer(o, events, origin, () => [part.live]);
   try {
-    return [await part.start({ originEpochMs: origin, ...(onSample ? { onSample } : {}) })];
+    return [await part.start({ originEpochMs: origin, inThread: true, ...(onSample ? { onSample } : {}) })];
   } finally {
     clearInterval(progress);
   }
@@ -549,7 +549,7 @@ function buildResult(
   let tlsVersion: string | undefined;
   for (const p of parts) {
     addCounts(counts, p.counts);
-    for (const k of HISTOGRAM_NAMES) hist[k].add(decodeHistogram(p.histograms[k]));
+    for (const k of HISTOGRAM_NAMES) hist[k].add(p.live ? p.live[k] : decodeHistogram(p.histograms![k]));
     start = Math.min(start, p.measureStartMs);
     end = Math.max(end, p.measureEndMs);
     elu = Math.max(elu, p.eventLoopUtilization);

@@ -39,6 +39,7 @@ export {
   recordMs,
   SampleStats,
   summarizeHistogram,
+  UsRecorder,
 } from './stats.ts';
 export { attachServerTcp, attachServerTcpFrom, attachServerTcpFromLink, serverTcpReadings } from './tcp.ts';
 export { checkWorkloadSize, expandTemplate, splitUrl } from './workload.ts';

@@ -11,6 +11,7 @@
  * same state: no connection (handshakes included) or connections just opened and idle (excluded).
  */
 import { performance } from 'node:perf_hooks';
+import type * as Hdr from 'hdr-histogram-js';
 import { createRng, H2labError } from '../core/index.ts';
 import { mergeFlowControl } from '../h2/index.ts';
 import type { EncodedHistogram, Sample, WireProtocol } from '../model/index.ts';
@@ -60,7 +61,10 @@ export interface PartInput {
 /** A part's result, serializable across threads. */
 export interface PartResult {
   counts: Counts;
-  histograms: Record<HistogramName, EncodedHistogram>;
+  /** Encoded, to cross a thread; absent when {@link StartOptions.inThread} kept them as `live`. */
+  histograms?: Record<HistogramName, EncodedHistogram>;
+  /** The histograms themselves, for a part that ran in the engine's own thread. */
+  live?: Record<HistogramName, Hdr.Histogram>;
   transport: TransportStats;
   negotiated: WireProtocol | 'none';
   /** Start and end of the measured period, ms since the run's origin. */
@@ -107,6 +111,11 @@ export interface StartOptions {
   /** The run's origin as an epoch time, ms (performance.timeOrigin + now()); shared by all threads. */
   originEpochMs: number;
   onSample?: (s: Sample) => void;
+  /**
+   * The part runs in the engine's thread: hand the histograms over as they are (`live`) instead of
+   * encoding them for the engine to decode again (12 of each at the end of a run, issue 29).
+   */
+  inThread?: boolean;
 }
 
 /** One thread's share of a run. `prepare()` opens connections; `start()` runs the schedule. */
@@ -315,13 +324,17 @@ export class LoadPart {
     const last = this.transport!;
     await last.close();
     if (!burst) finished = last.stats();
-    const histograms = {} as Record<HistogramName, EncodedHistogram>;
-    for (const [k, h] of Object.entries(stats.h) as Array<[HistogramName, (typeof stats.h)[HistogramName]]>) {
-      histograms[k] = encodeHistogram(h);
+    const kept = stats.h;
+    let histograms: Record<HistogramName, EncodedHistogram> | undefined;
+    if (!so.inThread) {
+      histograms = {} as Record<HistogramName, EncodedHistogram>;
+      for (const [k, h] of Object.entries(kept) as Array<[HistogramName, Hdr.Histogram]>) {
+        histograms[k] = encodeHistogram(h);
+      }
     }
     return {
       counts: stats.counts,
-      histograms,
+      ...(histograms ? { histograms } : { live: kept }),
       transport: finished,
       negotiated: last.negotiated(),
       measureStartMs,

@@ -6,9 +6,9 @@
  */
 
 import type * as Hdr from 'hdr-histogram-js';
-import { formatBytes, formatMs, lazyModule } from '../core/index.ts';
+import { formatBytes, formatMs, hdrHistogram } from '../core/index.ts';
 
-const hdr = lazyModule<typeof Hdr>('hdr-histogram-js');
+const hdr = hdrHistogram;
 
 import type {
   CellResult,

@@ -140,6 +140,25 @@ test('Huffman coding round-trips any byte string (RFC 7541 §5.2)', () => {
   );
 });
 
+test('one decoder over many blocks: Huffman strings seen before (cached by their bytes) decode as the first time', () => {
+  // Issue 29: the decoder keeps decoded Huffman strings by their encoded bytes. Values that repeat
+  // (hits), values seen once (misses) and more distinct values than the cache has slots (evictions,
+  // hash collisions) must all decode exactly; one decoder reads every block, as on a connection.
+  const repeated = ['nginx/1.22.1', 'Wed, 02 Dec 2026 12:33:18 GMT', 'text/plain', '"6b10100e-400"', 'bytes'];
+  const value = fc.oneof(fc.constantFrom(...repeated), fc.stringMatching(/^[a-z0-9 ,:"-]{1,70}$/));
+  const d = new HpackDecoder();
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom('server', 'x-a', 'etag'), value), { maxLength: 12 }),
+      (fields) => {
+        const list: Array<[string, string]> = [[':status', '200'], ...fields];
+        assert.deepEqual(d.decode(encodeHeaderBlock(list), true).headers, list);
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
 test('the encoder writes blocks the decoder reads back, static indexes and literals alike', () => {
   const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/);
   const value = fc.string({ maxLength: 200 }).map((s) => Buffer.from(s, 'utf8').toString('latin1'));
