@@ -5,7 +5,6 @@
  * transport under two names" must give no clear difference, an injected 3× must give a winner), and
  * so a library user can try a renderer without a server.
  */
-import type * as Hdr from 'hdr-histogram-js';
 import { createRng, H2labError, hdrHistogram, type Rng, VERSION } from '../core/index.ts';
 
 const hdr = hdrHistogram;

@@ -73,8 +73,8 @@ export class UsRecorder {
     if (bucket < 0) bucket = 0;
     const i = ((bucket + 1) << SUB_BUCKET_HALF_MAGNITUDE) + (us >>> bucket) - SUB_BUCKET_HALF;
     // Allocated on the first value: connect and tls stay empty in most runs.
-    const c = (this.counts ??= new Float64Array(COUNTS_LENGTH));
-    c[i]!++;
+    if (this.counts === undefined) this.counts = new Float64Array(COUNTS_LENGTH);
+    this.counts[i]!++;
     if (i < this.lo) this.lo = i;
     if (i > this.hi) this.hi = i;
   }
