@@ -19,8 +19,11 @@
 // h2lab runs from the compiled package (dist/, as an installed package runs it; `npm run build` first).
 // Suites: h2 (h2lab -p h2 -c 100 vs h2load -c1 -m100), h1 (-p h1 --connections 6 -c 6 vs h2load --h1
 // -c6), h2w2 (--workers 2 vs h2load -t2 -c2 -m50: two sessions of 50 streams each).
+// --baseline DIR (repeatable) runs another build of h2lab beside it in every round, DIR/dist/cli/main.js
+// (e.g. `git archive <commit> | tar -x -C DIR`, node_modules linked, `tsc -p tsconfig.build.json`
+// there): a before/after of a change in one interleaved run.
 // Usage: node --import tsx bench/load-vs-reference.ts --cpu [--rounds 5] [--small 5000] [--large 50000]
-//        [--suites h2,h1,h2w2]
+//        [--suites h2,h1,h2w2] [--baseline DIR]
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     small: { type: 'string', default: '5000' },
     large: { type: 'string', default: '50000' },
     suites: { type: 'string', default: 'h2,h1,h2w2' },
+    baseline: { type: 'string', multiple: true },
   },
 });
 const rounds = Number(values.rounds);
@@ -265,11 +269,11 @@ async function cpuMode(): Promise<void> {
       return { whole: cpu, fromConnect: cpu };
     };
   const h2labCpu =
-    (args: string[], url: string) =>
+    (args: string[], url: string, entry = main) =>
     async (n: number): Promise<Run> => {
       const cpu = await timedCpu(
         process.execPath,
-        [main, 'bench', url, ...args, '-n', String(n), '-q', '--json', json],
+        [entry, 'bench', url, ...args, '-n', String(n), '-q', '--json', json],
         out,
       );
       const r = JSON.parse(readFileSync(json, 'utf8')) as {
@@ -300,6 +304,19 @@ async function cpuMode(): Promise<void> {
       },
     ],
   };
+  for (const b of values.baseline ?? []) {
+    const entry = join(b, 'dist/cli/main.js');
+    const tag = `h2lab@${b.replace(/\/+$/, '').split('/').at(-1)}`;
+    all.h2!.push({ name: `${tag} -p h2 -c 100`, go: h2labCpu(['-p', 'h2', '-c', '100'], h2Url, entry) });
+    all.h1!.push({
+      name: `${tag} -p h1 --connections 6`,
+      go: h2labCpu(['-p', 'h1', '--connections', '6', '-c', '6'], h1Url, entry),
+    });
+    all.h2w2!.push({
+      name: `${tag} -p h2 -c 100 --workers 2`,
+      go: h2labCpu(['-p', 'h2', '-c', '100', '--workers', '2'], h2Url, entry),
+    });
+  }
   const suites = values.suites.split(',').map((x) => x.trim());
   for (const x of suites) if (!all[x]) throw new Error(`unknown suite ${x}: h2, h1, h2w2`);
   const loads: number[] = [loadavg()[0]!];
@@ -340,13 +357,15 @@ async function cpuMode(): Promise<void> {
       `  ${k.padEnd(40)} ${median(e.whole).toFixed(1).padStart(7)} ${median(e.fromConnect).toFixed(1).padStart(7)} ${median(e.steady).toFixed(1).padStart(7)}`,
     );
   }
-  console.log('\nratios h2lab / h2load (medians)');
+  console.log('\nratios to h2load (medians)');
   for (const suite of suites) {
-    const [ref, mine] = all[suite]!.map((c) => us.get(`${suite} ${c.name}`)!);
-    const ratio = (f: 'whole' | 'fromConnect' | 'steady') => (median(mine![f]) / median(ref![f])).toFixed(2);
-    console.log(
-      `  ${suite.padEnd(5)} whole ${ratio('whole')}  from connect ${ratio('fromConnect')}  steady ${ratio('steady')}`,
-    );
+    const [ref, ...mine] = all[suite]!.map((c) => [c.name, us.get(`${suite} ${c.name}`)!] as const);
+    for (const [name, m] of mine) {
+      const ratio = (f: 'whole' | 'fromConnect' | 'steady') => (median(m[f]) / median(ref![1][f])).toFixed(2);
+      console.log(
+        `  ${suite.padEnd(5)} ${name.padEnd(36)} whole ${ratio('whole')}  from connect ${ratio('fromConnect')}  steady ${ratio('steady')}`,
+      );
+    }
   }
   // Workers: requests per CPU-second of two workers against one (issue 29: ≥ 1.8 wanted), steady.
   const one = us.get('h2 h2lab -p h2 -c 100');

@@ -461,7 +461,13 @@ export class HpackDecoder {
 }
 
 function noteLength(res: DecodedBlock, v: string): void {
-  const n = /^[0-9]{1,15}$/.test(v) ? Number(v) : -2;
+  // 1 to 15 ASCII digits, without a regular expression per response (issue 29: 8.5 ms of a 200k-request
+  // profile against nginx).
+  let n = v.length > 0 && v.length <= 15 ? 0 : -2;
+  for (let i = 0; i < v.length && n >= 0; i++) {
+    const d = v.charCodeAt(i) - 48;
+    n = d >= 0 && d <= 9 ? n * 10 + d : -2;
+  }
   res.contentLength = res.contentLength === undefined || res.contentLength === n ? n : -2;
 }
 
@@ -513,8 +519,7 @@ function readString(buf: Uint8Array, p: number, need: boolean, cache: HuffmanCac
   if (end > buf.length) throw new HpackError('string runs past the end of the block');
   at = end;
   if (!need) return undefined;
-  if (huff) return cache.decode(buf, q, end);
-  return Buffer.from(buf.buffer, buf.byteOffset + q, len).toString('latin1');
+  return cache.decode(buf, q, end, huff);
 }
 
 /** Slots of a {@link HuffmanCache}: a power of two. */
@@ -523,7 +528,7 @@ const HUFFMAN_CACHE_SLOTS = 256;
 const HUFFMAN_CACHE_MAX_BYTES = 64;
 
 /**
- * Decoded Huffman strings by their encoded bytes, direct-mapped on a hash of those bytes. A server
+ * Decoded strings by their encoded bytes (Huffman or raw), direct-mapped on a hash of those bytes. A server
  * that does not use the dynamic table for a field sends the same Huffman bytes with every response
  * (nginx 1.22: `server`, `date`, `content-type`, `last-modified`, `etag`, `accept-ranges` as literals
  * with indexing, 108 bytes a response), and decoding them bit by bit was the largest item of h2lab's
@@ -532,24 +537,32 @@ const HUFFMAN_CACHE_MAX_BYTES = 64;
  */
 class HuffmanCache {
   private readonly bytes: Array<Uint8Array | undefined> = new Array(HUFFMAN_CACHE_SLOTS).fill(undefined);
+  private readonly huffman: boolean[] = new Array(HUFFMAN_CACHE_SLOTS).fill(false);
   private readonly strings: string[] = new Array(HUFFMAN_CACHE_SLOTS).fill('');
 
-  decode(buf: Uint8Array, start: number, end: number): string {
+  /** The string encoded at [start, end), Huffman-coded when `huff` (RFC 7541 §5.2). */
+  decode(buf: Uint8Array, start: number, end: number, huff: boolean): string {
     const len = end - start;
-    if (len > HUFFMAN_CACHE_MAX_BYTES) return huffmanDecode(buf, start, end);
+    if (len > HUFFMAN_CACHE_MAX_BYTES) return decodeString(buf, start, end, huff);
     // FNV-1a over the encoded bytes.
-    let h = 0x811c9dc5;
+    let h = huff ? 0x811c9dc5 : 0x050c5d1f;
     for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
     const slot = (h ^ (h >>> 16)) & (HUFFMAN_CACHE_SLOTS - 1);
     const seen = this.bytes[slot];
-    if (seen !== undefined && seen.length === len) {
+    if (seen !== undefined && seen.length === len && this.huffman[slot] === huff) {
       let i = 0;
       while (i < len && seen[i] === buf[start + i]) i++;
       if (i === len) return this.strings[slot]!;
     }
-    const s = huffmanDecode(buf, start, end);
+    const s = decodeString(buf, start, end, huff);
     this.bytes[slot] = buf.slice(start, end);
+    this.huffman[slot] = huff;
     this.strings[slot] = s;
     return s;
   }
+}
+
+function decodeString(buf: Uint8Array, start: number, end: number, huff: boolean): string {
+  if (huff) return huffmanDecode(buf, start, end);
+  return Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString('latin1');
 }
