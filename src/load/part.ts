@@ -273,17 +273,22 @@ export class LoadPart {
       if (this.stopping || t >= stopAt) return false;
       return t < warmupEnd || measuredIssued < limit;
     };
-    const issue = (intendedMs: number, queuedMs: number): Promise<Sample> => {
+    const issueCb = (intendedMs: number, queuedMs: number, then: (s: Sample) => void): void => {
       if (intendedMs >= warmupEnd) measuredIssued++;
       live.inFlight++;
       const seq = seqNext;
       seqNext += stride;
       const t = this.transport!;
-      return t.request(workload.specAt(seq), { seq, intendedMs, queuedMs }).then((s) => {
+      const timing = { seq, intendedMs, queuedMs };
+      const done = (s: Sample): void => {
         onDone(s);
-        return s;
-      });
+        then(s);
+      };
+      if (t.requestCb) t.requestCb(workload.specAt(seq), timing, done);
+      else void t.request(workload.specAt(seq), timing).then(done);
     };
+    const issue = (intendedMs: number, queuedMs: number): Promise<Sample> =>
+      new Promise((resolve) => issueCb(intendedMs, queuedMs, resolve));
 
     // The event loop and the CPU are judged over the measured period only (issue 29: JIT warm-up was
     // a quarter of a short run's CPU, and the saturation check should judge the steady state).
@@ -310,14 +315,27 @@ export class LoadPart {
       finished = r.stats;
       if (bursts.length > 0) measureStartMs = bursts[0]!.startMs;
     } else if (!open) {
-      const lane = async (): Promise<void> => {
-        for (;;) {
+      // Closed loop: each lane sends its next request from the callback of the previous one, with no
+      // promise per request (issue 29). A request that completes before issueCb returns (a failure at
+      // once) sends the next one from a microtask, as an awaited promise did, so that a run of such
+      // failures neither grows the stack nor loops without end inside one call.
+      await new Promise<void>((allDone) => {
+        let lanes = this.input.concurrency;
+        const lane = (): void => {
           const t = this.now();
-          if (!mayIssue(t)) return;
-          await issue(t, t);
-        }
-      };
-      await Promise.all(Array.from({ length: this.input.concurrency }, lane));
+          if (!mayIssue(t)) {
+            if (--lanes === 0) allDone();
+            return;
+          }
+          let returned = false;
+          issueCb(t, t, () => {
+            if (returned) lane();
+            else queueMicrotask(lane);
+          });
+          returned = true;
+        };
+        for (let i = this.input.concurrency; i > 0; i--) lane();
+      });
     } else {
       const withinLimit = (a: OwnArrival): boolean =>
         !this.stopping && a.t < stopAt && (a.t < warmupEnd || a.measuredBefore < limit);

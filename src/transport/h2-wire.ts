@@ -190,25 +190,31 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
   }
 
   send(spec: RequestSpec, sample: Sample): Promise<Sample> {
-    return new Promise((resolve) => {
-      const body = spec.body && spec.body.length > 0 ? spec.body : undefined;
-      const block = this.blockFor(spec, body?.length);
-      const r = new Req(this, sample, resolve, spec.method === 'HEAD');
-      sample.sentMs = this.now();
-      this.active.add(r);
-      try {
-        r.stream = this.session.request(block, body, r);
-      } catch (err) {
-        this.settle(
-          r,
-          this.session.goawayLastStream >= 0 ? 'goaway' : 'connection',
-          -1,
-          (err as Error).message,
-        );
-        return;
-      }
-      if (body) sample.bytesOut = body.length;
-    });
+    return new Promise((resolve) => this.sendCb(spec, sample, resolve));
+  }
+
+  /**
+   * Sends with a callback: `done` runs from the session's frame handling when the stream ends (or
+   * at once when the session refuses the stream), with no promise in between (issue 29).
+   */
+  sendCb(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
+    const body = spec.body && spec.body.length > 0 ? spec.body : undefined;
+    const block = this.blockFor(spec, body?.length);
+    const r = new Req(this, sample, done, spec.method === 'HEAD');
+    sample.sentMs = this.now();
+    this.active.add(r);
+    try {
+      r.stream = this.session.request(block, body, r);
+    } catch (err) {
+      this.settle(
+        r,
+        this.session.goawayLastStream >= 0 ? 'goaway' : 'connection',
+        -1,
+        (err as Error).message,
+      );
+      return;
+    }
+    if (body) sample.bytesOut = body.length;
   }
 
   expire(nowMs: number, timeoutMs: number): void {

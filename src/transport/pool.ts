@@ -115,6 +115,11 @@ export interface PoolConn {
   announcedLimit(): number | undefined;
   /** Sends one request and fills `sample`; never rejects. */
   send(spec: RequestSpec, sample: Sample): Promise<Sample>;
+  /**
+   * {@link send} with a callback, for connections whose request path is callbacks end to end (h2lab's
+   * HTTP/2 client): `done` runs once, when the sample is complete, possibly before `sendCb` returns.
+   */
+  sendCb?(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void;
   /** Fails requests older than `timeoutMs` with `timeout` (called by the pool's sweep). */
   expire(nowMs: number, timeoutMs: number): void;
   /** Closes it; requests in flight resolve with `aborted`. */
@@ -303,6 +308,14 @@ export class PoolTransport implements Transport {
   }
 
   request(spec: RequestSpec, timing: RequestTiming): Promise<Sample> {
+    return new Promise((resolve) => this.requestCb(spec, timing, resolve));
+  }
+
+  /**
+   * {@link request} with a callback: no promise per request inside the pool (issue 29), `done` runs
+   * once, possibly before this returns (a request that fails at once).
+   */
+  requestCb(spec: RequestSpec, timing: RequestTiming, done: (s: Sample) => void): void {
     const sample: Sample = {
       seq: timing.seq,
       intendedMs: timing.intendedMs,
@@ -315,12 +328,18 @@ export class PoolTransport implements Transport {
       bytesOut: 0,
       protocol: this.s.requested,
     };
-    if (this.closed) return Promise.resolve(this.fail(sample, 'aborted', 'transport closed'));
+    if (this.closed) {
+      done(this.fail(sample, 'aborted', 'transport closed'));
+      return;
+    }
     if (spec.headers) {
       const problem = this.headersProblem(spec.headers);
-      if (problem) return Promise.resolve(this.fail(sample, 'other', `not sent: ${problem}`));
+      if (problem) {
+        done(this.fail(sample, 'other', `not sent: ${problem}`));
+        return;
+      }
     }
-    return this.route(spec, sample);
+    this.route(spec, sample, done);
   }
 
   /**
@@ -339,29 +358,34 @@ export class PoolTransport implements Transport {
   }
 
   /** Sends on the connection the policy picks, a new one, or queues for a free slot. */
-  private route(spec: RequestSpec, sample: Sample): Promise<Sample> {
+  private route(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     if (++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
     // While a request is out, the sweep that times it out holds the process: a connection that goes
     // silent (node:http2 after an invalid HPACK block emits nothing) left nothing else, and the
     // process exited 13 with every request pending. Idle, it lets go (see onSweep).
     if (this.inFlight === 1) this.sweep?.ref();
     const choice = this.pick();
-    if (choice === 'open') return this.openAndSend(spec, sample);
-    if (choice !== undefined && !this.overShare(choice)) return this.dispatch(choice, spec, sample);
+    if (choice === 'open') {
+      void this.openAndSend(spec, sample, done);
+      return;
+    }
+    if (choice !== undefined && !this.overShare(choice)) {
+      this.dispatch(choice, spec, sample, done);
+      return;
+    }
     if (this.backoffUntil > 0 && this.serverGone()) {
       this.inFlight--;
-      // Through the event loop: a closed loop of failures settled in microtasks would starve every
-      // timer, the run's end and the next connection attempt among them.
-      return new Promise((resolve) =>
-        setImmediate(() => resolve(this.fail(sample, 'connect', this.goneDetail()))),
-      );
+      // Through the event loop: a closed loop of failures settled at once would starve every timer,
+      // the run's end and the next connection attempt among them.
+      setImmediate(() => done(this.fail(sample, 'connect', this.goneDetail())));
+      return;
     }
     // Waiting for a connection still being opened is setup, not the limit: such waits count at the
     // cap only if the opened connections cannot take them either (see drain()).
     const forSetup = this.opening > 0 || this.backoffUntil > 0;
     if (forSetup) this.setupWaiters++;
     else this.capHits++;
-    return new Promise((resolve) => this.waiters.push({ spec, sample, resolve, forSetup }));
+    this.waiters.push({ spec, sample, resolve: done, forSetup });
   }
 
   private outageStats(): Pick<TransportStats, 'outages'> {
@@ -571,7 +595,7 @@ export class PoolTransport implements Transport {
       this.minAnnounced = lim;
   }
 
-  private async openAndSend(spec: RequestSpec, sample: Sample): Promise<Sample> {
+  private async openAndSend(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): Promise<void> {
     let conn: PoolConn;
     const startedMs = this.s.now();
     try {
@@ -584,7 +608,8 @@ export class PoolTransport implements Transport {
         this.backOff(startedMs);
       } else this.fail(sample, 'other', String(err));
       this.drain();
-      return sample;
+      done(sample);
+      return;
     }
     this.connectRounds = 0;
     this.failingSinceMs = -1;
@@ -593,17 +618,18 @@ export class PoolTransport implements Transport {
       // The transport closed while this connection was being set up (openConn closed it): the
       // request was never sent. Sent anyway, it ended as a `reset` "closed by the server".
       this.inFlight--;
-      return this.fail(sample, 'aborted', 'transport closed');
+      done(this.fail(sample, 'aborted', 'transport closed'));
+      return;
     }
     sample.newConnection = true;
     sample.connectMs = conn.connectMs;
     if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;
     // A new HTTP/2 session may take more than this request: let queued ones ride it too.
     queueMicrotask(() => this.drain());
-    return this.dispatch(conn, spec, sample);
+    this.dispatch(conn, spec, sample, done);
   }
 
-  private async dispatch(conn: PoolConn, spec: RequestSpec, sample: Sample): Promise<Sample> {
+  private dispatch(conn: PoolConn, spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     if (++conn.inFlight > conn.peakStreams) conn.peakStreams = conn.inFlight;
     sample.connectionId = conn.id;
     sample.protocol = conn.protocol;
@@ -613,7 +639,13 @@ export class PoolTransport implements Transport {
       sample.connectMs = conn.connectMs;
       if (conn.tlsMs !== undefined) sample.tlsMs = conn.tlsMs;
     }
-    await conn.send(spec, sample);
+    const after = (): void => this.afterSend(conn, spec, sample, done);
+    if (conn.sendCb) conn.sendCb(spec, sample, after);
+    else void conn.send(spec, sample).then(after);
+  }
+
+  /** A request's connection is done with it: bookkeeping, a retry if it may have one, then `done`. */
+  private afterSend(conn: PoolConn, spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     conn.inFlight--;
     conn.lastActiveMs = sample.endMs;
     this.inFlight--;
@@ -626,9 +658,10 @@ export class PoolTransport implements Transport {
     const budget =
       sample.error === 'goaway' ? MAX_GOAWAY_RETRIES : sample.error === 'refused-stream' ? MAX_RETRIES : 0;
     if ((sample.retries ?? 0) < budget && !this.closed) {
-      return this.retry(spec, sample);
+      this.retry(spec, sample, done);
+      return;
     }
-    return sample;
+    done(sample);
   }
 
   /**
@@ -637,7 +670,7 @@ export class PoolTransport implements Transport {
    * safe to retry (RFC 9113 §8.7), and counting them as failures would charge HTTP/2 for a server's
    * routine session rotation (nginx: `keepalive_requests`) that HTTP/1.1 pays with a quiet close.
    */
-  private retry(spec: RequestSpec, sample: Sample): Promise<Sample> {
+  private retry(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     sample.retries = (sample.retries ?? 0) + 1;
     delete sample.error;
     delete sample.errorDetail;
@@ -649,7 +682,7 @@ export class PoolTransport implements Transport {
     sample.newConnection = false;
     delete sample.connectMs;
     delete sample.tlsMs;
-    return this.route(spec, sample);
+    this.route(spec, sample, done);
   }
 
   /**
@@ -682,9 +715,8 @@ export class PoolTransport implements Transport {
         this.waiters.splice(0, this.waitHead);
         this.waitHead = 0;
       }
-      const p =
-        choice === 'open' ? this.openAndSend(w.spec, w.sample) : this.dispatch(choice, w.spec, w.sample);
-      p.then(w.resolve);
+      if (choice === 'open') void this.openAndSend(w.spec, w.sample, w.resolve);
+      else this.dispatch(choice, w.spec, w.sample, w.resolve);
     }
   }
 
