@@ -357,6 +357,19 @@ async function cpuMode(): Promise<void> {
       `  ${k.padEnd(40)} ${median(e.whole).toFixed(1).padStart(7)} ${median(e.fromConnect).toFixed(1).padStart(7)} ${median(e.steady).toFixed(1).padStart(7)}`,
     );
   }
+  // Per-round ratios too: the clients of one round ran minutes apart at most, so a machine that got
+  // busier or quieter during the run moves both sides of a round's ratio.
+  console.log('\nmedian of the per-round ratios to h2load');
+  for (const suite of suites) {
+    const [ref, ...mine] = all[suite]!.map((c) => us.get(`${suite} ${c.name}`)!);
+    for (const [i, m] of mine.entries()) {
+      const per = (f: 'whole' | 'fromConnect' | 'steady') =>
+        median(m[f].map((v, r) => v / ref![f][r]!)).toFixed(2);
+      console.log(
+        `  ${suite.padEnd(5)} ${all[suite]![i + 1]!.name.padEnd(36)} whole ${per('whole')}  from connect ${per('fromConnect')}  steady ${per('steady')}`,
+      );
+    }
+  }
   console.log('\nratios to h2load (medians)');
   for (const suite of suites) {
     const [ref, ...mine] = all[suite]!.map((c) => [c.name, us.get(`${suite} ${c.name}`)!] as const);

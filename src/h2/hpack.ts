@@ -555,7 +555,8 @@ class HuffmanCache {
       if (i === len) return this.strings[slot]!;
     }
     const s = decodeString(buf, start, end, huff);
-    this.bytes[slot] = buf.slice(start, end);
+    // A copy (Uint8Array's slice; Buffer's is a view that would keep the whole read chunk alive).
+    this.bytes[slot] = Uint8Array.prototype.slice.call(buf, start, end);
     this.huffman[slot] = huff;
     this.strings[slot] = s;
     return s;
