@@ -147,12 +147,6 @@ export interface H2SessionOptions {
    * round trip is measured too and the lower one used.
    */
   rttMs?: number;
-  /**
-   * The caller reads the socket and hands each chunk to {@link H2ClientSession.receive}, in a buffer
-   * it reuses for the next read (net.Socket's `onread`: no buffer allocated per read, issue 29);
-   * the session copies what must outlive the call (a partial frame). Default: the socket's `data`.
-   */
-  externalReads?: boolean;
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -259,7 +253,7 @@ export class H2ClientSession {
     this.connCredit = new CreditLedger(this.connWindow);
     this.now = opts.now ?? (() => performance.now());
     this.stalls = new StallBook(this.now, opts.rttMs);
-    if (!opts.externalReads) socket.on('data', (b: Buffer) => this.onData(b));
+    socket.on('data', (b: Buffer) => this.onData(b));
     socket.on('error', (err: Error & { code?: string }) => {
       this.socketError ??= err;
       this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`);
@@ -371,13 +365,6 @@ export class H2ClientSession {
 
   // ---- reading ------------------------------------------------------------------------------------
 
-  /**
-   * Bytes read from the socket, with `externalReads`: `chunk` may be overwritten once this returns.
-   */
-  receive(chunk: Buffer): void {
-    this.onData(chunk);
-  }
-
   private onData(chunk: Buffer): void {
     let buf = chunk;
     if (this.pending) {
@@ -423,11 +410,7 @@ export class H2ClientSession {
       this.connectionError(code, e.message);
       return;
     }
-    if (off < n) {
-      // With external reads the caller reuses `chunk` for its next read: keep a copy.
-      const rest = off === 0 ? buf : buf.subarray(off);
-      this.pending = this.opts.externalReads && buf === chunk ? Buffer.from(rest) : rest;
-    }
+    if (off < n) this.pending = off === 0 ? buf : buf.subarray(off);
     if (this.out.length > 0 || this.arenaPos > this.arenaStart) this.scheduleFlush();
   }
 

@@ -46,22 +46,6 @@ export interface Connected {
   tlsVersion?: string;
 }
 
-/**
- * Reads into one buffer per connection (net.Socket's `onread`) instead of a fresh buffer per read:
- * `sink` gets a view that is valid only during the call (the next read overwrites it). Until a reader
- * sets `sink`, what arrives is copied and kept in `early`. Cleartext connections only (a TLS socket
- * decrypts into buffers of its own).
- */
-export class ReadTap {
-  readonly early: Buffer[] = [];
-  sink: (chunk: Buffer) => void = (chunk) => {
-    this.early.push(Buffer.from(chunk));
-  };
-}
-
-/** Bytes of a {@link ReadTap}'s buffer: what one read of the socket may return. */
-const TAP_BUFFER_BYTES = 64 * 1024;
-
 /** A connection attempt that failed, classified. */
 export class ConnectError extends Error {
   readonly failure: FailureClass;
@@ -128,12 +112,7 @@ function identityOf(name: string): (host: string, cert: tls.PeerCertificate) => 
  * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
  * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
  */
-export function connectTimed(
-  target: ConnectTarget,
-  alpn: string[],
-  now: () => number,
-  tap?: ReadTap,
-): Promise<Connected> {
+export function connectTimed(target: ConnectTarget, alpn: string[], now: () => number): Promise<Connected> {
   return new Promise((resolve, reject) => {
     const t0 = now();
     let tConnect = -1;
@@ -174,21 +153,7 @@ export function connectTimed(
         });
       });
     } else {
-      socket = net.connect({
-        host: target.host,
-        port: target.port,
-        ...(tap
-          ? {
-              onread: {
-                buffer: Buffer.allocUnsafe(TAP_BUFFER_BYTES),
-                callback: (n: number, buf: Uint8Array): boolean => {
-                  tap.sink((buf as Buffer).subarray(0, n));
-                  return true;
-                },
-              },
-            }
-          : {}),
-      });
+      socket = net.connect({ host: target.host, port: target.port });
     }
     socket.setNoDelay(true);
     socket.once('connect', () => {

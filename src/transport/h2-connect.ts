@@ -4,7 +4,7 @@
  */
 import { H2labError } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
-import { type Connected, type ConnectTarget, connectTimed, type ReadTap } from './connect.ts';
+import { type Connected, type ConnectTarget, connectTimed } from './connect.ts';
 import type { PoolSettings } from './pool.ts';
 
 /** The flow-control windows this client advertises (RFC 9113 §6.9.2). */
@@ -36,9 +36,9 @@ export interface H2Options {
  * without h2 says so instead of failing the handshake). Rejects with H2LAB_ERR_PROTOCOL_MISMATCH when
  * ALPN chose anything but h2.
  */
-export async function connectH2(opts: H2Options, tap?: ReadTap): Promise<Connected> {
+export async function connectH2(opts: H2Options): Promise<Connected> {
   const t = opts.target;
-  const c = await connectTimed(t, t.tls ? ['h2', 'http/1.1'] : [], opts.pool.now, t.tls ? undefined : tap);
+  const c = await connectTimed(t, t.tls ? ['h2', 'http/1.1'] : [], opts.pool.now);
   if (t.tls && c.alpn !== 'h2') {
     c.socket.destroy();
     throw protocolMismatch(

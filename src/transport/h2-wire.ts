@@ -16,7 +16,7 @@ import {
   UNLIMITED_STREAMS,
 } from '../h2/index.ts';
 import type { FailureClass, FlowStalls, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { ConnectError, endedFailure, ReadTap } from './connect.ts';
+import { ConnectError, endedFailure } from './connect.ts';
 import type { H2Options } from './h2-connect.ts';
 import { connectH2, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
@@ -51,22 +51,15 @@ export async function openWireH2Conn(
 ): Promise<WireH2Conn> {
   const t = opts.target;
   const requested: WireProtocol = t.tls ? 'h2' : 'h2c';
-  // h2c: the session reads from one buffer per connection, not a new one per read (ReadTap).
-  const tap = t.tls ? undefined : new ReadTap();
-  const c = await connectH2(opts, tap);
+  const c = await connectH2(opts);
   c.socket.removeAllListeners('error');
   c.socket.removeAllListeners('close');
   const session = new H2ClientSession(c.socket, {
-    ...(tap ? { externalReads: true } : {}),
     streamWindowBytes: opts.window.streamWindowBytes,
     connectionWindowBytes: opts.window.connectionWindowBytes,
     // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
     rttMs: c.connectMs,
   });
-  if (tap) {
-    tap.sink = (chunk) => session.receive(chunk);
-    for (const b of tap.early.splice(0)) session.receive(b);
-  }
   if (t.tls && !beforeRun) {
     // No SETTINGS within the timeout, or a broken preface, ends the session and its streams.
     session.ready(t.connectTimeoutMs).catch(() => {});
