@@ -3,7 +3,10 @@
 // the sources through tsx (this checkout, as a fresh clone runs it). The two alternate within every
 // round so machine load hits both alike. Prints every run, the medians, and the ratio. The goal
 // (issue 14) is under 0.3 s from an installed package; this is a benchmark, not a timed test.
-// Usage: node --import tsx bench/startup.ts [--runs 15]
+// --baseline DIR (repeatable) times another build beside them, DIR/bin/h2lab.js with its dist/ built
+// (e.g. `git archive main | tar -x -C DIR`, node_modules linked, `tsc -p tsconfig.build.json` there),
+// the runs interleaved with the others: a before/after of a change (issue 29).
+// Usage: node --import tsx bench/startup.ts [--runs 15] [--baseline DIR]
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -12,7 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median, scratch } from './common.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '15' }, baseline: { type: 'string', multiple: true } },
+});
 const runs = Number(values.runs);
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 if (existsSync(join(repo, 'dist'))) {
@@ -47,11 +52,12 @@ if (build.status !== 0) {
   process.exit(1);
 }
 
-const kinds = {
+const kinds: Record<string, string> = {
   package: join(copy, 'bin', 'h2lab.js'),
   sources: join(repo, 'bin', 'h2lab.js'),
-} as const;
-const commands = [['--help'], ['bench', '--help']] as const;
+};
+for (const b of values.baseline ?? []) kinds[`baseline ${b}`] = join(b, 'bin', 'h2lab.js');
+const commands = [['--help'], ['bench', '--help'], ['compare', '--help']] as const;
 
 function timeMs(bin: string, args: readonly string[]): number {
   const t0 = performance.now();
@@ -62,6 +68,7 @@ function timeMs(bin: string, args: readonly string[]): number {
 }
 
 const times: Record<string, number[]> = {};
+const loads = [loadavg()[0]!];
 for (let i = 0; i < runs; i++) {
   for (const args of commands) {
     for (const [kind, bin] of Object.entries(kinds)) {
@@ -70,7 +77,10 @@ for (let i = 0; i < runs; i++) {
     }
   }
 }
-console.log(`Node ${process.version}, ${runs} runs each, load average ${loadavg()[0]!.toFixed(1)}`);
+loads.push(loadavg()[0]!);
+console.log(
+  `Node ${process.version}, ${runs} runs each, load average ${loads.map((l) => l.toFixed(1)).join(' → ')}`,
+);
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)} s`;
 for (const [key, t] of Object.entries(times)) {
   console.log(
@@ -81,5 +91,9 @@ for (const args of commands) {
   const a = args.join(' ');
   const ratio = median(times[`sources h2lab ${a}`]!) / median(times[`package h2lab ${a}`]!);
   console.log(`sources / package, h2lab ${a}: ${ratio.toFixed(2)}×`);
+  for (const b of values.baseline ?? []) {
+    const r = median(times[`package h2lab ${a}`]!) / median(times[`baseline ${b} h2lab ${a}`]!);
+    console.log(`package / baseline ${b}, h2lab ${a}: ${r.toFixed(2)}×`);
+  }
 }
 process.exit(0);
