@@ -25,7 +25,6 @@ import {
   runLoad,
   runLoadThroughLink,
 } from '../load/index.ts';
-import { renderRunText, runCsv } from '../report/index.ts';
 import {
   DEFAULT_STRATEGY,
   H2_CLIENTS,
@@ -252,6 +251,8 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
 }
 
 async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
+  // The renderers load with a run, not with the command's flags (`bench --help`, issue 29).
+  const { renderRunText, runCsv } = await import('../report/index.ts');
   const tty = process.stderr.isTTY === true;
   if (!f.quiet) {
     run.events.on('progress', (p: LoadProgress) => {

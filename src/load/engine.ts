@@ -19,17 +19,7 @@ import {
 import { mergeFlowControl } from '../h2/index.ts';
 import type { FlowControlStats, Sample } from '../model/index.ts';
 import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
-import { confoundersOf, sampleCsvHeader, sampleCsvRow } from '../report/index.ts';
-import {
-  type FixtureTarget,
-  type MetricsTls,
-  metricsClient,
-  metricsDelta,
-  metricsUrlOf,
-  type ServerMetricsClient,
-  serverViewOf,
-  startFixtureTarget,
-} from '../server/index.ts';
+import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
 import { readPemFile } from '../tls/index.ts';
 import {
   getStrategy,
@@ -197,6 +187,7 @@ async function startTarget(
   const plain = o.embeddedListener === 'plain';
   // In a thread of its own, so that this client measures only itself (its event loop and CPU).
   const h3 = usesQuic([o.protocol]) ? { h3: true } : {};
+  const { startFixtureTarget } = (await loadRunModules()).server;
   const t = given ?? (await startFixtureTarget({ plain, tls: !plain, ...h3 }, 'thread'));
   const base = plain ? t.plainUrl : t.tlsUrl;
   if (!base) {
@@ -223,6 +214,19 @@ export function split(total: number, n: number, i: number): number {
   return Math.floor(total / n) + (i < total % n ? 1 : 0);
 }
 
+/**
+ * The fixture server's and the report's modules, loaded when a run starts rather than with the
+ * engine: `bench --help` and every command that only builds load options loaded them for nothing
+ * (issue 29). {@link execute} loads them before anything that uses them.
+ */
+let runModules:
+  | { server: typeof import('../server/index.ts'); report: typeof import('../report/index.ts') }
+  | undefined;
+async function loadRunModules(): Promise<NonNullable<typeof runModules>> {
+  runModules ??= { server: await import('../server/index.ts'), report: await import('../report/index.ts') };
+  return runModules;
+}
+
 async function execute(
   o: ResolvedLoadOptions,
   files: Files,
@@ -230,6 +234,9 @@ async function execute(
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
 ): Promise<RunResult> {
+  const { server, report } = await loadRunModules();
+  const { metricsDelta, serverViewOf } = server;
+  const { sampleCsvHeader, sampleCsvRow } = report;
   const startedAt = new Date().toISOString();
   let target: Target & { ca?: string };
   try {
@@ -708,7 +715,8 @@ function buildResult(
     warnings,
     ...(finalError ? { error: finalError } : {}),
   };
-  for (const c of confoundersOf(result)) warnings.push(c.text);
+  // execute() loaded the report's modules before any result is built.
+  for (const c of runModules!.report.confoundersOf(result)) warnings.push(c.text);
   return result;
 }
 
@@ -734,5 +742,6 @@ function serverMetricsOf(
   tls: MetricsTls,
 ): ServerMetricsClient | undefined {
   if (!(o.serverMetrics ?? target.embedded)) return undefined;
+  const { metricsClient, metricsUrlOf } = runModules!.server;
   return target.metrics ?? metricsClient(metricsUrlOf(target.url), { tls });
 }

@@ -19,7 +19,7 @@ import {
   placementOf,
   targetAddress,
 } from '../net/index.ts';
-import { type FixtureTarget, type ServerOptionsInput, withLinkedTarget } from '../server/index.ts';
+import type { FixtureTarget, ServerOptionsInput } from '../server/index.ts';
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
@@ -81,8 +81,9 @@ export function runLoadThroughLink(
       }
     });
   }
-  return linkedLoadRun(hooks, (start) =>
-    withLinkedTarget(
+  return linkedLoadRun(hooks, async (start) =>
+    // The server's modules load with a run, not with the engine (engine.ts, loadRunModules).
+    (await import('../server/index.ts')).withLinkedTarget(
       { ...link, ...seed },
       ({ link: l, target }) => start(l, target, { ...input, serverMetrics: input.serverMetrics ?? true }),
       usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../model/index.ts';
 import { tcpConnectionInfoSchema } from '../model/index.ts';
 import { type Link, matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
-import { type MetricsTls, metricsClient, metricsUrlOf, type ServerMetricsClient } from '../server/index.ts';
+import type { MetricsTls, ServerMetricsClient } from '../server/index.ts';
 import type { TransportStats } from '../transport/index.ts';
 
 // z.object (not strict): a newer server's extra fields are dropped, not fatal.
@@ -108,6 +108,8 @@ export async function attachServerTcpFrom(
   tls: MetricsTls = {},
 ): Promise<void> {
   if (!run.connections.tcp?.client) return;
+  // The server's modules load with a run, not with the engine (engine.ts, loadRunModules).
+  const { metricsClient, metricsUrlOf } = await import('../server/index.ts');
   const metrics = typeof source === 'string' ? metricsClient(metricsUrlOf(source), { tls }) : source;
   attachServerTcp(run, await metrics.tryRead());
 }

@@ -64,3 +64,10 @@ for (const command of ['bench', 'compare']) {
     assert.deepEqual(heavy, [], `packages loaded for ${command} --help`);
   });
 }
+
+test('h2lab bench --help loads neither the fixture server nor the report renderers', () => {
+  const r = loaded(['bench', '--help']);
+  assert.equal(r.status, 0, 'bench --help exit status');
+  const heavy = r.files.filter((f) => /\/src\/(server|report)\//.test(f));
+  assert.deepEqual(heavy, [], 'modules loaded for bench --help');
+});
