@@ -46,6 +46,10 @@ test('UsRecorder gives the histogram hdr-histogram-js records itself, across the
         encodeHistogram(direct).base64,
         'same counts in the same buckets',
       );
+      // Its maximum and minimum are those hdr-histogram-js finds in a histogram read back from an encoding.
+      const decoded = decodeHistogram(encodeHistogram(direct));
+      assert.equal(mine.maxValue, decoded.maxValue, 'maximum');
+      assert.equal(mine.minNonZeroValue, decoded.minNonZeroValue, 'minimum');
       // What results carry: a histogram decoded from its encoding (buildResult decodes every part's).
       assert.deepEqual(
         summarizeHistogram(decodeHistogram(encodeHistogram(mine))),
@@ -58,4 +62,29 @@ test('UsRecorder gives the histogram hdr-histogram-js records itself, across the
 
 test('an empty UsRecorder gives an empty histogram', () => {
   assert.equal(new UsRecorder().toHistogram().totalCount, 0, 'no counts');
+});
+
+test('summarizeHistogram reads percentiles and mean in one pass exactly as hdr-histogram-js computes them', () => {
+  const ms = (us: number): number => Math.round(us) / 1000;
+  fc.assert(
+    fc.property(fc.array(value, { minLength: 1, maxLength: 400 }), (values) => {
+      const rec = new UsRecorder();
+      for (const v of values) rec.record(v);
+      // As the engine has them: a part's histogram added into the run's.
+      const h = newHistogram();
+      h.add(rec.toHistogram());
+      const expected = {
+        p50: ms(h.getValueAtPercentile(50)),
+        p90: ms(h.getValueAtPercentile(90)),
+        p99: ms(h.getValueAtPercentile(99)),
+        p999: ms(h.getValueAtPercentile(99.9)),
+        max: ms(h.maxValue),
+        min: ms(h.minNonZeroValue),
+        mean: Math.round(h.mean) / 1000,
+        count: values.length,
+      };
+      assert.deepEqual(summarizeHistogram(h), expected);
+    }),
+    { numRuns: 300 },
+  );
 });
