@@ -1,0 +1,268 @@
+/**
+ * `replayPage()`: a recorded page (HAR) served from this host, one listener per recorded origin, and
+ * loaded by Chromium under each protocol setting, alternating, through the same link.
+ *
+ * ```
+ *   HAR ──▶ origins ──▶ per setting (h1 | h2 | h3): one listener per origin (127.0.0.1, port 0),
+ *                        a certificate for its host from the dev CA, ALPN / QUIC per origin
+ *   Chromium per setting: --host-resolver-rules MAP host → A:port, SPKI pins, (h3) force QUIC
+ *   A = 127.0.0.1 on loopback, or the link's address: the link's namespace forwards to 127.0.0.1
+ *       by NAT (src/net/gateway.ts), so every connection crosses the emulated link both ways
+ *   round 0 (discarded), 1..runs: each setting once per round, the order rotating
+ * ```
+ * Each load is a new browser context (no socket, ticket or cache carried over) and, behind a link,
+ * follows `forgetTcpMetrics()`, so every load is a first visit.
+ */
+import { loadavg } from 'node:os';
+import type { ChromiumHandle } from '../browser/index.ts';
+import { launchChromium, spkiPins } from '../browser/index.ts';
+import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
+import { BINDING_FACTS } from '../h3/index.ts';
+import {
+  PAGE_RESULT_VERSION,
+  type PageLoad,
+  type PageProtocol,
+  type PageReplayOptions,
+  type PageReplayOptionsInput,
+  PageReplayOptionsSchema,
+  type PageRequest,
+  type PageResult,
+} from '../model/index.ts';
+import { createLink, type Link, type LinkOptions } from '../net/index.ts';
+import {
+  type OriginProtocol,
+  type OriginServers,
+  resolverRules,
+  startOriginServers,
+} from '../server/index.ts';
+import { ensureDevCertificates } from '../tls/index.ts';
+import { type CapturedLoad, capturePageLoad } from './capture.ts';
+import { type ReplaySite, readHar } from './har.ts';
+import { analyzePage } from './verdict.ts';
+
+/** Hooks of {@link replayPage}. */
+export interface ReplayHooks {
+  /** Run every load through a link made from these options (its namespace forwards to this host). */
+  link?: LinkOptions;
+  onProgress?: (message: string, step: number, of: number) => void;
+  /** Stops between loads; the loads so far are kept and the result carries H2LAB_ERR_INTERRUPTED. */
+  signal?: AbortSignal;
+}
+
+/** What each origin speaks in a setting: the candidate for `h2Origins` (all by default), else h1. */
+export function originProtocols(
+  setting: PageProtocol,
+  hosts: readonly string[],
+  h2Origins: readonly string[] | undefined,
+): Record<string, OriginProtocol> {
+  const on = new Set(h2Origins ?? hosts);
+  return Object.fromEntries(hosts.map((h) => [h, setting === 'h1' || !on.has(h) ? 'h1' : setting]));
+}
+
+/** Validates options; H2LAB_ERR_INVALID_OPTION names the first bad one. */
+export function resolvePageReplayOptions(input: PageReplayOptionsInput): PageReplayOptions {
+  const r = PageReplayOptionsSchema.safeParse(input);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const key = issue.path.join('.') || '(options)';
+    throw new H2labError('H2LAB_ERR_INVALID_OPTION', `page replay option ${key}: ${issue.message}`, {
+      option: key,
+    });
+  }
+  return r.data;
+}
+
+/** A captured load as the result keeps it: times in ms from the document's requestWillBeSent. */
+export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
+  const ms = (s: number) => (s - load.t0S) * 1000;
+  const out: PageRequest[] = load.requests.map((r) => {
+    const t = r.timing;
+    const q: PageRequest = {
+      url: r.url,
+      host: new URL(r.url).hostname,
+      status: r.status ?? 0,
+      protocol: r.protocol ?? '',
+      startMs: ms(r.willBeSentS),
+      endMs: ms(r.endS ?? r.willBeSentS),
+      bytes: r.encodedBytes ?? 0,
+    };
+    if (r.connectionId !== undefined) q.connectionId = r.connectionId;
+    if (t && t.sendStart >= 0) {
+      q.sendMs = ms(t.requestTime) + t.sendStart;
+      q.stalledMs = Math.max(0, q.sendMs - q.startMs);
+      if (t.receiveHeadersEnd >= 0) q.waitMs = Math.max(0, t.receiveHeadersEnd - t.sendEnd);
+      if (t.connectStart >= 0 && t.connectEnd >= t.connectStart) q.connectMs = t.connectEnd - t.connectStart;
+      if (t.sslStart >= 0 && t.sslEnd >= t.sslStart) q.tlsMs = t.sslEnd - t.sslStart;
+    }
+    if (r.failed) q.failed = r.failed;
+    return q;
+  });
+  // Head-of-line on an HTTP/1.1 connection (one request at a time, RFC 9112 §9.3): another request
+  // held it (sent before, not finished) when this one was discovered, and this one was sent only
+  // after it finished. Over h2 and h3 a request waiting to be sent waits for something else (the
+  // handshake, Chromium's scheduler), so only HTTP/1.1 requests are counted.
+  const byConn = new Map<string, PageRequest[]>();
+  for (const q of out) {
+    if (q.protocol !== 'http/1.1') continue;
+    if (q.connectionId === undefined || q.sendMs === undefined || q.connectionId === '0') continue;
+    byConn.set(q.connectionId, [...(byConn.get(q.connectionId) ?? []), q]);
+  }
+  for (const list of byConn.values()) {
+    for (const q of list) {
+      let waited = 0;
+      for (const p of list) {
+        if (p === q || p.sendMs! >= q.sendMs! || p.endMs <= q.startMs) continue;
+        if (q.sendMs! + 0.5 < p.endMs) continue; // sent while p was in flight: multiplexed
+        waited = Math.max(waited, Math.min(p.endMs, q.sendMs!) - Math.max(q.startMs, p.sendMs!));
+      }
+      if (waited > 0) q.waitedBehindMs = waited;
+    }
+  }
+  return out;
+}
+
+function interrupted(): H2labError {
+  return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
+}
+
+/**
+ * Replays a HAR under each protocol setting and explains the difference.
+ *
+ * @example const r = await replayPage({ har: 'site.har', protocols: ['h1', 'h2'], runs: 5 });
+ */
+export async function replayPage(
+  input: PageReplayOptionsInput,
+  hooks: ReplayHooks = {},
+): Promise<PageResult> {
+  const opts = resolvePageReplayOptions(input);
+  const site: ReplaySite = readHar(opts.har);
+  const hosts = [...site.origins.keys()];
+  for (const h of opts.h2Origins ?? []) {
+    if (!site.origins.has(h))
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--h2-origins ${h} is not an origin of ${opts.har}: name hostnames it has (${hosts.slice(0, 6).join(', ')}${hosts.length > 6 ? ', …' : ''})`,
+        { option: '--h2-origins', value: h },
+      );
+  }
+  const startedAt = new Date().toISOString();
+  const load1 = loadavg().map((v) => Math.round(v * 100) / 100);
+  const cleanups: Array<() => Promise<void>> = [];
+  const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`)];
+  const loads: PageLoad[] = [];
+  let link: Link | undefined;
+  let chromium: { path: string; version: string; flags: string[] } = {
+    path: opts.chromiumPath,
+    version: 'unknown',
+    flags: [],
+  };
+  const result = (): PageResult => {
+    const r: PageResult = {
+      kind: 'h2lab.page',
+      version: PAGE_RESULT_VERSION,
+      options: opts,
+      environment: {
+        ...hostFacts(),
+        loadAverage: load1,
+        chromium,
+        ...(opts.protocols.includes('h3') ? { h3Binding: BINDING_FACTS.binding } : {}),
+        startedAt,
+      },
+      har: {
+        file: opts.har,
+        creator: site.creator,
+        source: site.source,
+        url: site.url,
+        entries: site.entries,
+        origins: hosts,
+        bytes: site.bytes,
+        inferred: site.inferred,
+      },
+      loads,
+      summaries: [],
+      comparisons: [],
+      verdict: [],
+      misses: [],
+      warnings,
+    };
+    if (link) r.link = link.info;
+    return r;
+  };
+  try {
+    const dev = await ensureDevCertificates();
+    const certCache = new Map<string, { pem: string; keyPem: string }>();
+    if (hooks.link) {
+      hooks.onProgress?.('creating the link', 0, 1);
+      link = await createLink({ ...hooks.link, target: '127.0.0.1' });
+      const l = link;
+      cleanups.push(() => l.close());
+    }
+    const address = link?.serverAddress ?? '127.0.0.1';
+    const settings: Array<{ protocol: PageProtocol; servers: OriginServers; browser: ChromiumHandle }> = [];
+    for (const protocol of opts.protocols) {
+      const map = originProtocols(protocol, hosts, opts.h2Origins);
+      const servers = await startOriginServers(
+        hosts.map((h) => ({ host: h, protocol: map[h]!, resources: site.origins.get(h)! })),
+        { ca: dev, certCache, maxConcurrentStreams: opts.maxConcurrentStreams },
+      );
+      cleanups.push(() => servers.close());
+      const quic = servers.listeners.filter((l) => l.protocol === 'h3').map((l) => `${l.host}:443`);
+      const browser = await launchChromium({
+        executablePath: opts.chromiumPath,
+        spki: servers.certPems.flatMap(spkiPins),
+        extraFlags: [`--host-resolver-rules=${resolverRules(servers.listeners, address)}`],
+        ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
+      });
+      cleanups.push(() => browser.close());
+      if (settings.length === 0)
+        chromium = { path: opts.chromiumPath, version: browser.version, flags: browser.flags };
+      settings.push({ protocol, servers, browser });
+    }
+    const total = (opts.runs + 1) * settings.length;
+    let step = 0;
+    for (let round = 0; round <= opts.runs; round++) {
+      for (let k = 0; k < settings.length; k++) {
+        if (hooks.signal?.aborted) throw interrupted();
+        const s = settings[(round + k) % settings.length]!;
+        hooks.onProgress?.(
+          `${round === 0 ? 'warm-up' : `run ${round}/${opts.runs}`} ${s.protocol}`,
+          step++,
+          total,
+        );
+        await link?.forgetTcpMetrics();
+        const b = s.browser.context.browser();
+        if (!b)
+          throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
+        const captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
+        const l: PageLoad = {
+          protocol: s.protocol,
+          round,
+          discarded: round === 0,
+          requests: pageRequestsOf(captured),
+        };
+        if (captured.metrics) l.metrics = captured.metrics;
+        if (captured.error) l.error = captured.error;
+        loads.push(l);
+      }
+    }
+    const out = result();
+    out.misses = [...new Set(settings.flatMap((s) => s.servers.tally().misses))].slice(0, 50);
+    Object.assign(out, analyzePage(out, site));
+    if (loads.every((l) => l.discarded || l.error)) {
+      out.error = new H2labError(
+        'H2LAB_ERR_PAGE_LOAD',
+        `no load of ${site.url} completed: ${loads.find((l) => l.error)?.error ?? 'unknown'}`,
+        { url: site.url },
+      ).toJSON();
+    }
+    return out;
+  } catch (err) {
+    if (!isH2labError(err) || loads.length === 0) throw err;
+    const out = result();
+    Object.assign(out, analyzePage(out, site));
+    out.error = err.toJSON();
+    return out;
+  } finally {
+    for (const c of cleanups.reverse()) await c().catch(() => {});
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * What a page replay says: per protocol setting the medians of the kept loads, each candidate against
+ * HTTP/1.1 with an interval and an outcome, and sentences naming the mechanism with this run's
+ * numbers. Each mechanism speaks only when a measurement of this run supports it:
+ *
+ * | mechanism | measured by | speaks when |
+ * |---|---|---|
+ * | waiting for one of 6 connections | requests sent only after another request on their connection ended | HTTP/1.1 had such requests and the candidate fewer |
+ * | handshakes per origin | connections opened per origin × the connection setup CDP timed | the candidate opened fewer connections, or its setup was shorter (h3) |
+ * | think time bound | the document's recorded think time against the page load | think time ≥ half of the fastest setting's load |
+ * | loss | the link's recorded loss | the link had loss (said as a setting that bears on the outcome, not as measured) |
+ * | dilution | origins on the candidate and their share of requests | `--h2-origins` left some origins on HTTP/1.1 |
+ */
+import { bootstrapRatio, classifyRatio, mannWhitneyP, runsNeeded, summarize } from '../compare/index.ts';
+import type { PageComparison, PageLoad, PageResult, PageSummary } from '../model/index.ts';
+import type { ReplaySite } from './har.ts';
+import { originProtocols } from './replay.ts';
+
+const NAMES: Record<string, string> = { h1: 'HTTP/1.1', h2: 'h2', h3: 'h3' };
+const r0 = (x: number) => Math.round(x).toLocaleString('en-US');
+const median = (xs: readonly number[]) => summarize(xs).median;
+
+function summaryOf(
+  protocol: PageSummary['protocol'],
+  loads: readonly PageLoad[],
+  hosts: readonly string[],
+  h2Origins: readonly string[] | undefined,
+): PageSummary {
+  const kept = loads.filter((l) => l.protocol === protocol && !l.discarded && l.metrics && !l.error);
+  const m = (k: keyof NonNullable<PageLoad['metrics']>) =>
+    summarize(kept.map((l) => l.metrics![k] ?? Number.NaN));
+  const perOrigin = (f: (l: PageLoad, host: string) => number) =>
+    Object.fromEntries(hosts.map((h) => [h, median(kept.map((l) => f(l, h)))]));
+  return {
+    protocol,
+    originProtocols: originProtocols(protocol, hosts, h2Origins),
+    loads: kept.length,
+    loadMs: m('loadMs'),
+    dclMs: m('dclMs'),
+    ttfbMs: m('ttfbMs'),
+    fcpMs: m('fcpMs'),
+    lcpMs: m('lcpMs'),
+    lastByteMs: m('lastByteMs'),
+    waitedBehindRequests: median(kept.map((l) => l.requests.filter((q) => q.waitedBehindMs).length)),
+    waitedBehindMs: median(
+      kept.map((l) => median(l.requests.flatMap((q) => (q.waitedBehindMs ? [q.waitedBehindMs] : [])))),
+    ),
+    connectionsPerOrigin: perOrigin(
+      (l, h) =>
+        new Set(l.requests.filter((q) => q.host === h && q.connectionId).map((q) => q.connectionId)).size,
+    ),
+    handshakeMsPerOrigin: perOrigin((l, h) => {
+      const c = l.requests.filter((q) => q.host === h && q.connectMs !== undefined).map((q) => q.connectMs!);
+      return c.length ? Math.max(...c) : Number.NaN;
+    }),
+  };
+}
+
+function compareLoads(
+  loads: readonly PageLoad[],
+  candidate: PageSummary['protocol'],
+  baseline: PageSummary['protocol'],
+): { c: PageComparison; runsToTell: number } {
+  const values = (p: string) =>
+    loads
+      .filter((l) => l.protocol === p && !l.discarded && l.metrics && !l.error)
+      .map((l) => l.metrics!.loadMs);
+  const a = values(candidate);
+  const b = values(baseline);
+  const iv = bootstrapRatio(a, b);
+  const p = a.length && b.length ? mannWhitneyP(a, b) : 1;
+  const o = classifyRatio(iv, { higherIsBetter: false, pValue: p });
+  const outcome: PageComparison['outcome'] =
+    o === 'better' ? 'faster' : o === 'worse' ? 'slower' : o === 'no-clear-difference' ? o : 'undecided';
+  return {
+    c: {
+      candidate,
+      baseline,
+      metric: 'loadMs',
+      deltaMs: median(a) - median(b),
+      ratio: iv.ratio,
+      lo: iv.lo,
+      hi: iv.hi,
+      confidence: iv.confidence,
+      outcome,
+    },
+    runsToTell: runsNeeded(a, b),
+  };
+}
+
+const sum = (r: Record<string, number>) =>
+  Object.values(r).reduce((s, v) => s + (Number.isFinite(v) ? v : 0), 0);
+
+/** Summaries, comparisons against HTTP/1.1, and the verdict of a replay (pure: reads the loads). */
+export function analyzePage(
+  result: PageResult,
+  site: ReplaySite,
+): Pick<PageResult, 'summaries' | 'comparisons' | 'verdict'> {
+  const hosts = result.har.origins;
+  const h2o = result.options.h2Origins;
+  const summaries = result.options.protocols
+    .map((p) => summaryOf(p, result.loads, hosts, h2o))
+    .filter((s) => s.loads > 0);
+  const base = summaries.find((s) => s.protocol === 'h1');
+  const verdict: string[] = [];
+  const comparisons: PageComparison[] = [];
+  const docThink = site.origins.get(new URL(site.url).hostname)?.[0]?.thinkMs ?? 0;
+  const requestsOn = (hs: readonly string[]) =>
+    hs.reduce((s, h) => s + (site.origins.get(h)?.length ?? 0), 0);
+  for (const s of summaries) {
+    if (!base || s === base) continue;
+    const { c, runsToTell } = compareLoads(result.loads, s.protocol, 'h1');
+    comparisons.push(c);
+    const name = NAMES[s.protocol]!;
+    const iv = `${s.loads} loads each; ratio ${c.ratio.toFixed(2)}, 95% interval ${c.lo.toFixed(2)}–${c.hi.toFixed(2)}`;
+    const head =
+      c.outcome === 'faster'
+        ? `${name} saved ${r0(-c.deltaMs)} ms: the page loaded in ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms over HTTP/1.1 (${iv}).`
+        : c.outcome === 'slower'
+          ? `${name} lost ${r0(c.deltaMs)} ms: the page loaded in ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms over HTTP/1.1 (${iv}).`
+          : c.outcome === 'no-clear-difference'
+            ? `No clear difference between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms (${iv}; under 5% apart).`
+            : `Undecided between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms, but the runs cannot tell (${iv}); about ${runsToTell} loads each would.`;
+    verdict.push(head);
+    // Waiting for one of 6 connections.
+    if (base.waitedBehindRequests >= 1 && s.waitedBehindRequests < base.waitedBehindRequests) {
+      const conns = Object.entries(base.connectionsPerOrigin)
+        .filter(([, n]) => n > 0)
+        .map(([h, n]) => `${n} on ${h}`)
+        .join(', ');
+      verdict.push(
+        `Over HTTP/1.1 ${r0(base.waitedBehindRequests)} requests waited for a connection busy with another request (median ${r0(base.waitedBehindMs)} ms each; connections: ${conns}); over ${name} ${r0(s.waitedBehindRequests)} did.`,
+      );
+    }
+    // Handshakes per origin.
+    const nb = sum(base.connectionsPerOrigin);
+    const ns = sum(s.connectionsPerOrigin);
+    const hsBase = median(Object.values(base.handshakeMsPerOrigin).filter(Number.isFinite));
+    const hsCand = median(Object.values(s.handshakeMsPerOrigin).filter(Number.isFinite));
+    if (ns < nb && Number.isFinite(hsBase))
+      verdict.push(
+        `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${name} ${r0(ns)}; a connection's setup took a median ${r0(hsBase)} ms (TCP + TLS) here.`,
+      );
+    if (s.protocol === 'h3' && Number.isFinite(hsCand) && Number.isFinite(hsBase) && hsCand < hsBase)
+      verdict.push(
+        `h3's QUIC handshake took ${r0(hsCand)} ms per origin against ${r0(hsBase)} ms for TCP + TLS over HTTP/1.1 (one round trip fewer per origin, ${hosts.length} origin${hosts.length > 1 ? 's' : ''}).`,
+      );
+    // Dilution.
+    if (h2o && h2o.length < hosts.length) {
+      const on = requestsOn(h2o);
+      const all = requestsOn(hosts);
+      verdict.push(
+        `Diluted: only ${h2o.length} of ${hosts.length} origins (${h2o.join(', ')}) were on ${name}, carrying ${((100 * on) / all).toFixed(0)}% of the requests (${on} of ${all}); the other ${hosts.length - h2o.length} stayed on HTTP/1.1 in both settings, so at most that share could benefit.`,
+      );
+    }
+  }
+  // Think time bound.
+  const fastest = Math.min(...summaries.map((s) => s.loadMs.median).filter(Number.isFinite));
+  if (Number.isFinite(fastest) && docThink > 0 && docThink >= fastest / 2)
+    verdict.push(
+      `The page is bound by its server think time: the HTML takes ${r0(docThink)} ms on the server of ${r0(fastest)} ms for the whole load, which no protocol shortens.`,
+    );
+  const loss = result.link?.loss ?? result.link?.lossDown;
+  if (loss && loss > 0)
+    verdict.push(
+      `The link dropped ${(loss * 100).toFixed(1)}% of packets: a loss stalls every stream of an h2 connection until it is repaired (TCP head-of-line), where HTTP/1.1's connections each lose alone and h3 streams are independent; this run does not separate that share of the difference.`,
+    );
+  if (!base && summaries.length > 0)
+    verdict.push('No HTTP/1.1 setting was loaded, so there is no baseline to compare against.');
+  return { summaries, comparisons, verdict };
+}
