@@ -16,7 +16,6 @@ export {
   runComparison,
   type StartedComparison,
 } from './compare/index.ts';
-
 export {
   ERROR_CODES,
   type ErrorCode,
@@ -56,6 +55,7 @@ export {
   sampleSchema,
 } from './model/index.ts';
 export { checkNetAvailable, createLink, type Link, type LinkOptions, profileNames } from './net/index.ts';
+export { type Har, type ReplayHooks, readHar, recordPage, replayPage } from './page/index.ts';
 export { type ProbeOptionsInput, probe, renderProbeText } from './probe/index.ts';
 export {
   buildVerdict,

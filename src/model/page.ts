@@ -4,7 +4,7 @@
  * every load with its requests, the summaries across loads and the verdict's sentences.
  */
 import { z } from 'zod';
-import { count, ms, publishedJsonSchema, resultErrorSchema } from './fields.ts';
+import { count, ms, nanAsNull, publishedJsonSchema, resultErrorSchema } from './fields.ts';
 import { linkInfoSchema } from './run.ts';
 
 export const PAGE_RESULT_VERSION = 1;
@@ -64,9 +64,9 @@ export type PageRequest = z.infer<typeof pageRequestSchema>;
 
 /** The page's own timings of one load (Navigation Timing, Paint Timing, LCP). */
 export const pageMetricsSchema = z.strictObject({
-  ttfbMs: ms('responseStart of the document'),
-  dclMs: ms('DOMContentLoaded event end'),
-  loadMs: ms('load event end'),
+  ttfbMs: nanAsNull.describe('responseStart of the document, milliseconds'),
+  dclMs: nanAsNull.describe('DOMContentLoaded event end, milliseconds'),
+  loadMs: nanAsNull.describe('load event end, milliseconds'),
   fcpMs: ms('First Contentful Paint').optional(),
   lcpMs: ms('Largest Contentful Paint (the last candidate before load)').optional(),
   lastByteMs: ms('the last byte of any request of the page'),
@@ -86,9 +86,9 @@ export type PageLoad = z.infer<typeof pageLoadSchema>;
 
 /** Median with the extremes across the kept loads. */
 export const pageSpreadSchema = z.strictObject({
-  median: z.number(),
-  min: z.number(),
-  max: z.number(),
+  median: nanAsNull,
+  min: nanAsNull,
+  max: nanAsNull,
   n: z.number().int(),
 });
 
@@ -105,13 +105,13 @@ export const pageSummarySchema = z.strictObject({
   lcpMs: pageSpreadSchema,
   lastByteMs: pageSpreadSchema,
   /** Median over loads of the requests that waited behind another on their connection. */
-  waitedBehindRequests: z.number(),
+  waitedBehindRequests: nanAsNull,
   /** Median over loads of the median time those requests waited, ms. */
-  waitedBehindMs: z.number(),
+  waitedBehindMs: nanAsNull,
   /** Median over loads of the connections opened, per origin host. */
-  connectionsPerOrigin: z.record(z.string(), z.number()),
+  connectionsPerOrigin: z.record(z.string(), nanAsNull),
   /** Median over loads of the longest connection setup per origin (TCP+TLS or QUIC), ms. */
-  handshakeMsPerOrigin: z.record(z.string(), z.number()),
+  handshakeMsPerOrigin: z.record(z.string(), nanAsNull),
 });
 export type PageSummary = z.infer<typeof pageSummarySchema>;
 
@@ -121,10 +121,10 @@ export const pageComparisonSchema = z.strictObject({
   baseline: pageProtocolSchema,
   metric: z.enum(['loadMs', 'lcpMs']),
   /** median(candidate) − median(baseline), ms (negative = faster). */
-  deltaMs: z.number(),
-  ratio: z.number(),
-  lo: z.number(),
-  hi: z.number(),
+  deltaMs: nanAsNull,
+  ratio: nanAsNull,
+  lo: nanAsNull,
+  hi: nanAsNull,
   confidence: z.number(),
   outcome: z.enum(['faster', 'slower', 'no-clear-difference', 'undecided']),
 });

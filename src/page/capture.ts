@@ -208,11 +208,13 @@ export async function capturePageLoad(
     } catch (err) {
       error = (err as Error).message.split('\n')[0];
     }
-    // Late requests (an XHR after load) and CDP events trailing the page: wait for quiet.
+    // Late requests (an XHR after load) and CDP events trailing the page: wait for quiet, at most
+    // 10 s after the load event (a long poll or a beacon that never ends is not the page's load).
     const quiet = opts.quietMs ?? 300;
+    const graceEnd = Math.min(deadline, performance.now() + 10_000);
     let quietSince = performance.now();
     let pending = -1;
-    while (performance.now() < deadline) {
+    while (performance.now() < graceEnd) {
       const now = order.filter((r) => r.endS === undefined).length;
       if (now !== pending || now > 0) {
         pending = now;
@@ -220,8 +222,6 @@ export async function capturePageLoad(
       } else if (performance.now() - quietSince >= quiet) break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    if (order.some((r) => r.endS === undefined))
-      error ??= `${order.filter((r) => r.endS === undefined).length} requests still pending after ${opts.timeoutMs} ms`;
     let metrics: PageMetrics | undefined;
     if (!error) {
       const m = (await page.evaluate(METRICS_SCRIPT)) as Omit<PageMetrics, 'lastByteMs'>;

@@ -241,7 +241,7 @@ function synthesiseDocument(others: readonly HarEntry[], size: number): Buffer {
 ${head.join('\n')}
 </head><body><p>Synthesised by h2lab from a HAR without bodies.</p>
 ${body.join('\n')}
-<script>for (const u of [${fetches.join(',')}]) fetch(u).catch(() => {});</script>
+<script>for (const u of [${fetches.join(',')}]) fetch(u).then((r) => r.arrayBuffer()).catch(() => {});</script>
 </body></html>`;
   const pad = size - Buffer.byteLength(html);
   return pad > 7 ? Buffer.concat([Buffer.from(html), filler(pad, '<!--', '-->')]) : Buffer.from(html);

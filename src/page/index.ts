@@ -6,10 +6,9 @@ export { type CapturedLoad, type CapturedRequest, capturePageLoad } from './capt
 export { type Har, type HarEntry, harOf, type ReplaySite, readHar } from './har.ts';
 export { type Recording, type RecordOptions, recordPage } from './record.ts';
 export {
-  originProtocols,
   pageRequestsOf,
   type ReplayHooks,
   replayPage,
   resolvePageReplayOptions,
 } from './replay.ts';
-export { analyzePage } from './verdict.ts';
+export { analyzePage, originProtocols } from './verdict.ts';

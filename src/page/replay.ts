@@ -29,16 +29,11 @@ import {
   type PageResult,
 } from '../model/index.ts';
 import { createLink, type Link, type LinkOptions } from '../net/index.ts';
-import {
-  type OriginProtocol,
-  type OriginServers,
-  resolverRules,
-  startOriginServers,
-} from '../server/index.ts';
+import { type OriginServers, resolverRules, startOriginServers } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad } from './capture.ts';
 import { type ReplaySite, readHar } from './har.ts';
-import { analyzePage } from './verdict.ts';
+import { analyzePage, originProtocols } from './verdict.ts';
 
 /** Hooks of {@link replayPage}. */
 export interface ReplayHooks {
@@ -47,16 +42,6 @@ export interface ReplayHooks {
   onProgress?: (message: string, step: number, of: number) => void;
   /** Stops between loads; the loads so far are kept and the result carries H2LAB_ERR_INTERRUPTED. */
   signal?: AbortSignal;
-}
-
-/** What each origin speaks in a setting: the candidate for `h2Origins` (all by default), else h1. */
-export function originProtocols(
-  setting: PageProtocol,
-  hosts: readonly string[],
-  h2Origins: readonly string[] | undefined,
-): Record<string, OriginProtocol> {
-  const on = new Set(h2Origins ?? hosts);
-  return Object.fromEntries(hosts.map((h) => [h, setting === 'h1' || !on.has(h) ? 'h1' : setting]));
 }
 
 /** Validates options; H2LAB_ERR_INVALID_OPTION names the first bad one. */

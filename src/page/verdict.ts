@@ -12,9 +12,19 @@
  * | dilution | origins on the candidate and their share of requests | `--h2-origins` left some origins on HTTP/1.1 |
  */
 import { bootstrapRatio, classifyRatio, mannWhitneyP, runsNeeded, summarize } from '../compare/index.ts';
-import type { PageComparison, PageLoad, PageResult, PageSummary } from '../model/index.ts';
+import type { PageComparison, PageLoad, PageProtocol, PageResult, PageSummary } from '../model/index.ts';
+import type { OriginProtocol } from '../server/index.ts';
 import type { ReplaySite } from './har.ts';
-import { originProtocols } from './replay.ts';
+
+/** What each origin speaks in a setting: the candidate for `h2Origins` (all by default), else h1. */
+export function originProtocols(
+  setting: PageProtocol,
+  hosts: readonly string[],
+  h2Origins: readonly string[] | undefined,
+): Record<string, OriginProtocol> {
+  const on = new Set(h2Origins ?? hosts);
+  return Object.fromEntries(hosts.map((h) => [h, setting === 'h1' || !on.has(h) ? 'h1' : setting]));
+}
 
 const NAMES: Record<string, string> = { h1: 'HTTP/1.1', h2: 'h2', h3: 'h3' };
 const r0 = (x: number) => Math.round(x).toLocaleString('en-US');
