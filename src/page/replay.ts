@@ -6,8 +6,8 @@
  *   HAR ──▶ origins ──▶ per setting (h1 | h2 | h3): one listener per origin (127.0.0.1, port 0),
  *                        a certificate for its host from the dev CA, ALPN / QUIC per origin
  *   Chromium per setting: --host-resolver-rules MAP host → A:port, SPKI pins, (h3) force QUIC
- *   A = 127.0.0.1 on loopback, or the link's address: the link's namespace forwards to 127.0.0.1
- *       by NAT (src/net/gateway.ts), so every connection crosses the emulated link both ways
+ *   A = 127.0.0.1 on loopback; behind a link the listeners run in the link's server namespace and
+ *       A is its address, so every connection crosses the emulated link both ways (origins-host.ts)
  *   round 0 (discarded), 1..runs: each setting once per round, the order rotating
  * ```
  * Each load is a new browser context (no socket, ticket or cache carried over) and, behind a link,
@@ -29,10 +29,11 @@ import {
   type PageResult,
 } from '../model/index.ts';
 import { createLink, type Link, type LinkOptions } from '../net/index.ts';
-import { type OriginServers, resolverRules, startOriginServers } from '../server/index.ts';
+import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad } from './capture.ts';
 import { type ReplaySite, readHar } from './har.ts';
+import { startReplayOrigins } from './origins-host.ts';
 import { analyzePage, originProtocols } from './verdict.ts';
 
 /** Hooks of {@link replayPage}. */
@@ -106,6 +107,36 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
   return out;
 }
 
+const WIRE: Record<string, string> = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
+
+/**
+ * Kept loads whose requests failed, or spoke another protocol than their origin was served with in
+ * that setting: both change what the load time means, so each is a warning with its count.
+ */
+function protocolWarnings(
+  loads: readonly PageLoad[],
+  hosts: readonly string[],
+  h2Origins: readonly string[] | undefined,
+): string[] {
+  const out: string[] = [];
+  for (const setting of [...new Set(loads.map((l) => l.protocol))]) {
+    const map = originProtocols(setting, hosts, h2Origins);
+    const kept = loads.filter((l) => l.protocol === setting && !l.discarded);
+    const reqs = kept.flatMap((l) => l.requests);
+    const failed = reqs.filter((q) => q.failed);
+    const wrong = reqs.filter((q) => !q.failed && map[q.host] && q.protocol !== WIRE[map[q.host]!]);
+    if (failed.length)
+      out.push(
+        `${setting}: ${failed.length} requests failed in ${kept.length} kept loads (${[...new Set(failed.map((q) => q.failed))].join(', ')}); a load with failed requests can look faster than it was.`,
+      );
+    if (wrong.length)
+      out.push(
+        `${setting}: ${wrong.length} requests did not speak the protocol their origin was served with (${[...new Set(wrong.map((q) => q.protocol || 'none'))].join(', ')}).`,
+      );
+  }
+  return out;
+}
+
 function interrupted(): H2labError {
   return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
 }
@@ -175,33 +206,34 @@ export async function replayPage(
   };
   try {
     const dev = await ensureDevCertificates();
-    const certCache = new Map<string, { pem: string; keyPem: string }>();
     if (hooks.link) {
       hooks.onProgress?.('creating the link', 0, 1);
-      link = await createLink({ ...hooks.link, target: '127.0.0.1' });
+      link = await createLink(hooks.link);
       const l = link;
       cleanups.push(() => l.close());
     }
-    const address = link?.serverAddress ?? '127.0.0.1';
-    const settings: Array<{ protocol: PageProtocol; servers: OriginServers; browser: ChromiumHandle }> = [];
-    for (const protocol of opts.protocols) {
-      const map = originProtocols(protocol, hosts, opts.h2Origins);
-      const servers = await startOriginServers(
-        hosts.map((h) => ({ host: h, protocol: map[h]!, resources: site.origins.get(h)! })),
-        { ca: dev, certCache, maxConcurrentStreams: opts.maxConcurrentStreams },
-      );
-      cleanups.push(() => servers.close());
-      const quic = servers.listeners.filter((l) => l.protocol === 'h3').map((l) => `${l.host}:443`);
+    const origins = await startReplayOrigins(
+      site,
+      opts.har,
+      opts.protocols.map((protocol) => ({ protocol, map: originProtocols(protocol, hosts, opts.h2Origins) })),
+      dev,
+      opts.maxConcurrentStreams,
+      link,
+    );
+    cleanups.push(() => origins.close());
+    const settings: Array<{ protocol: PageProtocol; browser: ChromiumHandle }> = [];
+    for (const o of origins.settings) {
+      const quic = o.listeners.filter((l) => l.protocol === 'h3').map((l) => `${l.host}:443`);
       const browser = await launchChromium({
         executablePath: opts.chromiumPath,
-        spki: servers.certPems.flatMap(spkiPins),
-        extraFlags: [`--host-resolver-rules=${resolverRules(servers.listeners, address)}`],
+        spki: o.certPems.flatMap(spkiPins),
+        extraFlags: [`--host-resolver-rules=${resolverRules(o.listeners, origins.address)}`],
         ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
       });
       cleanups.push(() => browser.close());
       if (settings.length === 0)
         chromium = { path: opts.chromiumPath, version: browser.version, flags: browser.flags };
-      settings.push({ protocol, servers, browser });
+      settings.push({ protocol: o.protocol, browser });
     }
     const total = (opts.runs + 1) * settings.length;
     let step = 0;
@@ -230,8 +262,9 @@ export async function replayPage(
         loads.push(l);
       }
     }
+    warnings.push(...protocolWarnings(loads, hosts, opts.h2Origins));
     const out = result();
-    out.misses = [...new Set(settings.flatMap((s) => s.servers.tally().misses))].slice(0, 50);
+    out.misses = (await origins.misses()).slice(0, 50);
     Object.assign(out, analyzePage(out, site));
     if (loads.every((l) => l.discarded || l.error)) {
       out.error = new H2labError(

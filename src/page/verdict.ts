@@ -132,35 +132,45 @@ export function analyzePage(
             ? `No clear difference between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms (${iv}; under 5% apart).`
             : `Undecided between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms, but the runs cannot tell (${iv}); about ${runsToTell} loads each would.`;
     verdict.push(head);
+  }
+  const cands = summaries.filter((s) => base && s !== base);
+  if (base && cands.length) {
+    const list = (f: (s: PageSummary) => string) =>
+      cands.map((s) => `${NAMES[s.protocol]} ${f(s)}`).join(', ');
     // Waiting for one of 6 connections.
-    if (base.waitedBehindRequests >= 1 && s.waitedBehindRequests < base.waitedBehindRequests) {
+    if (
+      base.waitedBehindRequests >= 1 &&
+      cands.some((s) => s.waitedBehindRequests < base.waitedBehindRequests)
+    ) {
       const conns = Object.entries(base.connectionsPerOrigin)
         .filter(([, n]) => n > 0)
-        .map(([h, n]) => `${n} on ${h}`)
+        .map(([h, n]) => `${r0(n)} on ${h}`)
         .join(', ');
       verdict.push(
-        `Over HTTP/1.1 ${r0(base.waitedBehindRequests)} requests waited for a connection busy with another request (median ${r0(base.waitedBehindMs)} ms each; connections: ${conns}); over ${name} ${r0(s.waitedBehindRequests)} did.`,
+        `Over HTTP/1.1 ${r0(base.waitedBehindRequests)} requests waited for a connection busy with another request (median ${r0(base.waitedBehindMs)} ms each; connections: ${conns}); over ${list((s) => r0(s.waitedBehindRequests))}.`,
       );
     }
     // Handshakes per origin.
     const nb = sum(base.connectionsPerOrigin);
-    const ns = sum(s.connectionsPerOrigin);
     const hsBase = median(Object.values(base.handshakeMsPerOrigin).filter(Number.isFinite));
-    const hsCand = median(Object.values(s.handshakeMsPerOrigin).filter(Number.isFinite));
-    if (ns < nb && Number.isFinite(hsBase))
+    if (cands.some((s) => sum(s.connectionsPerOrigin) < nb) && Number.isFinite(hsBase))
       verdict.push(
-        `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${name} ${r0(ns)}; a connection's setup took a median ${r0(hsBase)} ms (TCP + TLS) here.`,
+        `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${list((s) => r0(sum(s.connectionsPerOrigin)))}; a TCP + TLS setup took a median ${r0(hsBase)} ms here.`,
       );
-    if (s.protocol === 'h3' && Number.isFinite(hsCand) && Number.isFinite(hsBase) && hsCand < hsBase)
+    const h3 = cands.find((s) => s.protocol === 'h3');
+    const hs3 = h3 ? median(Object.values(h3.handshakeMsPerOrigin).filter(Number.isFinite)) : Number.NaN;
+    if (Number.isFinite(hs3) && Number.isFinite(hsBase))
       verdict.push(
-        `h3's QUIC handshake took ${r0(hsCand)} ms per origin against ${r0(hsBase)} ms for TCP + TLS over HTTP/1.1 (one round trip fewer per origin, ${hosts.length} origin${hosts.length > 1 ? 's' : ''}).`,
+        hs3 < hsBase * 0.8
+          ? `h3's QUIC setup took ${r0(hs3)} ms per origin against ${r0(hsBase)} ms for TCP + TLS: ${r0(hsBase - hs3)} ms less on each of ${hosts.length} origin${hosts.length > 1 ? 's' : ''} (QUIC's transport and TLS handshakes are one round trip).`
+          : `h3's QUIC setup took about as long as TCP + TLS here (${r0(hs3)} against ${r0(hsBase)} ms per origin), so h3 saved no handshake time.`,
       );
     // Dilution.
     if (h2o && h2o.length < hosts.length) {
       const on = requestsOn(h2o);
       const all = requestsOn(hosts);
       verdict.push(
-        `Diluted: only ${h2o.length} of ${hosts.length} origins (${h2o.join(', ')}) were on ${name}, carrying ${((100 * on) / all).toFixed(0)}% of the requests (${on} of ${all}); the other ${hosts.length - h2o.length} stayed on HTTP/1.1 in both settings, so at most that share could benefit.`,
+        `Diluted: only ${h2o.length} of ${hosts.length} origins (${h2o.join(', ')}) were on ${cands.map((s) => NAMES[s.protocol]).join('/')}, carrying ${((100 * on) / all).toFixed(0)}% of the requests (${on} of ${all}); the other ${hosts.length - h2o.length} stayed on HTTP/1.1 in every setting, so at most that share could benefit.`,
       );
     }
   }

@@ -189,7 +189,11 @@ export async function startOriginServers(
         const binding = await loadBinding();
         const l: H3Listener = await binding.listen(
           {
-            host: address,
+            // Bound to one address quiche takes its path-MTU probe ceiling from the route to it —
+            // loopback's 65536 — and Chromium closes connections on the oversized probes
+            // (QUIC_PACKET_TOO_LARGE, docs/usage.md "h2lab browser"); bound to the unspecified
+            // address its ceiling is 1472. Loopback listeners therefore bind UDP to 0.0.0.0.
+            host: address.startsWith('127.') ? '0.0.0.0' : address,
             port: 0,
             certPem: cert.pem,
             keyPem: cert.keyPem,
@@ -197,6 +201,7 @@ export async function startOriginServers(
             idleTimeoutMs: 30_000,
             onConnection: () => {},
             onConnectionClose: () => {},
+            retry: false,
           },
           (s) => {
             s.duplex.on('error', () => {});
