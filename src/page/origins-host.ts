@@ -16,7 +16,7 @@
  * load failed with ERR_QUIC_PROTOCOL_ERROR (measured). Inside the namespace both are right.
  */
 import type { ChildProcess } from 'node:child_process';
-import { H2labError, nodeArgv } from '../core/index.ts';
+import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
 import type { PageProtocol } from '../model/index.ts';
 import type { Link } from '../net/index.ts';
 import {
@@ -148,21 +148,7 @@ export async function startReplayOrigins(
       });
       c.send(msg);
     });
-  const stop = async () => {
-    if (c.exitCode !== null || c.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => c.kill('SIGKILL'), 3000);
-      c.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      try {
-        c.send({ type: 'stop' } satisfies ToOrigins);
-      } catch {
-        c.kill('SIGKILL');
-      }
-    });
-  };
+  const stop = () => stopChildProcess(c, { type: 'stop' } satisfies ToOrigins);
   try {
     const ready = await ask(
       { type: 'start', har, settings: [...settings], ca, maxStreams } satisfies OriginsStart,
