@@ -104,6 +104,8 @@ export const pageSummarySchema = z.strictObject({
   fcpMs: pageSpreadSchema,
   lcpMs: pageSpreadSchema,
   lastByteMs: pageSpreadSchema,
+  /** Median over loads of the median time a request was queued in the browser before being sent, ms. */
+  stalledMs: nanAsNull,
   /** Median over loads of the requests that waited behind another on their connection. */
   waitedBehindRequests: nanAsNull,
   /** Median over loads of the median time those requests waited, ms. */
@@ -117,6 +119,7 @@ export type PageSummary = z.infer<typeof pageSummarySchema>;
 
 /** A candidate setting against the HTTP/1.1 baseline on the load event. */
 export const pageComparisonSchema = z.strictObject({
+  /** A candidate setting against a baseline (HTTP/1.1; h3 is also compared with h2). */
   candidate: pageProtocolSchema,
   baseline: pageProtocolSchema,
   metric: z.enum(['loadMs', 'lcpMs']),

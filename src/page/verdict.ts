@@ -51,6 +51,7 @@ function summaryOf(
     fcpMs: m('fcpMs'),
     lcpMs: m('lcpMs'),
     lastByteMs: m('lastByteMs'),
+    stalledMs: median(kept.map((l) => median(l.requests.map((q) => q.stalledMs ?? Number.NaN)))),
     waitedBehindRequests: median(kept.map((l) => l.requests.filter((q) => q.waitedBehindMs).length)),
     waitedBehindMs: median(
       kept.map((l) => median(l.requests.flatMap((q) => (q.waitedBehindMs ? [q.waitedBehindMs] : [])))),
@@ -117,21 +118,27 @@ export function analyzePage(
   const docThink = site.origins.get(new URL(site.url).hostname)?.[0]?.thinkMs ?? 0;
   const requestsOn = (hs: readonly string[]) =>
     hs.reduce((s, h) => s + (site.origins.get(h)?.length ?? 0), 0);
-  for (const s of summaries) {
-    if (!base || s === base) continue;
-    const { c, runsToTell } = compareLoads(result.loads, s.protocol, 'h1');
+  const pairs: Array<[PageSummary, PageSummary]> = [];
+  if (base) for (const s of summaries) if (s !== base) pairs.push([s, base]);
+  const h2s = summaries.find((s) => s.protocol === 'h2');
+  const h3s = summaries.find((s) => s.protocol === 'h3');
+  if (h2s && h3s) pairs.push([h3s, h2s]);
+  for (const [s, b] of pairs) {
+    const { c, runsToTell } = compareLoads(result.loads, s.protocol, b.protocol);
     comparisons.push(c);
     const name = NAMES[s.protocol]!;
+    const other = NAMES[b.protocol]!;
     const iv = `${s.loads} loads each; ratio ${c.ratio.toFixed(2)}, 95% interval ${c.lo.toFixed(2)}–${c.hi.toFixed(2)}`;
-    const head =
+    const times = `${r0(s.loadMs.median)} ms against ${r0(b.loadMs.median)} ms over ${other}`;
+    verdict.push(
       c.outcome === 'faster'
-        ? `${name} saved ${r0(-c.deltaMs)} ms: the page loaded in ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms over HTTP/1.1 (${iv}).`
+        ? `${name} saved ${r0(-c.deltaMs)} ms: the page loaded in ${times} (${iv}).`
         : c.outcome === 'slower'
-          ? `${name} lost ${r0(c.deltaMs)} ms: the page loaded in ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms over HTTP/1.1 (${iv}).`
+          ? `${name} lost ${r0(c.deltaMs)} ms: the page loaded in ${times} (${iv}).`
           : c.outcome === 'no-clear-difference'
-            ? `No clear difference between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms (${iv}; under 5% apart).`
-            : `Undecided between ${name} and HTTP/1.1: ${r0(s.loadMs.median)} ms against ${r0(base.loadMs.median)} ms, but the runs cannot tell (${iv}); about ${runsToTell} loads each would.`;
-    verdict.push(head);
+            ? `No clear difference between ${name} and ${other}: ${times} (${iv}; under 5% apart).`
+            : `Undecided between ${name} and ${other}: ${times}, but the runs cannot tell (${iv}); about ${runsToTell} loads each would.`,
+    );
   }
   const cands = summaries.filter((s) => base && s !== base);
   if (base && cands.length) {
@@ -142,14 +149,22 @@ export function analyzePage(
       base.waitedBehindRequests >= 1 &&
       cands.some((s) => s.waitedBehindRequests < base.waitedBehindRequests)
     ) {
-      const conns = Object.entries(base.connectionsPerOrigin)
+      const busiest = Object.entries(base.connectionsPerOrigin)
         .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1]);
+      const conns = `${busiest
+        .slice(0, 4)
         .map(([h, n]) => `${r0(n)} on ${h}`)
-        .join(', ');
+        .join(', ')}${busiest.length > 4 ? `, and ${busiest.length - 4} more origins` : ''}`;
       verdict.push(
         `Over HTTP/1.1 ${r0(base.waitedBehindRequests)} requests waited for a connection busy with another request (median ${r0(base.waitedBehindMs)} ms each; connections: ${conns}); over ${list((s) => r0(s.waitedBehindRequests))}.`,
       );
     }
+    // Queued in the browser for other reasons: the handshake, Chromium's scheduler.
+    if (!(h2o && h2o.length < hosts.length) && cands.some((s) => s.stalledMs >= 50))
+      verdict.push(
+        `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over h2 and h3 no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
+      );
     // Handshakes per origin.
     const nb = sum(base.connectionsPerOrigin);
     const hsBase = median(Object.values(base.handshakeMsPerOrigin).filter(Number.isFinite));

@@ -37,24 +37,24 @@ export function renderPageMarkdown(r: PageResult): string {
   if (r.error) out.push(`- Error: ${r.error.code}: ${r.error.message}`);
   out.push('', '## Loads (median of kept loads, min–max, ms)', '');
   out.push(
-    '| setting | origins on it | loads | first byte | FCP | LCP | DOMContentLoaded | load | last byte | requests waiting on a busy connection | connections |',
+    '| setting | origins on it | loads | first byte | FCP | LCP | DOMContentLoaded | load | last byte | queued before sent (median) | requests waiting on a busy connection | connections |',
   );
-  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const s of r.summaries) {
     const on = Object.entries(s.originProtocols).filter(([, p]) => p === s.protocol).length;
     out.push(
-      `| ${NAMES[s.protocol]} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(Object.values(s.connectionsPerOrigin).reduce((a, b) => a + b, 0))} |`,
+      `| ${NAMES[s.protocol]} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.stalledMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(Object.values(s.connectionsPerOrigin).reduce((a, b) => a + b, 0))} |`,
     );
   }
   if (r.comparisons.length) {
     out.push(
       '',
-      '| against HTTP/1.1 | Δ load (ms) | ratio | 95% interval | outcome |',
-      '|---|---|---|---|---|',
+      '| setting | against | Δ load (ms) | ratio | 95% interval | outcome |',
+      '|---|---|---|---|---|---|',
     );
     for (const c of r.comparisons)
       out.push(
-        `| ${NAMES[c.candidate]} | ${n0(c.deltaMs)} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
+        `| ${NAMES[c.candidate]} | ${NAMES[c.baseline]} | ${n0(c.deltaMs)} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
       );
   }
   out.push('', '## What was replayed and how', '');

@@ -170,6 +170,24 @@ test('replay through an emulated link: the link is recorded and every load pays 
   }
 });
 
+test('a page whose HTML takes 1.5 s on the server is reported as bound by its think time', async (t) => {
+  if (missing) return t.skip(missing);
+  const rec = await recordPage({
+    generate: parseSiteSpec('origins=1,resources=8,think=1500ms'),
+    chromiumPath: CHROMIUM,
+    timeoutMs: 30_000,
+  });
+  const f = join(dir, 'slow.har');
+  writeFileSync(f, JSON.stringify(rec.har));
+  const r = await replayPage({ har: f, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
+  for (const l of r.loads)
+    assert.ok(l.metrics!.ttfbMs >= 1500, `${l.protocol}: first byte after the think time`);
+  assert.ok(
+    r.verdict.some((v) => /bound by its server think time: the HTML takes 1,500 ms/.test(v)),
+    `a think-time sentence: ${r.verdict.join(' | ')}`,
+  );
+});
+
 test('a file that is not a HAR is a usage error naming the file', () => {
   const f = join(dir, 'not.har');
   writeFileSync(f, '{"log": {}}');
