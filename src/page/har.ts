@@ -347,9 +347,11 @@ export function readHar(file: string): ReplaySite {
   if (fromServerTiming < usable.length)
     inferred.push(
       `think time: ${usable.length - fromServerTiming} of ${usable.length} entries carry no Server-Timing, so their think time is the recorded wait less one round trip to the origin (its smallest TCP connect time${
-        rtt.size
-          ? `: ${[...rtt].map(([h, v]) => `${h} ${v.toFixed(1)} ms`).join(', ')}`
-          : '; none recorded, so the whole wait'
+        rtt.size === 0
+          ? '; none recorded, so the whole wait'
+          : rtt.size <= 4
+            ? `: ${[...rtt].map(([h, v]) => `${h} ${v.toFixed(1)} ms`).join(', ')}`
+            : `: ${Math.min(...rtt.values()).toFixed(1)}–${Math.max(...rtt.values()).toFixed(1)} ms over ${rtt.size} origins`
       })`,
     );
   if (!usable.some((e) => e._initiator)) inferred.push('initiators: none recorded');

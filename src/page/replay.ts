@@ -107,6 +107,16 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
   return out;
 }
 
+/** How many times a load hit by a host network change is repeated. */
+const NETWORK_CHANGED_RETRIES = 2;
+
+function networkChanged(load: CapturedLoad): boolean {
+  return (
+    load.requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED') ||
+    (load.error?.includes('ERR_NETWORK_CHANGED') ?? false)
+  );
+}
+
 const WIRE: Record<string, string> = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
 
 /**
@@ -250,7 +260,15 @@ export async function replayPage(
         const b = s.browser.context.browser();
         if (!b)
           throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
-        const captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
+        let captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
+        // Chromium aborts what is in flight when the host's interfaces change (another link or
+        // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
+        for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(captured); retry++) {
+          warnings.push(
+            `${s.protocol}: load ${round} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during it).`,
+          );
+          captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
+        }
         const l: PageLoad = {
           protocol: s.protocol,
           round,

@@ -139,7 +139,10 @@ const NOT_FOUND: OriginResource = {
   method: 'GET',
   path: '',
   status: 404,
-  headers: [['content-type', 'text/plain']],
+  headers: [
+    ['content-type', 'text/plain'],
+    ['server-timing', 'think;dur=0'],
+  ],
   body: Buffer.from('not recorded\n'),
   thinkMs: 0,
 };

@@ -35,6 +35,14 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Records a generated page into `name` under the test directory; returns the path. */
+async function recordGenerated(spec: string, name: string): Promise<string> {
+  const rec = await recordPage({ generate: parseSiteSpec(spec), chromiumPath: CHROMIUM, timeoutMs: 30_000 });
+  const f = join(dir, name);
+  writeFileSync(f, JSON.stringify(rec.har));
+  return f;
+}
+
 /** The page's own requests (Chromium's favicon request aside), as a sorted URL list. */
 const urls = (list: readonly string[]) =>
   [...new Set(list.filter((u) => !u.endsWith('/favicon.ico')))].sort();
@@ -128,13 +136,7 @@ test('a DevTools-style HAR without bodies replays with bodies synthesised, and s
 
 test('1 first-party + 17 third-party origins with only the first on h2: reported as diluted with the share', async (t) => {
   if (missing) return t.skip(missing);
-  const rec = await recordPage({
-    generate: parseSiteSpec('origins=18,resources=40,think=5ms,image=1500'),
-    chromiumPath: CHROMIUM,
-    timeoutMs: 30_000,
-  });
-  const f = join(dir, 'many.har');
-  writeFileSync(f, JSON.stringify(rec.har));
+  const f = await recordGenerated('origins=18,resources=40,think=5ms,image=1500', 'many.har');
   const r = await replayPage({
     har: f,
     protocols: ['h1', 'h2'],
@@ -172,13 +174,7 @@ test('replay through an emulated link: the link is recorded and every load pays 
 
 test('a page whose HTML takes 1.5 s on the server is reported as bound by its think time', async (t) => {
   if (missing) return t.skip(missing);
-  const rec = await recordPage({
-    generate: parseSiteSpec('origins=1,resources=8,think=1500ms'),
-    chromiumPath: CHROMIUM,
-    timeoutMs: 30_000,
-  });
-  const f = join(dir, 'slow.har');
-  writeFileSync(f, JSON.stringify(rec.har));
+  const f = await recordGenerated('origins=1,resources=8,think=1500ms', 'slow.har');
   const r = await replayPage({ har: f, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
   for (const l of r.loads)
     assert.ok(l.metrics!.ttfbMs >= 1500, `${l.protocol}: first byte after the think time`);
