@@ -7,12 +7,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { launchChromium, spkiPins } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/index.ts';
 import { parsePageResult } from '../../src/model/index.ts';
 import { missingPrerequisite } from '../../src/net/index.ts';
 import { type Har, readHar, recordPage, replayPage } from '../../src/page/index.ts';
 import { renderPageHtml, renderPageMarkdown } from '../../src/report/index.ts';
-import { parseSiteSpec } from '../../src/server/index.ts';
+import { generateSite, parseSiteSpec, resolverRules, startOriginServers } from '../../src/server/index.ts';
+import { ensureDevCertificates } from '../../src/tls/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -132,6 +134,43 @@ test('a DevTools-style HAR without bodies replays with bodies synthesised, and s
   const recorded = urls(har!.log.entries.map((e) => e.request.url));
   assert.deepEqual(served, recorded, 'the synthesised document asks for every recorded URL');
   assert.match(renderPageMarkdown(r), /Inferred: bodies/, 'the report says bodies were synthesised');
+});
+
+test("a HAR Playwright recorded without bodies (recordHar content 'omit') replays the same URLs", async (t) => {
+  if (missing) return t.skip(missing);
+  const site = generateSite(parseSiteSpec('origins=2,resources=12'));
+  const origins = await startOriginServers(site.origins, { ca: await ensureDevCertificates() });
+  const f = join(dir, 'playwright.har');
+  try {
+    const b = await launchChromium({
+      executablePath: CHROMIUM,
+      spki: origins.certPems.flatMap(spkiPins),
+      extraFlags: [`--host-resolver-rules=${resolverRules(origins.listeners, '127.0.0.1')}`],
+    });
+    try {
+      const ctx = await b.context.browser()!.newContext({ recordHar: { path: f, content: 'omit' } });
+      const p = await ctx.newPage();
+      await p.goto(site.url, { waitUntil: 'load' });
+      await p.waitForTimeout(300);
+      await ctx.close();
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await origins.close();
+  }
+  const r = await replayPage({ har: f, protocols: ['h2'], runs: 1, chromiumPath: CHROMIUM });
+  assert.equal(r.har.source, 'playwright');
+  assert.ok(
+    r.har.inferred.some((i) => i.startsWith('bodies')),
+    `inferred: ${r.har.inferred}`,
+  );
+  const recorded = urls(site.origins.flatMap((o) => o.resources.map((x) => `https://${o.host}${x.path}`)));
+  assert.deepEqual(
+    urls(r.loads.at(-1)!.requests.map((q) => q.url)),
+    recorded,
+    'every generated URL replayed',
+  );
 });
 
 test('1 first-party + 17 third-party origins with only the first on h2: reported as diluted with the share', async (t) => {
