@@ -58,6 +58,8 @@ export const pageRequestSchema = z.strictObject({
   waitedBehindMs: ms(
     'time this request waited after it was discovered while another request held the same connection (HTTP/1.1 head-of-line)',
   ).optional(),
+  /** The URL whose parsing or script caused this request (CDP's initiator), when there is one. */
+  initiator: z.string().optional(),
   failed: z.string().optional(),
 });
 export type PageRequest = z.infer<typeof pageRequestSchema>;

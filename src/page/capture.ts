@@ -55,6 +55,21 @@ export interface CapturedRequest {
   redirect?: boolean;
 }
 
+/** How many times a load hit by a host network change is repeated. */
+export const NETWORK_CHANGED_RETRIES = 2;
+
+/**
+ * True when Chromium aborted the load because the host's network interfaces changed
+ * (net::ERR_NETWORK_CHANGED: a link, namespace or container coming or going): that load measured
+ * the host, not the page, and is repeated.
+ */
+export function networkChanged(load: CapturedLoad): boolean {
+  return (
+    load.requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED') ||
+    (load.error?.includes('ERR_NETWORK_CHANGED') ?? false)
+  );
+}
+
 /** What {@link capturePageLoad} returns. */
 export interface CapturedLoad {
   requests: CapturedRequest[];

@@ -15,7 +15,7 @@ import {
   startOriginServers,
 } from '../server/index.ts';
 import { ensureDevCertificates, readPemFile } from '../tls/index.ts';
-import { capturePageLoad } from './capture.ts';
+import { capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type Har, harOf } from './har.ts';
 
 /** Options of {@link recordPage}. */
@@ -83,7 +83,14 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
       const b = browser.context.browser();
       if (!b)
         throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
-      const load = await capturePageLoad(b, url, { bodies: true, timeoutMs: opts.timeoutMs });
+      const warnings: string[] = [];
+      let load = await capturePageLoad(b, url, { bodies: true, timeoutMs: opts.timeoutMs });
+      for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(load); retry++) {
+        warnings.push(
+          'the load was repeated: Chromium reported net::ERR_NETWORK_CHANGED (the host network changed)',
+        );
+        load = await capturePageLoad(b, url, { bodies: true, timeoutMs: opts.timeoutMs });
+      }
       const doc = load.requests[0];
       if (load.error && (!doc || doc.status === undefined)) {
         throw new H2labError(
@@ -92,7 +99,6 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
           { url, error: load.error },
         );
       }
-      const warnings: string[] = [];
       if (load.error)
         warnings.push(`the load did not finish cleanly (${load.error}); what arrived is recorded`);
       const failed = load.requests.filter((r) => r.failed);

@@ -31,7 +31,7 @@ import {
 import { createLink, type Link, type LinkOptions } from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
-import { type CapturedLoad, capturePageLoad } from './capture.ts';
+import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type ReplaySite, readHar } from './har.ts';
 import { startReplayOrigins } from './origins-host.ts';
 import { analyzePage, originProtocols } from './verdict.ts';
@@ -80,6 +80,7 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
       if (t.connectStart >= 0 && t.connectEnd >= t.connectStart) q.connectMs = t.connectEnd - t.connectStart;
       if (t.sslStart >= 0 && t.sslEnd >= t.sslStart) q.tlsMs = t.sslEnd - t.sslStart;
     }
+    if (r.initiator.url) q.initiator = r.initiator.url;
     if (r.failed) q.failed = r.failed;
     return q;
   });
@@ -105,16 +106,6 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
     }
   }
   return out;
-}
-
-/** How many times a load hit by a host network change is repeated. */
-const NETWORK_CHANGED_RETRIES = 2;
-
-function networkChanged(load: CapturedLoad): boolean {
-  return (
-    load.requests.some((r) => r.failed === 'net::ERR_NETWORK_CHANGED') ||
-    (load.error?.includes('ERR_NETWORK_CHANGED') ?? false)
-  );
 }
 
 const WIRE: Record<string, string> = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };

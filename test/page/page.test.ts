@@ -71,7 +71,7 @@ test('record: a generated 2-origin page becomes a HAR with bodies, initiators, p
   assert.ok(!site.inferred.some((i) => i.startsWith('bodies')), `nothing synthesised: ${site.inferred}`);
 });
 
-test('replay on loopback: h1 and h2 reproduce the recorded request graph, h1 on ≤ 6 connections a pool', async (t) => {
+test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, sizes, initiators)', async (t) => {
   if (missing) return t.skip(missing);
   const r = parsePageResult(
     JSON.parse(
@@ -87,6 +87,7 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph, h1 on 
     'every request matched a recorded entry',
   );
   const recorded = urls(har!.log.entries.map((e) => e.request.url));
+  const entry = new Map(har!.log.entries.map((e) => [e.request.url, e]));
   for (const l of r.loads) {
     assert.equal(l.error, undefined, `${l.protocol} round ${l.round}: ${l.error}`);
     assert.deepEqual(
@@ -94,6 +95,17 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph, h1 on 
       recorded,
       `${l.protocol}: the same URLs as recorded`,
     );
+    for (const q of l.requests) {
+      const e = entry.get(q.url);
+      if (!e || q.url.endsWith('/favicon.ico')) continue;
+      assert.equal(q.initiator, e._initiator?.url, `${l.protocol} ${q.url}: initiator as recorded`);
+      // Encoded bytes are the body plus the response head (a few hundred bytes).
+      const size = e.response.content.size;
+      assert.ok(
+        q.bytes >= size && q.bytes < size + 2000,
+        `${l.protocol} ${q.url}: ${q.bytes} bytes, body ${size}`,
+      );
+    }
     const want = l.protocol === 'h1' ? 'http/1.1' : 'h2';
     assert.ok(
       l.requests.every((q) => q.protocol === want),
