@@ -53,6 +53,7 @@ export const pageRequestSchema = z.strictObject({
   connectMs: ms('connection setup this request paid for (TCP or QUIC, TLS included)').optional(),
   tlsMs: ms('TLS part of connectMs').optional(),
   waitMs: ms('sent to the first byte of the response').optional(),
+  wireMs: ms('on the wire: sent to the last byte').optional(),
   endMs: ms('last byte (loadingFinished)'),
   bytes: count('encoded bytes received (headers and body)'),
   waitedBehindMs: ms(

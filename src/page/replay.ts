@@ -76,6 +76,7 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
     if (t && t.sendStart >= 0) {
       q.sendMs = ms(t.requestTime) + t.sendStart;
       q.stalledMs = Math.max(0, q.sendMs - q.startMs);
+      q.wireMs = Math.max(0, q.endMs - q.sendMs);
       if (t.receiveHeadersEnd >= 0) q.waitMs = Math.max(0, t.receiveHeadersEnd - t.sendEnd);
       if (t.connectStart >= 0 && t.connectEnd >= t.connectStart) q.connectMs = t.connectEnd - t.connectStart;
       if (t.sslStart >= 0 && t.sslEnd >= t.sslStart) q.tlsMs = t.sslEnd - t.sslStart;
