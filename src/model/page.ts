@@ -83,6 +83,14 @@ export const pageLoadSchema = z.strictObject({
   discarded: z.boolean(),
   metrics: pageMetricsSchema.optional(),
   requests: z.array(pageRequestSchema),
+  /** Packets the link dropped on this load's connections (relay backend), and how many connections lost any. */
+  linkDrops: z
+    .strictObject({
+      loss: count('packets dropped by random loss, both directions'),
+      queue: count('packets dropped by a full bottleneck queue, both directions'),
+      connections: count('connections (flows) that lost at least one packet'),
+    })
+    .optional(),
   error: z.string().optional(),
 });
 export type PageLoad = z.infer<typeof pageLoadSchema>;
@@ -113,6 +121,8 @@ export const pageSummarySchema = z.strictObject({
   waitedBehindRequests: nanAsNull,
   /** Median over loads of the median time those requests waited, ms. */
   waitedBehindMs: nanAsNull,
+  /** Median over loads of the packets the link dropped (loss and queue), when the link counted them. */
+  droppedPackets: nanAsNull,
   /** Median over loads of the connections opened, per origin host. */
   connectionsPerOrigin: z.record(z.string(), nanAsNull),
   /** Median over loads of the longest connection setup per origin (TCP+TLS or QUIC), ms. */

@@ -28,7 +28,7 @@ import {
   type PageRequest,
   type PageResult,
 } from '../model/index.ts';
-import { createLink, type Link, type LinkOptions } from '../net/index.ts';
+import { createLink, type FlowDrops, type Link, type LinkOptions } from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
@@ -105,6 +105,31 @@ export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
       }
       if (waited > 0) q.waitedBehindMs = waited;
     }
+  }
+  return out;
+}
+
+/**
+ * Packets the link dropped during one load on the flows to this setting's listeners (the relay
+ * counts drops per flow since the link was made; a load's are the difference), by cause, and the
+ * connections (flows) that lost any.
+ */
+function dropsOf(
+  before: readonly FlowDrops[],
+  after: readonly FlowDrops[],
+  ports: ReadonlySet<number>,
+): NonNullable<PageLoad['linkDrops']> {
+  const key = (f: FlowDrops) => `${f.protocol}:${f.clientPort}:${f.serverPort}`;
+  const old = new Map(before.map((f) => [key(f), f]));
+  const out = { loss: 0, queue: 0, connections: 0 };
+  for (const f of after) {
+    if (!ports.has(f.serverPort)) continue;
+    const o = old.get(key(f));
+    const loss = f.lossUp + f.lossDown - (o ? o.lossUp + o.lossDown : 0);
+    const queue = f.queueUp + f.queueDown - (o ? o.queueUp + o.queueDown : 0);
+    if (loss + queue > 0) out.connections++;
+    out.loss += loss;
+    out.queue += queue;
   }
   return out;
 }
@@ -223,7 +248,7 @@ export async function replayPage(
       link,
     );
     cleanups.push(() => origins.close());
-    const settings: Array<{ protocol: PageProtocol; browser: ChromiumHandle }> = [];
+    const settings: Array<{ protocol: PageProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
     for (const o of origins.settings) {
       const quic = o.listeners.filter((l) => l.protocol === 'h3').map((l) => `${l.host}:443`);
       const browser = await launchChromium({
@@ -235,7 +260,7 @@ export async function replayPage(
       cleanups.push(() => browser.close());
       if (settings.length === 0)
         chromium = { path: opts.chromiumPath, version: browser.version, flags: browser.flags };
-      settings.push({ protocol: o.protocol, browser });
+      settings.push({ protocol: o.protocol, browser, ports: new Set(o.listeners.map((l) => l.port)) });
     }
     const total = (opts.runs + 1) * settings.length;
     let step = 0;
@@ -252,6 +277,7 @@ export async function replayPage(
         const b = s.browser.context.browser();
         if (!b)
           throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
+        const before = link ? await link.stats() : undefined;
         let captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
         // Chromium aborts what is in flight when the host's interfaces change (another link or
         // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
@@ -269,6 +295,10 @@ export async function replayPage(
         };
         if (captured.metrics) l.metrics = captured.metrics;
         if (captured.error) l.error = captured.error;
+        if (link && before?.flows) {
+          const after = await link.stats();
+          if (after.flows) l.linkDrops = dropsOf(before.flows, after.flows, s.ports);
+        }
         loads.push(l);
       }
     }

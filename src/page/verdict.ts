@@ -52,6 +52,9 @@ function summaryOf(
     lcpMs: m('lcpMs'),
     lastByteMs: m('lastByteMs'),
     stalledMs: median(kept.map((l) => median(l.requests.map((q) => q.stalledMs ?? Number.NaN)))),
+    droppedPackets: median(
+      kept.map((l) => (l.linkDrops ? l.linkDrops.loss + l.linkDrops.queue : Number.NaN)),
+    ),
     waitedBehindRequests: median(kept.map((l) => l.requests.filter((q) => q.waitedBehindMs).length)),
     waitedBehindMs: median(
       kept.map((l) => median(l.requests.flatMap((q) => (q.waitedBehindMs ? [q.waitedBehindMs] : [])))),
@@ -196,10 +199,20 @@ export function analyzePage(
       `The page is bound by its server think time: the HTML takes ${r0(docThink)} ms on the server of ${r0(fastest)} ms for the whole load, which no protocol shortens.`,
     );
   const loss = result.link?.loss ?? result.link?.lossDown;
-  if (loss && loss > 0)
+  if (loss && loss > 0) {
+    const counted = summaries.filter((s) => Number.isFinite(s.droppedPackets));
+    const drops = counted.length
+      ? ` (median per load: ${counted
+          .map(
+            (s) =>
+              `${NAMES[s.protocol]} ${r0(s.droppedPackets)} on ${r0(sum(s.connectionsPerOrigin))} connections`,
+          )
+          .join(', ')})`
+      : '';
     verdict.push(
-      `The link dropped ${(loss * 100).toFixed(1)}% of packets: a loss stalls every stream of an h2 connection until it is repaired (TCP head-of-line), where HTTP/1.1's connections each lose alone and h3 streams are independent; this run does not separate that share of the difference.`,
+      `The link dropped ${(loss * 100).toFixed(1)}% of packets${drops}: over h2 a loss stalls every stream of its connection until it is repaired (TCP head-of-line blocking), where each HTTP/1.1 connection loses alone and h3's streams are independent; this run does not separate that share of the difference.`,
     );
+  }
   if (!base && summaries.length > 0)
     verdict.push('No HTTP/1.1 setting was loaded, so there is no baseline to compare against.');
   return { summaries, comparisons, verdict };

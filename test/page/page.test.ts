@@ -207,16 +207,24 @@ test('1 first-party + 17 third-party origins with only the first on h2: reported
   assert.match(line, /only 1 of 18 origins \(www\.h2lab\.test\) were on h2, carrying \d+% of the requests/);
 });
 
-test('replay through an emulated link: the link is recorded and every load pays its round trips', async (t) => {
+test('replay through an emulated link with 3% loss: the link and its drops are recorded, every load pays its round trips', async (t) => {
   if (missing) return t.skip(missing);
   const why = missingPrerequisite(true);
   if (why) return t.skip(`no emulated link here: ${why}`);
   const r = await replayPage(
     { har: harFile, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM },
-    { link: { profile: { rttMs: 40 }, backend: 'relay' } },
+    { link: { profile: { rttMs: 40, loss: 0.03 }, backend: 'relay' } },
   );
   assert.equal(r.error, undefined, JSON.stringify(r.error));
   assert.equal(r.link?.rttMs, 40, 'the link is recorded');
+  const dropped = r.loads.reduce((n, l) => n + (l.linkDrops?.loss ?? 0), 0);
+  assert.ok(dropped > 0, `the link's drops are counted per load: ${dropped}`);
+  assert.ok(
+    r.verdict.some((v) =>
+      /dropped 3\.0% of packets \(median per load: HTTP\/1\.1 \d+ on \d+ connections/.test(v),
+    ),
+    `a loss sentence with the drops: ${r.verdict.join(' | ')}`,
+  );
   for (const l of r.loads) {
     // TCP handshake, TLS 1.3 handshake, then the request: three round trips before the first byte.
     assert.ok(l.metrics!.ttfbMs >= 3 * 40 * 0.95, `${l.protocol}: first byte at ${l.metrics!.ttfbMs} ms`);
