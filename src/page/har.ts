@@ -173,6 +173,8 @@ export interface ReplaySite {
   entries: number;
   /** Resources by hostname, in the order the HAR lists them. */
   origins: Map<string, OriginResource[]>;
+  /** The port each hostname was recorded on (443 unless the URL named one): what QUIC is forced to. */
+  ports: Map<string, number>;
   bytes: number;
   inferred: string[];
   /** Entries left out (not http(s), no status), with why. */
@@ -293,6 +295,7 @@ export function readHar(file: string): ReplaySite {
   let fromServerTiming = 0;
   let bytes = 0;
   const origins = new Map<string, OriginResource[]>();
+  const ports = new Map<string, number>();
   for (const e of usable) {
     const u = new URL(e.request.url);
     const c = e.response.content ?? { size: 0, mimeType: '' };
@@ -331,6 +334,7 @@ export function readHar(file: string): ReplaySite {
     } else resource.thinkMs = Math.max(0, (e.timings?.wait ?? 0) - (rtt.get(host) ?? 0));
     if (e === doc)
       resource.headers = resource.headers.filter(([k]) => k.toLowerCase() !== 'content-security-policy');
+    if (!ports.has(host)) ports.set(host, Number(u.port || 443));
     const list = origins.get(host) ?? [];
     list.push(resource);
     origins.set(host, list);
@@ -362,6 +366,7 @@ export function readHar(file: string): ReplaySite {
     source,
     entries: usable.length,
     origins,
+    ports,
     bytes,
     inferred,
     skipped,

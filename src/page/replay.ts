@@ -250,7 +250,9 @@ export async function replayPage(
     cleanups.push(() => origins.close());
     const settings: Array<{ protocol: PageProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
     for (const o of origins.settings) {
-      const quic = o.listeners.filter((l) => l.protocol === 'h3').map((l) => `${l.host}:443`);
+      const quic = o.listeners
+        .filter((l) => l.protocol === 'h3')
+        .map((l) => `${l.host}:${site.ports.get(l.host) ?? 443}`);
       const browser = await launchChromium({
         executablePath: opts.chromiumPath,
         spki: o.certPems.flatMap(spkiPins),

@@ -180,7 +180,7 @@ export function analyzePage(
     if (Number.isFinite(hs3) && Number.isFinite(hsBase))
       verdict.push(
         hs3 < hsBase * 0.8
-          ? `h3's QUIC setup took ${r0(hs3)} ms per origin against ${r0(hsBase)} ms for TCP + TLS: ${r0(hsBase - hs3)} ms less on each of ${hosts.length} origin${hosts.length > 1 ? 's' : ''} (QUIC's transport and TLS handshakes are one round trip).`
+          ? `h3's QUIC setup took ${r0(hs3)} ms per origin against ${r0(hsBase)} ms for TCP + TLS: ${r0(hsBase - hs3)} ms less on ${hosts.length > 1 ? `each of ${hosts.length} origins` : 'its one origin'} (QUIC's transport and TLS handshakes are one round trip).`
           : `h3's QUIC setup took about as long as TCP + TLS here (${r0(hs3)} against ${r0(hsBase)} ms per origin), so h3 saved no handshake time.`,
       );
     // Dilution.

@@ -16,6 +16,7 @@ import { renderPageHtml, renderPageMarkdown } from '../../src/report/index.ts';
 import { generateSite, parseSiteSpec, resolverRules, startOriginServers } from '../../src/server/index.ts';
 import { ensureDevCertificates } from '../../src/tls/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
+import { startFixture } from '../helpers/fixture.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 let dir = '';
@@ -241,6 +242,33 @@ test('a page whose HTML takes 1.5 s on the server is reported as bound by its th
     r.verdict.some((v) => /bound by its server think time: the HTML takes 1,500 ms/.test(v)),
     `a think-time sentence: ${r.verdict.join(' | ')}`,
   );
+});
+
+test('record a URL (the fixture tiles page on 127.0.0.1, a private CA) and replay its IP-literal origin', async (t) => {
+  if (missing) return t.skip(missing);
+  const srv = await startFixture({ poolSize: 64, tileMs: 5 });
+  let f = '';
+  try {
+    const rec = await recordPage({
+      url: `${srv.tlsUrl}/page/tiles.html?n=8`,
+      chromiumPath: CHROMIUM,
+      timeoutMs: 30_000,
+      trustCert: [srv.caFile!],
+    });
+    assert.ok(rec.requests >= 9, `the page and its 8 tiles: ${rec.requests}`);
+    f = join(dir, 'fixture.har');
+    writeFileSync(f, JSON.stringify(rec.har));
+  } finally {
+    await srv.close(0);
+  }
+  // The fixture is gone: every response now comes from the replay listener the rules send 127.0.0.1 to.
+  const r = await replayPage({ har: f, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
+  assert.equal(r.error, undefined, JSON.stringify(r.error));
+  for (const l of r.loads)
+    assert.ok(
+      l.requests.filter((q) => q.url.includes('/tiles/')).every((q) => q.status === 200),
+      `${l.protocol}: every tile answered by the replay`,
+    );
 });
 
 test('a file that is not a HAR is a usage error naming the file', () => {
