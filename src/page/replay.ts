@@ -316,7 +316,10 @@ export async function replayPage(
       ).toJSON();
     }
     return out;
-  } catch (err) {
+  } catch (caught) {
+    // Ctrl-C on a terminal reaches Chromium too: whatever failed after a stop was asked for, the
+    // replay was interrupted, not broken.
+    const err = hooks.signal?.aborted ? interrupted() : caught;
     if (!isH2labError(err) || loads.length === 0) throw err;
     const out = result();
     Object.assign(out, analyzePage(out, site));
