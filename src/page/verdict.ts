@@ -131,7 +131,7 @@ export function analyzePage(
     comparisons.push(c);
     const name = NAMES[s.protocol]!;
     const other = NAMES[b.protocol]!;
-    const iv = `${s.loads} loads each; ratio ${c.ratio.toFixed(2)}, 95% interval ${c.lo.toFixed(2)}–${c.hi.toFixed(2)}`;
+    const iv = `${s.loads} load${s.loads === 1 ? '' : 's'} each; ratio ${c.ratio.toFixed(2)}, 95% interval ${c.lo.toFixed(2)}–${c.hi.toFixed(2)}`;
     const times = `${r0(s.loadMs.median)} ms against ${r0(b.loadMs.median)} ms over ${other}`;
     verdict.push(
       c.outcome === 'faster'
