@@ -123,6 +123,8 @@ export const pageSummarySchema = z.strictObject({
   waitedBehindMs: nanAsNull,
   /** Median over loads of the packets the link dropped (loss and queue), when the link counted them. */
   droppedPackets: nanAsNull,
+  /** Median over loads of the connections opened in all (a coalesced connection counts once). */
+  connections: nanAsNull,
   /** Median over loads of the connections opened, per origin host. */
   connectionsPerOrigin: z.record(z.string(), nanAsNull),
   /** Median over loads of the longest connection setup per origin (TCP+TLS or QUIC), ms. */
@@ -156,6 +158,11 @@ export const pageHarInfoSchema = z.strictObject({
   entries: z.number().int(),
   origins: z.array(z.string()),
   bytes: z.number().int().describe('body bytes served per load'),
+  shared: z
+    .array(z.array(z.string()))
+    .describe(
+      'hosts that shared a connection when recorded (coalescing), replayed from one listener each group',
+    ),
   /** Fields the HAR lacked and h2lab filled in, each with how. */
   inferred: z.array(z.string()),
 });

@@ -173,12 +173,46 @@ export interface ReplaySite {
   entries: number;
   /** Resources by hostname, in the order the HAR lists them. */
   origins: Map<string, OriginResource[]>;
+  /**
+   * Hosts whose requests shared a connection in the recording (HTTP/2 or HTTP/3 connection
+   * coalescing): replayed from one listener whose certificate names them all.
+   */
+  shared: string[][];
   /** The port each hostname was recorded on (443 unless the URL named one): what QUIC is forced to. */
   ports: Map<string, number>;
   bytes: number;
   inferred: string[];
   /** Entries left out (not http(s), no status), with why. */
   skipped: string[];
+}
+
+/**
+ * Groups of hosts whose entries name the same connection (HAR `connection`, Chromium's connection id)
+ * and server address: one connection carried requests for several hosts, which only HTTP/2 and
+ * HTTP/3 coalescing does. Union–find over hosts; groups of one are left out.
+ */
+function coalescedHosts(entries: readonly HarEntry[]): string[][] {
+  const parent = new Map<string, string>();
+  const find = (h: string): string => {
+    const p = parent.get(h) ?? h;
+    if (p === h) return h;
+    const root = find(p);
+    parent.set(h, root);
+    return root;
+  };
+  const firstHost = new Map<string, string>();
+  for (const e of entries) {
+    if (!e.connection || e.connection === '0') continue;
+    const host = new URL(e.request.url).hostname;
+    parent.set(host, parent.get(host) ?? host);
+    const key = `${e.serverIPAddress ?? ''}|${e.connection}`;
+    const other = firstHost.get(key);
+    if (other === undefined) firstHost.set(key, host);
+    else if (find(other) !== find(host)) parent.set(find(host), find(other));
+  }
+  const groups = new Map<string, string[]>();
+  for (const h of parent.keys()) groups.set(find(h), [...(groups.get(find(h)) ?? []), h]);
+  return [...groups.values()].filter((g) => g.length > 1);
 }
 
 /** The sum of a response's `Server-Timing` durations (W3C Server Timing), ms, if it has any. */
@@ -339,6 +373,7 @@ export function readHar(file: string): ReplaySite {
     list.push(resource);
     origins.set(host, list);
   }
+  const shared = coalescedHosts(usable);
   const inferred: string[] = [];
   if (synthesised > 0)
     inferred.push(
@@ -366,6 +401,7 @@ export function readHar(file: string): ReplaySite {
     source,
     entries: usable.length,
     origins,
+    shared,
     ports,
     bytes,
     inferred,

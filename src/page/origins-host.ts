@@ -79,7 +79,7 @@ export async function startSettings(
     for (const s of settings) {
       const o = await startOriginServers(
         [...site.origins].map(([host, resources]) => ({ host, protocol: s.map[host]!, resources })),
-        { ca, certCache, maxConcurrentStreams: maxStreams, address },
+        { ca, certCache, maxConcurrentStreams: maxStreams, address, shared: site.shared },
       );
       servers.push(o);
       out.push({ protocol: s.protocol, listeners: [...o.listeners], certPems: [...o.certPems] });

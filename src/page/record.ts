@@ -55,7 +55,7 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
     if (opts.generate) {
       const site = generateSite(opts.generate);
       const dev = await ensureDevCertificates();
-      servers = await startOriginServers(site.origins, { ca: dev });
+      servers = await startOriginServers(site.origins, { ca: dev, shared: site.shared });
       url = site.url;
       flags.push(`--host-resolver-rules=${resolverRules(servers.listeners, '127.0.0.1')}`);
       pins.push(...servers.certPems.flatMap(spkiPins));

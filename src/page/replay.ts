@@ -219,6 +219,7 @@ export async function replayPage(
         entries: site.entries,
         origins: hosts,
         bytes: site.bytes,
+        shared: site.shared,
         inferred: site.inferred,
       },
       loads,

@@ -59,6 +59,9 @@ function summaryOf(
     waitedBehindMs: median(
       kept.map((l) => median(l.requests.flatMap((q) => (q.waitedBehindMs ? [q.waitedBehindMs] : [])))),
     ),
+    connections: median(
+      kept.map((l) => new Set(l.requests.flatMap((q) => (q.connectionId ? [q.connectionId] : []))).size),
+    ),
     connectionsPerOrigin: perOrigin(
       (l, h) =>
         new Set(l.requests.filter((q) => q.host === h && q.connectionId).map((q) => q.connectionId)).size,
@@ -101,9 +104,6 @@ function compareLoads(
     runsToTell: runsNeeded(a, b),
   };
 }
-
-const sum = (r: Record<string, number>) =>
-  Object.values(r).reduce((s, v) => s + (Number.isFinite(v) ? v : 0), 0);
 
 /** Summaries, comparisons against HTTP/1.1, and the verdict of a replay (pure: reads the loads). */
 export function analyzePage(
@@ -169,11 +169,11 @@ export function analyzePage(
         `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over h2 and h3 no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
       );
     // Handshakes per origin.
-    const nb = sum(base.connectionsPerOrigin);
+    const nb = base.connections;
     const hsBase = median(Object.values(base.handshakeMsPerOrigin).filter(Number.isFinite));
-    if (cands.some((s) => sum(s.connectionsPerOrigin) < nb) && Number.isFinite(hsBase))
+    if (cands.some((s) => s.connections < nb) && Number.isFinite(hsBase))
       verdict.push(
-        `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${list((s) => r0(sum(s.connectionsPerOrigin)))}; a TCP + TLS setup took a median ${r0(hsBase)} ms here.`,
+        `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${list((s) => r0(s.connections))}; a TCP + TLS setup took a median ${r0(hsBase)} ms here.`,
       );
     const h3 = cands.find((s) => s.protocol === 'h3');
     const hs3 = h3 ? median(Object.values(h3.handshakeMsPerOrigin).filter(Number.isFinite)) : Number.NaN;
@@ -203,10 +203,7 @@ export function analyzePage(
     const counted = summaries.filter((s) => Number.isFinite(s.droppedPackets));
     const drops = counted.length
       ? ` (median per load: ${counted
-          .map(
-            (s) =>
-              `${NAMES[s.protocol]} ${r0(s.droppedPackets)} on ${r0(sum(s.connectionsPerOrigin))} connections`,
-          )
+          .map((s) => `${NAMES[s.protocol]} ${r0(s.droppedPackets)} on ${r0(s.connections)} connections`)
           .join(', ')})`
       : '';
     verdict.push(

@@ -43,7 +43,7 @@ export function renderPageMarkdown(r: PageResult): string {
   for (const s of r.summaries) {
     const on = Object.entries(s.originProtocols).filter(([, p]) => p === s.protocol).length;
     out.push(
-      `| ${NAMES[s.protocol]} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.stalledMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(Object.values(s.connectionsPerOrigin).reduce((a, b) => a + b, 0))} |`,
+      `| ${NAMES[s.protocol]} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.stalledMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(s.connections)} |`,
     );
   }
   if (r.comparisons.length) {
@@ -67,7 +67,11 @@ export function renderPageMarkdown(r: PageResult): string {
     `- Chromium ${r.environment.chromium.version}; a fresh browser context per load (no socket, session ticket or cache carried over); ${r.options.runs} kept loads per setting after one discarded round, settings alternating.`,
   );
   out.push(
-    `- Replay server: one listener per origin, certificate for its host from h2lab's development CA, SETTINGS_MAX_CONCURRENT_STREAMS ${r.options.maxConcurrentStreams}; origins on separate ports, so Chromium never coalesces them.`,
+    `- Replay server: one listener per origin, certificate for its host from h2lab's development CA, SETTINGS_MAX_CONCURRENT_STREAMS ${r.options.maxConcurrentStreams}; ${
+      r.har.shared.length
+        ? `hosts that shared a connection when recorded (${r.har.shared.map((g) => g.join(' + ')).join('; ')}) share one listener and a certificate naming them all, so Chromium coalesces them again over h2 and h3; every other origin has its own port and certificate.`
+        : 'every origin has its own port and certificate, so Chromium does not coalesce them (none shared a connection when recorded).'
+    }`,
   );
   out.push(
     `- Machine: ${r.environment.cpus} CPUs, load average ${r.environment.loadAverage.join(' / ')} at the start, ${r.environment.platform}, Node ${r.environment.node}.`,

@@ -11,11 +11,12 @@
  *        └── the origin's resources: recorded status, headers, body, after the recorded think time
  * ```
  *
- * Each listener presents a certificate naming only its own host, signed by the CA it is given (h2lab's
+ * Each listener presents a certificate naming its own host, signed by the CA it is given (h2lab's
  * development CA), and listens on a port of its own: Chromium pools an HTTP/2 connection for another
  * host only when the certificate covers that host and the resolved address and port are the same
- * ("connection coalescing", RFC 9113 §9.1.1), so origins here never coalesce, as separate servers of a
- * real page would not. What a listener speaks is chosen by what its TLS handshake offers (ALPN), the
+ * ("connection coalescing", RFC 9113 §9.1.1), so separate origins do not coalesce, as separate
+ * servers of a real page would not. Hosts that shared a server where the page was recorded (`shared`)
+ * share one listener and one certificate naming them all, and Chromium coalesces them again. What a listener speaks is chosen by what its TLS handshake offers (ALPN), the
  * way a server that has not turned HTTP/2 on answers a browser that asks for it.
  */
 import { once } from 'node:events';
@@ -85,8 +86,15 @@ export interface OriginServerOptions {
    * nginx's `http2_max_concurrent_streams` default: Chrome stops at 100 when a server announces none.
    */
   maxConcurrentStreams?: number;
-  /** Certificates already issued, by host (reused across calls, so a replay issues each once). */
+  /** Certificates already issued, by host list (reused across calls, so a replay issues each once). */
   certCache?: Map<string, { pem: string; keyPem: string }>;
+  /**
+   * Hosts that share one server: one listener whose certificate names them all, so Chromium pools
+   * their requests onto one HTTP/2 or HTTP/3 connection (connection coalescing, RFC 9113 §9.1.1) as
+   * it did where the page was recorded. Hosts of a group served with different protocols in this
+   * call get listeners of their own (they could not share a connection anyway).
+   */
+  shared?: ReadonlyArray<readonly string[]>;
 }
 
 /** Default streams a replayed origin allows per connection (nginx's default). */
@@ -135,6 +143,28 @@ class OriginTable {
   }
 }
 
+/** The specs grouped into listeners: each group of `shared` whose members speak one protocol, else one each. */
+function listenerUnits(
+  specs: readonly OriginSpec[],
+  shared: ReadonlyArray<readonly string[]>,
+): OriginSpec[][] {
+  const byHost = new Map(specs.map((s) => [s.host, s]));
+  const taken = new Set<string>();
+  const units: OriginSpec[][] = [];
+  for (const group of shared) {
+    const members = group
+      .map((h) => byHost.get(h))
+      .filter((s): s is OriginSpec => s !== undefined && !taken.has(s.host));
+    for (const protocol of new Set(members.map((m) => m.protocol))) {
+      const unit = members.filter((m) => m.protocol === protocol);
+      for (const m of unit) taken.add(m.host);
+      units.push(unit);
+    }
+  }
+  for (const s of specs) if (!taken.has(s.host)) units.push([s]);
+  return units;
+}
+
 const NOT_FOUND: OriginResource = {
   method: 'GET',
   path: '',
@@ -166,6 +196,7 @@ export async function startOriginServers(
   const listeners: OriginListener[] = [];
   const closers: Array<() => Promise<void>> = [];
   const timers = new Set<NodeJS.Timeout>();
+  const pems = new Set<string>();
   const answer = (host: string, table: OriginTable, method: string, path: string) => {
     const r = table.find(method, path);
     if (r) tally.served++;
@@ -181,14 +212,24 @@ export async function startOriginServers(
     timers.add(t);
   };
   try {
-    for (const spec of specs) {
-      let cert = cache.get(spec.host);
+    for (const unit of listenerUnits(specs, opts.shared ?? [])) {
+      const names = unit.map((u) => u.host);
+      const key = [...names].sort().join(' ');
+      let cert = cache.get(key);
       if (!cert) {
-        cert = await issueServerCertificate(opts.ca.caPem, opts.ca.caKeyPem, [spec.host]);
-        cache.set(spec.host, cert);
+        cert = await issueServerCertificate(opts.ca.caPem, opts.ca.caKeyPem, names);
+        cache.set(key, cert);
       }
-      const table = new OriginTable(spec.resources);
-      if (spec.protocol === 'h3') {
+      pems.add(cert.pem);
+      const protocol = unit[0]!.protocol;
+      const tables = new Map(unit.map((u) => [u.host, new OriginTable(u.resources)]));
+      // A shared listener tells its hosts apart by the request's authority (Host or :authority).
+      const route = (authority: string | undefined, method: string, path: string) => {
+        const host = (authority ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+        const name = tables.has(host) ? host : names[0]!;
+        return answer(name, tables.get(name)!, method, path);
+      };
+      if (protocol === 'h3') {
         const binding = await loadBinding();
         const l: H3Listener = await binding.listen(
           {
@@ -212,7 +253,7 @@ export async function startOriginServers(
               const v = s.headers[n];
               return Array.isArray(v) ? v.join(', ') : v;
             };
-            const r = answer(spec.host, table, h(':method') ?? 'GET', h(':path') ?? '/');
+            const r = route(h(':authority'), h(':method') ?? 'GET', h(':path') ?? '/');
             s.duplex.resume();
             later(r.thinkMs, () => {
               if (s.duplex.destroyed) return;
@@ -224,19 +265,29 @@ export async function startOriginServers(
             });
           },
         );
-        listeners.push({ host: spec.host, protocol: 'h3', port: l.port });
+        for (const name of names) listeners.push({ host: name, protocol: 'h3', port: l.port });
         closers.push(() => l.close());
         continue;
       }
       const handler = (
-        req: { method?: string; url?: string; resume(): void },
+        req: {
+          method?: string;
+          url?: string;
+          headers: Record<string, string | string[] | undefined>;
+          resume(): void;
+        },
         res: {
           writeHead(s: number, h: Record<string, string | string[]>): void;
           end(b?: Buffer): void;
           destroyed?: boolean;
         },
       ) => {
-        const r = answer(spec.host, table, req.method ?? 'GET', req.url ?? '/');
+        const authority = req.headers[':authority'] ?? req.headers.host;
+        const r = route(
+          Array.isArray(authority) ? authority[0] : authority,
+          req.method ?? 'GET',
+          req.url ?? '/',
+        );
         req.resume();
         later(r.thinkMs, () => {
           if (res.destroyed) return;
@@ -245,7 +296,7 @@ export async function startOriginServers(
         });
       };
       const server =
-        spec.protocol === 'h2'
+        protocol === 'h2'
           ? http2.createSecureServer(
               {
                 cert: cert.pem,
@@ -256,7 +307,10 @@ export async function startOriginServers(
               },
               handler as never,
             )
-          : https.createServer({ cert: cert.pem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] }, handler);
+          : https.createServer(
+              { cert: cert.pem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] },
+              handler as never,
+            );
       server.on('secureConnection', (s) => s.on('error', () => {}));
       server.listen(0, address);
       await once(server, 'listening');
@@ -265,11 +319,8 @@ export async function startOriginServers(
         sockets.add(s);
         s.once('close', () => sockets.delete(s));
       });
-      listeners.push({
-        host: spec.host,
-        protocol: spec.protocol,
-        port: (server.address() as AddressInfo).port,
-      });
+      const port = (server.address() as AddressInfo).port;
+      for (const name of names) listeners.push({ host: name, protocol, port });
       closers.push(async () => {
         const closed = new Promise<void>((r) => server.close(() => r()));
         for (const s of sockets) s.destroy();
@@ -282,7 +333,7 @@ export async function startOriginServers(
   }
   return {
     listeners,
-    certPems: [...new Set(specs.map((s) => cache.get(s.host)!.pem))],
+    certPems: [...pems],
     tally: () => ({ served: tally.served, misses: [...tally.misses] }),
     async close() {
       for (const t of timers) clearTimeout(t);

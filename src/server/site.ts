@@ -30,6 +30,11 @@ export interface SiteSpec {
   assetThinkMs: number;
   /** Bytes of each image. Default 6000. */
   imageBytes: number;
+  /**
+   * How many origins, the first party first, one server serves with one certificate naming them all
+   * (a CDN serving `www` and `o1`): Chromium coalesces them onto one h2 connection. Default 1 (none).
+   */
+  shared: number;
   /** Domain under which origin hosts are named (`www.DOMAIN`, `o1.DOMAIN`…). Default `h2lab.test` (RFC 6761). */
   domain: string;
 }
@@ -40,6 +45,7 @@ export const DEFAULT_SITE: Readonly<SiteSpec> = Object.freeze({
   htmlThinkMs: 20,
   assetThinkMs: 2,
   imageBytes: 6000,
+  shared: 1,
   domain: 'h2lab.test',
 });
 
@@ -63,12 +69,13 @@ export function parseSiteSpec(text: string, option = '--generate'): SiteSpec {
     else if (k === 'think') out.htmlThinkMs = num(0, 60_000, 'ms');
     else if (k === 'asset-think') out.assetThinkMs = num(0, 60_000, 'ms');
     else if (k === 'image') out.imageBytes = Math.round(num(200, 10_000_000));
+    else if (k === 'shared') out.shared = Math.round(num(1, 50));
     else if (k === 'domain' && /^[a-z0-9.-]+$/.test(v)) out.domain = v;
     else
       throw invalidOption(
         option,
         text,
-        'use comma-separated keys origins=N, resources=N, think=MS, asset-think=MS, image=BYTES, domain=NAME (e.g. origins=3,resources=80)',
+        'use comma-separated keys origins=N, resources=N, think=MS, asset-think=MS, image=BYTES, shared=N, domain=NAME (e.g. origins=3,resources=80)',
       );
   }
   return out;
@@ -97,7 +104,7 @@ function svg(i: number, bytes: number): string {
  * The generated site as origins and their resources, every one served with h2 (the recording is
  * made over whatever the browser negotiates; the replay chooses protocols itself).
  */
-export function generateSite(spec: SiteSpec): { url: string; origins: OriginSpec[] } {
+export function generateSite(spec: SiteSpec): { url: string; origins: OriginSpec[]; shared: string[][] } {
   const hosts = Array.from({ length: spec.origins }, (_, i) => siteHost(spec, i));
   const byHost = new Map<string, OriginResource[]>(hosts.map((h) => [h, []]));
   const url = (i: number, path: string) => `https://${hosts[i % hosts.length]}${path}`;
@@ -212,5 +219,6 @@ ${imgTags.join('\n')}
   return {
     url: `https://${hosts[0]}/`,
     origins: hosts.map((host) => ({ host, protocol: 'h2' as const, resources: byHost.get(host)! })),
+    shared: spec.shared > 1 ? [hosts.slice(0, spec.shared)] : [],
   };
 }

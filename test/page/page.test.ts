@@ -29,7 +29,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'h2lab-page-test-'));
   if (missing) return;
   const rec = await recordPage({
-    generate: parseSiteSpec('origins=2,resources=16,think=10ms'),
+    generate: parseSiteSpec('origins=3,resources=16,think=10ms,shared=2'),
     chromiumPath: CHROMIUM,
     timeoutMs: 30_000,
   });
@@ -51,11 +51,11 @@ async function recordGenerated(spec: string, name: string): Promise<string> {
 const urls = (list: readonly string[]) =>
   [...new Set(list.filter((u) => !u.endsWith('/favicon.ico')))].sort();
 
-test('record: a generated 2-origin page becomes a HAR with bodies, initiators, priorities and think times', (t) => {
+test('record: a generated 3-origin page (2 on one server) becomes a HAR with bodies, initiators, priorities and think times', (t) => {
   if (missing) return t.skip(missing);
   const entries = har!.log.entries;
   assert.ok(entries.length >= 16, `16 resources recorded, got ${entries.length}`);
-  assert.equal(new Set(entries.map((e) => new URL(e.request.url).hostname)).size, 2, 'two origins');
+  assert.equal(new Set(entries.map((e) => new URL(e.request.url).hostname)).size, 3, 'three origins');
   const font = entries.find((e) => e.request.url.includes('/font-0.woff2'));
   assert.ok(font, 'the font (discovered by the stylesheet) is recorded');
   assert.match(font._initiator?.url ?? '', /style-0\.css$/, 'the font was initiated by the stylesheet');
@@ -71,9 +71,15 @@ test('record: a generated 2-origin page becomes a HAR with bodies, initiators, p
   const doc = site.origins.get('www.h2lab.test')![0]!;
   assert.equal(doc.thinkMs, 10, 'the document think time comes from its Server-Timing');
   assert.ok(!site.inferred.some((i) => i.startsWith('bodies')), `nothing synthesised: ${site.inferred}`);
+  // www and o1 share a server (one certificate naming both): Chromium coalesced them when recording.
+  assert.deepEqual(
+    site.shared.map((g) => [...g].sort()),
+    [['o1.h2lab.test', 'www.h2lab.test']],
+    'the coalesced hosts are found in the HAR',
+  );
 });
 
-test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, sizes, initiators)', async (t) => {
+test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, sizes, initiators, coalescing)', async (t) => {
   if (missing) return t.skip(missing);
   const r = parsePageResult(
     JSON.parse(
@@ -108,6 +114,11 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, 
         `${l.protocol} ${q.url}: ${q.bytes} bytes, body ${size}`,
       );
     }
+    const conns = (host: string) =>
+      new Set(l.requests.filter((q) => q.host === host && q.connectionId).map((q) => q.connectionId));
+    const www = conns('www.h2lab.test');
+    const together = [...conns('o1.h2lab.test')].some((c) => www.has(c));
+    assert.equal(together, l.protocol === 'h2', `${l.protocol}: www and o1 coalesced only over h2`);
     const want = l.protocol === 'h1' ? 'http/1.1' : 'h2';
     assert.ok(
       l.requests.every((q) => q.protocol === want),
