@@ -184,6 +184,16 @@ export const pageResultSchema = z.strictObject({
   }),
   har: pageHarInfoSchema,
   link: linkInfoSchema.optional(),
+  /** How the recorded origins were served: the settings that can decide an outcome. */
+  replayServer: z.strictObject({
+    placement: z
+      .enum(['loopback', 'namespace'])
+      .describe("this host's loopback, or the link's server namespace (behind a link)"),
+    maxConcurrentStreams: count('SETTINGS_MAX_CONCURRENT_STREAMS (h2) and initial_max_streams_bidi (h3)'),
+    quicRetry: z
+      .boolean()
+      .describe('whether h3 listeners validate every client with a Retry (one more round trip)'),
+  }),
   loads: z.array(pageLoadSchema),
   summaries: z.array(pageSummarySchema),
   comparisons: z.array(pageComparisonSchema),

@@ -222,6 +222,11 @@ export async function replayPage(
         shared: site.shared,
         inferred: site.inferred,
       },
+      replayServer: {
+        placement: hooks.link ? 'namespace' : 'loopback',
+        maxConcurrentStreams: opts.maxConcurrentStreams,
+        quicRetry: false,
+      },
       loads,
       summaries: [],
       comparisons: [],
