@@ -166,7 +166,7 @@ export function analyzePage(
     // Queued in the browser for other reasons: the handshake, Chromium's scheduler.
     if (!(h2o && h2o.length < hosts.length) && cands.some((s) => s.stalledMs >= 50))
       verdict.push(
-        `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over h2 and h3 no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
+        `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over ${cands.map((s) => NAMES[s.protocol]).join(' and ')} no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
       );
     // Handshakes per origin.
     const nb = base.connections;
