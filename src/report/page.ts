@@ -54,7 +54,7 @@ export function renderPageMarkdown(r: PageResult): string {
     );
     for (const c of r.comparisons)
       out.push(
-        `| ${NAMES[c.candidate]} | ${NAMES[c.baseline]} | ${n0(c.deltaMs)} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
+        `| ${NAMES[c.candidate]} | ${NAMES[c.baseline]} | ${c.deltaMs < 0 ? '-' : ''}${n0(Math.abs(c.deltaMs))} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
       );
   }
   out.push('', '## What was replayed and how', '');
