@@ -16,7 +16,6 @@ export {
   runComparison,
   type StartedComparison,
 } from './compare/index.ts';
-
 export {
   ERROR_CODES,
   type ErrorCode,
@@ -43,9 +42,12 @@ export {
   browserResultSchema,
   COMPARE_RESULT_VERSION,
   compareResultSchema,
+  PAGE_RESULT_VERSION,
   PROBE_RESULT_VERSION,
+  pageResultSchema,
   parseBrowserResult,
   parseCompareResult,
+  parsePageResult,
   parseProbeResult,
   parseRunResult,
   parseSample,
@@ -56,6 +58,7 @@ export {
   sampleSchema,
 } from './model/index.ts';
 export { checkNetAvailable, createLink, type Link, type LinkOptions, profileNames } from './net/index.ts';
+export { type Har, type ReplayHooks, readHar, recordPage, replayPage } from './page/index.ts';
 export { type ProbeOptionsInput, probe, renderProbeText } from './probe/index.ts';
 export {
   buildVerdict,
@@ -67,6 +70,8 @@ export {
   renderDiffTerminal,
   renderHtml,
   renderMarkdown,
+  renderPageHtml,
+  renderPageMarkdown,
   renderRunText,
   renderTerminal,
 } from './report/index.ts';

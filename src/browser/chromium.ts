@@ -72,6 +72,11 @@ export interface ChromiumLaunchOptions {
    * lets the handshake verify.
    */
   forceQuicOn?: string;
+  /**
+   * More flags, appended last: e.g. `--host-resolver-rules=MAP www.example.com 127.0.0.1:8443` to send
+   * a recorded origin to a replay listener without touching DNS.
+   */
+  extraFlags?: readonly string[];
 }
 
 /** A running Chromium with its own throw-away profile. */
@@ -112,6 +117,7 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
   if (opts.spki && opts.spki.length > 0)
     flags.push(`--ignore-certificate-errors-spki-list=${opts.spki.join(',')}`);
   if (opts.disableHttp2) flags.push('--disable-http2');
+  if (opts.extraFlags) flags.push(...opts.extraFlags);
   const profile = mkdtempSync(join(tmpdir(), 'h2lab-chromium-'));
   let context: BrowserContext;
   try {

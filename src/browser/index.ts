@@ -34,3 +34,4 @@ export {
 } from './measure.ts';
 export { resolveBrowserOptions } from './options.ts';
 export { peakConcurrency, spread } from './stats.ts';
+export { trustPins } from './trust.ts';

@@ -8,7 +8,7 @@
  * user names, not only for h2lab's fixture, and keeps the server and its TLS setup identical.
  */
 import { cpus } from 'node:os';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
 import {
   BROWSER_RESULT_VERSION,
   type BrowserOptions,
@@ -236,10 +236,7 @@ export async function measureBrowser(
       version: BROWSER_RESULT_VERSION,
       options: opts,
       environment: {
-        h2labVersion: VERSION,
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-        cpus: cpus().length,
+        ...hostFacts(),
         chromium: { path: opts.chromiumPath, version: main.version, flags: main.flags },
         startedAt,
       },

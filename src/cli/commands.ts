@@ -52,6 +52,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: () => import('./browser.ts'),
   },
   {
+    name: 'page',
+    summary:
+      'Record a page as a HAR (or take one from DevTools) and replay it from one listener per origin under HTTP/1.1, h2 and h3 through the same link; say why it loaded faster or slower',
+    load: () => import('./page.ts'),
+  },
+  {
     name: 'probe',
     summary:
       'What a server speaks (HTTP/1.1 keep-alive, h2 by ALPN, h2c, Upgrade), its HTTP/2 SETTINGS, TLS and response behaviour',

@@ -77,6 +77,7 @@ export {
   mannWhitneyP,
   type Outcome,
   type RatioInterval,
+  runsNeeded,
   type Summary,
   summarize,
 } from './stats.ts';

@@ -191,6 +191,14 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'HTTP/3 was asked for but its binding (@currentspace/http3) is not installed or failed to load.',
   },
+  H2LAB_ERR_HAR_INVALID: {
+    exit: EXIT_USAGE,
+    summary: 'The HAR given to `h2lab page replay` is not JSON, has no entries, or no entry h2lab can serve.',
+  },
+  H2LAB_ERR_PAGE_LOAD: {
+    exit: EXIT_FAILURE,
+    summary: 'Chromium could not load the page being recorded or replayed (every load failed).',
+  },
 } as const satisfies Record<string, { exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

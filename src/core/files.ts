@@ -68,6 +68,8 @@ export const INPUT_FILE_CAPS = Object.freeze({
   body: 64 * 1024 ** 2,
   /** Saved results and plans (`report`, `merge`, `--plan`): a whole field study's results.json is about 4 MiB. */
   result: 64 * 1024 ** 2,
+  /** HAR files (`page replay`): bodies included, base64; a heavy page of 10 MB is ~15 MB of HAR. */
+  har: 512 * 1024 ** 2,
 });
 
 const KIND_NAMES: Record<keyof typeof INPUT_FILE_CAPS, string> = {
@@ -76,6 +78,7 @@ const KIND_NAMES: Record<keyof typeof INPUT_FILE_CAPS, string> = {
   urls: 'a URL list',
   body: 'a request body',
   result: 'a saved result',
+  har: 'a HAR file',
 };
 
 /** A kind of input file, with its cap in {@link INPUT_FILE_CAPS}. */

@@ -8,6 +8,7 @@
  * `bin/h2lab.js` makes the same choice for the CLI itself before any TypeScript can load, and so cannot
  * use this module.
  */
+import type { ChildProcess, Serializable } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -76,4 +77,29 @@ export function startThread(relPath: string, workerData: unknown): Worker {
   const api = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(boot, { eval: true, workerData });
+}
+
+/**
+ * Asks a child process started with an IPC channel to stop (`message` over the channel) and waits
+ * until it exits; SIGKILL after `graceMs`, or at once when the channel is gone. Returns at once for a
+ * child that already exited.
+ */
+export async function stopChildProcess(
+  c: ChildProcess,
+  message: Serializable,
+  graceMs = 3000,
+): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => c.kill('SIGKILL'), graceMs);
+    c.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      c.send(message);
+    } catch {
+      c.kill('SIGKILL');
+    }
+  });
 }

@@ -8,6 +8,7 @@ export * from './browser.ts';
 export * from './browser-options.ts';
 export * from './compare.ts';
 export * from './map-session.ts';
+export * from './page.ts';
 export * from './probe.ts';
 export * from './run.ts';
 export * from './sample.ts';

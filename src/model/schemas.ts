@@ -4,6 +4,7 @@
  */
 import { browserResultJsonSchema } from './browser.ts';
 import { compareResultJsonSchema } from './compare.ts';
+import { pageResultJsonSchema } from './page.ts';
 import { probeResultJsonSchema } from './probe.ts';
 import { runResultJsonSchema } from './run.ts';
 import { sampleJsonSchema } from './sample.ts';
@@ -17,6 +18,7 @@ export function publishedJsonSchemas(): Record<string, Record<string, unknown>> 
     'sample.schema.json': sampleJsonSchema(),
     'compare-result.schema.json': compareResultJsonSchema(),
     'browser-result.schema.json': browserResultJsonSchema(),
+    'page-result.schema.json': pageResultJsonSchema(),
     'probe-result.schema.json': probeResultJsonSchema(),
     'study-result.schema.json': studyResultJsonSchema(),
     'merged-result.schema.json': mergedResultJsonSchema(),

@@ -17,6 +17,7 @@ export {
   sampleCsvRow,
 } from './csv.ts';
 export { escapeHtml, scriptJson } from './html.ts';
+export { medianLoad, renderPageHtml, renderPageMarkdown } from './page.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
   breakdownSvg,

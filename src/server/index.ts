@@ -32,7 +32,20 @@ export {
   ServerOptionsSchema,
   serverOptionMeta,
 } from './options.ts';
+export {
+  ORIGIN_MAX_STREAMS,
+  type OriginListener,
+  type OriginProtocol,
+  type OriginResource,
+  type OriginServerOptions,
+  type OriginServers,
+  type OriginSpec,
+  type OriginTally,
+  resolverRules,
+  startOriginServers,
+} from './origins.ts';
 export { type TilesPageParams, tilesPageHtml, tilesPageParams } from './page.ts';
 export { otherCpus, pinThisProcess, renderCpuList } from './render-cpu.ts';
 export { type RunningServer, resolveServerOptions, startServer } from './server.ts';
+export { DEFAULT_SITE, generateSite, parseSiteSpec, type SiteSpec, siteHost } from './site.ts';
 export { type FixturePlacement, type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { type ErrorCode, H2labError, nodeArgv, startThread } from '../core/index.ts';
+import { type ErrorCode, H2labError, nodeArgv, startThread, stopChildProcess } from '../core/index.ts';
 import { createLink, type Link, type LinkOptions } from '../net/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { metricsClient, type ServerMetricsClient } from './metrics-client.ts';
@@ -188,21 +188,7 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
   let closing = false;
   const close = async (): Promise<void> => {
     closing = true;
-    const c = child;
-    if (c && c.exitCode === null && c.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => c.kill('SIGKILL'), 3000);
-        c.once('exit', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        try {
-          c.send({ type: 'stop' } satisfies ToTarget);
-        } catch {
-          c.kill('SIGKILL');
-        }
-      });
-    }
+    if (child) await stopChildProcess(child, { type: 'stop' } satisfies ToTarget);
     rmSync(dir, { recursive: true, force: true });
   };
   try {

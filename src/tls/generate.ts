@@ -116,31 +116,17 @@ export async function generateCertificates(opts: GenerateCertificatesOptions = {
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],
   });
-  const leaf = async (cn: string, usage: string, san: X509.JsonGeneralNames | undefined) => {
-    const keys = await keyPair();
-    const extensions: X509.Extension[] = [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([usage]),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      await x509.AuthorityKeyIdentifierExtension.create(ca),
-    ];
-    if (san) extensions.push(new x509.SubjectAlternativeNameExtension(san, false));
-    const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serial(),
-      subject: `CN=${dnEscape(cn)}, O=h2lab`,
-      issuer: ca.subject,
+  const leaf = (cn: string, usage: string, san: X509.JsonGeneralNames | undefined) =>
+    signLeaf(x509, {
+      ca,
+      caKey: caKeys.privateKey,
+      cn,
+      usage,
+      san,
       notBefore,
-      notAfter: new Date(now + (opts.leafDays ?? 397) * DAY_MS),
-      signingKey: caKeys.privateKey,
-      publicKey: keys.publicKey,
-      signingAlgorithm: ALG,
-      extensions,
+      notAfter: now + (opts.leafDays ?? 397) * DAY_MS,
     });
-    return { pem: cert.toString('pem'), keyPem: await keyPem(x509, keys.privateKey) };
-  };
-  const san = hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h }));
-  const server = await leaf(hosts[0]!, x509.ExtendedKeyUsage.serverAuth, san);
+  const server = await leaf(hosts[0]!, x509.ExtendedKeyUsage.serverAuth, sanOf(hosts));
   const client = await leaf('h2lab client', x509.ExtendedKeyUsage.clientAuth, undefined);
   return {
     caPem: ca.toString('pem'),
@@ -151,6 +137,76 @@ export async function generateCertificates(opts: GenerateCertificatesOptions = {
     clientKeyPem: client.keyPem,
     hosts,
   };
+}
+
+function sanOf(hosts: readonly string[]): X509.JsonGeneralNames {
+  return hosts.map((h) => ({ type: isIP(h) ? ('ip' as const) : ('dns' as const), value: h }));
+}
+
+/** One leaf certificate signed by `ca`. */
+async function signLeaf(
+  x509: typeof X509,
+  o: {
+    ca: X509.X509Certificate;
+    caKey: CryptoKey;
+    cn: string;
+    usage: string;
+    san: X509.JsonGeneralNames | undefined;
+    notBefore: Date;
+    notAfter: number;
+  },
+): Promise<{ pem: string; keyPem: string }> {
+  const keys = await keyPair();
+  const extensions: X509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+    new x509.ExtendedKeyUsageExtension([o.usage]),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    await x509.AuthorityKeyIdentifierExtension.create(o.ca),
+  ];
+  if (o.san) extensions.push(new x509.SubjectAlternativeNameExtension(o.san, false));
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: `CN=${dnEscape(o.cn)}, O=h2lab`,
+    issuer: o.ca.subject,
+    notBefore: o.notBefore,
+    notAfter: new Date(o.notAfter),
+    signingKey: o.caKey,
+    publicKey: keys.publicKey,
+    signingAlgorithm: ALG,
+    extensions,
+  });
+  return { pem: cert.toString('pem'), keyPem: await keyPem(x509, keys.privateKey) };
+}
+
+/**
+ * A server certificate for `hosts` signed by an existing CA (e.g. the development CA of
+ * {@link ensureDevCertificates}), valid for `days` (default 30): what a replay server presents for
+ * each recorded hostname, so a browser that trusts the CA's certificates trusts every origin.
+ *
+ * @example const { pem, keyPem } = await issueServerCertificate(dev.caPem, dev.caKeyPem, ['www.example.com']);
+ */
+export async function issueServerCertificate(
+  caPem: string,
+  caKeyPem: string,
+  hosts: readonly string[],
+  days = 30,
+): Promise<{ pem: string; keyPem: string }> {
+  const names = validateHosts(hosts);
+  const x509 = await loadX509();
+  const ca = new x509.X509Certificate(caPem);
+  const der = x509.PemConverter.decode(caKeyPem)[0]!;
+  const caKey = await webcrypto.subtle.importKey('pkcs8', der, ALG, false, ['sign']);
+  const now = Date.now();
+  return signLeaf(x509, {
+    ca,
+    caKey: caKey as CryptoKey,
+    cn: names[0]!,
+    usage: x509.ExtendedKeyUsage.serverAuth,
+    san: sanOf(names),
+    notBefore: new Date(now - DAY_MS),
+    notAfter: now + days * DAY_MS,
+  });
 }
 
 /**

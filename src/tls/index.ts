@@ -21,6 +21,7 @@ export {
   DEFAULT_CERT_HOSTS,
   type GenerateCertificatesOptions,
   generateCertificates,
+  issueServerCertificate,
   spkiSha256Base64,
   validateHosts,
 } from './generate.ts';

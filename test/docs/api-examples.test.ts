@@ -25,7 +25,7 @@ const EXPECT: Record<string, { last: RegExp; skip?: () => string | undefined }> 
   'strategies.ts': { last: /^h1, h2, h2-pool, h3, h3-pool$/ },
   'target.ts': { last: /^server answered \d+ tile requests$/ },
   'model.ts': {
-    last: /^browser-result\.schema\.json, compare-result\.schema\.json, merged-result\.schema\.json, probe-result\.schema\.json, run-result\.schema\.json, sample\.schema\.json, study-result\.schema\.json$/,
+    last: /^browser-result\.schema\.json, compare-result\.schema\.json, merged-result\.schema\.json, page-result\.schema\.json, probe-result\.schema\.json, run-result\.schema\.json, sample\.schema\.json, study-result\.schema\.json$/,
   },
 };
 

@@ -36,6 +36,7 @@ const ALSO_IN: Record<string, string[]> = {
   bench: ['net'],
   compare: ['net', 'bench', 'plan'],
   plan: ['bench'],
+  page: ['net', 'bench'],
 };
 
 const named = (text: string, flag: string) => new RegExp(`${flag}(?![a-z0-9-])`).test(text);

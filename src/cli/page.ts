@@ -1,0 +1,181 @@
+/**
+ * `h2lab page record URL -o site.har` and `h2lab page replay site.har`: flags → options, progress on
+ * stderr, the Markdown report on stdout, files written (results.json, report.md, report.html).
+ */
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import {
+  checkOutputPath,
+  H2labError,
+  parseDurationMs,
+  parseInteger,
+  parseList,
+  writeFileAtomic,
+} from '../core/index.ts';
+import { DEFAULT_CHROMIUM_PATH, type PageProtocol, type PageReplayOptionsInput } from '../model/index.ts';
+import { checkNetAvailable } from '../net/index.ts';
+import { recordPage, replayPage } from '../page/index.ts';
+import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
+import { parseSiteSpec } from '../server/index.ts';
+import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
+import { exitWithError, untilDoneOrStopped } from './output.ts';
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+interface RecordFlags {
+  output: string;
+  generate?: string;
+  chromium: string;
+  timeout: string;
+  trustCert: string[];
+  quiet?: boolean;
+}
+
+interface ReplayFlags extends LinkFlags {
+  protocols: string;
+  h2Origins?: string;
+  runs: string;
+  chromium: string;
+  timeout: string;
+  maxStreams: string;
+  out?: string;
+  json?: string;
+  quiet?: boolean;
+}
+
+/** `--protocols h1,h2,h3` → the settings, checked. */
+export function parseProtocols(text: string): PageProtocol[] {
+  const list = parseList(text);
+  const bad = list.find((p) => !['h1', 'h2', 'h3'].includes(p));
+  if (bad !== undefined || list.length === 0)
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `--protocols ${JSON.stringify(text)} is not valid: name settings from h1, h2, h3 (e.g. h1,h2,h3)`,
+      { option: '--protocols', value: text },
+    );
+  return [...new Set(list)] as PageProtocol[];
+}
+
+function linkLabel(f: ReplayFlags): string {
+  const parts = [
+    f.net && `--net ${f.net}`,
+    f.rtt && `--rtt ${f.rtt}`,
+    f.bandwidth && `--bandwidth ${f.bandwidth}`,
+    f.loss && `--loss ${f.loss}`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(' ') : 'loopback';
+}
+
+export function register(program: Command): void {
+  const page = program
+    .command('page')
+    .description('Record a page as a HAR and replay it under HTTP/1.1, h2 and h3 through the same link');
+  page
+    .command('record')
+    .description(
+      'Load URL in Chromium over CDP and save a HAR 1.2 with bodies, initiators, priorities and timings',
+    )
+    .argument('[url]', 'the page, e.g. https://www.example.com/ (omit with --generate)')
+    .requiredOption('-o, --output <file>', 'the HAR to write')
+    .option(
+      '--generate <spec>',
+      'record a page h2lab generates and serves itself: origins=N,resources=N,think=MS,asset-think=MS,image=BYTES (or "default": 3 origins, 80 resources)',
+    )
+    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
+    .option('--timeout <dur>', 'bound on the page load', '60s')
+    .option(
+      '--trust-cert <file>',
+      'PEM certificate or CA Chromium trusts (SPKI pin); repeatable',
+      collect,
+      [],
+    )
+    .option('-q, --quiet', 'no progress on stderr')
+    .action(async (url: string | undefined, f: RecordFlags) => {
+      const generate = f.generate !== undefined ? parseSiteSpec(f.generate) : undefined;
+      if (!generate && !url)
+        throw new H2labError(
+          'H2LAB_ERR_USAGE',
+          'page record needs a URL, or --generate SPEC to record a generated page',
+          {
+            option: 'URL',
+          },
+        );
+      checkOutputPath(f.output, '--output', 'file');
+      const rec = await recordPage({
+        ...(url && !generate ? { url } : {}),
+        ...(generate ? { generate } : {}),
+        chromiumPath: f.chromium,
+        timeoutMs: parseDurationMs(f.timeout, '--timeout'),
+        trustCert: f.trustCert,
+      });
+      writeFileAtomic(f.output, `${JSON.stringify(rec.har)}\n`);
+      for (const w of rec.warnings) process.stderr.write(`h2lab page record: warning: ${w}\n`);
+      process.stdout.write(
+        `recorded ${rec.url}: ${rec.requests} requests on ${rec.origins.length} origins (${rec.origins.join(', ')}) → ${f.output}\n`,
+      );
+    });
+  const replay = page
+    .command('replay')
+    .description(
+      'Serve a HAR from one listener per origin and load it in Chromium under each protocol, alternating, through the same link; say why it was faster or slower',
+    )
+    .argument('<har>', 'the HAR (from page record, DevTools or Playwright)')
+    .option('--protocols <list>', 'settings to load, alternating: h1, h2, h3', 'h1,h2')
+    .option(
+      '--h2-origins <hosts>',
+      'only these origins (comma list of hostnames) get h2/h3 in their setting; the rest stay HTTP/1.1 (dilution)',
+    )
+    .option('--runs <n>', 'kept loads per setting (one more round is made first and discarded)', '5')
+    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
+    .option('--timeout <dur>', 'bound on one page load', '60s')
+    .option('--max-streams <n>', 'concurrent streams each replayed origin allows (nginx default 128)', '128')
+    .option('--out <dir>', 'write results.json, report.md and report.html into DIR')
+    .option('--json <file>', "write the result as JSON ('-' for stdout)")
+    .option('-q, --quiet', 'no progress on stderr');
+  addLinkOptions(replay).action(async (har: string, f: ReplayFlags) => {
+    const opts: PageReplayOptionsInput = {
+      har,
+      protocols: parseProtocols(f.protocols),
+      runs: parseInteger(f.runs, '--runs', 1, 100),
+      chromiumPath: f.chromium,
+      loadTimeoutMs: parseDurationMs(f.timeout, '--timeout'),
+      maxConcurrentStreams: parseInteger(f.maxStreams, '--max-streams', 1, 10_000),
+      linkLabel: linkLabel(f),
+    };
+    if (f.h2Origins !== undefined) opts.h2Origins = parseList(f.h2Origins);
+    const link = wantsLink({ ...f, rate: f.bandwidth }) ? linkOptionsFromFlags(f) : undefined;
+    if (link) checkNetAvailable(link.backend ?? 'auto');
+    if (f.out) checkOutputPath(f.out, '--out', 'dir');
+    if (f.json && f.json !== '-') checkOutputPath(f.json, '--json', 'file');
+    const ac = new AbortController();
+    const result = await untilDoneOrStopped(
+      replayPage(opts, {
+        ...(link ? { link } : {}),
+        signal: ac.signal,
+        onProgress: (m, step, of) => {
+          if (!f.quiet) process.stderr.write(`h2lab page replay: [${step + 1}/${of}] ${m}\n`);
+        },
+      }),
+      () => ac.abort(),
+      (m) => process.stderr.write(`${m}\n`),
+      'h2lab page replay: stopping after the load in progress; finished loads are kept',
+    );
+    const json = `${JSON.stringify(result, null, 2)}\n`;
+    const md = renderPageMarkdown(result);
+    if (f.json === '-') process.stdout.write(json);
+    else {
+      process.stdout.write(md);
+      if (f.json) writeFileAtomic(f.json, json);
+    }
+    if (f.out) {
+      writeFileAtomic(join(f.out, 'results.json'), json);
+      writeFileAtomic(join(f.out, 'report.md'), md);
+      writeFileAtomic(join(f.out, 'report.html'), renderPageHtml(result));
+      if (!f.quiet) process.stderr.write(`h2lab page replay: wrote ${join(f.out, 'report.html')}\n`);
+    }
+    if (result.error)
+      exitWithError(
+        new H2labError(result.error.code as never, result.error.message, result.error.details ?? {}),
+      );
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * `h2lab page`: record a real page as a HAR and replay it under HTTP/1.1, HTTP/2 and HTTP/3 through
+ * the same emulated link, with Chromium as the client, and say why it loaded faster or slower.
+ */
+export { type CapturedLoad, type CapturedRequest, capturePageLoad } from './capture.ts';
+export { type Har, type HarEntry, harOf, type ReplaySite, readHar } from './har.ts';
+export { type Recording, type RecordOptions, recordPage } from './record.ts';
+export {
+  pageRequestsOf,
+  type ReplayHooks,
+  replayPage,
+  resolvePageReplayOptions,
+} from './replay.ts';
+export { analyzePage, originProtocols } from './verdict.ts';

@@ -1,0 +1,39 @@
+/**
+ * A replay's origin listeners in a child process (inside a link's server namespace): told what to
+ * serve over IPC ({@link ToOrigins}), it reads the HAR itself (bodies never cross the channel),
+ * starts every setting's listeners on 0.0.0.0 and answers with their ports.
+ */
+import { isH2labError } from '../core/index.ts';
+import type { OriginServers } from '../server/index.ts';
+import { readHar } from './har.ts';
+import { type FromOrigins, startSettings, type ToOrigins } from './origins-host.ts';
+
+if (!process.send) throw new Error('origins-entry: started without an IPC channel');
+const send = (m: FromOrigins) => process.send!(m);
+let servers: OriginServers[] = [];
+const stop = async () => {
+  for (const s of servers) await s.close();
+  process.exit(0);
+};
+// The owner died or closed the channel: nothing else stops these listeners.
+process.on('disconnect', () => void stop());
+process.on('message', async (raw) => {
+  const msg = raw as ToOrigins;
+  if (msg.type === 'start') {
+    try {
+      const site = readHar(msg.har);
+      const started = await startSettings(site, msg.settings, msg.ca, msg.maxStreams, '0.0.0.0');
+      servers = started.servers;
+      send({ type: 'ready', settings: started.settings });
+    } catch (err) {
+      send({
+        type: 'error',
+        error: isH2labError(err)
+          ? { code: err.code, message: err.message }
+          : { code: 'H2LAB_ERR_INTERNAL', message: String(err) },
+      });
+    }
+  } else if (msg.type === 'misses') {
+    send({ type: 'misses', misses: [...new Set(servers.flatMap((s) => s.tally().misses))] });
+  } else await stop();
+});

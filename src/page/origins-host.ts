@@ -1,0 +1,168 @@
+/**
+ * Where a replay's origin listeners run:
+ *
+ * ```
+ *   no link   this process, 127.0.0.1; Chromium dials 127.0.0.1:port
+ *   { link }  a child process inside the link's server namespace (page/origins-entry.ts), bound to
+ *             0.0.0.0 there; Chromium, in the host namespace, dials link.serverAddress:port, so every
+ *             connection crosses the emulated link both ways, and the server's side of TCP has the
+ *             link's pinned congestion control and initial window, as the fixture behind a link does
+ * ```
+ * Why a namespace and not the gateway to this host's loopback that `compare` uses for a user's
+ * server: QUIC. The HTTP/3 server (quiche) answers from an unconnected UDP socket; bound to 127.0.0.1
+ * it takes its path-MTU probe ceiling from loopback (65536) and Chromium closes connections on the
+ * oversized probes (QUIC_PACKET_TOO_LARGE); bound to 0.0.0.0 on the host its replies to a
+ * NATed client leave from the veth's address instead of the one the client dialled, and every h3
+ * load failed with ERR_QUIC_PROTOCOL_ERROR (measured). Inside the namespace both are right.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
+import type { PageProtocol } from '../model/index.ts';
+import type { Link } from '../net/index.ts';
+import {
+  type OriginListener,
+  type OriginProtocol,
+  type OriginServers,
+  startOriginServers,
+} from '../server/index.ts';
+import type { ReplaySite } from './har.ts';
+
+/** One protocol setting: what each origin speaks in it. */
+export interface SettingSpec {
+  protocol: PageProtocol;
+  map: Record<string, OriginProtocol>;
+}
+
+/** A setting's listeners. */
+export interface SettingListeners {
+  protocol: PageProtocol;
+  listeners: OriginListener[];
+  certPems: string[];
+}
+
+/** The started origins of every setting. */
+export interface ReplayOrigins {
+  /** The address Chromium dials for every listener. */
+  address: string;
+  settings: SettingListeners[];
+  /** Requests no recorded entry matched, `host path`. */
+  misses(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** What origins-entry.ts is told. */
+export interface OriginsStart {
+  type: 'start';
+  har: string;
+  settings: SettingSpec[];
+  ca: { caPem: string; caKeyPem: string };
+  maxStreams: number;
+}
+export type ToOrigins = OriginsStart | { type: 'misses' } | { type: 'stop' };
+export type FromOrigins =
+  | { type: 'ready'; settings: SettingListeners[] }
+  | { type: 'misses'; misses: string[] }
+  | { type: 'error'; error: { code: string; message: string } };
+
+/** Starts every setting's listeners in this process, on `address`. */
+export async function startSettings(
+  site: ReplaySite,
+  settings: readonly SettingSpec[],
+  ca: { caPem: string; caKeyPem: string },
+  maxStreams: number,
+  address: string,
+): Promise<{ settings: SettingListeners[]; servers: OriginServers[] }> {
+  const certCache = new Map<string, { pem: string; keyPem: string }>();
+  const servers: OriginServers[] = [];
+  const out: SettingListeners[] = [];
+  try {
+    for (const s of settings) {
+      const o = await startOriginServers(
+        [...site.origins].map(([host, resources]) => ({ host, protocol: s.map[host]!, resources })),
+        { ca, certCache, maxConcurrentStreams: maxStreams, address, shared: site.shared },
+      );
+      servers.push(o);
+      out.push({ protocol: s.protocol, listeners: [...o.listeners], certPems: [...o.certPems] });
+    }
+  } catch (err) {
+    for (const o of servers) await o.close();
+    throw err;
+  }
+  return { settings: out, servers };
+}
+
+/** Starts the origins here (no link) or in the link's namespace. */
+export async function startReplayOrigins(
+  site: ReplaySite,
+  har: string,
+  settings: readonly SettingSpec[],
+  ca: { caPem: string; caKeyPem: string },
+  maxStreams: number,
+  link: Link | undefined,
+): Promise<ReplayOrigins> {
+  if (!link) {
+    const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
+    return {
+      address: '127.0.0.1',
+      settings: ls,
+      misses: async () => [...new Set(servers.flatMap((s) => s.tally().misses))],
+      async close() {
+        for (const s of servers) await s.close();
+      },
+    };
+  }
+  const [node, ...args] = nodeArgv('page/origins-entry');
+  const c: ChildProcess = link.spawnInServer(node!, args, {
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    detached: true,
+  });
+  let stderr = '';
+  c.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const ask = <T extends FromOrigins['type']>(msg: ToOrigins, want: T, timeoutMs: number) =>
+    new Promise<Extract<FromOrigins, { type: T }>>((resolve, reject) => {
+      const fail = (why: string) =>
+        reject(
+          new H2labError(
+            'H2LAB_ERR_NET_SETUP',
+            `the replay origins in namespace ${link.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+            { namespace: link.namespace },
+          ),
+        );
+      const timer = setTimeout(() => fail(`did not answer within ${timeoutMs / 1000} s`), timeoutMs);
+      const onExit = (code: number | null) => {
+        clearTimeout(timer);
+        fail(`exited with status ${code}`);
+      };
+      c.once('exit', onExit);
+      c.on('message', function onMessage(raw) {
+        const m = raw as FromOrigins;
+        clearTimeout(timer);
+        c.off('message', onMessage);
+        c.off('exit', onExit);
+        if (m.type === want) resolve(m as Extract<FromOrigins, { type: T }>);
+        else if (m.type === 'error')
+          reject(new H2labError(m.error.code as never, m.error.message, { namespace: link.namespace }));
+        else fail(`answered ${m.type} to ${msg.type}`);
+      });
+      c.send(msg);
+    });
+  const stop = () => stopChildProcess(c, { type: 'stop' } satisfies ToOrigins);
+  try {
+    const ready = await ask(
+      { type: 'start', har, settings: [...settings], ca, maxStreams } satisfies OriginsStart,
+      'ready',
+      60_000,
+    );
+    return {
+      address: link.serverAddress,
+      settings: ready.settings,
+      misses: async () => (await ask({ type: 'misses' }, 'misses', 10_000)).misses,
+      close: stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,353 @@
+/**
+ * Several HTTPS origins served from this host, one listener each: what `h2lab page` serves a
+ * generated site from (to record it) and a recorded page from (to replay it).
+ *
+ * ```
+ *   Chromium --host-resolver-rules="MAP www.x.test A:p1, MAP cdn.x.test A:p2"
+ *        │                                   │
+ *        ▼                                   ▼
+ *   listener p1: cert for www.x.test     listener p2: cert for cdn.x.test     (one per origin)
+ *   speaks h1 | h2 | h3                  speaks h1 | h2 | h3                  (per origin: dilution)
+ *        └── the origin's resources: recorded status, headers, body, after the recorded think time
+ * ```
+ *
+ * Each listener presents a certificate naming its own host, signed by the CA it is given (h2lab's
+ * development CA), and listens on a port of its own: Chromium pools an HTTP/2 connection for another
+ * host only when the certificate covers that host and the resolved address and port are the same
+ * ("connection coalescing", RFC 9113 §9.1.1), so separate origins do not coalesce, as separate
+ * servers of a real page would not. Hosts that shared a server where the page was recorded (`shared`)
+ * share one listener and one certificate naming them all, and Chromium coalesces them again. What a listener speaks is chosen by what its TLS handshake offers (ALPN), the
+ * way a server that has not turned HTTP/2 on answers a browser that asks for it.
+ */
+import { once } from 'node:events';
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { H3Listener } from '../h3/index.ts';
+import { loadBinding } from '../h3/index.ts';
+import { issueServerCertificate } from '../tls/index.ts';
+
+/** The protocols an origin can be served with. */
+export type OriginProtocol = 'h1' | 'h2' | 'h3';
+
+/** One response an origin serves. */
+export interface OriginResource {
+  method: string;
+  /** Path and query, e.g. `/img/3.svg?v=1`. */
+  path: string;
+  status: number;
+  /** Response header fields as recorded (connection-specific ones are dropped when served). */
+  headers: ReadonlyArray<readonly [string, string]>;
+  body: Buffer;
+  /** Delay before the response head is sent, ms: the server's think time. */
+  thinkMs: number;
+}
+
+/** One origin: its hostname and what it serves. */
+export interface OriginSpec {
+  host: string;
+  protocol: OriginProtocol;
+  resources: readonly OriginResource[];
+}
+
+/** A listening origin. */
+export interface OriginListener {
+  host: string;
+  protocol: OriginProtocol;
+  /** TCP port (h1, h2) or UDP port (h3). */
+  port: number;
+}
+
+/** What the origins answered since they started. */
+export interface OriginTally {
+  /** Requests answered with a recorded resource. */
+  served: number;
+  /** Requests no recorded resource matched (answered 404), as `host path`. */
+  misses: string[];
+}
+
+/** The running origins. */
+export interface OriginServers {
+  readonly listeners: readonly OriginListener[];
+  /** The certificates presented, PEM, one per host (for SPKI pins). */
+  readonly certPems: readonly string[];
+  tally(): OriginTally;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startOriginServers}. */
+export interface OriginServerOptions {
+  /** The CA that signs each host's certificate (PEM certificate and PKCS#8 key). */
+  ca: { caPem: string; caKeyPem: string };
+  /** Address to listen on. Default 127.0.0.1. */
+  address?: string;
+  /**
+   * SETTINGS_MAX_CONCURRENT_STREAMS (h2) and initial_max_streams_bidi (h3) announced. Default 128,
+   * nginx's `http2_max_concurrent_streams` default: Chrome stops at 100 when a server announces none.
+   */
+  maxConcurrentStreams?: number;
+  /** Certificates already issued, by host list (reused across calls, so a replay issues each once). */
+  certCache?: Map<string, { pem: string; keyPem: string }>;
+  /**
+   * Hosts that share one server: one listener whose certificate names them all, so Chromium pools
+   * their requests onto one HTTP/2 or HTTP/3 connection (connection coalescing, RFC 9113 §9.1.1) as
+   * it did where the page was recorded. Hosts of a group served with different protocols in this
+   * call get listeners of their own (they could not share a connection anyway).
+   */
+  shared?: ReadonlyArray<readonly string[]>;
+}
+
+/** Default streams a replayed origin allows per connection (nginx's default). */
+export const ORIGIN_MAX_STREAMS = 128;
+
+/** Response fields that belong to one connection or one encoding, never replayed (RFC 9113 §8.2.2). */
+const DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'content-encoding',
+  'alt-svc',
+  'date',
+]);
+
+/** Headers to send for `r`, with content-length of the body actually served. */
+function replayHeaders(r: OriginResource): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k0, v] of r.headers) {
+    const k = k0.toLowerCase();
+    if (k.startsWith(':') || DROPPED.has(k)) continue;
+    const prev = out[k];
+    out[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
+  }
+  if (r.status !== 204 && r.status !== 304) out['content-length'] = String(r.body.length);
+  return out;
+}
+
+/** Resources of one origin by `METHOD path`, and by `METHOD pathname` for queries that change per load. */
+class OriginTable {
+  private readonly exact = new Map<string, OriginResource>();
+  private readonly loose = new Map<string, OriginResource>();
+  constructor(resources: readonly OriginResource[]) {
+    for (const r of resources) {
+      const key = `${r.method} ${r.path}`;
+      if (!this.exact.has(key)) this.exact.set(key, r);
+      const bare = `${r.method} ${r.path.split('?')[0]}`;
+      if (!this.loose.has(bare)) this.loose.set(bare, r);
+    }
+  }
+  find(method: string, path: string): OriginResource | undefined {
+    return this.exact.get(`${method} ${path}`) ?? this.loose.get(`${method} ${path.split('?')[0]}`);
+  }
+}
+
+/** The specs grouped into listeners: each group of `shared` whose members speak one protocol, else one each. */
+function listenerUnits(
+  specs: readonly OriginSpec[],
+  shared: ReadonlyArray<readonly string[]>,
+): OriginSpec[][] {
+  const byHost = new Map(specs.map((s) => [s.host, s]));
+  const taken = new Set<string>();
+  const units: OriginSpec[][] = [];
+  for (const group of shared) {
+    const members = group
+      .map((h) => byHost.get(h))
+      .filter((s): s is OriginSpec => s !== undefined && !taken.has(s.host));
+    for (const protocol of new Set(members.map((m) => m.protocol))) {
+      const unit = members.filter((m) => m.protocol === protocol);
+      for (const m of unit) taken.add(m.host);
+      units.push(unit);
+    }
+  }
+  for (const s of specs) if (!taken.has(s.host)) units.push([s]);
+  return units;
+}
+
+const NOT_FOUND: OriginResource = {
+  method: 'GET',
+  path: '',
+  status: 404,
+  headers: [
+    ['content-type', 'text/plain'],
+    ['server-timing', 'think;dur=0'],
+  ],
+  body: Buffer.from('not recorded\n'),
+  thinkMs: 0,
+};
+
+/**
+ * Starts one listener per origin. Rejects with H2LAB_ERR_H3_UNAVAILABLE when an origin asks for h3
+ * without the binding.
+ *
+ * @example
+ * const o = await startOriginServers([{ host: 'www.example.test', protocol: 'h2', resources }], { ca: dev });
+ * // Chromium: --host-resolver-rules="MAP www.example.test 127.0.0.1:${o.listeners[0].port}"
+ */
+export async function startOriginServers(
+  specs: readonly OriginSpec[],
+  opts: OriginServerOptions,
+): Promise<OriginServers> {
+  const address = opts.address ?? '127.0.0.1';
+  const maxStreams = opts.maxConcurrentStreams ?? ORIGIN_MAX_STREAMS;
+  const cache = opts.certCache ?? new Map<string, { pem: string; keyPem: string }>();
+  const tally: OriginTally = { served: 0, misses: [] };
+  const listeners: OriginListener[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const pems = new Set<string>();
+  const answer = (host: string, table: OriginTable, method: string, path: string) => {
+    const r = table.find(method, path);
+    if (r) tally.served++;
+    else if (tally.misses.length < 1000) tally.misses.push(`${host} ${path}`);
+    return r ?? NOT_FOUND;
+  };
+  const later = (ms: number, f: () => void) => {
+    if (ms <= 0) return f();
+    const t = setTimeout(() => {
+      timers.delete(t);
+      f();
+    }, ms);
+    timers.add(t);
+  };
+  try {
+    for (const unit of listenerUnits(specs, opts.shared ?? [])) {
+      const names = unit.map((u) => u.host);
+      const key = [...names].sort().join(' ');
+      let cert = cache.get(key);
+      if (!cert) {
+        cert = await issueServerCertificate(opts.ca.caPem, opts.ca.caKeyPem, names);
+        cache.set(key, cert);
+      }
+      pems.add(cert.pem);
+      const protocol = unit[0]!.protocol;
+      const tables = new Map(unit.map((u) => [u.host, new OriginTable(u.resources)]));
+      // A shared listener tells its hosts apart by the request's authority (Host or :authority).
+      const route = (authority: string | undefined, method: string, path: string) => {
+        const host = (authority ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+        const name = tables.has(host) ? host : names[0]!;
+        return answer(name, tables.get(name)!, method, path);
+      };
+      if (protocol === 'h3') {
+        const binding = await loadBinding();
+        const l: H3Listener = await binding.listen(
+          {
+            // Bound to one address quiche takes its path-MTU probe ceiling from the route to it —
+            // loopback's 65536 — and Chromium closes connections on the oversized probes
+            // (QUIC_PACKET_TOO_LARGE, docs/usage.md "h2lab browser"); bound to the unspecified
+            // address its ceiling is 1472. Loopback listeners therefore bind UDP to 0.0.0.0.
+            host: address.startsWith('127.') ? '0.0.0.0' : address,
+            port: 0,
+            certPem: cert.pem,
+            keyPem: cert.keyPem,
+            maxStreams,
+            idleTimeoutMs: 30_000,
+            onConnection: () => {},
+            onConnectionClose: () => {},
+            retry: false,
+          },
+          (s) => {
+            s.duplex.on('error', () => {});
+            const h = (n: string) => {
+              const v = s.headers[n];
+              return Array.isArray(v) ? v.join(', ') : v;
+            };
+            const r = route(h(':authority'), h(':method') ?? 'GET', h(':path') ?? '/');
+            s.duplex.resume();
+            later(r.thinkMs, () => {
+              if (s.duplex.destroyed) return;
+              const head: Record<string, string> = { ':status': String(r.status) };
+              for (const [k, v] of Object.entries(replayHeaders(r)))
+                head[k] = Array.isArray(v) ? v.join(', ') : v;
+              if (r.body.length === 0) s.respond(head, true);
+              else s.respondWithBody(head, r.body);
+            });
+          },
+        );
+        for (const name of names) listeners.push({ host: name, protocol: 'h3', port: l.port });
+        closers.push(() => l.close());
+        continue;
+      }
+      const handler = (
+        req: {
+          method?: string;
+          url?: string;
+          headers: Record<string, string | string[] | undefined>;
+          resume(): void;
+        },
+        res: {
+          writeHead(s: number, h: Record<string, string | string[]>): void;
+          end(b?: Buffer): void;
+          destroyed?: boolean;
+        },
+      ) => {
+        const authority = req.headers[':authority'] ?? req.headers.host;
+        const r = route(
+          Array.isArray(authority) ? authority[0] : authority,
+          req.method ?? 'GET',
+          req.url ?? '/',
+        );
+        req.resume();
+        later(r.thinkMs, () => {
+          if (res.destroyed) return;
+          res.writeHead(r.status, replayHeaders(r));
+          res.end(req.method === 'HEAD' ? undefined : r.body);
+        });
+      };
+      const server =
+        protocol === 'h2'
+          ? http2.createSecureServer(
+              {
+                cert: cert.pem,
+                key: cert.keyPem,
+                allowHTTP1: true,
+                ALPNProtocols: ['h2', 'http/1.1'],
+                settings: { maxConcurrentStreams: maxStreams },
+              },
+              handler as never,
+            )
+          : https.createServer(
+              { cert: cert.pem, key: cert.keyPem, ALPNProtocols: ['http/1.1'] },
+              handler as never,
+            );
+      server.on('secureConnection', (s) => s.on('error', () => {}));
+      server.listen(0, address);
+      await once(server, 'listening');
+      const sockets = new Set<import('node:net').Socket>();
+      server.on('connection', (s) => {
+        sockets.add(s);
+        s.once('close', () => sockets.delete(s));
+      });
+      const port = (server.address() as AddressInfo).port;
+      for (const name of names) listeners.push({ host: name, protocol, port });
+      closers.push(async () => {
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        for (const s of sockets) s.destroy();
+        await closed;
+      });
+    }
+  } catch (err) {
+    for (const c of closers) await c().catch(() => {});
+    throw err;
+  }
+  return {
+    listeners,
+    certPems: [...pems],
+    tally: () => ({ served: tally.served, misses: [...tally.misses] }),
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const c of closers.splice(0)) await c().catch(() => {});
+    },
+  };
+}
+
+/**
+ * Chromium's `--host-resolver-rules` value sending each listener's host to `address:port`.
+ *
+ * @example resolverRules(o.listeners, '127.0.0.1') // 'MAP www.x.test 127.0.0.1:40001, MAP cdn.x.test 127.0.0.1:40002'
+ */
+export function resolverRules(listeners: readonly OriginListener[], address: string): string {
+  return listeners.map((l) => `MAP ${l.host} ${address}:${l.port}`).join(', ');
+}
