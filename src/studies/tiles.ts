@@ -518,12 +518,6 @@ interface SweepPoint {
   serviceMs: Record<string, number>;
 }
 
-function where(s: BurstSummary | undefined): string | null {
-  if (!s) return null;
-  const q = s.serverPoolQueueP50Ms ?? 0;
-  return q > s.stalledP50Ms ? 'server' : 'browser';
-}
-
 function excludedCount(p: SweepPoint): number {
   return Object.values(p.excluded).reduce((a, e) => a + e.runs, 0);
 }
