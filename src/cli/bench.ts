@@ -251,6 +251,9 @@ export function toLoadOptions(url: string | undefined, f: BenchFlags): LoadOptio
 }
 
 async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
+  // The run may fail while the renderers load (a dead target behind a link fails in milliseconds):
+  // its rejection is handled here and rethrown by the await below, not left unhandled (a crash).
+  run.done.catch(() => {});
   // The renderers load with a run, not with the command's flags (`bench --help`, issue 29).
   const { renderRunText, runCsv } = await import('../report/index.ts');
   const tty = process.stderr.isTTY === true;

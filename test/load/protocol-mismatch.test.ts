@@ -139,7 +139,10 @@ test('h1 against an HTTP/2-only TLS server (nghttpd: no ALPN for http/1.1, close
     }).done;
     assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH', JSON.stringify(r.error));
     assert.match(r.error?.message ?? '', /speaks only HTTP\/2 .*--protocol h2/);
-    assert.ok(r.connections.opened < 200, `${r.connections.opened} connections before it stopped`);
+    // Within the diagnosis' wait (a few hundred connections on a quiet machine, 31 on a busy one),
+    // not the error rate's thousands (1,097 in 3 s before).
+    assert.ok(r.connections.opened < 1000, `${r.connections.opened} connections before it stopped`);
+    assert.ok(r.durationMs < 3000, `stopped after ${r.durationMs} ms of a 5 s run`);
     const h2 = await runLoad({
       url: `https://127.0.0.1:${port}/index.html`,
       protocol: 'h2',
