@@ -246,7 +246,7 @@ export class LoadPart {
           if (named && !succeeded && !this.abortError) this.stop(named);
         });
       }
-      if (isTargetGone(s) && !this.abortError) {
+      if (isTargetGone(s, this.input.opts.reconnectGiveUpMs) && !this.abortError) {
         this.stop(
           new H2labError(
             'H2LAB_ERR_TARGET_UNREACHABLE',

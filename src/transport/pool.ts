@@ -77,15 +77,13 @@ const goneDetail = (giveUpMs: number): string =>
   `no connection for ${giveUpMs} ms: every attempt failed (reconnect backoff, transport.reconnect)`;
 
 /**
- * True for a sample failed because every connection attempt failed for `giveUpMs`: the load engine
- * then ends the run (H2LAB_ERR_TARGET_UNREACHABLE, what was measured kept) rather than failing
- * request after request at memory speed against a server that is gone.
+ * True for a sample failed because every connection attempt failed for `giveUpMs` (the run's
+ * `reconnectGiveUpMs`): the load engine then ends the run (H2LAB_ERR_TARGET_UNREACHABLE, what was
+ * measured kept) rather than failing request after request at memory speed against a server that is
+ * gone.
  */
-export function isTargetGone(s: Sample): boolean {
-  return (
-    s.error === 'connect' &&
-    /^no connection for \d+ ms: every attempt failed \(reconnect backoff/.test(s.errorDetail ?? '')
-  );
+export function isTargetGone(s: Sample, giveUpMs: number = RECONNECT_BACKOFF.giveUpMs): boolean {
+  return s.error === 'connect' && s.errorDetail === goneDetail(giveUpMs);
 }
 
 /** How a pool chooses a connection for a request. */
