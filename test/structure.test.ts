@@ -106,7 +106,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'probe',
     'report',
   ],
-  shard: ['core', 'model', 'load', 'transport', 'compare'],
+  shard: ['core', 'model', 'load', 'transport', 'compare', 'server'],
   k8s: ['core', 'model', 'shard'],
 };
 

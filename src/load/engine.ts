@@ -4,56 +4,20 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import {
-  checkOpenFiles,
-  checkOutputPath,
-  H2labError,
-  isH2labError,
-  medianInterpolated,
-  readOptionFile,
-  VERSION,
-} from '../core/index.ts';
-import { mergeFlowControl } from '../h2/index.ts';
-import type { FlowControlStats, Sample } from '../model/index.ts';
-import { type ConnectionAgeMedians, RUN_RESULT_VERSION, type RunResult } from '../model/index.ts';
+import { checkOpenFiles, checkOutputPath, H2labError, isH2labError, readOptionFile } from '../core/index.ts';
+import type { RunResult, Sample } from '../model/index.ts';
 import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import {
-  getStrategy,
-  MAX_GOAWAY_RETRIES,
-  MAX_RETRIES,
-  RECONNECT_BACKOFF,
-  requestedWire,
-  streamWaitCause,
-  streamWaitWords,
-  usesQuic,
-} from '../transport/index.ts';
+import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
-import {
-  LoadPart,
-  mergeLifetimes,
-  mergeOutages,
-  type PartInput,
-  type PartResult,
-  resolveWindowFor,
-} from './part.ts';
+import { LoadPart, type PartInput } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
-import { quicFactsOf } from './quic.ts';
-import {
-  addCounts,
-  countsSection,
-  decodeHistogram,
-  emptyCounts,
-  encodeHistogram,
-  HISTOGRAM_NAMES,
-  newHistogram,
-  summarizeHistogram,
-} from './stats.ts';
-import { tcpFactsOf } from './tcp.ts';
+import { environmentOf, type RunContext, resolveWindowFor, toRunResult } from './result.ts';
+import { emptyTally, mergeAll, PROCESS_KEY, type RunTally, type ServerReading } from './tally.ts';
 import { runWorkerParts } from './workers.ts';
 
 /** A running load. */
@@ -98,6 +62,8 @@ export interface LoadDeps {
    * start barrier (src/shard). The schedule starts when it resolves.
    */
   barrier?: () => Promise<void>;
+  /** Given the run's tally before its result is built: a shard ships it (src/shard). */
+  onTally?: (tally: RunTally) => void;
 }
 
 /**
@@ -234,9 +200,7 @@ async function execute(
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
 ): Promise<RunResult> {
-  const { server, report } = await loadRunModules();
-  const { metricsDelta, serverViewOf } = server;
-  const { sampleCsvHeader, sampleCsvRow } = report;
+  const { sampleCsvHeader, sampleCsvRow } = (await loadRunModules()).report;
   const startedAt = new Date().toISOString();
   let target: Target & { ca?: string };
   try {
@@ -311,7 +275,7 @@ async function execute(
         : (line) => out.write(`${line}\n`);
     }
     const metrics = serverMetricsOf(o, target, tls);
-    const serverBefore = await metrics?.tryRead();
+    const before = await readServer(metrics);
     const cpu0 = process.cpuUsage();
     const parts =
       n === 1
@@ -319,15 +283,19 @@ async function execute(
         : await runWorkerParts(inputs, o, events, registerStop, onWorkerLine, deps.barrier);
     const cpu = process.cpuUsage(cpu0);
     if (samplesOut) await closeSamples(samplesOut);
-
-    const serverAfter = await metrics?.tryRead();
-    const result = buildResult(o, target, startedAt, parts, {
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      ...(serverBefore && serverAfter
-        ? { server: serverViewOf(metricsDelta(serverBefore, serverAfter)) }
-        : {}),
-      serverMetricsAfter: serverAfter,
-    });
+    const after = await readServer(metrics);
+    const tally = mergeAll(parts);
+    // The engine's own readings of this process: the whole run's CPU, its memory, the machine's load.
+    const self = tally.processes[PROCESS_KEY];
+    if (self) {
+      self.cpuSeconds = (cpu.user + cpu.system) / 1e6;
+      self.maxRssBytes = process.resourceUsage().maxRSS * 1024;
+      self.cpus = os.availableParallelism();
+      self.loadAverage = os.loadavg()[0]!;
+    }
+    if (before || after) tally.server = { ...(before ? { before } : {}), ...(after ? { after } : {}) };
+    deps.onTally?.(tally);
+    const result = toRunResult(tally, runContext(o, target, startedAt));
     if (result.error?.code === 'H2LAB_ERR_ERROR_RATE' && result.counts.ok === 0 && !target.embedded) {
       // Every request failed: a wrong scheme or a missing client certificate explains that better.
       const named = await diagnoseNoSuccess(target.url, tls);
@@ -380,7 +348,7 @@ async function runLocal(
   onStopHook: (hook: (e: H2labError) => void) => void,
   onSample: ((s: Sample) => void) | undefined,
   barrier: (() => Promise<void>) | undefined,
-): Promise<PartResult[]> {
+): Promise<RunTally[]> {
   const part = new LoadPart(input);
   onStopHook((e) => part.stop(e));
   await part.prepare();
@@ -393,7 +361,7 @@ async function runLocal(
   const origin = performance.timeOrigin + performance.now();
   const progress = progressTimer(o, events, origin, () => [part.live]);
   try {
-    return [await part.start({ originEpochMs: origin, inThread: true, ...(onSample ? { onSample } : {}) })];
+    return [await part.start({ originEpochMs: origin, ...(onSample ? { onSample } : {}) })];
   } finally {
     clearInterval(progress);
   }
@@ -405,117 +373,9 @@ function toH2labError(err: unknown): H2labError {
   return new H2labError('H2LAB_ERR_INTERNAL', e.message, { stack: e.stack });
 }
 
-function environment(startedAt: string): RunResult['environment'] {
-  let cc: string | undefined;
-  try {
-    cc = readFileSync('/proc/sys/net/ipv4/tcp_congestion_control', 'utf8').trim();
-  } catch {
-    cc = undefined;
-  }
-  return {
-    h2labVersion: VERSION,
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    cpus: os.availableParallelism(),
-    ...(cc ? { congestionControl: cc } : {}),
-    startedAt,
-  };
-}
-
-/**
- * Was the load client the bottleneck? Busy (event loop > 90 % utilised) *and* using its CPU (> 60 % of
- * a core per thread), or using > 90 % per thread: `saturated`, these numbers may measure h2lab. An
- * event loop that is busy without getting the CPU was starved by other processes on the machine: not
- * saturated, but said, because such numbers measure the machine's contention. With the embedded
- * fixture server the process CPU includes the server's thread, so only the event loop can say.
- */
-export function judgeClient(
-  elu: number,
-  cpu: number,
-  workers: number,
-  cpus: number,
-  loadAverage: number,
-  cpuIncludesServer = false,
-): { saturated: boolean; note?: string } {
-  const threads = Math.max(1, Math.min(workers, cpus));
-  const perThread = cpu / threads;
-  const loop = `event loop ${(elu * 100).toFixed(0)}% utilised, ${cpu.toFixed(2)} CPU cores${cpuIncludesServer ? ' with the embedded server' : ''}`;
-  // With the server's thread in the process CPU, only the event loop can say.
-  const busy = cpuIncludesServer ? elu > 0.9 : perThread > 0.9 || (elu > 0.9 && perThread > 0.6);
-  if (busy) {
-    const more = workers < cpus ? `; try --workers ${Math.min(cpus, workers * 2)}` : '';
-    return {
-      saturated: true,
-      note: `the load client was busy (${loop}): these numbers may measure h2lab rather than the server${more}`,
-    };
-  }
-  if (cpuIncludesServer) return { saturated: false };
-  if (elu > 0.9) {
-    return {
-      saturated: false,
-      note: `the load client had work but not the CPU (${loop}, load average ${loadAverage.toFixed(1)} on ${cpus} cores): other processes on this machine slowed it down, so these numbers carry their noise; rerun on a quieter machine`,
-    };
-  }
-  return { saturated: false };
-}
-
-function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
-  const s = getStrategy(o.protocol);
-  return {
-    name: o.protocol,
-    connections: o.connections,
-    // src/transport/connect.ts sets TCP_NODELAY on every socket it opens (a stated default).
-    noDelay: true,
-    ...(s.connections.policy ? { policy: o.policy } : {}),
-    ...(s.http2 ? { client: o.h2Client, window: resolveWindowFor(o) } : {}),
-    // QUIC takes the same presets as its initial_max_stream_data_bidi_local and initial_max_data.
-    ...(s.quic ? { quic: { ...s.quic, window: resolveWindowFor(o) } } : {}),
-    reconnect: { ...RECONNECT_BACKOFF, giveUpMs: o.reconnectGiveUpMs },
-    retries: { refusedStream: MAX_RETRIES, goaway: MAX_GOAWAY_RETRIES },
-  };
-}
-
-function schedule(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['schedule'] {
-  const firsts = parts.flatMap((p) => (p.firstSentMs === undefined ? [] : [p.firstSentMs]));
-  const first = firsts.length > 0 ? { firstSendMs: Math.min(...firsts) } : {};
-  return { ...scheduleOf(o), ...first };
-}
-
-function scheduleOf(o: ResolvedLoadOptions): RunResult['schedule'] {
-  if (o.burst !== undefined) {
-    return {
-      mode: 'burst',
-      concurrency: o.burst,
-      bursts: o.bursts ?? 1,
-      gapMs: o.burstGapMs ?? 0,
-      handshakes: o.burstHandshakes ?? 'include',
-    };
-  }
-  return o.rateRps !== undefined
-    ? { mode: 'open', rateRps: o.rateRps, arrivals: o.arrivals }
-    : { mode: 'closed', concurrency: o.concurrency };
-}
-
-/** The burst section of a result from the parts' bursts; undefined when no burst ran. */
-function burstResult(o: ResolvedLoadOptions, parts: PartResult[]): RunResult['burst'] {
-  const all = parts.flatMap((p) => p.bursts ?? []).sort((a, b) => a.startMs - b.startMs);
-  if (o.burst === undefined || all.length === 0) return undefined;
-  const firsts = all.flatMap((b) => (b.firstResponseMs === undefined ? [] : [b.firstResponseMs]));
-  return {
-    requests: o.burst,
-    bursts: all.length,
-    handshakes: o.burstHandshakes ?? 'include',
-    completionMs: medianInterpolated(all.map((b) => b.completionMs)),
-    ...(firsts.length > 0 ? { firstResponseMs: medianInterpolated(firsts) } : {}),
-    failed: all.reduce((n, b) => n + b.failed, 0),
-    connectionsOpened: all.reduce((n, b) => n + b.connectionsOpened, 0),
-    perBurst: all.map(({ requests: _n, ...b }) => b),
-  };
-}
-
 /** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
 function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string, err: H2labError): RunResult {
-  const r = buildResult(o, target, startedAt, [], { cpuSeconds: 0, server: undefined });
+  const r = toRunResult(emptyTally(), runContext(o, target, startedAt));
   const negotiated = err.details.negotiated;
   if (negotiated === 'http/1.1' || negotiated === 'h2' || negotiated === 'h2c') {
     r.protocol.negotiated = negotiated;
@@ -524,212 +384,30 @@ function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string,
   return r;
 }
 
-/** Merges parts into the RunResult. */
-function buildResult(
-  o: ResolvedLoadOptions,
-  target: Target,
-  startedAt: string,
-  parts: PartResult[],
-  extra: { cpuSeconds: number; server?: RunResult['server']; serverMetricsAfter?: unknown },
-): RunResult {
-  const counts = emptyCounts();
-  const hist = Object.fromEntries(HISTOGRAM_NAMES.map((k) => [k, newHistogram()])) as Record<
-    (typeof HISTOGRAM_NAMES)[number],
-    ReturnType<typeof newHistogram>
-  >;
-  let start = Number.POSITIVE_INFINITY;
-  let end = 0;
-  let elu = 0;
-  // Process-wide CPU over the measured period, the busiest reading of the parts (they share one period).
-  let cpu = 0;
-  let opened = 0;
-  let peakInFlight = 0;
-  let peakStreams = 0;
-  let capHits = 0;
-  let maxStreams: number | undefined;
-  let rpcSum = 0;
-  let rpcN = 0;
-  let rpcMax = 0;
-  let flow: FlowControlStats | undefined;
-  let error: PartResult['error'];
-  let negotiated: RunResult['protocol']['negotiated'] = 'none';
-  let tlsVersion: string | undefined;
-  for (const p of parts) {
-    addCounts(counts, p.counts);
-    for (const k of HISTOGRAM_NAMES) hist[k].add(p.live ? p.live[k] : decodeHistogram(p.histograms![k]));
-    start = Math.min(start, p.measureStartMs);
-    end = Math.max(end, p.measureEndMs);
-    elu = Math.max(elu, p.eventLoopUtilization);
-    if (p.measuredCpu.wallMs > 0) cpu = Math.max(cpu, p.measuredCpu.us / 1000 / p.measuredCpu.wallMs);
-    const t = p.transport;
-    opened += t.opened;
-    peakInFlight += t.peakInFlight;
-    peakStreams = Math.max(peakStreams, t.peakStreamsPerConnection);
-    capHits += t.capHits;
-    tlsVersion ??= t.tlsVersion;
-    if (t.serverMaxConcurrentStreams !== undefined) {
-      maxStreams = Math.min(maxStreams ?? Number.POSITIVE_INFINITY, t.serverMaxConcurrentStreams);
-    }
-    rpcSum += t.requestsPerConnection.requests;
-    rpcN += t.requestsPerConnection.connections;
-    rpcMax = Math.max(rpcMax, t.requestsPerConnection.max);
-    flow = mergeFlowControl(flow, t.flowControl);
-    if (p.negotiated !== 'none') negotiated = p.negotiated;
-    error ??= p.error;
-  }
-  const durationMs = Math.max(0, end - start);
-  const secs = durationMs / 1000;
-  // Streams share a connection: their peak and the waits at the server's stream limit are facts.
-  const multiplexed = getStrategy(o.protocol).multiplexed;
-  const tcp = tcpFactsOf(
-    parts.map((p) => p.transport),
-    extra.serverMetricsAfter,
-    Date.parse(startedAt),
-  );
-  const quic = quicFactsOf(parts.map((p) => p.transport));
-  const warnings: string[] = [];
-  const cpus = os.availableParallelism();
-  const judged = judgeClient(
-    elu,
-    cpu,
-    o.workers,
-    cpus,
-    os.loadavg()[0]!,
-    target.cpuIncludesServer === true || o.serverInProcess === true,
-  );
-  const saturated = judged.saturated;
-  let note = judged.note;
-  if (note && getStrategy(o.protocol).quic && counts.total > 0) {
-    // The number that explains it: HTTP/3's client costs several times HTTP/2's per request.
-    const us = ((cpu * secs) / counts.total) * 1e6;
-    note += `; the HTTP/3 client (the QUIC binding) used ${us.toFixed(0)} µs CPU per request${target.cpuIncludesServer ? ' with the embedded server' : ''}, about 7× h2lab's HTTP/2 client (docs/performance.md, bench/h3-client-cpu.ts)`;
-  }
-  if (note) warnings.push(note);
-  // One rule with the compare verdict's (src/transport/stream-wait.ts): the limit named is the one a
-  // connection reached.
-  const waits = {
-    streamCapHits: capHits,
-    serverMaxConcurrentStreams: maxStreams,
-    peakStreamsPerConnection: peakStreams,
-    lifetimes: mergeLifetimes(parts.map((p) => p.transport)).lifetimes,
+/** What a result of this engine's run needs besides its tally. */
+function runContext(o: ResolvedLoadOptions, target: Target, startedAt: string): RunContext {
+  // execute() loaded the server's and the report's modules before any result is built.
+  const { server, report } = runModules!;
+  return {
+    options: o,
+    target: {
+      url: target.url,
+      embedded: target.embedded,
+      ...(target.cpuIncludesServer ? { cpuIncludesServer: true } : {}),
+    },
+    environment: environmentOf(startedAt),
+    serverView: (r) =>
+      r.before && r.after
+        ? server.serverViewOf(server.metricsDelta(r.before.metrics, r.after.metrics))
+        : undefined,
+    confounders: report.confoundersOf,
   };
-  const waitCause = multiplexed
-    ? streamWaitCause(waits, getStrategy(o.protocol).quic !== undefined)
-    : undefined;
-  if (waitCause) {
-    warnings.push(
-      `requests waited in the client for a stream slot ${capHits} times: ${streamWaitWords(waitCause, waits)}`,
-    );
-  }
-  if (counts.retried > 0) {
-    warnings.push(
-      `the server refused ${counts.retried} requests unprocessed (GOAWAY or REFUSED_STREAM) and they were sent again, as browsers do (${counts.attempts} attempts in all, ${counts.unprocessed} named unprocessed by GOAWAY); their latency includes the retry (a server ending sessions after N requests, e.g. nginx keepalive_requests, does this)`,
-    );
-  }
-  if (counts.late > 0) {
-    warnings.push(
-      `${counts.late} requests left later than ${o.lateToleranceMs} ms after their intended time (open loop)`,
-    );
-  }
-  const latency = summarizeHistogram(hist.latency);
-  const burst = burstResult(o, parts);
-  if (burst && burst.failed > 0) {
-    warnings.push(
-      `${burst.failed} of ${burst.requests * burst.bursts} requests of the burst${burst.bursts > 1 ? 's' : ''} failed (see counts.byFailure): the completion time still ends at the last response or failure`,
-    );
-  }
-  let finalError = error;
-  if (!finalError && counts.total > 0) {
-    const rate = counts.failed / counts.total;
-    if ((o.maxErrorRate !== undefined && rate > o.maxErrorRate) || counts.ok === 0) {
-      finalError = new H2labError(
-        'H2LAB_ERR_ERROR_RATE',
-        counts.ok === 0
-          ? `no request succeeded (${counts.failed} of ${counts.total} failed): see counts.byStatus and counts.byFailure`
-          : `${(rate * 100).toFixed(2)}% of requests failed, more than --max-error-rate ${(o.maxErrorRate! * 100).toFixed(2)}%`,
-        { failed: counts.failed, total: counts.total, maxErrorRate: o.maxErrorRate },
-      ).toJSON();
-    }
-  }
-  const result: RunResult = {
-    kind: 'h2lab.run',
-    version: RUN_RESULT_VERSION,
-    options: { ...o },
-    environment: environment(startedAt),
-    target: { url: target.url, embedded: target.embedded },
-    transport: transportInfo(o),
-    protocol: { requested: requestedWire(getStrategy(o.protocol), target.url), negotiated },
-    schedule: schedule(o, parts),
-    ...(burst ? { burst } : {}),
-    durationMs,
-    warmupMs: o.warmupMs,
-    counts: countsSection(counts, o.rateRps !== undefined),
-    throughput: {
-      rps: secs > 0 ? counts.total / secs : 0,
-      bytesPerSec: secs > 0 ? counts.bytesIn / secs : 0,
-      bytesIn: counts.bytesIn,
-      bytesOut: counts.bytesOut,
-    },
-    latencyMs: latency,
-    ...(o.rateRps !== undefined ? { latencyUncorrectedMs: summarizeHistogram(hist.latencyUncorrected) } : {}),
-    ttfbMs: summarizeHistogram(hist.ttfb),
-    clientQueueMs: summarizeHistogram(hist.clientQueue),
-    histograms: {
-      latency: encodeHistogram(hist.latency),
-      ttfb: encodeHistogram(hist.ttfb),
-      ...(o.rateRps !== undefined ? { latencyUncorrected: encodeHistogram(hist.latencyUncorrected) } : {}),
-    },
-    connections: {
-      opened,
-      ...(hist.connect.totalCount > 0 ? { connectMs: summarizeHistogram(hist.connect) } : {}),
-      ...(hist.tls.totalCount > 0 ? { tlsMs: summarizeHistogram(hist.tls) } : {}),
-      peakInFlight,
-      ...(multiplexed ? { peakStreamsPerConnection: peakStreams, streamCapHits: capHits } : {}),
-      ...(maxStreams !== undefined ? { serverMaxConcurrentStreams: maxStreams } : {}),
-      ...(tlsVersion !== undefined ? { tlsVersion } : {}),
-      requestsPerConnection: { mean: rpcN > 0 ? rpcSum / rpcN : 0, max: rpcMax },
-      ...(tcp ? { tcp } : {}),
-      ...mergeLifetimes(parts.map((p) => p.transport)),
-      ...(quic ? { quic } : {}),
-      ...mergeOutages(parts.map((p) => p.transport)),
-    },
-    client: {
-      eventLoopUtilization: elu,
-      cpu,
-      cpuSeconds: extra.cpuSeconds,
-      workers: o.workers,
-      maxRssBytes: process.resourceUsage().maxRSS * 1024,
-      saturated,
-      ...(note ? { note } : {}),
-    },
-    ...(extra.server ? { server: extra.server } : {}),
-    ...(flow ? { flowControl: flow } : {}),
-    ...(hist.ttfbNew.totalCount + hist.ttfbWarm.totalCount > 0
-      ? {
-          connectionAge: {
-            newConnection: ageMedians(hist.ttfbNew, hist.responseNew, hist.bodyGapNew),
-            warmConnection: ageMedians(hist.ttfbWarm, hist.responseWarm, hist.bodyGapWarm),
-          },
-        }
-      : {}),
-    warnings,
-    ...(finalError ? { error: finalError } : {}),
-  };
-  // execute() loaded the report's modules before any result is built.
-  for (const c of runModules!.report.confoundersOf(result)) warnings.push(c.text);
-  return result;
 }
 
-type Histogram = ReturnType<typeof newHistogram>;
-
-function ageMedians(ttfb: Histogram, response: Histogram, bodyGap: Histogram): ConnectionAgeMedians {
-  return {
-    count: ttfb.totalCount,
-    ttfbP50Ms: summarizeHistogram(ttfb).p50,
-    responseP50Ms: summarizeHistogram(response).p50,
-    smallBodyCount: bodyGap.totalCount,
-    bodyAfterHeadersP50Ms: summarizeHistogram(bodyGap).p50,
-  };
+/** One reading of the server's metrics, timed; undefined when there is none to read or it failed. */
+async function readServer(metrics: ServerMetricsClient | undefined): Promise<ServerReading | undefined> {
+  const m = await metrics?.tryRead();
+  return m ? { atEpochMs: Date.now(), metrics: m } : undefined;
 }
 
 /**

@@ -8,12 +8,12 @@ export { preflightTarget } from './diagnose.ts';
 export {
   EMBEDDED_DEFAULT_PATH,
   isEmbedded,
-  judgeClient,
   type LoadDeps,
   type LoadRun,
   runLoad,
   split,
 } from './engine.ts';
+export { judgeClient } from './judge.ts';
 export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
 export {
   checkHeaderFields,
@@ -26,6 +26,7 @@ export {
   resolveLoadOptions,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
+export { environmentOf, type RunContext, toRunResult } from './result.ts';
 export {
   addCounts,
   type Counts,
@@ -41,5 +42,19 @@ export {
   summarizeHistogram,
   UsRecorder,
 } from './stats.ts';
+export {
+  type BurstRecord,
+  decodeTally,
+  type EncodedTally,
+  emptyTally,
+  encodeTally,
+  mergeAll,
+  mergeTallies,
+  type ProcessReading,
+  type RunTally,
+  receiveTally,
+  type ServerReadings,
+  shipTally,
+} from './tally.ts';
 export { attachServerTcp, attachServerTcpFrom, attachServerTcpFromLink, serverTcpReadings } from './tcp.ts';
 export { checkWorkloadSize, expandTemplate, splitUrl } from './workload.ts';

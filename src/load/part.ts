@@ -11,23 +11,22 @@
  * same state: no connection (handshakes included) or connections just opened and idle (excluded).
  */
 import { performance } from 'node:perf_hooks';
-import type * as Hdr from 'hdr-histogram-js';
 import { createRng, H2labError } from '../core/index.ts';
-import { mergeFlowControl } from '../h2/index.ts';
-import type { EncodedHistogram, Sample, WireProtocol } from '../model/index.ts';
+import type { Sample, WireProtocol } from '../model/index.ts';
 import type { Transport, TransportStats } from '../transport/index.ts';
-import {
-  createTransport,
-  isTargetGone,
-  LIFETIMES_KEPT,
-  OUTAGES_KEPT,
-  resolveWindow,
-  setupFailureError,
-} from '../transport/index.ts';
+import { createTransport, isTargetGone, setupFailureError } from '../transport/index.ts';
 import { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
-import { type Counts, encodeHistogram, type HistogramName, SampleStats } from './stats.ts';
+import { resolveWindowFor } from './result.ts';
+import { SampleStats } from './stats.ts';
+import {
+  type BurstRecord,
+  emptyTransportStats,
+  mergeTransportStats,
+  PROCESS_KEY,
+  type RunTally,
+} from './tally.ts';
 import { buildWorkload } from './workload.ts';
 
 /** Failures without a success after which a run asks what is wrong with the target (diagnose.ts). */
@@ -58,48 +57,6 @@ export interface PartInput {
   arrivals?: { seed: number; index: number; count: number };
 }
 
-/** A part's result, serializable across threads. */
-export interface PartResult {
-  counts: Counts;
-  /** Encoded, to cross a thread; absent when {@link StartOptions.inThread} kept them as `live`. */
-  histograms?: Record<HistogramName, EncodedHistogram>;
-  /** The histograms themselves, for a part that ran in the engine's own thread. */
-  live?: Record<HistogramName, Hdr.Histogram>;
-  transport: TransportStats;
-  negotiated: WireProtocol | 'none';
-  /** Start and end of the measured period, ms since the run's origin. */
-  measureStartMs: number;
-  measureEndMs: number;
-  /** Event-loop utilisation of this thread over the measured period, 0..1. */
-  eventLoopUtilization: number;
-  /**
-   * CPU time of the whole process (all its threads: `process.cpuUsage()` is process-wide, also in a
-   * worker thread) over this part's measured period — after the warm-up, so JIT compilation and
-   * connection setup do not count — and that period's wall time, µs and ms.
-   */
-  measuredCpu: { us: number; wallMs: number };
-  /** Burst schedule: one record per burst, in order. */
-  bursts?: BurstRecord[];
-  /** When the first request (warm-up included) was handed to the transport, ms since the origin. */
-  firstSentMs?: number;
-  error?: { code: string; message: string; details?: Record<string, unknown> };
-}
-
-/** One burst as a part measured it; times in ms. */
-export interface BurstRecord {
-  /** t0, ms since the run's origin. */
-  startMs: number;
-  /** t0 → the end of the last response (failed requests included: their end is when they failed). */
-  completionMs: number;
-  /** t0 → the first response headers; undefined when no response came. */
-  firstResponseMs?: number;
-  requests: number;
-  ok: number;
-  failed: number;
-  /** Connections opened between t0 and the burst's end (its timed period). */
-  connectionsOpened: number;
-}
-
 /** Live counters read by the progress timer. */
 export interface PartLive {
   completed: number;
@@ -111,11 +68,6 @@ export interface StartOptions {
   /** The run's origin as an epoch time, ms (performance.timeOrigin + now()); shared by all threads. */
   originEpochMs: number;
   onSample?: (s: Sample) => void;
-  /**
-   * The part runs in the engine's thread: hand the histograms over as they are (`live`) instead of
-   * encoding them for the engine to decode again (12 of each at the end of a run, issue 29).
-   */
-  inThread?: boolean;
 }
 
 /** One thread's share of a run. `prepare()` opens connections; `start()` runs the schedule. */
@@ -195,8 +147,8 @@ export class LoadPart {
     this.wake?.();
   }
 
-  /** Runs the schedule to its end and returns this part's statistics. */
-  async start(so: StartOptions): Promise<PartResult> {
+  /** Runs the schedule to its end and returns this part's tally. */
+  async start(so: StartOptions): Promise<RunTally> {
     const transport = this.transport;
     if (!transport) throw new Error('LoadPart.start() before prepare()');
     // Connections opened by prepare() were timed from its origin: onto the run's clock with them.
@@ -226,47 +178,14 @@ export class LoadPart {
     const stride = this.input.seqStride;
     const live = this.live;
 
-    let succeeded = false;
-    let failedBeforeSuccess = 0;
-    let diagnosing = false;
+    const watch = this.failureWatch(transport.requested);
     const onDone = (s: Sample): void => {
       live.inFlight--;
       live.completed++;
       if (s.intendedMs < warmupEnd) s.warmup = true;
       stats.add(s);
       so.onSample?.(s);
-      if (s.error === undefined) succeeded = true;
-      else if (!succeeded && ++failedBeforeSuccess >= EARLY_DIAGNOSIS_FAILURES && !diagnosing) {
-        // Nothing has succeeded yet: a wrong scheme (http:// to a TLS port) or a missing client
-        // certificate fails every request, and an h1 pool would open hundreds of connections into it
-        // before the run ends (about 870 in 10 s, measured). Ask once, while the run goes on.
-        diagnosing = true;
-        const unanswered = s.protocol === 'http/1.1' && s.error === 'reset' && s.bytesIn === 0 && !s.status;
-        void diagnoseNoSuccess(this.input.url, this.input.tls, undefined, unanswered).then((named) => {
-          if (named && !succeeded && !this.abortError) this.stop(named);
-        });
-      }
-      if (isTargetGone(s, this.input.opts.reconnectGiveUpMs) && !this.abortError) {
-        this.stop(
-          new H2labError(
-            'H2LAB_ERR_TARGET_UNREACHABLE',
-            `the target stopped accepting connections: every attempt failed for ${this.input.opts.reconnectGiveUpMs} ms; the run stopped there and kept what it measured (check that the server is still running, or allow longer outages with --give-up)`,
-            { giveUpMs: this.input.opts.reconnectGiveUpMs },
-          ),
-        );
-      }
-      if (s.error === 'protocol-mismatch' && !this.abortError) {
-        this.stop(
-          new H2labError(
-            'H2LAB_ERR_PROTOCOL_MISMATCH',
-            `requested ${transport.requested} but ${s.errorDetail}`,
-            {
-              requested: transport.requested,
-              negotiated: 'unknown',
-            },
-          ),
-        );
-      }
+      watch(s);
     };
     /** May request number `n` (intended at `t`) still be issued? */
     const mayIssue = (t: number): boolean => {
@@ -290,18 +209,7 @@ export class LoadPart {
     const issue = (intendedMs: number, queuedMs: number): Promise<Sample> =>
       new Promise((resolve) => issueCb(intendedMs, queuedMs, resolve));
 
-    // The event loop and the CPU are judged over the measured period only (issue 29: JIT warm-up was
-    // a quarter of a short run's CPU, and the saturation check should judge the steady state).
-    const eluStart = { v: undefined as ReturnType<typeof performance.eventLoopUtilization> | undefined };
-    let cpuStart: NodeJS.CpuUsage | undefined;
-    let cpuWallStart = 0;
-    const measureFromHere = (): void => {
-      eluStart.v = performance.eventLoopUtilization();
-      cpuStart = process.cpuUsage();
-      cpuWallStart = performance.now();
-    };
-    const warmTimer = warmupEnd > 0 ? setTimeout(measureFromHere, warmupEnd) : undefined;
-    if (warmupEnd <= 0) measureFromHere();
+    const window = measuredWindow(warmupEnd);
     const stopTimer = Number.isFinite(stopAt)
       ? setTimeout(() => this.stop(), Math.max(0, stopAt - this.now()))
       : undefined;
@@ -315,65 +223,102 @@ export class LoadPart {
       finished = r.stats;
       if (bursts.length > 0) measureStartMs = bursts[0]!.startMs;
     } else if (!open) {
-      // Closed loop: each lane sends its next request from the callback of the previous one, with no
-      // promise per request (issue 29). A request that completes before issueCb returns (a failure at
-      // once) sends the next one from a microtask, as an awaited promise did, so that a run of such
-      // failures neither grows the stack nor loops without end inside one call.
-      await new Promise<void>((allDone) => {
-        let lanes = this.input.concurrency;
-        const lane = (): void => {
-          const t = this.now();
-          if (!mayIssue(t)) {
-            if (--lanes === 0) allDone();
-            return;
-          }
-          let returned = false;
-          issueCb(t, t, () => {
-            if (returned) lane();
-            else queueMicrotask(lane);
-          });
-          returned = true;
-        };
-        for (let i = this.input.concurrency; i > 0; i--) lane();
-      });
+      await this.closedLoop(mayIssue, issueCb);
     } else {
       const withinLimit = (a: OwnArrival): boolean =>
         !this.stopping && a.t < stopAt && (a.t < warmupEnd || a.measuredBefore < limit);
       await this.openLoop(rng, withinLimit, issue);
     }
     clearTimeout(stopTimer);
-    clearTimeout(warmTimer);
-    const elu = performance.eventLoopUtilization(eluStart.v ?? performance.eventLoopUtilization());
-    const cpuUsed = cpuStart ? process.cpuUsage(cpuStart) : { user: 0, system: 0 };
-    const measuredCpu = {
-      us: cpuUsed.user + cpuUsed.system,
-      wallMs: cpuStart ? performance.now() - cpuWallStart : 0,
-    };
+    const { eventLoopUtilization, measuredCpu } = window.end();
     const measureEndMs = burst ? stats.lastEndMs : Math.max(Math.min(this.now(), stopAt), stats.lastEndMs);
     const last = this.transport!;
     await last.close();
     if (!burst) finished = last.stats();
-    const kept = stats.h;
-    let histograms: Record<HistogramName, EncodedHistogram> | undefined;
-    if (!so.inThread) {
-      histograms = {} as Record<HistogramName, EncodedHistogram>;
-      for (const [k, h] of Object.entries(kept) as Array<[HistogramName, Hdr.Histogram]>) {
-        histograms[k] = encodeHistogram(h);
-      }
-    }
     return {
       counts: stats.counts,
-      ...(histograms ? { histograms } : { live: kept }),
+      histograms: stats.h,
       transport: finished,
       negotiated: last.negotiated(),
       measureStartMs,
       measureEndMs: Math.max(measureEndMs, measureStartMs),
-      eventLoopUtilization: elu.utilization,
-      measuredCpu,
+      processes: {
+        [PROCESS_KEY]: { threads: 1, eventLoopUtilization, measuredCpu },
+      },
       ...(bursts ? { bursts } : {}),
       ...(Number.isFinite(stats.firstSentMs) ? { firstSentMs: stats.firstSentMs } : {}),
       ...(this.abortError ? { error: this.abortError.toJSON() } : {}),
     };
+  }
+
+  /**
+   * The rules a finished request may end the run by: nothing succeeded yet (ask once what is wrong with
+   * the target), every connection attempt failed for the give-up time, or the protocol was refused.
+   */
+  private failureWatch(requested: string): (s: Sample) => void {
+    let succeeded = false;
+    let failedBeforeSuccess = 0;
+    let diagnosing = false;
+    const giveUpMs = this.input.opts.reconnectGiveUpMs;
+    return (s) => {
+      if (s.error === undefined) succeeded = true;
+      else if (!succeeded && ++failedBeforeSuccess >= EARLY_DIAGNOSIS_FAILURES && !diagnosing) {
+        // Nothing has succeeded yet: a wrong scheme (http:// to a TLS port) or a missing client
+        // certificate fails every request, and an h1 pool would open hundreds of connections into it
+        // before the run ends (about 870 in 10 s, measured). Ask once, while the run goes on.
+        diagnosing = true;
+        const unanswered = s.protocol === 'http/1.1' && s.error === 'reset' && s.bytesIn === 0 && !s.status;
+        void diagnoseNoSuccess(this.input.url, this.input.tls, undefined, unanswered).then((named) => {
+          if (named && !succeeded && !this.abortError) this.stop(named);
+        });
+      }
+      if (isTargetGone(s, giveUpMs) && !this.abortError) {
+        this.stop(
+          new H2labError(
+            'H2LAB_ERR_TARGET_UNREACHABLE',
+            `the target stopped accepting connections: every attempt failed for ${giveUpMs} ms; the run stopped there and kept what it measured (check that the server is still running, or allow longer outages with --give-up)`,
+            { giveUpMs },
+          ),
+        );
+      }
+      if (s.error === 'protocol-mismatch' && !this.abortError) {
+        this.stop(
+          new H2labError('H2LAB_ERR_PROTOCOL_MISMATCH', `requested ${requested} but ${s.errorDetail}`, {
+            requested,
+            negotiated: 'unknown',
+          }),
+        );
+      }
+    };
+  }
+
+  /**
+   * Closed loop: each lane sends its next request from the callback of the previous one, with no
+   * promise per request (issue 29). A request that completes before issueCb returns (a failure at
+   * once) sends the next one from a microtask, as an awaited promise did, so that a run of such
+   * failures neither grows the stack nor loops without end inside one call.
+   */
+  private closedLoop(
+    mayIssue: (t: number) => boolean,
+    issueCb: (intendedMs: number, queuedMs: number, then: (s: Sample) => void) => void,
+  ): Promise<void> {
+    return new Promise<void>((allDone) => {
+      let lanes = this.input.concurrency;
+      const lane = (): void => {
+        const t = this.now();
+        if (!mayIssue(t)) {
+          if (--lanes === 0) allDone();
+          return;
+        }
+        let returned = false;
+        issueCb(t, t, () => {
+          if (returned) lane();
+          else queueMicrotask(lane);
+        });
+        returned = true;
+      };
+      for (let i = this.input.concurrency; i > 0; i--) lane();
+    });
   }
 
   /**
@@ -389,11 +334,12 @@ export class LoadPart {
     const n = o.burst!;
     const count = o.bursts ?? 1;
     const out: BurstRecord[] = [];
-    let stats: TransportStats | undefined;
+    // One transport after another: their in-flight peaks are the highest, not a sum.
+    let stats: TransportStats = emptyTransportStats();
     for (let b = 0; b < count && !this.stopping; b++) {
       if (b > 0) {
         await this.transport!.close();
-        stats = addTransportStats(stats, this.transport!.stats());
+        stats = mergeTransportStats(stats, this.transport!.stats(), 'sequential');
         await this.pause(o.burstGapMs ?? 0);
         if (this.stopping) break;
         this.transport = this.newTransport();
@@ -427,7 +373,7 @@ export class LoadPart {
         connectionsOpened: this.transport!.stats().opened - openedBefore,
       });
     }
-    return { bursts: out, stats: addTransportStats(stats, this.transport!.stats()) };
+    return { bursts: out, stats: mergeTransportStats(stats, this.transport!.stats(), 'sequential') };
   }
 
   /** Sleeps `ms`, or less when woken (the run stopped, a slot freed). */
@@ -480,65 +426,32 @@ export class LoadPart {
 }
 
 /**
- * Transport statistics of consecutive transports (a run's bursts) as one: sums of what adds up, the
- * highest peaks, the lowest stream limit announced.
+ * The event loop and the CPU over the measured period only, from the end of the warm-up (issue 29:
+ * JIT warm-up was a quarter of a short run's CPU, and the saturation check should judge the steady
+ * state). `end()` reads both.
  */
-export function addTransportStats(a: TransportStats | undefined, b: TransportStats): TransportStats {
-  if (!a) return b;
-  const lim = [a.serverMaxConcurrentStreams, b.serverMaxConcurrentStreams].filter(
-    (x): x is number => x !== undefined,
-  );
-  const connections = a.requestsPerConnection.connections + b.requestsPerConnection.connections;
-  const flow = mergeFlowControl(a.flowControl, b.flowControl);
-  const requests = a.requestsPerConnection.requests + b.requestsPerConnection.requests;
-  return {
-    opened: a.opened + b.opened,
-    inFlight: b.inFlight,
-    peakInFlight: Math.max(a.peakInFlight, b.peakInFlight),
-    peakStreamsPerConnection: Math.max(a.peakStreamsPerConnection, b.peakStreamsPerConnection),
-    ...(lim.length > 0 ? { serverMaxConcurrentStreams: Math.min(...lim) } : {}),
-    capHits: a.capHits + b.capHits,
-    ...((a.tlsVersion ?? b.tlsVersion) !== undefined ? { tlsVersion: (a.tlsVersion ?? b.tlsVersion)! } : {}),
-    requestsPerConnection: {
-      mean: connections > 0 ? requests / connections : 0,
-      max: Math.max(a.requestsPerConnection.max, b.requestsPerConnection.max),
-      connections,
-      requests,
-    },
-    ...(a.tcp || b.tcp
-      ? {
-          tcp: {
-            readings: [...(a.tcp?.readings ?? []), ...(b.tcp?.readings ?? [])],
-            unread: (a.tcp?.unread ?? 0) + (b.tcp?.unread ?? 0),
-          },
-        }
-      : {}),
-    ...(flow ? { flowControl: flow } : {}),
-    ...mergeLifetimes([a, b]),
-    ...(a.quic || b.quic ? { quic: [...(a.quic ?? []), ...(b.quic ?? [])] } : {}),
-    ...mergeOutages([a, b]),
+function measuredWindow(warmupMs: number): {
+  end(): { eventLoopUtilization: number; measuredCpu: { us: number; wallMs: number } };
+} {
+  let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+  let cpu: NodeJS.CpuUsage | undefined;
+  let wall = 0;
+  const begin = (): void => {
+    elu = performance.eventLoopUtilization();
+    cpu = process.cpuUsage();
+    wall = performance.now();
   };
-}
-
-/** The outages seen by several transports (bursts, worker threads) as one bounded log, by start. */
-export function mergeOutages(stats: readonly TransportStats[]): Pick<TransportStats, 'outages'> {
-  const all = stats.flatMap((t) => t.outages?.periods ?? []).sort((x, y) => x.startMs - y.startMs);
-  const omitted = stats.reduce((n, t) => n + (t.outages?.omitted ?? 0), 0);
-  if (all.length + omitted === 0) return {};
-  const periods = all.slice(0, OUTAGES_KEPT);
-  return { outages: { periods, omitted: omitted + all.length - periods.length } };
-}
-
-/** The connection lifetimes of several transports (a run's bursts, its worker threads) as one bounded log. */
-export function mergeLifetimes(stats: readonly TransportStats[]): Pick<TransportStats, 'lifetimes'> {
-  const all = stats.flatMap((t) => t.lifetimes?.connections ?? []);
-  const omitted = stats.reduce((n, t) => n + (t.lifetimes?.omitted ?? 0), 0);
-  if (all.length + omitted === 0) return {};
-  const connections = all.slice(0, LIFETIMES_KEPT);
-  return { lifetimes: { connections, omitted: omitted + all.length - connections.length } };
-}
-
-/** The windows the options ask for. */
-export function resolveWindowFor(o: ResolvedLoadOptions): ReturnType<typeof resolveWindow> {
-  return resolveWindow(o.window, o.streamWindowBytes, o.connectionWindowBytes);
+  const timer = warmupMs > 0 ? setTimeout(begin, warmupMs) : undefined;
+  if (warmupMs <= 0) begin();
+  return {
+    end() {
+      clearTimeout(timer);
+      const used = cpu ? process.cpuUsage(cpu) : { user: 0, system: 0 };
+      return {
+        eventLoopUtilization: performance.eventLoopUtilization(elu ?? performance.eventLoopUtilization())
+          .utilization,
+        measuredCpu: { us: used.user + used.system, wallMs: cpu ? performance.now() - wall : 0 },
+      };
+    },
+  };
 }

@@ -7,12 +7,13 @@
  *   → { type: 'live', completed, inFlight }              every 100 ms
  *   → { type: 'samples', lines }                         NDJSON lines, batched, when asked for
  *   ← { type: 'stop', error? }                           end now (with error: abort in-flight)
- *   → { type: 'result', result }                         the part's statistics
+ *   → { type: 'result', result }                         the part's tally, encoded
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type ErrorCode, H2labError, isH2labError } from '../core/index.ts';
 import type { Sample } from '../model/index.ts';
 import { LoadPart, type PartInput } from './part.ts';
+import { encodeTally } from './tally.ts';
 
 const port = parentPort!;
 const part = new LoadPart(workerData as PartInput);
@@ -49,7 +50,7 @@ port.on(
     clearInterval(flusher);
     flush();
     port.postMessage({ type: 'live', ...part.live });
-    port.postMessage({ type: 'result', result });
+    port.postMessage({ type: 'result', result: encodeTally(result) });
   },
 );
 

@@ -1,22 +1,23 @@
 /**
  * `--workers N`: N worker threads, each running a {@link LoadPart} with its share of the concurrency,
- * rate, request count and connections, on one shared time origin. Their histograms come back encoded
- * and are added exactly (HdrHistogram addition loses nothing); counters are summed.
+ * rate, request count and connections, on one shared time origin. Their tallies come back encoded
+ * and merge exactly (src/load/tally.ts).
  */
 import type { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, H2labError, startThread } from '../core/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
-import type { PartInput, PartLive, PartResult } from './part.ts';
+import type { PartInput, PartLive } from './part.ts';
 import { progressTimer } from './progress.ts';
+import { decodeTally, type EncodedTally, type RunTally } from './tally.ts';
 
 type FromWorker =
   | { type: 'ready' }
   | { type: 'error'; error: ReturnType<H2labError['toJSON']> }
   | ({ type: 'live' } & PartLive)
   | { type: 'samples'; lines: string[] }
-  | { type: 'result'; result: PartResult };
+  | { type: 'result'; result: EncodedTally };
 
 /** Runs one part per input in its own thread; resolves with every part's result. */
 export async function runWorkerParts(
@@ -26,10 +27,10 @@ export async function runWorkerParts(
   onStopHook: (hook: (e: H2labError) => void) => void,
   onSampleLine: ((line: string) => void) | undefined,
   barrier?: () => Promise<void>,
-): Promise<PartResult[]> {
+): Promise<RunTally[]> {
   const workers: Worker[] = [];
   const lives: PartLive[] = inputs.map(() => ({ completed: 0, inFlight: 0 }));
-  const results: Array<PartResult | undefined> = inputs.map(() => undefined);
+  const results: Array<RunTally | undefined> = inputs.map(() => undefined);
   let readyCount = 0;
   let failed: H2labError | undefined;
   let onReady: () => void = () => {};
@@ -63,7 +64,7 @@ export async function runWorkerParts(
             for (const l of m.lines) onSampleLine?.(l);
             break;
           case 'result':
-            results[i] = m.result;
+            results[i] = decodeTally(m.result);
             checkDone();
             break;
         }
@@ -88,7 +89,7 @@ export async function runWorkerParts(
       w.postMessage({ type: 'start', originEpochMs: origin, samples: onSampleLine !== undefined });
     await allDone;
     clearInterval(progress);
-    return results as PartResult[];
+    return results as RunTally[];
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }

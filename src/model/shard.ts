@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { ms, publishedJsonSchema } from './fields.ts';
-import { runResultSchema } from './run.ts';
+import { encodedHistogramSchema, runResultSchema } from './run.ts';
+import { failureClassSchema } from './sample.ts';
 
 /** A run id: a DNS label of at most 40 characters, so it can name Kubernetes objects and label them. */
 export const runIdSchema = z
@@ -137,6 +138,72 @@ export const shardClockSchema = z.strictObject({
   samples: z.number().int(),
 });
 
+const count = z.number().int().min(0);
+
+/**
+ * A run's tally as a shard ships it (src/load/tally.ts): every counter, all twelve histograms, the
+ * transport's statistics and per-connection facts, and each load process's readings, so that the
+ * merge builds the whole run's result as a single run builds its own. The transport's statistics are
+ * the load client's internal record (src/transport/types.ts TransportStats), checked here only as an
+ * object: the shard file's digest guards its bytes.
+ */
+export const encodedTallySchema = z
+  .strictObject({
+    counts: z.strictObject({
+      total: count,
+      ok: count,
+      failed: count,
+      warmup: count,
+      late: count,
+      retried: count,
+      attempts: count,
+      unprocessed: count,
+      bytesIn: count,
+      bytesOut: count,
+      byStatus: z.record(z.string(), count),
+      byFailure: z.partialRecord(failureClassSchema, count),
+    }),
+    histograms: z.record(z.string(), encodedHistogramSchema),
+    transport: z.record(z.string(), z.unknown()),
+    negotiated: z.string(),
+    measureStartMs: z.number().nullable().describe('null: nothing was measured'),
+    measureEndMs: z.number(),
+    processes: z.record(
+      z.string(),
+      z.strictObject({
+        threads: count,
+        eventLoopUtilization: z.number().min(0),
+        measuredCpu: z.strictObject({ us: z.number().min(0), wallMs: z.number().min(0) }),
+        cpuSeconds: z.number().min(0).optional(),
+        maxRssBytes: z.number().min(0).optional(),
+        cpus: z.number().int().min(1).optional(),
+        loadAverage: z.number().min(0).optional(),
+      }),
+    ),
+    bursts: z.array(z.record(z.string(), z.unknown())).optional(),
+    firstSentMs: z.number().optional(),
+    server: z
+      .strictObject({
+        before: z
+          .strictObject({ atEpochMs: z.number(), metrics: z.record(z.string(), z.unknown()) })
+          .optional(),
+        after: z
+          .strictObject({ atEpochMs: z.number(), metrics: z.record(z.string(), z.unknown()) })
+          .optional(),
+      })
+      .optional(),
+    error: z
+      .strictObject({
+        code: z.string(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  })
+  .describe('the shard run’s tally: what the merge adds up (src/load/tally.ts)');
+/** See {@link encodedTallySchema}. */
+export type ShardTally = z.infer<typeof encodedTallySchema>;
+
 /** A shard's start barrier, on the reference clock. */
 export const shardBarrierSchema = z.strictObject({
   startAtEpochMs: z.number().describe('the plan’s start, reference clock'),
@@ -159,7 +226,7 @@ const firstSendSchema = z
 
 /** What names a shard in either kind of result: its plan, its index among how many, its clock. */
 const shardIdentity = {
-  version: z.literal(1),
+  version: z.literal(2).describe('2: the shard ships its tally (1 shipped only its result)'),
   runId: runIdSchema,
   planHash: z.string(),
   index: z.number().int().min(0),
@@ -175,6 +242,7 @@ export const shardResultSchema = z
     barrier: shardBarrierSchema,
     firstSendEpochMs: firstSendSchema,
     result: runResultSchema,
+    tally: encodedTallySchema,
   })
   .describe('one shard of a planned run (h2lab shard run)');
 /** See {@link shardResultSchema}. */
@@ -186,6 +254,7 @@ export const shardRunSchema = z.strictObject({
   barrier: shardBarrierSchema,
   firstSendEpochMs: firstSendSchema,
   result: runResultSchema,
+  tally: encodedTallySchema,
 });
 /** See {@link shardRunSchema}. */
 export type ShardRun = z.infer<typeof shardRunSchema>;
@@ -262,7 +331,7 @@ export const mergedResultSchema = z
     planHash: z.string(),
     shards: z.number().int(),
     result: runResultSchema.describe(
-      'the whole run: counts summed, latency/ttfb histograms added (HdrHistogram add), min/max the shards’ extremes, rates over the reference-clock window',
+      'the whole run, built from the shards’ merged tallies as a single run’s result is built from its own: counts summed, every histogram added (HdrHistogram add), rates over the reference-clock window',
     ),
     perShard: z.array(shardRowSchema),
     clock: z.strictObject({

@@ -21,7 +21,7 @@ import type {
   ShardResult,
   ShardRun,
 } from '../model/index.ts';
-import { checkSet, type MergeOptions, mergeShards, NO_CLOCK_NOTE, PER_SHARD_NOTE } from './merge.ts';
+import { checkSet, type MergeOptions, mergeShards, NO_CLOCK_NOTE } from './merge.ts';
 
 type Sharding = NonNullable<CompareResult['sharding']>;
 
@@ -38,7 +38,7 @@ export function mergeCompareShards(
   opts: MergeOptions & { local?: { cpus: number } } = {},
 ): CompareResult {
   const { local, ...mergeOpts } = opts;
-  const shards = checkSet(input, (s) => s.runs.map((r) => r.result));
+  const shards = checkSet(input, (s) => s.runs);
   if (shards[0]!.planHash !== plan.hash) {
     throw new H2labError(
       'H2LAB_ERR_SHARD_MISMATCH',
@@ -89,7 +89,7 @@ export function mergeCompareShards(
       shards.map(
         (s, i): ShardResult => ({
           kind: 'h2lab.shard',
-          version: 1,
+          version: 2,
           runId: s.runId,
           planHash: s.planHash,
           index: s.index,
@@ -100,13 +100,14 @@ export function mergeCompareShards(
             ? { firstSendEpochMs: parts[i]!.firstSendEpochMs }
             : {}),
           result: parts[i]!.result,
+          tally: parts[i]!.tally,
         }),
       ),
       { maxSkewMs: plan.maxSkewMs, ...mergeOpts },
     );
     const run = merged.result;
     // Said once for the whole comparison (sharding.notes), not in every run.
-    run.warnings = run.warnings.filter((w) => w !== PER_SHARD_NOTE && w !== NO_CLOCK_NOTE);
+    run.warnings = run.warnings.filter((w) => w !== NO_CLOCK_NOTE);
     state.status = 'running';
     recordRun(state, cell, slot.round, run, options.runs);
     runs.push({
@@ -119,7 +120,7 @@ export function mergeCompareShards(
     });
   }
   finishCompareResult(result, options.runs, cut !== undefined);
-  const notes = [PER_SHARD_NOTE, ...(noClock ? [NO_CLOCK_NOTE] : [])];
+  const notes = noClock ? [NO_CLOCK_NOTE] : [];
   if (cut) {
     const why = cut.shard.stopped;
     const slot = plan.slots[cut.slot]!;

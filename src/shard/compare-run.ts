@@ -6,7 +6,14 @@
  * shard (H2LAB_ERR_SHARD_MISSED_START), since every later run would be late too.
  */
 import { H2labError, isH2labError } from '../core/index.ts';
-import { type LoadOptionsInput, type LoadRun, runLoad } from '../load/index.ts';
+import {
+  emptyTally,
+  type LoadOptionsInput,
+  type LoadRun,
+  type RunTally,
+  runLoad,
+  shipTally,
+} from '../load/index.ts';
 import type { ComparePlan, CompareShardResult, ShardRun } from '../model/index.ts';
 import { shardLoadOptions } from './plan.ts';
 import { checkIndex, type ShardDeps, shardClock, startBarrier } from './run.ts';
@@ -65,8 +72,15 @@ export async function runCompareShard(
       index,
     );
     let result: ShardRun['result'];
+    let tally: RunTally | undefined;
     try {
-      current = runLoad(input as LoadOptionsInput, { ...deps.load, barrier: b.barrier });
+      current = runLoad(input as LoadOptionsInput, {
+        ...deps.load,
+        barrier: b.barrier,
+        onTally: (t) => {
+          tally = t;
+        },
+      });
       result = await current.done;
     } catch (err) {
       // Options are checked when the plan is made; this is a machine that cannot run them (a file).
@@ -90,12 +104,12 @@ export async function runCompareShard(
       stopped = { slot: k, code, message: result.error!.message };
       break;
     }
-    runs.push({ slot: k, ...b.record(result), result });
+    runs.push({ slot: k, ...b.record(result), result, tally: shipTally(tally ?? emptyTally()) });
     if (code !== undefined) dead.add(slot.cell);
   }
   return {
     kind: 'h2lab.compare-shard',
-    version: 1,
+    version: 2,
     runId: plan.runId,
     planHash: plan.hash,
     index,

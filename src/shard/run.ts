@@ -9,7 +9,14 @@
  * with its own barrier at its slot's start.
  */
 import { H2labError } from '../core/index.ts';
-import { type LoadDeps, type LoadOptionsInput, runLoad } from '../load/index.ts';
+import {
+  emptyTally,
+  type LoadDeps,
+  type LoadOptionsInput,
+  type RunTally,
+  runLoad,
+  shipTally,
+} from '../load/index.ts';
 import type { AnyPlan, RunResult, ShardPlan, ShardResult } from '../model/index.ts';
 import { type ClockReading, localNow, measureClockOffset, sleepUntil } from './clock.ts';
 
@@ -111,12 +118,19 @@ export async function runShard(plan: ShardPlan, index: number, deps: ShardDeps =
     `shard ${index}`,
     'plan with a larger --start-in so every shard is ready in time',
   );
-  const run = runLoad(plan.shardOptions[index] as LoadOptionsInput, { ...deps.load, barrier: b.barrier });
+  let tally: RunTally | undefined;
+  const run = runLoad(plan.shardOptions[index] as LoadOptionsInput, {
+    ...deps.load,
+    barrier: b.barrier,
+    onTally: (t) => {
+      tally = t;
+    },
+  });
   deps.onRun?.(run);
   const result = await run.done;
   return {
     kind: 'h2lab.shard',
-    version: 1,
+    version: 2,
     runId: plan.runId,
     planHash: plan.hash,
     index,
@@ -124,5 +138,7 @@ export async function runShard(plan: ShardPlan, index: number, deps: ShardDeps =
     clock,
     ...b.record(result),
     result,
+    // A run that failed before measuring has no tally: it merges as nothing measured.
+    tally: shipTally(tally ?? emptyTally()),
   };
 }

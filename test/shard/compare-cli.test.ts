@@ -99,7 +99,15 @@ test('compare --plan-out → shard run ×2 → merge --plan: the cluster’s pat
     );
     for (const r of runs) {
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^h2lab-shard cmp-cli \d 1\/1 [0-9a-f]{16} \S+\n$/);
+      // The shard's result and tally, gzipped, in chunk lines a log keeps (src/shard/chunks.ts).
+      const lines = r.stdout.trimEnd().split('\n');
+      for (const [i, l] of lines.entries()) {
+        assert.match(
+          l,
+          new RegExp(`^h2lab-shard cmp-cli \\d ${i + 1}/${lines.length} [0-9a-f]{16} \\S+$`),
+          `chunk ${i + 1}`,
+        );
+      }
     }
     const files = [join(dir, 's0.json'), join(dir, 's1.json')];
     const bare = await h2lab(['merge', ...files]);
