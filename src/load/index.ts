@@ -30,7 +30,6 @@ export { environmentOf, type RunContext, toRunResult } from './result.ts';
 export {
   addCounts,
   type Counts,
-  countsOfResult,
   countsSection,
   decodeHistogram,
   emptyCounts,

@@ -365,25 +365,6 @@ export function countsSection(c: Counts, open: boolean): RunResult['counts'] {
   };
 }
 
-/** Counters read back from a RunResult (its counts and byte totals), to add results exactly. */
-export function countsOfResult(r: RunResult): Counts {
-  const c = r.counts;
-  return {
-    total: c.total,
-    ok: c.ok,
-    failed: c.failed,
-    warmup: c.warmup ?? 0,
-    late: c.late ?? 0,
-    retried: c.retried ?? 0,
-    attempts: c.attempts ?? 0,
-    unprocessed: c.unprocessed ?? 0,
-    bytesIn: r.throughput.bytesIn,
-    bytesOut: r.throughput.bytesOut,
-    byStatus: { ...c.byStatus },
-    byFailure: { ...c.byFailure },
-  };
-}
-
 /** Adds `b`'s counters into `a`. */
 export function addCounts(a: Counts, b: Counts): void {
   a.total += b.total;
