@@ -87,8 +87,11 @@ export type StreamEndReason =
 
 /** Receives one stream's events. Called synchronously from the socket's data handler. */
 export interface StreamHandler {
-  /** Final response headers (1xx responses are skipped). `headers` only with `collectHeaders`. */
-  onHeaders(status: number, headers: Array<[string, string]> | undefined): void;
+  /**
+   * Final response headers (1xx responses are skipped). `headers` only with `collectHeaders`;
+   * `blockBytes`: the header block's bytes as received (HPACK-encoded, HEADERS and CONTINUATION payloads).
+   */
+  onHeaders(status: number, headers: Array<[string, string]> | undefined, blockBytes: number): void;
   /** Response body bytes (padding excluded). */
   onData(bytes: number): void;
   /** Called exactly once. `code` is the RST_STREAM or GOAWAY error code where there was one. */
@@ -613,7 +616,7 @@ export class H2ClientSession {
       }
       if (d.status < 200) return; // 1xx: informational, a final response follows (RFC 9110 §15.2).
       s.gotFinal = true;
-      s.handler.onHeaders(d.status, d.headers);
+      s.handler.onHeaders(d.status, d.headers, block.length);
       // 204 and 304 carry no body whatever their content-length says (RFC 9110 §8.6).
       if (d.contentLength !== undefined && !s.handler.bodyless && d.status !== 204 && d.status !== 304) {
         if (d.contentLength < 0) {

@@ -81,6 +81,9 @@ export function toRunResult(tally: RunTally, ctx: RunContext): RunResult {
       bytesIn: c.bytesIn,
       bytesOut: c.bytesOut,
     },
+    ...(c.headerResponses > 0
+      ? { responseHeaders: { responses: c.headerResponses, bytes: c.headerBytesIn } }
+      : {}),
     latencyMs: summarizeHistogram(h.latency),
     ...(open ? { latencyUncorrectedMs: summarizeHistogram(h.latencyUncorrected) } : {}),
     ttfbMs: summarizeHistogram(h.ttfb),

@@ -237,6 +237,9 @@ export interface Counts {
   unprocessed: number;
   bytesIn: number;
   bytesOut: number;
+  /** Responses whose header block the transport measured, and its bytes (Sample.headerBytesIn). */
+  headerResponses: number;
+  headerBytesIn: number;
   byStatus: Record<string, number>;
   byFailure: Partial<Record<FailureClass, number>>;
 }
@@ -254,6 +257,8 @@ export function emptyCounts(): Counts {
     unprocessed: 0,
     bytesIn: 0,
     bytesOut: 0,
+    headerResponses: 0,
+    headerBytesIn: 0,
     byStatus: {},
     byFailure: {},
   };
@@ -311,6 +316,10 @@ export class SampleStats {
     c.total++;
     c.bytesIn += s.bytesIn;
     c.bytesOut += s.bytesOut;
+    if (s.headerBytesIn !== undefined) {
+      c.headerResponses++;
+      c.headerBytesIn += s.headerBytesIn;
+    }
     if (s.endMs > this.lastEndMs) this.lastEndMs = s.endMs;
     if (s.newConnection) {
       if (s.connectMs !== undefined) recordMs(this.rec.connect, s.connectMs);
@@ -377,6 +386,8 @@ export function addCounts(a: Counts, b: Counts): void {
   a.unprocessed += b.unprocessed;
   a.bytesIn += b.bytesIn;
   a.bytesOut += b.bytesOut;
+  a.headerResponses += b.headerResponses;
+  a.headerBytesIn += b.headerBytesIn;
   for (const [k, v] of Object.entries(b.byStatus)) a.byStatus[k] = (a.byStatus[k] ?? 0) + v;
   for (const [k, v] of Object.entries(b.byFailure) as Array<[FailureClass, number]>) {
     a.byFailure[k] = (a.byFailure[k] ?? 0) + v;

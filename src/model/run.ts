@@ -556,6 +556,25 @@ export const runResultSchema = z
       bytesIn: z.number().nonnegative().describe('response body bytes received'),
       bytesOut: z.number().nonnegative().describe('request body bytes sent'),
     }),
+    responseHeaders: z
+      .strictObject({
+        responses: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('responses whose header block the client measured'),
+        bytes: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe(
+            'their header blocks’ bytes as received: HTTP/1.1 text, HTTP/2 HPACK-encoded (what header compression saved shows here)',
+          ),
+      })
+      .optional()
+      .describe(
+        'response header bytes received in the measured period; absent where the client cannot see them',
+      ),
     /**
      * Closed loop: from when the request was handed to the transport to the end of the response — what
      * the caller waited, including any wait for a connection or stream slot (see `clientQueueMs`).

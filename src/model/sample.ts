@@ -73,6 +73,13 @@ export const sampleSchema = z
       .optional()
       .describe('HTTP status; absent when the request failed before a response'),
     bytesIn: z.number().int().describe('response body bytes received'),
+    headerBytesIn: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'bytes of the final response header block as received: HTTP/1.1 the status line and fields up to the empty line; HTTP/2 the HPACK-encoded block (HEADERS and CONTINUATION payloads); absent where the client does not see them (node:http2, HTTP/3)',
+      ),
     bytesOut: z.number().int().describe('request body bytes sent'),
     protocol: wireProtocolSchema,
     streamId: z.number().int().optional().describe('HTTP/2 stream id'),

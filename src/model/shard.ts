@@ -160,6 +160,8 @@ export const encodedTallySchema = z
       unprocessed: count,
       bytesIn: count,
       bytesOut: count,
+      headerResponses: count,
+      headerBytesIn: count,
       byStatus: z.record(z.string(), count),
       byFailure: z.partialRecord(failureClassSchema, count),
     }),

@@ -150,6 +150,16 @@ export function renderRunText(r: RunResult, options: { width?: number } = {}): s
       `${r.throughput.rps.toFixed(1)} req/s, ${formatBytes(Math.round(r.throughput.bytesPerSec))}/s (${formatBytes(r.throughput.bytesIn)} in, ${formatBytes(r.throughput.bytesOut)} out)`,
     ),
   );
+  if (r.responseHeaders) {
+    const { responses, bytes } = r.responseHeaders;
+    const coded = r.protocol.negotiated === 'h2' || r.protocol.negotiated === 'h2c' ? ', HPACK-encoded' : '';
+    out.push(
+      row(
+        'response headers',
+        `${(bytes / responses).toFixed(0)} B per response${coded} (${formatBytes(bytes)} in ${responses} responses)`,
+      ),
+    );
+  }
   out.push(row(r.latencyUncorrectedMs ? 'latency (corrected)' : 'latency', lat(r.latencyMs)));
   if (r.latencyUncorrectedMs) out.push(row('latency (uncorrected)', lat(r.latencyUncorrectedMs)));
   out.push(row('time to headers', lat(r.ttfbMs)));

@@ -282,6 +282,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
     if (!ka) this.keepAlive = false;
     sample.headersMs = this.now();
     sample.status = status;
+    sample.headerBytesIn = end + 4;
     this.expectedLength = length;
     if (this.isHead || status === 204 || status === 304) this.bodyMode = Body.None;
     else if (chunked) {

@@ -109,9 +109,10 @@ class Req implements StreamHandler {
     readonly bodyless: boolean,
   ) {}
 
-  onHeaders(status: number): void {
+  onHeaders(status: number, _headers: unknown, blockBytes: number): void {
     this.sample.headersMs = this.conn.now();
     this.sample.status = status;
+    this.sample.headerBytesIn = blockBytes;
   }
 
   onData(bytes: number): void {

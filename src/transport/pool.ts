@@ -675,6 +675,7 @@ export class PoolTransport implements Transport {
     delete sample.streamId;
     delete sample.headersMs;
     delete sample.status;
+    delete sample.headerBytesIn;
     sample.bytesIn = 0;
     sample.bytesOut = 0;
     sample.newConnection = false;
