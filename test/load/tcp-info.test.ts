@@ -49,8 +49,9 @@ describe('TCP_INFO of a run’s connections (loopback, embedded fixture server)'
       assert.ok(received >= 36 * 65536, `client received ${received}`);
       for (const x of [...tcp.client.perConnection, ...tcp.server.perConnection]) {
         assert.ok(x.cwndSegments > 0 && x.mssBytes > 0, JSON.stringify(x));
-        // Loopback drops nothing, but a busy host can still fire a tail-loss probe (seen once: 1).
-        assert.ok(x.retransmittedSegments <= 2, JSON.stringify(x));
+        // Loopback drops nothing, but a busy host can still fire tail-loss probes (seen: 1; 3 at load
+        // average 14), which retransmit without a loss: the kernel's own count of lost segments is 0.
+        assert.ok(x.retransmittedSegments <= 2 || x.lostSegments === 0, JSON.stringify(x));
       }
       assert.ok(runResultSchema.safeParse(r).success, 'the result still fits its schema');
     });
