@@ -5,15 +5,12 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { attachServerTcpFrom, attachServerTcpFromLink, measurePath, preflightTarget } from '../load/index.ts';
+import { measurePath, observe, preflightTarget } from '../load/index.ts';
 import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
-  attachLinkDrops,
-  attachQuicLinkDrops,
   checkNetAvailable,
   createLink,
   type Link,
-  linkWarnings,
   missingGatewayPrerequisite,
   type PlannedLink,
   planLinks,
@@ -22,10 +19,9 @@ import {
 } from '../net/index.ts';
 import {
   type FixtureTarget,
+  type MetricsSnapshot,
   metricsClient,
-  metricsDelta,
   type ServerOptionsInput,
-  serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
@@ -210,7 +206,7 @@ export async function runComparison(
   const withServerTcp: CellRunner = embedded
     ? async (cell, ctx) => {
         const run = await baseRunCell(cell, ctx);
-        await attachServerTcpFrom(run, embedded);
+        await observe(run, { metrics: { client: embedded } });
         return run;
       }
     : baseRunCell;
@@ -325,28 +321,20 @@ function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: strin
     // The link's UDP flows so far belong to earlier cells (QUIC's client ports are not exposed).
     const udpBefore = usesQuic([cell.protocol]) ? udpClientPorts(await l.link.stats()) : undefined;
     let run: RunResult;
+    let before: MetricsSnapshot | undefined;
     if (l.fixture) {
       const base = new URL(loopbackUrl);
       const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
-      const metrics = l.fixture.metrics;
-      await metrics.reset();
-      const before = await metrics.tryRead();
+      await l.fixture.metrics.reset();
+      before = await l.fixture.metrics.tryRead();
       run = await inner(cell, { ...ctx, url, ca: l.fixture.caFile! });
-      const after = await metrics.tryRead();
-      if (before && after) run.server ??= serverViewOf(metricsDelta(before, after));
     } else {
       run = await inner(cell, { ...ctx, connectTo: l.link.serverAddress });
     }
-    run.environment.link = { ...l.link.info, profile: cell.net };
-    if (l.link.info.congestionControl) run.environment.congestionControl = l.link.info.congestionControl;
-    const stats = await l.link.stats();
-    run.warnings.push(...linkWarnings(stats));
-    // The mechanism's numbers: what the link dropped on each connection, and the server's side of
-    // TCP (its congestion windows carry the responses), matched to the run's connections.
-    attachLinkDrops(run, stats);
-    if (udpBefore) attachQuicLinkDrops(run, stats, udpBefore);
-    if (l.fixture) await attachServerTcpFrom(run, l.fixture.metrics);
-    else await attachServerTcpFromLink(run, l.link);
+    await observe(run, {
+      link: { link: l.link, profile: cell.net, ...(udpBefore ? { udpBefore } : {}) },
+      ...(l.fixture ? { metrics: { client: l.fixture.metrics, ...(before ? { before } : {}) } } : {}),
+    });
     return run;
   };
 }

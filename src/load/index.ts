@@ -15,6 +15,7 @@ export {
 } from './engine.ts';
 export { judgeClient } from './judge.ts';
 export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
+export { type Observed, observe } from './observe.ts';
 export {
   checkHeaderFields,
   LOAD_DEFAULTS,
@@ -55,5 +56,5 @@ export {
   type ServerReadings,
   shipTally,
 } from './tally.ts';
-export { attachServerTcp, attachServerTcpFrom, attachServerTcpFromLink, serverTcpReadings } from './tcp.ts';
+export { attachServerTcp, attachServerTcpFromLink, serverTcpReadings } from './tcp.ts';
 export { checkWorkloadSize, expandTemplate, splitUrl } from './workload.ts';

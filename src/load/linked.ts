@@ -9,12 +9,9 @@ import { EventEmitter } from 'node:events';
 import { H2labError } from '../core/index.ts';
 import type { PathInfo, RunResult } from '../model/index.ts';
 import {
-  attachLinkDrops,
-  attachQuicLinkDrops,
   createLink,
   type Link,
   type LinkOptions,
-  linkWarnings,
   measureBaseRtt,
   placementOf,
   targetAddress,
@@ -22,8 +19,8 @@ import {
 import type { FixtureTarget, ServerOptionsInput } from '../server/index.ts';
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
+import { observe } from './observe.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
-import { attachServerTcpFromLink } from './tcp.ts';
 
 /** Hooks of {@link runLoadThroughLink}. */
 export interface LinkedLoadHooks {
@@ -110,7 +107,7 @@ function linkedLoadRun(
     inner.events.on('progress', (p) => events.emit('progress', p));
     if (stopped) inner.stop();
     const result = await inner.done;
-    await recordLink(result, l);
+    await observe(result, { link: { link: l } });
     return result;
   };
   return {
@@ -121,17 +118,6 @@ function linkedLoadRun(
       inner?.stop();
     },
   };
-}
-
-/** Records the link a run went through: its description, its warnings and what it dropped. */
-async function recordLink(result: RunResult, l: Link): Promise<void> {
-  result.environment.link = l.info;
-  if (l.info.congestionControl) result.environment.congestionControl = l.info.congestionControl;
-  const stats = await l.stats();
-  result.warnings.push(...linkWarnings(stats));
-  attachLinkDrops(result, stats);
-  attachQuicLinkDrops(result, stats);
-  if (!result.connections.tcp?.server) await attachServerTcpFromLink(result, l);
 }
 
 /**

@@ -8,7 +8,6 @@ import { z } from 'zod';
 import type { RunResult, TcpConnectionInfo, TcpFacts } from '../model/index.ts';
 import { tcpConnectionInfoSchema } from '../model/index.ts';
 import { type Link, matchServerReadings, summarizeTcp, type TcpReading } from '../net/index.ts';
-import type { MetricsTls, ServerMetricsClient } from '../server/index.ts';
 import type { TransportStats } from '../transport/index.ts';
 
 // z.object (not strict): a newer server's extra fields are dropped, not fatal.
@@ -91,25 +90,4 @@ export async function attachServerTcpFromLink(run: RunResult, link: Link): Promi
   if (!client) return;
   const readings = await link.serverTcp(client.perConnection);
   if (readings) attachServerTcp(run, { tcp: { connections: readings } });
-}
-
-/**
- * Reads the fixture server's metrics — from its client, or from `/metrics` at the origin of a URL —
- * and {@link attachServerTcp}s them: for callers that run the load with `serverMetrics: false`
- * (compare). Never throws; a server without the metrics leaves the run as it was.
- *
- * @example
- * const run = await runCell(cell, ctx);
- * await attachServerTcpFrom(run, target.metrics);
- */
-export async function attachServerTcpFrom(
-  run: RunResult,
-  source: string | ServerMetricsClient,
-  tls: MetricsTls = {},
-): Promise<void> {
-  if (!run.connections.tcp?.client) return;
-  // The server's modules load with a run, not with the engine (engine.ts, loadRunModules).
-  const { metricsClient, metricsUrlOf } = await import('../server/index.ts');
-  const metrics = typeof source === 'string' ? metricsClient(metricsUrlOf(source), { tls }) : source;
-  attachServerTcp(run, await metrics.tryRead());
 }

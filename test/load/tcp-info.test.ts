@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { attachServerTcpFrom, runLoad } from '../../src/load/index.ts';
+import { observe, runLoad } from '../../src/load/index.ts';
 import { runResultSchema } from '../../src/model/index.ts';
 import { readTcpInfo, TcpLog, tcpInfoAvailable } from '../../src/net/tcp-info.ts';
+import { metricsClient, metricsUrlOf } from '../../src/server/index.ts';
 import { startFixture } from '../helpers/fixture.ts';
 
 const skip = tcpInfoAvailable()
@@ -70,7 +71,7 @@ describe('bursts', { skip }, () => {
 });
 
 describe('the server side for a caller that reads the metrics itself (compare)', { skip }, () => {
-  it('attachServerTcpFrom matches the run’s connections in the server’s metrics', async () => {
+  it('observe matches the run’s connections in the server’s metrics', async () => {
     const srv = await startFixture();
     try {
       const r = await runLoad({
@@ -84,7 +85,7 @@ describe('the server side for a caller that reads the metrics itself (compare)',
       assert.equal(r.connections.tcp?.client?.connections, 3);
       const before = r.connections.tcp?.server;
       assert.equal(before, undefined, 'serverMetrics: false reads nothing of the server');
-      await attachServerTcpFrom(r, srv.plainUrl!);
+      await observe(r, { metrics: { client: metricsClient(metricsUrlOf(srv.plainUrl!)) } });
       assert.equal(r.connections.tcp?.server?.connections, 3);
       assert.ok(runResultSchema.safeParse(r).success);
     } finally {

@@ -1,0 +1,52 @@
+/**
+ * What was seen around a finished run, recorded on it in one place: the link it went through (its
+ * description, warnings, what it dropped on each connection) and the server's view (its metrics'
+ * difference over the run, its side of each TCP connection). The engine reads the fixture server's
+ * metrics itself when it owns the target; the callers that run the load inside a link or beside a
+ * server they own (runLoadThroughLink, compare) call {@link observe} on the result.
+ */
+import type { RunResult } from '../model/index.ts';
+import { attachLinkDrops, attachQuicLinkDrops, type Link, linkWarnings } from '../net/index.ts';
+import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
+import { attachServerTcp, attachServerTcpFromLink } from './tcp.ts';
+
+/** What was around the run. */
+export interface Observed {
+  /**
+   * The link: `profile` names it in the result (compare's net axis); `udpBefore` are the client ports
+   * of UDP flows that belong to earlier runs on the same link (QUIC drops are matched by port).
+   */
+  link?: { link: Link; profile?: string; udpBefore?: ReadonlySet<number> };
+  /** The server's metrics, read now; `before`, read before the run, gives the server's view. */
+  metrics?: { client: ServerMetricsClient; before?: MetricsSnapshot };
+}
+
+/**
+ * Records on `run` what `seen` holds. Never throws for a metrics endpoint that does not answer: the
+ * run keeps what it had.
+ * @example await observe(run, { link: { link }, metrics: { client: target.metrics, before } });
+ */
+export async function observe(run: RunResult, seen: Observed): Promise<void> {
+  if (seen.metrics) {
+    const after = await seen.metrics.client.tryRead();
+    const { before } = seen.metrics;
+    if (before && after && !run.server) {
+      // The server's modules load with a run, not with the engine (engine.ts, loadRunModules).
+      const { metricsDelta, serverViewOf } = await import('../server/index.ts');
+      run.server = serverViewOf(metricsDelta(before, after));
+    }
+    if (after) attachServerTcp(run, after);
+  }
+  if (seen.link) {
+    const { link, profile, udpBefore } = seen.link;
+    run.environment.link = profile !== undefined ? { ...link.info, profile } : link.info;
+    if (link.info.congestionControl) run.environment.congestionControl = link.info.congestionControl;
+    const stats = await link.stats();
+    run.warnings.push(...linkWarnings(stats));
+    // The mechanism's numbers: what the link dropped on each connection.
+    attachLinkDrops(run, stats);
+    attachQuicLinkDrops(run, stats, udpBefore);
+    // The server's side of TCP through the link's gateway, where the metrics did not give it.
+    if (!run.connections.tcp?.server) await attachServerTcpFromLink(run, link);
+  }
+}
