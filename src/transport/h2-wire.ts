@@ -15,11 +15,12 @@ import {
   type StreamHandler,
   UNLIMITED_STREAMS,
 } from '../h2/index.ts';
-import type { FailureClass, FlowStalls, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
+import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { ConnectError, endedFailure } from './connect.ts';
 import type { H2Options } from './h2-connect.ts';
 import { connectH2, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
+import type { ConnectionFacts } from './pool-stats.ts';
 
 /**
  * Streams a session opens before the server's SETTINGS have said its limit. RFC 9113 §6.5.2 starts
@@ -234,8 +235,8 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     this.closed();
   }
 
-  flowStalls(): FlowStalls {
-    return this.session.flowStalls();
+  facts(): ConnectionFacts {
+    return { flowStalls: this.session.flowStalls() };
   }
 
   /** Ends a request: classifies the stream's end into the sample and resolves it. */

@@ -19,6 +19,7 @@ import type { QuicConnectionInfo, RequestSpec, Sample } from '../model/index.ts'
 import { ConnectError, type ConnectTarget } from './connect.ts';
 import { CONNECTION_FIELDS } from './h2-wire.ts';
 import { type PoolConn, PoolConnBase, type PoolPolicy, type PoolSettings, PoolTransport } from './pool.ts';
+import type { ConnectionFacts } from './pool-stats.ts';
 
 /**
  * Streams a QUIC connection carries until the peer's limit is learned: quiche's and Chromium's
@@ -145,9 +146,14 @@ class H3Conn extends PoolConnBase implements PoolConn {
     return this.learnedLimit;
   }
 
-  quicFacts(): QuicConnectionInfo | undefined {
+  facts(): ConnectionFacts {
+    this.takeReading();
+    return this.reading ? { quic: this.reading } : {};
+  }
+
+  /** The binding's reading of the connection, taken while it is open (the last one stays after). */
+  private takeReading(): void {
     if (!this.isClosed) this.reading = this.c.facts() ?? this.reading;
-    return this.reading;
   }
 
   send(spec: RequestSpec, sample: Sample): Promise<Sample> {
@@ -211,7 +217,7 @@ class H3Conn extends PoolConnBase implements PoolConn {
   close(): void {
     if (this.isClosed) return;
     this.closing = true;
-    this.quicFacts();
+    this.takeReading();
     void this.c.close();
     this.closed('closed by h2lab');
   }
@@ -240,7 +246,7 @@ class H3Conn extends PoolConnBase implements PoolConn {
 
   private closed(reason: string): void {
     if (this.isClosed) return;
-    this.quicFacts();
+    this.takeReading();
     this.isClosed = true;
     for (const r of [...this.active]) this.settle(r, `connection closed: ${reason}`);
     this.onClose(this);

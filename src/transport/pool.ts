@@ -18,14 +18,9 @@ import {
   tlsFailureHint,
   tlsHintError,
 } from '../core/index.ts';
-import { mergeFlowControl } from '../h2/index.ts';
 import type {
   ConnectionEnd,
-  ConnectionLifetime,
   FailureClass,
-  FlowControlStats,
-  FlowStalls,
-  QuicConnectionInfo,
   RequestSpec,
   RequestTiming,
   Sample,
@@ -34,7 +29,8 @@ import type {
 } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
 import { ConnectError } from './connect.ts';
-import { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage, type Transport, type TransportStats } from './types.ts';
+import { type ConnectionFacts, PoolRecord } from './pool-stats.ts';
+import { OUTAGES_KEPT, type Outage, type Transport, type TransportStats } from './types.ts';
 
 /**
  * Retries of a request refused with REFUSED_STREAM before it counts as a failure: Chromium's
@@ -125,10 +121,8 @@ export interface PoolConn {
   /** HTTP/2: when the server's GOAWAY arrived (run clock, ms) and its error code. */
   goawayAtMs?: number;
   goawayCode?: number;
-  /** HTTP/2 connections that measure them: flow-control stalls so far (src/h2/flow-stalls.ts). */
-  flowStalls?(): FlowStalls;
-  /** QUIC connections: the binding's reading of the connection (last one taken, at its close). */
-  quicFacts?(): QuicConnectionInfo | undefined;
+  /** What the connection alone measures (src/transport/pool-stats.ts); absent: nothing more. */
+  facts?(): ConnectionFacts;
   /**
    * Set by the pool when it takes the connection: the connection calls it when `capacity()` or
    * `announcedLimit()` changed after it was handed over (an HTTP/2 server's SETTINGS arriving after
@@ -235,15 +229,9 @@ export class PoolTransport implements Transport {
   private tlsVersion: string | undefined;
   /** Waiters queued while a connection was opening, not yet counted in `capHits`. */
   private setupWaiters = 0;
-  private peakStreams = 0;
+  /** What closed connections left, and the snapshot of all of them (src/transport/pool-stats.ts). */
+  private readonly record = new PoolRecord();
   private minAnnounced: number | undefined;
-  private retiredRequests = 0;
-  private retiredConns = 0;
-  private retiredMax = 0;
-  /** Flow-control stalls of closed connections; undefined until a connection that measures them. */
-  private retiredFlow: FlowControlStats | undefined;
-  /** QUIC readings of closed connections. */
-  private readonly retiredQuic: QuicConnectionInfo[] = [];
   private negotiatedProto: WireProtocol | 'none' = 'none';
   private closed = false;
   /** The last headers object found safe to write (see headersProblem). */
@@ -251,9 +239,6 @@ export class PoolTransport implements Transport {
   /** Connections opened by open() whose setup times no sample carries yet. */
   private readonly unattributed = new Set<PoolConn>();
   private sweep: NodeJS.Timeout | undefined;
-  /** Closed connections' lives, the first LIFETIMES_KEPT of them. */
-  private readonly lifetimes: ConnectionLifetime[] = [];
-  private lifetimesOmitted = 0;
   /** Why the pool itself closed a connection (a close not in here came from the socket or GOAWAY). */
   private readonly retiring = new Map<PoolConn, ConnectionEnd>();
   /** Failed rounds of connection attempts since the last success (the backoff's exponent). */
@@ -386,59 +371,26 @@ export class PoolTransport implements Transport {
     this.waiters.push({ spec, sample, resolve: done, forSetup });
   }
 
-  private outageStats(): Pick<TransportStats, 'outages'> {
-    const periods = this.outage ? [...this.outages, { ...this.outage }] : [...this.outages];
-    if (periods.length + this.outagesOmitted === 0) return {};
-    return { outages: { periods: periods.slice(0, OUTAGES_KEPT), omitted: this.outagesOmitted } };
-  }
-
   negotiated(): WireProtocol | 'none' {
     return this.negotiatedProto;
   }
 
   stats(): TransportStats {
-    let n = this.retiredConns;
-    let sum = this.retiredRequests;
-    let max = this.retiredMax;
-    for (const c of this.conns) {
-      if (c.requests === 0) continue;
-      n++;
-      sum += c.requests;
-      if (c.requests > max) max = c.requests;
-    }
-    let peak = this.peakStreams;
-    for (const c of this.conns) if (c.peakStreams > peak) peak = c.peakStreams;
-    return {
-      opened: this.opened,
-      inFlight: this.inFlight,
-      peakInFlight: this.peakInFlight,
-      peakStreamsPerConnection: peak,
-      ...(this.minAnnounced !== undefined ? { serverMaxConcurrentStreams: this.minAnnounced } : {}),
-      ...(this.tlsVersion !== undefined ? { tlsVersion: this.tlsVersion } : {}),
-      capHits: this.capHits,
-      requestsPerConnection: { mean: n > 0 ? sum / n : 0, max, connections: n, requests: sum },
-      ...(this.s.tcp?.enabled ? { tcp: { readings: this.s.tcp.readings(), unread: this.s.tcp.unread } } : {}),
-      ...this.flowControl(),
-      ...(this.lifetimes.length + this.lifetimesOmitted > 0
-        ? { lifetimes: { connections: [...this.lifetimes], omitted: this.lifetimesOmitted } }
-        : {}),
-      ...this.quic(),
-      ...this.outageStats(),
-    };
-  }
-
-  /** QUIC readings of closed and open connections, where the connections are QUIC. */
-  private quic(): { quic?: QuicConnectionInfo[] } {
-    const open = this.conns.map((c) => c.quicFacts?.()).filter((q) => q !== undefined);
-    const all = [...this.retiredQuic, ...open];
-    return all.length > 0 ? { quic: all } : {};
-  }
-
-  /** Stalls of closed and open connections, where they measure them. */
-  private flowControl(): { flowControl?: FlowControlStats } {
-    let f = this.retiredFlow;
-    for (const c of this.conns) f = mergeFlowControl(f, c.flowStalls?.());
-    return f ? { flowControl: f } : {};
+    return this.record.snapshot(
+      {
+        opened: this.opened,
+        inFlight: this.inFlight,
+        peakInFlight: this.peakInFlight,
+        capHits: this.capHits,
+        minAnnounced: this.minAnnounced,
+        tlsVersion: this.tlsVersion,
+        ...(this.s.tcp?.enabled
+          ? { tcp: { readings: this.s.tcp.readings(), unread: this.s.tcp.unread } }
+          : {}),
+        outages: { periods: this.outages, current: this.outage, omitted: this.outagesOmitted },
+      },
+      this.conns,
+    );
   }
 
   rebaseClock(deltaMs: number): void {
@@ -743,16 +695,10 @@ export class PoolTransport implements Transport {
     if (i < 0) return;
     this.unattributed.delete(c);
     this.conns.splice(i, 1);
-    this.recordLifetime(c);
-    if (c.peakStreams > this.peakStreams) this.peakStreams = c.peakStreams;
-    this.retiredFlow = mergeFlowControl(this.retiredFlow, c.flowStalls?.());
-    const q = c.quicFacts?.();
-    if (q) this.retiredQuic.push(q);
-    if (c.requests > 0) {
-      this.retiredConns++;
-      this.retiredRequests += c.requests;
-      if (c.requests > this.retiredMax) this.retiredMax = c.requests;
-    }
+    const closedBy =
+      this.retiring.get(c) ?? (c.goawayAtMs !== undefined ? 'goaway' : this.closed ? 'run-end' : 'ended');
+    this.retiring.delete(c);
+    this.record.retire(c, closedBy, this.s.now());
     if (!this.closed) queueMicrotask(() => this.drain());
   }
 
@@ -777,26 +723,6 @@ export class PoolTransport implements Transport {
   private retire(c: PoolConn, why: ConnectionEnd): void {
     this.retiring.set(c, why);
     c.close();
-  }
-
-  private recordLifetime(c: PoolConn): void {
-    const closedBy =
-      this.retiring.get(c) ?? (c.goawayAtMs !== undefined ? 'goaway' : this.closed ? 'run-end' : 'ended');
-    this.retiring.delete(c);
-    if (this.lifetimes.length >= LIFETIMES_KEPT) {
-      this.lifetimesOmitted++;
-      return;
-    }
-    this.lifetimes.push({
-      id: c.id,
-      openedMs: c.createdMs,
-      lastActiveMs: c.lastActiveMs,
-      ...(c.goawayAtMs !== undefined ? { goawayMs: c.goawayAtMs } : {}),
-      ...(c.goawayCode !== undefined ? { goawayCode: c.goawayCode } : {}),
-      closedMs: this.s.now(),
-      requests: c.requests,
-      closedBy,
-    });
   }
 
   private fail(sample: Sample, error: NonNullable<Sample['error']>, detail: string): Sample {
