@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
+import type { RunResult } from '../../src/model/index.ts';
 import type { MetricsSnapshot } from '../../src/server/index.ts';
 import { planShards, runPlanLocally, runShard, startClockServer } from '../../src/shard/index.ts';
 import { startFixture } from '../helpers/fixture.ts';
@@ -63,6 +64,26 @@ test('open loop over 3 processes: every arrival sent once, shards of 21/20/20, c
     assert.equal(one.error, undefined, JSON.stringify(one.error));
     assert.equal(one.counts.total, merged.result.counts.total);
     assert.equal(served(srv.metrics()), 61);
+    // Built from the shards' tallies by the engine's own builder: every field the single run has.
+    const fields = (r: RunResult): string[] => [
+      ...Object.keys(r).map((k) => k),
+      ...Object.keys(r.connections).map((k) => `connections.${k}`),
+      ...Object.keys(r.client).map((k) => `client.${k}`),
+    ];
+    const lacking = fields(one).filter((k) => !fields(merged.result).includes(k));
+    assert.deepEqual(lacking, [], `the merged result lacks ${lacking.join(', ')}`);
+    const m = merged.result;
+    assert.equal(m.clientQueueMs.count, 61, 'the client queue from the shards’ added histograms');
+    assert.equal(
+      m.connections.connectMs?.count,
+      one.connections.connectMs?.count,
+      'connect times of every connection',
+    );
+    assert.equal(
+      m.connectionAge?.newConnection.count,
+      one.connectionAge?.newConnection.count,
+      'connection age',
+    );
   } finally {
     await clock.close();
     await srv.close();
