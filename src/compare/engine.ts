@@ -17,15 +17,11 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { observe } from '../load/index.ts';
 import type { CellResult, CompareResult, RunResult, Strategy, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
 import { buildVerdict } from '../report/index.ts';
-import {
-  type MetricsSnapshot,
-  metricsDelta,
-  type ServerMetricsClient,
-  serverViewOf,
-} from '../server/index.ts';
+import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
 import { getStrategy } from '../transport/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
 import { checkConditions, evaluateConditions, parseCondition } from './expect.ts';
@@ -292,9 +288,8 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
           signal: controller.signal,
         });
         if (controller.signal.aborted) break; // a partial run is not a run: discard it
-        const after = deps.metrics ? await deps.metrics.tryRead() : undefined;
-        if (before && after && run.server === undefined)
-          run.server = serverViewOf(metricsDelta(before, after));
+        if (deps.metrics)
+          await observe(run, { metrics: { client: deps.metrics, ...(before ? { before } : {}) } });
         recordRun(state, cell, round, run, options.runs);
       } catch (err) {
         if (controller.signal.aborted) break;

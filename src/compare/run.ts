@@ -201,16 +201,7 @@ export async function runComparison(
         ...(server ? { serverInProcess: true } : {}),
       }),
     );
-  // The embedded server's TCP side, read after each loopback run (linked cells read their own).
-  const embedded = server?.metrics;
-  const withServerTcp: CellRunner = embedded
-    ? async (cell, ctx) => {
-        const run = await baseRunCell(cell, ctx);
-        await observe(run, { metrics: { client: embedded } });
-        return run;
-      }
-    : baseRunCell;
-  const linkedOrNot = plan.size === 0 ? withServerTcp : throughLinks(withServerTcp, linked, url);
+  const linkedOrNot = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
   const runCell: CellRunner = path
     ? async (cell, ctx) => {
         const run = await linkedOrNot(cell, ctx);

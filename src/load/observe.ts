@@ -1,9 +1,10 @@
 /**
  * What was seen around a finished run, recorded on it in one place: the link it went through (its
  * description, warnings, what it dropped on each connection) and the server's view (its metrics'
- * difference over the run, its side of each TCP connection). The engine reads the fixture server's
- * metrics itself when it owns the target; the callers that run the load inside a link or beside a
- * server they own (runLoadThroughLink, compare) call {@link observe} on the result.
+ * difference over the run, its side of each TCP connection). The load engine reads the fixture
+ * server's metrics itself when it owns the target; the callers that run the load inside a link or
+ * beside a server they own (runLoadThroughLink, compare's engine and its linked cells) call
+ * {@link observe} on the result.
  */
 import type { RunResult } from '../model/index.ts';
 import { attachLinkDrops, attachQuicLinkDrops, type Link, linkWarnings } from '../net/index.ts';
@@ -35,7 +36,8 @@ export async function observe(run: RunResult, seen: Observed): Promise<void> {
       const { metricsDelta, serverViewOf } = await import('../server/index.ts');
       run.server = serverViewOf(metricsDelta(before, after));
     }
-    if (after) attachServerTcp(run, after);
+    // A run through a link has its server's side from that link's server already.
+    if (after && !run.connections.tcp?.server) attachServerTcp(run, after);
   }
   if (seen.link) {
     const { link, profile, udpBefore } = seen.link;
