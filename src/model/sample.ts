@@ -34,7 +34,8 @@ export type WireProtocol = z.infer<typeof wireProtocolSchema>;
  * Why a request failed at the transport level. (A response with status >= 400 is not a failure
  * class: it is counted by status.) `protocol`: the response broke HTTP framing although the stream
  * ended normally — an HTTP/2 body shorter or longer than its content-length (RFC 9113 §8.1.1) — or
- * an HTTP/2 response header block larger than 64 KiB (`MAX_HEADER_BLOCK_BYTES`).
+ * an HTTP/2 response header block larger than 64 KiB (`MAX_HEADER_BLOCK_BYTES`), or an HTTP/1.1
+ * status line that is not one or a head larger than 64 KiB (RFC 9112 §4).
  */
 export const failureClassSchema = z.enum([
   'connect',

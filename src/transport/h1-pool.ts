@@ -231,12 +231,13 @@ class H1Conn extends PoolConnBase implements PoolConn {
       return;
     }
     const end = buf.indexOf('\r\n\r\n');
+    // The cap holds whether the head came in pieces or in one read.
+    if (end < 0 ? buf.length > MAX_HEAD_BYTES : end + 4 > MAX_HEAD_BYTES) {
+      this.finish('protocol', `response head larger than ${MAX_HEAD_BYTES} bytes`);
+      this.destroy();
+      return;
+    }
     if (end < 0) {
-      if (buf.length > MAX_HEAD_BYTES) {
-        this.finish('other', `response head larger than ${MAX_HEAD_BYTES} bytes`);
-        this.destroy();
-        return;
-      }
       this.head = buf;
       return;
     }
@@ -245,7 +246,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
     const status =
       (text.charCodeAt(9) - 48) * 100 + (text.charCodeAt(10) - 48) * 10 + (text.charCodeAt(11) - 48);
     if (!(status >= 100 && status < 600)) {
-      this.finish('other', `malformed status line ${JSON.stringify(text.slice(0, 40))}`);
+      this.finish('protocol', `malformed status line ${JSON.stringify(text.slice(0, 40))}`);
       this.destroy();
       return;
     }
