@@ -6,8 +6,8 @@
 // Usage: node --import tsx bench/compare-analysis.ts [repetitions=7]
 import { analyze, keptRuns } from '../src/compare/analyze.ts';
 import { compare } from '../src/compare/engine.ts';
+import { bootstrapRatio } from '../src/compare/inference.ts';
 import { defaultFixtureWorkloads } from '../src/compare/options.ts';
-import { bootstrapRatio } from '../src/compare/stats.ts';
 import { syntheticRunner } from '../src/compare/synthetic.ts';
 import { medianInterpolated as median } from '../src/core/index.ts';
 import { loadHtmlAssets } from '../src/report/assets.ts';

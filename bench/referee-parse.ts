@@ -1,6 +1,6 @@
 // The pure parts of bench/referee.ts: reading h2load's and curl's output, and judging whether two
 // H2/H1 ratios disagree beyond their intervals. Kept apart so test/bench/ can check them.
-import type { RatioInterval } from '../src/compare/stats.ts';
+import type { RatioInterval } from '../src/compare/inference.ts';
 
 /** A duration as h2load prints it (`523.40us`, `324.27ms`, `2.03s`) in ms; NaN when unreadable. */
 export function parseH2loadDuration(text: string): number {

@@ -34,7 +34,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/stats.ts';
+import { bootstrapRatio, type RatioInterval, summarize } from '../src/compare/inference.ts';
 import { parseBytes } from '../src/core/units.ts';
 import { runLoad } from '../src/load/index.ts';
 import { createLink, type Link } from '../src/net/index.ts';

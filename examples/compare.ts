@@ -1,6 +1,6 @@
 // The main job from a script: h1 against h2 against the embedded fixture server, the verdict, and the
 // same runs judged again with a stricter smallest effect that counts.
-import { reanalyze, renderTerminal, runComparison } from 'h2lab';
+import { reanalyze, render, runComparison } from 'h2lab';
 
 const comparison = await runComparison({
   concurrency: [8],
@@ -10,7 +10,7 @@ const comparison = await runComparison({
 });
 comparison.events.on('run-end', ({ done, total }) => console.error(`run ${done}/${total}`));
 const result = await comparison.done;
-console.log(renderTerminal(result));
+console.log(render(result, 'text'));
 
 const strict = reanalyze(result, { minEffect: 0.5 });
 console.log(`with --min-effect 50%: ${strict.verdict?.workloads[0]?.headline}`);

@@ -1,5 +1,5 @@
 // Start the fixture server on free ports, load it over HTTP/2 for one second, print what came back.
-import { renderRunText, runLoad, startServer } from 'h2lab';
+import { render, runLoad, startServer } from 'h2lab';
 
 const server = await startServer({ port: 0, tlsPort: 0 });
 try {
@@ -11,7 +11,7 @@ try {
     ca: server.caFile,
   });
   const result = await run.done;
-  console.log(renderRunText(result));
+  console.log(render(result, 'text'));
   console.log(`ok ${result.counts.ok} of ${result.counts.total} over ${result.protocol.negotiated}`);
 } finally {
   await server.close();

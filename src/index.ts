@@ -3,7 +3,9 @@
  * runnable example each, test/docs/api-examples.test.ts). The folders' own faces (their index.ts)
  * offer more to each other; only what is here is the package's promise: the model (every type, the
  * result schemas, their parsers and versions), errors and named quantiles, targets (the fixture
- * server and the fixture as a target), links, the strategy registry, the runs and the renderers.
+ * server and the fixture as a target), links, the strategy registry, the runs and one `render`.
+ * Shard and Kubernetes plumbing sit under two namespaces, `shard` and `k8s` (src/index-shard.ts,
+ * src/index-k8s.ts), not among the flat names.
  */
 
 export { type MeasureBrowserHooks, measureBrowser } from './browser/index.ts';
@@ -27,7 +29,8 @@ export {
   quantileNearestRank,
   VERSION,
 } from './core/index.ts';
-export { renderManifests, renderYaml } from './k8s/index.ts';
+export * as k8s from './index-k8s.ts';
+export * as shard from './index-shard.ts';
 export {
   type LoadDeps,
   type LoadOptionsInput,
@@ -59,21 +62,14 @@ export {
 } from './model/index.ts';
 export { checkNetAvailable, createLink, type Link, type LinkOptions, profileNames } from './net/index.ts';
 export { type Har, type ReplayHooks, readHar, recordPage, replayPage } from './page/index.ts';
-export { type ProbeOptionsInput, probe, renderProbeText } from './probe/index.ts';
+export { type ProbeOptionsInput, probe } from './probe/index.ts';
 export {
   buildVerdict,
-  loadHtmlAssets,
-  renderBrowserHtml,
-  renderBrowserText,
-  renderDiffHtml,
-  renderDiffMarkdown,
-  renderDiffTerminal,
-  renderHtml,
-  renderMarkdown,
-  renderPageHtml,
-  renderPageMarkdown,
-  renderRunText,
-  renderTerminal,
+  type RenderableResult,
+  type RenderFormat,
+  type RenderOptions,
+  render,
+  renderFormatsOf,
 } from './report/index.ts';
 export {
   type FixtureTarget,
@@ -85,20 +81,6 @@ export {
   startServer,
   withLinkedTarget,
 } from './server/index.ts';
-export {
-  encodeShardOutput,
-  mergeCompareShards,
-  mergeShards,
-  planCompareShards,
-  planShards,
-  renderMergedText,
-  runComparePlanLocally,
-  runCompareShard,
-  runPlanLocally,
-  runShard,
-  ShardCollector,
-  startClockServer,
-} from './shard/index.ts';
 export { type CertificateSet, ensureDevCertificates, generateCertificates } from './tls/index.ts';
 export {
   baselineStrategy,

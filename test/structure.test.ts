@@ -91,7 +91,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   report: ['core', 'model', 'transport'],
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
   browser: ['core', 'model', 'server', 'tls'],
-  probe: ['core', 'model', 'h2', 'tls', 'h3'],
+  probe: ['core', 'model', 'h2', 'tls', 'h3', 'report'],
   page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser'],
   studies: [
     'core',
@@ -106,7 +106,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'probe',
     'report',
   ],
-  shard: ['core', 'model', 'load', 'transport', 'compare', 'server'],
+  shard: ['core', 'model', 'load', 'transport', 'compare', 'server', 'report'],
   k8s: ['core', 'model', 'shard'],
 };
 

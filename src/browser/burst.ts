@@ -25,7 +25,7 @@ import {
 } from '../server/index.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstScript, burstUrls, type PageBurstReport } from './page-scripts.ts';
-import { peakConcurrency, spread, tally } from './stats.ts';
+import { peakConcurrency, spread, tally } from './spread.ts';
 
 /** Runs `p` with a bound; a run that hangs becomes H2LAB_ERR_BROWSER_TIMEOUT. */
 export async function withRunTimeout<T>(p: Promise<T>, timeoutMs: number, what: string): Promise<T> {

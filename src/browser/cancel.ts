@@ -14,7 +14,7 @@ import { type MetricsSnapshot, metricsDelta, type ServerMetricsClient } from '..
 import { metricsBefore, tileRequests, withRunTimeout } from './burst.ts';
 import type { CollectedPage } from './collector.ts';
 import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './page-scripts.ts';
-import { tally } from './stats.ts';
+import { tally } from './spread.ts';
 
 /** What one cancellation run needs. */
 export interface CancelRunSpec {

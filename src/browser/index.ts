@@ -33,5 +33,5 @@ export {
   startFixtureInProcess,
 } from './measure.ts';
 export { resolveBrowserOptions } from './options.ts';
-export { peakConcurrency, spread } from './stats.ts';
+export { peakConcurrency, spread } from './spread.ts';
 export { trustPins } from './trust.ts';

@@ -27,7 +27,7 @@ import { type MetricsSnapshot, metricsDelta, type ServerMetricsClient } from '..
 import { burstServerView, metricsBefore, withRunTimeout } from './burst.ts';
 import { cancellationsByStage, nonZero } from './cancel.ts';
 import type { CollectedPage } from './collector.ts';
-import { peakConcurrency, spread, tally } from './stats.ts';
+import { peakConcurrency, spread, tally } from './spread.ts';
 
 /** Where a session starts: longitude, latitude (degrees) and zoom. */
 export interface MapView {

@@ -12,7 +12,12 @@ import {
   parseList,
   writeFileAtomic,
 } from '../core/index.ts';
-import { DEFAULT_CHROMIUM_PATH, type PageProtocol, type PageReplayOptionsInput } from '../model/index.ts';
+import {
+  DEFAULT_CHROMIUM_PATH,
+  type PageReplayOptionsInput,
+  type ReplayProtocol,
+  replayProtocolSchema,
+} from '../model/index.ts';
 import { checkNetAvailable } from '../net/index.ts';
 import { recordPage, replayPage } from '../page/index.ts';
 import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
@@ -43,17 +48,23 @@ interface ReplayFlags extends LinkFlags {
   quiet?: boolean;
 }
 
-/** `--protocols h1,h2,h3` → the settings, checked. */
-export function parseProtocols(text: string): PageProtocol[] {
-  const list = parseList(text);
-  const bad = list.find((p) => !['h1', 'h2', 'h3'].includes(p));
+/** The flag's short form of a setting, `h` and HTTP's major version, as the wire protocol it names. */
+const BY_MAJOR_VERSION: Record<string, ReplayProtocol> = { 1: 'http/1.1', 2: 'h2', 3: 'h3' };
+
+/**
+ * `--protocols h1,h2,h3` → the settings, checked: `hN` is HTTP/N; the wire protocols' own ids
+ * (`http/1.1`, `h2`, `h3`, what the result names the settings by) are taken as well.
+ */
+export function parseProtocols(text: string): ReplayProtocol[] {
+  const list = parseList(text).map((p) => BY_MAJOR_VERSION[/^h([1-9])$/.exec(p)?.[1] ?? ''] ?? p);
+  const bad = list.find((p) => !replayProtocolSchema.safeParse(p).success);
   if (bad !== undefined || list.length === 0)
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
       `--protocols ${JSON.stringify(text)} is not valid: name settings from h1, h2, h3 (e.g. h1,h2,h3)`,
       { option: '--protocols', value: text },
     );
-  return [...new Set(list)] as PageProtocol[];
+  return [...new Set(list)] as ReplayProtocol[];
 }
 
 function linkLabel(f: ReplayFlags): string {

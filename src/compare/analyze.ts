@@ -21,7 +21,7 @@ import {
   type RatioInterval,
   runsNeeded,
   summarize,
-} from './stats.ts';
+} from './inference.ts';
 
 /** The metrics compared, and their direction. */
 export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [

@@ -6,7 +6,7 @@
 import type { CompareResult, DiffResult, DiffRow } from '../model/index.ts';
 import { formatRatio, levelText } from '../report/index.ts';
 import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './analyze.ts';
-import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './stats.ts';
+import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './inference.ts';
 
 /** Options of {@link diffResults}. */
 export interface DiffOptions {

@@ -18,7 +18,7 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { H2labError, isH2labError, VERSION } from '../core/index.ts';
 import { observe } from '../load/index.ts';
-import type { CellResult, CompareResult, RunResult, Strategy, Workload } from '../model/index.ts';
+import type { CellResult, CompareResult, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
 import { buildVerdict } from '../report/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
@@ -35,7 +35,7 @@ export interface Cell {
   concurrency: number;
   /** Network profile name; `loopback` means no emulation (the seam for src/net). */
   net: string;
-  protocol: Strategy;
+  protocol: StrategyName;
 }
 
 /** What a runner gets besides the cell: the same for every strategy of a round. */
@@ -429,13 +429,13 @@ export function finishCompareResult(result: CompareResult, runs: number, interru
   }
 }
 
-function notOfferedNote(protocol: Strategy, negotiated: string, detail: string): string {
+function notOfferedNote(strategy: StrategyName, negotiated: string, detail: string): string {
   // Not the server's doing: this h2lab has no HTTP/3 (the message says why and how to fix it).
   if (detail.startsWith('HTTP/3 is not available')) return detail;
   // The transport's message says what was negotiated; take it from there when the result did not.
   const said = /negotiated (h2c|h2|http\/1\.1)/.exec(detail)?.[1];
   const got = negotiated && negotiated !== 'none' && negotiated !== 'unknown' ? negotiated : said;
   const how = got ? `: it negotiated ${got}` : `: ${detail}`;
-  const http = getStrategy(protocol).http;
-  return `${http} not offered by the server${how} (enable ${http} on the server, or leave ${protocol} out of --protocols)`;
+  const http = getStrategy(strategy).http;
+  return `${http} not offered by the server${how} (enable ${http} on the server, or leave ${strategy} out of --protocols)`;
 }

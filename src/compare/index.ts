@@ -47,6 +47,19 @@ export {
   type Relation,
 } from './expect.ts';
 export {
+  type BootstrapOptions,
+  bootstrapRatio,
+  type ClassifyOptions,
+  classifyRatio,
+  DEFAULT_MIN_EFFECT,
+  mannWhitneyP,
+  type Outcome,
+  type RatioInterval,
+  runsNeeded,
+  type Summary,
+  summarize,
+} from './inference.ts';
+export {
   type CellRunContext,
   cellLoadOptions,
   type LoadRunnerOptions,
@@ -68,17 +81,4 @@ export {
 export { type ReanalyzeOptions, reanalyze } from './reanalyze.ts';
 export { loadCompareResult, resultsJson, writeResultsAtomic } from './results-file.ts';
 export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
-export {
-  type BootstrapOptions,
-  bootstrapRatio,
-  type ClassifyOptions,
-  classifyRatio,
-  DEFAULT_MIN_EFFECT,
-  mannWhitneyP,
-  type Outcome,
-  type RatioInterval,
-  runsNeeded,
-  type Summary,
-  summarize,
-} from './stats.ts';
 export { type SyntheticProfile, syntheticRun, syntheticRunner } from './synthetic.ts';

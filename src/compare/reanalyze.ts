@@ -6,7 +6,7 @@
 import type { CompareResult } from '../model/index.ts';
 import { buildVerdict } from '../report/index.ts';
 import { analyze } from './analyze.ts';
-import { DEFAULT_MIN_EFFECT } from './stats.ts';
+import { DEFAULT_MIN_EFFECT } from './inference.ts';
 
 /** Options of {@link reanalyze}; each defaults to what the result was saved with. */
 export interface ReanalyzeOptions {

@@ -9,7 +9,7 @@ import { createRng, H2labError, hdrHistogram, type Rng, VERSION } from '../core/
 
 const hdr = hdrHistogram;
 
-import type { Strategy } from '../model/index.ts';
+import type { StrategyName } from '../model/index.ts';
 import {
   type EncodedHistogram,
   type LatencySummaryMs,
@@ -195,7 +195,7 @@ export function syntheticRun(
  * @example syntheticRunner({ h1: { latencyMs: 10 }, h2: { latencyMs: 10 } }) // identical: no clear difference
  */
 export function syntheticRunner(
-  profiles: Partial<Record<Strategy, SyntheticProfile>>,
+  profiles: Partial<Record<StrategyName, SyntheticProfile>>,
   fallback?: SyntheticProfile,
 ): CellRunner {
   return async (cell, ctx) => {

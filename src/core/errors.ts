@@ -128,6 +128,10 @@ export const ERROR_CODES = {
     exit: EXIT_USAGE,
     summary: 'A results file given to `h2lab report` cannot be read or is not valid.',
   },
+  H2LAB_ERR_RENDER_FORMAT: {
+    exit: EXIT_USAGE,
+    summary: '`render(result, format)` was given a result kind or a format it has no rendering for.',
+  },
 
   // --- load engine and transports (src/load, src/transport) ---
   H2LAB_ERR_TEMPLATE_TOO_LARGE: {

@@ -1,6 +1,6 @@
 /**
  * What the exact Mann–Whitney rank test can show with few runs: shared by the statistics
- * (src/compare/stats.ts) and the verdict's wording (src/report/verdict.ts), which must agree.
+ * (src/compare/inference.ts) and the verdict's wording (src/report/verdict.ts), which must agree.
  */
 
 /** C(n, k) as a float (exact for the small n used here). */

@@ -11,13 +11,10 @@
 import { z } from 'zod';
 import { publishedJsonSchema } from './fields.ts';
 import type { RunResult } from './run.ts';
-import { httpMethodSchema, strategyNameSchema } from './sample.ts';
+import { httpMethodSchema, type StrategyName, strategyNameSchema } from './sample.ts';
 import { shardRowSchema } from './shard.ts';
 
 export const COMPARE_RESULT_VERSION = 1;
-
-/** Client strategies (the one definition: {@link strategyNameSchema} in sample.ts). */
-export const strategySchema = strategyNameSchema;
 
 /** What a cell asks of the target. */
 export const workloadSchema = z
@@ -157,7 +154,7 @@ export const cellSchema = z.object({
       "The cell's level: requests in flight; for a burst workload N; for an open-loop workload (rateRps) the rate, requests per second.",
     ),
   net: z.string(),
-  protocol: strategySchema,
+  protocol: strategyNameSchema,
   status: cellStatusSchema,
   note: z.string().optional().describe('Why the cell is not-offered, failed or interrupted, in words.'),
   runs: z.array(runResultSchema).describe('Every run in order, warm-up runs first.'),
@@ -186,8 +183,8 @@ export const comparisonSchema = z.object({
   workload: z.string(),
   concurrency: z.number().int(),
   net: z.string(),
-  protocol: strategySchema,
-  baseline: strategySchema,
+  protocol: strategyNameSchema,
+  baseline: strategyNameSchema,
   metric: metricSchema,
   higherIsBetter: z.boolean(),
   interval: ratioIntervalSchema.describe('candidate / baseline of the metric medians.'),
@@ -212,7 +209,9 @@ export const verdictSchema = z.object({
   recommendations: z.array(
     z.object({
       client: z.enum(['interactive', 'bulk']),
-      strategy: strategySchema.nullable().describe('null: no strategy is clearly better than the baseline.'),
+      strategy: strategyNameSchema
+        .nullable()
+        .describe('null: no strategy is clearly better than the baseline.'),
       decision: z
         .enum(['use', 'depends', 'undecided', 'any', 'not-compared'])
         .optional()
@@ -250,9 +249,9 @@ export const expectationCheckSchema = z.object({
 
 export const expectationSchema = z.object({
   condition: z.string().describe('As given on the command line.'),
-  candidate: strategySchema,
+  candidate: strategyNameSchema,
   relation: z.enum(['better', 'not-worse', 'worse', 'not-better', 'same']),
-  reference: strategySchema,
+  reference: strategyNameSchema,
   metric: metricSchema,
   level: z.number().int().optional().describe('Only cells at this level (concurrency, burst N or rate).'),
   workload: z.string().optional().describe('Only this workload id.'),
@@ -316,10 +315,10 @@ export const compareResultSchema = z.object({
   axes: z.object({
     workloads: z.array(workloadSchema),
     concurrency: z.array(z.number().int()),
-    protocols: z.array(strategySchema),
+    protocols: z.array(strategyNameSchema),
     net: z.array(z.string()),
   }),
-  baseline: strategySchema,
+  baseline: strategyNameSchema,
   runsPerCell: z.number().int(),
   warmupRuns: z.number().int(),
   finishedAt: z.string().optional(),
@@ -336,7 +335,6 @@ export const compareResultSchema = z.object({
   error: errorSchema.optional(),
 });
 
-export type Strategy = z.infer<typeof strategySchema>;
 export type Workload = z.output<typeof workloadSchema>;
 export type WorkloadInput = z.input<typeof workloadSchema>;
 export type CellStatus = z.infer<typeof cellStatusSchema>;
@@ -372,7 +370,7 @@ export interface DiffRow {
   workloadLabel: string;
   concurrency: number;
   net: string;
-  protocol: Strategy;
+  protocol: StrategyName;
   metric: Metric;
   higherIsBetter: boolean;
   before: z.infer<typeof summarySchema>;

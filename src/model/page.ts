@@ -6,19 +6,33 @@
 import { z } from 'zod';
 import { count, ms, nanAsNull, publishedJsonSchema, resultErrorSchema } from './fields.ts';
 import { linkInfoSchema } from './run.ts';
+import { wireProtocolSchema } from './sample.ts';
 
-export const PAGE_RESULT_VERSION = 1;
+/**
+ * 2: a protocol setting is named by the wire protocol Chromium speaks to the replay's origins
+ * (`http/1.1`, `h2`, `h3`: ALPN ids), no longer `h1`, a name shared with the load strategies.
+ */
+export const PAGE_RESULT_VERSION = 2;
 
-/** A protocol an origin is replayed with. */
-export const pageProtocolSchema = z.enum(['h1', 'h2', 'h3']);
-export type PageProtocol = z.infer<typeof pageProtocolSchema>;
+/**
+ * What Chromium speaks to a replay origin: a wire protocol (its ALPN id; {@link wireProtocolSchema}
+ * without h2c, which no browser speaks). A page replay's protocol settings are named by it — not by
+ * the load strategies' names (`h1`, `h2-pool`, …), which are another concept (docs/design.md, "Names").
+ */
+export const replayProtocolSchema = wireProtocolSchema.exclude(['h2c']);
+export type ReplayProtocol = z.infer<typeof replayProtocolSchema>;
+/** The baseline every other setting is compared with: every origin on HTTP/1.1. */
+export const REPLAY_BASELINE = 'http/1.1' satisfies ReplayProtocol;
+/** A setting in the reports' words: `HTTP/1.1`, `h2`, `h3`. */
+export const replayProtocolLabel = (wire: ReplayProtocol): string =>
+  wire === REPLAY_BASELINE ? 'HTTP/1.1' : wire;
 
 /** Options of one replay. Times in ms. */
 export const PageReplayOptionsSchema = z.strictObject({
   /** The HAR file replayed. */
   har: z.string().min(1),
-  /** Protocol settings loaded, alternating. Default h1 and h2 (h3 when asked). */
-  protocols: z.array(pageProtocolSchema).min(1).default(['h1', 'h2']),
+  /** Protocol settings loaded, alternating. Default HTTP/1.1 and h2 (h3 when asked). */
+  protocols: z.array(replayProtocolSchema).min(1).default([REPLAY_BASELINE, 'h2']),
   /**
    * Origins (hostnames) that get the candidate protocol (h2 or h3) in its setting; the others stay on
    * HTTP/1.1 in every setting: "what if only my origin turns HTTP/2 on". Default: every origin.
@@ -78,7 +92,7 @@ export type PageMetrics = z.infer<typeof pageMetricsSchema>;
 
 /** One page load. */
 export const pageLoadSchema = z.strictObject({
-  protocol: pageProtocolSchema,
+  protocol: replayProtocolSchema,
   round: z.number().int().describe('0 = the discarded first round'),
   discarded: z.boolean(),
   metrics: pageMetricsSchema.optional(),
@@ -105,9 +119,9 @@ export const pageSpreadSchema = z.strictObject({
 
 /** One protocol setting across its kept loads. */
 export const pageSummarySchema = z.strictObject({
-  protocol: pageProtocolSchema,
+  protocol: replayProtocolSchema,
   /** What each origin was served with in this setting. */
-  originProtocols: z.record(z.string(), pageProtocolSchema),
+  originProtocols: z.record(z.string(), replayProtocolSchema),
   loads: z.number().int(),
   loadMs: pageSpreadSchema,
   dclMs: pageSpreadSchema,
@@ -135,8 +149,8 @@ export type PageSummary = z.infer<typeof pageSummarySchema>;
 /** A candidate setting against the HTTP/1.1 baseline on the load event. */
 export const pageComparisonSchema = z.strictObject({
   /** A candidate setting against a baseline (HTTP/1.1; h3 is also compared with h2). */
-  candidate: pageProtocolSchema,
-  baseline: pageProtocolSchema,
+  candidate: replayProtocolSchema,
+  baseline: replayProtocolSchema,
   metric: z.enum(['loadMs', 'lcpMs']),
   /** median(candidate) − median(baseline), ms (negative = faster). */
   deltaMs: nanAsNull,

@@ -16,8 +16,8 @@ export const strategyNameSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/)
   .describe('A client strategy: its name in the strategy registry (src/transport/registry.ts).');
-/** A client strategy's name (see {@link strategyNameSchema}). */
-export type TransportName = z.infer<typeof strategyNameSchema>;
+/** A client strategy's name (see {@link strategyNameSchema}; the strategy itself is src/transport's `Strategy`). */
+export type StrategyName = z.infer<typeof strategyNameSchema>;
 
 /** An HTTP method as a request carries it: upper case (`-m` upper-cases what it is given). */
 export const httpMethodSchema = z

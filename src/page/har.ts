@@ -80,8 +80,15 @@ export interface Har {
 const pairs = (h: Record<string, string> | undefined) =>
   Object.entries(h ?? {}).flatMap(([name, v]) => v.split('\n').map((value) => ({ name, value })));
 
-const httpVersionOf = (p: string | undefined) =>
-  p === 'h2' ? 'HTTP/2.0' : p === 'h3' ? 'HTTP/3' : p?.startsWith('http/') ? p.toUpperCase() : (p ?? '');
+/** HAR's httpVersion of what Chromium negotiated (its wire protocol, e.g. `h2`). */
+const httpVersionOf = (wire: string | undefined) =>
+  wire === 'h2'
+    ? 'HTTP/2.0'
+    : wire === 'h3'
+      ? 'HTTP/3'
+      : wire?.startsWith('http/')
+        ? wire.toUpperCase()
+        : (wire ?? '');
 
 const TEXTUAL = /^(text\/|application\/(json|javascript|xml|.*\+xml|.*\+json))|image\/svg\+xml/;
 

@@ -17,25 +17,20 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
-import type { PageProtocol } from '../model/index.ts';
+import type { ReplayProtocol } from '../model/index.ts';
 import type { Link } from '../net/index.ts';
-import {
-  type OriginListener,
-  type OriginProtocol,
-  type OriginServers,
-  startOriginServers,
-} from '../server/index.ts';
+import { type OriginListener, type OriginServers, startOriginServers } from '../server/index.ts';
 import type { ReplaySite } from './har.ts';
 
-/** One protocol setting: what each origin speaks in it. */
+/** One protocol setting (named by what its candidate origins speak): what each origin speaks in it. */
 export interface SettingSpec {
-  protocol: PageProtocol;
-  map: Record<string, OriginProtocol>;
+  protocol: ReplayProtocol;
+  map: Record<string, ReplayProtocol>;
 }
 
 /** A setting's listeners. */
 export interface SettingListeners {
-  protocol: PageProtocol;
+  protocol: ReplayProtocol;
   listeners: OriginListener[];
   certPems: string[];
 }
@@ -78,7 +73,7 @@ export async function startSettings(
   try {
     for (const s of settings) {
       const o = await startOriginServers(
-        [...site.origins].map(([host, resources]) => ({ host, protocol: s.map[host]!, resources })),
+        [...site.origins].map(([host, resources]) => ({ host, wire: s.map[host]!, resources })),
         { ca, certCache, maxConcurrentStreams: maxStreams, address, shared: site.shared },
       );
       servers.push(o);

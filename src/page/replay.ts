@@ -21,12 +21,13 @@ import { BINDING_FACTS } from '../h3/index.ts';
 import {
   PAGE_RESULT_VERSION,
   type PageLoad,
-  type PageProtocol,
   type PageReplayOptions,
   type PageReplayOptionsInput,
   PageReplayOptionsSchema,
   type PageRequest,
   type PageResult,
+  type ReplayProtocol,
+  replayProtocolLabel,
 } from '../model/index.ts';
 import { createLink, type FlowDrops, type Link, type LinkOptions } from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
@@ -134,8 +135,6 @@ function dropsOf(
   return out;
 }
 
-const WIRE: Record<string, string> = { h1: 'http/1.1', h2: 'h2', h3: 'h3' };
-
 /**
  * Kept loads whose requests failed, or spoke another protocol than their origin was served with in
  * that setting: both change what the load time means, so each is a warning with its count.
@@ -151,14 +150,14 @@ function protocolWarnings(
     const kept = loads.filter((l) => l.protocol === setting && !l.discarded);
     const reqs = kept.flatMap((l) => l.requests);
     const failed = reqs.filter((q) => q.failed);
-    const wrong = reqs.filter((q) => !q.failed && map[q.host] && q.protocol !== WIRE[map[q.host]!]);
+    const wrong = reqs.filter((q) => !q.failed && map[q.host] && q.protocol !== map[q.host]);
     if (failed.length)
       out.push(
-        `${setting}: ${failed.length} requests failed in ${kept.length} kept loads (${[...new Set(failed.map((q) => q.failed))].join(', ')}); a load with failed requests can look faster than it was.`,
+        `${replayProtocolLabel(setting)}: ${failed.length} requests failed in ${kept.length} kept loads (${[...new Set(failed.map((q) => q.failed))].join(', ')}); a load with failed requests can look faster than it was.`,
       );
     if (wrong.length)
       out.push(
-        `${setting}: ${wrong.length} requests did not speak the protocol their origin was served with (${[...new Set(wrong.map((q) => q.protocol || 'none'))].join(', ')}).`,
+        `${replayProtocolLabel(setting)}: ${wrong.length} requests did not speak the protocol their origin was served with (${[...new Set(wrong.map((q) => q.protocol || 'none'))].join(', ')}).`,
       );
   }
   return out;
@@ -171,7 +170,7 @@ function interrupted(): H2labError {
 /**
  * Replays a HAR under each protocol setting and explains the difference.
  *
- * @example const r = await replayPage({ har: 'site.har', protocols: ['h1', 'h2'], runs: 5 });
+ * @example const r = await replayPage({ har: 'site.har', protocols: ['http/1.1', 'h2'], runs: 5 });
  */
 export async function replayPage(
   input: PageReplayOptionsInput,
@@ -254,10 +253,10 @@ export async function replayPage(
       link,
     );
     cleanups.push(() => origins.close());
-    const settings: Array<{ protocol: PageProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
+    const settings: Array<{ protocol: ReplayProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
     for (const o of origins.settings) {
       const quic = o.listeners
-        .filter((l) => l.protocol === 'h3')
+        .filter((l) => l.wire === 'h3')
         .map((l) => `${l.host}:${site.ports.get(l.host) ?? 443}`);
       const browser = await launchChromium({
         executablePath: opts.chromiumPath,
@@ -277,7 +276,7 @@ export async function replayPage(
         if (hooks.signal?.aborted) throw interrupted();
         const s = settings[(round + k) % settings.length]!;
         hooks.onProgress?.(
-          `${round === 0 ? 'warm-up' : `run ${round}/${opts.runs}`} ${s.protocol}`,
+          `${round === 0 ? 'warm-up' : `run ${round}/${opts.runs}`} ${replayProtocolLabel(s.protocol)}`,
           step++,
           total,
         );
@@ -291,7 +290,7 @@ export async function replayPage(
         // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
         for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(captured); retry++) {
           warnings.push(
-            `${s.protocol}: load ${round} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during it).`,
+            `${replayProtocolLabel(s.protocol)}: load ${round} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during it).`,
           );
           captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
         }

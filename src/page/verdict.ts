@@ -12,21 +12,30 @@
  * | dilution | origins on the candidate and their share of requests | `--h2-origins` left some origins on HTTP/1.1 |
  */
 import { bootstrapRatio, classifyRatio, mannWhitneyP, runsNeeded, summarize } from '../compare/index.ts';
-import type { PageComparison, PageLoad, PageProtocol, PageResult, PageSummary } from '../model/index.ts';
-import type { OriginProtocol } from '../server/index.ts';
+import {
+  type PageComparison,
+  type PageLoad,
+  type PageResult,
+  type PageSummary,
+  REPLAY_BASELINE,
+  type ReplayProtocol,
+  replayProtocolLabel,
+} from '../model/index.ts';
 import type { ReplaySite } from './har.ts';
 
-/** What each origin speaks in a setting: the candidate for `h2Origins` (all by default), else h1. */
+/**
+ * What each origin speaks in a setting: the setting's protocol for `h2Origins` (all by default), else
+ * HTTP/1.1.
+ */
 export function originProtocols(
-  setting: PageProtocol,
+  setting: ReplayProtocol,
   hosts: readonly string[],
   h2Origins: readonly string[] | undefined,
-): Record<string, OriginProtocol> {
+): Record<string, ReplayProtocol> {
   const on = new Set(h2Origins ?? hosts);
-  return Object.fromEntries(hosts.map((h) => [h, setting === 'h1' || !on.has(h) ? 'h1' : setting]));
+  return Object.fromEntries(hosts.map((h) => [h, on.has(h) ? setting : REPLAY_BASELINE]));
 }
 
-const NAMES: Record<string, string> = { h1: 'HTTP/1.1', h2: 'h2', h3: 'h3' };
 const r0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const median = (xs: readonly number[]) => summarize(xs).median;
 
@@ -115,7 +124,8 @@ export function analyzePage(
   const summaries = result.options.protocols
     .map((p) => summaryOf(p, result.loads, hosts, h2o))
     .filter((s) => s.loads > 0);
-  const base = summaries.find((s) => s.protocol === 'h1');
+  const setting = (wire: ReplayProtocol) => summaries.find((s) => s.protocol === wire);
+  const base = setting(REPLAY_BASELINE);
   const verdict: string[] = [];
   const comparisons: PageComparison[] = [];
   const docThink = site.origins.get(new URL(site.url).hostname)?.[0]?.thinkMs ?? 0;
@@ -123,14 +133,14 @@ export function analyzePage(
     hs.reduce((s, h) => s + (site.origins.get(h)?.length ?? 0), 0);
   const pairs: Array<[PageSummary, PageSummary]> = [];
   if (base) for (const s of summaries) if (s !== base) pairs.push([s, base]);
-  const h2s = summaries.find((s) => s.protocol === 'h2');
-  const h3s = summaries.find((s) => s.protocol === 'h3');
+  const h2s = setting('h2');
+  const h3s = setting('h3');
   if (h2s && h3s) pairs.push([h3s, h2s]);
   for (const [s, b] of pairs) {
     const { c, runsToTell } = compareLoads(result.loads, s.protocol, b.protocol);
     comparisons.push(c);
-    const name = NAMES[s.protocol]!;
-    const other = NAMES[b.protocol]!;
+    const name = replayProtocolLabel(s.protocol);
+    const other = replayProtocolLabel(b.protocol);
     const iv = `${s.loads} load${s.loads === 1 ? '' : 's'} each; ratio ${c.ratio.toFixed(2)}, 95% interval ${c.lo.toFixed(2)}–${c.hi.toFixed(2)}`;
     const times = `${r0(s.loadMs.median)} ms against ${r0(b.loadMs.median)} ms over ${other}`;
     verdict.push(
@@ -146,7 +156,7 @@ export function analyzePage(
   const cands = summaries.filter((s) => base && s !== base);
   if (base && cands.length) {
     const list = (f: (s: PageSummary) => string) =>
-      cands.map((s) => `${NAMES[s.protocol]} ${f(s)}`).join(', ');
+      cands.map((s) => `${replayProtocolLabel(s.protocol)} ${f(s)}`).join(', ');
     // Waiting for one of 6 connections.
     if (
       base.waitedBehindRequests >= 1 &&
@@ -166,7 +176,7 @@ export function analyzePage(
     // Queued in the browser for other reasons: the handshake, Chromium's scheduler.
     if (!(h2o && h2o.length < hosts.length) && cands.some((s) => s.stalledMs >= 50))
       verdict.push(
-        `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over ${cands.map((s) => NAMES[s.protocol]).join(' and ')} no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
+        `Requests were queued in the browser before being sent a median ${list((s) => `${r0(s.stalledMs)} ms`)}, against ${r0(base.stalledMs)} ms over HTTP/1.1; over ${cands.map((s) => replayProtocolLabel(s.protocol)).join(' and ')} no other request is ahead of one on its connection, so that time went to the connection's handshake or to Chromium's own scheduler (it holds low-priority requests such as images while render-blocking ones load); this run does not separate the two.`,
       );
     // Handshakes per origin.
     const nb = base.connections;
@@ -175,7 +185,7 @@ export function analyzePage(
       verdict.push(
         `HTTP/1.1 opened ${r0(nb)} connections over ${hosts.length} origin${hosts.length > 1 ? 's' : ''}, ${list((s) => r0(s.connections))}; a TCP + TLS setup took a median ${r0(hsBase)} ms here.`,
       );
-    const h3 = cands.find((s) => s.protocol === 'h3');
+    const h3 = cands.find((s) => s === h3s);
     const hs3 = h3 ? median(Object.values(h3.handshakeMsPerOrigin).filter(Number.isFinite)) : Number.NaN;
     if (Number.isFinite(hs3) && Number.isFinite(hsBase))
       verdict.push(
@@ -188,7 +198,7 @@ export function analyzePage(
       const on = requestsOn(h2o);
       const all = requestsOn(hosts);
       verdict.push(
-        `Diluted: only ${h2o.length} of ${hosts.length} origins (${h2o.join(', ')}) were on ${cands.map((s) => NAMES[s.protocol]).join('/')}, carrying ${((100 * on) / all).toFixed(0)}% of the requests (${on} of ${all}); the other ${hosts.length - h2o.length} stayed on HTTP/1.1 in every setting, so at most that share could benefit.`,
+        `Diluted: only ${h2o.length} of ${hosts.length} origins (${h2o.join(', ')}) were on ${cands.map((s) => replayProtocolLabel(s.protocol)).join('/')}, carrying ${((100 * on) / all).toFixed(0)}% of the requests (${on} of ${all}); the other ${hosts.length - h2o.length} stayed on HTTP/1.1 in every setting, so at most that share could benefit.`,
       );
     }
   }
@@ -203,7 +213,10 @@ export function analyzePage(
     const counted = summaries.filter((s) => Number.isFinite(s.droppedPackets));
     const drops = counted.length
       ? ` (median per load: ${counted
-          .map((s) => `${NAMES[s.protocol]} ${r0(s.droppedPackets)} on ${r0(s.connections)} connections`)
+          .map(
+            (s) =>
+              `${replayProtocolLabel(s.protocol)} ${r0(s.droppedPackets)} on ${r0(s.connections)} connections`,
+          )
           .join(', ')})`
       : '';
     verdict.push(

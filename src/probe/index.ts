@@ -14,9 +14,10 @@ export {
   SETTING_DEFAULTS,
   SETTING_NAMES,
 } from '../h2/index.ts';
+// Its renderer lives in src/report (probe-text.ts) with the others; re-exported for the CLI's import.
+export { renderProbeText } from '../report/index.ts';
 export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
 export { findingsFor } from './findings.ts';
 export { PROBE_DEFAULTS, type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
 export { probe } from './probe.ts';
-export { renderProbeText } from './render.ts';
 export { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';

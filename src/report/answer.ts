@@ -11,7 +11,7 @@
  * connection counts), and every clause that names a cause is said only where its measurement is.
  */
 import { formatMs } from '../core/index.ts';
-import type { CompareResult, Comparison, Strategy, Workload } from '../model/index.ts';
+import type { CompareResult, Comparison, StrategyName, Workload } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
 import { netParts } from './settings.ts';
@@ -41,7 +41,7 @@ export interface AnswerLine {
   levels: number[];
   decision: Decision;
   /** The strategy the line quotes (the best candidate for `on`, the least bad for `keep`). */
-  strategy?: Strategy;
+  strategy?: StrategyName;
   /** The comparisons quoted, one per level, of `strategy` on the workload's primary metric. */
   comparisons: Comparison[];
   /** Its columns: the levels ("c=8, 64"), the decision ("turn HTTP/2 on"), the effect, and why. */
@@ -104,7 +104,7 @@ function groupHeading(result: CompareResult, w: Workload, common: string): strin
 }
 
 /** "HTTP/2" for h2 and h2-pool, "HTTP/3" for h3: what a user turns on. */
-function httpOf(p: Strategy): string {
+function httpOf(p: StrategyName): string {
   return findStrategy(p)?.http ?? p;
 }
 
@@ -131,7 +131,7 @@ interface LevelDecision {
   /** Every candidate's comparison at this level on the workload's metric. */
   cmps: Comparison[];
   /** The candidates that carry the decision: better (on), worse (keep), undecided, or all (same). */
-  carriers: Strategy[];
+  carriers: StrategyName[];
 }
 
 function decideLevel(result: CompareResult, w: Workload, net: string, level: number): LevelDecision {
@@ -150,7 +150,7 @@ function decideLevel(result: CompareResult, w: Workload, net: string, level: num
   }
   const of = (o: Comparison['outcome']) => cmps.filter((c) => c.outcome === o).map((c) => c.protocol);
   const [better, worse, undecided] = [of('better'), of('worse'), of('undecided')];
-  const d = (decision: Decision, carriers: Strategy[]): LevelDecision => ({
+  const d = (decision: Decision, carriers: StrategyName[]): LevelDecision => ({
     level,
     decision,
     cmps,
@@ -169,7 +169,7 @@ function decideLevel(result: CompareResult, w: Workload, net: string, level: num
 }
 
 /** "turn HTTP/2 on", "keep HTTP/1.1", …: the decision in words. */
-function verb(result: CompareResult, d: Decision, p: Strategy | undefined): string {
+function verb(result: CompareResult, d: Decision, p: StrategyName | undefined): string {
   switch (d) {
     case 'on':
       return `turn ${p ? httpOf(p) : 'it'} on`;
@@ -198,7 +198,7 @@ function mechanism(
   w: Workload,
   net: string,
   level: number,
-  p: Strategy,
+  p: StrategyName,
 ): string | undefined {
   const b = result.baseline;
   const base = keptOf(cellOf(result, w.id, level, net, b));
@@ -306,7 +306,7 @@ function notOfferedClause(
 function aloneText(result: CompareResult, w: Workload, net: string, level: number): string | undefined {
   const ran = result.axes.protocols
     .map((p) => ({ p, rps: cellOf(result, w.id, level, net, p)?.stats?.rps.median }))
-    .filter((x): x is { p: Strategy; rps: number } => x.rps !== undefined);
+    .filter((x): x is { p: StrategyName; rps: number } => x.rps !== undefined);
   if (ran.length === 0) return undefined;
   const list = ran.map((x) => `${x.p} ${Math.round(x.rps).toLocaleString('en-US')} req/s`).join(', ');
   return `${list} with nothing to compare against (${result.baseline} did not run)`;
@@ -325,7 +325,7 @@ function effectsText(cmps: readonly Comparison[]): string {
 /** A line: adjacent levels of one decision, the strategies that carry it at every one of them. */
 interface LineDraft {
   levels: LevelDecision[];
-  carriers: Strategy[];
+  carriers: StrategyName[];
 }
 
 function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraft): AnswerLine {
@@ -335,7 +335,7 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   const levels = group.map((g) => g.level);
   // The carrier quoted: for on and keep the largest effect at the highest level (keep: the least
   // bad), for undecided and no difference the largest observed effect either way.
-  const size = (p: Strategy) => {
+  const size = (p: StrategyName) => {
     const c = last.cmps.find((x) => x.protocol === p);
     if (!c) return Number.NEGATIVE_INFINITY;
     return d === 'on' || d === 'keep' ? gain(c) : Math.abs(gain(c));

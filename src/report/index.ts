@@ -17,7 +17,17 @@ export {
   sampleCsvRow,
 } from './csv.ts';
 export { escapeHtml, scriptJson } from './html.ts';
+export { renderMergedText } from './merged-text.ts';
 export { medianLoad, renderPageHtml, renderPageMarkdown } from './page.ts';
+export { renderProbeText } from './probe-text.ts';
+export {
+  RENDER_FORMATS,
+  type RenderableResult,
+  type RenderFormat,
+  type RenderOptions,
+  render,
+  renderFormatsOf,
+} from './render.ts';
 export { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 export {
   breakdownSvg,

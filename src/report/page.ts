@@ -3,9 +3,14 @@
  * self-contained HTML page with one waterfall per protocol setting, side by side on one time scale.
  * Pure functions of the result.
  */
-import type { PageLoad, PageRequest, PageResult, PageSummary } from '../model/index.ts';
+import {
+  type PageLoad,
+  type PageRequest,
+  type PageResult,
+  type PageSummary,
+  replayProtocolLabel,
+} from '../model/index.ts';
 
-const NAMES: Record<string, string> = { h1: 'HTTP/1.1', h2: 'h2', h3: 'h3' };
 const n0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
 const spread = (s: PageSummary['loadMs']) =>
   Number.isFinite(s.median) ? `${n0(s.median)} (${n0(s.min)}–${n0(s.max)})` : '–';
@@ -43,7 +48,7 @@ export function renderPageMarkdown(r: PageResult): string {
   for (const s of r.summaries) {
     const on = Object.entries(s.originProtocols).filter(([, p]) => p === s.protocol).length;
     out.push(
-      `| ${NAMES[s.protocol]} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.stalledMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(s.connections)} |`,
+      `| ${replayProtocolLabel(s.protocol)} | ${on} of ${r.har.origins.length} | ${s.loads} | ${spread(s.ttfbMs)} | ${spread(s.fcpMs)} | ${spread(s.lcpMs)} | ${spread(s.dclMs)} | ${spread(s.loadMs)} | ${spread(s.lastByteMs)} | ${n0(s.stalledMs)} | ${n0(s.waitedBehindRequests)} (median ${n0(s.waitedBehindMs)} ms) | ${n0(s.connections)} |`,
     );
   }
   if (r.comparisons.length) {
@@ -54,7 +59,7 @@ export function renderPageMarkdown(r: PageResult): string {
     );
     for (const c of r.comparisons)
       out.push(
-        `| ${NAMES[c.candidate]} | ${NAMES[c.baseline]} | ${c.deltaMs < 0 ? '-' : ''}${n0(Math.abs(c.deltaMs))} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
+        `| ${replayProtocolLabel(c.candidate)} | ${replayProtocolLabel(c.baseline)} | ${c.deltaMs < 0 ? '-' : ''}${n0(Math.abs(c.deltaMs))} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
       );
   }
   out.push('', '## What was replayed and how', '');
@@ -147,7 +152,7 @@ export function renderPageHtml(r: PageResult): string {
       ({
         s,
         load,
-      }) => `<div class="col"><h3>${NAMES[s.protocol]} — load ${n0(load.metrics?.loadMs ?? Number.NaN)} ms (median load of ${s.loads})</h3>
+      }) => `<div class="col"><h3>${replayProtocolLabel(s.protocol)} — load ${n0(load.metrics?.loadMs ?? Number.NaN)} ms (median load of ${s.loads})</h3>
 <p class="sub">${load.requests.length} requests, ${new Set(load.requests.map((q) => q.connectionId)).size} connections, ${load.requests.filter((q) => q.waitedBehindMs).length} waited behind another request</p>
 ${waterfall(load, scale, 600)}</div>`,
     )

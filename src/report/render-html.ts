@@ -15,7 +15,7 @@ import type {
   CompareResult,
   Comparison,
   EncodedHistogram,
-  Strategy,
+  StrategyName,
   Workload,
 } from '../model/index.ts';
 import { findStrategy, listStrategies } from '../transport/index.ts';
@@ -35,12 +35,12 @@ export interface HtmlAssets {
 const UNKNOWN_STRATEGY_COLOR = '#888888';
 
 /** A strategy's colour, the same in every chart: its own (src/transport/strategies/). */
-function strategyColor(p: Strategy): string {
+function strategyColor(p: StrategyName): string {
   return findStrategy(p)?.colour ?? UNKNOWN_STRATEGY_COLOR;
 }
 
 /** Every registered strategy's colour, and the result's others grey: what the page's charts read. */
-function strategyColors(result: CompareResult): Record<Strategy, string> {
+function strategyColors(result: CompareResult): Record<StrategyName, string> {
   const colors = Object.fromEntries(listStrategies().map((s) => [s.name, s.colour]));
   for (const p of result.axes.protocols) colors[p] ??= UNKNOWN_STRATEGY_COLOR;
   return colors;
@@ -113,11 +113,14 @@ interface ChartData {
     throughput: {
       unit: 'req/s' | 'ms';
       x: number[];
-      series: Array<{ protocol: Strategy; median: Array<number | null> }>;
+      series: Array<{ protocol: StrategyName; median: Array<number | null> }>;
     };
-    curves: Array<{ concurrency: number; series: Array<{ protocol: Strategy; x: number[]; y: number[] }> }>;
+    curves: Array<{
+      concurrency: number;
+      series: Array<{ protocol: StrategyName; x: number[]; y: number[] }>;
+    }>;
   }>;
-  colors: Record<Strategy, string>;
+  colors: Record<StrategyName, string>;
 }
 
 function chartData(result: CompareResult): ChartData {
@@ -125,7 +128,7 @@ function chartData(result: CompareResult): ChartData {
     colors: strategyColors(result),
     workloads: result.axes.workloads.map((w) => {
       const cells = result.cells.filter((c) => c.workload === w.id && c.net === result.axes.net[0]);
-      const at = (p: Strategy, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
+      const at = (p: StrategyName, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
       const burst = w.burst !== undefined;
       const concs = workloadConcurrency(result, w);
       return {
@@ -396,7 +399,7 @@ const CHART_SCRIPT = `
  * the compare option that sized it (src/compare/options.ts, `cellConnections`): `h1Connections` for
  * one-request connections, `h2PoolSessions` for multiplexed sessions, none for a fixed count.
  */
-function strategyDescription(result: CompareResult, p: Strategy): string {
+function strategyDescription(result: CompareResult, p: StrategyName): string {
   const s = findStrategy(p);
   if (!s) return p;
   const o = result.options as { h1Connections?: number | string | number[]; h2PoolSessions?: number };

@@ -12,7 +12,7 @@ import type {
   Comparison,
   Metric,
   RunResult,
-  Strategy,
+  StrategyName,
   Verdict,
   Workload,
 } from '../model/index.ts';
@@ -64,7 +64,7 @@ export function comparisonOf(
   w: string,
   c: number,
   net: string,
-  p: Strategy,
+  p: StrategyName,
   m: Metric,
 ): Comparison | undefined {
   return result.comparisons.find(
@@ -77,7 +77,7 @@ export function cellOf(
   w: string,
   c: number,
   net: string,
-  p: Strategy,
+  p: StrategyName,
 ): CellResult | undefined {
   return result.cells.find(
     (x) => x.workload === w && x.concurrency === c && x.net === net && x.protocol === p,
@@ -147,7 +147,7 @@ export function timeShifts(
   w: string,
   c: number,
   net: string,
-  p: Strategy,
+  p: StrategyName,
 ): TimeShift[] | undefined {
   const base = cellOf(result, w, c, net, result.baseline)?.stats?.breakdownMs;
   const cand = cellOf(result, w, c, net, p)?.stats?.breakdownMs;
@@ -178,7 +178,7 @@ function describeTimeShift(
   w: string,
   c: number,
   net: string,
-  p: Strategy,
+  p: StrategyName,
 ): string | undefined {
   const moved = timeShifts(result, w, c, net, p);
   if (!moved || moved.length === 0) return undefined;
@@ -599,7 +599,7 @@ function recommend(
   }
   // Most clear wins first; among equals, the larger effect (geometric mean of the ratios, oriented
   // so that larger is better).
-  let best: { p: Strategy; wins: number; effect: number } | undefined;
+  let best: { p: StrategyName; wins: number; effect: number } | undefined;
   for (const p of result.axes.protocols.filter((x) => x !== result.baseline)) {
     const mine = relevant.filter((c) => c.protocol === p);
     const wins = mine.filter((c) => c.outcome === 'better').length;
@@ -676,7 +676,7 @@ function recommend(
  * different ("or h2-pool, no clear difference from it: h2-pool at N=8 0.99×"), or "".
  */
 function alsoText(relevant: readonly Comparison[], tag: (c: Comparison) => string): string {
-  const by = new Map<Strategy, Comparison[]>();
+  const by = new Map<StrategyName, Comparison[]>();
   for (const c of relevant) by.set(c.protocol, [...(by.get(c.protocol) ?? []), c]);
   const tied = [...by].filter(([, cs]) => cs.every((c) => c.outcome === 'no-clear-difference'));
   if (tied.length === 0) return '';
@@ -708,7 +708,7 @@ function runsToTell(open: Comparison[]): { need: number | undefined; most: numbe
  * it won on some only, "it depends on the link" with the split. The other strategies' decided losses
  * are named too, so "use h2" is never printed beside an h2-pool that was worse unsaid.
  */
-function chosenSplit(result: CompareResult, relevant: Comparison[], p: Strategy, scope: string): string {
+function chosenSplit(result: CompareResult, relevant: Comparison[], p: StrategyName, scope: string): string {
   const several = new Set(relevant.map((c) => c.workload)).size > 1;
   const label = (id: string) => result.axes.workloads.find((w) => w.id === id)?.label ?? id;
   const tag = (c: Comparison) =>

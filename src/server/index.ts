@@ -35,7 +35,6 @@ export {
 export {
   ORIGIN_MAX_STREAMS,
   type OriginListener,
-  type OriginProtocol,
   type OriginResource,
   type OriginServerOptions,
   type OriginServers,

@@ -7,7 +7,7 @@
  *        │                                   │
  *        ▼                                   ▼
  *   listener p1: cert for www.x.test     listener p2: cert for cdn.x.test     (one per origin)
- *   speaks h1 | h2 | h3                  speaks h1 | h2 | h3                  (per origin: dilution)
+ *   speaks http/1.1 | h2 | h3          speaks http/1.1 | h2 | h3          (per origin: dilution)
  *        └── the origin's resources: recorded status, headers, body, after the recorded think time
  * ```
  *
@@ -25,10 +25,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { H3Listener } from '../h3/index.ts';
 import { loadBinding } from '../h3/index.ts';
+import type { ReplayProtocol } from '../model/index.ts';
 import { issueServerCertificate } from '../tls/index.ts';
-
-/** The protocols an origin can be served with. */
-export type OriginProtocol = 'h1' | 'h2' | 'h3';
 
 /** One response an origin serves. */
 export interface OriginResource {
@@ -46,15 +44,16 @@ export interface OriginResource {
 /** One origin: its hostname and what it serves. */
 export interface OriginSpec {
   host: string;
-  protocol: OriginProtocol;
+  /** What the origin speaks: HTTP/1.1 over TLS, h2 over TLS (HTTP/1.1 offered beside it), or h3. */
+  wire: ReplayProtocol;
   resources: readonly OriginResource[];
 }
 
 /** A listening origin. */
 export interface OriginListener {
   host: string;
-  protocol: OriginProtocol;
-  /** TCP port (h1, h2) or UDP port (h3). */
+  wire: ReplayProtocol;
+  /** TCP port (http/1.1, h2) or UDP port (h3). */
   port: number;
 }
 
@@ -155,8 +154,8 @@ function listenerUnits(
     const members = group
       .map((h) => byHost.get(h))
       .filter((s): s is OriginSpec => s !== undefined && !taken.has(s.host));
-    for (const protocol of new Set(members.map((m) => m.protocol))) {
-      const unit = members.filter((m) => m.protocol === protocol);
+    for (const wire of new Set(members.map((m) => m.wire))) {
+      const unit = members.filter((m) => m.wire === wire);
       for (const m of unit) taken.add(m.host);
       units.push(unit);
     }
@@ -182,7 +181,7 @@ const NOT_FOUND: OriginResource = {
  * without the binding.
  *
  * @example
- * const o = await startOriginServers([{ host: 'www.example.test', protocol: 'h2', resources }], { ca: dev });
+ * const o = await startOriginServers([{ host: 'www.example.test', wire: 'h2', resources }], { ca: dev });
  * // Chromium: --host-resolver-rules="MAP www.example.test 127.0.0.1:${o.listeners[0].port}"
  */
 export async function startOriginServers(
@@ -221,7 +220,7 @@ export async function startOriginServers(
         cache.set(key, cert);
       }
       pems.add(cert.pem);
-      const protocol = unit[0]!.protocol;
+      const wire = unit[0]!.wire;
       const tables = new Map(unit.map((u) => [u.host, new OriginTable(u.resources)]));
       // A shared listener tells its hosts apart by the request's authority (Host or :authority).
       const route = (authority: string | undefined, method: string, path: string) => {
@@ -229,7 +228,7 @@ export async function startOriginServers(
         const name = tables.has(host) ? host : names[0]!;
         return answer(name, tables.get(name)!, method, path);
       };
-      if (protocol === 'h3') {
+      if (wire === 'h3') {
         const binding = await loadBinding();
         const l: H3Listener = await binding.listen(
           {
@@ -265,7 +264,7 @@ export async function startOriginServers(
             });
           },
         );
-        for (const name of names) listeners.push({ host: name, protocol: 'h3', port: l.port });
+        for (const name of names) listeners.push({ host: name, wire: 'h3', port: l.port });
         closers.push(() => l.close());
         continue;
       }
@@ -296,7 +295,7 @@ export async function startOriginServers(
         });
       };
       const server =
-        protocol === 'h2'
+        wire === 'h2'
           ? http2.createSecureServer(
               {
                 cert: cert.pem,
@@ -320,7 +319,7 @@ export async function startOriginServers(
         s.once('close', () => sockets.delete(s));
       });
       const port = (server.address() as AddressInfo).port;
-      for (const name of names) listeners.push({ host: name, protocol, port });
+      for (const name of names) listeners.push({ host: name, wire, port });
       closers.push(async () => {
         const closed = new Promise<void>((r) => server.close(() => r()));
         for (const s of sockets) s.destroy();

@@ -218,7 +218,7 @@ ${imgTags.join('\n')}
   });
   return {
     url: `https://${hosts[0]}/`,
-    origins: hosts.map((host) => ({ host, protocol: 'h2' as const, resources: byHost.get(host)! })),
+    origins: hosts.map((host) => ({ host, wire: 'h2' as const, resources: byHost.get(host)! })),
     shared: spec.shared > 1 ? [hosts.slice(0, spec.shared)] : [],
   };
 }

@@ -4,6 +4,9 @@
  * local runner that executes a plan as processes on this machine (docs/kubernetes.md); for a load run
  * and for a comparison, whose runs the shards take in fixed time slots.
  */
+
+// Its renderer lives in src/report (merged-text.ts) with the others; re-exported for the CLI's import.
+export { renderMergedText } from '../report/index.ts';
 export {
   CHUNK_PAYLOAD_CHARS,
   CHUNK_PREFIX,
@@ -40,5 +43,4 @@ export {
   shardLoadOptions,
   splitLoad,
 } from './plan.ts';
-export { renderMergedText } from './render.ts';
 export { runShard, type ShardDeps, startBarrier } from './run.ts';

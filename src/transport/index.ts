@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { invalidOption } from '../core/index.ts';
-import type { TransportName, WindowInfo } from '../model/index.ts';
+import type { StrategyName, WindowInfo } from '../model/index.ts';
 import { TcpLog } from '../net/index.ts';
 import { type ConnectTarget, secureContextFor } from './connect.ts';
 import { DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-connect.ts';
@@ -156,7 +156,7 @@ export interface TransportOptions {
  * const sample = await t.request({ method: 'GET', path: '/bytes/1024' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
  * await t.close();
  */
-export function createTransport(name: TransportName, opts: TransportOptions): Transport {
+export function createTransport(name: StrategyName, opts: TransportOptions): Transport {
   const strategy = getStrategy(name);
   const url = typeof opts.url === 'string' ? new URL(opts.url) : opts.url;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -24,7 +24,7 @@ import type {
   RequestSpec,
   RequestTiming,
   Sample,
-  TransportName,
+  StrategyName,
   WireProtocol,
 } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
@@ -174,7 +174,7 @@ export type ConnOpener = (
 
 /** Settings of one pool. */
 export interface PoolSettings {
-  name: TransportName;
+  name: StrategyName;
   requested: WireProtocol;
   /** K: connections (sessions) allowed at once. */
   size: number;
@@ -212,7 +212,7 @@ interface Waiter {
 
 /** A pool-backed {@link Transport}. */
 export class PoolTransport implements Transport {
-  readonly name: TransportName;
+  readonly name: StrategyName;
   readonly requested: WireProtocol;
   private readonly s: PoolSettings;
   private readonly opener: ConnOpener;
@@ -747,15 +747,15 @@ function toOpenError(reason: unknown, s: PoolSettings): H2labError {
  * §3.2): the handshake worked as far as the protocol, and the server speaks none of those offered —
  * H2LAB_ERR_PROTOCOL_MISMATCH (compare: the cell is not offered), not a certificate problem.
  */
-function alpnRefused(transport: TransportName, cause: string): H2labError {
+function alpnRefused(strategy: StrategyName, cause: string): H2labError {
   // By the name's version (strategies are named h1…, h2…, h3…): the registry imports this file.
-  const http = transport.startsWith('h1') ? 'HTTP/1.1' : transport.startsWith('h3') ? 'HTTP/3' : 'HTTP/2';
+  const http = strategy.startsWith('h1') ? 'HTTP/1.1' : strategy.startsWith('h3') ? 'HTTP/3' : 'HTTP/2';
   return new H2labError(
     'H2LAB_ERR_PROTOCOL_MISMATCH',
     `the server refused ${http} in the TLS handshake (ALPN: no_application_protocol alert): it does not offer ${http} on this port; measure the protocols it offers (h2lab probe URL lists them), or enable ${http} on the server`,
     {
-      transport,
-      requested: transport,
+      transport: strategy,
+      requested: strategy,
       negotiated: 'none',
       cause: /ERR_SSL_[A-Z0-9_]+/.exec(cause)?.[0] ?? cause,
     },
@@ -767,26 +767,22 @@ function alpnRefused(transport: TransportName, cause: string): H2labError {
  * `tls` failure, else H2LAB_ERR_TARGET_UNREACHABLE, each naming the fix. Also used when connections
  * are opened on demand (a burst with handshakes included) and none of them could be.
  */
-export function setupFailureError(
-  failure: FailureClass,
-  cause: string,
-  transport: TransportName,
-): H2labError {
+export function setupFailureError(failure: FailureClass, cause: string, strategy: StrategyName): H2labError {
   const hint = tlsFailureHint(cause);
-  if (hint) return tlsHintError(hint, cause, { transport, cause });
-  if (/NO_APPLICATION_PROTOCOL|no application protocol/i.test(cause)) return alpnRefused(transport, cause);
-  const fds = openFilesExhausted(cause, { transport });
+  if (hint) return tlsHintError(hint, cause, { transport: strategy, cause });
+  if (/NO_APPLICATION_PROTOCOL|no application protocol/i.test(cause)) return alpnRefused(strategy, cause);
+  const fds = openFilesExhausted(cause, { transport: strategy });
   if (fds) return fds;
   if (failure === 'tls') {
     return new H2labError(
       'H2LAB_ERR_TLS_HANDSHAKE',
       `the TLS handshake with the target failed (${cause}): pass --ca FILE with the server's CA, --cert/--key if it asks for a client certificate, or -k (--insecure) to skip verification`,
-      { transport, cause },
+      { transport: strategy, cause },
     );
   }
   return new H2labError(
     'H2LAB_ERR_TARGET_UNREACHABLE',
     `the target could not be reached (${cause}): check the URL's host and port and that the server is running`,
-    { transport, cause },
+    { transport: strategy, cause },
   );
 }

@@ -8,7 +8,7 @@
  * {@link BUILT_IN} below. A library user (or a test) can also {@link registerStrategy} one at run time.
  */
 import { invalidOption } from '../core/index.ts';
-import { strategySchema } from '../model/index.ts';
+import { strategyNameSchema } from '../model/index.ts';
 import { h1 } from './strategies/h1.ts';
 import { h2 } from './strategies/h2.ts';
 import { h2Pool } from './strategies/h2-pool.ts';
@@ -39,7 +39,7 @@ const strategies = new Map<string, Strategy>();
  * });
  */
 export function registerStrategy(s: Strategy): () => void {
-  if (!strategySchema.safeParse(s.name).success) {
+  if (!strategyNameSchema.safeParse(s.name).success) {
     throw invalidOption('strategy name', s.name, 'use lower-case letters, digits and dashes, e.g. h1-single');
   }
   if (strategies.has(s.name)) {

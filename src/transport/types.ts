@@ -10,8 +10,8 @@ import type {
   RequestSpec,
   RequestTiming,
   Sample,
+  StrategyName,
   TcpConnectionInfo,
-  TransportName,
   WireProtocol,
 } from '../model/index.ts';
 
@@ -77,7 +77,7 @@ export const LIFETIMES_KEPT = 64;
  * (H2LAB_ERR_PROTOCOL_MISMATCH): a silent fallback would compare HTTP/1.1 with itself.
  */
 export interface Transport {
-  readonly name: TransportName;
+  readonly name: StrategyName;
   /** The wire protocol this transport insists on. */
   readonly requested: WireProtocol;
   /**

@@ -14,7 +14,7 @@ import {
   parseH2loadDuration,
   parseWorkload,
 } from '../../bench/referee-parse.ts';
-import { bootstrapRatio } from '../../src/compare/stats.ts';
+import { bootstrapRatio } from '../../src/compare/inference.ts';
 import type { RunningServer } from '../../src/server/index.ts';
 import { startFixture } from '../helpers/fixture.ts';
 

@@ -38,9 +38,32 @@ test('every example is shown in docs/api.md exactly as the file reads', () => {
   }
 });
 
+/** The package's runtime names, a namespace's members as `shard.planShards`. */
+const NAMESPACES: Record<string, object> = { shard: api.shard, k8s: api.k8s };
+const runtimeNames = [
+  ...Object.keys(api).filter((name) => !(name in NAMESPACES)),
+  ...Object.entries(NAMESPACES).flatMap(([ns, members]) =>
+    Object.keys(members).map((name) => `${ns}.${name}`),
+  ),
+];
+
 test('every value the package exports is named in docs/api.md', () => {
-  const missing = Object.keys(api).filter((name) => !new RegExp(`\\b${name}\\b`).test(page));
+  const missing = runtimeNames.filter((name) => !new RegExp(`\\b${name.replace('.', '\\.')}\\b`).test(page));
   assert.deepEqual(missing, []);
+});
+
+test('the package exports one render and its plumbing under namespaces: few flat names', () => {
+  const flat = Object.keys(api);
+  assert.deepEqual(
+    flat.filter((name) => /^render/.test(name)),
+    ['render', 'renderFormatsOf'],
+    'one render(result, format) for every kind of result, not one function per kind and format',
+  );
+  for (const ns of Object.keys(NAMESPACES)) assert.ok(flat.includes(ns), `the namespace ${ns} is exported`);
+  assert.ok(
+    flat.length <= 60,
+    `the flat API has ${flat.length} runtime names (83 before one render and the namespaces)`,
+  );
 });
 
 for (const f of examples) {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { parseProtocols } from '../../src/cli/page.ts';
 import { h2lab } from '../helpers/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-page-cli-'));
@@ -86,3 +87,11 @@ for (const c of cases) {
     assert.match(r.stderr, c.says, 'the message names what to fix');
   });
 }
+
+test('--protocols: hN is HTTP/N, the wire protocols are taken as themselves, the settings are named by them', () => {
+  assert.deepEqual(parseProtocols('h1,h2,h3'), ['http/1.1', 'h2', 'h3'], 'the flag values users type');
+  assert.deepEqual(parseProtocols('http/1.1,h2'), ['http/1.1', 'h2'], 'the ids a result names them by');
+  assert.deepEqual(parseProtocols('h1,http/1.1'), ['http/1.1'], 'one setting once');
+  for (const bad of ['h4', 'h2c', 'h2-pool', ''])
+    assert.throws(() => parseProtocols(bad), /--protocols/, `${JSON.stringify(bad)} is refused`);
+});

@@ -84,7 +84,7 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, 
   const r = parsePageResult(
     JSON.parse(
       JSON.stringify(
-        await replayPage({ har: harFile, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM }),
+        await replayPage({ har: harFile, protocols: ['http/1.1', 'h2'], runs: 1, chromiumPath: CHROMIUM }),
       ),
     ),
   );
@@ -119,14 +119,14 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, 
     const www = conns('www.h2lab.test');
     const together = [...conns('o1.h2lab.test')].some((c) => www.has(c));
     assert.equal(together, l.protocol === 'h2', `${l.protocol}: www and o1 coalesced only over h2`);
-    const want = l.protocol === 'h1' ? 'http/1.1' : 'h2';
+    const want = l.protocol;
     assert.ok(
       l.requests.every((q) => q.protocol === want),
       `${l.protocol} loads spoke ${want}`,
     );
     assert.ok(l.metrics && l.metrics.loadMs > 0 && l.metrics.lastByteMs > 0, 'page timings measured');
   }
-  const h1 = r.summaries.find((s) => s.protocol === 'h1')!;
+  const h1 = r.summaries.find((s) => s.protocol === 'http/1.1')!;
   const h2 = r.summaries.find((s) => s.protocol === 'h2')!;
   // Credentialed and anonymous (CORS: fonts, fetch) requests use separate pools of 6 each.
   for (const [h, n] of Object.entries(h1.connectionsPerOrigin))
@@ -203,7 +203,7 @@ test('1 first-party + 17 third-party origins with only the first on h2: reported
   const f = await recordGenerated('origins=18,resources=40,think=5ms,image=1500', 'many.har');
   const r = await replayPage({
     har: f,
-    protocols: ['h1', 'h2'],
+    protocols: ['http/1.1', 'h2'],
     h2Origins: ['www.h2lab.test'],
     runs: 1,
     chromiumPath: CHROMIUM,
@@ -227,7 +227,12 @@ test('replay through an emulated link with 3% loss: the link and its drops are r
   const h3 = await h3SkipReason();
   if (h3) t.diagnostic(`h3 left out: ${h3}`);
   const r = await replayPage(
-    { har: harFile, protocols: h3 ? ['h1', 'h2'] : ['h1', 'h2', 'h3'], runs: 1, chromiumPath: CHROMIUM },
+    {
+      har: harFile,
+      protocols: h3 ? ['http/1.1', 'h2'] : ['http/1.1', 'h2', 'h3'],
+      runs: 1,
+      chromiumPath: CHROMIUM,
+    },
     { link: { profile: { rttMs: 40, loss: 0.03 }, backend: 'relay' } },
   );
   assert.equal(r.error, undefined, JSON.stringify(r.error));
@@ -260,7 +265,7 @@ test('replay through an emulated link with 3% loss: the link and its drops are r
 test('a page whose HTML takes 1.5 s on the server is reported as bound by its think time', async (t) => {
   if (missing) return t.skip(missing);
   const f = await recordGenerated('origins=1,resources=8,think=1500ms', 'slow.har');
-  const r = await replayPage({ har: f, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
+  const r = await replayPage({ har: f, protocols: ['http/1.1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
   for (const l of r.loads)
     assert.ok(l.metrics!.ttfbMs >= 1500, `${l.protocol}: first byte after the think time`);
   assert.ok(
@@ -287,7 +292,7 @@ test('record a URL (the fixture tiles page on 127.0.0.1, a private CA) and repla
     await srv.close(0);
   }
   // The fixture is gone: every response now comes from the replay listener the rules send 127.0.0.1 to.
-  const r = await replayPage({ har: f, protocols: ['h1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
+  const r = await replayPage({ har: f, protocols: ['http/1.1', 'h2'], runs: 1, chromiumPath: CHROMIUM });
   assert.equal(r.error, undefined, JSON.stringify(r.error));
   for (const l of r.loads)
     assert.ok(

@@ -1,6 +1,7 @@
 /**
- * Statistics across repeated runs: medians with min–max, and the ratio of a strategy to a baseline
- * with a percentile-bootstrap confidence interval.
+ * Inference across repeated runs: medians with min–max, the ratio of a strategy to a baseline with a
+ * percentile-bootstrap confidence interval, the rank test, the outcome a ratio is classified as and
+ * the runs a decision needs.
  *
  * Why the bootstrap: a comparison has few runs (default 4 kept of 5) whose distribution is unknown
  * and often skewed (a run that met a GC pause, a noisy neighbour). Resampling the runs makes no

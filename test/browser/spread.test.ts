@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { burstStats, summarizeBurst } from '../../src/browser/burst.ts';
 import { summarizeCancel } from '../../src/browser/cancel.ts';
 import { burstUrls } from '../../src/browser/page-scripts.ts';
-import { peakConcurrency } from '../../src/browser/stats.ts';
+import { peakConcurrency } from '../../src/browser/spread.ts';
 import type { BrowserRequest, CancelRun } from '../../src/model/browser.ts';
 
 test('peakConcurrency: half-open intervals, and equals a brute-force count at every start', () => {

@@ -10,7 +10,7 @@ import {
   minRunsForRankTest,
   runsNeeded,
   summarize,
-} from '../../src/compare/stats.ts';
+} from '../../src/compare/inference.ts';
 import { medianInterpolated as median, quantileInterpolated as quantile } from '../../src/core/index.ts';
 
 const positive = fc.double({ min: 0.001, max: 1e6, noNaN: true, noDefaultInfinity: true });

@@ -1,6 +1,8 @@
 /**
- * Statistics of browser runs. Bursts are small (about a hundred requests), so percentiles are exact
- * (nearest rank on the sorted values) rather than read from a histogram.
+ * The descriptive figures of a browser run's few values: their spread (p50/p90/min/max), the peak of
+ * requests in flight, a tally of labels. Bursts are small (about a hundred requests), so percentiles
+ * are exact (nearest rank on the sorted values) rather than read from a histogram — not the load
+ * engine's histograms (src/load) nor the inference across runs (src/compare/inference.ts).
  */
 import { quantileNearestRank } from '../core/index.ts';
 import type { Spread } from '../model/index.ts';
