@@ -4,17 +4,38 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { measureBrowser } from '../browser/index.ts';
+import {
+  CHROMIUM_FLAG,
+  MAX_STREAMS_FLAG,
+  measureBrowser,
+  POOL_FLAG,
+  TRUST_CERT_FLAG,
+} from '../browser/index.ts';
+import { RUNS_FLAG } from '../compare/index.ts';
 import {
   checkOutputPath,
   H2labError,
   parseDurationMs,
   parseInteger,
+  readFlag,
   writeFileAtomic,
 } from '../core/index.ts';
 import { type BrowserOptionsInput, DEFAULT_CHROMIUM_PATH, DEFAULT_PATH_TEMPLATE } from '../model/index.ts';
 import { renderBrowserHtml, renderBrowserText } from '../report/index.ts';
+import { METRICS_URL_FLAG } from '../server/index.ts';
+import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
+import { optionOf } from './flags.ts';
 import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
+
+/** browser's `--runs`: bursts per target, the first discarded; each is a Chromium burst of --count. */
+const BROWSER_RUNS = {
+  of: RUNS_FLAG,
+  min: 2,
+  max: 200,
+  why: 'the first burst is discarded; each is a burst of --count requests in Chromium',
+  description: 'bursts per target, alternating targets; the first is discarded',
+  defaultValue: '6',
+} as const;
 
 interface Flags {
   chromium: string;
@@ -47,7 +68,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     origins,
     chromiumPath: f.chromium,
     count: parseInteger(f.count, '--count', 1, 2000),
-    runs: parseInteger(f.runs, '--runs', 2, 200),
+    runs: readFlag(BROWSER_RUNS, f.runs) as number,
     pathTemplate: f.pathTemplate,
     cancelAfterMs: parseDurationMs(f.cancelAfter, '--cancel-after'),
     cancelRuns: parseInteger(f.cancelRuns, '--cancel-runs', 1, 50),
@@ -58,9 +79,9 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
     trustCert: f.trustCert,
     trustSpki: f.trustSpki,
     fixture: {
-      poolSize: parseInteger(f.pool, '--pool', 1, 1024),
+      poolSize: readFlag(POOL_FLAG, f.pool) as number,
       tileMs: parseDurationMs(f.tileMs, '--tile-ms'),
-      maxConcurrentStreams: parseInteger(f.maxStreams, '--max-streams', 1, 2 ** 31 - 1),
+      maxConcurrentStreams: readFlag(MAX_STREAMS_FLAG, f.maxStreams) as number,
     },
     runTimeoutMs: parseDurationMs(f.runTimeout, '--run-timeout'),
   };
@@ -72,9 +93,9 @@ export function register(program: Command): void {
   program
     .command('browser')
     .argument('[origins...]', 'origins to measure, e.g. http://127.0.0.1:8080 https://127.0.0.1:8443')
-    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
+    .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
     .option('--count <n>', 'requests fired at once', '121')
-    .option('--runs <n>', 'bursts per target, alternating targets; the first is discarded', '6')
+    .addOption(optionOf(BROWSER_RUNS))
     .option(
       '--path-template <t>',
       'request path; {x} {y} walk a square grid, {i} is the index',
@@ -89,28 +110,30 @@ export function register(program: Command): void {
       '--h3',
       'also HTTP/3 for every https:// origin (a Chromium forcing QUIC to it; the fixture serves h3)',
     )
-    .option(
-      '--trust-cert <file>',
-      'PEM certificate (or CA) whose key Chromium trusts by SPKI pin; repeatable',
-      collect,
-      [],
-    )
+    .addOption(optionOf(TRUST_CERT_FLAG))
     .option('--trust-spki <base64>', 'SPKI pin (base64 SHA-256) to trust; repeatable', collect, [])
-    .option(
-      '--metrics-url <url>',
-      "the target's h2lab /metrics (the server's view: cancellations, pool queue)",
+    .addOption(
+      optionOf({
+        of: METRICS_URL_FLAG,
+        description: "the target's h2lab /metrics (the server's view: cancellations, pool queue)",
+        defaultText: 'not read',
+      }),
     )
-    .option('--pool <n>', 'fixture: backend pool workers (small, so that the pool is the bottleneck)', '4')
+    .addOption(optionOf({ of: POOL_FLAG, defaultValue: '4' }))
     .option('--tile-ms <dur>', 'fixture: time one tile holds a pool worker', '20ms')
-    .option(
-      '--max-streams <n>',
-      'fixture: SETTINGS_MAX_CONCURRENT_STREAMS (Chrome stops at 100 without one)',
-      '256',
+    .addOption(
+      optionOf({
+        of: MAX_STREAMS_FLAG,
+        description: 'fixture: SETTINGS_MAX_CONCURRENT_STREAMS (Chrome stops at 100 without one)',
+        defaultValue: '256',
+      }),
     )
     .option('--run-timeout <dur>', 'bound on one burst or cancellation run', '60s')
-    .option('--json <file>', "write the result as JSON ('-' for stdout)")
-    .option('--out <dir>', 'write report.html and result.json into DIR')
-    .option('-q, --quiet', 'no progress on stderr')
+    .addOption(optionOf({ of: JSON_FLAG, description: "write the result as JSON ('-' for stdout)" }))
+    .addOption(
+      optionOf({ of: OUT_FLAG, arg: 'dir', description: 'write report.html and result.json into DIR' }),
+    )
+    .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress on stderr' }))
     .action(async (origins: string[], f: Flags) => {
       const opts = browserOptionsFromFlags(origins, f);
       // Before Chromium starts: the measurement takes minutes, its output must have somewhere to go.

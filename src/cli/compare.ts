@@ -7,45 +7,77 @@ import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Cell } from '../compare/index.ts';
 import {
+  BANDWIDTH_FLAG,
+  BASELINE_FLAG,
+  CC_FLAG,
   COMPARE_DEFAULTS,
+  COMPARE_RUNS,
+  COMPARE_WORKERS_MAX,
   type CompareOptionsInput,
+  EXPECT_FLAG,
+  EXPECT_UNDECIDED_FLAG,
+  H1_CONNECTIONS_FLAG,
+  H2_POOL_POLICY_FLAG,
+  H2_SESSIONS_FLAG,
+  INITCWND_FLAG,
+  JITTER_FLAG,
+  LOSS_FLAG,
   MAX_COMPARE_WORKLOADS,
+  MIN_EFFECT_FLAG,
+  NET_BACKEND_FLAG,
+  PATHS_FLAG,
+  PROTOCOLS_FLAG,
+  QUEUE_FLAG,
+  RTT_FLAG,
   runComparison,
+  SIZES_FLAG,
+  SLOW_START_AFTER_IDLE_FLAG,
   sizeWorkload,
+  WARMUP_RUNS_FLAG,
   writeResultsAtomic,
 } from '../compare/index.ts';
 import {
   checkOutputPath,
-  INPUT_FILE_CAPS,
   invalidOption,
-  parseBitRate,
-  parseBytes,
   parseDurationMs,
-  parseFraction,
-  parseInteger,
   parseList,
-  readOptionText,
+  readFlag,
   writeFileAtomic,
 } from '../core/index.ts';
+import {
+  BODY_FLAG,
+  BODY_SIZE_FLAG,
+  BURST_FLAG,
+  BURST_HANDSHAKES_FLAG,
+  CA_FLAG,
+  CERT_FLAG,
+  CONCURRENCY_FLAG,
+  CONNECT_TIMEOUT_FLAG,
+  DURATION_FLAG,
+  HEADER_FLAG,
+  INSECURE_FLAG,
+  KEY_FLAG,
+  METHOD_FLAG,
+  RATE_FLAG,
+  REQUESTS_FLAG,
+  SEED_FLAG,
+  TIMEOUT_FLAG,
+  URLS_FLAG,
+  WINDOW_FLAG,
+  WORKERS_FLAG,
+} from '../load/index.ts';
 import type { ComparePlan, CompareResult, WorkloadInput } from '../model/index.ts';
-import { CONGESTION_CONTROLS } from '../net/index.ts';
 import { loadHtmlAssets } from '../report/index.ts';
+import { METRICS_URL_FLAG } from '../server/index.ts';
 import {
   comparePlanLengthMs,
   planCompareShards,
   runComparePlanLocally,
   startClockServer,
 } from '../shard/index.ts';
-import { findStrategy, POOL_POLICIES, type PoolPolicy, strategyNames } from '../transport/index.ts';
+import { CSV_FLAG, JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
-import {
-  addRequestFlags,
-  collect,
-  parseRateList,
-  type RequestFlags,
-  rateOption,
-  requestOptionsFromFlags,
-} from './load-flags.ts';
+import { addFlags, optionOf, valuesOf } from './flags.ts';
 import { addNetOption, parseNet } from './net-options.ts';
 import { untilDoneOrStopped } from './output.ts';
 import { addPlanFlags, type PlanFlags, planInputFromFlags } from './plan.ts';
@@ -53,7 +85,12 @@ import { progressBar } from './progress.ts';
 import { writeRenderedReports } from './report-files.ts';
 import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
-interface CompareFlags extends Partial<RequestFlags>, PlanFlags {
+interface CompareFlags extends PlanFlags {
+  method?: string;
+  header?: string[];
+  body?: string;
+  timeout?: string;
+  connectTimeout?: string;
   protocols?: string;
   baseline?: string;
   concurrency?: string;
@@ -137,44 +174,95 @@ function checkWorkloadList(option: string, list: readonly string[]): void {
     );
 }
 
-/** Flags → options. Exported for tests. */
-export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags): CompareOptionsInput {
-  const o: CompareOptionsInput = {};
-  if (url) o.url = url;
-  if (f.protocols) {
-    const names = strategyNames();
-    o.protocols = parseList(f.protocols).map((p) => {
-      if (!findStrategy(p))
-        throw invalidOption(
-          '--protocols',
-          f.protocols,
-          `use a list of ${names.join(', ')}, e.g. ${names.slice(0, 2).join(',')}`,
-        );
-      return p;
-    });
-  }
-  if (f.baseline) {
-    if (!findStrategy(f.baseline))
-      throw invalidOption('--baseline', f.baseline, `use one of ${strategyNames().join(', ')}`);
-    o.baseline = f.baseline;
-  }
-  if (f.concurrency)
-    o.concurrency = parseList(f.concurrency).map((c) => parseInteger(c, '--concurrency', 1, 10_000));
-  if (f.rate) {
-    // Open loop replaces the closed loop's axis: a cell per rate, as a cell per concurrency.
-    if (f.concurrency)
-      throw invalidOption(
-        '--rate',
-        f.rate,
-        `--rate replaces --concurrency ${f.concurrency} (open loop: the schedule, not the client, sets what is in flight); give one of them`,
-      );
-    o.rateRps = parseRateList(f.rate);
-  }
-  Object.assign(o, requestOptionsFromFlags({ ...f, header: f.header ?? [] }));
-  if (f.expect && f.expect.length > 0) o.expect = f.expect;
-  if (f.expectUndecided) o.expectUndecided = f.expectUndecided as 'pass' | 'fail';
+/**
+ * compare's flags that fill an option directly, and the key each fills: the load flags it sweeps
+ * (src/load/options.ts) and its own (src/compare/options.ts). The workload flags (--sizes, --paths,
+ * --urls, --body-size) build workloads, below.
+ */
+const COMPARE_FLAG_USES = [
+  {
+    of: PROTOCOLS_FLAG,
+    key: 'protocols',
+    list: true,
+    description: 'strategies to compare',
+    defaultText: COMPARE_DEFAULTS.protocols.join(','),
+  },
+  { of: BASELINE_FLAG, key: 'baseline' },
+  {
+    of: CONCURRENCY_FLAG,
+    key: 'concurrency',
+    list: true,
+    max: 10_000,
+    why: 'every value is a cell run in turn on this machine',
+    description: 'requests in flight, one cell per value',
+    defaultText: COMPARE_DEFAULTS.concurrency.join(','),
+  },
+  { of: SIZES_FLAG },
+  { of: PATHS_FLAG },
+  { of: URLS_FLAG, description: 'URLs (comma-separated or a file, one a line), one workload each' },
+  { of: BODY_SIZE_FLAG, description: 'upload a body of this size with each request (POST)' },
+  {
+    of: BURST_FLAG,
+    key: 'burst',
+    list: true,
+    description:
+      'make each workload a burst: N requests at once per run, compared on the time until the last ends; one cell per N (replaces --concurrency for it)',
+  },
+  { of: BURST_HANDSHAKES_FLAG, key: 'burstHandshakes' },
+  {
+    of: DURATION_FLAG,
+    key: 'durationMs',
+    description: 'measured time of each run',
+    defaultText: `${COMPARE_DEFAULTS.durationMs}ms`,
+  },
+  { of: REQUESTS_FLAG, key: 'requests', description: 'requests per run instead of a duration' },
+  COMPARE_RUNS,
+  { of: WARMUP_RUNS_FLAG, key: 'warmupRuns' },
+  { of: SEED_FLAG, key: 'seed' },
+  { of: MIN_EFFECT_FLAG, key: 'minEffect' },
+  { of: H1_CONNECTIONS_FLAG, key: 'h1Connections' },
+  { of: H2_SESSIONS_FLAG, key: 'h2PoolSessions' },
+  { of: H2_POOL_POLICY_FLAG, key: 'h2PoolPolicy' },
+  {
+    of: WORKERS_FLAG,
+    key: 'workers',
+    max: COMPARE_WORKERS_MAX,
+    why: 'one cell runs at a time on this machine',
+    description: 'load generator threads per run, when one saturates',
+  },
+  { of: WINDOW_FLAG, key: 'window' },
+  { of: METHOD_FLAG, key: 'method' },
+  { of: HEADER_FLAG, key: 'headers' },
+  { of: BODY_FLAG, key: 'bodyFile' },
+  { of: TIMEOUT_FLAG, key: 'timeoutMs' },
+  { of: CONNECT_TIMEOUT_FLAG, key: 'connectTimeoutMs' },
+  { of: RATE_FLAG, key: 'rateRps', list: true },
+] as const;
+
+/** The link conditions compare sweeps, after `--net`: one emulated link per combination. */
+const COMPARE_LINK_USES = [
+  { of: RTT_FLAG, key: 'links.rttMs', list: true },
+  { of: JITTER_FLAG, key: 'links.jitterMs', list: true },
+  { of: LOSS_FLAG, key: 'links.loss', list: true },
+  { of: BANDWIDTH_FLAG, key: 'links.rateBitsPerSec', list: true },
+  { of: CC_FLAG, key: 'links.congestionControl', list: true },
+  { of: INITCWND_FLAG, key: 'links.initialCwnd' },
+  { of: QUEUE_FLAG, key: 'links.queueBytes' },
+  { of: SLOW_START_AFTER_IDLE_FLAG, key: 'links.slowStartAfterIdle' },
+  { of: NET_BACKEND_FLAG, key: 'links.backend' },
+  { of: CA_FLAG, key: 'tls.ca', description: 'CA certificate (PEM) that signed the server certificate' },
+  { of: CERT_FLAG, key: 'tls.cert', description: 'client certificate (PEM) for mTLS' },
+  { of: KEY_FLAG, key: 'tls.key', description: 'client key (PEM) for mTLS' },
+  { of: INSECURE_FLAG, key: 'tls.insecure', description: 'accept any server certificate (do not verify it)' },
+  { of: METRICS_URL_FLAG, key: 'metricsUrl' },
+  { of: EXPECT_FLAG, key: 'expect' },
+  { of: EXPECT_UNDECIDED_FLAG, key: 'expectUndecided' },
+] as const;
+
+/** The workloads of --sizes, --paths or --urls (one of them), each an upload with --body-size. */
+function workloadsFromFlags(url: string | undefined, f: CompareFlags, o: CompareOptionsInput): void {
   const bodySizeBytes =
-    f.bodySize !== undefined ? parseBytes(f.bodySize, '--body-size', INPUT_FILE_CAPS.body) : undefined;
+    f.bodySize !== undefined ? (readFlag(BODY_SIZE_FLAG, f.bodySize) as number) : undefined;
   const given = [f.sizes, f.paths, f.urls].filter((x) => x !== undefined).length;
   if (given > 1)
     throw invalidOption(
@@ -183,8 +271,8 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
       'give only one of them',
     );
   if (f.sizes) {
-    o.workloads = parseList(f.sizes).map((s) => ({
-      ...sizeWorkload(parseBytes(s, '--sizes')),
+    o.workloads = (readFlag(SIZES_FLAG, f.sizes) as number[]).map((n) => ({
+      ...sizeWorkload(n),
       ...(bodySizeBytes !== undefined ? { method: 'POST' as const, bodySizeBytes } : {}),
     }));
   } else if (f.paths) {
@@ -192,14 +280,7 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
     checkWorkloadList('--paths', list);
     o.workloads = list.map((p, i) => pathWorkload(p, i, bodySizeBytes));
   } else if (f.urls) {
-    let list = parseList(f.urls);
-    if (list.length === 1 && !/^https?:/.test(list[0]!)) {
-      // A file of URLs, one a line.
-      list = readOptionText(list[0]!, '--urls', { kind: 'urls' })
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('#'));
-    }
+    const list = readFlag(URLS_FLAG, f.urls) as string[];
     checkWorkloadList('--urls', list);
     o.workloads = list.map((u, i) => pathWorkload(u, i, bodySizeBytes));
     if (!o.url && list[0]) o.url = new URL(list[0]).origin + '/';
@@ -212,63 +293,26 @@ export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags
       );
     o.workloads = [pathWorkload(new URL(url).pathname, 0, bodySizeBytes)];
   }
-  if (f.burst) o.burst = parseList(f.burst).map((n) => parseInteger(n, '--burst', 1, 100_000));
-  if (f.burstHandshakes) o.burstHandshakes = f.burstHandshakes as 'include' | 'exclude';
-  if (f.duration) o.durationMs = parseDurationMs(f.duration, '--duration', 's');
-  if (f.requests) o.requests = parseInteger(f.requests, '--requests', 1);
-  if (f.runs) o.runs = parseInteger(f.runs, '--runs', 2, 1000);
-  if (f.warmupRuns) o.warmupRuns = parseInteger(f.warmupRuns, '--warmup-runs', 0, 100);
-  if (f.seed) o.seed = parseInteger(f.seed, '--seed');
-  if (f.minEffect) o.minEffect = parseFraction(f.minEffect, '--min-effect');
-  if (f.h1Connections) {
-    const v = f.h1Connections.replace(/^=/, '');
-    const list = v === 'concurrency' ? [] : parseList(v);
-    o.h1Connections =
-      v === 'concurrency'
-        ? 'concurrency'
-        : list.map((x) => {
-            if (!/^\d+$/.test(x))
-              throw invalidOption(
-                '--h1-connections',
-                f.h1Connections,
-                'use a number (e.g. 6), one per --concurrency value (e.g. 1,6,16), or concurrency',
-              );
-            return parseInteger(x, '--h1-connections', 1, 10_000);
-          });
-    if (Array.isArray(o.h1Connections) && o.h1Connections.length === 1) o.h1Connections = o.h1Connections[0]!;
-  }
-  if (f.h2Sessions) o.h2PoolSessions = parseInteger(f.h2Sessions, '--h2-sessions', 1, 10_000);
-  if (f.h2PoolPolicy) o.h2PoolPolicy = f.h2PoolPolicy as PoolPolicy;
-  if (f.workers) o.workers = parseInteger(f.workers, '--workers', 1, 64);
-  if (f.window) o.window = f.window as 'node' | 'browser' | 'max';
+}
+
+/** Flags → options, by the declarations' keys. Exported for tests. */
+export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags): CompareOptionsInput {
+  // Open loop replaces the closed loop's axis: a cell per rate, as a cell per concurrency.
+  if (f.rate && f.concurrency)
+    throw invalidOption(
+      '--rate',
+      f.rate,
+      `--rate replaces --concurrency ${f.concurrency} (open loop: the schedule, not the client, sets what is in flight); give one of them`,
+    );
+  const flags = f as unknown as Record<string, unknown>;
+  const o = {
+    ...valuesOf(flags, COMPARE_FLAG_USES),
+    ...valuesOf(flags, COMPARE_LINK_USES),
+  } as CompareOptionsInput;
+  if (url) o.url = url;
+  workloadsFromFlags(url, f, o);
   // Behind a link the embedded fixture server runs in the link's server namespace.
   if (f.net) o.net = parseNet(f.net, true);
-  const links: NonNullable<CompareOptionsInput['links']> = {};
-  if (f.rtt) links.rttMs = parseList(f.rtt).map((x) => parseDurationMs(x, '--rtt'));
-  if (f.jitter) links.jitterMs = parseList(f.jitter).map((x) => parseDurationMs(x, '--jitter'));
-  if (f.loss) links.loss = parseList(f.loss).map((x) => parseFraction(x, '--loss'));
-  if (f.bandwidth) links.rateBitsPerSec = parseList(f.bandwidth).map((x) => parseBitRate(x, '--bandwidth'));
-  if (f.cc) {
-    links.congestionControl = parseList(f.cc).map((x) => {
-      if (!(CONGESTION_CONTROLS as readonly string[]).includes(x))
-        throw invalidOption('--cc', f.cc, `use a list of ${CONGESTION_CONTROLS.join(', ')}, e.g. cubic,bbr`);
-      return x as (typeof CONGESTION_CONTROLS)[number];
-    });
-  }
-  if (f.initcwnd) links.initialCwnd = parseInteger(f.initcwnd, '--initcwnd', 1, 1000);
-  if (f.queue) links.queueBytes = parseBytes(f.queue, '--queue');
-  if (f.slowStartAfterIdle === false) links.slowStartAfterIdle = false;
-  if (f.netBackend) links.backend = f.netBackend as 'auto' | 'relay' | 'netem';
-  if (Object.keys(links).length > 0) o.links = links;
-  if (f.ca || f.cert || f.key || f.insecure) {
-    o.tls = {
-      ...(f.ca ? { ca: f.ca } : {}),
-      ...(f.cert ? { cert: f.cert } : {}),
-      ...(f.key ? { key: f.key } : {}),
-      ...(f.insecure ? { insecure: true } : {}),
-    };
-  }
-  if (f.metricsUrl) o.metricsUrl = f.metricsUrl;
   return o;
 }
 
@@ -292,101 +336,30 @@ function progress(stream: NodeJS.WriteStream) {
 export function register(program: Command): void {
   const cmd = program
     .command('compare')
-    .argument('[url]', 'target base URL (default: start the embedded fixture server on free ports)')
-    .option('--protocols <list>', `strategies to compare (default ${COMPARE_DEFAULTS.protocols.join(',')})`)
-    .option(
-      '--baseline <strategy>',
-      `strategy the others are measured against (default ${COMPARE_DEFAULTS.baseline})`,
-    )
-    .option(
-      '--concurrency <list>',
-      `requests in flight, one cell per value (default ${COMPARE_DEFAULTS.concurrency.join(',')})`,
-    )
-    .option(
-      '--sizes <list>',
-      'response sizes, one workload each, from the fixture server (/bytes/N), e.g. 1KiB,1MiB',
-    )
-    .option('--paths <list>', 'paths on the target, one workload each')
-    .option('--urls <list|file>', 'URLs (comma-separated or a file, one a line), one workload each')
-    .option('--body-size <size>', 'upload a body of this size with each request (POST)')
-    .option(
-      '--burst <list>',
-      'make each workload a burst: N requests at once per run, compared on the time until the last ends; one cell per N (replaces --concurrency for it)',
+    .argument('[url]', 'target base URL (default: start the embedded fixture server on free ports)');
+  addFlags(cmd, COMPARE_FLAG_USES);
+  addNetOption(cmd, true);
+  addFlags(cmd, COMPARE_LINK_USES)
+    .addOption(
+      optionOf({
+        of: OUT_FLAG,
+        arg: 'dir',
+        description: 'where results.json, report.md and report.html go',
+      }).default('h2lab-report'),
     )
     .addOption(
-      new Option(
-        '--burst-handshakes <when>',
-        'burst: open connections inside the timed period (include, default) or before it',
-      ).choices(['include', 'exclude']),
-    )
-    .option('--duration <time>', `measured time of each run (default ${COMPARE_DEFAULTS.durationMs}ms)`)
-    .option('--requests <n>', 'requests per run instead of a duration')
-    .option('--runs <n>', `runs per cell; the first is warm-up (default ${COMPARE_DEFAULTS.runs})`)
-    .option(
-      '--warmup-runs <n>',
-      `runs per cell excluded from statistics (default ${COMPARE_DEFAULTS.warmupRuns})`,
-    )
-    .option('--seed <n>', `seed of every random choice (default ${COMPARE_DEFAULTS.seed})`)
-    .option('--min-effect <fraction>', 'smallest difference called a difference (default 5%)')
-    .option(
-      '--h1-connections <n|list|concurrency>',
-      `HTTP/1.1 connections per cell (default ${COMPARE_DEFAULTS.h1Connections}, a browser's per-origin limit; =concurrency: as many as requests in flight; a list: one per --concurrency value)`,
-    )
-    .option(
-      '--h2-sessions <n>',
-      `sessions of the h2-pool strategy (default ${COMPARE_DEFAULTS.h2PoolSessions})`,
+      optionOf({
+        of: JSON_FLAG,
+        description: 'also write results.json here; - for stdout (the table goes to stderr)',
+      }),
     )
     .addOption(
-      new Option(
-        '--h2-pool-policy <name>',
-        `how h2-pool picks a session (default ${COMPARE_DEFAULTS.h2PoolPolicy}; first-free: an idle one, else open one; lease: one stream per session at a time)`,
-      ).choices(POOL_POLICIES),
+      optionOf({
+        of: CSV_FLAG,
+        description: 'one row per cell (workload, level, net, strategy); - for stdout',
+      }),
     )
-    .option('--workers <n>', 'load generator threads per run, when one saturates (default 1)')
-    .addOption(
-      new Option(
-        '--window <preset>',
-        'HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max',
-      ).choices(['node', 'browser', 'max']),
-    );
-  addRequestFlags(cmd).addOption(rateOption(true));
-  addNetOption(cmd, true)
-    .option('--rtt <list>', 'emulated link: round-trip delays, one link each, e.g. 20ms,200ms (root)')
-    .option('--jitter <list>', 'emulated link: one-way delay jitter (± each, ≤ rtt/2), e.g. 5ms')
-    .option('--loss <list>', 'emulated link: packet loss each way, one link each, e.g. 0,1%,2%')
-    .option('--bandwidth <list>', 'emulated link: bottleneck rates, one link each, e.g. 10mbit,50mbit')
-    .option(
-      '--cc <list>',
-      `TCP congestion control on both ends of every link, one link each: ${CONGESTION_CONTROLS.join(', ')}`,
-    )
-    .option('--initcwnd <segments>', 'initial congestion window on every link (default 10)')
-    .option('--queue <size>', 'bottleneck queue per direction on every link (default one BDP)')
-    .option('--no-slow-start-after-idle', 'tcp_slow_start_after_idle=0 in the server namespace of every link')
-    .addOption(new Option('--net-backend <name>', 'emulation backend').choices(['auto', 'relay', 'netem']))
-    .option('--ca <file>', 'CA certificate (PEM) that signed the server certificate')
-    .option('--cert <file>', 'client certificate (PEM) for mTLS')
-    .option('--key <file>', 'client key (PEM) for mTLS')
-    .option('-k, --insecure', 'accept any server certificate (do not verify it)')
-    .option(
-      '--metrics-url <url>',
-      "an h2lab fixture server's /metrics to read around each run (default: the embedded server's)",
-    )
-    .option(
-      '--expect <condition>',
-      'CI gate, repeatable: e.g. h2<=h1:p99@64 or "h2 not worse than h1 on p99 at c=64"; exit 1 when one fails',
-      collect,
-      [],
-    )
-    .addOption(
-      new Option(
-        '--expect-undecided <outcome>',
-        'whether a condition the runs cannot decide fails (default pass)',
-      ).choices(['pass', 'fail']),
-    )
-    .option('--out <dir>', 'where results.json, report.md and report.html go', 'h2lab-report')
-    .option('--json <file>', 'also write results.json here; - for stdout (the table goes to stderr)')
-    .option('--csv <file>', 'one row per cell (workload, level, net, strategy); - for stdout')
-    .option('-q, --quiet', 'no progress, no table')
+    .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress, no table' }))
     .option(
       '--brief',
       'print the answer alone (what to decide, for which clients, why); the files are complete',

@@ -4,7 +4,7 @@
  * a run's objects removed.
  */
 import type { Command } from 'commander';
-import { H2labError, parseDurationMs, writeFileAtomic } from '../core/index.ts';
+import { H2labError, parseDurationMs, readFlag, writeFileAtomic } from '../core/index.ts';
 import {
   cleanRun,
   collectRun,
@@ -15,7 +15,19 @@ import {
   renderYaml,
   waitForJob,
 } from '../k8s/index.ts';
+import { TIMEOUT_FLAG } from '../load/index.ts';
 import { readPlanFile } from '../shard/index.ts';
+import {
+  CONTEXT_FLAG,
+  JSON_FLAG,
+  KUBECTL_FLAG,
+  NAMESPACE_FLAG,
+  OUT_FLAG,
+  PLAN_FLAG,
+  QUIET_FLAG,
+  RUN_ID_FLAG,
+} from './common-flags.ts';
+import { optionOf } from './flags.ts';
 import { addCompareOutputFlags, type CollectedFlags, checkCollectedOutputs, outputShards } from './plan.ts';
 
 interface K8sFlags {
@@ -55,10 +67,10 @@ const kubectlOptions = (f: { context?: string; namespace?: string; kubectl?: str
 
 function withRenderFlags(cmd: Command): Command {
   return cmd
-    .requiredOption('--plan <file>', 'the plan (h2lab plan)')
+    .addOption(optionOf({ of: PLAN_FLAG, required: true }))
     .requiredOption('--image <image>', 'container image with h2lab in it')
     .option('--command <words>', 'how h2lab is started in the image (default: h2lab)')
-    .option('--namespace <ns>', 'namespace of the objects')
+    .addOption(optionOf(NAMESPACE_FLAG))
     .option(
       '--active-deadline <time>',
       'stop the Job after this long (default: until the start + the run + 5m)',
@@ -71,7 +83,9 @@ function withRenderFlags(cmd: Command): Command {
 export function register(program: Command): void {
   const k8s = program.command('k8s').description('Run a plan as a Kubernetes Indexed Job');
   withRenderFlags(k8s.command('render').description('Write the Job and ConfigMap of a plan (YAML)'))
-    .option('--out <file>', 'write the manifests here (default stdout)')
+    .addOption(
+      optionOf({ of: OUT_FLAG, arg: 'file', description: 'write the manifests here', defaultText: 'stdout' }),
+    )
     .action((f: K8sFlags & { out?: string }) => {
       const plan = readPlanFile(f.plan);
       const yaml = renderYaml(renderManifests(plan, renderOptions(f)));
@@ -83,11 +97,17 @@ export function register(program: Command): void {
       k8s.command('run').description('Apply a plan, wait for its Job, collect every shard, merge'),
     ),
   )
-    .option('--context <name>', 'kubectl context')
-    .option('--kubectl <path>', 'kubectl executable (default: kubectl)')
-    .option('--timeout <time>', 'give up waiting after this long (default: the Job’s deadline + 1m)')
-    .option('--json <file>', 'write the merged result (JSON); - for stdout')
-    .option('-q, --quiet', 'print nothing but errors')
+    .addOption(optionOf(CONTEXT_FLAG))
+    .addOption(optionOf(KUBECTL_FLAG))
+    .addOption(
+      optionOf({
+        of: TIMEOUT_FLAG,
+        description: 'give up waiting after this long',
+        defaultText: 'the Job’s deadline + 1m',
+      }),
+    )
+    .addOption(optionOf({ of: JSON_FLAG, description: 'write the merged result (JSON); - for stdout' }))
+    .addOption(optionOf(QUIET_FLAG))
     .action(async (f: K8sFlags & CollectedFlags & { timeout?: string }) => {
       const plan = readPlanFile(f.plan);
       checkCollectedOutputs(plan, f);
@@ -108,7 +128,7 @@ export function register(program: Command): void {
       say((await kubectl(['apply', '-f', '-'], k, renderYaml(objects))).trim());
       const job = objects[1] as { spec: { activeDeadlineSeconds: number } };
       const timeoutMs = f.timeout
-        ? parseDurationMs(f.timeout, '--timeout', 's')
+        ? (readFlag(TIMEOUT_FLAG, f.timeout) as number)
         : (job.spec.activeDeadlineSeconds + 60) * 1000;
       let last = '';
       const end = await waitForJob(plan, k, {
@@ -129,11 +149,11 @@ export function register(program: Command): void {
   k8s
     .command('clean')
     .description('Delete the Job, pods and ConfigMap of a run')
-    .option('--run-id <id>', 'the run (its label h2lab.dev/run-id)')
-    .option('--plan <file>', 'or the plan whose run to delete')
-    .option('--namespace <ns>', 'namespace of the objects')
-    .option('--context <name>', 'kubectl context')
-    .option('--kubectl <path>', 'kubectl executable (default: kubectl)')
+    .addOption(optionOf({ of: RUN_ID_FLAG, description: 'the run (its label h2lab.dev/run-id)' }))
+    .addOption(optionOf({ of: PLAN_FLAG, description: 'or the plan whose run to delete' }))
+    .addOption(optionOf(NAMESPACE_FLAG))
+    .addOption(optionOf(CONTEXT_FLAG))
+    .addOption(optionOf(KUBECTL_FLAG))
     .action(
       async (f: {
         runId?: string;

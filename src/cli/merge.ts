@@ -4,9 +4,11 @@
  * their plan (`--plan`), which holds the matrix and the run order they are merged in.
  */
 import type { Command } from 'commander';
-import { H2labError, parseDurationMs, readOptionText } from '../core/index.ts';
+import { H2labError, readFlag, readOptionText } from '../core/index.ts';
 import { type AnyShardResult, anyShardResultSchema, type ShardResult } from '../model/index.ts';
 import { mergeShards, readPlanFile } from '../shard/index.ts';
+import { JSON_FLAG, MAX_SKEW_FLAG, PLAN_FLAG, QUIET_FLAG } from './common-flags.ts';
+import { optionOf } from './flags.ts';
 import {
   addCompareOutputFlags,
   type CollectedFlags,
@@ -46,14 +48,19 @@ export function register(program: Command): void {
       .command('merge')
       .description('Merge the shard results of one plan exactly (counts, HdrHistograms), shards beside it')
       .argument('<files...>', 'shard results (h2lab shard run --out)')
-      .option('--plan <file>', 'the plan the shards ran (needed for a comparison’s shards)')
-      .option('--max-skew <time>', 'warn when shards started further apart (default 10ms)')
+      .addOption(
+        optionOf({
+          of: PLAN_FLAG,
+          description: 'the plan the shards ran (needed for a comparison’s shards)',
+        }),
+      )
+      .addOption(optionOf({ of: MAX_SKEW_FLAG, description: 'warn when shards started further apart' }))
       .option(
         '--slow-factor <x>',
         'name a shard whose median latency is this many times the others’ (default 2)',
       )
-      .option('--json <file>', 'write the merged result (JSON); - for stdout')
-      .option('-q, --quiet', 'print nothing but errors'),
+      .addOption(optionOf({ of: JSON_FLAG, description: 'write the merged result (JSON); - for stdout' }))
+      .addOption(optionOf(QUIET_FLAG)),
   ).action(
     (files: string[], f: CollectedFlags & { plan?: string; maxSkew?: string; slowFactor?: string }) => {
       const plan = f.plan ? readPlanFile(f.plan) : undefined;
@@ -71,7 +78,7 @@ export function register(program: Command): void {
         );
       }
       const merge = {
-        ...(f.maxSkew ? { maxSkewMs: parseDurationMs(f.maxSkew, '--max-skew', 'ms') } : {}),
+        ...(f.maxSkew ? { maxSkewMs: readFlag(MAX_SKEW_FLAG, f.maxSkew) as number } : {}),
         ...(slow !== undefined ? { slowFactor: slow } : {}),
       };
       if (plan) {

@@ -4,14 +4,10 @@
  */
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import {
-  checkOutputPath,
-  H2labError,
-  parseDurationMs,
-  parseInteger,
-  parseList,
-  writeFileAtomic,
-} from '../core/index.ts';
+import { CHROMIUM_FLAG, MAX_STREAMS_FLAG, TRUST_CERT_FLAG } from '../browser/index.ts';
+import { RUNS_FLAG } from '../compare/index.ts';
+import { checkOutputPath, H2labError, parseList, readFlag, writeFileAtomic } from '../core/index.ts';
+import { TIMEOUT_FLAG } from '../load/index.ts';
 import {
   DEFAULT_CHROMIUM_PATH,
   type PageReplayOptionsInput,
@@ -22,8 +18,19 @@ import { checkNetAvailable } from '../net/index.ts';
 import { recordPage, replayPage } from '../page/index.ts';
 import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
+import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
+import { optionOf } from './flags.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
+
+/** page replay's `--runs`: kept loads per setting (a discarded round is made first, beyond them). */
+const PAGE_RUNS = {
+  of: RUNS_FLAG,
+  max: 100,
+  why: 'each run is a page load in Chromium per setting',
+  description: 'kept loads per setting (one more round is made first and discarded)',
+  defaultValue: '5',
+} as const;
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -92,15 +99,10 @@ export function register(program: Command): void {
       '--generate <spec>',
       'record a page h2lab generates and serves itself: origins=N,resources=N,think=MS,asset-think=MS,image=BYTES (or "default": 3 origins, 80 resources)',
     )
-    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
-    .option('--timeout <dur>', 'bound on the page load', '60s')
-    .option(
-      '--trust-cert <file>',
-      'PEM certificate or CA Chromium trusts (SPKI pin); repeatable',
-      collect,
-      [],
-    )
-    .option('-q, --quiet', 'no progress on stderr')
+    .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
+    .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on the page load', defaultValue: '60s' }))
+    .addOption(optionOf(TRUST_CERT_FLAG))
+    .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress on stderr' }))
     .action(async (url: string | undefined, f: RecordFlags) => {
       const generate = f.generate !== undefined ? parseSiteSpec(f.generate) : undefined;
       if (!generate && !url)
@@ -116,7 +118,7 @@ export function register(program: Command): void {
         ...(url && !generate ? { url } : {}),
         ...(generate ? { generate } : {}),
         chromiumPath: f.chromium,
-        timeoutMs: parseDurationMs(f.timeout, '--timeout'),
+        timeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
         trustCert: f.trustCert,
       });
       writeFileAtomic(f.output, `${JSON.stringify(rec.har)}\n`);
@@ -136,21 +138,35 @@ export function register(program: Command): void {
       '--h2-origins <hosts>',
       'only these origins (comma list of hostnames) get h2/h3 in their setting; the rest stay HTTP/1.1 (dilution)',
     )
-    .option('--runs <n>', 'kept loads per setting (one more round is made first and discarded)', '5')
-    .option('--chromium <path>', 'Chromium executable', DEFAULT_CHROMIUM_PATH)
-    .option('--timeout <dur>', 'bound on one page load', '60s')
-    .option('--max-streams <n>', 'concurrent streams each replayed origin allows (nginx default 128)', '128')
-    .option('--out <dir>', 'write results.json, report.md and report.html into DIR')
-    .option('--json <file>', "write the result as JSON ('-' for stdout)")
-    .option('-q, --quiet', 'no progress on stderr');
+    .addOption(optionOf(PAGE_RUNS))
+    .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
+    .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on one page load', defaultValue: '60s' }))
+    .addOption(
+      optionOf({
+        of: MAX_STREAMS_FLAG,
+        max: 10_000,
+        why: 'nginx-like origins; the replay opens as many streams as the page asks',
+        description: 'concurrent streams each replayed origin allows (nginx default 128)',
+        defaultValue: '128',
+      }),
+    )
+    .addOption(
+      optionOf({
+        of: OUT_FLAG,
+        arg: 'dir',
+        description: 'write results.json, report.md and report.html into DIR',
+      }),
+    )
+    .addOption(optionOf({ of: JSON_FLAG, description: "write the result as JSON ('-' for stdout)" }))
+    .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress on stderr' }));
   addLinkOptions(replay).action(async (har: string, f: ReplayFlags) => {
     const opts: PageReplayOptionsInput = {
       har,
       protocols: parseProtocols(f.protocols),
-      runs: parseInteger(f.runs, '--runs', 1, 100),
+      runs: readFlag(PAGE_RUNS, f.runs) as number,
       chromiumPath: f.chromium,
-      loadTimeoutMs: parseDurationMs(f.timeout, '--timeout'),
-      maxConcurrentStreams: parseInteger(f.maxStreams, '--max-streams', 1, 10_000),
+      loadTimeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
+      maxConcurrentStreams: readFlag({ of: MAX_STREAMS_FLAG, max: 10_000 }, f.maxStreams) as number,
       linkLabel: linkLabel(f),
     };
     if (f.h2Origins !== undefined) opts.h2Origins = parseList(f.h2Origins);

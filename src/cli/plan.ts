@@ -11,6 +11,7 @@ import {
   H2labError,
   parseDurationMs,
   parseInteger,
+  readFlag,
   writeFileAtomic,
 } from '../core/index.ts';
 import type {
@@ -37,7 +38,17 @@ import {
   startClockServer,
 } from '../shard/index.ts';
 import { addLoadFlags, type BenchFlags, toLoadOptions } from './bench.ts';
+import {
+  CSV_FLAG,
+  JSON_FLAG,
+  MAX_SKEW_FLAG,
+  OUT_FLAG,
+  PLAN_FLAG,
+  QUIET_FLAG,
+  RUN_ID_FLAG,
+} from './common-flags.ts';
 import { type CompareOutputFlags, checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
+import { optionOf } from './flags.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
 
 /** The plan's own flags, beside the load flags. */
@@ -71,8 +82,8 @@ export function addPlanFlags(cmd: Command, optional = false): Command {
       'coordinator answering {"epochMs": n} (h2lab clock serve): the reference clock',
     )
     .option('--clock-samples <n>', 'NTP-style exchanges per shard (default 8)')
-    .option('--run-id <id>', 'names the run (a DNS label; default from the plan’s hash)')
-    .option('--max-skew <time>', 'the merge warns when shards started further apart (default 10ms)');
+    .addOption(optionOf(RUN_ID_FLAG))
+    .addOption(optionOf(MAX_SKEW_FLAG));
 }
 
 /** The plan's own input from parsed flags (the start from --start-at or --start-in, default 60 s). */
@@ -95,7 +106,7 @@ export function planInputFromFlags(f: PlanFlags, now = Date.now()): PlanInput {
   if (f.clockUrl) p.clockUrl = f.clockUrl;
   if (f.clockSamples) p.clockSamples = parseInteger(f.clockSamples, '--clock-samples', 1, 1000);
   if (f.runId) p.runId = f.runId;
-  if (f.maxSkew) p.maxSkewMs = parseDurationMs(f.maxSkew, '--max-skew', 'ms');
+  if (f.maxSkew) p.maxSkewMs = readFlag(MAX_SKEW_FLAG, f.maxSkew) as number;
   return p;
 }
 
@@ -133,11 +144,17 @@ export type CollectedFlags = Partial<CompareOutputFlags> & { json?: string; quie
 /** Adds what a comparison's plan writes besides --json and --quiet: the reports' directory and CSV. */
 export function addCompareOutputFlags(cmd: Command): Command {
   return cmd
-    .option(
-      '--out <dir>',
-      'a comparison’s plan: where results.json, report.md and report.html go (default h2lab-report)',
+    .addOption(
+      optionOf({
+        of: OUT_FLAG,
+        arg: 'dir',
+        description: 'a comparison’s plan: where results.json, report.md and report.html go',
+        defaultText: 'h2lab-report',
+      }),
     )
-    .option('--csv <file>', 'a comparison’s plan: one row per cell; - for stdout');
+    .addOption(
+      optionOf({ of: CSV_FLAG, description: 'a comparison’s plan: one row per cell; - for stdout' }),
+    );
 }
 
 /** Before any shard runs: a comparison's outputs must have somewhere to go. */
@@ -197,7 +214,9 @@ export function register(program: Command): void {
         )
         .argument('[url]', 'target URL every shard drives'),
     ),
-  ).option('--out <file>', 'write the plan here (default stdout)');
+  ).addOption(
+    optionOf({ of: OUT_FLAG, arg: 'file', description: 'write the plan here', defaultText: 'stdout' }),
+  );
   plan.action((url: string | undefined, f: BenchFlags & PlanFlags & { out?: string }) => {
     const p = planFromFlags(url, f);
     const text = `${JSON.stringify(p, null, 2)}\n`;
@@ -215,10 +234,16 @@ export function registerShard(program: Command): void {
   shard
     .command('run')
     .description('Run one shard: chunk lines on stdout, a digest in --termination-log')
-    .requiredOption('--plan <file>', 'the plan (h2lab plan)')
+    .addOption(optionOf({ of: PLAN_FLAG, required: true }))
     .option('--index <n>', 'the shard (default: $JOB_COMPLETION_INDEX, set by an Indexed Job)')
     .option('--termination-log <file>', 'write the digest here (Kubernetes: /dev/termination-log)')
-    .option('--out <file>', 'also write the whole shard result as JSON (for h2lab merge)')
+    .addOption(
+      optionOf({
+        of: OUT_FLAG,
+        arg: 'file',
+        description: 'also write the whole shard result as JSON (for h2lab merge)',
+      }),
+    )
     .action(async (f: { plan: string; index?: string; terminationLog?: string; out?: string }) => {
       const p = readPlanFile(f.plan);
       const raw = f.index ?? process.env.JOB_COMPLETION_INDEX;
@@ -253,9 +278,15 @@ export function registerShard(program: Command): void {
     shard
       .command('local')
       .description('Run every shard of a plan as a process on this machine, then merge them')
-      .requiredOption('--plan <file>', 'the plan (h2lab plan, or h2lab compare --shards N --plan-out)')
-      .option('--json <file>', 'write the merged result (JSON); - for stdout')
-      .option('-q, --quiet', 'print nothing but errors'),
+      .addOption(
+        optionOf({
+          of: PLAN_FLAG,
+          required: true,
+          description: 'the plan (h2lab plan, or h2lab compare --shards N --plan-out)',
+        }),
+      )
+      .addOption(optionOf({ of: JSON_FLAG, description: 'write the merged result (JSON); - for stdout' }))
+      .addOption(optionOf(QUIET_FLAG)),
   ).action(async (f: { plan: string } & CollectedFlags) => {
     const p = readPlanFile(f.plan);
     checkCollectedOutputs(p, f);

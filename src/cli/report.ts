@@ -7,8 +7,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } from '../compare/index.ts';
-import { checkOutputPath, invalidOption, writeFileAtomic } from '../core/index.ts';
+import {
+  DEFAULT_MIN_EFFECT,
+  diffResults,
+  loadCompareResult,
+  MIN_EFFECT_FLAG,
+  reanalyze,
+} from '../compare/index.ts';
+import { checkOutputPath, readFlag, writeFileAtomic } from '../core/index.ts';
 import {
   loadHtmlAssets,
   renderDiffHtml,
@@ -16,6 +22,8 @@ import {
   renderDiffTerminal,
   renderTerminal,
 } from '../report/index.ts';
+import { OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
+import { optionOf } from './flags.ts';
 import { outputWidth } from './output.ts';
 import { writeRenderedReports } from './report-files.ts';
 
@@ -26,12 +34,7 @@ interface ReportFlags {
 }
 
 function parseMinEffect(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const s = text.trim();
-  const n = s.endsWith('%') ? Number(s.slice(0, -1)) / 100 : Number(s);
-  if (!Number.isFinite(n) || n < 0 || n > 10)
-    throw invalidOption('--min-effect', text, 'use a percentage such as 5% or a fraction such as 0.05');
-  return n;
+  return text === undefined ? undefined : (readFlag(MIN_EFFECT_FLAG, text) as number);
 }
 
 export function register(program: Command): void {
@@ -39,9 +42,16 @@ export function register(program: Command): void {
     .command('report')
     .argument('<results>', 'results.json written by h2lab compare')
     .argument('[after]', 'a second results.json: report what changed from the first to this one')
-    .option('--out <dir>', 'where to write report.md and report.html (default: next to the results file)')
-    .option('--min-effect <fraction>', 'smallest difference called a difference, e.g. 5% (default: as saved)')
-    .option('-q, --quiet', 'do not print the table')
+    .addOption(
+      optionOf({
+        of: OUT_FLAG,
+        arg: 'dir',
+        description: 'where to write report.md and report.html',
+        defaultText: 'next to the results file',
+      }),
+    )
+    .addOption(optionOf({ of: MIN_EFFECT_FLAG, defaultText: 'as saved' }))
+    .addOption(optionOf({ of: QUIET_FLAG, description: 'do not print the table' }))
     .action((first: string, second: string | undefined, flags: ReportFlags) => {
       // Before anything is rendered: an --out that cannot take the files is a usage error, not a
       // stack trace after the table (nor a hang on /proc).

@@ -48,12 +48,7 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[], config 
       `${o.description}${choices}${dflt}`,
     );
   }
-  if (!config) return cmd;
-  cmd.option(
-    '--config <file>',
-    'YAML (or JSON) file of options; keys are the long flag names; flags override it',
-  );
-  return cmd;
+  return config ? addConfigFlag(cmd) : cmd;
 }
 
 /** Reads a `--config` file into flag-name → value. */
@@ -122,11 +117,11 @@ function readConfigDocument(path: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
-/** Adds `--config FILE` to a command whose flags are declared with commander (bench, compare). */
+/** Adds `--config FILE` to a command: its one declaration, for every command that reads one. */
 export function addConfigFlag(cmd: Command): Command {
   return cmd.option(
     '--config <file>',
-    'YAML (or JSON) file of options; keys are the long flag names (e.g. protocols: h1,h2); flags override it',
+    'YAML (or JSON) file of options; keys are the long flag names; flags override it',
   );
 }
 

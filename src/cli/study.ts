@@ -10,13 +10,16 @@ import {
   checkOutputPath,
   ERROR_CODES,
   H2labError,
-  parseInteger,
+  readFlag,
   writeFileAtomic,
   writeWithFallback,
 } from '../core/index.ts';
+import { SEED_FLAG } from '../load/index.ts';
 import type { StudyResult } from '../model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../report/index.ts';
 import { listStudies, type Study, startStudy } from '../studies/index.ts';
+import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
+import { addFlags, optionOf, valuesOf } from './flags.ts';
 import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
 
@@ -29,22 +32,9 @@ interface StudyCommonFlags {
   [key: string]: unknown;
 }
 
-/** Flag name → the camelCase key commander stores it under. */
-function commanderKey(flags: string): string {
-  const long = flags.split(/[ ,]+/).find((f) => f.startsWith('--'))!;
-  return long.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** The study's own flags → its options. Exported for tests. */
+/** The study's own flags → the options it was given (by each use's key). Exported for tests. */
 export function studyOptionsFromFlags(study: Study, flags: Record<string, unknown>): Record<string, unknown> {
-  const options: Record<string, unknown> = {};
-  for (const f of study.flags ?? []) {
-    const v = flags[commanderKey(f.flags)];
-    if (v === undefined) continue;
-    const flagName = f.flags.split(/[ ,]+/).find((x) => x.startsWith('--'))!;
-    options[f.key] = f.parse && typeof v === 'string' ? f.parse(v, flagName) : v;
-  }
-  return options;
+  return valuesOf(flags, study.flags ?? []);
 }
 
 function writeReports(dir: string, r: StudyResult): void {
@@ -55,7 +45,7 @@ function writeReports(dir: string, r: StudyResult): void {
 
 async function runStudyCommand(study: Study, flags: StudyCommonFlags): Promise<void> {
   const options = studyOptionsFromFlags(study, flags);
-  const seed = flags.seed !== undefined ? parseInteger(flags.seed, '--seed') : undefined;
+  const seed = flags.seed !== undefined ? (readFlag(SEED_FLAG, flags.seed) as number) : undefined;
   const out = flags.out ?? `h2lab-study-${study.name}`;
   // Before anything runs: a study takes minutes, its output must have somewhere to go.
   checkOutputPath(out, '--out', 'dir');
@@ -161,11 +151,23 @@ export function register(program: Command): void {
       .command(study.name)
       .description(`${study.title} — reruns ${study.source}`)
       .option('--quick', 'a smaller grid that runs in under 2 minutes (the tests use it); same files')
-      .option('--out <dir>', 'where results.json, report.md and report.html go (default h2lab-study-NAME)')
-      .option('--json <file>', 'also write results.json here; - for stdout (the tables go to stderr)')
-      .option('--seed <n>', 'seed of every random choice (default 1)')
-      .option('-q, --quiet', 'no progress, no tables');
-    for (const f of study.flags ?? []) sub.option(f.flags, f.description);
+      .addOption(
+        optionOf({
+          of: OUT_FLAG,
+          arg: 'dir',
+          description: 'where results.json, report.md and report.html go',
+          defaultText: 'h2lab-study-NAME',
+        }),
+      )
+      .addOption(
+        optionOf({
+          of: JSON_FLAG,
+          description: 'also write results.json here; - for stdout (the tables go to stderr)',
+        }),
+      )
+      .addOption(optionOf(SEED_FLAG))
+      .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress, no tables' }));
+    addFlags(sub, study.flags ?? []);
     sub.action(async (flags: StudyCommonFlags) => runStudyCommand(study, flags));
   }
 }

@@ -66,6 +66,7 @@ export {
   loadRunner,
   loadRunnerOptionsOf,
 } from './load-runner.ts';
+export * from './options.ts';
 export {
   COMPARE_DEFAULTS,
   type CompareOptions,

@@ -3,27 +3,41 @@
  * (`src/cli/compare.ts`) only maps flags onto it.
  */
 import { z } from 'zod';
-import { formatBytes, H2labError, unknownOptionError } from '../core/index.ts';
+import {
+  declareFlag,
+  formatBytes,
+  H2labError,
+  invalidOption,
+  parseBytes,
+  parseInteger,
+  parseList,
+  unknownOptionError,
+} from '../core/index.ts';
 import {
   checkHeaderFields,
   checkWorkloadSize,
   LOAD_DEFAULTS,
+  RATE_FLAG,
   registeredStrategySchema,
+  WINDOW_FLAG,
+  WORKERS_FLAG,
 } from '../load/index.ts';
 import { httpMethodSchema, type WorkloadInput, workloadSchema } from '../model/index.ts';
-import { LinkAxesSchema } from '../net/index.ts';
+import { CONGESTION_CONTROLS, LinkAxesSchema } from '../net/index.ts';
 import {
   baselineStrategy,
   DEFAULT_WINDOW_PRESET,
   defaultMatrixStrategies,
+  findStrategy,
   POOL_POLICIES,
   type PoolPolicy,
   type Strategy,
+  strategyNames,
 } from '../transport/index.ts';
 import { parseCondition } from './expect.ts';
 
-/** The window presets compare offers (explicit sizes are a `bench` matter). */
-const WINDOW_PRESETS = ['node', 'browser', 'max'] as const;
+/** The window presets compare offers (explicit sizes are a `bench` matter): `--window`'s. */
+const WINDOW_PRESETS = WINDOW_FLAG.choices as unknown as readonly ['node', 'browser', 'max'];
 
 /** Defaults, each with its unit and why. */
 export const COMPARE_DEFAULTS = Object.freeze({
@@ -75,6 +89,247 @@ export const COMPARE_DEFAULTS = Object.freeze({
   confidence: 0.95,
   /** `loopback` = no emulation. Other profiles come from src/net when emulation is in use. */
   net: ['loopback'],
+});
+
+/**
+ * compare's `--workers` bound, below the load engine's 256: a comparison runs one cell at a time on
+ * this machine, and 64 threads already exceed any machine it is meant for.
+ */
+export const COMPARE_WORKERS_MAX = 64;
+
+/** A registered strategy's name, else an error naming the flag and the names. */
+function strategyName(text: string, flag: string): string {
+  if (!findStrategy(text)) {
+    const names = strategyNames();
+    throw invalidOption(flag, text, `use one of ${names.join(', ')}, e.g. ${names.slice(0, 2).join(',')}`);
+  }
+  return text;
+}
+
+/**
+ * The flags of a comparison, declared once (docs/design.md, "Options"); with the load flags it sweeps
+ * (src/load/options.ts) they are `h2lab compare`'s and, narrowed where a study says why, the studies'.
+ */
+export const PROTOCOLS_FLAG = declareFlag({
+  flag: 'protocols',
+  grammar: 'string',
+  arg: 'list',
+  description: 'strategies to compare',
+  defaultText: 'every registered strategy but the opt-in ones',
+  sweep: 'one cell each',
+  parse: strategyName,
+});
+export const SIZES_FLAG = declareFlag({
+  flag: 'sizes',
+  grammar: 'bytes',
+  arg: 'list',
+  description: 'response sizes, one workload each, from the fixture server (/bytes/N), e.g. 1KiB,1MiB',
+  parse: (text, flag) => {
+    const list = parseList(text).map((x) => parseBytes(x, flag));
+    if (list.length === 0) throw invalidOption(flag, text, 'give at least one size, e.g. 1KiB,1MiB');
+    return list;
+  },
+});
+export const PATHS_FLAG = declareFlag({
+  flag: 'paths',
+  grammar: 'string',
+  arg: 'list',
+  description: 'paths on the target, one workload each',
+});
+export const BASELINE_FLAG = declareFlag({
+  flag: 'baseline',
+  grammar: 'string',
+  arg: 'strategy',
+  description: 'strategy the others are measured against',
+  defaultText: 'h1',
+  parse: strategyName,
+});
+/**
+ * `--runs`: repetitions of one measurement. Its uses narrow the range each for its reason: compare
+ * ({@link COMPARE_RUNS}) and the studies count the discarded first run in it, page counts kept loads.
+ */
+export const RUNS_FLAG = declareFlag({
+  flag: 'runs',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 1000,
+  description: 'runs per cell',
+});
+/** compare's `--runs`: at least 2, the first is warm-up (and {@link compareOptionsSchema} keeps 2). */
+export const COMPARE_RUNS = {
+  of: RUNS_FLAG,
+  key: 'runs',
+  min: 2,
+  why: 'the first run is warm-up',
+  description: 'runs per cell; the first is warm-up',
+  defaultText: String(5),
+} as const;
+export const WARMUP_RUNS_FLAG = declareFlag({
+  flag: 'warmup-runs',
+  grammar: 'int',
+  arg: 'n',
+  min: 0,
+  max: 100,
+  description: 'runs per cell excluded from statistics',
+  defaultText: '1',
+});
+/**
+ * `--min-effect`: a fraction or a percentage from 0 to 10 (1000%): a ratio may differ by more than
+ * 100%. compare's flag took at most 1 where its schema and `report` took 10; one range now.
+ */
+export const MIN_EFFECT_FLAG = declareFlag({
+  flag: 'min-effect',
+  grammar: 'fraction',
+  arg: 'fraction',
+  min: 0,
+  max: 10,
+  description: 'smallest difference called a difference, e.g. 5%',
+  defaultText: '5%',
+  parse: (text, flag) => {
+    const s = text.trim();
+    const n = s.endsWith('%') ? Number(s.slice(0, -1)) / 100 : Number(s);
+    if (s === '' || s === '%' || !Number.isFinite(n) || n < 0 || n > 10)
+      throw invalidOption(flag, text, 'use a percentage such as 5% or a fraction such as 0.05');
+    return n;
+  },
+});
+export const H1_CONNECTIONS_FLAG = declareFlag({
+  flag: 'h1-connections',
+  grammar: 'int',
+  arg: 'n|list|concurrency',
+  min: 1,
+  max: 10_000,
+  description:
+    "HTTP/1.1 connections per cell (a browser's per-origin limit, capped at the concurrency; concurrency: as many as requests in flight; a list: one per --concurrency value)",
+  defaultText: '6',
+  parse: (text, flag) => {
+    const v = text.replace(/^=/, '');
+    if (v === 'concurrency') return v;
+    const list = parseList(v).map((x) => {
+      if (!/^\d+$/.test(x))
+        throw invalidOption(
+          flag,
+          text,
+          'use a number (e.g. 6), one per --concurrency value (e.g. 1,6,16), or concurrency',
+        );
+      return parseInteger(x, flag, 1, 10_000);
+    });
+    return list.length === 1 ? list[0]! : list;
+  },
+});
+export const H2_SESSIONS_FLAG = declareFlag({
+  flag: 'h2-sessions',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 10_000,
+  description: 'sessions of the h2-pool strategy',
+  defaultText: '4',
+});
+export const H2_POOL_POLICY_FLAG = declareFlag({
+  flag: 'h2-pool-policy',
+  grammar: 'enum',
+  arg: 'name',
+  description:
+    'how h2-pool picks a session (first-free: an idle one, else open one; lease: one stream per session at a time)',
+  choices: POOL_POLICIES,
+  defaultText: 'least-busy',
+});
+export const EXPECT_FLAG = declareFlag({
+  flag: 'expect',
+  grammar: 'string',
+  arg: 'condition',
+  description:
+    'CI gate, repeatable: e.g. h2<=h1:p99@64 or "h2 not worse than h1 on p99 at c=64"; exit 1 when one fails',
+  repeatable: true,
+  gather: (texts) => [...texts],
+});
+export const EXPECT_UNDECIDED_FLAG = declareFlag({
+  flag: 'expect-undecided',
+  grammar: 'enum',
+  arg: 'outcome',
+  description: 'whether a condition the runs cannot decide fails',
+  choices: ['pass', 'fail'],
+  defaultText: 'pass',
+});
+
+/**
+ * The link conditions compare and the studies sweep (one emulated link per combination). `h2lab net`
+ * and `bench` take one value of each (src/cli/net-options.ts, which the link-condition registry of
+ * issue #27 turns into these declarations' single-value use).
+ */
+export const RTT_FLAG = declareFlag({
+  flag: 'rtt',
+  grammar: 'duration',
+  arg: 'duration',
+  description: 'emulated link: round-trip delay, e.g. 100ms (root)',
+  sweep: 'one link each, e.g. 20ms,200ms',
+});
+export const JITTER_FLAG = declareFlag({
+  flag: 'jitter',
+  grammar: 'duration',
+  arg: 'duration',
+  description: 'emulated link: one-way delay varies uniformly by ± this (≤ rtt/2), e.g. 5ms',
+  sweep: 'one link each',
+});
+export const LOSS_FLAG = declareFlag({
+  flag: 'loss',
+  grammar: 'fraction',
+  arg: 'fraction',
+  description: 'emulated link: packet loss in each direction, e.g. 1%',
+  sweep: 'one link each, e.g. 0,1%,2%',
+});
+export const BANDWIDTH_FLAG = declareFlag({
+  flag: 'bandwidth',
+  grammar: 'bitrate',
+  arg: 'bitrate',
+  description: 'emulated link: bottleneck rate both ways, e.g. 50mbit',
+  sweep: 'one link each, e.g. 10mbit,50mbit',
+});
+export const CC_FLAG = declareFlag({
+  flag: 'cc',
+  grammar: 'enum',
+  arg: 'algorithm',
+  description: `TCP congestion control on both ends of the link: ${CONGESTION_CONTROLS.join(', ')}`,
+  choices: CONGESTION_CONTROLS,
+  sweep: 'one link each',
+  defaultText: 'the host default',
+});
+export const INITCWND_FLAG = declareFlag({
+  flag: 'initcwnd',
+  grammar: 'int',
+  arg: 'segments',
+  min: 1,
+  max: 1000,
+  description: 'initial congestion window on both ends of every link',
+  defaultText: '10',
+});
+export const QUEUE_FLAG = declareFlag({
+  flag: 'queue',
+  grammar: 'bytes',
+  arg: 'size',
+  min: 1500,
+  description: 'bottleneck queue per direction on every link (drop-tail, shared by all flows), e.g. 64KiB',
+  defaultText: 'one BDP',
+  parse: (text, flag) => {
+    const q = parseBytes(text, flag);
+    if (q < 1500) throw invalidOption(flag, text, 'use at least one packet, 1500 bytes (e.g. 64KiB)');
+    return q;
+  },
+});
+export const SLOW_START_AFTER_IDLE_FLAG = declareFlag({
+  flag: 'slow-start-after-idle',
+  grammar: 'bool',
+  negatable: true,
+  description: 'tcp_slow_start_after_idle=0 in the server namespace of every link',
+});
+export const NET_BACKEND_FLAG = declareFlag({
+  flag: 'net-backend',
+  grammar: 'enum',
+  arg: 'name',
+  description: 'emulation backend',
+  choices: ['auto', 'relay', 'netem'],
 });
 
 /** TLS material used to reach a target (as in `h2lab bench`). */
@@ -151,8 +406,13 @@ export const compareOptionsSchema = z
     links: LinkAxesSchema.optional().describe(
       'Link conditions as axes (--rtt, --jitter, --loss, --bandwidth, --cc lists): one emulated link per combination, crossed with the named --net profiles; seeded with --seed.',
     ),
-    runs: z.number().int().min(2).max(1000).default(COMPARE_DEFAULTS.runs),
-    warmupRuns: z.number().int().min(0).max(100).default(COMPARE_DEFAULTS.warmupRuns),
+    runs: z.number().int().min(COMPARE_RUNS.min).max(RUNS_FLAG.max).default(COMPARE_DEFAULTS.runs),
+    warmupRuns: z
+      .number()
+      .int()
+      .min(WARMUP_RUNS_FLAG.min)
+      .max(WARMUP_RUNS_FLAG.max)
+      .default(COMPARE_DEFAULTS.warmupRuns),
     durationMs: z.number().positive().max(3_600_000).default(COMPARE_DEFAULTS.durationMs),
     requests: z.number().int().positive().optional().describe('Requests per run instead of a duration.'),
     runWarmupMs: z.number().nonnegative().default(COMPARE_DEFAULTS.runWarmupMs),
@@ -162,14 +422,25 @@ export const compareOptionsSchema = z
       .describe(
         "HTTP/1.1 connections per cell: a number (default 6, a browser's per-origin limit, capped at the cell's concurrency), 'concurrency', or one number per concurrency value.",
       ),
-    h2PoolSessions: z.number().int().min(1).max(10_000).default(COMPARE_DEFAULTS.h2PoolSessions),
+    h2PoolSessions: z
+      .number()
+      .int()
+      .min(H2_SESSIONS_FLAG.min)
+      .max(H2_SESSIONS_FLAG.max)
+      .default(COMPARE_DEFAULTS.h2PoolSessions),
     h2PoolPolicy: z
       .enum(POOL_POLICIES)
       .default(COMPARE_DEFAULTS.h2PoolPolicy)
       .describe(
         'h2-pool session choice: least-busy (default; sessions opened at the start, shared by callers), round-robin, first-free (an idle session, else a new one up to --h2-sessions), or lease (one stream per session at a time, as a pool that leases connections).',
       ),
-    workers: z.number().int().min(1).max(64).default(1).describe('Load generator worker threads per run.'),
+    workers: z
+      .number()
+      .int()
+      .min(WORKERS_FLAG.min)
+      .max(COMPARE_WORKERS_MAX)
+      .default(1)
+      .describe('Load generator worker threads per run.'),
     window: z
       .enum(WINDOW_PRESETS)
       .default(DEFAULT_WINDOW_PRESET)
@@ -187,7 +458,7 @@ export const compareOptionsSchema = z
       .enum(['include', 'exclude'])
       .optional()
       .describe('Burst: connections opened inside the timed period (include, default) or before it.'),
-    minEffect: z.number().min(0).max(10).default(COMPARE_DEFAULTS.minEffect),
+    minEffect: z.number().min(0).max(MIN_EFFECT_FLAG.max).default(COMPARE_DEFAULTS.minEffect),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     method: httpMethodSchema
       .optional()
@@ -217,7 +488,7 @@ export const compareOptionsSchema = z
       .default(LOAD_DEFAULTS.connectTimeoutMs)
       .describe('`--connect-timeout`: TCP + TLS + the first SETTINGS, ms.'),
     rateRps: z
-      .array(z.number().int().min(1).max(1_000_000))
+      .array(z.number().int().min(1).max(RATE_FLAG.max))
       .min(1)
       .optional()
       .describe(

@@ -5,7 +5,16 @@
  */
 import type { z } from 'zod';
 import { H2labError, invalidOption } from './errors.ts';
-import { parseBytes, parseDurationMs, parseFraction, parseInteger, parseList } from './units.ts';
+import {
+  formatBytes,
+  formatMs,
+  parseBitRate,
+  parseBytes,
+  parseDurationMs,
+  parseFraction,
+  parseInteger,
+  parseList,
+} from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */
 export type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'fraction' | 'bool' | 'enum' | 'list';
@@ -187,4 +196,174 @@ function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[b.length]!;
+}
+
+/**
+ * The grammar of one flag value: how its text becomes the option's value. `seconds` is a duration whose
+ * bare number means seconds (the command line's habit); `duration` reads a bare number as ms.
+ */
+export type FlagGrammar =
+  | 'string'
+  | 'int'
+  | 'number'
+  | 'bytes'
+  | 'duration'
+  | 'seconds'
+  | 'fraction'
+  | 'bitrate'
+  | 'enum'
+  | 'bool';
+
+/**
+ * One flag, declared once (docs/design.md, "Options"): its name, grammar, range, default and help.
+ * Commands and studies compose declarations ({@link FlagUse}); the library schemas take their enums
+ * and ranges from the same object (`WINDOW_FLAG.choices`, `RUNS_FLAG.min`). `declareFlag` refuses a
+ * second declaration of a name, and test/cli/flags.test.ts refuses one in the sources.
+ */
+export interface FlagDeclaration {
+  /** Long name without `--`; also the `--config` key. */
+  readonly flag: string;
+  /** One-letter alias without `-`. */
+  readonly short?: string;
+  readonly grammar: FlagGrammar;
+  /** The placeholder in help (`<n>`, `<time>`); a `bool` has none. */
+  readonly arg?: string;
+  readonly description: string;
+  /** Inclusive range of a number (of each item of a list). */
+  readonly min?: number;
+  readonly max?: number;
+  /** Accepted values of an `enum`. */
+  readonly choices?: readonly string[];
+  /** The default as help shows it ("10s", "the strategy's"); the value itself is the schema's. */
+  readonly defaultText?: string;
+  /** A value commander fills in when the flag is absent (only where the command reads it itself). */
+  readonly defaultValue?: string | boolean;
+  /** `bool` defaulting to true: offered as `--no-<flag>`. */
+  readonly negatable?: boolean;
+  /** Given several times (`-H a -H b`): the texts, in order, become the value through `gather`. */
+  readonly repeatable?: boolean;
+  readonly gather?: (texts: readonly string[], flag: string) => unknown;
+  /**
+   * Where a command sweeps this option (compare, studies: one cell per value) it takes a comma list
+   * of the same grammar; elsewhere one value. The difference is this declaration's, not a second one.
+   */
+  readonly sweep?: string;
+  /** A grammar of its own (a template, `concurrency` or numbers); throws naming `flag`. */
+  readonly parse?: (text: string, flag: string, inList: boolean) => unknown;
+}
+
+const DECLARED = new Map<string, FlagDeclaration>();
+
+/**
+ * Declares a flag; a name declared twice is a defect (a second grammar or range for one name).
+ *
+ * @example export const SEED_FLAG = declareFlag({ flag: 'seed', grammar: 'int', arg: 'n', description: 'seed of every random choice', defaultText: '1' });
+ */
+export function declareFlag<D extends FlagDeclaration>(d: D): Readonly<D> {
+  if (DECLARED.has(d.flag)) throw new Error(`--${d.flag} is declared twice: compose the one declaration`);
+  DECLARED.set(d.flag, d);
+  return Object.freeze(d);
+}
+
+/** Every declared flag (those of the modules loaded so far). */
+export function declaredFlags(): FlagDeclaration[] {
+  return [...DECLARED.values()];
+}
+
+/**
+ * How a command or a study uses a declared flag: as one value or as a sweep (a list), a range
+ * narrowed for its reason (never widened: the declaration's range is what the schema allows), the
+ * help of what this command does with it, and the options key it fills.
+ */
+export interface FlagUse {
+  readonly of: FlagDeclaration;
+  /** The options key (a dotted path: `links.rttMs`). */
+  readonly key?: string;
+  /** Takes a comma list (the declaration must say where: `sweep`). */
+  readonly list?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+  /** Why the range is narrower here (required with `min`/`max`). */
+  readonly why?: string;
+  /** What this command does with the value, when it says more than the declaration's words. */
+  readonly description?: string;
+  readonly defaultText?: string;
+  /** The placeholder here (`dir` where the declaration says `path`). */
+  readonly arg?: string;
+  /** The command cannot run without it. */
+  readonly required?: boolean;
+  /** A value commander fills in when the flag is absent, for this command. */
+  readonly defaultValue?: string;
+}
+
+/** A declaration used as it is, or a use of it. */
+export type FlagRef = FlagDeclaration | FlagUse;
+
+/** The use of `ref` (a declaration alone is used as it is). */
+export function flagUse(ref: FlagRef): FlagUse {
+  return 'of' in ref ? ref : { of: ref };
+}
+
+/**
+ * The value of one use of a flag from its text (a list where the use sweeps). Errors name the flag.
+ *
+ * @example readFlag({ of: RUNS_FLAG, max: 100, why: 'a study' }, '7') // 7
+ */
+export function readFlag(ref: FlagRef, text: string | boolean): unknown {
+  const u = flagUse(ref);
+  const d = u.of;
+  const name = `--${d.flag}`;
+  if (typeof text === 'boolean') return text;
+  if (u.list) {
+    const items = parseList(text);
+    if (items.length === 0) throw invalidOption(name, text, 'give at least one value');
+    return items.map((x) => readOne(u, x, text, true));
+  }
+  return readOne(u, text, text, false);
+}
+
+function readOne(u: FlagUse, text: string, whole: string, inList: boolean): unknown {
+  const d = u.of;
+  const [min, max] = [u.min ?? d.min, u.max ?? d.max];
+  const name = `--${d.flag}`;
+  if (d.parse) return d.parse(text, name, inList);
+  const inRange = (n: number, shown: (x: number) => string): number => {
+    if ((min !== undefined && n < min) || (max !== undefined && n > max))
+      throw invalidOption(
+        name,
+        whole,
+        min === undefined
+          ? `use at most ${shown(max!)}`
+          : max === undefined
+            ? `use at least ${shown(min)}`
+            : `use a value from ${shown(min)} to ${shown(max)}`,
+      );
+    return n;
+  };
+  switch (d.grammar) {
+    case 'int':
+      return parseInteger(text, name, min ?? 0, max ?? Number.MAX_SAFE_INTEGER);
+    case 'number': {
+      const n = Number(text);
+      if (text.trim() === '' || !Number.isFinite(n)) throw invalidOption(name, whole, 'use a number, e.g. 4');
+      return inRange(n, String);
+    }
+    case 'bytes':
+      // parseBytes says the cap in its own words (`max`).
+      return inRange(parseBytes(text, name, max ?? Number.POSITIVE_INFINITY), formatBytes);
+    case 'duration':
+      return inRange(parseDurationMs(text, name), formatMs);
+    case 'seconds':
+      return inRange(parseDurationMs(text, name, 's'), formatMs);
+    case 'fraction':
+      return inRange(parseFraction(text, name), String);
+    case 'bitrate':
+      return inRange(parseBitRate(text, name), (x) => `${x} bit/s`);
+    case 'enum':
+      if (d.choices && !d.choices.includes(text))
+        throw invalidOption(name, whole, `use one of ${d.choices.join(', ')}`);
+      return text;
+    default:
+      return text;
+  }
 }

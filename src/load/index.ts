@@ -16,6 +16,7 @@ export {
 export { judgeClient } from './judge.ts';
 export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
 export { type Observed, observe } from './observe.ts';
+export * from './options.ts';
 export {
   checkHeaderFields,
   LOAD_DEFAULTS,

@@ -4,10 +4,15 @@
  */
 import { z } from 'zod';
 import {
+  declareFlag,
   H2labError,
   headerFieldProblem,
   INPUT_FILE_CAPS,
+  invalidOption,
   MAX_DURATION_MS,
+  parseDurationMs,
+  parseList,
+  readOptionText,
   unknownOptionError,
 } from '../core/index.ts';
 import { httpMethodSchema } from '../model/index.ts';
@@ -19,6 +24,7 @@ import {
   getStrategy,
   H2_CLIENTS,
   isBuiltInStrategy,
+  listStrategies,
   POOL_POLICIES,
   strategyNames,
   WINDOW_PRESETS,
@@ -88,6 +94,377 @@ export function checkHeaderFields(headers: Readonly<Record<string, string>>): vo
   }
 }
 
+const BURST_HANDSHAKES = ['include', 'exclude'] as const;
+const ARRIVALS = ['even', 'poisson'] as const;
+const PICKS = ['sequential', 'random'] as const;
+
+/**
+ * The flags of a load run, declared once (docs/design.md, "Options"): `bench` and `plan` use them as
+ * they are, `compare` and the studies sweep the ones marked `sweep` (one cell per value). The schema
+ * below takes its enums and ranges from them.
+ */
+export const METHOD_FLAG = declareFlag({
+  flag: 'method',
+  short: 'm',
+  grammar: 'string',
+  arg: 'method',
+  description: 'HTTP method',
+  parse: (t) => t.toUpperCase(),
+});
+/**
+ * `-H name:value` lines → a header record (names lower-cased, values trimmed). The field check (token
+ * names, no CR/LF/NUL) is {@link checkHeaderFields}, applied where the options are resolved.
+ */
+export function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const h of lines) {
+    const i = h.indexOf(':');
+    if (i <= 0) {
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--header ${JSON.stringify(h)} is not valid: use name:value, e.g. -H 'accept: */*'`,
+        { option: '--header', value: h },
+      );
+    }
+    headers[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
+  }
+  return headers;
+}
+export const HEADER_FLAG = declareFlag({
+  flag: 'header',
+  short: 'H',
+  grammar: 'string',
+  arg: 'name:value',
+  description: 'request header (repeatable)',
+  repeatable: true,
+  gather: parseHeaders,
+});
+export const BODY_FLAG = declareFlag({
+  flag: 'body',
+  grammar: 'string',
+  arg: 'file',
+  description: 'request body from a file',
+});
+export const TIMEOUT_FLAG = declareFlag({
+  flag: 'timeout',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'per-request timeout (a bare number is seconds)',
+  defaultText: '30s',
+});
+export const CONNECT_TIMEOUT_FLAG = declareFlag({
+  flag: 'connect-timeout',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'connection setup timeout',
+  defaultText: '10s',
+});
+export const PROTOCOL_FLAG = declareFlag({
+  flag: 'protocol',
+  short: 'p',
+  grammar: 'enum',
+  arg: 'name',
+  description: 'client strategy',
+  choices: strategyNames(),
+  defaultValue: DEFAULT_STRATEGY,
+});
+export const CONCURRENCY_FLAG = declareFlag({
+  flag: 'concurrency',
+  short: 'c',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 1_000_000,
+  description: 'closed loop: requests in flight',
+  defaultText: `${listStrategies()
+    .flatMap((s) => (s.multiplexed ? [] : [s.name]))
+    .join('/')} → --connections, else ${LOAD_DEFAULTS.concurrency}`,
+  sweep: 'one cell per value',
+});
+export const CONNECTIONS_FLAG = declareFlag({
+  flag: 'connections',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 100_000,
+  description: listStrategies()
+    .flatMap((s) =>
+      s.connections.fixed === undefined
+        ? [`${s.name}: ${s.connections.unit}s (default ${s.connections.default})`]
+        : [],
+    )
+    .join('; '),
+});
+export const POLICY_FLAG = declareFlag({
+  flag: 'policy',
+  grammar: 'enum',
+  arg: 'name',
+  description: 'h2-pool session choice',
+  choices: POOL_POLICIES,
+});
+
+/**
+ * One `--rate` value: requests per second above 0; in a list (compare's cells, whose level is a whole
+ * number) whole requests per second.
+ */
+function parseRate(text: string, flag: string, whole: boolean): number {
+  const r = Number(text);
+  if (!(r > 0) || !Number.isFinite(r) || (whole && !Number.isInteger(r)))
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      `${flag} ${JSON.stringify(text)} is not valid: use ${whole ? 'whole ' : ''}requests per second above 0, e.g. 500${whole ? ' (a list: 200,500)' : ''}`,
+      { option: flag, value: text },
+    );
+  return r;
+}
+export const RATE_FLAG = declareFlag({
+  flag: 'rate',
+  short: 'r',
+  grammar: 'number',
+  arg: 'rps',
+  max: 1_000_000,
+  description: 'open loop: requests per second (latency from the intended send time)',
+  sweep: 'one cell per value, instead of --concurrency (whole requests per second)',
+  parse: parseRate,
+});
+export const ARRIVALS_FLAG = declareFlag({
+  flag: 'arrivals',
+  grammar: 'enum',
+  arg: 'kind',
+  description: 'open loop spacing',
+  choices: ARRIVALS,
+});
+export const DURATION_FLAG = declareFlag({
+  flag: 'duration',
+  short: 'd',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'measured period, e.g. 10s (a bare number is seconds)',
+  defaultText: '10s unless --requests',
+});
+export const REQUESTS_FLAG = declareFlag({
+  flag: 'requests',
+  short: 'n',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  description: 'stop after this many measured requests',
+});
+export const WARMUP_FLAG = declareFlag({
+  flag: 'warmup',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'warm-up excluded from statistics, e.g. 2s',
+});
+export const BURST_FLAG = declareFlag({
+  flag: 'burst',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 100_000,
+  description: 'burst: n requests at once; reports the time until the last one ends',
+  sweep: 'one cell per N (replaces --concurrency for it)',
+});
+export const BURSTS_FLAG = declareFlag({
+  flag: 'bursts',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 1000,
+  description: 'burst: repeat it n times, each on fresh connections',
+  defaultText: '1',
+});
+export const BURST_GAP_FLAG = declareFlag({
+  flag: 'burst-gap',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'burst: pause between bursts',
+  defaultText: '100ms',
+});
+export const BURST_HANDSHAKES_FLAG = declareFlag({
+  flag: 'burst-handshakes',
+  grammar: 'enum',
+  arg: 'when',
+  description: 'burst: open connections inside the timed period (include, default) or before it',
+  choices: BURST_HANDSHAKES,
+});
+export const SEED_FLAG = declareFlag({
+  flag: 'seed',
+  grammar: 'int',
+  arg: 'n',
+  description: 'seed of every random choice',
+  defaultText: '1',
+});
+
+/**
+ * `--urls`: a comma list of URLs or paths, or a file of them, one a line (`#` comments): one value
+ * that is not an http(s) URL is a file.
+ */
+function parseUrls(text: string, flag: string): string[] {
+  let list = parseList(text);
+  if (list.length === 1 && !/^https?:/.test(list[0]!)) {
+    list = readOptionText(list[0]!, flag, { kind: 'urls' })
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.length > 0 && !l.startsWith('#'));
+  }
+  // An empty file is the engine's to refuse, naming the file (`--urls names a file without a path`).
+  return list;
+}
+export const URLS_FLAG = declareFlag({
+  flag: 'urls',
+  grammar: 'string',
+  arg: 'list|file',
+  description: 'URLs or paths (comma-separated, or a file of them, one a line; templates allowed)',
+  parse: parseUrls,
+});
+export const PICK_FLAG = declareFlag({
+  flag: 'pick',
+  grammar: 'enum',
+  arg: 'how',
+  description: 'path choice among several',
+  choices: PICKS,
+});
+export const BODY_SIZE_FLAG = declareFlag({
+  flag: 'body-size',
+  grammar: 'bytes',
+  arg: 'size',
+  min: 0,
+  max: INPUT_FILE_CAPS.body,
+  description: 'generated request body, e.g. 1KiB',
+});
+export const WINDOW_FLAG = declareFlag({
+  flag: 'window',
+  grammar: 'enum',
+  arg: 'preset',
+  description: `HTTP/2 flow-control windows: browser (Chromium: 6 MiB stream, 15 MiB connection; default), node (64 KiB), max (2^31-1)`,
+  choices: WINDOW_PRESETS.filter((p) => p !== 'custom'),
+  sweep: 'one comparison each',
+});
+export const H2_CLIENT_FLAG = declareFlag({
+  flag: 'h2-client',
+  grammar: 'enum',
+  arg: 'impl',
+  description: "HTTP/2 client: h2lab's own or node:http2 (a second opinion)",
+  choices: H2_CLIENTS,
+});
+export const STREAM_WINDOW_FLAG = declareFlag({
+  flag: 'stream-window',
+  grammar: 'bytes',
+  arg: 'size',
+  min: 1,
+  description: 'HTTP/2 stream window (makes --window custom)',
+});
+export const CONNECTION_WINDOW_FLAG = declareFlag({
+  flag: 'connection-window',
+  grammar: 'bytes',
+  arg: 'size',
+  min: 1,
+  description: 'HTTP/2 connection window (makes --window custom)',
+});
+export const CA_FLAG = declareFlag({
+  flag: 'ca',
+  grammar: 'string',
+  arg: 'file',
+  description: 'extra CA certificate (PEM) to trust',
+});
+export const CERT_FLAG = declareFlag({
+  flag: 'cert',
+  grammar: 'string',
+  arg: 'file',
+  description: 'client certificate (PEM) for mutual TLS',
+});
+export const KEY_FLAG = declareFlag({
+  flag: 'key',
+  grammar: 'string',
+  arg: 'file',
+  description: 'client key (PEM) for mutual TLS',
+});
+export const INSECURE_FLAG = declareFlag({
+  flag: 'insecure',
+  short: 'k',
+  grammar: 'bool',
+  description: 'accept any server certificate',
+});
+export const IDLE_TIMEOUT_FLAG = declareFlag({
+  flag: 'idle-timeout',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'close pooled connections idle this long',
+  defaultText: 'never',
+});
+export const GIVE_UP_FLAG = declareFlag({
+  flag: 'give-up',
+  grammar: 'seconds',
+  arg: 'time',
+  min: 100,
+  max: 3_600_000,
+  description:
+    'end the run once every connection attempt has failed this long; shorter outages are recorded and the run goes on',
+  defaultText: '5s',
+});
+export const MAX_AGE_FLAG = declareFlag({
+  flag: 'max-age',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'retire pooled connections this old',
+  defaultText: 'never',
+});
+export const MAX_ERROR_RATE_FLAG = declareFlag({
+  flag: 'max-error-rate',
+  grammar: 'fraction',
+  arg: 'fraction',
+  description: 'exit 1 when more requests fail, e.g. 1%',
+});
+export const WORKERS_FLAG = declareFlag({
+  flag: 'workers',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 256,
+  description: 'worker threads generating load',
+  defaultText: '1',
+});
+
+/** The flags of one load run (bench, plan) and the LoadOptions key each fills. */
+export const LOAD_FLAGS = [
+  { of: METHOD_FLAG, key: 'method' },
+  { of: HEADER_FLAG, key: 'headers' },
+  { of: BODY_FLAG, key: 'bodyFile' },
+  { of: TIMEOUT_FLAG, key: 'timeoutMs' },
+  { of: CONNECT_TIMEOUT_FLAG, key: 'connectTimeoutMs' },
+  { of: PROTOCOL_FLAG, key: 'protocol' },
+  { of: CONCURRENCY_FLAG, key: 'concurrency' },
+  { of: CONNECTIONS_FLAG, key: 'connections' },
+  { of: POLICY_FLAG, key: 'policy' },
+  { of: RATE_FLAG, key: 'rateRps' },
+  { of: ARRIVALS_FLAG, key: 'arrivals' },
+  { of: DURATION_FLAG, key: 'durationMs' },
+  { of: REQUESTS_FLAG, key: 'requests' },
+  { of: WARMUP_FLAG, key: 'warmupMs' },
+  { of: BURST_FLAG, key: 'burst' },
+  { of: BURSTS_FLAG, key: 'bursts' },
+  { of: BURST_GAP_FLAG, key: 'burstGapMs' },
+  { of: BURST_HANDSHAKES_FLAG, key: 'burstHandshakes' },
+  { of: SEED_FLAG, key: 'seed' },
+  { of: URLS_FLAG, key: 'paths' },
+  { of: PICK_FLAG, key: 'pick' },
+  { of: BODY_SIZE_FLAG, key: 'bodySizeBytes' },
+  { of: WINDOW_FLAG, key: 'window' },
+  { of: H2_CLIENT_FLAG, key: 'h2Client' },
+  { of: STREAM_WINDOW_FLAG, key: 'streamWindowBytes' },
+  { of: CONNECTION_WINDOW_FLAG, key: 'connectionWindowBytes' },
+  { of: CA_FLAG, key: 'ca' },
+  { of: CERT_FLAG, key: 'cert' },
+  { of: KEY_FLAG, key: 'key' },
+  { of: INSECURE_FLAG, key: 'insecure' },
+  { of: IDLE_TIMEOUT_FLAG, key: 'idleTimeoutMs' },
+  { of: GIVE_UP_FLAG, key: 'reconnectGiveUpMs' },
+  { of: MAX_AGE_FLAG, key: 'maxAgeMs' },
+  { of: MAX_ERROR_RATE_FLAG, key: 'maxErrorRate' },
+  { of: WORKERS_FLAG, key: 'workers' },
+] as const;
+
 /** The schema. Unknown keys are rejected. */
 export const LoadOptionsSchema = z.strictObject({
   /** Target URL (`http://` = h1 or h2c prior knowledge, `https://` = ALPN). Undefined: the embedded fixture server. */
@@ -109,18 +486,18 @@ export const LoadOptionsSchema = z.strictObject({
    * question; the result is the time from t0 until the last response ended. Excludes `rateRps`,
    * `concurrency`, `durationMs`, `requests`, `warmupMs` and more than one worker.
    */
-  burst: z.number().int().min(1).max(100_000).optional(),
+  burst: z.number().int().min(BURST_FLAG.min).max(BURST_FLAG.max).optional(),
   /** Burst: bursts per run, each on fresh connections (default 1). */
-  bursts: z.number().int().min(1).max(1000).optional(),
+  bursts: z.number().int().min(BURSTS_FLAG.min).max(BURSTS_FLAG.max).optional(),
   /** Burst: pause between bursts, ms (default 100). */
   burstGapMs: z.number().min(0).max(60_000).finite().optional(),
   /**
    * Burst: `include` (default) opens the connections inside the timed period, as a browser opening a
    * page does (h1 up to its pool size, h2 one session); `exclude` opens them before t0.
    */
-  burstHandshakes: z.enum(['include', 'exclude']).optional(),
+  burstHandshakes: z.enum(BURST_HANDSHAKES).optional(),
   /** Open loop: even spacing or Poisson arrivals (exponential gaps, seeded). */
-  arrivals: z.enum(['even', 'poisson']).default('even'),
+  arrivals: z.enum(ARRIVALS).default('even'),
   /**
    * One shard of a run spread over machines (src/shard, `h2lab plan`): with `rateRps`, this process
    * sends the arrivals k with k mod `count` = `index` of the whole run's seeded sequence, and `rateRps`
@@ -144,7 +521,7 @@ export const LoadOptionsSchema = z.strictObject({
   /** Paths (or same-origin URLs) to request instead of the URL's path; one is picked per request. */
   paths: z.array(z.string().min(1)).optional(),
   /** How a path is picked from several: in order (cycling) or at random (seeded). */
-  pick: z.enum(['sequential', 'random']).default('sequential'),
+  pick: z.enum(PICKS).default('sequential'),
   /** Request body of this many generated bytes. */
   bodySizeBytes: z.number().int().min(0).max(INPUT_FILE_CAPS.body).optional(),
   /** Request body read from this file. */
@@ -183,11 +560,15 @@ export const LoadOptionsSchema = z.strictObject({
    * there (H2LAB_ERR_TARGET_UNREACHABLE, what it measured kept). Shorter outages are recorded
    * (`connections.outages`) and the run goes on.
    */
-  reconnectGiveUpMs: z.number().min(100).max(3_600_000).default(LOAD_DEFAULTS.reconnectGiveUpMs),
+  reconnectGiveUpMs: z
+    .number()
+    .min(GIVE_UP_FLAG.min)
+    .max(GIVE_UP_FLAG.max)
+    .default(LOAD_DEFAULTS.reconnectGiveUpMs),
   /** Fail the run (exit 1) when failed / total exceeds this fraction. */
   maxErrorRate: z.number().min(0).max(1).optional(),
   /** Worker threads generating load (histograms merged exactly). */
-  workers: z.number().int().min(1).max(256).default(1),
+  workers: z.number().int().min(WORKERS_FLAG.min).max(WORKERS_FLAG.max).default(1),
   /** Stream one record per request to this file (a Sample: NDJSON lines, or CSV rows). */
   samplesFile: z.string().optional(),
   /** The samples file's format; default: `csv` when the file name ends in `.csv`, else `ndjson`. */

@@ -27,6 +27,7 @@ export {
   serverViewOf,
 } from './metrics-client.ts';
 export {
+  METRICS_URL_FLAG,
   type ServerOptions,
   type ServerOptionsInput,
   ServerOptionsSchema,

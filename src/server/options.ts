@@ -4,7 +4,19 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { type DescribedOption, describeOptions, optionMeta } from '../core/index.ts';
+import { type DescribedOption, declareFlag, describeOptions, optionMeta } from '../core/index.ts';
+
+/**
+ * `--metrics-url`: a fixture server's `/metrics`, which compare and browser read around each run
+ * (docs/design.md, "The fixture server's metrics contract"); declared with the server that serves it.
+ */
+export const METRICS_URL_FLAG = declareFlag({
+  flag: 'metrics-url',
+  grammar: 'string',
+  arg: 'url',
+  description: "an h2lab fixture server's /metrics to read around each run",
+  defaultText: "the embedded server's",
+});
 
 const m = optionMeta;
 

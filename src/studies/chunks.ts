@@ -7,17 +7,20 @@
  * each side's connections, and where the answer changes from one link to another.
  */
 
-import { compareSamples, keptRuns, type SampleComparison } from '../compare/index.ts';
 import {
-  invalidOption,
-  medianInterpolated,
-  parseBitRate,
-  parseDurationMs,
-  parseFraction,
-  parseInteger,
-} from '../core/index.ts';
+  BANDWIDTH_FLAG,
+  CC_FLAG,
+  compareSamples,
+  H2_SESSIONS_FLAG,
+  keptRuns,
+  LOSS_FLAG,
+  RTT_FLAG,
+  type SampleComparison,
+} from '../compare/index.ts';
+import { medianInterpolated } from '../core/index.ts';
+import { CONCURRENCY_FLAG } from '../load/index.ts';
 import type { CellResult, CompareResult, RunResult, StudyFinding, StudySection } from '../model/index.ts';
-import { CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
+import { type CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
 import {
   baselineStrategy,
   multiplexedStrategy,
@@ -25,8 +28,8 @@ import {
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
 import { Evidence, makeFinding } from './findings.ts';
-import { listOf } from './flags.ts';
-import type { Study, StudyContext } from './study.ts';
+import { LOOPBACK_FLAG, STUDY_RUNS } from './flags.ts';
+import { defineStudy, type StudyContext } from './study.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
 const REPORT_SWEEP = [
@@ -55,9 +58,8 @@ interface ChunksOptions {
   loopback: boolean;
 }
 
-function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): ChunksOptions {
-  const g = ctx.quick ? GRID.quick : GRID.full;
-  const o = ctx.options as Partial<ChunksOptions>;
+function resolve(o: Partial<ChunksOptions>, quick: boolean): ChunksOptions {
+  const g = quick ? GRID.quick : GRID.full;
   return {
     rttMs: o.rttMs ?? [...g.rttMs],
     loss: o.loss ?? [...g.loss],
@@ -454,7 +456,7 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
   });
 }
 
-export const chunksStudy: Study = {
+export const chunksStudy = defineStudy<ChunksOptions>({
   name: 'chunks',
   title: 'Chunked array storage: pooled HTTP/1.1 against HTTP/2 for bulk chunk fetches over a WAN',
   source: 'report 001 (chunked array storage)',
@@ -462,63 +464,60 @@ export const chunksStudy: Study = {
     'Fetching 64 chunks of 20–50 KiB with N requests in flight over a WAN, is pooled HTTP/1.1 or HTTP/2 faster, and why?',
   flags: [
     {
-      flags: '--rtt <list>',
-      description: 'link round-trip times, one link each (default 50ms; quick 20ms)',
+      of: RTT_FLAG,
       key: 'rttMs',
-      parse: (v, f) => listOf(v, f, (x) => parseDurationMs(x, f)),
+      list: true,
+      description: 'link round-trip times, one link each',
+      defaultText: '50ms; quick 20ms',
     },
     {
-      flags: '--loss <list>',
-      description: 'packet loss each way, one link each (default 0,1%)',
+      of: LOSS_FLAG,
       key: 'loss',
-      parse: (v, f) => listOf(v, f, (x) => parseFraction(x, f)),
+      list: true,
+      description: 'packet loss each way, one link each',
+      defaultText: '0,1%',
     },
     {
-      flags: '--cc <list>',
-      description: 'TCP congestion control on both ends, one link each (default cubic,bbr; quick cubic)',
+      of: CC_FLAG,
       key: 'cc',
-      parse: (v, f) =>
-        listOf(v, f, (x) => {
-          if (!(CONGESTION_CONTROLS as readonly string[]).includes(x))
-            throw invalidOption(f, v, `use a list of ${CONGESTION_CONTROLS.join(', ')}`);
-          return x;
-        }),
+      list: true,
+      description: 'TCP congestion control on both ends, one link each',
+      defaultText: 'cubic,bbr; quick cubic',
     },
     {
-      flags: '--bandwidth <list>',
-      description: 'bottleneck rates, one link each (default none)',
+      of: BANDWIDTH_FLAG,
       key: 'bandwidth',
-      parse: (v, f) => listOf(v, f, (x) => parseBitRate(x, f)),
+      list: true,
+      description: 'bottleneck rates, one link each',
+      defaultText: 'none',
     },
     {
-      flags: '--concurrency <list>',
-      description: 'requests in flight (default 1,4,8,16; quick 4,16)',
+      of: CONCURRENCY_FLAG,
       key: 'concurrency',
-      parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, CHUNKS)),
+      list: true,
+      max: CHUNKS,
+      why: `more than the ${CHUNKS} chunks would never be in flight`,
+      description: 'requests in flight',
+      defaultText: '1,4,8,16; quick 4,16',
     },
+    { ...STUDY_RUNS, description: 'runs per cell, the first discarded', defaultText: '7; quick 3' },
     {
-      flags: '--runs <n>',
-      description: 'runs per cell, the first discarded (default 7; quick 3)',
-      key: 'runs',
-      parse: (v, f) => parseInteger(v, f, 2, 100),
-    },
-    {
-      flags: '--h2-sessions <n>',
-      description: 'sessions of the HTTP/2 pool (default 4)',
+      of: H2_SESSIONS_FLAG,
       key: 'h2Sessions',
-      parse: (v, f) => parseInteger(v, f, 1, 64),
+      max: CHUNKS,
+      why: `a session per chunk at most: more would stay idle`,
+      description: 'sessions of the HTTP/2 pool',
+      defaultText: '4',
     },
-    {
-      flags: '--loopback',
-      description: 'no emulated link (no root needed): the protocols alone',
-      key: 'loopback',
-    },
+    { of: LOOPBACK_FLAG, key: 'loopback' },
   ],
-  check(options, quick) {
-    if (!resolve({ quick, options }).loopback) checkNetAvailable('relay');
+
+  resolve,
+  check(options) {
+    if (!options.loopback) checkNetAvailable('relay');
   },
   async run(ctx) {
-    const o = resolve(ctx);
+    const o = ctx.options;
     const links = linkCases(o);
     const s = strategies();
     const runsPerLink = o.concurrency.length * 3 * o.runs;
@@ -574,4 +573,4 @@ export const chunksStudy: Study = {
     if (changes) ctx.explain(changes);
     for (const f of chunksFindings(perLink)) ctx.finding(f);
   },
-};
+});

@@ -25,16 +25,17 @@
  */
 
 import os from 'node:os';
-import { keptRuns } from '../compare/index.ts';
+import { H1_CONNECTIONS_FLAG, H2_SESSIONS_FLAG, keptRuns, RTT_FLAG } from '../compare/index.ts';
+import { declareFlag, formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
 import {
-  formatBytes,
-  invalidOption,
-  medianInterpolated,
-  parseBytes,
-  parseDurationMs,
-  parseInteger,
-} from '../core/index.ts';
-import { type LoadOptionsInput, runLoad } from '../load/index.ts';
+  CONCURRENCY_FLAG,
+  DURATION_FLAG,
+  IDLE_TIMEOUT_FLAG,
+  type LoadOptionsInput,
+  MAX_AGE_FLAG,
+  runLoad,
+  WINDOW_FLAG,
+} from '../load/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -57,11 +58,59 @@ import {
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
 import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
-import { listOf } from './flags.ts';
-import type { Study, StudyContext } from './study.ts';
+import { listOf, STUDY_RUNS } from './flags.ts';
+import { defineStudy, type StudyContext } from './study.ts';
 
-const WINDOWS = ['node', 'browser', 'max'] as const;
-type WindowName = (typeof WINDOWS)[number];
+/** The window presets (`--window`'s). */
+type WindowName = 'node' | 'browser' | 'max';
+
+/** `--bodies`: body sizes echoed, one comparison each; an empty echo measures no body at all. */
+const BODIES_FLAG = declareFlag({
+  flag: 'bodies',
+  grammar: 'bytes',
+  arg: 'list',
+  min: 1,
+  description: 'body sizes echoed, one comparison each',
+  defaultText: '1KiB,1MiB',
+  parse: (v, f) =>
+    listOf(v, f, (x) => {
+      const n = parseBytes(x, f);
+      // An empty echo measures no body at all: the study's question is the bodies'.
+      if (n < 1) throw invalidOption(f, v, 'give body sizes of at least 1 byte, e.g. 1KiB,1MiB');
+      return n;
+    }),
+});
+/** `--windows`: the presets of `--window` (src/load), one comparison each, on both ends. */
+const WINDOWS_FLAG = declareFlag({
+  flag: 'windows',
+  grammar: 'enum',
+  arg: 'list',
+  choices: WINDOW_FLAG.choices,
+  description: `HTTP/2 window presets of both ends: ${WINDOW_FLAG.choices?.join(', ')}`,
+  defaultText: 'all; quick node,max',
+  sweep: 'one comparison each',
+});
+const HEADER_BYTES_FLAG = declareFlag({
+  flag: 'header-bytes',
+  grammar: 'bytes',
+  arg: 'size',
+  max: 16 * 1024,
+  description: 'extra request headers per request, as HTTP/1.1 writes them',
+  defaultText: '300',
+  parse: (v, f) => {
+    const n = parseBytes(v, f);
+    if (n > 16 * 1024)
+      throw invalidOption(f, v, 'use at most 16KiB (the fixture refuses larger header lists)');
+    return n;
+  },
+});
+const SERVER_IDLE_TIMEOUT_FLAG = declareFlag({
+  flag: 'server-idle-timeout',
+  grammar: 'seconds',
+  arg: 'time',
+  description: "the server's HTTP/2 idle timeout in the lifetime cells (a bare number is seconds)",
+  defaultText: '3s; quick 600ms',
+});
 
 /** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
 const GRID = {
@@ -134,9 +183,8 @@ interface EchoOptions {
   rttMs?: number;
 }
 
-function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): EchoOptions {
-  const g = ctx.quick ? GRID.quick : GRID.full;
-  const o = ctx.options as Partial<EchoOptions>;
+function resolve(o: Partial<EchoOptions>, quick: boolean): EchoOptions {
+  const g = quick ? GRID.quick : GRID.full;
   return {
     bodies: o.bodies ?? [...g.bodies],
     windows: o.windows ?? [...g.windows],
@@ -1132,106 +1180,76 @@ async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): P
   return cases;
 }
 
-export const echoStudy: Study = {
+export const echoStudy = defineStudy<EchoOptions>({
   name: 'echo',
   title: 'Request/response echo behind mTLS: HTTP/1.1 pool, one HTTP/2 session, and pools of HTTP/2 sessions',
   source: 'report 003 (mTLS echo, Spring Boot / Tomcat, Apache HttpClient 5)',
   question:
     'Echoing 1 KiB and 1 MiB bodies over mutual TLS, what do one HTTP/2 session, a shared pool of sessions and a pool of independent sessions give against pooled HTTP/1.1, why, and who can bound a session’s life?',
   flags: [
+    { of: BODIES_FLAG, key: 'bodies' },
+    { of: WINDOWS_FLAG, key: 'windows', list: true },
     {
-      flags: '--bodies <list>',
-      description: 'body sizes echoed, one comparison each (default 1KiB,1MiB)',
-      key: 'bodies',
-      parse: (v, f) =>
-        listOf(v, f, (x) => {
-          const n = parseBytes(x, f);
-          // An empty echo measures no body at all: the study's question is the bodies'.
-          if (n < 1) throw invalidOption(f, v, 'give body sizes of at least 1 byte, e.g. 1KiB,1MiB');
-          return n;
-        }),
-    },
-    {
-      flags: '--windows <list>',
-      description: `HTTP/2 window presets of both ends, one comparison each: ${WINDOWS.join(', ')} (default all; quick node,max)`,
-      key: 'windows',
-      parse: (v, f) =>
-        listOf(v, f, (x) => {
-          if (!(WINDOWS as readonly string[]).includes(x))
-            throw invalidOption(f, v, `use a list of ${WINDOWS.join(', ')}`);
-          return x as WindowName;
-        }),
-    },
-    {
-      flags: '--concurrency <list>',
-      description: 'requests in flight (default 32; quick 8)',
+      of: CONCURRENCY_FLAG,
       key: 'concurrency',
-      parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, 1024)),
+      list: true,
+      max: 1024,
+      why: 'a pool of independent sessions opens one per request in flight',
+      description: 'requests in flight',
+      defaultText: '32; quick 8',
     },
     {
-      flags: '--runs <n>',
-      description: 'runs per cell, the first discarded (default 7; quick 3)',
-      key: 'runs',
-      parse: (v, f) => parseInteger(v, f, 3, 100),
+      ...STUDY_RUNS,
+      min: 3,
+      why: "the first run is discarded and the lifetime cells' medians need two kept",
+      description: 'runs per cell, the first discarded',
+      defaultText: '7; quick 3',
     },
     {
-      flags: '--duration <time>',
-      description: 'measured time of one run (default 1s; quick 300ms)',
+      of: DURATION_FLAG,
       key: 'durationMs',
-      parse: (v, f) => parseDurationMs(v, f, 's'),
+      description: 'measured time of one run (a bare number is seconds)',
+      defaultText: '1s; quick 300ms',
     },
     {
-      flags: '--h1-connections <n>',
-      description: `HTTP/1.1 connections: a number (capped at the concurrency) or 'concurrency' (default ${LIBRARY_POOL_SESSIONS}, Apache HttpClient 5's per-route default)`,
+      of: H1_CONNECTIONS_FLAG,
       key: 'h1Connections',
-      parse: (v, f) => (v === 'concurrency' ? v : parseInteger(v, f, 1, 1024)),
+      description: "HTTP/1.1 connections: a number (capped at the concurrency) or 'concurrency'",
+      defaultText: `${LIBRARY_POOL_SESSIONS}, Apache HttpClient 5's per-route default`,
     },
     {
-      flags: '--h2-sessions <n>',
-      description: `sessions of the leased HTTP/2 pool, one exchange each at a time (default ${LIBRARY_POOL_SESSIONS})`,
+      of: H2_SESSIONS_FLAG,
       key: 'h2Sessions',
-      parse: (v, f) => parseInteger(v, f, 1, 256),
+      max: 256,
+      why: 'each session is a client of its own on this machine',
+      description: 'sessions of the leased HTTP/2 pool, one exchange each at a time',
+      defaultText: String(LIBRARY_POOL_SESSIONS),
     },
+    { of: HEADER_BYTES_FLAG, key: 'headerBytes' },
+    { of: SERVER_IDLE_TIMEOUT_FLAG, key: 'serverIdleMs' },
     {
-      flags: '--header-bytes <size>',
-      description: 'extra request headers per request, as HTTP/1.1 writes them (default 300)',
-      key: 'headerBytes',
-      parse: (v, f) => {
-        const n = parseBytes(v, f);
-        if (n > 16 * 1024)
-          throw invalidOption(f, v, 'use at most 16KiB (the fixture refuses larger header lists)');
-        return n;
-      },
-    },
-    {
-      flags: '--server-idle-timeout <time>',
-      description: "the server's HTTP/2 idle timeout in the lifetime cells (default 3s; quick 600ms)",
-      key: 'serverIdleMs',
-      parse: (v, f) => parseDurationMs(v, f),
-    },
-    {
-      flags: '--idle-timeout <time>',
-      description: "the client's idle timeout in the lifetime cells (default 1s; quick 300ms)",
+      of: IDLE_TIMEOUT_FLAG,
       key: 'clientIdleMs',
-      parse: (v, f) => parseDurationMs(v, f),
+      description: "the client's idle timeout in the lifetime cells",
+      defaultText: '1s; quick 300ms',
     },
     {
-      flags: '--max-age <time>',
-      description: "the client's maximum session age in the lifetime cells (default 1s; quick 300ms)",
+      of: MAX_AGE_FLAG,
       key: 'maxAgeMs',
-      parse: (v, f) => parseDurationMs(v, f),
+      description: "the client's maximum session age in the lifetime cells",
+      defaultText: '1s; quick 300ms',
     },
     {
-      flags: '--rtt <time>',
-      description:
-        'an emulated link of this round-trip time for the comparisons (needs root; default loopback)',
+      of: RTT_FLAG,
       key: 'rttMs',
-      parse: (v, f) => parseDurationMs(v, f),
+      description: 'an emulated link of this round-trip time for the comparisons (needs root)',
+      defaultText: 'loopback',
     },
   ],
+
   verify: verifyEcho,
-  check(options, quick) {
-    const o = resolve({ quick, options });
+  resolve,
+  check(o) {
     if (o.rttMs !== undefined) checkNetAvailable('relay');
     if (o.clientIdleMs >= o.serverIdleMs)
       throw invalidOption(
@@ -1241,7 +1259,7 @@ export const echoStudy: Study = {
       );
   },
   async run(ctx) {
-    const o = resolve(ctx);
+    const o = ctx.options;
     const loadBefore = os.loadavg()[0]!;
     const s = roles();
     const headers = apiHeaders(o.headerBytes);
@@ -1386,4 +1404,4 @@ export const echoStudy: Study = {
     }
     for (const f of lifetimeFindings(cases, handshakeData, o)) ctx.finding(f);
   },
-};
+});

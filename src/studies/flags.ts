@@ -1,5 +1,26 @@
-/** Parsing of the studies' own flags, shared by the study files. */
-import { invalidOption, parseList } from '../core/index.ts';
+/** Flags several studies share, declared once (docs/design.md, "Options"), and their uses. */
+
+import { RUNS_FLAG } from '../compare/index.ts';
+import { declareFlag, invalidOption, parseList } from '../core/index.ts';
+
+/** `--loopback`: the study without an emulated link (no root needed). */
+export const LOOPBACK_FLAG = declareFlag({
+  flag: 'loopback',
+  grammar: 'bool',
+  description: 'no emulated link (no root needed): the protocols alone',
+});
+
+/**
+ * A study's `--runs`: compare's flag, at most 100 — a study's grid multiplies every run by its cells
+ * and links (compare's 1000 would be days).
+ */
+export const STUDY_RUNS = {
+  of: RUNS_FLAG,
+  key: 'runs',
+  min: 2,
+  max: 100,
+  why: "the first run is discarded; a study's grid multiplies every run by its cells and links",
+} as const;
 
 /**
  * A comma-separated flag value parsed item by item with `parse` (which names the flag when an item is

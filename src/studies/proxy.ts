@@ -13,15 +13,8 @@
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootstrapRatio, keptRuns, sizeWorkload } from '../compare/index.ts';
-import {
-  formatBytes,
-  invalidOption,
-  medianInterpolated,
-  parseBytes,
-  parseDurationMs,
-  parseInteger,
-  parseList,
-} from '../core/index.ts';
+import { declareFlag, formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
+import { CONCURRENCY_FLAG, DURATION_FLAG } from '../load/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -37,8 +30,9 @@ import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/in
 import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
 import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
+import { STUDY_RUNS } from './flags.ts';
 import { checkNginx, freePort, startNginx } from './nginx.ts';
-import type { Study, StudyContext } from './study.ts';
+import { defineStudy, type StudyContext } from './study.ts';
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
 const LARGE_BYTES = 2_831_155;
@@ -94,6 +88,43 @@ const DEFAULT_SNDBUF_BYTES = 64 * 1024;
 /** Upstream connections nginx keeps idle per worker (`keepalive` in the upstream block). */
 const UPSTREAM_KEEPALIVE = 32;
 
+const SNDBUF_FLAG = declareFlag({
+  flag: 'sndbuf',
+  grammar: 'bytes',
+  arg: 'size',
+  description:
+    "nginx's send buffer towards the client, listen sndbuf= (a WAN client's pace; 0: the kernel's, which on loopback takes most of a response at once)",
+  defaultText: '64KiB',
+});
+const UPSTREAM_RTT_FLAG = declareFlag({
+  flag: 'upstream-rtt',
+  grammar: 'duration',
+  arg: 'time',
+  description:
+    'put the fixture behind an emulated link of this round trip, nginx and the client on the host (root)',
+  defaultText: 'none: loopback',
+});
+const UPSTREAM_FLAG = declareFlag({
+  flag: 'upstream',
+  grammar: 'enum',
+  arg: 'kind',
+  choices: ['unix', 'tcp'],
+  description:
+    "how nginx reaches the fixture: unix (a Unix domain socket, the report's) or tcp (127.0.0.1; implied by --upstream-rtt)",
+  defaultText: 'unix',
+  parse: (v, f) => {
+    if (v !== 'unix' && v !== 'tcp') throw invalidOption(f, v, 'use unix or tcp');
+    return v;
+  },
+});
+const NGINX_FLAG = declareFlag({
+  flag: 'nginx',
+  grammar: 'string',
+  arg: 'path',
+  description: 'the nginx binary',
+  defaultText: '/usr/sbin/nginx, else nginx on PATH',
+});
+
 interface ProxyOptions {
   concurrency: number[];
   runs: number;
@@ -106,9 +137,8 @@ interface ProxyOptions {
   nginx?: string;
 }
 
-function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): ProxyOptions {
-  const g = ctx.quick ? GRID.quick : GRID.full;
-  const o = ctx.options as Partial<ProxyOptions>;
+function resolve(o: Partial<ProxyOptions>, quick: boolean): ProxyOptions {
+  const g = quick ? GRID.quick : GRID.full;
   return {
     concurrency: o.concurrency ?? [...g.concurrency],
     runs: o.runs ?? g.runs,
@@ -741,7 +771,7 @@ export function verifyProxy(r: StudyResult): string[] {
   return problems;
 }
 
-export const proxyStudy: Study = {
+export const proxyStudy = defineStudy<ProxyOptions>({
   name: 'proxy',
   verify: verifyProxy,
   title: 'The reverse proxy in front: upstream keep-alive and proxy buffers',
@@ -750,59 +780,35 @@ export const proxyStudy: Study = {
     'What do a reverse proxy without upstream keep-alive and with small proxy buffers cost a 2.7 MB response and small chunks, and can h2lab see both faults?',
   flags: [
     {
-      flags: '--concurrency <list>',
-      description: 'requests in flight (default 1,8; quick 4)',
+      of: CONCURRENCY_FLAG,
       key: 'concurrency',
-      parse: (v, f) => {
-        const xs = parseList(v).map((x) => parseInteger(x, f, 1, 256));
-        if (xs.length === 0) throw invalidOption(f, v, 'give at least one value, e.g. 1,8');
-        return xs;
-      },
+      list: true,
+      max: 256,
+      why: 'every request in flight is a connection through nginx on this machine',
+      description: 'requests in flight',
+      defaultText: '1,8; quick 4',
     },
     {
-      flags: '--runs <n>',
-      description: 'runs per cell, the first discarded (default 7; quick 3)',
-      key: 'runs',
-      parse: (v, f) => parseInteger(v, f, 3, 100),
+      ...STUDY_RUNS,
+      min: 3,
+      why: 'the first run is discarded and an interval needs two kept',
+      description: 'runs per cell, the first discarded',
+      defaultText: '7; quick 3',
     },
     {
-      flags: '--duration <time>',
-      description: 'measured time of one run; a bare number is seconds (default 1s; quick 400ms)',
+      of: DURATION_FLAG,
       key: 'durationMs',
-      parse: (v, f) => parseDurationMs(v, f, 's'),
+      description: 'measured time of one run; a bare number is seconds',
+      defaultText: '1s; quick 400ms',
     },
-    {
-      flags: '--sndbuf <size>',
-      description:
-        "nginx's send buffer towards the client, listen sndbuf= (default 64KiB, a WAN client's pace; 0: the kernel's, which on loopback takes most of a response at once)",
-      key: 'sndbufBytes',
-      parse: (v, f) => parseBytes(v, f),
-    },
-    {
-      flags: '--upstream-rtt <time>',
-      description:
-        'put the fixture behind an emulated link of this round trip, nginx and the client on the host (root; default none: loopback)',
-      key: 'upstreamRttMs',
-      parse: (v, f) => parseDurationMs(v, f),
-    },
-    {
-      flags: '--upstream <kind>',
-      description:
-        "how nginx reaches the fixture: unix (a Unix domain socket, the report's; default) or tcp (127.0.0.1; implied by --upstream-rtt)",
-      key: 'upstream',
-      parse: (v, f) => {
-        if (v !== 'unix' && v !== 'tcp') throw invalidOption(f, v, 'use unix or tcp');
-        return v;
-      },
-    },
-    {
-      flags: '--nginx <path>',
-      description: 'the nginx binary (default /usr/sbin/nginx, else nginx on PATH)',
-      key: 'nginx',
-    },
+    { of: SNDBUF_FLAG, key: 'sndbufBytes' },
+    { of: UPSTREAM_RTT_FLAG, key: 'upstreamRttMs' },
+    { of: UPSTREAM_FLAG, key: 'upstream' },
+    { of: NGINX_FLAG, key: 'nginx' },
   ],
-  check(options, quick) {
-    const o = resolve({ quick, options });
+
+  resolve,
+  check(o) {
     checkNginx(o.nginx);
     if (o.upstreamRttMs > 0 && o.upstream === 'unix')
       throw invalidOption(
@@ -813,7 +819,7 @@ export const proxyStudy: Study = {
     if (o.upstreamRttMs > 0) checkNetAvailable('relay');
   },
   async run(ctx) {
-    const o = resolve(ctx);
+    const o = ctx.options;
     const { binary, version } = checkNginx(o.nginx);
     const h1 = baselineStrategy();
     const h2 = multiplexedStrategy('one');
@@ -954,4 +960,4 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
       await link?.close();
     }
   },
-};
+});

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { type FlagUse, H2labError, isH2labError, VERSION } from '../core/index.ts';
 import {
   type CompareResult,
   STUDY_RESULT_VERSION,
@@ -20,19 +20,20 @@ import {
 } from '../model/index.ts';
 import { checkFindings } from './findings.ts';
 
-/** A study-specific command-line flag, declared by the study and added by `h2lab study NAME`. */
-export interface StudyFlag {
-  /** Commander's flag syntax, e.g. `--pools <list>`. */
-  flags: string;
-  description: string;
-  /** Key of the parsed value in the study's options. */
-  key: string;
-  /** Turns the flag's text into the option's value; throws an H2labError naming the flag when bad. */
-  parse?: (value: string, flag: string) => unknown;
+/**
+ * A flag of one study, added by `h2lab study NAME`: the use of a declared flag (docs/design.md,
+ * "Options": a shared one such as `--runs`, narrowed with its reason, or the study's own) and the key
+ * of the study's options it fills.
+ */
+export interface StudyFlag<G = Record<string, unknown>> extends FlagUse {
+  readonly key: keyof G & string;
 }
 
-/** One study: what it reruns and how. */
-export interface Study {
+/**
+ * One study: what it reruns and how. `O` is its resolved options (what `run` reads, typed), `G` the
+ * options a caller gives (the flags' values): `resolve` fills in the defaults of the mode.
+ */
+export interface Study<O extends object = Record<string, unknown>, G extends object = Partial<O>> {
   /** `h2lab study NAME`. */
   name: string;
   title: string;
@@ -40,13 +41,15 @@ export interface Study {
   source: string;
   /** The question it answers, one sentence. */
   question: string;
-  flags?: readonly StudyFlag[];
+  flags?: readonly StudyFlag<G>[];
+  /** The options from what was given and the mode (`quick`): every default filled in. */
+  resolve?: (given: Readonly<G>, quick: boolean) => O;
   /**
    * Checks what the study needs (root for links, Chromium, nginx) before anything runs, so a missing
    * part fails at once with its error code rather than after minutes.
    */
-  check?: (options: Readonly<Record<string, unknown>>, quick: boolean) => void | Promise<void>;
-  run: (ctx: StudyContext) => Promise<void>;
+  check?: (options: Readonly<O>, quick: boolean) => void | Promise<void>;
+  run: (ctx: StudyContext<O>) => Promise<void>;
   /**
    * Checks the findings of a result against its own tables and data (the contradictions a referee
    * would look for); returns one line per problem. Run at the end of every study (problems become
@@ -56,10 +59,11 @@ export interface Study {
 }
 
 /** What a study works with. */
-export interface StudyContext {
+export interface StudyContext<O extends object = Record<string, unknown>> {
   readonly quick: boolean;
   readonly seed: number;
-  readonly options: Readonly<Record<string, unknown>>;
+  /** The study's options, resolved (`Study.resolve`). */
+  readonly options: Readonly<O>;
   /** Aborted when the user stops the study (Ctrl-C): finish or abandon the cell in progress. */
   readonly signal: AbortSignal;
   /** A private temporary directory, removed when the study ends (generated configs, certificates). */
@@ -118,10 +122,22 @@ export interface StartStudyInput {
   options?: Record<string, unknown>;
 }
 
+/**
+ * A study as the registry and the harness hold it, whatever its options: its flags fill a record that
+ * its own `resolve` types. The one place the options' type is erased; each study is written against
+ * its own `O` and `G`.
+ *
+ * @example export const chunksStudy = defineStudy<ChunksOptions>({ name: 'chunks', resolve, run, … });
+ */
+export function defineStudy<O extends object, G extends object = Partial<O>>(study: Study<O, G>): Study {
+  return study as unknown as Study;
+}
+
 /** Starts a study; progress arrives as events, the result through `done`. */
 export function startStudy(study: Study, input: StartStudyInput = {}): StudyHandle {
   const quick = input.quick ?? false;
-  const options = { ...input.options };
+  const given = { ...input.options };
+  const options = study.resolve ? study.resolve(given, quick) : given;
   const seed = input.seed ?? 1;
   const events = new EventEmitter<StudyEvents>();
   const controller = new AbortController();
@@ -135,7 +151,7 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     question: study.question,
     mode: quick ? 'quick' : 'full',
     status: 'running',
-    options: { ...options, quick, seed },
+    options: { ...given, quick, seed },
     environment: {
       h2labVersion: VERSION,
       node: process.version,

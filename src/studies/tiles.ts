@@ -14,6 +14,7 @@
  */
 import os from 'node:os';
 import {
+  CHROMIUM_FLAG,
   type ChromiumHandle,
   CollectedPage,
   checkChromium,
@@ -21,12 +22,13 @@ import {
   MAP_MOVES,
   MAP_MOVES_QUICK,
   measureBrowser,
+  POOL_FLAG,
   runBurst,
   runMapSession,
   spkiPins,
   summarizeBurst,
 } from '../browser/index.ts';
-import { invalidOption, medianNearestRank, parseInteger } from '../core/index.ts';
+import { declareFlag, invalidOption, medianNearestRank, parseInteger } from '../core/index.ts';
 import {
   type BrowserResult,
   type BrowserTarget,
@@ -50,8 +52,8 @@ import {
   startFixtureTarget,
 } from '../server/index.ts';
 import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
-import { listOf } from './flags.ts';
-import type { Study, StudyContext } from './study.ts';
+import { LOOPBACK_FLAG, listOf, STUDY_RUNS } from './flags.ts';
+import { defineStudy, type StudyContext } from './study.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
 const REPORT_BURST = [
@@ -105,6 +107,66 @@ const GRID = {
   },
 };
 
+/**
+ * The study's `--net`: a list of loopback and link presets. `bench` and `compare` take `--net` from
+ * src/cli/net-options.ts; this one's grammar is the same list, declared here until the link-condition
+ * registry (issue #27) declares it once for all.
+ */
+const TILES_NET_FLAG = declareFlag({
+  flag: 'net',
+  grammar: 'string',
+  arg: 'list',
+  description: `network conditions: loopback and link profiles (${profileNames().join(', ')})`,
+  defaultText: 'loopback,wan',
+  sweep: 'one condition each',
+  parse: (x, f) => {
+    if (x !== 'loopback' && !profileNames().includes(x))
+      throw invalidOption(f, x, `use a list of loopback, ${profileNames().join(', ')}`);
+    return x;
+  },
+});
+const POOLS_FLAG = declareFlag({
+  flag: 'pools',
+  grammar: 'int',
+  arg: 'list',
+  min: 1,
+  max: 1024,
+  description: 'backend pool sizes of the sweep',
+  defaultText: '1,2,4,8,16,32; quick 1,4,16',
+  parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, 1024)),
+});
+const RENDER_FLAG = declareFlag({
+  flag: 'render',
+  grammar: 'enum',
+  arg: 'mode',
+  choices: ['cpu', 'sleep'],
+  description:
+    'how a tile is rendered: cpu (burns CPU on --render-cores pinned cores, the report’s CPU-bound tiles) or sleep (a timer, no CPU)',
+  defaultText: 'cpu',
+  parse: (v, f) => {
+    if (v !== 'cpu' && v !== 'sleep') throw invalidOption(f, v, 'use cpu or sleep');
+    return v;
+  },
+});
+const RENDER_CORES_FLAG = declareFlag({
+  flag: 'render-cores',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 1024,
+  description: `cores the render threads are pinned to with --render cpu (the tile CPU time is scaled by cores/${REPORT_CORES})`,
+  defaultText: String(MODEL.renderCores),
+});
+const SESSIONS_FLAG = declareFlag({
+  flag: 'sessions',
+  grammar: 'int',
+  arg: 'n',
+  min: 1,
+  max: 20,
+  description: 'map sessions per target and server mode',
+  defaultText: '2; quick 1',
+});
+
 /** The study's resolved options (stored in the result). */
 interface TilesOptions {
   net: string[];
@@ -122,9 +184,11 @@ interface TilesOptions {
   chromiumPath: string;
 }
 
-function resolve(ctx: Pick<StudyContext, 'quick' | 'options'>): TilesOptions {
-  const g = ctx.quick ? GRID.quick : GRID.full;
-  const o = ctx.options as Partial<TilesOptions> & { loopback?: boolean };
+/** What a caller gives: the options, and `loopback` (= `net: ['loopback']`). */
+type TilesGiven = Partial<TilesOptions> & { loopback?: boolean };
+
+function resolve(o: TilesGiven, quick: boolean): TilesOptions {
+  const g = quick ? GRID.quick : GRID.full;
   return {
     net: o.loopback ? ['loopback'] : (o.net ?? [...g.net]),
     pools: o.pools ?? [...g.pools],
@@ -1084,84 +1148,38 @@ async function sweepCell(
   return points;
 }
 
-export const tilesStudy: Study = {
+export const tilesStudy = defineStudy<TilesOptions, TilesGiven>({
   name: 'tiles',
   title: 'The map tile server: HTTP/2 moves the queue, does it shorten it?',
   source: 'report 000 (the map tile server)',
   question:
     'For a map whose tiles come from a bounded backend pool, what does HTTP/2 change against HTTP/1.1 in a real browser — where the queue sits, what abandoned tiles cost, and how many workers are worth having?',
   flags: [
+    { of: TILES_NET_FLAG, key: 'net', list: true },
+    { of: LOOPBACK_FLAG, key: 'loopback', description: 'loopback only (no emulated link, no root needed)' },
+    { of: POOLS_FLAG, key: 'pools' },
+    { of: RENDER_FLAG, key: 'render' },
+    { of: RENDER_CORES_FLAG, key: 'renderCores' },
     {
-      flags: '--net <list>',
-      description: `network conditions: loopback and link profiles (${profileNames().join(', ')}); default loopback,wan`,
-      key: 'net',
-      parse: (v, f) =>
-        listOf(v, f, (x) => {
-          if (x !== 'loopback' && !profileNames().includes(x))
-            throw invalidOption(f, v, `use a list of loopback, ${profileNames().join(', ')}`);
-          return x;
-        }),
-    },
-    {
-      flags: '--loopback',
-      description: 'loopback only (no emulated link, no root needed)',
-      key: 'loopback',
-    },
-    {
-      flags: '--pools <list>',
-      description: 'backend pool sizes of the sweep (default 1,2,4,8,16,32; quick 1,4,16)',
-      key: 'pools',
-      parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, 1024)),
-    },
-    {
-      flags: '--render <mode>',
-      description:
-        'how a tile is rendered: cpu (burns CPU on --render-cores pinned cores, the report’s CPU-bound tiles) or sleep (a timer, no CPU); default cpu',
-      key: 'render',
-      parse: (v, f) => {
-        if (v !== 'cpu' && v !== 'sleep') throw invalidOption(f, v, 'use cpu or sleep');
-        return v;
-      },
-    },
-    {
-      flags: '--render-cores <n>',
-      description: `cores the render threads are pinned to with --render cpu (default ${MODEL.renderCores}; the tile CPU time is scaled by cores/${REPORT_CORES})`,
-      key: 'renderCores',
-      parse: (v, f) => parseInteger(v, f, 1, 1024),
-    },
-    {
-      flags: '--pool <n>',
-      description: `backend workers for the burst and the map sessions (default ${MODEL.poolSize}, as the report's)`,
+      of: POOL_FLAG,
       key: 'poolSize',
-      parse: (v, f) => parseInteger(v, f, 1, 1024),
+      description: 'backend workers for the burst and the map sessions',
+      defaultText: `${MODEL.poolSize}, as the report's`,
     },
-    {
-      flags: '--runs <n>',
-      description: 'bursts per target, the first discarded (default 6; quick 2)',
-      key: 'runs',
-      parse: (v, f) => parseInteger(v, f, 2, 100),
-    },
-    {
-      flags: '--sessions <n>',
-      description: 'map sessions per target and server mode (default 2; quick 1)',
-      key: 'sessions',
-      parse: (v, f) => parseInteger(v, f, 1, 20),
-    },
-    {
-      flags: '--chromium <path>',
-      description: `the Chromium executable (default ${DEFAULT_CHROMIUM_PATH})`,
-      key: 'chromiumPath',
-    },
+    { ...STUDY_RUNS, description: 'bursts per target, the first discarded', defaultText: '6; quick 2' },
+    { of: SESSIONS_FLAG, key: 'sessions' },
+    { of: CHROMIUM_FLAG, key: 'chromiumPath' },
   ],
+
   verify: verifyTiles,
-  check(options, quick) {
-    const o = resolve({ quick, options });
+  resolve,
+  check(o) {
     checkChromium(o.chromiumPath);
     if (o.render === 'cpu') renderCpuList(o.renderCores);
     if (o.net.some((n) => n !== 'loopback')) checkNetAvailable('relay');
   },
   async run(ctx) {
-    const o = resolve(ctx);
+    const o = ctx.options;
     ctx.setData('model', {
       poolSize: o.poolSize,
       tileMs: o.tileMs,
@@ -1187,7 +1205,7 @@ export const tilesStudy: Study = {
       restore();
     }
   },
-};
+});
 
 async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
   {
