@@ -265,6 +265,54 @@ export function declareFlag<D extends FlagDeclaration>(d: D): Readonly<D> {
   return Object.freeze(d);
 }
 
+/**
+ * The PEM files and the trust switch of a TLS client or server — bench, compare, probe and serve
+ * alike (one name per concept: `ca`, `cert`, `key`, RENAMED_OPTIONS) — declared here because
+ * src/load, src/probe and src/server all use them and none imports another.
+ */
+export const CA_FLAG = declareFlag({
+  flag: 'ca',
+  grammar: 'string',
+  arg: 'file',
+  description: 'extra CA certificate (PEM) to trust',
+});
+export const CERT_FLAG = declareFlag({
+  flag: 'cert',
+  grammar: 'string',
+  arg: 'file',
+  description: 'client certificate (PEM) for mutual TLS',
+});
+export const KEY_FLAG = declareFlag({
+  flag: 'key',
+  grammar: 'string',
+  arg: 'file',
+  description: 'client key (PEM) for mutual TLS',
+});
+export const INSECURE_FLAG = declareFlag({
+  flag: 'insecure',
+  short: 'k',
+  grammar: 'bool',
+  description: 'accept any server certificate',
+});
+
+/**
+ * A schema field's {@link OptionMeta} from a declared flag (serve, certs and probe build their flags
+ * from their schemas): the field is a use of the declaration, in its own words where it says more.
+ *
+ * @example cert: z.string().optional().meta(flagMeta(CERT_FLAG, 'server certificate PEM (with --key)'))
+ */
+export function flagMeta(d: FlagDeclaration, description = d.description): OptionMeta & Record<string, unknown> {
+  const kinds: Partial<Record<FlagGrammar, OptionKind>> = {
+    int: 'int',
+    bytes: 'bytes',
+    duration: 'duration',
+    fraction: 'fraction',
+    bool: 'bool',
+    enum: 'enum',
+  };
+  return optionMeta(d.flag, kinds[d.grammar] ?? 'string', description, d.negatable, d.defaultText);
+}
+
 /** Every declared flag (those of the modules loaded so far). */
 export function declaredFlags(): FlagDeclaration[] {
   return [...DECLARED.values()];

@@ -4,8 +4,12 @@
  */
 import { z } from 'zod';
 import {
+  CA_FLAG,
+  CERT_FLAG,
   declareFlag,
   H2labError,
+  INSECURE_FLAG,
+  KEY_FLAG,
   headerFieldProblem,
   INPUT_FILE_CAPS,
   invalidOption,
@@ -362,30 +366,6 @@ export const CONNECTION_WINDOW_FLAG = declareFlag({
   min: 1,
   description: 'HTTP/2 connection window (makes --window custom)',
 });
-export const CA_FLAG = declareFlag({
-  flag: 'ca',
-  grammar: 'string',
-  arg: 'file',
-  description: 'extra CA certificate (PEM) to trust',
-});
-export const CERT_FLAG = declareFlag({
-  flag: 'cert',
-  grammar: 'string',
-  arg: 'file',
-  description: 'client certificate (PEM) for mutual TLS',
-});
-export const KEY_FLAG = declareFlag({
-  flag: 'key',
-  grammar: 'string',
-  arg: 'file',
-  description: 'client key (PEM) for mutual TLS',
-});
-export const INSECURE_FLAG = declareFlag({
-  flag: 'insecure',
-  short: 'k',
-  grammar: 'bool',
-  description: 'accept any server certificate',
-});
 export const IDLE_TIMEOUT_FLAG = declareFlag({
   flag: 'idle-timeout',
   grammar: 'seconds',
@@ -402,6 +382,11 @@ export const GIVE_UP_FLAG = declareFlag({
   description:
     'end the run once every connection attempt has failed this long; shorter outages are recorded and the run goes on',
   defaultText: '5s',
+  parse: (text, flag) => {
+    const ms = parseDurationMs(text, flag, 's');
+    if (ms < 100 || ms > 3_600_000) throw invalidOption(flag, text, 'use a duration from 100ms to 1h, e.g. 30s');
+    return ms;
+  },
 });
 export const MAX_AGE_FLAG = declareFlag({
   flag: 'max-age',

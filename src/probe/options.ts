@@ -3,7 +3,7 @@
  * the CLI maps its flags onto it.
  */
 import { z } from 'zod';
-import { optionMeta as m } from '../core/index.ts';
+import { CA_FLAG, CERT_FLAG, flagMeta, INSECURE_FLAG, KEY_FLAG, optionMeta as m } from '../core/index.ts';
 
 /** Defaults, with their units in their names. */
 export const PROBE_DEFAULTS = Object.freeze({
@@ -23,21 +23,19 @@ export const ProbeOptionsSchema = z
       .string()
       .min(1)
       .optional()
-      .meta(m('ca', 'string', 'PEM CA certificate(s) to trust in addition to the system ones')),
+      .meta(flagMeta(CA_FLAG, 'PEM CA certificate(s) to trust in addition to the system ones')),
     cert: z
       .string()
       .min(1)
       .optional()
-      .meta(m('cert', 'string', 'PEM client certificate to present (with --key)')),
-    key: z
-      .string()
-      .min(1)
-      .optional()
-      .meta(m('key', 'string', 'PEM private key of --cert')),
+      .meta(flagMeta(CERT_FLAG, 'PEM client certificate to present (with --key)')),
+    key: z.string().min(1).optional().meta(flagMeta(KEY_FLAG, 'PEM private key of --cert')),
     insecure: z
       .boolean()
       .default(false)
-      .meta(m('insecure', 'bool', 'probe even if the certificate is not trusted (trust is still reported)')),
+      .meta(
+        flagMeta(INSECURE_FLAG, 'probe even if the certificate is not trusted (trust is still reported)'),
+      ),
     timeoutMs: z
       .number()
       .positive()

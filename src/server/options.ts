@@ -4,7 +4,16 @@
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { type DescribedOption, declareFlag, describeOptions, optionMeta } from '../core/index.ts';
+import {
+  CA_FLAG,
+  CERT_FLAG,
+  type DescribedOption,
+  declareFlag,
+  describeOptions,
+  flagMeta,
+  KEY_FLAG,
+  optionMeta,
+} from '../core/index.ts';
 
 /**
  * `--metrics-url`: a fixture server's `/metrics`, which compare and browser read around each run
@@ -76,15 +85,9 @@ export const ServerOptionsSchema = z.strictObject({
   cert: z
     .string()
     .optional()
-    .meta(m('cert', 'string', 'server certificate PEM (with --key; default: the development CA)')),
-  key: z
-    .string()
-    .optional()
-    .meta(m('key', 'string', 'private key PEM of --cert')),
-  ca: z
-    .string()
-    .optional()
-    .meta(m('ca', 'string', 'CA PEM that verifies client certificates (mTLS)')),
+    .meta(flagMeta(CERT_FLAG, 'server certificate PEM (with --key; default: the development CA)')),
+  key: z.string().optional().meta(flagMeta(KEY_FLAG, 'private key PEM of --cert')),
+  ca: z.string().optional().meta(flagMeta(CA_FLAG, 'CA PEM that verifies client certificates (mTLS)')),
   clientAuth: z
     .enum(['none', 'request', 'require'])
     .default('none')

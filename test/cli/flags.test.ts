@@ -57,31 +57,11 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
   },
   // The second declaration system: serve's and probe's zod schemas declare their fields' flags with
   // optionMeta (src/cli/schema-flags.ts builds those commands from them). Where a name is also a
-  // declared flag, one of the two goes when optionMeta takes a FlagDeclaration (a field = a use);
-  // the PEM flags need their declaration where src/server, src/probe and src/load all see it (src/tls).
+  // declared flag, the field becomes a use of the declaration (`flagMeta(CA_FLAG, …)`, as --ca,
+  // --cert, --key and --insecure are) once the declaration sits where its schema can see it.
   ...Object.fromEntries(
     (
       [
-        [
-          'ca',
-          ['load/options.ts', 'probe/options.ts', 'server/options.ts'],
-          "a PEM file: the client's CA (bench, probe), the server's client-CA (serve)",
-        ],
-        [
-          'cert',
-          ['load/options.ts', 'probe/options.ts', 'server/options.ts'],
-          "a PEM file: the client's certificate (bench, probe), the server's (serve)",
-        ],
-        [
-          'key',
-          ['load/options.ts', 'probe/options.ts', 'server/options.ts'],
-          "a PEM file: the client's key (bench, probe), the server's (serve)",
-        ],
-        [
-          'insecure',
-          ['load/options.ts', 'probe/options.ts'],
-          'accept any certificate: bench and probe, one meaning',
-        ],
         [
           'expect',
           ['compare/options.ts', 'probe/options.ts'],
@@ -127,7 +107,7 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
       ] as const
     ).map(([f, files, why]) => [
       f,
-      { files: [...files], why: `${why}; one declaration once optionMeta takes a FlagDeclaration` },
+      { files: [...files], why: `${why}; one declaration once the field is its flagMeta use` },
     ]),
   ),
 };
@@ -279,5 +259,41 @@ describe('declarations and uses', () => {
     ]);
     assert.deepEqual(o, { stats: { runs: 5 }, concurrency: [1, 8], never: 5 });
     assert.deepEqual(valuesOf({}, [{ of: RUNS_FLAG, key: 'runs' }]), {}, 'a flag not given sets nothing');
+  });
+});
+
+describe("a study's flags", () => {
+  test('fill its typed options through the declarations, with its narrowed ranges', async () => {
+    const { studyOptionsFromFlags } = await import('../../src/cli/study.ts');
+    const { findStudy } = await import('../../src/studies/index.ts');
+    const chunks = findStudy('chunks');
+    const echo = findStudy('echo');
+    assert.ok(chunks && echo, 'the chunks and echo studies are registered');
+    assert.deepEqual(
+      studyOptionsFromFlags(chunks, { rtt: '20ms,50ms', runs: '7', loopback: true, cc: 'bbr' }),
+      {
+        rttMs: [20, 50],
+        runs: 7,
+        loopback: true,
+        cc: ['bbr'],
+      },
+    );
+    assert.throws(
+      () => studyOptionsFromFlags(chunks, { runs: '101' }),
+      /--runs "101" is not valid: use a whole number from 2 to 100/,
+    );
+    assert.throws(
+      () => studyOptionsFromFlags(chunks, { concurrency: '8,65' }),
+      /--concurrency "65" is not valid: use a whole number from 1 to 64/,
+    );
+    // A bare number is seconds, as on every command (echo read ms before).
+    assert.deepEqual(studyOptionsFromFlags(echo, { duration: '2', windows: 'node,max' }), {
+      durationMs: 2000,
+      windows: ['node', 'max'],
+    });
+    assert.throws(
+      () => studyOptionsFromFlags(echo, { windows: 'custom' }),
+      /--windows "custom".*node, browser, max/,
+    );
   });
 });
