@@ -4,7 +4,7 @@
  * file), then report.md / report.html, and prints the table and the verdict.
  */
 import { join } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Cell } from '../compare/index.ts';
 import {
   BANDWIDTH_FLAG,

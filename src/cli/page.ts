@@ -32,8 +32,6 @@ const PAGE_RUNS = {
   defaultValue: '5',
 } as const;
 
-const collect = (v: string, prev: string[]) => [...prev, v];
-
 interface RecordFlags {
   output: string;
   generate?: string;

@@ -301,7 +301,10 @@ export const INSECURE_FLAG = declareFlag({
  *
  * @example cert: z.string().optional().meta(flagMeta(CERT_FLAG, 'server certificate PEM (with --key)'))
  */
-export function flagMeta(d: FlagDeclaration, description = d.description): OptionMeta & Record<string, unknown> {
+export function flagMeta(
+  d: FlagDeclaration,
+  description = d.description,
+): OptionMeta & Record<string, unknown> {
   const kinds: Partial<Record<FlagGrammar, OptionKind>> = {
     int: 'int',
     bytes: 'bytes',

@@ -8,11 +8,11 @@ import {
   CERT_FLAG,
   declareFlag,
   H2labError,
-  INSECURE_FLAG,
-  KEY_FLAG,
   headerFieldProblem,
   INPUT_FILE_CAPS,
+  INSECURE_FLAG,
   invalidOption,
+  KEY_FLAG,
   MAX_DURATION_MS,
   parseDurationMs,
   parseList,
@@ -384,7 +384,8 @@ export const GIVE_UP_FLAG = declareFlag({
   defaultText: '5s',
   parse: (text, flag) => {
     const ms = parseDurationMs(text, flag, 's');
-    if (ms < 100 || ms > 3_600_000) throw invalidOption(flag, text, 'use a duration from 100ms to 1h, e.g. 30s');
+    if (ms < 100 || ms > 3_600_000)
+      throw invalidOption(flag, text, 'use a duration from 100ms to 1h, e.g. 30s');
     return ms;
   },
 });

@@ -29,7 +29,7 @@ import {
 import { compareCell } from './compare-cell.ts';
 import { Evidence, makeFinding } from './findings.ts';
 import { LOOPBACK_FLAG, STUDY_RUNS } from './flags.ts';
-import { defineStudy, type StudyContext } from './study.ts';
+import { defineStudy } from './study.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
 const REPORT_SWEEP = [
