@@ -412,7 +412,7 @@ function readOne(u: FlagUse, text: string, whole: string, inList: boolean): unkn
       return inRange(parseBitRate(text, name), (x) => `${x} bit/s`);
     case 'enum':
       if (d.choices && !d.choices.includes(text))
-        throw invalidOption(name, whole, `use one of ${d.choices.join(', ')}`);
+        throw invalidOption(name, whole, `use ${inList ? 'a list' : 'one'} of ${d.choices.join(', ')}`);
       return text;
     default:
       return text;
