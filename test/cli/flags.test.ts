@@ -49,8 +49,9 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
   },
   protocols: {
     files: ['compare/options.ts', 'cli/page.ts'],
-    why: "page replay's --protocols are Chromium's per-origin settings (h1, h2, h3), not the load strategies compare takes (test/transport/registry.test.ts names them apart); issue #27 item 4 gives them different names",
+    why: "page replay's --protocols are the wire protocols of Chromium's settings (h1, h2, h3: ReplayProtocol), not the load strategies compare takes: two vocabularies under one flag name, until one is renamed",
   },
+
   out: {
     files: ['cli/common-flags.ts', 'tls/certs-command.ts'],
     why: "certs' --out is a field of its schema (src/tls, which cannot import src/cli); it becomes OUT_FLAG's use when the output flags move to src/core",
