@@ -46,6 +46,7 @@ import {
   parseDurationMs,
   parseList,
   readFlag,
+  TIMEOUT_FLAG,
   writeFileAtomic,
 } from '../core/index.ts';
 import {
@@ -61,7 +62,6 @@ import {
   RATE_FLAG,
   REQUESTS_FLAG,
   SEED_FLAG,
-  TIMEOUT_FLAG,
   URLS_FLAG,
   WINDOW_FLAG,
   WORKERS_FLAG,

@@ -4,7 +4,7 @@
  * a run's objects removed.
  */
 import type { Command } from 'commander';
-import { H2labError, parseDurationMs, readFlag, writeFileAtomic } from '../core/index.ts';
+import { H2labError, parseDurationMs, readFlag, TIMEOUT_FLAG, writeFileAtomic } from '../core/index.ts';
 import {
   cleanRun,
   collectRun,
@@ -15,7 +15,6 @@ import {
   renderYaml,
   waitForJob,
 } from '../k8s/index.ts';
-import { TIMEOUT_FLAG } from '../load/index.ts';
 import { readPlanFile } from '../shard/index.ts';
 import {
   CONTEXT_FLAG,

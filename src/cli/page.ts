@@ -6,8 +6,14 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { CHROMIUM_FLAG, MAX_STREAMS_FLAG, TRUST_CERT_FLAG } from '../browser/index.ts';
 import { RUNS_FLAG } from '../compare/index.ts';
-import { checkOutputPath, H2labError, parseList, readFlag, writeFileAtomic } from '../core/index.ts';
-import { TIMEOUT_FLAG } from '../load/index.ts';
+import {
+  checkOutputPath,
+  H2labError,
+  parseList,
+  readFlag,
+  TIMEOUT_FLAG,
+  writeFileAtomic,
+} from '../core/index.ts';
 import {
   DEFAULT_CHROMIUM_PATH,
   type PageReplayOptionsInput,

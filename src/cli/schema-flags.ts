@@ -21,7 +21,7 @@ const camel = (flag: string) => flag.replace(/-([a-z0-9])/g, (_, c: string) => c
 function show(o: DescribedOption): string {
   if (o.defaultText) return o.defaultText;
   const v = o.defaultValue;
-  if (typeof v === 'number' && o.kind === 'duration') return `${v}ms`;
+  if (typeof v === 'number' && (o.kind === 'duration' || o.kind === 'seconds')) return `${v}ms`;
   if (typeof v === 'number' && o.kind === 'bytes') {
     for (const [u, k] of [
       ['GiB', 1024 ** 3],
@@ -44,7 +44,7 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[], config 
     const dflt = o.defaultValue === undefined ? '' : ` (default: ${show(o)})`;
     const choices = o.choices ? ` [${o.choices.join('|')}]` : '';
     cmd.option(
-      `--${o.flag} <${o.kind === 'string' ? 'value' : o.kind}>`,
+      `--${o.flag} <${o.kind === 'string' ? 'value' : o.kind === 'seconds' ? 'duration' : o.kind}>`,
       `${o.description}${choices}${dflt}`,
     );
   }

@@ -17,7 +17,16 @@ import {
 } from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */
-export type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'fraction' | 'bool' | 'enum' | 'list';
+export type OptionKind =
+  | 'string'
+  | 'int'
+  | 'bytes'
+  | 'duration'
+  | 'seconds'
+  | 'fraction'
+  | 'bool'
+  | 'enum'
+  | 'list';
 
 /** Metadata on one option. */
 export interface OptionMeta {
@@ -104,6 +113,8 @@ export function convertOptionValue(o: DescribedOption, value: unknown): unknown 
       return parseBytes(value as string | number, name);
     case 'duration':
       return parseDurationMs(value as string | number, name);
+    case 'seconds':
+      return parseDurationMs(value as string | number, name, 's');
     case 'fraction':
       return parseFraction(value as string | number, name);
     case 'list':
@@ -296,6 +307,18 @@ export const INSECURE_FLAG = declareFlag({
 });
 
 /**
+ * `--timeout`: how long one request (bench, compare), one probe step or one page load may take;
+ * a bare number is seconds, as every duration on the command line (probe's read ms before).
+ */
+export const TIMEOUT_FLAG = declareFlag({
+  flag: 'timeout',
+  grammar: 'seconds',
+  arg: 'time',
+  description: 'per-request timeout (a bare number is seconds)',
+  defaultText: '30s',
+});
+
+/**
  * A schema field's {@link OptionMeta} from a declared flag (serve, certs and probe build their flags
  * from their schemas): the field is a use of the declaration, in its own words where it says more.
  *
@@ -309,11 +332,13 @@ export function flagMeta(
     int: 'int',
     bytes: 'bytes',
     duration: 'duration',
+    seconds: 'seconds',
     fraction: 'fraction',
     bool: 'bool',
     enum: 'enum',
   };
-  return optionMeta(d.flag, kinds[d.grammar] ?? 'string', description, d.negatable, d.defaultText);
+  // The schema's default is the field's (`defaultText` is the declaration's own use).
+  return optionMeta(d.flag, kinds[d.grammar] ?? 'string', description, d.negatable);
 }
 
 /** Every declared flag (those of the modules loaded so far). */

@@ -17,6 +17,7 @@ import {
   parseDurationMs,
   parseList,
   readOptionText,
+  TIMEOUT_FLAG,
   unknownOptionError,
 } from '../core/index.ts';
 import { httpMethodSchema } from '../model/index.ts';
@@ -148,13 +149,6 @@ export const BODY_FLAG = declareFlag({
   grammar: 'string',
   arg: 'file',
   description: 'request body from a file',
-});
-export const TIMEOUT_FLAG = declareFlag({
-  flag: 'timeout',
-  grammar: 'seconds',
-  arg: 'time',
-  description: 'per-request timeout (a bare number is seconds)',
-  defaultText: '30s',
 });
 export const CONNECT_TIMEOUT_FLAG = declareFlag({
   flag: 'connect-timeout',

@@ -3,7 +3,15 @@
  * the CLI maps its flags onto it.
  */
 import { z } from 'zod';
-import { CA_FLAG, CERT_FLAG, flagMeta, INSECURE_FLAG, KEY_FLAG, optionMeta as m } from '../core/index.ts';
+import {
+  CA_FLAG,
+  CERT_FLAG,
+  flagMeta,
+  INSECURE_FLAG,
+  KEY_FLAG,
+  optionMeta as m,
+  TIMEOUT_FLAG,
+} from '../core/index.ts';
 
 /** Defaults, with their units in their names. */
 export const PROBE_DEFAULTS = Object.freeze({
@@ -41,7 +49,7 @@ export const ProbeOptionsSchema = z
       .positive()
       .max(600_000)
       .default(PROBE_DEFAULTS.timeoutMs)
-      .meta(m('timeout', 'duration', 'deadline of each step (a connect, a handshake, one exchange)')),
+      .meta(flagMeta(TIMEOUT_FLAG, 'deadline of each step (a connect, a handshake, one exchange)')),
     expect: z
       .array(z.string())
       .default([])

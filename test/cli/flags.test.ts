@@ -100,11 +100,6 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
         ],
         ['host', ['cli/plan.ts', 'server/options.ts'], "clock serve's listen address, serve's"],
         ['port', ['cli/plan.ts', 'server/options.ts'], "clock serve's listen port, serve's"],
-        [
-          'timeout',
-          ['load/options.ts', 'probe/options.ts'],
-          "probe's bound on the whole probe; bench's per request",
-        ],
       ] as const
     ).map(([f, files, why]) => [
       f,
