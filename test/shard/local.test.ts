@@ -70,18 +70,23 @@ test('open loop over 3 processes: every arrival sent once, shards of 21/20/20, c
       ...Object.keys(r.connections).map((k) => `connections.${k}`),
       ...Object.keys(r.client).map((k) => `client.${k}`),
     ];
-    const lacking = fields(one).filter((k) => !fields(merged.result).includes(k));
+    // A note on a busy client is the machine's doing, not a field the merge could drop.
+    const lacking = fields(one).filter((k) => k !== 'client.note' && !fields(merged.result).includes(k));
     assert.deepEqual(lacking, [], `the merged result lacks ${lacking.join(', ')}`);
     const m = merged.result;
     assert.equal(m.clientQueueMs.count, 61, 'the client queue from the shards’ added histograms');
+    // Which connections carry a first request depends on timing (h1's first-free pool): the merge is
+    // judged against its shards, whose connect times and connection ages it must hold every one of.
+    const sum = (f: (r: RunResult) => number | undefined): number =>
+      shards.reduce((n, s) => n + (f(s.result) ?? 0), 0);
     assert.equal(
-      m.connections.connectMs?.count,
-      one.connections.connectMs?.count,
-      'connect times of every connection',
+      m.connections.connectMs?.count ?? 0,
+      sum((r) => r.connections.connectMs?.count),
+      'connect times',
     );
     assert.equal(
-      m.connectionAge?.newConnection.count,
-      one.connectionAge?.newConnection.count,
+      m.connectionAge?.newConnection.count ?? 0,
+      sum((r) => r.connectionAge?.newConnection.count),
       'connection age',
     );
   } finally {
