@@ -3,7 +3,7 @@
  *
  * ```
  *   host namespace (client: h2lab's load engine, curl, …)        namespace h2lab-<pid>-<n> (server)
- *   h2l…c  198.18.x.1  ◀──── relay process (link model) ────▶  h2l…s  198.18.x.2
+ *   h2l…c  198.18.x.1  ◀──── relay process (link pipeline) ────▶  h2l…s  198.18.x.2
  *                        or a veth pair with tc netem (netem backend)
  * ```
  * The client side is the host namespace: h2lab's own load engine runs in-process there and reaches
@@ -36,7 +36,7 @@ import {
   setSysctls,
   sweepNamespaces,
 } from './netns.ts';
-import type { DirectionStats } from './model.ts';
+import type { DirectionStats } from './pipeline.ts';
 import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
 import type { RelayStats } from './relay.ts';
 import type { RelayTraceData } from './relay-trace.ts';
