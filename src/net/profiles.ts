@@ -15,18 +15,24 @@ import {
   type ResolvedLinkSpec,
 } from './conditions/index.ts';
 import { defaultQueueBytes } from './conditions/rate.ts';
-import type { DirectionSpec, LinkKey } from './conditions/types.ts';
+import type { DirectionSpec, LinkKey, NumberKey } from './conditions/types.ts';
 
 export { type DirectionSpec, defaultQueueBytes };
 
-/** The zod schema of one key, from its declaration in its condition's file. */
-function keySchema(k: LinkKey): z.ZodType {
-  if (k.type === 'boolean') return z.boolean().default(k.default).describe(k.doc);
+/** The range of a number key, from its declaration in its condition's file (no default). */
+export function keyRange(k: NumberKey): z.ZodNumber {
   let n = z.number();
   if (k.int) n = n.int();
   if (k.positive) n = n.positive();
   if (k.min !== undefined) n = n.min(k.min);
   if (k.max !== undefined) n = n.max(k.max);
+  return n;
+}
+
+/** The zod schema of one key: its range, its default (or optional) and its documentation. */
+function keySchema(k: LinkKey): z.ZodType {
+  if (k.type === 'boolean') return z.boolean().default(k.default).describe(k.doc);
+  const n = keyRange(k);
   return (k.default === undefined ? n.optional() : n.default(k.default)).describe(k.doc);
 }
 

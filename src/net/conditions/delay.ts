@@ -23,6 +23,7 @@ export const delayCondition = defineCondition({
       grammar: 'duration',
       arg: 'duration',
       help: 'round-trip delay of the link, e.g. 100ms',
+      axisTag: (v) => `rtt${v}ms`,
       asksForLink: true,
     },
   },

@@ -21,6 +21,7 @@ import type {
   LinkCondition,
   LinkKey,
   LinkKeys,
+  NumberKey,
 } from './types.ts';
 
 export const LINK_CONDITIONS = [
@@ -48,6 +49,19 @@ const conditions = LINK_CONDITIONS as readonly ConditionDeclaration<LinkKeys>[];
 /** Every link-spec key with its declaration, in the registry's order. */
 export function linkSpecKeys(): Array<[string, LinkKey]> {
   return conditions.flatMap((c) => Object.entries(c.keys));
+}
+
+/** The keys that are axes of a comparison, typed. */
+export type AxisKey = {
+  [P in keyof LinkSpecKeys]: LinkSpecKeys[P] extends { axisTag: unknown } ? P : never;
+}[keyof LinkSpecKeys];
+
+/** The keys that can be an axis of a comparison (they declare `axisTag`), in the registry's order. */
+export function linkAxisKeys(): Array<[AxisKey, NumberKey & Required<Pick<NumberKey, 'axisTag'>>]> {
+  return linkSpecKeys().filter(
+    (e): e is [AxisKey, NumberKey & Required<Pick<NumberKey, 'axisTag'>>] =>
+      e[1].type === 'number' && e[1].axisTag !== undefined,
+  );
 }
 
 /** The values of one condition's own keys, read from the whole spec. */

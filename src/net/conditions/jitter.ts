@@ -47,6 +47,7 @@ export const jitterCondition = defineCondition({
       grammar: 'duration',
       arg: 'duration',
       help: 'one-way delay varies uniformly by ± this (≤ rtt/2)',
+      axisTag: (v) => (v === 0 ? undefined : `jitter${v}ms`),
       asksForLink: true,
     },
     reorder: {

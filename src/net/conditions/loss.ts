@@ -29,6 +29,7 @@ export const lossCondition = defineCondition({
       grammar: 'fraction',
       arg: 'fraction',
       help: 'packet loss in each direction, e.g. 1%',
+      axisTag: (v) => (v === 0 ? undefined : `loss${+(v * 100).toPrecision(6)}%`),
       asksForLink: true,
     },
     lossUp: {

@@ -42,6 +42,13 @@ export function rate(opts: RateOptions): LinkCondition {
   };
 }
 
+/** 10e6 → "10mbit": a rate's part of a link's name. */
+function rateTag(v: number): string {
+  if (v >= 1e9 && v % 1e9 === 0) return `${v / 1e9}gbit`;
+  if (v >= 1e6 && v % 1e6 === 0) return `${v / 1e6}mbit`;
+  return `${+(v / 1e3).toPrecision(6)}kbit`;
+}
+
 /** The default bottleneck queue: one bandwidth-delay product, at least 64 KiB. */
 export function defaultQueueBytes(rateBitsPerSec: number, rttMs: number): number {
   return Math.max(64 * 1024, Math.round((rateBitsPerSec * rttMs) / 8000));
@@ -59,6 +66,7 @@ export const rateCondition = defineCondition({
       grammar: 'bitrate',
       arg: 'bitrate',
       help: 'bottleneck rate of the link both ways, e.g. 50mbit',
+      axisTag: rateTag,
       asksForLink: true,
     },
     rateUpBitsPerSec: {

@@ -86,6 +86,12 @@ export interface NumberKey extends KeyBase {
   int?: boolean;
   /** Absent: the key is optional (undefined = the condition is off, or another key decides). */
   default?: number;
+  /**
+   * The key is an axis of a comparison (`compare --rtt 20ms,200ms`): its part of a link's name for a
+   * value (`rtt200ms`), or undefined for a value that is the base's own (`loss` 0: `wan`, not
+   * `wan+loss0%`). Keys without it are not axes.
+   */
+  axisTag?: (v: number) => string | undefined;
 }
 
 export interface BooleanKey extends KeyBase {
