@@ -537,8 +537,14 @@ function createTlsListener(
  * HTTP/3 on the TLS port's number (or `--h3-port`), advertised by Alt-Svc. Without the binding the
  * server runs on and says why; a port that cannot be bound fails the start.
  */
-async function openH3(core: ServerCore, tls: TlsMaterial, listening: Listening, hostInUrl: string) {
-  const { opts, urls } = { opts: core.opts, urls: listening.urls };
+async function openH3(
+  core: ServerCore,
+  tls: TlsMaterial,
+  listening: Listening,
+  hostInUrl: string,
+): Promise<void> {
+  const { opts } = core;
+  const { urls } = listening;
   const tlsPort = urls.tlsUrl ? Number(new URL(urls.tlsUrl).port) : 0;
   try {
     const h3Listener = await startH3Listener(
