@@ -153,7 +153,9 @@ function bothListeners(f: FixtureTarget): { plainUrl: string; tlsUrl: string } {
 }
 
 /**
- * Measures what a real Chromium does against the origins (or h2lab's fixture server).
+ * Measures what a real Chromium does against the origins (or h2lab's fixture server): the origins
+ * (fixtures started when none is given), the browsers, the burst runs, the cancellation runs, and
+ * the findings.
  *
  * @example
  * const result = await measureBrowser({ count: 121, runs: 6 }); // against the fixture server
@@ -169,68 +171,14 @@ export async function measureBrowser(
   const progress = (e: BrowserProgress) => hooks.onProgress?.(e);
   const cleanups: Array<() => Promise<void>> = [];
   const startedAt = new Date().toISOString();
-  const spki = [...opts.trustSpki];
-
   try {
-    let origins = opts.origins.map(parseOrigin);
-    let fixture: BrowserResult['fixture'];
-    let metrics: ServerMetricsClient | undefined = opts.metricsUrl
-      ? metricsClient(opts.metricsUrl)
-      : undefined;
-    let ignoreFixture: FixtureTarget | undefined;
-    if (origins.length === 0) {
-      const startFixture = hooks.startFixture ?? startFixtureInProcess;
-      progress({ phase: 'start', message: 'starting the fixture server' });
-      const f = await startFixture({
-        ...opts.fixture,
-        ignoreCancel: false,
-        ...(opts.h3 ? { h3: true } : {}),
-      });
-      cleanups.push(() => f.close());
-      spki.push(...spkiPins(f.certPem));
-      const listeners = bothListeners(f);
-      origins = [new URL(listeners.plainUrl).origin, new URL(listeners.tlsUrl).origin];
-      metrics = f.metrics;
-      fixture = { ...listeners, ...opts.fixture };
-      if (opts.cancel) {
-        ignoreFixture = await startFixture({ ...opts.fixture, ignoreCancel: true });
-        const g = ignoreFixture;
-        cleanups.push(() => g.close());
-        spki.push(...spkiPins(g.certPem));
-      }
-    }
+    const origins = await resolveOrigins(opts, hooks, progress, cleanups);
     // A server certificate is pinned as given; a CA stands for the verified certificate of each origin.
-    spki.push(...(await trustPins(trusted, origins)));
-    const pins = [...new Set(spki)];
-    const targets = targetsFor(origins, opts.control, opts.h3);
-
+    const pins = [...new Set([...origins.spki, ...(await trustPins(trusted, origins.origins))])];
+    const targets = targetsFor(origins.origins, opts.control, opts.h3);
     progress({ phase: 'start', message: `launching Chromium (${opts.chromiumPath})` });
-    // One Chromium per way of reaching an origin: as is, with HTTP/2 disabled, or forcing QUIC.
-    const browsers = new Map<string, ChromiumHandle>();
-    const mode = (t: BrowserTarget) => `${t.h2Disabled}|${t.quic ?? ''}`;
-    for (const t of targets) {
-      if (browsers.has(mode(t))) continue;
-      const b = await launchChromium({
-        executablePath: opts.chromiumPath,
-        spki: pins,
-        disableHttp2: t.h2Disabled,
-        ...(t.quic ? { forceQuicOn: t.quic } : {}),
-      });
-      cleanups.push(() => b.close());
-      browsers.set(mode(t), b);
-    }
-    const main = browsers.get(mode(targets[0]!))!;
-    const pages = new Map<string, CollectedPage>();
-    const pageFor = async (t: BrowserTarget, origin = t.origin): Promise<CollectedPage> => {
-      const key = `${mode(t)}|${origin}`;
-      let p = pages.get(key);
-      if (!p) {
-        p = await CollectedPage.open(browsers.get(mode(t))!.context, origin);
-        pages.set(key, p);
-      }
-      return p;
-    };
-
+    const browsers = await launchBrowsers(opts.chromiumPath, targets, pins, cleanups);
+    const main = browsers.main;
     const result: BrowserResult = {
       kind: 'h2lab.browser',
       version: BROWSER_RESULT_VERSION,
@@ -248,167 +196,300 @@ export async function measureBrowser(
       findings: [],
       warnings: [],
     };
-    if (fixture) result.fixture = fixture;
-
-    const check = () => {
-      if (hooks.signal?.aborted)
-        throw new H2labError('H2LAB_ERR_INTERRUPTED', 'browser measurement interrupted', {});
+    if (origins.fixture) result.fixture = origins.fixture;
+    const session: Session = {
+      opts,
+      targets,
+      origins,
+      pageFor: browsers.pageFor,
+      progress,
+      check: () => {
+        if (hooks.signal?.aborted)
+          throw new H2labError('H2LAB_ERR_INTERRUPTED', 'browser measurement interrupted', {});
+      },
     };
     try {
-      if (opts.burst) {
-        const total = opts.runs * targets.length;
-        let step = 0;
-        for (let i = 0; i < opts.runs; i++) {
-          // Alternate targets and rotate who goes first, so no target always follows the same one.
-          for (let k = 0; k < targets.length; k++) {
-            check();
-            const t = targets[(i + k) % targets.length]!;
-            progress({
-              phase: 'burst',
-              message: `burst ${i + 1}/${opts.runs} ${t.label}`,
-              step: step++,
-              of: total,
-            });
-            const spec = {
-              page: await pageFor(t),
-              target: t,
-              count: opts.count,
-              pathTemplate: opts.pathTemplate,
-              index: i,
-              runTimeoutMs: opts.runTimeoutMs,
-              ...(metrics && { metrics }),
-            };
-            let run = await runBurst(spec);
-            // Chromium aborts requests in flight when the host's interfaces change (net::ERR_NETWORK_CHANGED,
-            // e.g. a VPN or a container starting): that run measured the host, not the server. Redo it.
-            for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(run.requests); retry++) {
-              result.warnings.push(
-                `${t.label}: burst ${i + 1} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run).`,
-              );
-              run = await runBurst(spec);
-            }
-            result.burst.runs.push(run);
-          }
-        }
-        result.burst.summaries = targets.map((t) => summarizeBurst(t.id, result.burst.runs));
-        const states: Record<string, number> = {};
-        for (const t of targets.filter((x) => x.origin.startsWith('https:'))) {
-          const p = await pageFor(t);
-          const urls = result.burst.runs
-            .filter((r) => r.target === t.id)
-            .flatMap((r) => r.requests.map((q) => q.url));
-          for (const [k, v] of Object.entries(p.securityStates(urls))) states[k] = (states[k] ?? 0) + v;
-        }
-        if (Object.keys(states).length)
-          result.trust.secureContext = Object.keys(states).every((s) => s === 'secure');
-      }
-      if (opts.cancel) {
-        const legs: Array<{
-          t: BrowserTarget;
-          mode: CancelRun['serverMode'];
-          origin: string;
-          m?: ServerMetricsClient;
-        }> = [];
-        for (const t of targets) {
-          legs.push({
-            t,
-            mode: fixture ? 'honour' : 'unknown',
-            origin: t.origin,
-            ...(metrics && { m: metrics }),
-          });
-          // Not for the HTTP/3 target: its Chromium forces QUIC to the main fixture's origin only.
-          if (ignoreFixture && !t.quic) {
-            const l = bothListeners(ignoreFixture);
-            const base = new URL(t.origin.startsWith('https:') ? l.tlsUrl : l.plainUrl).origin;
-            legs.push({ t, mode: 'ignore', origin: base, m: ignoreFixture.metrics });
-          }
-        }
-        // Repeat every leg, alternating honour and ignore (and who goes first), so that both server
-        // modes see the same machine.
-        const order: Array<{ leg: (typeof legs)[number]; index: number }> = [];
-        for (let i = 0; i < opts.cancelRuns; i++) {
-          const round = i % 2 === 0 ? legs : [...legs].reverse();
-          for (const leg of round) order.push({ leg, index: i });
-        }
-        let step = 0;
-        for (const { leg, index } of order) {
-          check();
-          progress({
-            phase: 'cancel',
-            message: `cancel ${index + 1}/${opts.cancelRuns} ${leg.t.label} (server ${leg.mode})`,
-            step: step++,
-            of: order.length,
-          });
-          const spec = {
-            index,
-            page: await pageFor(leg.t, leg.origin),
-            target: leg.t,
-            serverMode: leg.mode,
-            count: opts.count,
-            pathTemplate: opts.pathTemplate,
-            cancelAfterMs: opts.cancelWhenReached !== undefined ? CANCEL_BOUND_MS : opts.cancelAfterMs,
-            ...(opts.cancelWhenReached !== undefined && leg.m
-              ? {
-                  abortWhenReached: Math.min(
-                    opts.cancelWhenReached,
-                    opts.count,
-                    leg.t.expectedProtocol === 'http/1.1' ? CHROMIUM_H1_CONNECTIONS : opts.count,
-                  ),
-                }
-              : {}),
-            runTimeoutMs: opts.runTimeoutMs,
-            ...(leg.m && { metrics: leg.m }),
-          };
-          let run = await runCancel(spec);
-          for (
-            let retry = 0;
-            retry < NETWORK_CHANGED_RETRIES && run.browserFailures['net::ERR_NETWORK_CHANGED'];
-            retry++
-          ) {
-            result.warnings.push(
-              `${leg.t.label}: cancellation run ${index + 1} (server ${leg.mode}) was repeated because Chromium reported net::ERR_NETWORK_CHANGED.`,
-            );
-            run = await runCancel(spec);
-          }
-          result.cancel.push(run);
-        }
-      }
+      if (opts.burst) await runBursts(session, result);
+      if (opts.cancel) await runCancels(session, result);
     } catch (caught) {
-      // A stop closes pages and Ctrl-C on a terminal reaches Chromium too: whatever failed after
-      // the stop was asked for, the run was interrupted, not broken.
-      const err = hooks.signal?.aborted
-        ? new H2labError(
-            'H2LAB_ERR_INTERRUPTED',
-            'browser measurement interrupted; the runs finished so far are kept',
-            {},
-          )
-        : caught;
-      if (!isH2labError(err)) throw err;
-      result.error = err.toJSON();
-      result.cancelSummaries = summarizeCancel(result.cancel);
-      if (opts.burst && result.burst.summaries.length === 0 && result.burst.runs.some((r) => !r.discarded)) {
-        result.burst.summaries = targets
-          .filter((t) => result.burst.runs.some((r) => r.target === t.id && !r.discarded))
-          .map((t) => summarizeBurst(t.id, result.burst.runs));
-      }
+      keepWhatRan(session, result, caught, hooks.signal);
     }
-    if (!result.error) result.cancelSummaries = summarizeCancel(result.cancel);
-    if (!result.error) {
-      const dead = failedTargets(result.burst.runs, result.targets);
-      if (dead) result.error = dead;
-    }
-    const { findings, warnings } = deriveFindings(result);
-    result.findings = findings;
-    result.warnings.push(...warnings);
-    if (cpus().length < 4) {
-      result.warnings.push(
-        `Only ${cpus().length} CPUs: Chromium, the server and h2lab share them, so issuing the fetch() calls and timers can be late (see issue-loop and actual abort times).`,
-      );
-    }
+    conclude(result);
     progress({ phase: 'done', message: 'done' });
     return result;
   } finally {
     for (const c of cleanups.reverse()) await c().catch(() => {});
+  }
+}
+
+/** Where the runs go: the origins given, or the fixture servers started for them. */
+interface Origins {
+  origins: string[];
+  /** SPKI pins: the `--trust-spki` given and the started fixtures' certificates. */
+  spki: string[];
+  fixture?: BrowserResult['fixture'];
+  /** The server's view of the main origin (`--metrics-url`, or the fixture's). */
+  metrics?: ServerMetricsClient;
+  /** The fixture that ignores cancellation (with `cancel`, when h2lab started the fixtures). */
+  ignoreFixture?: FixtureTarget;
+}
+
+/** The origins as given, or (none given) a fixture server and, for cancellation, one that ignores it. */
+async function resolveOrigins(
+  opts: BrowserOptions,
+  hooks: MeasureBrowserHooks,
+  progress: (e: BrowserProgress) => void,
+  cleanups: Array<() => Promise<void>>,
+): Promise<Origins> {
+  const given: Origins = {
+    origins: opts.origins.map(parseOrigin),
+    spki: [...opts.trustSpki],
+    ...(opts.metricsUrl ? { metrics: metricsClient(opts.metricsUrl) } : {}),
+  };
+  if (given.origins.length > 0) return given;
+  const startFixture = hooks.startFixture ?? startFixtureInProcess;
+  progress({ phase: 'start', message: 'starting the fixture server' });
+  const f = await startFixture({
+    ...opts.fixture,
+    ignoreCancel: false,
+    ...(opts.h3 ? { h3: true } : {}),
+  });
+  cleanups.push(() => f.close());
+  const spki = [...given.spki, ...spkiPins(f.certPem)];
+  const listeners = bothListeners(f);
+  const started: Origins = {
+    origins: [new URL(listeners.plainUrl).origin, new URL(listeners.tlsUrl).origin],
+    spki,
+    metrics: f.metrics,
+    fixture: { ...listeners, ...opts.fixture },
+  };
+  if (opts.cancel) {
+    const g = await startFixture({ ...opts.fixture, ignoreCancel: true });
+    cleanups.push(() => g.close());
+    spki.push(...spkiPins(g.certPem));
+    started.ignoreFixture = g;
+  }
+  return started;
+}
+
+/** One Chromium per way of reaching an origin (as is, with HTTP/2 disabled, or forcing QUIC). */
+async function launchBrowsers(
+  executablePath: string,
+  targets: readonly BrowserTarget[],
+  pins: string[],
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ main: ChromiumHandle; pageFor: Session['pageFor'] }> {
+  const browsers = new Map<string, ChromiumHandle>();
+  const mode = (t: BrowserTarget) => `${t.h2Disabled}|${t.quic ?? ''}`;
+  for (const t of targets) {
+    if (browsers.has(mode(t))) continue;
+    const b = await launchChromium({
+      executablePath,
+      spki: pins,
+      disableHttp2: t.h2Disabled,
+      ...(t.quic ? { forceQuicOn: t.quic } : {}),
+    });
+    cleanups.push(() => b.close());
+    browsers.set(mode(t), b);
+  }
+  const pages = new Map<string, CollectedPage>();
+  const pageFor = async (t: BrowserTarget, origin = t.origin): Promise<CollectedPage> => {
+    const key = `${mode(t)}|${origin}`;
+    let p = pages.get(key);
+    if (!p) {
+      p = await CollectedPage.open(browsers.get(mode(t))!.context, origin);
+      pages.set(key, p);
+    }
+    return p;
+  };
+  return { main: browsers.get(mode(targets[0]!))!, pageFor };
+}
+
+/** What the experiments share. */
+interface Session {
+  opts: BrowserOptions;
+  targets: BrowserTarget[];
+  origins: Origins;
+  /** The page of a target's browser on an origin (the target's own by default), opened once. */
+  pageFor(t: BrowserTarget, origin?: string): Promise<CollectedPage>;
+  progress(e: BrowserProgress): void;
+  /** Throws H2LAB_ERR_INTERRUPTED once a stop was asked for. */
+  check(): void;
+}
+
+/** The burst experiment: every target `runs` times, alternating, then its summaries and trust states. */
+async function runBursts(s: Session, result: BrowserResult): Promise<void> {
+  const { opts, targets } = s;
+  const total = opts.runs * targets.length;
+  let step = 0;
+  for (let i = 0; i < opts.runs; i++) {
+    // Alternate targets and rotate who goes first, so no target always follows the same one.
+    for (let k = 0; k < targets.length; k++) {
+      s.check();
+      const t = targets[(i + k) % targets.length]!;
+      s.progress({
+        phase: 'burst',
+        message: `burst ${i + 1}/${opts.runs} ${t.label}`,
+        step: step++,
+        of: total,
+      });
+      const spec = {
+        page: await s.pageFor(t),
+        target: t,
+        count: opts.count,
+        pathTemplate: opts.pathTemplate,
+        index: i,
+        runTimeoutMs: opts.runTimeoutMs,
+        ...(s.origins.metrics && { metrics: s.origins.metrics }),
+      };
+      let run = await runBurst(spec);
+      // Chromium aborts requests in flight when the host's interfaces change (net::ERR_NETWORK_CHANGED,
+      // e.g. a VPN or a container starting): that run measured the host, not the server. Redo it.
+      for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(run.requests); retry++) {
+        result.warnings.push(
+          `${t.label}: burst ${i + 1} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run).`,
+        );
+        run = await runBurst(spec);
+      }
+      result.burst.runs.push(run);
+    }
+  }
+  result.burst.summaries = targets.map((t) => summarizeBurst(t.id, result.burst.runs));
+  await recordSecureContext(s, result);
+}
+
+/** Whether every https:// request of the bursts ran in a secure context. */
+async function recordSecureContext(s: Session, result: BrowserResult): Promise<void> {
+  const states: Record<string, number> = {};
+  for (const t of s.targets.filter((x) => x.origin.startsWith('https:'))) {
+    const p = await s.pageFor(t);
+    const urls = result.burst.runs
+      .filter((r) => r.target === t.id)
+      .flatMap((r) => r.requests.map((q) => q.url));
+    for (const [k, v] of Object.entries(p.securityStates(urls))) states[k] = (states[k] ?? 0) + v;
+  }
+  if (Object.keys(states).length)
+    result.trust.secureContext = Object.keys(states).every((x) => x === 'secure');
+}
+
+/** One target against one server mode in the cancellation experiment. */
+interface CancelLeg {
+  t: BrowserTarget;
+  mode: CancelRun['serverMode'];
+  origin: string;
+  m?: ServerMetricsClient;
+}
+
+/** Each target against the server honouring cancellation and (started fixtures) ignoring it. */
+function cancelLegs(s: Session): CancelLeg[] {
+  const { metrics, fixture, ignoreFixture } = s.origins;
+  const legs: CancelLeg[] = [];
+  for (const t of s.targets) {
+    legs.push({ t, mode: fixture ? 'honour' : 'unknown', origin: t.origin, ...(metrics && { m: metrics }) });
+    // Not for the HTTP/3 target: its Chromium forces QUIC to the main fixture's origin only.
+    if (ignoreFixture && !t.quic) {
+      const l = bothListeners(ignoreFixture);
+      const base = new URL(t.origin.startsWith('https:') ? l.tlsUrl : l.plainUrl).origin;
+      legs.push({ t, mode: 'ignore', origin: base, m: ignoreFixture.metrics });
+    }
+  }
+  return legs;
+}
+
+/**
+ * The cancellation experiment: every leg repeated, alternating honour and ignore (and who goes first),
+ * so that both server modes see the same machine.
+ */
+async function runCancels(s: Session, result: BrowserResult): Promise<void> {
+  const { opts } = s;
+  const legs = cancelLegs(s);
+  const order: Array<{ leg: CancelLeg; index: number }> = [];
+  for (let i = 0; i < opts.cancelRuns; i++) {
+    const round = i % 2 === 0 ? legs : [...legs].reverse();
+    for (const leg of round) order.push({ leg, index: i });
+  }
+  let step = 0;
+  for (const { leg, index } of order) {
+    s.check();
+    s.progress({
+      phase: 'cancel',
+      message: `cancel ${index + 1}/${opts.cancelRuns} ${leg.t.label} (server ${leg.mode})`,
+      step: step++,
+      of: order.length,
+    });
+    const spec = {
+      index,
+      page: await s.pageFor(leg.t, leg.origin),
+      target: leg.t,
+      serverMode: leg.mode,
+      count: opts.count,
+      pathTemplate: opts.pathTemplate,
+      cancelAfterMs: opts.cancelWhenReached !== undefined ? CANCEL_BOUND_MS : opts.cancelAfterMs,
+      ...(opts.cancelWhenReached !== undefined && leg.m
+        ? {
+            abortWhenReached: Math.min(
+              opts.cancelWhenReached,
+              opts.count,
+              leg.t.expectedProtocol === 'http/1.1' ? CHROMIUM_H1_CONNECTIONS : opts.count,
+            ),
+          }
+        : {}),
+      runTimeoutMs: opts.runTimeoutMs,
+      ...(leg.m && { metrics: leg.m }),
+    };
+    let run = await runCancel(spec);
+    for (
+      let retry = 0;
+      retry < NETWORK_CHANGED_RETRIES && run.browserFailures['net::ERR_NETWORK_CHANGED'];
+      retry++
+    ) {
+      result.warnings.push(
+        `${leg.t.label}: cancellation run ${index + 1} (server ${leg.mode}) was repeated because Chromium reported net::ERR_NETWORK_CHANGED.`,
+      );
+      run = await runCancel(spec);
+    }
+    result.cancel.push(run);
+  }
+}
+
+/**
+ * A run that failed (or was stopped) keeps what ran: the error on the result, the summaries of the
+ * runs that finished. An error that is not h2lab's is thrown on.
+ */
+function keepWhatRan(s: Session, result: BrowserResult, caught: unknown, signal?: AbortSignal): void {
+  // A stop closes pages and Ctrl-C on a terminal reaches Chromium too: whatever failed after
+  // the stop was asked for, the run was interrupted, not broken.
+  const err = signal?.aborted
+    ? new H2labError(
+        'H2LAB_ERR_INTERRUPTED',
+        'browser measurement interrupted; the runs finished so far are kept',
+        {},
+      )
+    : caught;
+  if (!isH2labError(err)) throw err;
+  result.error = err.toJSON();
+  result.cancelSummaries = summarizeCancel(result.cancel);
+  if (s.opts.burst && result.burst.summaries.length === 0 && result.burst.runs.some((r) => !r.discarded)) {
+    result.burst.summaries = s.targets
+      .filter((t) => result.burst.runs.some((r) => r.target === t.id && !r.discarded))
+      .map((t) => summarizeBurst(t.id, result.burst.runs));
+  }
+}
+
+/** The cancellation summaries, a target that never answered, the findings and the host's warnings. */
+function conclude(result: BrowserResult): void {
+  if (!result.error) result.cancelSummaries = summarizeCancel(result.cancel);
+  if (!result.error) {
+    const dead = failedTargets(result.burst.runs, result.targets);
+    if (dead) result.error = dead;
+  }
+  const { findings, warnings } = deriveFindings(result);
+  result.findings = findings;
+  result.warnings.push(...warnings);
+  if (cpus().length < 4) {
+    result.warnings.push(
+      `Only ${cpus().length} CPUs: Chromium, the server and h2lab share them, so issuing the fetch() calls and timers can be late (see issue-loop and actual abort times).`,
+    );
   }
 }
 

@@ -1,7 +1,9 @@
 /**
  * The link flags of `h2lab net run` and `bench`: `--profile`/`--net PROFILE` plus explicit
  * `--rtt --jitter --loss --rate --queue …` on top of (or instead of) a preset. Maps human units to
- * {@link LinkOptions}; the schema in src/net is the one source of truth for values and defaults.
+ * {@link LinkOptions}. The condition flags are not declared here: each link condition declares its
+ * keys (flag, grammar, help, range) in its file under src/net/conditions/, and the flags, their
+ * parsing and the link spec's schema derive from those declarations.
  * `--net` itself is declared and parsed here once for `bench` and `compare` ({@link addNetOption},
  * {@link parseNet}): one grammar, a comma list, of which bench takes exactly one name.
  */
@@ -15,8 +17,8 @@ import {
   parseInteger,
   parseList,
 } from '../core/index.ts';
-import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
-import { CONGESTION_CONTROLS, NO_LINK, profileNames, resolveProfile } from '../net/index.ts';
+import type { LinkKey, LinkOptions, LinkSpecInput } from '../net/index.ts';
+import { CONGESTION_CONTROLS, linkSpecKeys, NO_LINK, profileNames, resolveProfile } from '../net/index.ts';
 
 /**
  * Declares `--net` on `cmd`: a comma list of network names, each `loopback` (no link: the target
@@ -53,26 +55,33 @@ export function parseNet(text: string, many: boolean): string[] {
   return names;
 }
 
-/** The flags as commander hands them over. */
+/**
+ * The flags as commander hands them over: the ones named here, and each condition's (`--rtt` as
+ * `rtt`, `--loss-up` as `lossUp`: the declared flag in camel case).
+ */
 export interface LinkFlags {
+  [conditionFlag: string]: unknown;
   net?: string;
-  rtt?: string;
-  jitter?: string;
-  reorder?: boolean;
-  loss?: string;
-  lossUp?: string;
-  lossDown?: string;
-  lossBurst?: string;
+  /** The link rate (`net run`); bench's and compare's `--rate` is requests per second. */
   rate?: string;
+  /** The link rate in bench and compare. */
   bandwidth?: string;
-  rateUp?: string;
-  queue?: string;
   netBackend?: string;
   cc?: string;
   slowStartAfterIdle?: boolean;
   initcwnd?: string;
   addressRange?: string;
   seed?: string;
+}
+
+/** `loss-burst` → `lossBurst`: the property commander gives a flag. */
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** A condition key's flag on a command: `--rate` is `--bandwidth` where `--rate` means requests/s. */
+function flagOf(k: LinkKey, rateFlag: '--rate' | '--bandwidth'): string {
+  return k.flag === 'rate' ? rateFlag : `--${k.flag}`;
 }
 
 /**
@@ -90,20 +99,11 @@ export function addLinkOptions(
 ): Command {
   if (names.profile === '--net') addNetOption(cmd, false);
   else cmd.option('--profile <name>', `link preset: ${profileNames().join(', ')}`);
+  for (const [, k] of linkSpecKeys()) {
+    const flag = flagOf(k, names.rate);
+    cmd.option(k.grammar === 'bool' ? flag : `${flag} <${k.arg}>`, k.help);
+  }
   cmd
-    .option('--rtt <duration>', 'round-trip delay of the link, e.g. 100ms')
-    .option('--jitter <duration>', 'one-way delay varies uniformly by ± this (≤ rtt/2)')
-    .option('--reorder', 'let jittered packets overtake each other')
-    .option('--loss <fraction>', 'packet loss in each direction, e.g. 1%')
-    .option('--loss-up <fraction>', 'loss client → server only')
-    .option('--loss-down <fraction>', 'loss server → client only')
-    .option('--loss-burst <packets>', 'mean loss burst length (> 1 = Gilbert–Elliott bursty loss)')
-    .option(`${names.rate} <bitrate>`, 'bottleneck rate of the link both ways, e.g. 50mbit')
-    .option('--rate-up <bitrate>', 'client → server rate when it differs')
-    .option(
-      '--queue <size>',
-      'bottleneck queue per direction (drop-tail, shared by all flows), e.g. 64KiB; default one BDP',
-    )
     .addOption(
       new Option('--net-backend <name>', 'emulation backend')
         .choices(['auto', 'relay', 'netem'])
@@ -127,16 +127,11 @@ export function addLinkOptions(
  * loopback` alone is no link.
  */
 export function wantsLink(flags: LinkFlags & { profile?: string }): boolean {
-  return [
-    flags.net === undefined || parseNet(flags.net, false)[0] === NO_LINK ? undefined : flags.net,
-    flags.profile,
-    flags.rtt,
-    flags.loss,
-    flags.lossUp,
-    flags.lossDown,
-    flags.rate,
-    flags.jitter,
-  ].some((v) => v !== undefined);
+  const net = flags.net === undefined || parseNet(flags.net, false)[0] === NO_LINK ? undefined : flags.net;
+  const conditions = linkSpecKeys()
+    .filter(([, k]) => k.asksForLink)
+    .map(([, k]) => flags[camel(k.flag)]);
+  return [net, flags.profile, ...conditions].some((v) => v !== undefined);
 }
 
 /**
@@ -147,34 +142,19 @@ export function linkOptionsFromFlags(
   flags: LinkFlags & { profile?: string },
   rateFlag: '--rate' | '--bandwidth' = '--bandwidth',
 ): LinkOptions {
-  const spec: LinkSpecInput = {};
-  if (flags.rtt !== undefined) spec.rttMs = parseDurationMs(flags.rtt, '--rtt');
-  if (flags.jitter !== undefined) spec.jitterMs = parseDurationMs(flags.jitter, '--jitter');
-  if (flags.reorder) spec.reorder = true;
-  if (flags.loss !== undefined) spec.loss = parseFraction(flags.loss, '--loss');
-  if (flags.lossUp !== undefined) spec.lossUp = parseFraction(flags.lossUp, '--loss-up');
-  if (flags.lossDown !== undefined) spec.lossDown = parseFraction(flags.lossDown, '--loss-down');
-  if (flags.lossBurst !== undefined) {
-    const b = Number(flags.lossBurst);
-    if (!Number.isFinite(b) || b < 1)
-      throw invalidOption('--loss-burst', flags.lossBurst, 'use a mean burst length in packets ≥ 1, e.g. 4');
-    spec.burstPackets = b;
-  }
-  const rate = rateFlag === '--rate' ? flags.rate : flags.bandwidth;
-  if (rate !== undefined) spec.rateBitsPerSec = parseBitRate(rate, rateFlag);
-  if (flags.rateUp !== undefined) spec.rateUpBitsPerSec = parseBitRate(flags.rateUp, '--rate-up');
-  if (flags.queue !== undefined) {
-    const q = parseBytes(flags.queue, '--queue');
-    if (q < 1500)
-      throw invalidOption('--queue', flags.queue, 'use at least one packet, 1500 bytes (e.g. 64KiB)');
-    spec.queueBytes = q;
+  const spec: Record<string, number | boolean> = {};
+  for (const [key, k] of linkSpecKeys()) {
+    const flag = flagOf(k, rateFlag);
+    const text = flags[camel(flag.slice(2))];
+    if (text === undefined || text === false) continue;
+    spec[key] = k.grammar === 'bool' ? true : parseKey(k, flag, String(text));
   }
   // `--net loopback` with --rtt … is an explicit link, as compare plans it (src/net/axes.ts).
   const net = flags.net === undefined ? undefined : parseNet(flags.net, false)[0];
   const name = net === NO_LINK ? undefined : (net ?? flags.profile);
   const opts: LinkOptions = {
-    profile: name ?? spec,
-    overrides: name === undefined ? {} : spec,
+    profile: name ?? (spec as LinkSpecInput),
+    overrides: name === undefined ? {} : (spec as LinkSpecInput),
     backend: (flags.netBackend ?? 'auto') as 'auto' | 'relay' | 'netem',
     slowStartAfterIdle: flags.slowStartAfterIdle !== false,
   };
@@ -183,4 +163,33 @@ export function linkOptionsFromFlags(
   if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
   if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');
   return opts;
+}
+
+/**
+ * A condition flag's value in its grammar; with a declared `fix`, out of the key's range is an error
+ * naming the flag (the rest is checked with the whole link).
+ */
+function parseKey(k: LinkKey, flag: string, text: string): number {
+  const v =
+    k.grammar === 'duration'
+      ? parseDurationMs(text, flag)
+      : k.grammar === 'fraction'
+        ? parseFraction(text, flag)
+        : k.grammar === 'bitrate'
+          ? parseBitRate(text, flag)
+          : k.grammar === 'bytes'
+            ? parseBytes(text, flag)
+            : Number(text);
+  if (k.fix !== undefined && !inRange(k, v)) throw invalidOption(flag, text, k.fix);
+  return v;
+}
+
+function inRange(k: LinkKey, v: number): boolean {
+  if (k.type !== 'number' || !Number.isFinite(v)) return false;
+  return (
+    (k.min === undefined || v >= k.min) &&
+    (k.max === undefined || v <= k.max) &&
+    (!k.positive || v > 0) &&
+    (!k.int || Number.isInteger(v))
+  );
 }

@@ -11,23 +11,26 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../core/index.ts';
+import { type AxisKey, linkAxisKeys, linkSpecKeys } from './conditions/index.ts';
+import type { NumberKey } from './conditions/types.ts';
 import { CONGESTION_CONTROLS, type LinkOptions } from './link.ts';
-import { type LinkSpecInput, NO_LINK, resolveProfile } from './profiles.ts';
+import { keyRange, type LinkSpecInput, NO_LINK, resolveProfile } from './profiles.ts';
+
+/** The lists a comparison can cross: every condition key that declares an `axisTag` (rtt, jitter, loss, rate). */
+const axisShape = Object.fromEntries(
+  linkAxisKeys().map(([key, k]) => [key, z.array(keyRange(k)).min(1).optional()]),
+) as { [P in AxisKey]: z.ZodOptional<z.ZodArray<z.ZodNumber>> };
+
+/** The bottleneck queue's range, from its declaration (rate.ts). */
+const queueRange = keyRange(linkSpecKeys().find(([key]) => key === 'queueBytes')![1] as NumberKey);
 
 /** The axes a user can cross. Lists: one link per value (times the other lists). */
 export const LinkAxesSchema = z.strictObject({
-  /** Round-trip delays, ms. */
-  rttMs: z.array(z.number().min(0).max(10_000)).min(1).optional(),
-  /** Jitter of the one-way delay, ms (each ≤ rtt/2). */
-  jitterMs: z.array(z.number().min(0)).min(1).optional(),
-  /** Packet loss in each direction, fractions. */
-  loss: z.array(z.number().min(0).max(1)).min(1).optional(),
-  /** Bottleneck rates both ways, bits/s. */
-  rateBitsPerSec: z.array(z.number().positive()).min(1).optional(),
+  ...axisShape,
   /** TCP congestion control on both ends. */
   congestionControl: z.array(z.enum(CONGESTION_CONTROLS)).min(1).optional(),
   /** Bottleneck queue per direction, bytes (default one BDP). Not an axis: the same for every link. */
-  queueBytes: z.number().int().min(1500).optional(),
+  queueBytes: queueRange.optional(),
   /** Initial congestion window, segments (kernel default 10). The same for every link. */
   initialCwnd: z.number().int().min(1).max(1000).optional(),
   /** tcp_slow_start_after_idle in the server namespace. The same for every link. */
@@ -45,27 +48,7 @@ export interface PlannedLink {
 
 /** True when the axes ask for a link of their own (a spec axis, not only TCP settings). */
 function hasSpecAxis(a: LinkAxes): boolean {
-  return [a.rttMs, a.jitterMs, a.loss, a.rateBitsPerSec].some((x) => x !== undefined);
-}
-
-/** 200 → "200ms", 0.02 → "loss2%", 10e6 → "10mbit": the parts of a link's name. */
-function tagOf(key: keyof LinkSpecInput, v: number): string {
-  switch (key) {
-    case 'rttMs':
-      return `rtt${v}ms`;
-    case 'jitterMs':
-      return `jitter${v}ms`;
-    case 'loss':
-      return `loss${+(v * 100).toPrecision(6)}%`;
-    case 'rateBitsPerSec':
-      return v >= 1e9 && v % 1e9 === 0
-        ? `${v / 1e9}gbit`
-        : v >= 1e6 && v % 1e6 === 0
-          ? `${v / 1e6}mbit`
-          : `${+(v / 1e3).toPrecision(6)}kbit`;
-    default:
-      return `${key}${v}`;
-  }
+  return linkAxisKeys().some(([key]) => a[key] !== undefined);
 }
 
 /**
@@ -97,19 +80,18 @@ export function planLinks(net: readonly string[], axes: LinkAxes | undefined, se
     }
     return [];
   }
-  const specAxes: Array<[keyof LinkSpecInput, number[]]> = [];
-  if (a.rttMs) specAxes.push(['rttMs', a.rttMs]);
-  if (a.jitterMs) specAxes.push(['jitterMs', a.jitterMs]);
-  if (a.loss) specAxes.push(['loss', a.loss]);
-  if (a.rateBitsPerSec) specAxes.push(['rateBitsPerSec', a.rateBitsPerSec]);
+  const specAxes = linkAxisKeys().flatMap(([key, k]) => {
+    const values = a[key];
+    return values ? [{ key, values, tag: k.axisTag }] : [];
+  });
   let combos: Array<{ spec: LinkSpecInput; tags: string[] }> = [{ spec: {}, tags: [] }];
-  for (const [key, values] of specAxes) {
+  for (const { key, values, tag } of specAxes) {
     combos = combos.flatMap((c) =>
-      values.map((v) => ({
-        spec: { ...c.spec, [key]: v },
-        // A zero on an axis is the base's own value: not part of the name (`wan`, not `wan+loss0%`).
-        tags: v === 0 && key !== 'rttMs' ? c.tags : [...c.tags, tagOf(key, v)],
-      })),
+      values.map((v) => {
+        // A value that is the base's own is not part of the name (`wan`, not `wan+loss0%`).
+        const t = tag(v);
+        return { spec: { ...c.spec, [key]: v }, tags: t === undefined ? c.tags : [...c.tags, t] };
+      }),
     );
   }
   const ccs: Array<(typeof CONGESTION_CONTROLS)[number] | undefined> = a.congestionControl ?? [undefined];

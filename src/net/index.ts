@@ -9,7 +9,15 @@
  * await link.close();
  */
 export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
-export { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
+export { buildStages, LINK_CONDITIONS, linkSpecKeys } from './conditions/index.ts';
+export {
+  type ConditionDeclaration,
+  DROP,
+  type DropReason,
+  type LinkCondition,
+  type LinkKey,
+  type LinkKeyGrammar,
+} from './conditions/types.ts';
 export { type FlowDrops, FlowDropTable } from './flows.ts';
 export {
   measureBaseRtt,
@@ -30,15 +38,14 @@ export {
   linkWarnings,
   sweepLinks,
 } from './link.ts';
-export {
-  buildConditions,
-  createLinkModel,
-  DirectionModel,
-  type DirectionStats,
-  PacketQueue,
-} from './model.ts';
 export { netemAvailable } from './netem.ts';
 export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
+export {
+  createLinkPipeline,
+  DirectionPipeline,
+  type DirectionStats,
+  PacketQueue,
+} from './pipeline.ts';
 export {
   type DirectionSpec,
   defaultQueueBytes,

@@ -3,7 +3,7 @@
  *
  * ```
  *   host namespace (client: h2lab's load engine, curl, …)        namespace h2lab-<pid>-<n> (server)
- *   h2l…c  198.18.x.1  ◀──── relay process (link model) ────▶  h2l…s  198.18.x.2
+ *   h2l…c  198.18.x.1  ◀──── relay process (link pipeline) ────▶  h2l…s  198.18.x.2
  *                        or a veth pair with tc netem (netem backend)
  * ```
  * The client side is the host namespace: h2lab's own load engine runs in-process there and reaches
@@ -21,7 +21,6 @@ import { H2labError, nodeArgv } from '../core/index.ts';
 import type { LinkInfo } from '../model/index.ts';
 import type { FlowDrops } from './flows.ts';
 import { type Gateway, missingGatewayPrerequisite, setupGateway, sweepGateways } from './gateway.ts';
-import type { DirectionStats } from './model.ts';
 import { loadNative } from './native.ts';
 import { netemAvailable, setupNetem } from './netem.ts';
 import {
@@ -37,6 +36,7 @@ import {
   setSysctls,
   sweepNamespaces,
 } from './netns.ts';
+import type { DirectionStats } from './pipeline.ts';
 import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
 import type { RelayStats } from './relay.ts';
 import type { RelayTraceData } from './relay-trace.ts';
@@ -200,18 +200,7 @@ const ALLOWED_CC = 'net.ipv4.tcp_allowed_congestion_control';
  * await link.close();
  */
 export async function createLink(options: LinkOptions = {}): Promise<Link> {
-  const parsedOpts = LinkOptionsSchema.safeParse(options);
-  if (!parsedOpts.success) {
-    const issue = parsedOpts.error.issues[0];
-    throw new H2labError(
-      'H2LAB_ERR_INVALID_OPTION',
-      `link option ${issue?.path.join('.')}: ${issue?.message}`,
-      {
-        option: issue?.path.join('.'),
-      },
-    );
-  }
-  const opts = parsedOpts.data;
+  const opts = parseLinkOptions(options);
   const profile = resolveProfile(
     typeof opts.profile === 'string' ? opts.profile : (opts.profile as LinkSpecInput),
     opts.overrides as LinkSpecInput,
@@ -221,10 +210,58 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     (opts.target !== undefined ? missingGatewayPrerequisite() : undefined);
   if (missing) throw unavailable(missing);
   await sweepLinks();
+  const backend = await chooseBackend(opts.backend);
+  const parts = new LinkParts(
+    linkCounter++,
+    (opts.congestionControl ?? readSysctl('net.ipv4.tcp_congestion_control') ?? 'cubic') as string,
+  );
+  try {
+    await run('ip', ['netns', 'add', parts.namespace]);
+    process.on('exit', parts.onExit);
+    parts.cleanups.push(() => deleteNamespace(parts.namespace));
+    await ip(parts.namespace, 'link', 'set', 'lo', 'up');
+    await allowCongestionControl(parts);
+    const pair = await allocatePair(opts.addressRange);
+    if (backend === 'relay') await attachRelay(parts, profile, opts);
+    else await attachNetem(parts, profile, opts.mtuBytes);
+    await addressDevices(parts, pair, opts.mtuBytes);
+    const pins = routePins(parts.cc, opts.initialCwnd);
+    await pinRoutes(parts, pair, pins);
+    await tuneServerNamespace(parts, opts);
+    if (opts.target !== undefined)
+      await attachGateway(parts, pair.server, opts.target, opts.addressRange, pins);
+    // Read back what the kernel took: the result records facts, not requests.
+    const actual = await readSysctls(parts.namespace, [
+      'net.ipv4.tcp_congestion_control',
+      'net.ipv4.tcp_slow_start_after_idle',
+      'net.ipv4.tcp_no_metrics_save',
+    ]);
+    return linkHandle(parts, profile, linkInfo({ profile, backend, opts, actual, pair, parts }), pair, opts);
+  } catch (err) {
+    await parts.close();
+    throw err;
+  }
+}
 
-  let backend: 'relay' | 'netem' = opts.backend === 'netem' ? 'netem' : 'relay';
-  if (opts.backend === 'auto' && (await netemAvailable())) backend = 'netem';
-  if (opts.backend === 'netem' && !(await netemAvailable())) {
+/** Parses the options; a zod issue becomes H2LAB_ERR_INVALID_OPTION naming the option. */
+function parseLinkOptions(options: LinkOptions): z.output<typeof LinkOptionsSchema> {
+  const parsedOpts = LinkOptionsSchema.safeParse(options);
+  if (parsedOpts.success) return parsedOpts.data;
+  const issue = parsedOpts.error.issues[0];
+  throw new H2labError(
+    'H2LAB_ERR_INVALID_OPTION',
+    `link option ${issue?.path.join('.')}: ${issue?.message}`,
+    {
+      option: issue?.path.join('.'),
+    },
+  );
+}
+
+/** `auto` takes netem where the kernel has it; `netem` on a kernel without it is refused. */
+async function chooseBackend(asked: 'auto' | 'relay' | 'netem'): Promise<'relay' | 'netem'> {
+  let backend: 'relay' | 'netem' = asked === 'netem' ? 'netem' : 'relay';
+  if (asked === 'auto' && (await netemAvailable())) backend = 'netem';
+  if (asked === 'netem' && !(await netemAvailable())) {
     throw new H2labError(
       'H2LAB_ERR_NET_BACKEND',
       '--backend netem: this kernel has no netem qdisc (sch_netem): use --backend relay or auto',
@@ -233,219 +270,283 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
   }
   // Fail early and clearly (exit 2) when the addon is missing, before creating anything.
   if (backend === 'relay') loadNative();
+  return backend;
+}
 
-  const n = linkCounter++;
-  const namespace = `h2lab-${process.pid}-${n}`;
-  const id = `${process.pid.toString(36)}${n.toString(36)}`;
-  const clientDev = `h2l${id}c`;
-  const serverDev = `h2l${id}s`;
-  const cc = (opts.congestionControl ?? readSysctl('net.ipv4.tcp_congestion_control') ?? 'cubic') as string;
+/**
+ * What a link being built holds: its names, what undoes each step (run in reverse by {@link close}),
+ * and the processes a dying h2lab must not leave behind.
+ */
+class LinkParts {
+  readonly cleanups: Array<() => Promise<void> | void> = [];
+  relayChild: ChildProcess | undefined;
+  relayPriority: 'realtime' | 'high' | 'normal' | undefined;
+  gateway: Gateway | undefined;
+  closed = false;
 
-  const cleanups: Array<() => Promise<void> | void> = [];
-  let relayPriority: 'realtime' | 'high' | 'normal' | undefined;
-  let relayChild: ChildProcess | undefined;
-  let gateway: Gateway | undefined;
-  const onExit = () => {
-    relayChild?.kill('SIGKILL');
-    gateway?.closeSync();
-    deleteNamespaceSync(namespace);
+  /** `h2lab-<pid>-<n>`: the server side's namespace. */
+  readonly namespace: string;
+  /** Short, unique among this host's links: device and gateway names carry it. */
+  readonly id: string;
+  readonly clientDev: string;
+  readonly serverDev: string;
+
+  constructor(
+    n: number,
+    /** The congestion control pinned on both ends. */
+    readonly cc: string,
+  ) {
+    this.namespace = `h2lab-${process.pid}-${n}`;
+    this.id = `${process.pid.toString(36)}${n.toString(36)}`;
+    this.clientDev = `h2l${this.id}c`;
+    this.serverDev = `h2l${this.id}s`;
+  }
+
+  readonly onExit = (): void => {
+    this.relayChild?.kill('SIGKILL');
+    this.gateway?.closeSync();
+    deleteNamespaceSync(this.namespace);
   };
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    process.off('exit', onExit);
-    for (const c of cleanups.reverse()) {
+
+  readonly close = async (): Promise<void> => {
+    if (this.closed) return;
+    this.closed = true;
+    process.off('exit', this.onExit);
+    for (const c of this.cleanups.reverse()) {
       try {
         await c();
       } catch {}
     }
   };
+}
 
-  try {
-    await run('ip', ['netns', 'add', namespace]);
-    process.on('exit', onExit);
-    cleanups.push(() => deleteNamespace(namespace));
-    await ip(namespace, 'link', 'set', 'lo', 'up');
+/**
+ * Inside a namespace only algorithms in the *global* allowed list can be chosen; cubic is not in it
+ * by default. Adds it from the root namespace and puts the list back afterwards.
+ */
+async function allowCongestionControl(parts: LinkParts): Promise<void> {
+  const allowed = readSysctl(ALLOWED_CC);
+  if (allowed === undefined || allowed.split(' ').includes(parts.cc)) return;
+  const widened = `${allowed} ${parts.cc}`;
+  await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${widened}`]);
+  parts.cleanups.push(async () => {
+    // Restore only if nobody changed it since (another link may have widened it too).
+    if (readSysctl(ALLOWED_CC) === widened) await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${allowed}`]);
+  });
+}
 
-    // Inside a namespace only algorithms in the *global* allowed list can be chosen; cubic is not in
-    // it by default. Add it from the root namespace and put the list back afterwards.
-    const allowed = readSysctl(ALLOWED_CC);
-    if (allowed !== undefined && !allowed.split(' ').includes(cc)) {
-      const widened = `${allowed} ${cc}`;
-      await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${widened}`]);
-      cleanups.push(async () => {
-        // Restore only if nobody changed it since (another link may have widened it too).
-        if (readSysctl(ALLOWED_CC) === widened) await run('sysctl', ['-q', '-w', `${ALLOWED_CC}=${allowed}`]);
-      });
-    }
+/** Relay backend: the relay process opens both TUN devices; the server one moves into the namespace. */
+async function attachRelay(
+  parts: LinkParts,
+  profile: LinkProfile,
+  opts: z.output<typeof LinkOptionsSchema>,
+): Promise<void> {
+  const child = await startRelay(parts.clientDev, parts.serverDev, profile, opts.seed, {
+    slackMs: opts.relaySlackMs,
+    earlyWakeMs: opts.relayEarlyWakeMs,
+    traceCapacity: opts.relayTraceCapacity,
+  });
+  parts.relayChild = child;
+  parts.relayPriority = await prioritise(child, opts.relayPriority);
+  parts.cleanups.push(() => stopRelay(child));
+  await ip(undefined, 'link', 'set', parts.serverDev, 'netns', parts.namespace);
+}
 
-    const pair = await allocatePair(opts.addressRange);
-    if (backend === 'relay') {
-      relayChild = await startRelay(clientDev, serverDev, profile, opts.seed, {
-        slackMs: opts.relaySlackMs,
-        earlyWakeMs: opts.relayEarlyWakeMs,
-        traceCapacity: opts.relayTraceCapacity,
-      });
-      relayPriority = await prioritise(relayChild, opts.relayPriority);
-      const child = relayChild;
-      cleanups.push(() => stopRelay(child));
-      await ip(undefined, 'link', 'set', serverDev, 'netns', namespace);
-    } else {
-      await setupNetem({
-        ns: namespace,
-        clientDev,
-        serverDev,
-        up: profile.up,
-        down: profile.down,
-        mtuBytes: opts.mtuBytes,
-      });
-      cleanups.push(() =>
-        ip(undefined, 'link', 'del', clientDev)
-          .then(() => {})
-          .catch(() => {}),
-      );
-    }
-    const mtu = String(opts.mtuBytes);
-    // IPv4 only: without this the kernel sends IPv6 router/multicast chatter through the link, which
-    // takes loss and jitter draws and shows up in the counters.
-    await run('sysctl', ['-q', '-w', `net.ipv6.conf.${clientDev}.disable_ipv6=1`]).catch(() => {});
-    await setSysctls(namespace, { [`net.ipv6.conf.${serverDev}.disable_ipv6`]: 1 }).catch(() => {});
-    await ip(undefined, 'addr', 'add', pair.client, 'peer', pair.server, 'dev', clientDev);
-    await ip(undefined, 'link', 'set', clientDev, 'mtu', mtu, 'up');
-    await ip(namespace, 'addr', 'add', pair.server, 'peer', pair.client, 'dev', serverDev);
-    await ip(namespace, 'link', 'set', serverDev, 'mtu', mtu, 'up');
-    // Per-route pins: they apply to connections on this link only, on both ends.
-    const pins = [
-      'congctl',
-      cc,
-      'initcwnd',
-      String(opts.initialCwnd),
-      'initrwnd',
-      String(Math.max(opts.initialCwnd, 10)),
-    ];
-    await ip(
-      undefined,
-      'route',
-      'replace',
-      `${pair.server}/32`,
-      'dev',
-      clientDev,
-      'src',
-      pair.client,
-      ...pins,
-    );
-    await ip(
-      namespace,
-      'route',
-      'replace',
-      `${pair.client}/32`,
-      'dev',
-      serverDev,
-      'src',
-      pair.server,
-      ...pins,
-    );
-    const bufMax = opts.socketBufferMaxBytes;
-    await setSysctls(namespace, {
-      'net.ipv4.tcp_congestion_control': cc,
-      'net.ipv4.tcp_slow_start_after_idle': opts.slowStartAfterIdle ? 1 : 0,
-      // Each run starts from the kernel's defaults, not from the ssthresh and RTT the last run's
-      // losses left in the namespace's per-destination metrics cache (the referee saw runs on one
-      // link carry over that way); the host side is never reconfigured.
-      'net.ipv4.tcp_no_metrics_save': 1,
-      'net.ipv4.tcp_rmem': `4096 131072 ${bufMax}`,
-      'net.ipv4.tcp_wmem': `4096 16384 ${bufMax}`,
-      'net.core.rmem_max': bufMax,
-      'net.core.wmem_max': bufMax,
-    });
-    if (opts.target !== undefined) {
-      const gwPair = await allocatePair(opts.addressRange);
-      gateway = await setupGateway({
-        namespace,
-        id,
-        linkDevice: serverDev,
-        linkAddress: pair.server,
-        target: opts.target,
-        pair: gwPair,
-        pins,
-      });
-      const g = gateway;
-      cleanups.push(() => g.close());
-    }
-    // Read back what the kernel took: the result records facts, not requests.
-    const actual = await readSysctls(namespace, [
-      'net.ipv4.tcp_congestion_control',
-      'net.ipv4.tcp_slow_start_after_idle',
-      'net.ipv4.tcp_no_metrics_save',
-    ]);
+/** netem backend: a veth pair with netem on each end's egress. */
+async function attachNetem(parts: LinkParts, profile: LinkProfile, mtuBytes: number): Promise<void> {
+  await setupNetem({
+    ns: parts.namespace,
+    clientDev: parts.clientDev,
+    serverDev: parts.serverDev,
+    up: profile.up,
+    down: profile.down,
+    mtuBytes,
+  });
+  parts.cleanups.push(() =>
+    ip(undefined, 'link', 'del', parts.clientDev)
+      .then(() => {})
+      .catch(() => {}),
+  );
+}
 
-    const info: LinkInfo = {
-      profile: profile.name,
-      backend,
-      rttMs: profile.rttMs,
-      jitterMs: profile.jitterMs,
-      loss: profile.loss,
-      ...(profile.rateBitsPerSec === undefined ? {} : { rateBitsPerSec: profile.rateBitsPerSec }),
-      ...(profile.down.queueBytes === undefined ? {} : { queueBytes: profile.down.queueBytes }),
-      congestionControl: actual['net.ipv4.tcp_congestion_control'] ?? cc,
-      slowStartAfterIdle: actual['net.ipv4.tcp_slow_start_after_idle'] === '1',
-      noMetricsSave: actual['net.ipv4.tcp_no_metrics_save'] === '1',
-      initialCwnd: opts.initialCwnd,
-      lossUp: profile.up.loss,
-      lossDown: profile.down.loss,
-      burstPackets: profile.burstPackets,
-      ...(profile.up.rateBitsPerSec === undefined ? {} : { rateUpBitsPerSec: profile.up.rateBitsPerSec }),
-      reorder: profile.reorder,
-      mtuBytes: opts.mtuBytes,
-      socketBufferMaxBytes: bufMax,
-      seed: opts.seed,
-      ...(relayPriority ? { relayPriority } : {}),
-      serverAddress: pair.server,
-      clientAddress: pair.client,
-      ...(gateway && opts.target !== undefined
-        ? {
-            gateway: {
-              target: opts.target,
-              placement: gateway.placement,
-              serverPinned: gateway.serverPinned,
-              hostChanges: gateway.hostChanges,
-            },
-          }
-        : {}),
-    };
-    const relayForStats = relayChild;
-    return {
-      info,
-      profile,
-      namespace,
-      serverAddress: pair.server,
-      clientAddress: pair.client,
-      relayPid: relayChild?.pid,
-      spawnInServer(cmd, args = [], spawnOpts = {}) {
-        return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
-      },
-      async forgetTcpMetrics() {
-        const addresses = [pair.server, ...(gateway?.serverSide ? [gateway.serverSide] : [])];
-        for (const a of addresses) await ip(undefined, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
-      },
-      async serverTcp(connections) {
-        return gateway?.serverSockets?.readings(connections);
-      },
-      async stats() {
-        if (!relayForStats || closed) return {};
-        return relayStats(relayForStats);
-      },
-      async relayTrace() {
-        if (!relayForStats || closed || opts.relayTraceCapacity === 0) return undefined;
-        return readRelayTrace(relayForStats);
-      },
-      close,
-    };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+/** Both ends' addresses and MTU; IPv4 only. */
+async function addressDevices(
+  parts: LinkParts,
+  pair: { client: string; server: string },
+  mtuBytes: number,
+): Promise<void> {
+  const { namespace, clientDev, serverDev } = parts;
+  const mtu = String(mtuBytes);
+  // IPv4 only: without this the kernel sends IPv6 router/multicast chatter through the link, which
+  // takes loss and jitter draws and shows up in the counters.
+  await run('sysctl', ['-q', '-w', `net.ipv6.conf.${clientDev}.disable_ipv6=1`]).catch(() => {});
+  await setSysctls(namespace, { [`net.ipv6.conf.${serverDev}.disable_ipv6`]: 1 }).catch(() => {});
+  await ip(undefined, 'addr', 'add', pair.client, 'peer', pair.server, 'dev', clientDev);
+  await ip(undefined, 'link', 'set', clientDev, 'mtu', mtu, 'up');
+  await ip(namespace, 'addr', 'add', pair.server, 'peer', pair.client, 'dev', serverDev);
+  await ip(namespace, 'link', 'set', serverDev, 'mtu', mtu, 'up');
+}
+
+/** The per-route TCP pins: congestion control and initial windows. */
+function routePins(cc: string, initialCwnd: number): string[] {
+  return ['congctl', cc, 'initcwnd', String(initialCwnd), 'initrwnd', String(Math.max(initialCwnd, 10))];
+}
+
+/** Per-route pins: they apply to connections on this link only, on both ends. */
+async function pinRoutes(
+  parts: LinkParts,
+  pair: { client: string; server: string },
+  pins: string[],
+): Promise<void> {
+  await ip(
+    undefined,
+    'route',
+    'replace',
+    `${pair.server}/32`,
+    'dev',
+    parts.clientDev,
+    'src',
+    pair.client,
+    ...pins,
+  );
+  await ip(
+    parts.namespace,
+    'route',
+    'replace',
+    `${pair.client}/32`,
+    'dev',
+    parts.serverDev,
+    'src',
+    pair.server,
+    ...pins,
+  );
+}
+
+/** The server namespace's TCP: congestion control, slow start after idle, no metrics cache, buffers. */
+async function tuneServerNamespace(
+  parts: LinkParts,
+  opts: z.output<typeof LinkOptionsSchema>,
+): Promise<void> {
+  const bufMax = opts.socketBufferMaxBytes;
+  await setSysctls(parts.namespace, {
+    'net.ipv4.tcp_congestion_control': parts.cc,
+    'net.ipv4.tcp_slow_start_after_idle': opts.slowStartAfterIdle ? 1 : 0,
+    // Each run starts from the kernel's defaults, not from the ssthresh and RTT the last run's
+    // losses left in the namespace's per-destination metrics cache (the referee saw runs on one
+    // link carry over that way); the host side is never reconfigured.
+    'net.ipv4.tcp_no_metrics_save': 1,
+    'net.ipv4.tcp_rmem': `4096 131072 ${bufMax}`,
+    'net.ipv4.tcp_wmem': `4096 16384 ${bufMax}`,
+    'net.core.rmem_max': bufMax,
+    'net.core.wmem_max': bufMax,
+  });
+}
+
+/** `target`: the namespace becomes a gateway to a server h2lab did not start (src/net/gateway.ts). */
+async function attachGateway(
+  parts: LinkParts,
+  linkAddress: string,
+  target: string,
+  addressRange: string,
+  pins: string[],
+): Promise<void> {
+  const gwPair = await allocatePair(addressRange);
+  const gateway = await setupGateway({
+    namespace: parts.namespace,
+    id: parts.id,
+    linkDevice: parts.serverDev,
+    linkAddress,
+    target,
+    pair: gwPair,
+    pins,
+  });
+  parts.gateway = gateway;
+  parts.cleanups.push(() => gateway.close());
+}
+
+/** What the link is, for results: the profile, the backend and what the kernel took. */
+function linkInfo(a: {
+  profile: LinkProfile;
+  backend: 'relay' | 'netem';
+  opts: z.output<typeof LinkOptionsSchema>;
+  actual: Record<string, string | undefined>;
+  pair: { client: string; server: string };
+  parts: LinkParts;
+}): LinkInfo {
+  const { profile, opts, actual, parts } = a;
+  const { gateway, relayPriority } = parts;
+  return {
+    profile: profile.name,
+    backend: a.backend,
+    rttMs: profile.rttMs,
+    jitterMs: profile.jitterMs,
+    loss: profile.loss,
+    ...(profile.rateBitsPerSec === undefined ? {} : { rateBitsPerSec: profile.rateBitsPerSec }),
+    ...(profile.down.queueBytes === undefined ? {} : { queueBytes: profile.down.queueBytes }),
+    congestionControl: actual['net.ipv4.tcp_congestion_control'] ?? parts.cc,
+    slowStartAfterIdle: actual['net.ipv4.tcp_slow_start_after_idle'] === '1',
+    noMetricsSave: actual['net.ipv4.tcp_no_metrics_save'] === '1',
+    initialCwnd: opts.initialCwnd,
+    lossUp: profile.up.loss,
+    lossDown: profile.down.loss,
+    burstPackets: profile.burstPackets,
+    ...(profile.up.rateBitsPerSec === undefined ? {} : { rateUpBitsPerSec: profile.up.rateBitsPerSec }),
+    reorder: profile.reorder,
+    mtuBytes: opts.mtuBytes,
+    socketBufferMaxBytes: opts.socketBufferMaxBytes,
+    seed: opts.seed,
+    ...(relayPriority ? { relayPriority } : {}),
+    serverAddress: a.pair.server,
+    clientAddress: a.pair.client,
+    ...(gateway && opts.target !== undefined
+      ? {
+          gateway: {
+            target: opts.target,
+            placement: gateway.placement,
+            serverPinned: gateway.serverPinned,
+            hostChanges: gateway.hostChanges,
+          },
+        }
+      : {}),
+  };
+}
+
+/** The {@link Link} a caller holds. */
+function linkHandle(
+  parts: LinkParts,
+  profile: LinkProfile,
+  info: LinkInfo,
+  pair: { client: string; server: string },
+  opts: z.output<typeof LinkOptionsSchema>,
+): Link {
+  const { namespace, gateway, relayChild } = parts;
+  return {
+    info,
+    profile,
+    namespace,
+    serverAddress: pair.server,
+    clientAddress: pair.client,
+    relayPid: relayChild?.pid,
+    spawnInServer(cmd, args = [], spawnOpts = {}) {
+      return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
+    },
+    async forgetTcpMetrics() {
+      const addresses = [pair.server, ...(gateway?.serverSide ? [gateway.serverSide] : [])];
+      for (const a of addresses) await ip(undefined, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
+    },
+    async serverTcp(connections) {
+      return gateway?.serverSockets?.readings(connections);
+    },
+    async stats() {
+      if (!relayChild || parts.closed) return {};
+      return relayStats(relayChild);
+    },
+    async relayTrace() {
+      if (!relayChild || parts.closed || opts.relayTraceCapacity === 0) return undefined;
+      return readRelayTrace(relayChild);
+    },
+    close: parts.close,
+  };
 }
 
 /**

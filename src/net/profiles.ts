@@ -7,54 +7,48 @@
  */
 import { z } from 'zod';
 import { H2labError } from '../core/index.ts';
+import {
+  checkLinkSpec,
+  directionSpec,
+  type LinkSpecValues,
+  linkSpecKeys,
+  type ResolvedLinkSpec,
+} from './conditions/index.ts';
+import { defaultQueueBytes } from './conditions/rate.ts';
+import type { DirectionSpec, LinkKey, NumberKey } from './conditions/types.ts';
 
-/** What a user may say about a link. Every key carries its unit. Unknown keys are rejected. */
-export const LinkSpecSchema = z
-  .strictObject({
-    /** Round-trip propagation delay, ms; each direction gets half. */
-    rttMs: z.number().min(0).max(10_000).default(0),
-    /** One-way delay varies uniformly by ±jitterMs around rttMs/2 (≤ rttMs/2). */
-    jitterMs: z.number().min(0).default(0),
-    /** Let jittered packets overtake each other (default false: jitter without reordering). */
-    reorder: z.boolean().default(false),
-    /** Packet loss probability in each direction, [0, 1]. */
-    loss: z.number().min(0).max(1).default(0),
-    /** Loss on the client → server direction only (overrides `loss` there). */
-    lossUp: z.number().min(0).max(1).optional(),
-    /** Loss on the server → client direction only (overrides `loss` there). */
-    lossDown: z.number().min(0).max(1).optional(),
-    /** Mean loss burst length in packets: > 1 selects Gilbert–Elliott bursty loss, 1 = i.i.d. */
-    burstPackets: z.number().min(1).default(1),
-    /** Bottleneck rate in bits/s in both directions (undefined = no limit). */
-    rateBitsPerSec: z.number().positive().optional(),
-    /** Client → server rate when it differs (asymmetric access links). */
-    rateUpBitsPerSec: z.number().positive().optional(),
-    /**
-     * Bottleneck queue per direction, bytes (drop-tail, shared by all flows). Default: one
-     * bandwidth-delay product of the link, at least 64 KiB — a "rule of thumb" buffer.
-     */
-    queueBytes: z.number().int().min(1500).optional(),
-  })
-  .refine((s) => s.jitterMs <= s.rttMs / 2, {
-    message: 'jitterMs must not exceed half of rttMs (a one-way delay cannot be negative)',
-    path: ['jitterMs'],
-  });
+export { type DirectionSpec, defaultQueueBytes };
+
+/** The range of a number key, from its declaration in its condition's file (no default). */
+export function keyRange(k: NumberKey): z.ZodNumber {
+  let n = z.number();
+  if (k.int) n = n.int();
+  if (k.positive) n = n.positive();
+  if (k.min !== undefined) n = n.min(k.min);
+  if (k.max !== undefined) n = n.max(k.max);
+  return n;
+}
+
+/** The zod schema of one key: its range, its default (or optional) and its documentation. */
+function keySchema(k: LinkKey): z.ZodType {
+  if (k.type === 'boolean') return z.boolean().default(k.default).describe(k.doc);
+  const n = keyRange(k);
+  return (k.default === undefined ? n.optional() : n.default(k.default)).describe(k.doc);
+}
+
+/**
+ * What a user may say about a link: every condition's keys (src/net/conditions/), each carrying its
+ * unit, and the conditions' rules across keys. Unknown keys are rejected.
+ */
+export const LinkSpecSchema: z.ZodType<ResolvedLinkSpec, LinkSpecValues> = z
+  .strictObject(Object.fromEntries(linkSpecKeys().map(([key, k]) => [key, keySchema(k)])))
+  .superRefine((spec, ctx) => {
+    for (const rule of checkLinkSpec(spec))
+      ctx.addIssue({ code: 'custom', message: rule.message, path: [rule.path] });
+  }) as unknown as z.ZodType<ResolvedLinkSpec, LinkSpecValues>;
 
 export type LinkSpecInput = z.input<typeof LinkSpecSchema>;
 export type LinkSpec = z.output<typeof LinkSpecSchema>;
-
-/** What one direction of the link does. */
-export interface DirectionSpec {
-  /** Constant one-way delay, ms. */
-  delayMs: number;
-  jitterMs: number;
-  reorder: boolean;
-  loss: number;
-  burstPackets: number;
-  /** undefined = no rate limit (and no bottleneck queue). */
-  rateBitsPerSec?: number;
-  queueBytes?: number;
-}
 
 /** A resolved profile: the spec with every default filled and both directions spelled out. */
 export interface LinkProfile extends LinkSpec {
@@ -115,11 +109,6 @@ export function profileNames(): string[] {
   return Object.keys(PROFILES);
 }
 
-/** The default bottleneck queue: one bandwidth-delay product, at least 64 KiB. */
-export function defaultQueueBytes(rateBitsPerSec: number, rttMs: number): number {
-  return Math.max(64 * 1024, Math.round((rateBitsPerSec * rttMs) / 8000));
-}
-
 /**
  * Resolves a preset name or an explicit spec (optionally with overrides on top of a preset) into a
  * {@link LinkProfile}.
@@ -169,21 +158,11 @@ export function resolveProfile(profile: string | LinkSpecInput, overrides: LinkS
     });
   }
   const spec = parsed.data;
-  const direction = (rateBitsPerSec: number | undefined, lossValue: number): DirectionSpec => ({
-    delayMs: spec.rttMs / 2,
-    jitterMs: spec.jitterMs,
-    reorder: spec.reorder,
-    loss: lossValue,
-    burstPackets: spec.burstPackets,
-    ...(rateBitsPerSec === undefined
-      ? {}
-      : { rateBitsPerSec, queueBytes: spec.queueBytes ?? defaultQueueBytes(rateBitsPerSec, spec.rttMs) }),
-  });
   return {
     ...spec,
     name,
     description,
-    down: direction(spec.rateBitsPerSec, spec.lossDown ?? spec.loss),
-    up: direction(spec.rateUpBitsPerSec ?? spec.rateBitsPerSec, spec.lossUp ?? spec.loss),
+    down: directionSpec(spec, 'down'),
+    up: directionSpec(spec, 'up'),
   };
 }

@@ -12,9 +12,9 @@
 import { writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { createLinkModel } from './model.ts';
+import type { DirectionSpec } from './conditions/types.ts';
 import { loadNative } from './native.ts';
-import type { DirectionSpec } from './profiles.ts';
+import { createLinkPipeline } from './pipeline.ts';
 import { Relay } from './relay.ts';
 import { RelayTrace } from './relay-trace.ts';
 
@@ -65,7 +65,7 @@ process.on('message', async (raw) => {
       fds.push(client.fd);
       const server = native.openTun(m.serverName);
       fds.push(server.fd);
-      const model = createLinkModel({ up: m.up, down: m.down }, m.seed);
+      const pipeline = createLinkPipeline({ up: m.up, down: m.down }, m.seed);
       if (m.traceCapacity) trace = new RelayTrace(m.traceCapacity);
       // Collect start-up garbage now (a full collection took ~10 ms when it came during the first
       // packets instead); `gc` exists because link.ts starts this process with --expose-gc.
@@ -85,8 +85,8 @@ process.on('message', async (raw) => {
       relay = new Relay(native, {
         clientFd: client.fd,
         serverFd: server.fd,
-        up: model.up,
-        down: model.down,
+        up: pipeline.up,
+        down: pipeline.down,
         ...(m.slackMs === undefined ? {} : { slackMs: m.slackMs }),
         ...(m.earlyWakeMs === undefined ? {} : { earlyWakeMs: m.earlyWakeMs }),
         ...(trace ? { trace } : {}),

@@ -1,11 +1,11 @@
 /**
  * The packet relay: moves IP packets between the client-side and the server-side TUN device through
- * the link model. It runs in its own process (`relay-process.ts`) so its CPU is measured apart from
+ * the link's pipeline. It runs in its own process (`relay-process.ts`) so its CPU is measured apart from
  * the load engine and so the TUN devices vanish with it if anything crashes.
  *
  * ```
- *   client TUN ──readBatch──▶ up model ──due time──▶ up queue ──timerfd──▶ write ──▶ server TUN
- *   client TUN ◀── write ◀──timerfd── down queue ◀──due time── down model ◀──readBatch── server TUN
+ *   client TUN ──readBatch──▶ up pipeline ──due time──▶ up queue ──timerfd──▶ write ──▶ server TUN
+ *   client TUN ◀── write ◀──timerfd── down queue ◀──due time── down pipeline ◀──readBatch── server TUN
  * ```
  * Readiness comes from a uv_poll on Node's loop; a packet that is due already and finds its queue
  * empty is written straight from the read slab. Everything else waits in a {@link PacketQueue} and is
@@ -15,8 +15,8 @@
  */
 import { DROP } from './conditions/types.ts';
 import { type FlowDrops, FlowDropTable } from './flows.ts';
-import { type DirectionModel, type DirectionStats, PacketQueue } from './model.ts';
 import type { NetNative } from './native.ts';
+import { type DirectionPipeline, type DirectionStats, PacketQueue } from './pipeline.ts';
 import { DOWN, icmpEcho, type RelayTrace, UP, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
 
 /** Slot size: one packet at the largest MTU we allow (9000) would not fit; we cap MTU at 1500 + room. */
@@ -28,8 +28,8 @@ export interface RelayOptions {
   clientFd: number;
   /** fd of the server-side TUN (packets read here travel down). */
   serverFd: number;
-  up: DirectionModel;
-  down: DirectionModel;
+  up: DirectionPipeline;
+  down: DirectionPipeline;
   /** Release packets due within this many ms in one wake-up (default 0.05; links use 0.1). */
   slackMs?: number;
   /**
@@ -46,7 +46,7 @@ interface Side {
   dir: number;
   readFd: number;
   writeFd: number;
-  model: DirectionModel;
+  pipeline: DirectionPipeline;
   queue: PacketQueue;
   /** Trace index of the packet in each queue slot (only when tracing). */
   traceIdx: Int32Array;
@@ -118,7 +118,7 @@ export class Relay {
       dir: UP,
       readFd: opts.clientFd,
       writeFd: opts.serverFd,
-      model: opts.up,
+      pipeline: opts.up,
       queue: new PacketQueue(PACKET_STRIDE),
       traceIdx: new Int32Array(opts.trace ? 1024 : 0),
       watch: undefined,
@@ -127,7 +127,7 @@ export class Relay {
       dir: DOWN,
       readFd: opts.serverFd,
       writeFd: opts.clientFd,
-      model: opts.down,
+      pipeline: opts.down,
       queue: new PacketQueue(PACKET_STRIDE),
       traceIdx: new Int32Array(opts.trace ? 1024 : 0),
       watch: undefined,
@@ -140,8 +140,8 @@ export class Relay {
 
   stats(): RelayStats {
     return {
-      up: { ...this.#sides[0].model.stats },
-      down: { ...this.#sides[1].model.stats },
+      up: { ...this.#sides[0].pipeline.stats },
+      down: { ...this.#sides[1].pipeline.stats },
       wakeups: this.#wakeups,
       releaseLateMs: latenessSummary(this.#late, this.#lateMax),
       flows: this.#flowDrops.flows(),
@@ -162,7 +162,7 @@ export class Relay {
     const native = this.#native;
     const slab = this.#slab;
     const lens = this.#lens;
-    const { model, queue } = side;
+    const { pipeline, queue } = side;
     let earliest = Number.POSITIVE_INFINITY;
     const began = this.#trace ? this.#now() : 0;
     let read = 0;
@@ -174,10 +174,10 @@ export class Relay {
       read += n;
       for (let i = 0; i < n; i++) {
         const len = lens[i]!;
-        const due = model.admit(len, now);
+        const due = pipeline.admit(len, now);
         const offset = i * PACKET_STRIDE;
         if (due === DROP) {
-          this.#flowDrops.drop(side.dir, model.lastDropReason, slab, offset, len);
+          this.#flowDrops.drop(side.dir, pipeline.lastDropReason, slab, offset, len);
           continue;
         }
         const t = trace ? trace.packet(side.dir, len, now, due, icmpEcho(slab, offset, len)) : -1;
@@ -266,10 +266,10 @@ export class Relay {
     const t0 = traceIndex >= 0 ? this.#now() : 0;
     const r = native.writePacket(side.writeFd, buf, offset, len);
     if (traceIndex >= 0) this.#trace!.written(traceIndex, t0, this.#now());
-    if (r < 0) side.model.stats.writeErrors++;
+    if (r < 0) side.pipeline.stats.writeErrors++;
     else {
-      side.model.stats.packetsOut++;
-      side.model.stats.bytesOut += len;
+      side.pipeline.stats.packetsOut++;
+      side.pipeline.stats.bytesOut += len;
     }
   }
 }

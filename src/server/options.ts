@@ -32,11 +32,8 @@ const m = optionMeta;
 const ms = (d: number) => z.number().min(0).max(86_400_000).default(d);
 const port = (d: number) => z.number().int().min(0).max(65535).default(d);
 
-/**
- * Options of {@link startServer}. Every HTTP/2 limit is an option so hostile-peer tests can use small
- * values (see docs/design.md, "Fixture server").
- */
-export const ServerOptionsSchema = z.strictObject({
+/** The fields of {@link ServerOptionsSchema}, one declaration each. */
+const ServerOptionFields = z.strictObject({
   host: z
     .string()
     .min(1)
@@ -319,6 +316,48 @@ export const ServerOptionsSchema = z.strictObject({
     m('grace', 'duration', 'on shutdown, time given to in-flight requests before sockets are closed'),
   ),
 });
+
+/**
+ * What one option cannot say alone, checked with the rest before anything starts. Each rule is an
+ * issue on the option to change; its `params` carry what `resolveServerOptions` throws: `code` when
+ * it is not H2LAB_ERR_INVALID_OPTION, else the `value` named (the resolved one, default included) with
+ * the message as the fix.
+ */
+function crossFieldRules(o: z.output<typeof ServerOptionFields>, ctx: z.RefinementCtx): void {
+  const fail = (key: keyof typeof o, message: string, params: Record<string, unknown>): void =>
+    ctx.addIssue({ code: 'custom', path: [key], message, params });
+  if (!o.plain && !o.tls) {
+    fail('plain', '--no-plain and --no-tls together leave nothing to serve: keep at least one listener', {
+      code: 'H2LAB_ERR_NO_LISTENER',
+    });
+  }
+  if (o.clientAuth !== 'none' && !o.ca) {
+    fail('clientAuth', 'mTLS needs --ca FILE, the CA that signs the client certificates', {
+      value: o.clientAuth,
+    });
+  }
+  if (o.requestTimeoutMs > 0 && o.headersTimeoutMs > o.requestTimeoutMs) {
+    fail(
+      'headersTimeoutMs',
+      `must not exceed --request-timeout (${o.requestTimeoutMs}); raise --request-timeout or set it to 0`,
+      { value: o.headersTimeoutMs },
+    );
+  }
+  if (o.chunkMinBytes > o.chunkMaxBytes) {
+    fail('chunkMinBytes', `must not exceed --chunk-max (${o.chunkMaxBytes})`, { value: o.chunkMinBytes });
+  }
+  if (o.tileRender === 'cpu' && o.poolSize > 1024) {
+    fail('poolSize', 'with --tile-render cpu give at most 1024 workers (one thread each)', {
+      value: o.poolSize,
+    });
+  }
+}
+
+/**
+ * Options of {@link startServer}: the fields above and their cross-field rules. Every HTTP/2 limit is
+ * an option so hostile-peer tests can use small values (see docs/design.md, "Fixture server").
+ */
+export const ServerOptionsSchema = ServerOptionFields.superRefine(crossFieldRules);
 
 /** Resolved options of the fixture server (all defaults applied). */
 export type ServerOptions = z.infer<typeof ServerOptionsSchema>;

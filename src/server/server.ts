@@ -23,7 +23,13 @@ import { createServer as createNetServer, type Server as NetServer, type Socket 
 import { cpus as osCpus } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
-import { H2labError, invalidOption, isH2labError, unknownOptionError } from '../core/index.ts';
+import {
+  type ErrorCode,
+  H2labError,
+  invalidOption,
+  isH2labError,
+  unknownOptionError,
+} from '../core/index.ts';
 import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
@@ -78,22 +84,30 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Parses options with the schema; zod issues become H2LAB_ERR_INVALID_OPTION naming the option. */
+/**
+ * Parses options with the schema; zod issues become H2LAB_ERR_INVALID_OPTION naming the option. A
+ * cross-field rule of the schema (src/server/options.ts) says in its issue's `params` the code it
+ * throws, or the resolved value it names.
+ */
 export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOptions {
   const r = ServerOptionsSchema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const unknown = unknownOptionError(issue, 'startServer', Object.keys(ServerOptionsSchema.shape));
   if (unknown) throw unknown;
+  const rule = issue.code === 'custom' ? (issue.params as { code?: ErrorCode; value?: unknown }) : undefined;
+  if (rule?.code !== undefined) throw new H2labError(rule.code, issue.message, {});
   const key = String(issue.path[0] ?? '');
   const meta = (ServerOptionsSchema.shape as Record<string, { meta(): unknown }>)[key]?.meta() as
     | { flag?: string }
     | undefined;
-  throw invalidOption(`--${meta?.flag ?? key}`, (input as Record<string, unknown>)[key], issue.message);
+  const value = rule && 'value' in rule ? rule.value : (input as Record<string, unknown>)[key];
+  throw invalidOption(`--${meta?.flag ?? key}`, value, issue.message);
 }
 
 /**
- * Starts the fixture server.
+ * Starts the fixture server, in named steps: options (cross-field rules in the schema), TLS material,
+ * the backend pool, the HTTP/1.1 and HTTP/2 servers, the listeners, and a closer.
  *
  * @example
  * const srv = await startServer({ port: 0, tlsPort: 0 });
@@ -102,87 +116,105 @@ export function resolveServerOptions(input: ServerOptionsInput = {}): ServerOpti
  */
 export async function startServer(input: ServerOptionsInput = {}): Promise<RunningServer> {
   const opts = resolveServerOptions(input);
-  if (!opts.plain && !opts.tls) {
-    throw new H2labError(
-      'H2LAB_ERR_NO_LISTENER',
-      '--no-plain and --no-tls together leave nothing to serve: keep at least one listener',
-      {},
-    );
-  }
-  if (opts.clientAuth !== 'none' && !opts.ca) {
-    throw invalidOption(
-      '--client-auth',
-      opts.clientAuth,
-      'mTLS needs --ca FILE, the CA that signs the client certificates',
-    );
-  }
-  if (opts.requestTimeoutMs > 0 && opts.headersTimeoutMs > opts.requestTimeoutMs) {
-    throw invalidOption(
-      '--headers-timeout',
-      opts.headersTimeoutMs,
-      `must not exceed --request-timeout (${opts.requestTimeoutMs}); raise --request-timeout or set it to 0`,
-    );
-  }
-  if (opts.chunkMinBytes > opts.chunkMaxBytes) {
-    throw invalidOption(
-      '--chunk-min',
-      opts.chunkMinBytes,
-      `must not exceed --chunk-max (${opts.chunkMaxBytes})`,
-    );
-  }
-
   // TLS material first: a bad file must fail before anything listens.
-  const files = loadTlsFiles({ cert: opts.cert, key: opts.key, ca: opts.ca });
-  let certPem = files.certPem;
-  let keyPem = files.keyPem;
-  let caPem: string | undefined;
-  let caFile: string | undefined;
-  const dev = certPem === undefined;
-  const h3 = opts.h3 || opts.h3Port !== undefined;
-  if ((opts.tls || h3) && (certPem === undefined || keyPem === undefined)) {
-    const d = await ensureDevCertificates();
-    certPem = d.serverPem;
-    keyPem = d.serverKeyPem;
-    caPem = d.caPem;
-    caFile = d.caFile;
-  }
-
+  const tls = await loadCertificates(opts);
   const pool: { p?: BackendPool } = {};
   const metrics = new ServerMetrics(() => ({
     size: opts.poolSize,
     busy: pool.p?.busy ?? 0,
     queued: pool.p?.queued ?? 0,
   }));
-  // --tile-render cpu: one pinned thread per worker, started (and pinned) before anything listens.
-  let renderer: CpuRenderer | undefined;
-  if (opts.tileRender === 'cpu') {
-    if (opts.poolSize > 1024)
-      throw invalidOption(
-        '--pool',
-        opts.poolSize,
-        'with --tile-render cpu give at most 1024 workers (one thread each)',
-      );
-    renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? osCpus().length));
-    try {
-      await renderer.ready;
-    } catch (err) {
-      await renderer.close();
-      throw err;
-    }
-  }
+  const renderer = await startRenderer(opts);
   pool.p = new BackendPool(opts.poolSize, opts.ignoreCancel, metrics, renderer);
-  const router = new Router(opts, metrics, pool.p);
+  const core: ServerCore = {
+    opts,
+    metrics,
+    router: new Router(opts, metrics, pool.p),
+    guard: new H2Guard(opts),
+    sockets: new Set(),
+    sessions: new Set(),
+    altSvc: {},
+    closing: false,
+    handingOver: undefined,
+  };
+  const h1 = createH1(core);
+  const h2 = createH2(core);
+  const accept = connectionHandlers(core, h1, h2);
+  const listening = await openListeners(core, tls, accept, renderer);
+  return {
+    ...listening.urls,
+    ...(tls.caPem !== undefined ? { caPem: tls.caPem } : {}),
+    ...(tls.caFile !== undefined ? { caFile: tls.caFile } : {}),
+    certPem: tls.certPem ?? '',
+    devCertificates: tls.dev && opts.tls,
+    options: opts,
+    metrics: () => metrics.snapshot(),
+    resetMetrics: () => metrics.reset(),
+    guardCounts: () => structuredClone(core.guard.counts),
+    close: closer(core, h1, listening, () => {
+      pool.p?.clear();
+      return renderer?.close();
+    }),
+  };
+}
 
-  const sockets = new Set<Socket>();
+/** What the protocol servers and the listeners share while the server runs. */
+interface ServerCore {
+  readonly opts: ServerOptions;
+  readonly metrics: ServerMetrics;
+  readonly router: Router;
+  readonly guard: H2Guard;
+  /** Every TCP socket (and TLS socket) open, for shutdown. */
+  readonly sockets: Set<Socket>;
+  readonly sessions: Set<ServerHttp2Session>;
   /** `Alt-Svc` of the TLS listener's responses, once HTTP/3 listens. */
-  const altSvc: { value?: string } = {};
-  const sessions = new Set<ServerHttp2Session>();
-  let closing = false;
-  const guard = new H2Guard(opts);
+  readonly altSvc: { value?: string };
+  closing: boolean;
   /** The socket being handed to the http2 server: its 'session' event fires synchronously. */
-  let handingOver: Socket | undefined;
+  handingOver: Socket | undefined;
+}
 
-  // --- HTTP/1.1 ---------------------------------------------------------------------------------
+/** The certificate and key the TLS and QUIC listeners use, and where they came from. */
+interface TlsMaterial {
+  files: ReturnType<typeof loadTlsFiles>;
+  certPem: string | undefined;
+  keyPem: string | undefined;
+  caPem: string | undefined;
+  caFile: string | undefined;
+  /** No `--cert`: the development CA's certificate. */
+  dev: boolean;
+  /** HTTP/3 asked for (`--h3` or `--h3-port`). */
+  h3: boolean;
+}
+
+/** Reads `--cert/--key/--ca`, or makes the development certificates when TLS or QUIC needs one. */
+async function loadCertificates(opts: ServerOptions): Promise<TlsMaterial> {
+  const files = loadTlsFiles({ cert: opts.cert, key: opts.key, ca: opts.ca });
+  const h3 = opts.h3 || opts.h3Port !== undefined;
+  const own = { files, certPem: files.certPem, keyPem: files.keyPem, dev: files.certPem === undefined, h3 };
+  if ((opts.tls || h3) && (own.certPem === undefined || own.keyPem === undefined)) {
+    const d = await ensureDevCertificates();
+    return { ...own, certPem: d.serverPem, keyPem: d.serverKeyPem, caPem: d.caPem, caFile: d.caFile };
+  }
+  return { ...own, caPem: undefined, caFile: undefined };
+}
+
+/** `--tile-render cpu`: one pinned thread per worker, started (and pinned) before anything listens. */
+async function startRenderer(opts: ServerOptions): Promise<CpuRenderer | undefined> {
+  if (opts.tileRender !== 'cpu') return undefined;
+  const renderer = new CpuRenderer(opts.poolSize, renderCpuList(opts.renderCores ?? osCpus().length));
+  try {
+    await renderer.ready;
+  } catch (err) {
+    await renderer.close();
+    throw err;
+  }
+  return renderer;
+}
+
+/** The HTTP/1.1 server: never listens itself, sockets are handed to it. */
+function createH1(core: ServerCore): HttpServer {
+  const { opts } = core;
   const refusedSockets = new WeakSet<Duplex>();
   const h1: HttpServer = createHttpServer(
     // Explicit: Node's TLS fallback path otherwise keeps idle keep-alive connections open (server-notes).
@@ -208,9 +240,10 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
         res.end(`${refused}\n`);
         return;
       }
-      if (closing) res.shouldKeepAlive = false;
-      if (altSvc.value && (req.socket as TLSSocket).encrypted) res.setHeader('alt-svc', altSvc.value);
-      router.handle(new H1Exchange(req, res));
+      if (core.closing) res.shouldKeepAlive = false;
+      if (core.altSvc.value && (req.socket as TLSSocket).encrypted)
+        res.setHeader('alt-svc', core.altSvc.value);
+      core.router.handle(new H1Exchange(req, res));
     },
   );
   h1.keepAliveTimeout = opts.keepAliveTimeoutMs;
@@ -223,8 +256,12 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
   });
+  return h1;
+}
 
-  // --- HTTP/2 -----------------------------------------------------------------------------------
+/** The HTTP/2 server: its sessions adopted by the guard, its streams routed through it. */
+function createH2(core: ServerCore): Http2Server {
+  const { opts, guard } = core;
   const h2: Http2Server = createH2Server({
     // Node advertises no limits by default (server-notes): say them in the first SETTINGS frame.
     settings: {
@@ -234,18 +271,19 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     },
     maxHeaderListPairs: 256,
   });
+  const onStream = streamHandler(core);
   h2.on('session', (session: ServerHttp2Session) => {
-    sessions.add(session);
-    if (handingOver) {
-      guard.adopt(session, handingOver);
-      sessionSockets.set(session, handingOver);
+    core.sessions.add(session);
+    if (core.handingOver) {
+      guard.adopt(session, core.handingOver);
+      sessionSockets.set(session, core.handingOver);
     }
     session.on(
       'stream',
       (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) =>
         onStream(session, stream, headers, flags, rawHeaders),
     );
-    session.on('close', () => sessions.delete(session));
+    session.on('close', () => core.sessions.delete(session));
     session.on('error', () => session.destroy());
     // RFC 9113 §6.9.2: SETTINGS cannot change the connection window, only WINDOW_UPDATE on stream 0.
     if (opts.connectionWindowSizeBytes > 65_535) session.setLocalWindowSize(opts.connectionWindowSizeBytes);
@@ -258,15 +296,38 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     // (server-notes); close it ourselves. The guard finds the cases that emit no event.
     session.on('frameError', () => guard.shut(session, 100));
   });
-  // Listened on the session, not the server: Node emits 'stream' after the HEADERS callback, and a
-  // stream reset in the same bytes has lost its `session` by then.
-  function onStream(
-    session: ServerHttp2Session,
-    stream: ServerHttp2Stream,
-    headers: IncomingHttpHeaders,
-    flags: number,
-    rawHeaders: string[],
-  ): void {
+  h2.on('sessionError', () => {});
+  return h2;
+}
+
+/**
+ * One HTTP/2 stream: counted, its header list held to the advertised limit, then started through the
+ * guard. Listened on the session, not the server: Node emits 'stream' after the HEADERS callback, and
+ * a stream reset in the same bytes has lost its `session` by then.
+ */
+function streamHandler(
+  core: ServerCore,
+): (
+  session: ServerHttp2Session,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  flags: number,
+  rawHeaders: string[],
+) => void {
+  const { opts, metrics, guard, router, altSvc } = core;
+  function onStreamClose(this: ServerHttp2Stream): void {
+    metrics.streamsOpen--;
+    const code = this.rstCode;
+    // A non-zero code we did not send ourselves came from the peer's RST_STREAM (RFC 9113 §6.4).
+    if (
+      code !== undefined &&
+      code !== h2c.NGHTTP2_NO_ERROR &&
+      !(this as unknown as Record<symbol, unknown>)[kServerReset]
+    ) {
+      metrics.rst(code);
+    }
+  }
+  return (session, stream, headers, flags, rawHeaders) => {
     metrics.streamsOpen++;
     stream.on('close', onStreamClose); // 'close' fires once; `on` avoids a wrapper per stream
     // A peer that goes away abruptly (a browser closing its socket: ECONNRESET) errors the stream;
@@ -288,22 +349,22 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     guard.startStream(session, stream, listBytes, hasBody, () =>
       router.handle(new H2Exchange(stream, headers, proto, extra)),
     );
-  }
-  function onStreamClose(this: ServerHttp2Stream): void {
-    metrics.streamsOpen--;
-    const code = this.rstCode;
-    // A non-zero code we did not send ourselves came from the peer's RST_STREAM (RFC 9113 §6.4).
-    if (
-      code !== undefined &&
-      code !== h2c.NGHTTP2_NO_ERROR &&
-      !(this as unknown as Record<symbol, unknown>)[kServerReset]
-    ) {
-      metrics.rst(code);
-    }
-  }
-  h2.on('sessionError', () => {});
+  };
+}
 
-  // --- connection bookkeeping -------------------------------------------------------------------
+/** How accepted sockets reach the protocol servers, counted per listener and protocol. */
+interface ConnectionHandlers {
+  /** The plain listener's (and the Unix socket's): sniff the preface, h2c or HTTP/1.1. */
+  onPlain(socket: Socket): void;
+  /** The TLS listener's raw TCP socket, tracked for shutdown and the handshake timeout. */
+  onTlsConnection(raw: Socket): void;
+  /** The TLS listener's socket once ALPN has chosen. */
+  onSecure(socket: TLSSocket): void;
+}
+
+function connectionHandlers(core: ServerCore, h1: HttpServer, h2: Http2Server): ConnectionHandlers {
+  const { opts, metrics, sockets } = core;
+  const handshakeTimers = new WeakMap<Socket, NodeJS.Timeout>();
   const track = (socket: Socket, listener: ListenerName): ((p: WireProtocol) => void) => {
     sockets.add(socket);
     metrics.tcp.watch(socket);
@@ -320,155 +381,213 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
       metrics.connectionsOpen[listener][p]++;
     };
   };
-
-  const onPlain = (socket: Socket): void => {
-    const setProto = track(socket, 'plain');
-    if (closing) return void socket.destroy();
-    socket.setNoDelay(true);
-    let buf: Buffer | undefined;
-    const timer = setTimeout(() => socket.destroy(), opts.prefaceTimeoutMs || 2 ** 31 - 1);
-    const onReadable = (): void => {
-      let c: Buffer | null;
-      // biome-ignore lint/suspicious/noAssignInExpressions: the read loop idiom
-      while ((c = socket.read() as Buffer | null) !== null) buf = buf ? Buffer.concat([buf, c]) : c;
-      if (!buf) return;
-      const n = Math.min(buf.length, PREFACE.length);
-      const isH2 = buf.compare(PREFACE, 0, n, 0, n) === 0;
-      if (isH2 && buf.length < PREFACE.length) return; // a prefix of the preface: wait for the rest
-      socket.removeListener('readable', onReadable);
-      socket.removeListener('end', onEnd);
-      clearTimeout(timer);
-      socket.unshift(buf);
-      setProto(isH2 ? 'h2c' : 'http/1.1');
-      handOver(isH2, socket);
-    };
-    const onEnd = (): void => {
-      clearTimeout(timer);
-      socket.destroy();
-    };
-    socket.on('readable', onReadable);
-    socket.on('end', onEnd);
-  };
-
-  const onSecure = (socket: TLSSocket): void => {
-    const isH2 = socket.alpnProtocol === 'h2';
-    if (closing) return void socket.destroy();
-    // `request`: a client may come without a certificate, but one it sends must verify against --ca.
-    if (opts.clientAuth === 'request' && !socket.authorized && socket.getPeerCertificate()?.raw) {
-      return void socket.destroy();
-    }
-    handOver(isH2, socket);
-  };
-
-  function handOver(isH2: boolean, socket: Socket): void {
+  const handOver = (isH2: boolean, socket: Socket): void => {
     if (!isH2) return void h1.emit('connection', socket);
-    handingOver = socket;
+    core.handingOver = socket;
     try {
       h2.emit('connection', socket);
     } finally {
-      handingOver = undefined;
+      core.handingOver = undefined;
     }
-  }
+  };
+  return {
+    onPlain(socket) {
+      const setProto = track(socket, 'plain');
+      if (core.closing) return void socket.destroy();
+      sniffPreface(socket, opts.prefaceTimeoutMs, (isH2) => {
+        setProto(isH2 ? 'h2c' : 'http/1.1');
+        handOver(isH2, socket);
+      });
+    },
+    onTlsConnection(raw) {
+      // Nagle off on the TCP socket under TLS too, as on the plain listener: a response written as
+      // head then body (HTTP/1.1) would otherwise hold its second segment until the client's delayed
+      // ACK, one extra round trip on a delayed link that h1 paid and h2 (one busy connection) hid.
+      raw.setNoDelay(true);
+      sockets.add(raw);
+      raw.on('close', () => sockets.delete(raw));
+      raw.on('error', () => {});
+      if (opts.prefaceTimeoutMs > 0) {
+        // A real handshake timeout: from the TCP connection to the end of the TLS handshake.
+        const t = setTimeout(() => raw.destroy(), opts.prefaceTimeoutMs);
+        handshakeTimers.set(raw, t);
+        raw.once('close', () => clearTimeout(t));
+      }
+    },
+    onSecure(socket) {
+      const raw = (socket as unknown as { _parent?: Socket })._parent;
+      if (raw) clearTimeout(handshakeTimers.get(raw));
+      const isH2 = socket.alpnProtocol === 'h2';
+      track(socket, 'tls')(isH2 ? 'h2' : 'http/1.1');
+      if (core.closing) return void socket.destroy();
+      // `request`: a client may come without a certificate, but one it sends must verify against --ca.
+      if (opts.clientAuth === 'request' && !socket.authorized && socket.getPeerCertificate()?.raw) {
+        return void socket.destroy();
+      }
+      handOver(isH2, socket);
+    },
+  };
+}
 
-  // --- listeners --------------------------------------------------------------------------------
-  const servers: Array<NetServer | TlsServer> = [];
-  const handshakeTimers = new WeakMap<Socket, NodeJS.Timeout>();
-  const result: Partial<RunningServer> = {};
-  let h3Listener: H3Listener | undefined;
+/**
+ * Reads a plain connection's first bytes until they tell the HTTP/2 preface from anything else, puts
+ * them back and calls `decided`; a connection silent for `timeoutMs` (0 = never) is closed.
+ */
+function sniffPreface(socket: Socket, timeoutMs: number, decided: (isH2: boolean) => void): void {
+  socket.setNoDelay(true);
+  let buf: Buffer | undefined;
+  const timer = setTimeout(() => socket.destroy(), timeoutMs || 2 ** 31 - 1);
+  const onReadable = (): void => {
+    let c: Buffer | null;
+    // biome-ignore lint/suspicious/noAssignInExpressions: the read loop idiom
+    while ((c = socket.read() as Buffer | null) !== null) buf = buf ? Buffer.concat([buf, c]) : c;
+    if (!buf) return;
+    const n = Math.min(buf.length, PREFACE.length);
+    const isH2 = buf.compare(PREFACE, 0, n, 0, n) === 0;
+    if (isH2 && buf.length < PREFACE.length) return; // a prefix of the preface: wait for the rest
+    socket.removeListener('readable', onReadable);
+    socket.removeListener('end', onEnd);
+    clearTimeout(timer);
+    socket.unshift(buf);
+    decided(isH2);
+  };
+  const onEnd = (): void => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  socket.on('readable', onReadable);
+  socket.on('end', onEnd);
+}
+
+/** The listeners that opened and where they listen. */
+interface Listening {
+  servers: Array<NetServer | TlsServer>;
+  h3Listener: H3Listener | undefined;
+  urls: Pick<RunningServer, 'plainUrl' | 'tlsUrl' | 'unixSocket' | 'h3Url' | 'h3Unavailable'>;
+}
+
+/** Opens the plain, Unix-socket, TLS and QUIC listeners asked for; on a failure closes what opened. */
+async function openListeners(
+  core: ServerCore,
+  tls: TlsMaterial,
+  accept: ConnectionHandlers,
+  renderer: CpuRenderer | undefined,
+): Promise<Listening> {
+  const { opts } = core;
+  const listening: Listening = { servers: [], h3Listener: undefined, urls: {} };
+  const { servers, urls } = listening;
   const hostInUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   try {
     if (opts.plain) {
-      const s = createNetServer({ pauseOnConnect: false }, onPlain);
+      const s = createNetServer({ pauseOnConnect: false }, accept.onPlain);
       servers.push(s);
       const port = await listen(s, opts.host, opts.port, '--port');
-      result.plainUrl = `http://${hostInUrl}:${port}`;
+      urls.plainUrl = `http://${hostInUrl}:${port}`;
     }
     if (opts.unixSocket) {
       // The same handler as the plain port: what a reverse proxy on the same host reaches by path.
-      const s = createNetServer({ pauseOnConnect: false }, onPlain);
+      const s = createNetServer({ pauseOnConnect: false }, accept.onPlain);
       servers.push(s);
       rmSync(opts.unixSocket, { force: true });
       await listenPath(s, opts.unixSocket);
-      result.unixSocket = opts.unixSocket;
+      urls.unixSocket = opts.unixSocket;
     }
     if (opts.tls) {
-      const s = createTlsServer({
-        cert: certPem,
-        key: keyPem,
-        ALPNProtocols: ['h2', 'http/1.1'],
-        // Node 20's own handshakeTimeout only emits tlsClientError and leaves the socket open.
-        handshakeTimeout: opts.prefaceTimeoutMs || undefined,
-        ...(files.caPem ? { ca: files.caPem } : {}),
-        requestCert: opts.clientAuth !== 'none',
-        rejectUnauthorized: opts.clientAuth === 'require',
-      });
-      // Raw TCP sockets are tracked for shutdown; a connection is counted once ALPN has chosen.
-      s.on('connection', (raw: Socket) => {
-        // Nagle off on the TCP socket under TLS too, as on the plain listener: a response written as
-        // head then body (HTTP/1.1) would otherwise hold its second segment until the client's delayed
-        // ACK, one extra round trip on a delayed link that h1 paid and h2 (one busy connection) hid.
-        raw.setNoDelay(true);
-        sockets.add(raw);
-        raw.on('close', () => sockets.delete(raw));
-        raw.on('error', () => {});
-        if (opts.prefaceTimeoutMs > 0) {
-          // A real handshake timeout: from the TCP connection to the end of the TLS handshake.
-          const t = setTimeout(() => raw.destroy(), opts.prefaceTimeoutMs);
-          handshakeTimers.set(raw, t);
-          raw.once('close', () => clearTimeout(t));
-        }
-      });
-      s.on('secureConnection', (tlsSocket: TLSSocket) => {
-        const raw = (tlsSocket as unknown as { _parent?: Socket })._parent;
-        if (raw) clearTimeout(handshakeTimers.get(raw));
-        track(tlsSocket, 'tls')(tlsSocket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1');
-        onSecure(tlsSocket);
-      });
-      s.on('tlsClientError', () => {
-        metrics.connectionsTotal.tls.unknown++;
-      });
+      const s = createTlsListener(opts, tls, core.metrics, accept);
       servers.push(s);
       const port = await listen(s, opts.host, opts.tlsPort, '--tls-port');
-      result.tlsUrl = `https://${hostInUrl}:${port}`;
+      urls.tlsUrl = `https://${hostInUrl}:${port}`;
     }
-    if (h3) {
-      const tlsPort = result.tlsUrl ? Number(new URL(result.tlsUrl).port) : 0;
-      try {
-        h3Listener = await startH3Listener(
-          opts,
-          opts.h3Port ?? tlsPort,
-          { certPem: certPem!, keyPem: keyPem! },
-          router,
-          metrics,
-        );
-        result.h3Url = `https://${hostInUrl}:${h3Listener.port}`;
-        // RFC 7838 §3: the TLS listener's responses advertise the UDP port (same host).
-        altSvc.value = `h3=":${h3Listener.port}"; ma=86400`;
-      } catch (err) {
-        if (!isH2labError(err, 'H2LAB_ERR_H3_UNAVAILABLE')) {
-          const reason = err instanceof Error ? err.message : String(err);
-          throw new H2labError(
-            'H2LAB_ERR_LISTEN',
-            `--h3-port ${opts.h3Port ?? tlsPort} on --host ${opts.host}: cannot listen for HTTP/3 (${reason}); choose another --h3-port or 0 for a free one`,
-            { option: '--h3-port', port: opts.h3Port ?? tlsPort, host: opts.host, reason },
-          );
-        }
-        result.h3Unavailable = err.message;
-      }
-    }
+    if (tls.h3) await openH3(core, tls, listening, hostInUrl);
   } catch (err) {
     await renderer?.close();
     await Promise.all(servers.map((s) => new Promise<void>((r) => (s.listening ? s.close(() => r()) : r()))));
-    await h3Listener?.close();
+    await listening.h3Listener?.close();
     throw err;
   }
+  return listening;
+}
 
-  const close = async (graceMs = opts.graceMs): Promise<void> => {
-    if (closing) return waitEmpty(sockets, 0);
-    closing = true;
-    for (const s of servers) s.close();
-    const h3Closed = h3Listener?.close().catch(() => {});
-    for (const session of sessions) guard.shut(session, graceMs);
+/** The TLS listener: h2 or http/1.1 by ALPN; a connection is counted once ALPN has chosen. */
+function createTlsListener(
+  opts: ServerOptions,
+  tls: TlsMaterial,
+  metrics: ServerMetrics,
+  accept: ConnectionHandlers,
+): TlsServer {
+  const s = createTlsServer({
+    cert: tls.certPem,
+    key: tls.keyPem,
+    ALPNProtocols: ['h2', 'http/1.1'],
+    // Node 20's own handshakeTimeout only emits tlsClientError and leaves the socket open.
+    handshakeTimeout: opts.prefaceTimeoutMs || undefined,
+    ...(tls.files.caPem ? { ca: tls.files.caPem } : {}),
+    requestCert: opts.clientAuth !== 'none',
+    rejectUnauthorized: opts.clientAuth === 'require',
+  });
+  s.on('connection', accept.onTlsConnection);
+  s.on('secureConnection', accept.onSecure);
+  s.on('tlsClientError', () => {
+    metrics.connectionsTotal.tls.unknown++;
+  });
+  return s;
+}
+
+/**
+ * HTTP/3 on the TLS port's number (or `--h3-port`), advertised by Alt-Svc. Without the binding the
+ * server runs on and says why; a port that cannot be bound fails the start.
+ */
+async function openH3(
+  core: ServerCore,
+  tls: TlsMaterial,
+  listening: Listening,
+  hostInUrl: string,
+): Promise<void> {
+  const { opts } = core;
+  const { urls } = listening;
+  const tlsPort = urls.tlsUrl ? Number(new URL(urls.tlsUrl).port) : 0;
+  try {
+    const h3Listener = await startH3Listener(
+      opts,
+      opts.h3Port ?? tlsPort,
+      { certPem: tls.certPem!, keyPem: tls.keyPem! },
+      core.router,
+      core.metrics,
+    );
+    listening.h3Listener = h3Listener;
+    urls.h3Url = `https://${hostInUrl}:${h3Listener.port}`;
+    // RFC 7838 §3: the TLS listener's responses advertise the UDP port (same host).
+    core.altSvc.value = `h3=":${h3Listener.port}"; ma=86400`;
+  } catch (err) {
+    if (!isH2labError(err, 'H2LAB_ERR_H3_UNAVAILABLE')) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new H2labError(
+        'H2LAB_ERR_LISTEN',
+        `--h3-port ${opts.h3Port ?? tlsPort} on --host ${opts.host}: cannot listen for HTTP/3 (${reason}); choose another --h3-port or 0 for a free one`,
+        { option: '--h3-port', port: opts.h3Port ?? tlsPort, host: opts.host, reason },
+      );
+    }
+    urls.h3Unavailable = err.message;
+  }
+}
+
+/**
+ * `close(graceMs)`: stop accepting, GOAWAY to HTTP/2 sessions, let requests in flight finish for the
+ * grace, then destroy what is left; `release` frees the backend pool and the renderer last.
+ */
+function closer(
+  core: ServerCore,
+  h1: HttpServer,
+  listening: Listening,
+  release: () => Promise<void> | undefined,
+): (graceMs?: number) => Promise<void> {
+  const { sockets } = core;
+  return async (graceMs = core.opts.graceMs) => {
+    if (core.closing) return waitEmpty(sockets, 0);
+    core.closing = true;
+    for (const s of listening.servers) s.close();
+    const h3Closed = listening.h3Listener?.close().catch(() => {});
+    for (const session of core.sessions) core.guard.shut(session, graceMs);
     h1.close(); // closes idle keep-alive connections and stops the timeout checker
     // Requests in flight finish; their keep-alive connections close as they go idle.
     const idle = setInterval(() => h1.closeIdleConnections(), 25);
@@ -481,23 +600,9 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     } finally {
       clearInterval(idle);
       clearTimeout(deadline);
-      guard.stop();
-      pool.p?.clear();
-      await renderer?.close();
+      core.guard.stop();
+      await release();
     }
-  };
-
-  return {
-    ...result,
-    ...(caPem !== undefined ? { caPem } : {}),
-    ...(caFile !== undefined ? { caFile } : {}),
-    certPem: certPem ?? '',
-    devCertificates: dev && opts.tls,
-    options: opts,
-    metrics: () => metrics.snapshot(),
-    resetMetrics: () => metrics.reset(),
-    guardCounts: () => structuredClone(guard.counts),
-    close,
   };
 }
 

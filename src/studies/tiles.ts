@@ -679,8 +679,35 @@ function tilesFindings(
   points: SweepPoint[] | undefined,
   o: TilesOptions,
 ): StudyFinding[] {
-  const out: StudyFinding[] = [];
   const by = new Map((clean?.summaries ?? []).map((s) => [s.target, s]));
+  return [
+    ...burstRows(env, clean, by, points, o),
+    ...burstRatioRow(env, by, o),
+    ...cancelRows(env, cs),
+    ...cancelIgnoreRow(env, cs),
+    ...poolSizeRow(env, points, o),
+  ];
+}
+
+/** The clean bursts' summaries by target. */
+type BurstsByTarget = ReadonlyMap<string, BurstSummary>;
+
+/** What this run's backend does with a tile, in words (the report's backend was another). */
+function backendWords(ev: Evidence, o: TilesOptions): string {
+  return o.render === 'cpu'
+    ? `tiles burn ${ev.ms('meanTileCpuMs', meanTileMs(o))} of CPU on average on ${ev.n('renderCores', o.renderCores)} pinned core(s), the report's ${ev.n('reportCores', REPORT_CORES)} cores' capacity scaled down`
+    : `tiles wait ${ev.ms('meanTileMs', meanTileMs(o))} on average on a timer (no CPU)`;
+}
+
+/** The report's burst rows (HTTP/1.1 and h2): peak in flight, stalled, on the wire, wall. */
+function burstRows(
+  env: string,
+  clean: CleanBursts | undefined,
+  by: BurstsByTarget,
+  points: SweepPoint[] | undefined,
+  o: TilesOptions,
+): StudyFinding[] {
+  const out: StudyFinding[] = [];
   // The sweep's point at as many workers as render cores: no tile shares a core with another tile,
   // so its render time against its CPU time is the share of the core the pool got.
   const alone =
@@ -691,10 +718,6 @@ function tilesFindings(
     alone
       ? `; in the sweep, with ${ev.n('alonePool', alone.pool)} worker(s) on as many cores, a tile took ${ev.ms('aloneRenderMs', alone.serviceMs.https!)} for its ${ev.ms('meanTileCpuMs', meanTileMs(o))} of CPU: the render core(s) gave the pool ${ev.pct('coreShare', meanTileMs(o) / alone.serviceMs.https!)} of their time, the rest went to other processes on this machine`
       : '; this run does not break the time above the floor down';
-  const model = (ev: Evidence) =>
-    o.render === 'cpu'
-      ? `tiles burn ${ev.ms('meanTileCpuMs', meanTileMs(o))} of CPU on average on ${ev.n('renderCores', o.renderCores)} pinned core(s), the report's ${ev.n('reportCores', REPORT_CORES)} cores' capacity scaled down`
-      : `tiles wait ${ev.ms('meanTileMs', meanTileMs(o))} on average on a timer (no CPU)`;
   for (const [target, ref, id] of [
     ['http', REPORT_BURST[0]!, 'burst-h1'],
     ['https', REPORT_BURST[1]!, 'burst-h2'],
@@ -742,45 +765,62 @@ function tilesFindings(
           const wallWords =
             v === 'agrees'
               ? 'the wall time agrees'
-              : `the wall time differs because this fixture's backend is not the report's: ${model(ev)}, so with ${ev.n('peak', peak)} in flight ${ev.n('rendering', busy)} tile(s) render at full speed and the floor is ${ev.ms('floorMs', floor)}; the run took ${ev.change('aboveFloor', s.wallMs, floor)} against it${coreShare(ev)}`;
+              : `the wall time differs because this fixture's backend is not the report's: ${backendWords(ev, o)}, so with ${ev.n('peak', peak)} in flight ${ev.n('rendering', busy)} tile(s) render at full speed and the floor is ${ev.ms('floorMs', floor)}; the run took ${ev.change('aboveFloor', s.wallMs, floor)} against it${coreShare(ev)}`;
           return `${peakWords}; ${where}; ${wallWords}.`;
         },
       }),
     );
   }
-  // The report's conclusion: HTTP/2 about 9% faster.
-  {
-    const h1 = by.get('http');
-    const h2 = by.get('https');
-    const ev = new Evidence();
-    const reportRatio = REPORT_BURST[0]!.wall / REPORT_BURST[1]!.wall;
-    if (h1 && h2) {
-      const ratio = h1.wallMs / h2.wallMs;
-      const f1 = floorMs(o, BURST, o.poolSize, h1.peakInFlight.median);
-      const f2 = floorMs(o, BURST, o.poolSize, h2.peakInFlight.median);
-      const predicted = f1 / f2;
-      out.push(
-        makeFinding({
-          id: 'burst-ratio',
-          section: `burst-${env}`,
-          row: 'HTTP/2 against HTTP/1.1: “worth about 9%” (wall h1/h2)',
-          report: `h1/h2 ${ev.x('reportRatio', reportRatio)}`,
-          measured: `h1/h2 ${ev.x('ratio', ratio)}`,
-          reference: reportRatio,
-          value: ratio,
-          tolerance: 0.1,
-          explain: () =>
-            Math.abs(ratio / predicted - 1) <= 0.15
-              ? `Explained by the tiles each protocol lets render at once: ${ev.n('h1Rendering', rendering(o, o.poolSize, h1.peakInFlight.median))} over HTTP/1.1 against ${ev.n('h2Rendering', rendering(o, o.poolSize, h2.peakInFlight.median))} over h2 (${model(ev)}), floors ${ev.ms('h1FloorMs', f1)} and ${ev.ms('h2FloorMs', f2)}, a predicted h1/h2 of ${ev.x('predictedRatio', predicted)}; the report's rows imply ${ev.ms('reportH1TileMs', (REPORT_BURST[0]!.wall * REPORT_BURST[0]!.peak) / BURST)} of pool time a tile at ${ev.n('reportPeak1', REPORT_BURST[0]!.peak)} in flight against ${ev.ms('reportH2TileMs', (REPORT_BURST[1]!.wall * REPORT_CORES) / BURST)} at ${ev.n('reportCores', REPORT_CORES)} busy — a tile's cost rising with concurrency, as CPU-bound tiles do`
-              : undefined,
-          unexplained: `the backend's floors predict h1/h2 ${ev.x('predictedRatio', predicted)} (${ev.ms('h1FloorMs', f1)} against ${ev.ms('h2FloorMs', f2)}), this run measured ${ev.x('ratio', ratio)}; the rest is time outside the pool that this run does not break down`,
-          ev,
-        }),
-      );
-    }
+  return out;
+}
+
+/** The report's conclusion: HTTP/2 about 9% faster (wall h1/h2), against the backend's floors. */
+function burstRatioRow(env: string, by: BurstsByTarget, o: TilesOptions): StudyFinding[] {
+  const out: StudyFinding[] = [];
+  const h1 = by.get('http');
+  const h2 = by.get('https');
+  const ev = new Evidence();
+  const reportRatio = REPORT_BURST[0]!.wall / REPORT_BURST[1]!.wall;
+  if (h1 && h2) {
+    const ratio = h1.wallMs / h2.wallMs;
+    const f1 = floorMs(o, BURST, o.poolSize, h1.peakInFlight.median);
+    const f2 = floorMs(o, BURST, o.poolSize, h2.peakInFlight.median);
+    const predicted = f1 / f2;
+    out.push(
+      makeFinding({
+        id: 'burst-ratio',
+        section: `burst-${env}`,
+        row: 'HTTP/2 against HTTP/1.1: “worth about 9%” (wall h1/h2)',
+        report: `h1/h2 ${ev.x('reportRatio', reportRatio)}`,
+        measured: `h1/h2 ${ev.x('ratio', ratio)}`,
+        reference: reportRatio,
+        value: ratio,
+        tolerance: 0.1,
+        explain: () =>
+          Math.abs(ratio / predicted - 1) <= 0.15
+            ? `Explained by the tiles each protocol lets render at once: ${ev.n('h1Rendering', rendering(o, o.poolSize, h1.peakInFlight.median))} over HTTP/1.1 against ${ev.n('h2Rendering', rendering(o, o.poolSize, h2.peakInFlight.median))} over h2 (${backendWords(ev, o)}), floors ${ev.ms('h1FloorMs', f1)} and ${ev.ms('h2FloorMs', f2)}, a predicted h1/h2 of ${ev.x('predictedRatio', predicted)}; the report's rows imply ${ev.ms('reportH1TileMs', (REPORT_BURST[0]!.wall * REPORT_BURST[0]!.peak) / BURST)} of pool time a tile at ${ev.n('reportPeak1', REPORT_BURST[0]!.peak)} in flight against ${ev.ms('reportH2TileMs', (REPORT_BURST[1]!.wall * REPORT_CORES) / BURST)} at ${ev.n('reportCores', REPORT_CORES)} busy — a tile's cost rising with concurrency, as CPU-bound tiles do`
+            : undefined,
+        unexplained: `the backend's floors predict h1/h2 ${ev.x('predictedRatio', predicted)} (${ev.ms('h1FloorMs', f1)} against ${ev.ms('h2FloorMs', f2)}), this run measured ${ev.x('ratio', ratio)}; the rest is time outside the pool that this run does not break down`,
+        ev,
+      }),
+    );
   }
-  // Cancellation rows.
-  const get = (t: string, m: string) => cs.find((c) => c.target === t && c.serverMode === m);
+  return out;
+}
+
+/** The cancellation summary of one target against one server mode. */
+function cancelSummaryOf(
+  cs: readonly CancelSummary[],
+  target: string,
+  mode: string,
+): CancelSummary | undefined {
+  return cs.find((c) => c.target === target && c.serverMode === mode);
+}
+
+/** The report's cancellation rows, the server honouring cancellation. */
+function cancelRows(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
+  const out: StudyFinding[] = [];
+  const get = (t: string, m: string) => cancelSummaryOf(cs, t, m);
   for (const [target, id, wanted, baseline] of [
     ['https', 'cancel-h2', REPORT_CANCEL.wantedMs, REPORT_CANCEL.baselineMs],
     ['http', 'cancel-h1', REPORT_CANCEL.h1WantedMs, REPORT_CANCEL.h1BaselineMs],
@@ -811,6 +851,13 @@ function tilesFindings(
       }),
     );
   }
+  return out;
+}
+
+/** HTTP/2 with a server that ignores cancellation, against one that honours it. */
+function cancelIgnoreRow(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
+  const out: StudyFinding[] = [];
+  const get = (t: string, m: string) => cancelSummaryOf(cs, t, m);
   const honour = get('https', 'honour');
   const ignore = get('https', 'ignore');
   if (honour && ignore) {
@@ -841,7 +888,12 @@ function tilesFindings(
       }),
     );
   }
-  // The question the report left open.
+  return out;
+}
+
+/** The question the report left open: does a pool larger than the core count help? */
+function poolSizeRow(env: string, points: SweepPoint[] | undefined, o: TilesOptions): StudyFinding[] {
+  const out: StudyFinding[] = [];
   const full = (points ?? []).filter((p) => p.https);
   if (full.length >= 2) {
     const ev = new Evidence();

@@ -46,6 +46,212 @@ let dir = '';
 let nginx: Nginx | undefined;
 let tlsPort = 0;
 
+/** Runs `ip` with these arguments, ignoring a failure (something already gone). */
+function quiet(args: string[]): void {
+  try {
+    execFileSync('ip', args, { stdio: 'ignore' });
+  } catch {}
+}
+
+/**
+ * What an earlier run of the remote-host test left when it died mid-way (its namespace, and the host
+ * end of its veth pair holding 198.51.100.1): removed first, or the address would be taken twice.
+ */
+function removeStaleRemoteHosts(): void {
+  for (const old of execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n')) {
+    const name = old.split(' ')[0] ?? '';
+    if (!name.startsWith('h2labtest-remote-')) continue;
+    for (const p of execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split('\n'))
+      if (p) quiet(['netns', 'exec', name, 'kill', '-9', p]);
+    quiet(['netns', 'del', name]);
+  }
+  for (const line of execFileSync('ip', ['-o', '-4', 'addr'], { encoding: 'utf8' }).split('\n'))
+    if (line.includes('198.51.100.1/30')) quiet(['link', 'del', line.split(/\s+/)[1]!]);
+}
+
+/**
+ * "Another host": namespace `ns` over a veth pair (198.51.100.1 here, .2 there) running nginx, started
+ * by the test (not by h2lab), TLS with h2 on `port`. Resolves once it accepts connections.
+ */
+async function startRemoteNginx(
+  ns: string,
+  hostDev: string,
+  remoteDev: string,
+  rdir: string,
+  port: number,
+): Promise<ChildProcess> {
+  execFileSync('ip', ['netns', 'add', ns]);
+  execFileSync('ip', ['link', 'add', hostDev, 'type', 'veth', 'peer', 'name', remoteDev]);
+  execFileSync('ip', ['link', 'set', remoteDev, 'netns', ns]);
+  execFileSync('ip', ['addr', 'add', '198.51.100.1/30', 'dev', hostDev]);
+  execFileSync('ip', ['link', 'set', hostDev, 'up']);
+  execFileSync('ip', ['-n', ns, 'addr', 'add', '198.51.100.2/30', 'dev', remoteDev]);
+  execFileSync('ip', ['-n', ns, 'link', 'set', remoteDev, 'up']);
+  execFileSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
+  // nginx on the "remote host", started by the test (not by h2lab), TLS with h2.
+  for (const d of ['logs', 'tmp']) mkdirSync(join(rdir, d), { recursive: true });
+  const conf = `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
+pid ${join(rdir, 'nginx.pid')};
+error_log ${join(rdir, 'error.log')} warn;
+events { worker_connections 256; }
+http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
+  server { listen 198.51.100.2:${port} ssl http2; ssl_certificate ${join(dir, 'server.pem')};
+    ssl_certificate_key ${join(dir, 'server.key')}; root ${join(dir, 'www')}; } }
+`;
+  writeFileSync(join(rdir, 'nginx.conf'), conf);
+  const remote = spawn(
+    'ip',
+    ['netns', 'exec', ns, findNginx()!, '-p', rdir, '-c', join(rdir, 'nginx.conf'), '-g', 'daemon off;'],
+    { stdio: 'ignore' },
+  );
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ host: '198.51.100.2', port }, () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (up) break;
+    assert.ok(Date.now() < deadline, 'nginx in the remote namespace did not start');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return remote;
+}
+
+/** One run against the remote host: its path and its connections as the client's kernel saw them. */
+function assertRemoteRun(run: RunResult): void {
+  const link = run.environment.link!;
+  assert.equal(link.gateway?.placement, 'remote');
+  assert.equal(link.gateway?.serverPinned, false, 'a remote server keeps its own TCP settings');
+  const path = run.environment.path!;
+  assert.equal(path.placement, 'remote');
+  const tcp = run.connections.tcp!;
+  assert.equal(tcp.server, undefined, "a remote server's sockets are out of reach");
+  const conns = tcp.client!.perConnection;
+  assert.equal(conns.length, run.transport.name === 'h1' ? 6 : 1, run.transport.name);
+  for (const c of conns) {
+    // The recorded RTT is the path's plus the link's.
+    assert.ok(c.rttMs >= 100 + path.baseRttMinMs * 0.5, `${run.transport.name} RTT ${c.rttMs}`);
+    assert.ok(c.cwndSegments > 0);
+    assert.equal(c.congestionControl, 'cubic');
+  }
+  assert.ok(run.counts.ok > 0, `${run.transport.name}: ${JSON.stringify(run.counts)}`);
+}
+
+/** A remote host behind the link: the path's RTT recorded, each connection's own window, forwarding put back. */
+async function remoteHostBehindLink(): Promise<void> {
+  const ns = `h2labtest-remote-${process.pid}`;
+  const hostDev = `h2t${process.pid.toString(36)}h`;
+  const remoteDev = `h2t${process.pid.toString(36)}r`;
+  const forwardBefore = readSysctl('net.ipv4.ip_forward');
+  let remote: ChildProcess | undefined;
+  const rdir = join(dir, 'remote');
+  const port = 8443;
+  removeStaleRemoteHosts();
+  try {
+    remote = await startRemoteNginx(ns, hostDev, remoteDev, rdir, port);
+    const out = join(dir, 'remote-out');
+    let pid = 0;
+    const r = await h2lab(
+      [
+        'compare',
+        `https://198.51.100.2:${port}/`,
+        '-k',
+        '--paths',
+        '/10k.bin',
+        '--rtt',
+        '100ms',
+        '--loss',
+        '1%',
+        '--cc',
+        'cubic',
+        '--protocols',
+        'h1,h2',
+        '--concurrency',
+        '8',
+        '--runs',
+        '2',
+        '--warmup-runs',
+        '0',
+        '--duration',
+        '1s',
+        '--out',
+        out,
+      ],
+      { timeoutMs: 120_000, onStart: (c) => (pid = c.pid ?? 0) },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = readJson<CompareResult>(join(out, 'results.json'));
+    for (const run of runs(result)) assertRemoteRun(run);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    assert.match(text, /198\.51\.100\.2:\d+ on another host, base RTT/);
+    assert.match(text, /on h2lab's end only \(the remote server keeps its own\)/);
+    assert.deepEqual(leftovers(pid), []);
+    assert.equal(readSysctl('net.ipv4.ip_forward'), forwardBefore, 'forwarding put back');
+  } finally {
+    remote?.kill('SIGTERM');
+    for (const p of execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n')) {
+      try {
+        if (p) process.kill(Number(p), 'SIGKILL');
+      } catch {
+        // Gone since the listing (nginx's workers exit with their master).
+      }
+    }
+    quiet(['netns', 'del', ns]);
+    if (existsSync(`/sys/class/net/${hostDev}`)) quiet(['link', 'del', hostDev]);
+  }
+}
+
+/** Ctrl-C, sent to the process group as a terminal does, 5 s into a comparison through a link. */
+async function interruptLinkedComparison(): Promise<void> {
+  const out = join(dir, 'interrupted');
+  let pid = 0;
+  let signalledAt = 0;
+  const r = await h2lab(
+    [
+      'compare',
+      `https://127.0.0.1:${tlsPort}/`,
+      '-k',
+      '--paths',
+      '/10k.bin',
+      '--rtt',
+      '50ms',
+      '--concurrency',
+      '1,8',
+      '--runs',
+      '5',
+      '--duration',
+      '300ms',
+      '--out',
+      out,
+    ],
+    {
+      timeoutMs: 60_000,
+      processGroup: true,
+      onStart: (c) => {
+        pid = c.pid ?? 0;
+        setTimeout(() => {
+          signalledAt = performance.now();
+          // As a terminal does: the whole foreground process group (relay, watchers included).
+          process.kill(-pid, 'SIGINT');
+        }, 5000);
+      },
+    },
+  );
+  const tookMs = performance.now() - signalledAt;
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(tookMs <= 5000, `exited ${tookMs.toFixed(0)} ms after SIGINT`);
+  assert.doesNotMatch(r.stderr, /ERR_IPC_CHANNEL_CLOSED|\n\s+at /);
+  assert.deepEqual(leftovers(pid), []);
+  const result = readJson<CompareResult>(join(out, 'results.json'));
+  assert.equal(result.status, 'interrupted');
+  assert.ok(runs(result).length >= 1, 'the runs finished before the signal are kept');
+  assert.ok(existsSync(join(out, 'report.html')));
+  assert.ok(existsSync(join(out, 'report.md')));
+}
+
 describe('a server h2lab did not start, behind a link', { skip }, () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'h2lab-gateway-'));
@@ -124,136 +330,10 @@ describe('a server h2lab did not start, behind a link', { skip }, () => {
     assert.deepEqual(leftovers(pid), []);
   });
 
-  test('a remote host (a namespace over a veth pair): RTT = base + link, each connection with its own congestion window, forwarding put back', async () => {
-    const ns = `h2labtest-remote-${process.pid}`;
-    const hostDev = `h2t${process.pid.toString(36)}h`;
-    const remoteDev = `h2t${process.pid.toString(36)}r`;
-    const forwardBefore = readSysctl('net.ipv4.ip_forward');
-    let remote: ChildProcess | undefined;
-    const rdir = join(dir, 'remote');
-    // What an earlier run of this test left when it died mid-way (its namespace, and the host end
-    // of its veth pair holding 198.51.100.1): removed first, or the address would be taken twice.
-    const quiet = (args: string[]) => {
-      try {
-        execFileSync('ip', args, { stdio: 'ignore' });
-      } catch {}
-    };
-    for (const old of execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n')) {
-      const name = old.split(' ')[0] ?? '';
-      if (!name.startsWith('h2labtest-remote-')) continue;
-      for (const p of execFileSync('ip', ['netns', 'pids', name], { encoding: 'utf8' }).split('\n'))
-        if (p) quiet(['netns', 'exec', name, 'kill', '-9', p]);
-      quiet(['netns', 'del', name]);
-    }
-    for (const line of execFileSync('ip', ['-o', '-4', 'addr'], { encoding: 'utf8' }).split('\n'))
-      if (line.includes('198.51.100.1/30')) quiet(['link', 'del', line.split(/\s+/)[1]!]);
-    try {
-      execFileSync('ip', ['netns', 'add', ns]);
-      execFileSync('ip', ['link', 'add', hostDev, 'type', 'veth', 'peer', 'name', remoteDev]);
-      execFileSync('ip', ['link', 'set', remoteDev, 'netns', ns]);
-      execFileSync('ip', ['addr', 'add', '198.51.100.1/30', 'dev', hostDev]);
-      execFileSync('ip', ['link', 'set', hostDev, 'up']);
-      execFileSync('ip', ['-n', ns, 'addr', 'add', '198.51.100.2/30', 'dev', remoteDev]);
-      execFileSync('ip', ['-n', ns, 'link', 'set', remoteDev, 'up']);
-      execFileSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
-      // nginx on the "remote host", started by the test (not by h2lab), TLS with h2.
-      for (const d of ['logs', 'tmp']) mkdirSync(join(rdir, d), { recursive: true });
-      const port = 8443;
-      const conf = `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
-pid ${join(rdir, 'nginx.pid')};
-error_log ${join(rdir, 'error.log')} warn;
-events { worker_connections 256; }
-http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
-  server { listen 198.51.100.2:${port} ssl http2; ssl_certificate ${join(dir, 'server.pem')};
-    ssl_certificate_key ${join(dir, 'server.key')}; root ${join(dir, 'www')}; } }
-`;
-      writeFileSync(join(rdir, 'nginx.conf'), conf);
-      remote = spawn(
-        'ip',
-        ['netns', 'exec', ns, findNginx()!, '-p', rdir, '-c', join(rdir, 'nginx.conf'), '-g', 'daemon off;'],
-        { stdio: 'ignore' },
-      );
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const up = await new Promise<boolean>((resolve) => {
-          const s = net.connect({ host: '198.51.100.2', port }, () => {
-            s.destroy();
-            resolve(true);
-          });
-          s.once('error', () => resolve(false));
-        });
-        if (up) break;
-        assert.ok(Date.now() < deadline, 'nginx in the remote namespace did not start');
-        await new Promise((res) => setTimeout(res, 100));
-      }
-      const out = join(dir, 'remote-out');
-      let pid = 0;
-      const r = await h2lab(
-        [
-          'compare',
-          `https://198.51.100.2:${port}/`,
-          '-k',
-          '--paths',
-          '/10k.bin',
-          '--rtt',
-          '100ms',
-          '--loss',
-          '1%',
-          '--cc',
-          'cubic',
-          '--protocols',
-          'h1,h2',
-          '--concurrency',
-          '8',
-          '--runs',
-          '2',
-          '--warmup-runs',
-          '0',
-          '--duration',
-          '1s',
-          '--out',
-          out,
-        ],
-        { timeoutMs: 120_000, onStart: (c) => (pid = c.pid ?? 0) },
-      );
-      assert.equal(r.code, 0, r.stderr);
-      const result = readJson<CompareResult>(join(out, 'results.json'));
-      for (const run of runs(result)) {
-        const link = run.environment.link!;
-        assert.equal(link.gateway?.placement, 'remote');
-        assert.equal(link.gateway?.serverPinned, false, 'a remote server keeps its own TCP settings');
-        const path = run.environment.path!;
-        assert.equal(path.placement, 'remote');
-        const tcp = run.connections.tcp!;
-        assert.equal(tcp.server, undefined, "a remote server's sockets are out of reach");
-        const conns = tcp.client!.perConnection;
-        assert.equal(conns.length, run.transport.name === 'h1' ? 6 : 1, run.transport.name);
-        for (const c of conns) {
-          // The recorded RTT is the path's plus the link's.
-          assert.ok(c.rttMs >= 100 + path.baseRttMinMs * 0.5, `${run.transport.name} RTT ${c.rttMs}`);
-          assert.ok(c.cwndSegments > 0);
-          assert.equal(c.congestionControl, 'cubic');
-        }
-        assert.ok(run.counts.ok > 0, `${run.transport.name}: ${JSON.stringify(run.counts)}`);
-      }
-      const text = r.stdout.replace(/\s+/g, ' ');
-      assert.match(text, /198\.51\.100\.2:\d+ on another host, base RTT/);
-      assert.match(text, /on h2lab's end only \(the remote server keeps its own\)/);
-      assert.deepEqual(leftovers(pid), []);
-      assert.equal(readSysctl('net.ipv4.ip_forward'), forwardBefore, 'forwarding put back');
-    } finally {
-      remote?.kill('SIGTERM');
-      for (const p of execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8' }).split('\n')) {
-        try {
-          if (p) process.kill(Number(p), 'SIGKILL');
-        } catch {
-          // Gone since the listing (nginx's workers exit with their master).
-        }
-      }
-      quiet(['netns', 'del', ns]);
-      if (existsSync(`/sys/class/net/${hostDev}`)) quiet(['link', 'del', hostDev]);
-    }
-  });
+  test(
+    'a remote host (a namespace over a veth pair): RTT = base + link, each connection with its own congestion window, forwarding put back',
+    remoteHostBehindLink,
+  );
 
   test('h3 through a link to the fixture server started as a separate process', {
     skip: h3Skip,
@@ -306,50 +386,8 @@ http { access_log off; client_body_temp_path ${join(rdir, 'tmp')};
     }
   });
 
-  test('Ctrl-C 5 s into a linked comparison: exit 130 within 5 s, nothing left on the host, the finished runs and the reports written', async () => {
-    const out = join(dir, 'interrupted');
-    let pid = 0;
-    let signalledAt = 0;
-    const r = await h2lab(
-      [
-        'compare',
-        `https://127.0.0.1:${tlsPort}/`,
-        '-k',
-        '--paths',
-        '/10k.bin',
-        '--rtt',
-        '50ms',
-        '--concurrency',
-        '1,8',
-        '--runs',
-        '5',
-        '--duration',
-        '300ms',
-        '--out',
-        out,
-      ],
-      {
-        timeoutMs: 60_000,
-        processGroup: true,
-        onStart: (c) => {
-          pid = c.pid ?? 0;
-          setTimeout(() => {
-            signalledAt = performance.now();
-            // As a terminal does: the whole foreground process group (relay, watchers included).
-            process.kill(-pid, 'SIGINT');
-          }, 5000);
-        },
-      },
-    );
-    const tookMs = performance.now() - signalledAt;
-    assert.equal(r.code, 130, r.stderr);
-    assert.ok(tookMs <= 5000, `exited ${tookMs.toFixed(0)} ms after SIGINT`);
-    assert.doesNotMatch(r.stderr, /ERR_IPC_CHANNEL_CLOSED|\n\s+at /);
-    assert.deepEqual(leftovers(pid), []);
-    const result = readJson<CompareResult>(join(out, 'results.json'));
-    assert.equal(result.status, 'interrupted');
-    assert.ok(runs(result).length >= 1, 'the runs finished before the signal are kept');
-    assert.ok(existsSync(join(out, 'report.html')));
-    assert.ok(existsSync(join(out, 'report.md')));
-  });
+  test(
+    'Ctrl-C 5 s into a linked comparison: exit 130 within 5 s, nothing left on the host, the finished runs and the reports written',
+    interruptLinkedComparison,
+  );
 });

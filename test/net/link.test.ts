@@ -41,7 +41,7 @@ function devExists(name: string): boolean {
   return existsSync(`/sys/class/net/${name}`);
 }
 
-describe('emulated link (relay backend)', { skip }, () => {
+describe('emulated link (relay backend): delay, jitter and loss as configured', { skip }, () => {
   it('RTT through each profile matches within ±1 ms or 2% (ping and TCP handshake)', async () => {
     const names = ['relay', 'lan', 'wan', 'intercontinental', 'lossy'];
     // One link at a time: the measurements (curl, ping) run one after another anyway. Several links
@@ -118,7 +118,9 @@ describe('emulated link (relay backend)', { skip }, () => {
       await ll.close();
     }
   });
+});
 
+describe('emulated link (relay backend): kernel knobs, cleanup and prerequisites', { skip }, () => {
   it('records the pinned kernel knobs, and they are in force on both ends', async () => {
     const link = await createLink({
       profile: 'wan',

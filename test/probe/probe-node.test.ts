@@ -71,7 +71,7 @@ async function expectError(p: Promise<unknown>, code: Parameters<typeof isH2labE
   });
 }
 
-describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
+describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1): protocols and a required client certificate', () => {
   test('reports h2 by ALPN, both versions, the SETTINGS it sent, keep-alive and Alt-Svc', async () => {
     await withServer(tlsServer(), async (port) => {
       const r = await probe(`https://127.0.0.1:${port}/text`, {
@@ -198,7 +198,9 @@ describe('TLS target (node:http2 secure server, ALPN h2 + http/1.1)', () => {
       },
     );
   });
+});
 
+describe('TLS target (node:http2 secure server): OCSP, old TLS versions, an optional client certificate, trust', () => {
   test('OCSP stapling: reported when the server staples a response (status_request)', async () => {
     await withServer(
       () =>

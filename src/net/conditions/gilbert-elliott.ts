@@ -11,9 +11,12 @@
  * Parameterised the way people describe a path: a mean loss rate and a mean burst length in packets.
  * With lossInGood = 0 and lossInBad = 1 the mean burst length is 1/r and the stationary share of the
  * Bad state is p/(p+r) = loss, so p = loss·r/(1−loss).
+ *
+ * Key: `burstPackets` (`--loss-burst`); the loss rate is loss.ts's keys. Stage: loss, in place of the
+ * i.i.d. loss when bursts are longer than one packet.
  */
 import type { Rng } from '../../core/index.ts';
-import { DROP, type LinkCondition } from './types.ts';
+import { DROP, defineCondition, type LinkCondition, STAGE } from './types.ts';
 
 export interface GilbertElliottOptions {
   /** Long-run fraction of packets lost, in [0, 1). */
@@ -50,3 +53,26 @@ export function gilbertElliott(opts: GilbertElliottOptions, rng: Rng): LinkCondi
     },
   };
 }
+
+export const gilbertElliottCondition = defineCondition({
+  kind: 'gilbert-elliott',
+  stage: STAGE.loss,
+  keys: {
+    burstPackets: {
+      type: 'number',
+      min: 1,
+      default: 1,
+      doc: 'Mean loss burst length in packets: > 1 selects Gilbert–Elliott bursty loss, 1 = i.i.d.',
+      flag: 'loss-burst',
+      grammar: 'number',
+      arg: 'packets',
+      help: 'mean loss burst length (> 1 = Gilbert–Elliott bursty loss)',
+      fix: 'use a mean burst length in packets ≥ 1, e.g. 4',
+    },
+  },
+  direction: (own) => ({ burstPackets: own.burstPackets }),
+  build: (d, rng) =>
+    d.loss > 0 && d.burstPackets > 1
+      ? gilbertElliott({ loss: d.loss, burstPackets: d.burstPackets }, rng)
+      : undefined,
+});

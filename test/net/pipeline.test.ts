@@ -9,7 +9,7 @@ import { jitter } from '../../src/net/conditions/jitter.ts';
 import { loss } from '../../src/net/conditions/loss.ts';
 import { rate } from '../../src/net/conditions/rate.ts';
 import { DROP } from '../../src/net/conditions/types.ts';
-import { createLinkModel, PacketQueue } from '../../src/net/model.ts';
+import { createLinkPipeline, PacketQueue } from '../../src/net/pipeline.ts';
 import { resolveProfile } from '../../src/net/profiles.ts';
 
 describe('conditions', () => {
@@ -134,14 +134,14 @@ describe('link model', () => {
   });
 
   it('composes loss → rate → delay: one 1500-byte packet at 12 Mbit/s and 10 ms one way is due at 11 ms', () => {
-    const model = createLinkModel(resolveProfile({ rttMs: 20, rateBitsPerSec: 12e6 }), 1);
+    const model = createLinkPipeline(resolveProfile({ rttMs: 20, rateBitsPerSec: 12e6 }), 1);
     assert.equal(model.up.admit(1500, 0), 11);
     assert.equal(model.up.admit(1500, 0), 12);
     assert.equal(model.down.admit(1500, 0), 11); // directions are independent
   });
 
   it('a bulk transfer through the model gets the rate, never more; excess is dropped at the shared queue', () => {
-    const model = createLinkModel(
+    const model = createLinkPipeline(
       resolveProfile({ rttMs: 40, rateBitsPerSec: 50e6, queueBytes: 64 * 1024 }),
       1,
     );
@@ -163,7 +163,7 @@ describe('link model', () => {
 
   it('the same seed drops the same packets', () => {
     const run = (seed: number) => {
-      const m = createLinkModel(resolveProfile({ loss: 0.05 }), seed);
+      const m = createLinkPipeline(resolveProfile({ loss: 0.05 }), seed);
       return Array.from({ length: 500 }, (_, i) => m.down.admit(100, i) === DROP);
     };
     assert.deepEqual(run(5), run(5));

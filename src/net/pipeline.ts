@@ -1,7 +1,8 @@
 /**
- * The link model: each direction is its conditions composed in a fixed order, and a queue of packets
- * waiting for their departure time. Pure TypeScript with an injected clock, so it is unit-tested
- * without devices; the relay (`relay.ts`) feeds it packets and writes them out when due.
+ * A link's pipeline: each direction is its conditions' stages composed in a fixed order (each
+ * condition declares its stage: src/net/conditions/), and a queue of packets waiting for their
+ * departure time. Pure TypeScript with an injected clock, so it is unit-tested without devices; the
+ * relay (`relay.ts`) feeds it packets and writes them out when due.
  *
  * ```
  *   packet in ─▶ loss (i.i.d. or Gilbert–Elliott) ─▶ rate + shared drop-tail queue ─▶ delay ─▶ jitter ─▶ due time
@@ -9,33 +10,9 @@
  * Loss comes first (a lost packet does not occupy the bottleneck), then the bottleneck, then
  * propagation; jitter last because with `reorder` it is the only stage whose output is not in order.
  */
-import { createRng, type Rng } from '../core/index.ts';
-import { delay } from './conditions/delay.ts';
-import { gilbertElliott } from './conditions/gilbert-elliott.ts';
-import { jitter } from './conditions/jitter.ts';
-import { loss } from './conditions/loss.ts';
-import { rate } from './conditions/rate.ts';
-import { DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
-import type { DirectionSpec } from './profiles.ts';
-
-/** Builds the stages of one direction, in order. */
-export function buildConditions(spec: DirectionSpec, rng: Rng): LinkCondition[] {
-  const stages: LinkCondition[] = [];
-  if (spec.loss > 0) {
-    stages.push(
-      spec.burstPackets > 1
-        ? gilbertElliott({ loss: spec.loss, burstPackets: spec.burstPackets }, rng)
-        : loss(spec.loss, rng),
-    );
-  }
-  if (spec.rateBitsPerSec !== undefined) {
-    stages.push(rate({ rateBitsPerSec: spec.rateBitsPerSec, queueBytes: spec.queueBytes ?? 64 * 1024 }));
-  }
-  const base = spec.delayMs - spec.jitterMs;
-  if (base > 0) stages.push(delay(base));
-  if (spec.jitterMs > 0) stages.push(jitter({ jitterMs: spec.jitterMs, reorder: spec.reorder }, rng));
-  return stages;
-}
+import { createRng } from '../core/index.ts';
+import { buildStages } from './conditions/index.ts';
+import { type DirectionSpec, DROP, type DropReason, type LinkCondition } from './conditions/types.ts';
 
 /** Counters for one direction. Bytes are IP packet bytes. */
 export interface DirectionStats {
@@ -62,7 +39,7 @@ export function emptyDirectionStats(): DirectionStats {
 }
 
 /** One direction of the link: decides each packet's fate and due time, and counts. */
-export class DirectionModel {
+export class DirectionPipeline {
   readonly stats: DirectionStats = emptyDirectionStats();
   /** Why the last packet {@link admit} returned DROP for was dropped. */
   lastDropReason: DropReason = 'loss';
@@ -100,13 +77,13 @@ export class DirectionModel {
 }
 
 /** Both directions of a link, seeded: the same seed drops the same packets. */
-export function createLinkModel(
+export function createLinkPipeline(
   spec: { up: DirectionSpec; down: DirectionSpec },
   seed: number,
-): { up: DirectionModel; down: DirectionModel } {
+): { up: DirectionPipeline; down: DirectionPipeline } {
   return {
-    up: new DirectionModel(buildConditions(spec.up, createRng(seed))),
-    down: new DirectionModel(buildConditions(spec.down, createRng(seed ^ 0x5bd1e995))),
+    up: new DirectionPipeline(buildStages(spec.up, createRng(seed))),
+    down: new DirectionPipeline(buildStages(spec.down, createRng(seed ^ 0x5bd1e995))),
   };
 }
 
