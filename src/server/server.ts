@@ -270,6 +270,16 @@ function createH2(core: ServerCore): Http2Server {
       maxHeaderListSize: opts.maxHeaderListSizeBytes,
     },
     maxHeaderListPairs: 256,
+    // nghttp2's own rapid-reset limit (nghttp2_option_set_stream_reset_rate_limit) follows the guard's
+    // bucket at twice its size: the guard answers a paced attack first with ENHANCE_YOUR_CALM, and
+    // nghttp2 stops a flood inside the read that carries it where Node passes the setting on (Node 24
+    // does; at the default it is nghttp2's own 1000). Node 20 ignores it (docs/reliability.md).
+    ...(opts.h2MaxResets > 0
+      ? {
+          streamResetBurst: opts.h2MaxResets,
+          streamResetRate: Math.max(1, Math.round(opts.h2MaxResets / 10)),
+        }
+      : {}),
   });
   const onStream = streamHandler(core);
   h2.on('session', (session: ServerHttp2Session) => {
