@@ -4,10 +4,11 @@
  * {@link LinkOptions}. The condition flags are not declared here: each link condition declares its
  * keys (flag, grammar, help, range) in its file under src/net/conditions/, and the flags, their
  * parsing and the link spec's schema derive from those declarations.
- * `--net` itself is declared and parsed here once for `bench` and `compare` ({@link addNetOption},
- * {@link parseNet}): one grammar, a comma list, of which bench takes exactly one name.
+ * `--net` and the link's other settings are declared beside them (src/net/link-flags.ts); here they
+ * are added to commands and parsed ({@link addNetOption}, {@link parseNet}): one grammar, a comma
+ * list, of which bench takes exactly one name.
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import {
   invalidOption,
   parseBitRate,
@@ -18,7 +19,19 @@ import {
   parseList,
 } from '../core/index.ts';
 import type { LinkKey, LinkOptions, LinkSpecInput } from '../net/index.ts';
-import { CONGESTION_CONTROLS, linkSpecKeys, NO_LINK, profileNames, resolveProfile } from '../net/index.ts';
+import {
+  CC_FLAG,
+  type CONGESTION_CONTROLS,
+  INITCWND_FLAG,
+  linkSpecKeys,
+  NET_BACKEND_FLAG,
+  NET_FLAG,
+  NO_LINK,
+  profileNames,
+  resolveProfile,
+  SLOW_START_AFTER_IDLE_FLAG,
+} from '../net/index.ts';
+import { addFlags, optionOf } from './flags.ts';
 
 /**
  * Declares `--net` on `cmd`: a comma list of network names, each `loopback` (no link: the target
@@ -26,12 +39,17 @@ import { CONGESTION_CONTROLS, linkSpecKeys, NO_LINK, profileNames, resolveProfil
  * otherwise it takes exactly one (bench). The value is parsed by {@link parseNet}.
  */
 export function addNetOption(cmd: Command, many: boolean): Command {
-  const names = `${NO_LINK} (no link, the default) or a link preset: ${profileNames().join(', ')}`;
-  return cmd.option(
-    many ? '--net <profiles>' : '--net <profile>',
-    many
-      ? `networks to compare over, one cell each, e.g. ${NO_LINK},wan,lossy; each is ${names}`
-      : `the network: ${names}`,
+  return cmd.addOption(
+    optionOf(
+      many
+        ? {
+            of: NET_FLAG,
+            list: true,
+            arg: 'profiles',
+            description: `networks to compare over, one cell each, e.g. ${NO_LINK},wan,lossy; each is ${NO_LINK} (no link, the default) or a link preset: ${profileNames().join(', ')}`,
+          }
+        : NET_FLAG,
+    ),
   );
 }
 
@@ -103,21 +121,8 @@ export function addLinkOptions(
     const flag = flagOf(k, names.rate);
     cmd.option(k.grammar === 'bool' ? flag : `${flag} <${k.arg}>`, k.help);
   }
-  cmd
-    .addOption(
-      new Option('--net-backend <name>', 'emulation backend')
-        .choices(['auto', 'relay', 'netem'])
-        .default('auto'),
-    )
-    .addOption(
-      new Option(
-        '--cc <algorithm>',
-        'TCP congestion control pinned on both ends (default: the host default)',
-      ).choices([...CONGESTION_CONTROLS]),
-    )
-    .option('--no-slow-start-after-idle', 'set net.ipv4.tcp_slow_start_after_idle=0 in the server namespace')
-    .option('--initcwnd <segments>', 'initial congestion window on both ends (default 10)')
-    .option('--address-range <cidr>', 'where link addresses come from (default 198.18.0.0/15)');
+  addFlags(cmd, [NET_BACKEND_FLAG, CC_FLAG, SLOW_START_AFTER_IDLE_FLAG, INITCWND_FLAG]);
+  cmd.option('--address-range <cidr>', 'where link addresses come from (default 198.18.0.0/15)');
   if (names.seed) cmd.option('--seed <n>', 'seed of the loss and jitter draws (default 1)');
   return cmd;
 }

@@ -23,7 +23,14 @@ import {
   WORKERS_FLAG,
 } from '../load/index.ts';
 import { httpMethodSchema, type WorkloadInput, workloadSchema } from '../model/index.ts';
-import { CONGESTION_CONTROLS, LinkAxesSchema } from '../net/index.ts';
+import {
+  CC_FLAG,
+  conditionFlag,
+  INITCWND_FLAG,
+  LinkAxesSchema,
+  NET_BACKEND_FLAG,
+  SLOW_START_AFTER_IDLE_FLAG,
+} from '../net/index.ts';
 import {
   baselineStrategy,
   DEFAULT_WINDOW_PRESET,
@@ -255,82 +262,16 @@ export const EXPECT_UNDECIDED_FLAG = declareFlag({
 });
 
 /**
- * The link conditions compare and the studies sweep (one emulated link per combination). `h2lab net`
- * and `bench` take one value of each (src/cli/net-options.ts, which the link-condition registry of
- * issue #27 turns into these declarations' single-value use).
+ * The link conditions compare and the studies sweep (one emulated link per combination), declared
+ * once by the link-condition registry (src/net/link-flags.ts); `h2lab net`, `bench` and `page` take
+ * one value of each.
  */
-export const RTT_FLAG = declareFlag({
-  flag: 'rtt',
-  grammar: 'duration',
-  arg: 'duration',
-  description: 'emulated link: round-trip delay, e.g. 100ms (root)',
-  sweep: 'one link each, e.g. 20ms,200ms',
-});
-export const JITTER_FLAG = declareFlag({
-  flag: 'jitter',
-  grammar: 'duration',
-  arg: 'duration',
-  description: 'emulated link: one-way delay varies uniformly by ± this (≤ rtt/2), e.g. 5ms',
-  sweep: 'one link each',
-});
-export const LOSS_FLAG = declareFlag({
-  flag: 'loss',
-  grammar: 'fraction',
-  arg: 'fraction',
-  description: 'emulated link: packet loss in each direction, e.g. 1%',
-  sweep: 'one link each, e.g. 0,1%,2%',
-});
-export const BANDWIDTH_FLAG = declareFlag({
-  flag: 'bandwidth',
-  grammar: 'bitrate',
-  arg: 'bitrate',
-  description: 'emulated link: bottleneck rate both ways, e.g. 50mbit',
-  sweep: 'one link each, e.g. 10mbit,50mbit',
-});
-export const CC_FLAG = declareFlag({
-  flag: 'cc',
-  grammar: 'enum',
-  arg: 'algorithm',
-  description: `TCP congestion control on both ends of the link: ${CONGESTION_CONTROLS.join(', ')}`,
-  choices: CONGESTION_CONTROLS,
-  sweep: 'one link each',
-  defaultText: 'the host default',
-});
-export const INITCWND_FLAG = declareFlag({
-  flag: 'initcwnd',
-  grammar: 'int',
-  arg: 'segments',
-  min: 1,
-  max: 1000,
-  description: 'initial congestion window on both ends of every link',
-  defaultText: '10',
-});
-export const QUEUE_FLAG = declareFlag({
-  flag: 'queue',
-  grammar: 'bytes',
-  arg: 'size',
-  min: 1500,
-  description: 'bottleneck queue per direction on every link (drop-tail, shared by all flows), e.g. 64KiB',
-  defaultText: 'one BDP',
-  parse: (text, flag) => {
-    const q = parseBytes(text, flag);
-    if (q < 1500) throw invalidOption(flag, text, 'use at least one packet, 1500 bytes (e.g. 64KiB)');
-    return q;
-  },
-});
-export const SLOW_START_AFTER_IDLE_FLAG = declareFlag({
-  flag: 'slow-start-after-idle',
-  grammar: 'bool',
-  negatable: true,
-  description: 'tcp_slow_start_after_idle=0 in the server namespace of every link',
-});
-export const NET_BACKEND_FLAG = declareFlag({
-  flag: 'net-backend',
-  grammar: 'enum',
-  arg: 'name',
-  description: 'emulation backend',
-  choices: ['auto', 'relay', 'netem'],
-});
+export const RTT_FLAG = conditionFlag('rtt');
+export const JITTER_FLAG = conditionFlag('jitter');
+export const LOSS_FLAG = conditionFlag('loss');
+export const BANDWIDTH_FLAG = conditionFlag('rate');
+export const QUEUE_FLAG = conditionFlag('queue');
+export { CC_FLAG, INITCWND_FLAG, NET_BACKEND_FLAG, SLOW_START_AFTER_IDLE_FLAG };
 
 /** TLS material used to reach a target (as in `h2lab bench`). */
 export const tlsOptionsSchema = z.strictObject({

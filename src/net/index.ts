@@ -38,6 +38,15 @@ export {
   linkWarnings,
   sweepLinks,
 } from './link.ts';
+export {
+  CC_FLAG,
+  conditionFlag,
+  conditionFlagName,
+  INITCWND_FLAG,
+  NET_BACKEND_FLAG,
+  NET_FLAG,
+  SLOW_START_AFTER_IDLE_FLAG,
+} from './link-flags.ts';
 export { netemAvailable } from './netem.ts';
 export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
 export {

@@ -41,7 +41,7 @@ import {
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
-import { checkNetAvailable, createLink, type Link, profileNames } from '../net/index.ts';
+import { checkNetAvailable, createLink, type Link, NET_FLAG, profileNames } from '../net/index.ts';
 import {
   type FixtureTarget,
   otherCpus,
@@ -107,24 +107,6 @@ const GRID = {
   },
 };
 
-/**
- * The study's `--net`: a list of loopback and link presets. `bench` and `compare` take `--net` from
- * src/cli/net-options.ts; this one's grammar is the same list, declared here until the link-condition
- * registry (issue #27) declares it once for all.
- */
-const TILES_NET_FLAG = declareFlag({
-  flag: 'net',
-  grammar: 'string',
-  arg: 'list',
-  description: `network conditions: loopback and link profiles (${profileNames().join(', ')})`,
-  defaultText: 'loopback,wan',
-  sweep: 'one condition each',
-  parse: (x, f) => {
-    if (x !== 'loopback' && !profileNames().includes(x))
-      throw invalidOption(f, x, `use a list of loopback, ${profileNames().join(', ')}`);
-    return x;
-  },
-});
 const POOLS_FLAG = declareFlag({
   flag: 'pools',
   grammar: 'int',
@@ -1207,7 +1189,13 @@ export const tilesStudy = defineStudy<TilesOptions, TilesGiven>({
   question:
     'For a map whose tiles come from a bounded backend pool, what does HTTP/2 change against HTTP/1.1 in a real browser — where the queue sits, what abandoned tiles cost, and how many workers are worth having?',
   flags: [
-    { of: TILES_NET_FLAG, key: 'net', list: true },
+    {
+      of: NET_FLAG,
+      key: 'net',
+      list: true,
+      description: `network conditions: loopback and link profiles (${profileNames().join(', ')})`,
+      defaultText: 'loopback,wan',
+    },
     { of: LOOPBACK_FLAG, key: 'loopback', description: 'loopback only (no emulated link, no root needed)' },
     { of: POOLS_FLAG, key: 'pools' },
     { of: RENDER_FLAG, key: 'render' },

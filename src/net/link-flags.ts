@@ -1,0 +1,134 @@
+/**
+ * The link's flags, declared once (docs/design.md, "Options"): each condition key of the registry
+ * (src/net/conditions) that has a flag becomes a declaration with the key's grammar, range and help —
+ * `--rtt`, `--loss`, `--queue`, … (the link rate is `--bandwidth`, since `--rate` is requests per
+ * second on bench and compare; `h2lab net run` offers it as `--rate`) — and the link's other settings
+ * are declared here beside them. `bench`, `net` and `page` use them with one value, `compare` and the
+ * studies sweep the keys that are axes (one link per value).
+ */
+import {
+  declareFlag,
+  type FlagDeclaration,
+  type FlagGrammar,
+  invalidOption,
+  parseBitRate,
+  parseBytes,
+  parseDurationMs,
+  parseFraction,
+} from '../core/index.ts';
+import { linkSpecKeys } from './conditions/index.ts';
+import type { LinkKey } from './conditions/types.ts';
+import { CONGESTION_CONTROLS } from './link.ts';
+import { NO_LINK, profileNames } from './profiles.ts';
+
+/** The name a condition key's flag is declared under (`rate` is `--bandwidth` outside `net run`). */
+export function conditionFlagName(k: LinkKey): string {
+  return k.flag === 'rate' ? 'bandwidth' : k.flag;
+}
+
+function declareCondition(k: LinkKey): FlagDeclaration {
+  const number = k.type === 'number' ? k : undefined;
+  const name = conditionFlagName(k);
+  return declareFlag({
+    flag: name,
+    grammar: k.grammar as FlagGrammar,
+    ...(k.arg ? { arg: k.arg } : {}),
+    description: k.help,
+    ...(number?.min !== undefined ? { min: number.min } : {}),
+    ...(number?.max !== undefined ? { max: number.max } : {}),
+    ...(number?.axisTag ? { sweep: 'one link each' } : {}),
+    // A key with its own fix says it where its range is broken, in its words.
+    ...(k.fix !== undefined ? { parse: (text: string, flag: string) => parseWithFix(k, text, flag) } : {}),
+  });
+}
+
+/** A condition value in its key's grammar; out of the key's range, the key's own fix names it. */
+function parseWithFix(k: LinkKey, text: string, flag: string): number {
+  const v =
+    k.grammar === 'duration'
+      ? parseDurationMs(text, flag)
+      : k.grammar === 'fraction'
+        ? parseFraction(text, flag)
+        : k.grammar === 'bitrate'
+          ? parseBitRate(text, flag)
+          : k.grammar === 'bytes'
+            ? parseBytes(text, flag)
+            : Number(text);
+  const n = k.type === 'number' ? k : undefined;
+  const ok =
+    n !== undefined &&
+    text.trim() !== '' &&
+    Number.isFinite(v) &&
+    (n.min === undefined || v >= n.min) &&
+    (n.max === undefined || v <= n.max) &&
+    (!n.positive || v > 0) &&
+    (!n.int || Number.isInteger(v));
+  if (!ok) throw invalidOption(flag, text, k.fix!);
+  return v;
+}
+
+/** Each condition key's declaration, by the key's own flag name (`rate` included). */
+const CONDITION_FLAGS: ReadonlyMap<string, FlagDeclaration> = new Map(
+  linkSpecKeys().map(([, k]) => [k.flag, declareCondition(k)]),
+);
+
+/** The declaration of the condition key whose flag is `flag` (`rtt`, `loss`, `rate` → `--bandwidth`). */
+export function conditionFlag(flag: string): FlagDeclaration {
+  const d = CONDITION_FLAGS.get(flag);
+  if (!d) throw new Error(`no link condition declares --${flag}`);
+  return d;
+}
+
+export const CC_FLAG = declareFlag({
+  flag: 'cc',
+  grammar: 'enum',
+  arg: 'algorithm',
+  description: `TCP congestion control pinned on both ends of the link: ${CONGESTION_CONTROLS.join(', ')}`,
+  choices: CONGESTION_CONTROLS,
+  sweep: 'one link each',
+  defaultText: 'the host default',
+});
+export const INITCWND_FLAG = declareFlag({
+  flag: 'initcwnd',
+  grammar: 'int',
+  arg: 'segments',
+  min: 1,
+  max: 1000,
+  description: 'initial congestion window on both ends of the link',
+  defaultText: '10',
+});
+export const SLOW_START_AFTER_IDLE_FLAG = declareFlag({
+  flag: 'slow-start-after-idle',
+  grammar: 'bool',
+  negatable: true,
+  description: 'set net.ipv4.tcp_slow_start_after_idle=0 in the server namespace of the link',
+});
+export const NET_BACKEND_FLAG = declareFlag({
+  flag: 'net-backend',
+  grammar: 'enum',
+  arg: 'name',
+  description: 'emulation backend',
+  choices: ['auto', 'relay', 'netem'],
+  defaultText: 'auto',
+});
+
+/**
+ * `--net`: the network, `loopback` (no link: the target reached directly) or a link preset; compare
+ * and the studies take a list (one cell each).
+ */
+export const NET_FLAG = declareFlag({
+  flag: 'net',
+  grammar: 'string',
+  arg: 'profile',
+  description: `the network: ${NO_LINK} (no link, the default) or a link preset: ${profileNames().join(', ')}`,
+  sweep: 'one cell each, e.g. loopback,wan,lossy',
+  parse: (text, flag, inList) => {
+    if (text !== NO_LINK && !profileNames().includes(text))
+      throw invalidOption(
+        flag,
+        text,
+        `use ${inList ? 'a list' : 'one'} of ${NO_LINK}, ${profileNames().join(', ')}`,
+      );
+    return text;
+  },
+});
