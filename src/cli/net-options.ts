@@ -9,15 +9,7 @@
  * list, of which bench takes exactly one name.
  */
 import type { Command } from 'commander';
-import {
-  invalidOption,
-  parseBitRate,
-  parseBytes,
-  parseDurationMs,
-  parseFraction,
-  parseInteger,
-  parseList,
-} from '../core/index.ts';
+import { invalidOption, parseInteger, parseList } from '../core/index.ts';
 import type { LinkKey, LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
   CC_FLAG,
@@ -27,6 +19,7 @@ import {
   NET_BACKEND_FLAG,
   NET_FLAG,
   NO_LINK,
+  parseConditionValue,
   profileNames,
   resolveProfile,
   SLOW_START_AFTER_IDLE_FLAG,
@@ -152,7 +145,7 @@ export function linkOptionsFromFlags(
     const flag = flagOf(k, rateFlag);
     const text = flags[camel(flag.slice(2))];
     if (text === undefined || text === false) continue;
-    spec[key] = k.grammar === 'bool' ? true : parseKey(k, flag, String(text));
+    spec[key] = k.grammar === 'bool' ? true : parseConditionValue(k, flag, String(text));
   }
   // `--net loopback` with --rtt … is an explicit link, as compare plans it (src/net/axes.ts).
   const net = flags.net === undefined ? undefined : parseNet(flags.net, false)[0];
@@ -168,33 +161,4 @@ export function linkOptionsFromFlags(
   if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
   if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');
   return opts;
-}
-
-/**
- * A condition flag's value in its grammar; with a declared `fix`, out of the key's range is an error
- * naming the flag (the rest is checked with the whole link).
- */
-function parseKey(k: LinkKey, flag: string, text: string): number {
-  const v =
-    k.grammar === 'duration'
-      ? parseDurationMs(text, flag)
-      : k.grammar === 'fraction'
-        ? parseFraction(text, flag)
-        : k.grammar === 'bitrate'
-          ? parseBitRate(text, flag)
-          : k.grammar === 'bytes'
-            ? parseBytes(text, flag)
-            : Number(text);
-  if (k.fix !== undefined && !inRange(k, v)) throw invalidOption(flag, text, k.fix);
-  return v;
-}
-
-function inRange(k: LinkKey, v: number): boolean {
-  if (k.type !== 'number' || !Number.isFinite(v)) return false;
-  return (
-    (k.min === undefined || v >= k.min) &&
-    (k.max === undefined || v <= k.max) &&
-    (!k.positive || v > 0) &&
-    (!k.int || Number.isInteger(v))
-  );
 }

@@ -45,6 +45,7 @@ export {
   INITCWND_FLAG,
   NET_BACKEND_FLAG,
   NET_FLAG,
+  parseConditionValue,
   SLOW_START_AFTER_IDLE_FLAG,
 } from './link-flags.ts';
 export { netemAvailable } from './netem.ts';

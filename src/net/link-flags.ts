@@ -38,12 +38,17 @@ function declareCondition(k: LinkKey): FlagDeclaration {
     ...(number?.max !== undefined ? { max: number.max } : {}),
     ...(number?.axisTag ? { sweep: 'one link each' } : {}),
     // A key with its own fix says it where its range is broken, in its words.
-    ...(k.fix !== undefined ? { parse: (text: string, flag: string) => parseWithFix(k, text, flag) } : {}),
+    ...(k.fix !== undefined
+      ? { parse: (text: string, flag: string) => parseConditionValue(k, flag, text) }
+      : {}),
   });
 }
 
-/** A condition value in its key's grammar; out of the key's range, the key's own fix names it. */
-function parseWithFix(k: LinkKey, text: string, flag: string): number {
+/**
+ * A condition flag's value in its key's grammar; with a declared `fix`, out of the key's range is an
+ * error naming the flag (the rest is checked with the whole link). Bench, net and compare read them so.
+ */
+export function parseConditionValue(k: LinkKey, flag: string, text: string): number {
   const v =
     k.grammar === 'duration'
       ? parseDurationMs(text, flag)
@@ -54,17 +59,18 @@ function parseWithFix(k: LinkKey, text: string, flag: string): number {
           : k.grammar === 'bytes'
             ? parseBytes(text, flag)
             : Number(text);
-  const n = k.type === 'number' ? k : undefined;
-  const ok =
-    n !== undefined &&
-    text.trim() !== '' &&
-    Number.isFinite(v) &&
-    (n.min === undefined || v >= n.min) &&
-    (n.max === undefined || v <= n.max) &&
-    (!n.positive || v > 0) &&
-    (!n.int || Number.isInteger(v));
-  if (!ok) throw invalidOption(flag, text, k.fix!);
+  if (k.fix !== undefined && !inKeyRange(k, v)) throw invalidOption(flag, text, k.fix);
   return v;
+}
+
+function inKeyRange(k: LinkKey, v: number): boolean {
+  if (k.type !== 'number' || !Number.isFinite(v)) return false;
+  return (
+    (k.min === undefined || v >= k.min) &&
+    (k.max === undefined || v <= k.max) &&
+    (!k.positive || v > 0) &&
+    (!k.int || Number.isInteger(v))
+  );
 }
 
 /** Each condition key's declaration, by the key's own flag name (`rate` included). */
