@@ -14,9 +14,9 @@ import { readPemFile } from '../tls/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
-import { LoadPart, type PartInput } from './part.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
 import { environmentOf, type RunContext, resolveWindowFor, toRunResult } from './result.ts';
+import { LoadShare, type ShareInput } from './share.ts';
 import { emptyTally, mergeAll, PROCESS_KEY, type RunTally, type ServerReading } from './tally.ts';
 import { runWorkerParts } from './workers.ts';
 
@@ -231,7 +231,7 @@ async function execute(
     // An open-loop shard (src/shard): each worker walks the whole run's arrivals and keeps its own
     // residue class, so shards × workers split one sequence exactly.
     const share = o.shard && o.rateRps !== undefined ? o.shard : undefined;
-    const inputs: PartInput[] = Array.from({ length: n }, (_, i) => {
+    const inputs: ShareInput[] = Array.from({ length: n }, (_, i) => {
       const own = share ? { index: share.index + share.count * i, count: share.count * n } : undefined;
       return {
         opts: o,
@@ -342,14 +342,14 @@ function closeSamples(out: WriteStream): Promise<void> {
 
 /** Runs one part in this thread. A failure to open becomes a part with `error` and nothing measured. */
 async function runLocal(
-  input: PartInput,
+  input: ShareInput,
   o: ResolvedLoadOptions,
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
   onSample: ((s: Sample) => void) | undefined,
   barrier: (() => Promise<void>) | undefined,
 ): Promise<RunTally[]> {
-  const part = new LoadPart(input);
+  const part = new LoadShare(input);
   onStopHook((e) => part.stop(e));
   await part.prepare();
   try {

@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of `--workers N`: one {@link LoadPart} with the share it was given.
+ * Worker-thread entry of `--workers N`: one {@link LoadShare} with the share it was given.
  *
  * Protocol (→ to the engine, ← from it):
  *   → { type: 'ready' } | { type: 'error', error }     after opening connections
@@ -12,11 +12,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type ErrorCode, H2labError, isH2labError } from '../core/index.ts';
 import type { Sample } from '../model/index.ts';
-import { LoadPart, type PartInput } from './part.ts';
+import { LoadShare, type ShareInput } from './share.ts';
 import { encodeTally } from './tally.ts';
 
 const port = parentPort!;
-const part = new LoadPart(workerData as PartInput);
+const part = new LoadShare(workerData as ShareInput);
 
 port.on(
   'message',

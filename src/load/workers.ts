@@ -1,5 +1,5 @@
 /**
- * `--workers N`: N worker threads, each running a {@link LoadPart} with its share of the concurrency,
+ * `--workers N`: N worker threads, each running a {@link LoadShare} with its share of the concurrency,
  * rate, request count and connections, on one shared time origin. Their tallies come back encoded
  * and merge exactly (src/load/tally.ts).
  */
@@ -8,20 +8,20 @@ import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, H2labError, startThread } from '../core/index.ts';
 import type { ResolvedLoadOptions } from './options.ts';
-import type { PartInput, PartLive } from './part.ts';
 import { progressTimer } from './progress.ts';
+import type { ShareInput, ShareLive } from './share.ts';
 import { decodeTally, type EncodedTally, type RunTally } from './tally.ts';
 
 type FromWorker =
   | { type: 'ready' }
   | { type: 'error'; error: ReturnType<H2labError['toJSON']> }
-  | ({ type: 'live' } & PartLive)
+  | ({ type: 'live' } & ShareLive)
   | { type: 'samples'; lines: string[] }
   | { type: 'result'; result: EncodedTally };
 
 /** Runs one part per input in its own thread; resolves with every part's result. */
 export async function runWorkerParts(
-  inputs: PartInput[],
+  inputs: ShareInput[],
   o: ResolvedLoadOptions,
   events: EventEmitter,
   onStopHook: (hook: (e: H2labError) => void) => void,
@@ -29,7 +29,7 @@ export async function runWorkerParts(
   barrier?: () => Promise<void>,
 ): Promise<RunTally[]> {
   const workers: Worker[] = [];
-  const lives: PartLive[] = inputs.map(() => ({ completed: 0, inFlight: 0 }));
+  const lives: ShareLive[] = inputs.map(() => ({ completed: 0, inFlight: 0 }));
   const results: Array<RunTally | undefined> = inputs.map(() => undefined);
   let readyCount = 0;
   let failed: H2labError | undefined;

@@ -50,7 +50,7 @@ test('UsRecorder gives the histogram hdr-histogram-js records itself, across the
       const decoded = decodeHistogram(encodeHistogram(direct));
       assert.equal(mine.maxValue, decoded.maxValue, 'maximum');
       assert.equal(mine.minNonZeroValue, decoded.minNonZeroValue, 'minimum');
-      // What results carry: a histogram decoded from its encoding (buildResult decodes every part's).
+      // What results carry: a histogram decoded from its encoding (a tally that crossed a thread or a shard file is decoded).
       assert.deepEqual(
         summarizeHistogram(decodeHistogram(encodeHistogram(mine))),
         summarizeHistogram(decodeHistogram(encodeHistogram(direct))),

@@ -1,6 +1,6 @@
 /**
  * merge(shards) == run(1) for the same seeded arrivals. The arrivals come from the load engine's own
- * schedule (src/load/arrivals.ts) and each shard keeps its residue class, exactly as LoadPart does;
+ * schedule (src/load/arrivals.ts) and each shard keeps its residue class, exactly as LoadShare does;
  * every arrival gets a latency (and now and then a failure or a 5xx) from a seeded function of its
  * index, so one process and N shards record the same samples; the real SampleStats records them and
  * the real merge adds the shards' tallies. Counts, rates and every summary (latency, ttfb, client

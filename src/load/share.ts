@@ -1,6 +1,7 @@
 /**
  * One thread's share of a load run: a transport, a schedule and the statistics of its samples. The
- * engine runs one part in its own thread, or one per worker thread (`--workers N`) and merges them.
+ * engine runs one share in its own thread, or one per worker thread (`--workers N`), and merges their
+ * tallies (src/load/tally.ts).
  *
  * Closed loop: C lanes, each sends its next request when the previous one ends.
  * Open loop: requests leave on a schedule fixed in advance (even or Poisson); latency is taken from
@@ -32,38 +33,38 @@ import { buildWorkload } from './workload.ts';
 /** Failures without a success after which a run asks what is wrong with the target (diagnose.ts). */
 const EARLY_DIAGNOSIS_FAILURES = 20;
 
-/** What a part needs besides the options: loaded files and its share of the load. */
-export interface PartInput {
+/** What a share needs besides the options: loaded files and its part of the load. */
+export interface ShareInput {
   opts: ResolvedLoadOptions;
   /** Target URL (the embedded server's when no URL was given). */
   url: string;
   tls: { ca?: string; cert?: string; key?: string; insecure?: boolean };
   body?: Uint8Array;
-  /** This part's share. */
+  /** This share's part of the load. */
   concurrency: number;
   rateRps?: number;
   requests?: number;
   connections: number;
-  /** Seed for this part (the run's seed plus the part's index). */
+  /** Seed for this share (the run's seed plus the share's index). */
   seed: number;
-  /** First sequence number and stride, so sequence numbers are unique across parts. */
+  /** First sequence number and stride, so sequence numbers are unique across shares. */
   seqStart: number;
   seqStride: number;
   /**
    * Open loop, one share of a larger run: `rateRps` is the whole run's rate, its sequence is drawn from
-   * `seed` (the run's, not this part's) and this part sends the arrivals k with k mod `count` =
+   * `seed` (the run's, not this share's) and this share sends the arrivals k with k mod `count` =
    * `index`; `requests` is the whole run's limit (src/load/arrivals.ts).
    */
   arrivals?: { seed: number; index: number; count: number };
 }
 
 /** Live counters read by the progress timer. */
-export interface PartLive {
+export interface ShareLive {
   completed: number;
   inFlight: number;
 }
 
-/** Options of {@link LoadPart.start}. */
+/** Options of {@link LoadShare.start}. */
 export interface StartOptions {
   /** The run's origin as an epoch time, ms (performance.timeOrigin + now()); shared by all threads. */
   originEpochMs: number;
@@ -71,9 +72,9 @@ export interface StartOptions {
 }
 
 /** One thread's share of a run. `prepare()` opens connections; `start()` runs the schedule. */
-export class LoadPart {
-  readonly live: PartLive = { completed: 0, inFlight: 0 };
-  private readonly input: PartInput;
+export class LoadShare {
+  readonly live: ShareLive = { completed: 0, inFlight: 0 };
+  private readonly input: ShareInput;
   private transport: Transport | undefined;
   /**
    * performance.timeOrigin − the run's origin (an epoch time, ms), so {@link now} reads one clock and
@@ -86,7 +87,7 @@ export class LoadPart {
   private abortError: H2labError | undefined;
   private wake: (() => void) | undefined;
 
-  constructor(input: PartInput) {
+  constructor(input: ShareInput) {
     this.input = input;
   }
 
@@ -147,10 +148,10 @@ export class LoadPart {
     this.wake?.();
   }
 
-  /** Runs the schedule to its end and returns this part's tally. */
+  /** Runs the schedule to its end and returns this share's tally. */
   async start(so: StartOptions): Promise<RunTally> {
     const transport = this.transport;
-    if (!transport) throw new Error('LoadPart.start() before prepare()');
+    if (!transport) throw new Error('LoadShare.start() before prepare()');
     // Connections opened by prepare() were timed from its origin: onto the run's clock with them.
     transport.rebaseClock?.(this.originEpoch - so.originEpochMs);
     this.setOrigin(so.originEpochMs);
