@@ -148,7 +148,7 @@ export const BASELINE_FLAG = declareFlag({
   grammar: 'string',
   arg: 'strategy',
   description: 'strategy the others are measured against',
-  defaultText: 'h1',
+  defaultText: baselineStrategy().name,
   parse: strategyName,
 });
 /**
