@@ -184,9 +184,11 @@ export function mergeTallies(a: RunTally, b: RunTally, overlap: Overlap = 'concu
   };
 }
 
-/** Every tally of `tallies` as one ({@link emptyTally} for none). */
+/** Every tally of `tallies` as one ({@link emptyTally} for none; the one itself for one). */
 export function mergeAll(tallies: readonly RunTally[], overlap: Overlap = 'concurrent'): RunTally {
-  return tallies.reduce((acc, t) => mergeTallies(acc, t, overlap), emptyTally());
+  // A run of one share (the usual case) is its own tally: no twelve fresh histograms to add it into.
+  if (tallies.length === 0) return emptyTally();
+  return tallies.slice(1).reduce((acc, t) => mergeTallies(acc, t, overlap), tallies[0]!);
 }
 
 /**
