@@ -552,18 +552,17 @@ function flowControlNotes(result: CompareResult, w: Workload, net: string): stri
     );
   }
   // Which limit bound, by the rule the load engine's warning uses (src/transport/stream-wait.ts):
-  // one sentence per cause, with the cells it held and the numbers of the first.
-  const byCause = new Map<StreamWaitCause, Array<{ c: CellResult; r: RunResult }>>();
+  // one sentence per cell and cause, with that cell's own numbers (cells of one cause differ in them:
+  // at c=8 and c=64 one session held 8 and 64 streams).
+  const held = new Map<string, { cause: StreamWaitCause; c: CellResult; r: RunResult }>();
   for (const h of runs) {
     const cause = streamWaitCause(h.r.connections, h.r.transport.quic !== undefined);
-    if (cause) byCause.set(cause, [...(byCause.get(cause) ?? []), h]);
+    const key = `${cause}|${h.c.id}`;
+    if (cause && !held.has(key)) held.set(key, { cause, ...h });
   }
-  for (const [cause, held] of byCause) {
-    const where = [
-      ...new Set(held.map(({ c }) => `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}`)),
-    ].join(', ');
+  for (const { cause, c, r } of held.values()) {
     notes.push(
-      `${where}: requests waited for a stream slot: ${streamWaitWords(cause, held[0]!.r.connections)}.`,
+      `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}: requests waited for a stream slot: ${streamWaitWords(cause, r.connections)}.`,
     );
   }
   return notes;
