@@ -150,6 +150,12 @@ export interface H2SessionOptions {
    * round trip is measured too and the lower one used.
    */
   rttMs?: number;
+  /**
+   * Where the socket's bytes come from when it reads into a reused buffer (a cleartext socket with
+   * `onread`, src/transport/connect.ts) instead of emitting `data`: the session attaches its reader
+   * and copies whatever it keeps past a call. Default: `data` events.
+   */
+  reads?: { attach(reader: (bytes: Buffer) => void): void };
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -248,6 +254,9 @@ export class H2ClientSession {
   private connSendWindow = DEFAULT_WINDOW_BYTES;
   private readonly sending: H2Stream[] = [];
 
+  /** Reads arrive as views of a buffer the next read overwrites (`H2SessionOptions.reads`). */
+  private readonly sharedReads: boolean;
+
   constructor(socket: net.Socket, opts: H2SessionOptions) {
     this.socket = socket;
     this.opts = opts;
@@ -256,7 +265,9 @@ export class H2ClientSession {
     this.connCredit = new CreditLedger(this.connWindow);
     this.now = opts.now ?? (() => performance.now());
     this.stalls = new StallBook(this.now, opts.rttMs);
-    socket.on('data', (b: Buffer) => this.onData(b));
+    this.sharedReads = opts.reads !== undefined;
+    if (opts.reads) opts.reads.attach((b) => this.onData(b));
+    else socket.on('data', (b: Buffer) => this.onData(b));
     socket.on('error', (err: Error & { code?: string }) => {
       this.socketError ??= err;
       this.terminate(`${err.code ? `${err.code}: ` : ''}${err.message}`);
@@ -413,7 +424,11 @@ export class H2ClientSession {
       this.connectionError(code, e.message);
       return;
     }
-    if (off < n) this.pending = off === 0 ? buf : buf.subarray(off);
+    if (off < n) {
+      const rest = off === 0 ? buf : buf.subarray(off);
+      // A copy when `buf` is the read itself and reads share a buffer; a concat is ours already.
+      this.pending = this.sharedReads && buf === chunk ? Buffer.from(rest) : rest;
+    }
     if (this.out.length > 0 || this.arenaPos > this.arenaStart) this.scheduleFlush();
   }
 

@@ -109,10 +109,53 @@ function identityOf(name: string): (host: string, cert: tls.PeerCertificate) => 
 }
 
 /**
- * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
- * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`).
+ * Where a cleartext socket's bytes go when they are read into a reused buffer rather than emitted as
+ * `data` events. Its reader attaches once it exists; what arrives before (copied) is handed over then.
+ * A reader gets a view of the shared buffer, valid only during the call: what it keeps, it copies.
  */
-export function connectTimed(target: ConnectTarget, alpn: string[], now: () => number): Promise<Connected> {
+export class ReadSink {
+  private reader: ((bytes: Buffer) => void) | undefined;
+  private early: Buffer[] | undefined;
+
+  /** Called by the socket's `onread` for every read. */
+  deliver(bytes: Buffer): void {
+    if (this.reader) this.reader(bytes);
+    else {
+      this.early ??= [];
+      this.early.push(Buffer.from(bytes));
+    }
+  }
+
+  /** Sets who reads from now on, after what arrived before it. */
+  attach(reader: (bytes: Buffer) => void): void {
+    this.reader = reader;
+    const early = this.early;
+    this.early = undefined;
+    if (early) for (const b of early) reader(b);
+  }
+}
+
+/**
+ * One buffer every cleartext socket of this thread reads into (`onread`, net.Socket): a read then
+ * allocates no buffer (Node's default path allocates 64 KiB per read and shrinks it) and skips the
+ * readable stream's push and `data` emit — about a third of the HTTP/1.1 client's CPU per request
+ * (issue 29, docs/performance.md). Shared because each read is handed on synchronously.
+ */
+let readBuffer: Buffer | undefined;
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Connects and, for TLS, handshakes offering `alpn` in order. Resolves once the socket is ready for
+ * application data; rejects with a {@link ConnectError} (`connect`, `tls` or `timeout`). With `sink`,
+ * a cleartext socket's bytes go to the sink's reader instead of `data` events (TLS sockets emit
+ * `data` as usual: the sink is then unused).
+ */
+export function connectTimed(
+  target: ConnectTarget,
+  alpn: string[],
+  now: () => number,
+  sink?: ReadSink,
+): Promise<Connected> {
   return new Promise((resolve, reject) => {
     const t0 = now();
     let tConnect = -1;
@@ -151,6 +194,19 @@ export function connectTimed(target: ConnectTarget, alpn: string[], now: () => n
           alpn: s.alpnProtocol ?? false,
           ...(tlsVersion ? { tlsVersion } : {}),
         });
+      });
+    } else if (sink) {
+      readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+      socket = net.connect({
+        host: target.host,
+        port: target.port,
+        onread: {
+          buffer: readBuffer,
+          callback: (n, buf) => {
+            sink.deliver((buf as Buffer).subarray(0, n));
+            return true;
+          },
+        },
       });
     } else {
       socket = net.connect({ host: target.host, port: target.port });

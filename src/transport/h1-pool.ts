@@ -11,7 +11,7 @@
 import type net from 'node:net';
 import { VERSION } from '../core/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { type ConnectTarget, connectTimed, endedFailure, wireFromAlpn } from './connect.ts';
+import { type ConnectTarget, connectTimed, endedFailure, ReadSink, wireFromAlpn } from './connect.ts';
 import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from './pool.ts';
 
 /** Options of the `h1` transport. */
@@ -37,7 +37,9 @@ export function createH1Pool(opts: H1Options): PoolTransport {
     },
     async (id, onClose) => {
       // Offer only http/1.1: offering h2 too would let the server pick it.
-      const c = await connectTimed(opts.target, ['http/1.1'], now);
+      // Cleartext sockets read into a shared buffer (connect.ts): the parser copies what it keeps.
+      const sink = new ReadSink();
+      const c = await connectTimed(opts.target, ['http/1.1'], now, sink);
       const conn = new H1Conn(
         id,
         c.socket,
@@ -47,6 +49,7 @@ export function createH1Pool(opts: H1Options): PoolTransport {
         c.tlsMs,
         onClose,
         wireFromAlpn(c.alpn),
+        opts.target.tls ? undefined : sink,
       );
       conn.tlsVersion = c.tlsVersion;
       return conn;
@@ -103,6 +106,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
     tlsMs: number | undefined,
     onClose: (c: PoolConn) => void,
     alpn: WireProtocol | 'none',
+    sink: ReadSink | undefined,
   ) {
     super(id, 'http/1.1', now, connectMs, tlsMs, onClose);
     this.socket = socket;
@@ -110,7 +114,8 @@ class H1Conn extends PoolConnBase implements PoolConn {
     if (alpn !== 'http/1.1') this.keepAlive = false;
     socket.removeAllListeners('error');
     socket.removeAllListeners('close');
-    socket.on('data', (b: Buffer) => this.onData(b));
+    if (sink) sink.attach((b) => this.onData(b));
+    else socket.on('data', (b: Buffer) => this.onData(b));
     socket.on('error', (err: Error & { code?: string }) => this.onEnd(err));
     socket.on('close', () => this.onEnd(undefined));
   }
@@ -128,26 +133,29 @@ class H1Conn extends PoolConnBase implements PoolConn {
   }
 
   send(spec: RequestSpec, sample: Sample): Promise<Sample> {
-    return new Promise((resolve) => {
-      this.sample = sample;
-      this.resolve = resolve;
-      this.isHead = spec.method === 'HEAD';
-      this.head = undefined;
-      let text = spec.method + ' ' + spec.path + this.hostLine;
-      if (spec.headers) for (const k in spec.headers) text += k + ': ' + spec.headers[k] + '\r\n';
-      const body = spec.body;
-      sample.sentMs = this.now();
-      if (body && body.length > 0) {
-        text += 'content-length: ' + body.length + '\r\n\r\n';
-        this.socket.cork();
-        this.socket.write(text, 'latin1');
-        this.socket.write(body);
-        this.socket.uncork();
-        sample.bytesOut = body.length;
-      } else {
-        this.socket.write(text + '\r\n', 'latin1');
-      }
-    });
+    return new Promise((resolve) => this.sendCb(spec, sample, resolve));
+  }
+
+  /** The request path as callbacks (issue 29): no promise per request between the socket and the pool. */
+  sendCb(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
+    this.sample = sample;
+    this.resolve = done;
+    this.isHead = spec.method === 'HEAD';
+    this.head = undefined;
+    let text = spec.method + ' ' + spec.path + this.hostLine;
+    if (spec.headers) for (const k in spec.headers) text += k + ': ' + spec.headers[k] + '\r\n';
+    const body = spec.body;
+    sample.sentMs = this.now();
+    if (body && body.length > 0) {
+      text += 'content-length: ' + body.length + '\r\n\r\n';
+      this.socket.cork();
+      this.socket.write(text, 'latin1');
+      this.socket.write(body);
+      this.socket.uncork();
+      sample.bytesOut = body.length;
+    } else {
+      this.socket.write(text + '\r\n', 'latin1');
+    }
   }
 
   expire(nowMs: number, timeoutMs: number): void {
@@ -238,7 +246,8 @@ class H1Conn extends PoolConnBase implements PoolConn {
       return;
     }
     if (end < 0) {
-      this.head = buf;
+      // A copy: `chunk` may be a view of the shared read buffer (connect.ts).
+      this.head = buf === chunk ? Buffer.from(chunk) : buf;
       return;
     }
     this.head = undefined;

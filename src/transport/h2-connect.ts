@@ -4,7 +4,7 @@
  */
 import { H2labError } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
-import { type Connected, type ConnectTarget, connectTimed } from './connect.ts';
+import { type Connected, type ConnectTarget, connectTimed, type ReadSink } from './connect.ts';
 import type { PoolSettings } from './pool.ts';
 
 /** The flow-control windows this client advertises (RFC 9113 §6.9.2). */
@@ -34,11 +34,12 @@ export interface H2Options {
 /**
  * Connects for HTTP/2: TCP, then for https a TLS handshake offering h2 and http/1.1 (so a server
  * without h2 says so instead of failing the handshake). Rejects with H2LAB_ERR_PROTOCOL_MISMATCH when
- * ALPN chose anything but h2.
+ * ALPN chose anything but h2. With `sink`, a cleartext socket reads into the shared buffer
+ * (connect.ts) and its bytes go to the sink's reader: only for a client that reads through it.
  */
-export async function connectH2(opts: H2Options): Promise<Connected> {
+export async function connectH2(opts: H2Options, sink?: ReadSink): Promise<Connected> {
   const t = opts.target;
-  const c = await connectTimed(t, t.tls ? ['h2', 'http/1.1'] : [], opts.pool.now);
+  const c = await connectTimed(t, t.tls ? ['h2', 'http/1.1'] : [], opts.pool.now, sink);
   if (t.tls && c.alpn !== 'h2') {
     c.socket.destroy();
     throw protocolMismatch(

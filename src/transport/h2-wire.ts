@@ -16,7 +16,7 @@ import {
   UNLIMITED_STREAMS,
 } from '../h2/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
-import { ConnectError, endedFailure } from './connect.ts';
+import { ConnectError, endedFailure, ReadSink } from './connect.ts';
 import type { H2Options } from './h2-connect.ts';
 import { connectH2, protocolMismatch } from './h2-connect.ts';
 import { type PoolConn, PoolConnBase } from './pool.ts';
@@ -52,10 +52,13 @@ export async function openWireH2Conn(
 ): Promise<WireH2Conn> {
   const t = opts.target;
   const requested: WireProtocol = t.tls ? 'h2' : 'h2c';
-  const c = await connectH2(opts);
+  // h2c reads into the shared buffer (connect.ts); the session copies what it keeps.
+  const sink = t.tls ? undefined : new ReadSink();
+  const c = await connectH2(opts, sink);
   c.socket.removeAllListeners('error');
   c.socket.removeAllListeners('close');
   const session = new H2ClientSession(c.socket, {
+    ...(sink ? { reads: sink } : {}),
     streamWindowBytes: opts.window.streamWindowBytes,
     connectionWindowBytes: opts.window.connectionWindowBytes,
     // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
