@@ -233,12 +233,12 @@ class H1Conn extends PoolConnBase implements PoolConn {
   private parseHead(chunk: Buffer, sample: Sample): void {
     const buf = this.head ? Buffer.concat([this.head, chunk]) : chunk;
     // Reject a peer that does not answer in HTTP/1.x (an h2-only port answers with binary frames).
-    if (buf.length >= 5 && buf.toString('latin1', 0, 5) !== 'HTTP/') {
+    if (buf.length >= 5 && !startsWithHttp(buf)) {
       this.finish('protocol-mismatch', `the server did not answer in HTTP/1.1 (first bytes ${hex(buf)})`);
       this.destroy();
       return;
     }
-    const end = buf.indexOf('\r\n\r\n');
+    const end = headEnd(buf);
     // The cap holds whether the head came in pieces or in one read.
     if (end < 0 ? buf.length > MAX_HEAD_BYTES : end + 4 > MAX_HEAD_BYTES) {
       this.finish('protocol', `response head larger than ${MAX_HEAD_BYTES} bytes`);
@@ -251,11 +251,11 @@ class H1Conn extends PoolConnBase implements PoolConn {
       return;
     }
     this.head = undefined;
-    const text = buf.toString('latin1', 0, end);
-    const status =
-      (text.charCodeAt(9) - 48) * 100 + (text.charCodeAt(10) - 48) * 10 + (text.charCodeAt(11) - 48);
+    // Read as bytes, not as a string: the head is parsed once per response (issue 29).
+    const status = end >= 12 ? (buf[9]! - 48) * 100 + (buf[10]! - 48) * 10 + (buf[11]! - 48) : -1;
     if (!(status >= 100 && status < 600)) {
-      this.finish('protocol', `malformed status line ${JSON.stringify(text.slice(0, 40))}`);
+      const line = buf.toString('latin1', 0, Math.min(end, 40));
+      this.finish('protocol', `malformed status line ${JSON.stringify(line)}`);
       this.destroy();
       return;
     }
@@ -264,31 +264,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
       if (buf.length > end + 4) this.parseHead(buf.subarray(end + 4), sample);
       return;
     }
-    let length = -1;
-    let chunked = false;
-    const http10 = text.charCodeAt(7) === 48; // HTTP/1.0
-    let ka = !http10;
-    let i = text.indexOf('\r\n');
-    while (i >= 0 && i < text.length) {
-      const next = text.indexOf('\r\n', i + 2);
-      const lineEnd = next < 0 ? text.length : next;
-      const c = text.charCodeAt(i + 2) | 0x20;
-      if (c === 0x63 /* c */ || c === 0x74 /* t */) {
-        const colon = text.indexOf(':', i + 2);
-        if (colon > 0 && colon < lineEnd) {
-          const name = text.slice(i + 2, colon).toLowerCase();
-          if (name === 'content-length') length = Number.parseInt(text.slice(colon + 1, lineEnd).trim(), 10);
-          else if (name === 'transfer-encoding')
-            chunked = /chunked\s*$/i.test(text.slice(colon + 1, lineEnd));
-          else if (name === 'connection') {
-            const v = text.slice(colon + 1, lineEnd).toLowerCase();
-            if (v.includes('close')) ka = false;
-            else if (v.includes('keep-alive')) ka = true;
-          }
-        }
-      }
-      i = next;
-    }
+    const { length, chunked, ka } = headFields(buf, end);
     if (!ka) this.keepAlive = false;
     sample.headersMs = this.now();
     sample.status = status;
@@ -408,6 +384,68 @@ class H1Conn extends PoolConnBase implements PoolConn {
     this.finish(undefined, undefined);
     if (!this.keepAlive) this.destroy();
   }
+}
+
+/** Whether the bytes begin `HTTP/`. */
+function startsWithHttp(b: Buffer): boolean {
+  return b[0] === 72 && b[1] === 84 && b[2] === 84 && b[3] === 80 && b[4] === 47;
+}
+
+/** Where the head's terminating CRLF CRLF starts, or -1 while it has not arrived. */
+function headEnd(b: Buffer): number {
+  for (let i = 3; i < b.length; i++)
+    if (b[i] === LF && b[i - 2] === LF && b[i - 1] === CR && b[i - 3] === CR) return i - 3;
+  return -1;
+}
+
+/** Whether the `name.length` bytes at `at` are `name` (lower case) in any case. */
+function nameIs(b: Buffer, at: number, len: number, name: string): boolean {
+  if (len !== name.length) return false;
+  for (let k = 0; k < len; k++) if ((b[at + k]! | 0x20) !== name.charCodeAt(k)) return false;
+  return true;
+}
+
+/** What delimits the body, from the header lines of a head ending at `end` (RFC 9112 §6.3). */
+function headFields(b: Buffer, end: number): { length: number; chunked: boolean; ka: boolean } {
+  let length = -1;
+  let chunked = false;
+  let ka = b[7] !== 48; // HTTP/1.0 closes unless it says keep-alive
+  let i = b.indexOf(LF) + 1;
+  while (i > 0 && i < end) {
+    let e = i;
+    while (e < end && b[e] !== CR) e++;
+    const c = b[i]! | 0x20;
+    if (c === 0x63 /* c */ || c === 0x74 /* t */) {
+      let colon = i;
+      while (colon < e && b[colon] !== 58) colon++;
+      const n = colon - i;
+      if (colon < e) {
+        if (nameIs(b, i, n, 'content-length')) length = decimalAt(b, colon + 1, e);
+        else if (nameIs(b, i, n, 'transfer-encoding'))
+          chunked = /chunked\s*$/i.test(b.toString('latin1', colon + 1, e));
+        else if (nameIs(b, i, n, 'connection')) {
+          const v = b.toString('latin1', colon + 1, e).toLowerCase();
+          if (v.includes('close')) ka = false;
+          else if (v.includes('keep-alive')) ka = true;
+        }
+      }
+    }
+    i = e + 2;
+  }
+  return { length, chunked, ka };
+}
+
+/** The decimal number after optional whitespace in [from, to), or -1 when there is none. */
+function decimalAt(b: Buffer, from: number, to: number): number {
+  let i = from;
+  while (i < to && (b[i] === 32 || b[i] === 9)) i++;
+  let v = -1;
+  for (; i < to; i++) {
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) break;
+    v = (v < 0 ? 0 : v * 10) + d;
+  }
+  return v;
 }
 
 function hex(b: Buffer): string {
