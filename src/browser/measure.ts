@@ -357,10 +357,12 @@ async function runBursts(s: Session, result: BrowserResult): Promise<void> {
       const { run, repeated } = await runBurstRepeated(spec, s.burstRepeat);
       for (const r of repeated)
         result.warnings.push(
-          `${t.label}: burst ${i + 1} was repeated because Chromium reported ${
+          `${t.label}: burst ${i + 1} was repeated because ${
             networkChanged(r.requests)
-              ? "net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run)"
-              : `${r.stats.failed} failed request(s)`
+              ? "Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run)"
+              : r.stats.failed > 0
+                ? `Chromium reported ${r.stats.failed} failed request(s)`
+                : 'the caller’s burstRepeat policy rejected it'
           }.`,
         );
       if (repeated.length > 0) result.burst.repeated = [...(result.burst.repeated ?? []), ...repeated];
