@@ -29,12 +29,14 @@ function trim(r: StudyResult): StudyResult {
     out.compares = [];
     trimmed.push('compares');
   }
-  const burst = out.data.burst as
-    | Record<string, { burst: { runs: Array<{ requests: unknown[] }> } }>
-    | undefined;
+  type Runs = Array<{ requests: unknown[] }>;
+  const burst = out.data.burst as Record<string, { burst: { runs: Runs; repeated?: Runs } }> | undefined;
   if (burst) {
-    for (const b of Object.values(burst)) for (const run of b.burst.runs) run.requests = [];
+    for (const b of Object.values(burst))
+      for (const run of [...b.burst.runs, ...(b.burst.repeated ?? [])]) run.requests = [];
     trimmed.push('data.burst.*.burst.runs[].requests');
+    if (Object.values(burst).some((b) => b.burst.repeated?.length))
+      trimmed.push('data.burst.*.burst.repeated[].requests');
   }
   out.data.fixtureTrimmed = trimmed;
   // No path of the machine that made it.

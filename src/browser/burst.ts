@@ -164,6 +164,32 @@ export async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
   return run;
 }
 
+/** When a burst is repeated: while `repeat(run)` says its result cannot stand, at most `retries` times. */
+export interface BurstRepeat {
+  retries: number;
+  repeat: (run: BurstRun) => boolean;
+}
+
+/**
+ * Runs one burst and repeats it while `policy.repeat` says the run cannot stand (Chromium reported a
+ * failed request: it measured fewer tiles than it claims), at most `policy.retries` times. Returns the
+ * last run, which may still fail the policy, and the attempts it replaced (counted, never data).
+ *
+ * @example const { run, repeated } = await runBurstRepeated(spec, { retries: 2, repeat: (r) => r.stats.failed > 0 });
+ */
+export async function runBurstRepeated(
+  spec: BurstRunSpec,
+  policy: BurstRepeat,
+): Promise<{ run: BurstRun; repeated: BurstRun[] }> {
+  const repeated: BurstRun[] = [];
+  let run = await runBurst(spec);
+  while (repeated.length < policy.retries && policy.repeat(run)) {
+    repeated.push(run);
+    run = await runBurst(spec);
+  }
+  return { run, repeated };
+}
+
 function mmm(values: number[]): { median: number; min: number; max: number } {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }

@@ -2,7 +2,7 @@
  * The browser subsystem's public face: real Chromium over CDP, the burst and cancellation experiments.
  */
 
-export { runBurst, summarizeBurst } from './burst.ts';
+export { type BurstRepeat, runBurst, runBurstRepeated, summarizeBurst } from './burst.ts';
 export {
   BASE_CHROMIUM_FLAGS,
   type ChromiumHandle,

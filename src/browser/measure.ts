@@ -26,7 +26,7 @@ import {
   startFixtureTarget,
 } from '../server/index.ts';
 import { readPemFile } from '../tls/index.ts';
-import { runBurst, summarizeBurst } from './burst.ts';
+import { type BurstRepeat, runBurstRepeated, summarizeBurst } from './burst.ts';
 import { runCancel, summarizeCancel } from './cancel.ts';
 import { type ChromiumHandle, launchChromium, spkiPins } from './chromium.ts';
 import { CollectedPage } from './collector.ts';
@@ -80,10 +80,19 @@ export interface MeasureBrowserHooks {
   onProgress?: (e: BrowserProgress) => void;
   /** Stops between runs; what was measured is returned with error H2LAB_ERR_INTERRUPTED. */
   signal?: AbortSignal;
+  /**
+   * Which bursts are repeated. Default: a burst hit by a host network change
+   * (net::ERR_NETWORK_CHANGED), at most twice. The attempts repeated are in `burst.repeated`.
+   */
+  burstRepeat?: BurstRepeat;
 }
 
-/** How many times a burst hit by a host network change is repeated. */
-const NETWORK_CHANGED_RETRIES = 2;
+/**
+ * The bursts repeated by default: Chromium aborts requests in flight when the host's interfaces change
+ * (net::ERR_NETWORK_CHANGED, e.g. a VPN or a container starting): that run measured the host, not the
+ * server. Redo it, at most twice.
+ */
+const NETWORK_CHANGED_REPEAT: BurstRepeat = { retries: 2, repeat: (r) => networkChanged(r.requests) };
 /** Chromium's connections per origin for HTTP/1.1: what an HTTP/1.1 target can have in flight. */
 const CHROMIUM_H1_CONNECTIONS = 6;
 /** With `cancelWhenReached`, the page's own timer only bounds the wait for the server, ms. */
@@ -203,6 +212,7 @@ export async function measureBrowser(
       origins,
       pageFor: browsers.pageFor,
       progress,
+      burstRepeat: hooks.burstRepeat ?? NETWORK_CHANGED_REPEAT,
       check: () => {
         if (hooks.signal?.aborted)
           throw new H2labError('H2LAB_ERR_INTERRUPTED', 'browser measurement interrupted', {});
@@ -315,6 +325,8 @@ interface Session {
   progress(e: BrowserProgress): void;
   /** Throws H2LAB_ERR_INTERRUPTED once a stop was asked for. */
   check(): void;
+  /** Which bursts are repeated ({@link MeasureBrowserHooks.burstRepeat}). */
+  burstRepeat: BurstRepeat;
 }
 
 /** The burst experiment: every target `runs` times, alternating, then its summaries and trust states. */
@@ -342,15 +354,18 @@ async function runBursts(s: Session, result: BrowserResult): Promise<void> {
         runTimeoutMs: opts.runTimeoutMs,
         ...(s.origins.metrics && { metrics: s.origins.metrics }),
       };
-      let run = await runBurst(spec);
-      // Chromium aborts requests in flight when the host's interfaces change (net::ERR_NETWORK_CHANGED,
-      // e.g. a VPN or a container starting): that run measured the host, not the server. Redo it.
-      for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(run.requests); retry++) {
+      const { run, repeated } = await runBurstRepeated(spec, s.burstRepeat);
+      for (const r of repeated)
         result.warnings.push(
-          `${t.label}: burst ${i + 1} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run).`,
+          `${t.label}: burst ${i + 1} was repeated because ${
+            networkChanged(r.requests)
+              ? "Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during the run)"
+              : r.stats.failed > 0
+                ? `Chromium reported ${r.stats.failed} failed request(s)`
+                : 'the caller’s burstRepeat policy rejected it'
+          }.`,
         );
-        run = await runBurst(spec);
-      }
+      if (repeated.length > 0) result.burst.repeated = [...(result.burst.repeated ?? []), ...repeated];
       result.burst.runs.push(run);
     }
   }
@@ -440,7 +455,7 @@ async function runCancels(s: Session, result: BrowserResult): Promise<void> {
     let run = await runCancel(spec);
     for (
       let retry = 0;
-      retry < NETWORK_CHANGED_RETRIES && run.browserFailures['net::ERR_NETWORK_CHANGED'];
+      retry < NETWORK_CHANGED_REPEAT.retries && run.browserFailures['net::ERR_NETWORK_CHANGED'];
       retry++
     ) {
       result.warnings.push(

@@ -298,7 +298,16 @@ export const browserResultSchema = z.strictObject({
     .optional()
     .describe('set when h2lab started the fixture server itself'),
   targets: z.array(browserTargetSchema),
-  burst: z.strictObject({ runs: z.array(burstRunSchema), summaries: z.array(burstSummarySchema) }),
+  burst: z.strictObject({
+    runs: z.array(burstRunSchema),
+    summaries: z.array(burstSummarySchema),
+    repeated: z
+      .array(burstRunSchema)
+      .optional()
+      .describe(
+        'attempts that were repeated (a host network change, or for a caller that asks, any failed request): in no summary, kept so they can be counted',
+      ),
+  }),
   cancel: z.array(cancelRunSchema).describe('every cancellation run'),
   cancelSummaries: z
     .array(cancelSummarySchema)

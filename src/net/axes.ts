@@ -44,6 +44,12 @@ export type LinkAxes = z.output<typeof LinkAxesSchema>;
 export interface PlannedLink {
   name: string;
   options: LinkOptions;
+  /**
+   * The `net` and `links` that plan this link alone: a comparison given them (`runComparison({ ...alone
+   * })`) runs over exactly this link, with this name, seed and settings. How a study runs one
+   * comparison per link of a grid it planned here (src/studies/chunks.ts).
+   */
+  alone: { net?: string[]; links: LinkAxes };
 }
 
 /** True when the axes ask for a link of their own (a spec axis, not only TCP settings). */
@@ -107,8 +113,14 @@ export function planLinks(net: readonly string[], axes: LinkAxes | undefined, se
       for (const cc of ccs) {
         const parts = [...(base ? [base] : []), ...combo.tags, ...(cc ? [cc] : [])];
         const name = parts.length > 0 ? parts.join('+') : 'custom';
+        const single = Object.fromEntries(Object.entries(combo.spec).map(([k, v]) => [k, [v]]));
+        const { congestionControl: _all, ...settings } = a;
         out.push({
           name,
+          alone: {
+            ...(base ? { net: [base] } : {}),
+            links: { ...settings, ...single, ...(cc ? { congestionControl: [cc] } : {}) },
+          },
           options: {
             profile: base ?? spec,
             overrides: base === undefined ? {} : spec,

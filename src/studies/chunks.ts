@@ -10,6 +10,7 @@
 import {
   BANDWIDTH_FLAG,
   CC_FLAG,
+  type CompareOptionsInput,
   compareSamples,
   H2_SESSIONS_FLAG,
   keptRuns,
@@ -19,17 +20,18 @@ import {
 } from '../compare/index.ts';
 import { medianInterpolated } from '../core/index.ts';
 import { CONCURRENCY_FLAG } from '../load/index.ts';
-import type { CellResult, CompareResult, RunResult, StudyFinding, StudySection } from '../model/index.ts';
-import { type CONGESTION_CONTROLS, checkNetAvailable } from '../net/index.ts';
+import type { CellResult, CompareResult, StudyFinding, StudySection } from '../model/index.ts';
+import { type CONGESTION_CONTROLS, checkNetAvailable, NO_LINK, planLinks } from '../net/index.ts';
 import {
   baselineStrategy,
   multiplexedStrategy,
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
-import { Evidence, makeFinding } from './findings.ts';
+import { Evidence, makeFinding, notMeasured } from './findings.ts';
 import { LOOPBACK_FLAG, STUDY_RUNS } from './flags.ts';
 import { defineStudy } from './study.ts';
+import { intervalText, outcomeWord, rounded, sideFacts } from './table.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
 const REPORT_SWEEP = [
@@ -72,6 +74,7 @@ function resolve(o: Partial<ChunksOptions>, quick: boolean): ChunksOptions {
   };
 }
 
+/** One link of the grid, as the explanation reads it: its name in compare's `net` axis and its settings. */
 interface LinkCase {
   id: string;
   rttMs?: number;
@@ -80,29 +83,34 @@ interface LinkCase {
   bandwidth?: number;
 }
 
-function linkCases(o: ChunksOptions): LinkCase[] {
-  if (o.loopback) return [{ id: 'loopback' }];
-  const cases: LinkCase[] = [];
-  for (const rttMs of o.rttMs)
-    for (const loss of o.loss)
-      for (const cc of o.cc)
-        for (const bandwidth of o.bandwidth ?? [undefined]) {
-          const bw = bandwidth !== undefined ? `+${Math.round(bandwidth / 1e6)}mbit` : '';
-          cases.push({
-            id: `rtt${rttMs}ms+loss${+(loss * 100).toPrecision(3)}%+${cc}${bw}`,
-            rttMs,
-            loss,
-            cc,
-            ...(bandwidth !== undefined ? { bandwidth } : {}),
-          });
-        }
-  return cases;
+/**
+ * The grid's links, planned as `h2lab compare --rtt … --loss … --cc … --bandwidth …` plans them
+ * (src/net/axes.ts): the same names, seed and link settings. Each comes with the `net`/`links` that
+ * plan it alone, so every link is its own comparison (its own cell) and compare names it the same.
+ */
+function linkCases(o: ChunksOptions, seed: number): Array<{ link: LinkCase; input: CompareOptionsInput }> {
+  if (o.loopback) return [{ link: { id: 'loopback' }, input: {} }];
+  const axes = {
+    rttMs: o.rttMs,
+    loss: o.loss,
+    congestionControl: o.cc as Array<(typeof CONGESTION_CONTROLS)[number]>,
+    ...(o.bandwidth ? { rateBitsPerSec: o.bandwidth } : {}),
+  };
+  return planLinks([NO_LINK], axes, seed).map((p) => {
+    const l = p.alone.links;
+    const bandwidth = l.rateBitsPerSec?.[0];
+    return {
+      link: {
+        id: p.name,
+        ...(l.rttMs ? { rttMs: l.rttMs[0] } : {}),
+        loss: l.loss?.[0] ?? 0,
+        ...(l.congestionControl ? { cc: l.congestionControl[0] } : {}),
+        ...(bandwidth !== undefined ? { bandwidth } : {}),
+      },
+      input: p.alone,
+    };
+  });
 }
-
-const med = (xs: Array<number | undefined>): number | undefined => {
-  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length === 0 ? undefined : medianInterpolated(v);
-};
 
 /** What one strategy's kept runs of one concurrency show. */
 interface Side {
@@ -119,15 +127,9 @@ interface Side {
 }
 
 function sideOf(cell: CellResult | undefined): Side {
-  const runs: RunResult[] = cell ? keptRuns(cell) : [];
   return {
-    runs: runs.length,
-    seconds: med(runs.map((r) => r.durationMs / 1000)),
-    connections: med(runs.map((r) => r.connections.tcp?.server?.connections ?? r.connections.opened)),
-    cwndSum: med(runs.map((r) => r.connections.tcp?.server?.cwndSegments.sum)),
-    cwndPerConnection: med(runs.map((r) => r.connections.tcp?.server?.cwndSegments.median)),
-    drops: med(runs.map((r) => r.connections.tcp?.linkDrops?.lossPackets)),
-    retransmits: med(runs.map((r) => r.connections.tcp?.server?.retransmittedSegments)),
+    runs: cell ? keptRuns(cell).length : 0,
+    ...sideFacts(cell, ['seconds', 'connections', 'cwndSum', 'cwndPerConnection', 'drops', 'retransmits']),
   };
 }
 
@@ -194,13 +196,7 @@ function rowsOf(result: CompareResult, net: string, concurrencies: number[]): Ro
   });
 }
 
-const round3 = (x: number | undefined) => (x === undefined ? null : Math.round(x * 1000) / 1000);
-
-function intervalText(c: SampleComparison | undefined): string | null {
-  if (!c) return null;
-  const i = c.interval;
-  return `${i.ratio.toFixed(2)} (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
-}
+const round3 = (x: number | undefined) => rounded(x, 3);
 
 function linkSection(link: LinkCase, rows: Row[], h2Sessions: number): StudySection {
   return {
@@ -225,9 +221,9 @@ function linkSection(link: LinkCase, rows: Row[], h2Sessions: number): StudySect
         c: r.concurrency,
         http1: round3(r.h1.seconds),
         http2: round3(r.h2.seconds),
-        ratio: intervalText(r.h2VsH1),
+        ratio: intervalText(r.h2VsH1?.interval),
         pool: round3(r.pool.seconds),
-        poolRatio: intervalText(r.poolVsH1),
+        poolRatio: intervalText(r.poolVsH1?.interval),
         h1cwnd: r.h1.cwndSum ?? null,
         h2cwnd: r.h2.cwndSum ?? null,
         h1drops: r.h1.drops ?? null,
@@ -238,20 +234,8 @@ function linkSection(link: LinkCase, rows: Row[], h2Sessions: number): StudySect
   };
 }
 
-function outcomeWords(c: SampleComparison): string {
-  switch (c.outcome) {
-    case 'better':
-      return 'h2 faster';
-    case 'worse':
-      return 'h1 faster';
-    case 'no-clear-difference':
-      return 'same';
-    case 'undecided':
-      return `undecided${c.runsNeeded ? ` (~${c.runsNeeded} runs)` : ''}`;
-    case 'insufficient':
-      return 'too few runs';
-  }
-}
+const outcomeWords = (c: SampleComparison): string =>
+  outcomeWord(c, { better: 'h2 faster', worse: 'h1 faster', runsNeeded: true })!;
 
 const fmtS = (s: number | undefined) => (s === undefined ? '?' : `${s.toFixed(3)} s`);
 /** How much faster the faster side was, from the time ratio slower/faster… as words: "31% less time", "8.4× as fast". */
@@ -427,12 +411,11 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
       ev,
     };
     if (!row || !c || row.h1.seconds === undefined || row.h2.seconds === undefined)
-      return makeFinding({
-        ...base,
-        measured: `not measured: concurrency ${ev.n('concurrency', ref.concurrency)} is not in this run's grid (--concurrency)`,
-        explain: () => undefined,
-        unexplained: 'no run at this concurrency',
-      });
+      return notMeasured(
+        base,
+        `not measured: concurrency ${ev.n('concurrency', ref.concurrency)} is not in this run's grid (--concurrency)`,
+        'no run at this concurrency',
+      );
     const r = c.interval.ratio;
     const w1 = row.h1.cwndSum;
     const w2 = row.h2.cwndSum;
@@ -518,17 +501,18 @@ export const chunksStudy = defineStudy<ChunksOptions>({
   },
   async run(ctx) {
     const o = ctx.options;
-    const links = linkCases(o);
+    const links = linkCases(o, ctx.seed);
     const s = strategies();
     const runsPerLink = o.concurrency.length * 3 * o.runs;
     ctx.plan(links.length * runsPerLink);
     const paths = Array.from({ length: CHUNKS }, (_, i) => `/chunks/${i}`);
     const perLink: Array<{ link: LinkCase; rows: Row[] }> = [];
-    for (const link of links) {
+    for (const { link, input } of links) {
       const result = await compareCell(
         ctx,
         link.id,
         {
+          ...input,
           protocols: [s.h1.name, s.h2.name, s.pool.name],
           concurrency: o.concurrency,
           h1Connections: 'concurrency',
@@ -536,23 +520,12 @@ export const chunksStudy = defineStudy<ChunksOptions>({
           requests: CHUNKS,
           runs: o.runs,
           workloads: [{ id: 'chunks', label: `${CHUNKS} chunks`, paths }],
-          ...(link.rttMs !== undefined
-            ? {
-                links: {
-                  rttMs: [link.rttMs],
-                  loss: [link.loss ?? 0],
-                  congestionControl: [link.cc as (typeof CONGESTION_CONTROLS)[number]],
-                  ...(link.bandwidth !== undefined ? { rateBitsPerSec: [link.bandwidth] } : {}),
-                },
-              }
-            : {}),
         },
         {},
         runsPerLink,
       );
       if (!result) continue;
-      const net = result.axes.net[0] ?? 'loopback';
-      const rows = rowsOf(result, net, o.concurrency);
+      const rows = rowsOf(result, result.axes.net[0] ?? 'loopback', o.concurrency);
       perLink.push({ link, rows });
       ctx.section(linkSection(link, rows, o.h2Sessions));
       ctx.setData('links', perLink);

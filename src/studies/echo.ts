@@ -25,7 +25,7 @@
  */
 
 import os from 'node:os';
-import { H1_CONNECTIONS_FLAG, H2_SESSIONS_FLAG, keptRuns, RTT_FLAG } from '../compare/index.ts';
+import { H1_CONNECTIONS_FLAG, H2_SESSIONS_FLAG, RTT_FLAG } from '../compare/index.ts';
 import { declareFlag, formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
 import {
   CONCURRENCY_FLAG,
@@ -57,9 +57,10 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
-import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
 import { listOf, STUDY_RUNS } from './flags.ts';
 import { defineStudy, type StudyContext } from './study.ts';
+import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from './table.ts';
 
 /** The window presets (`--window`'s). */
 type WindowName = 'node' | 'browser' | 'max';
@@ -276,11 +277,6 @@ function fixtureFor(
   };
 }
 
-const med = (xs: Array<number | undefined>): number | undefined => {
-  const v = xs.filter((x): x is number => x !== undefined && Number.isFinite(x));
-  return v.length === 0 ? undefined : medianInterpolated(v);
-};
-
 /** What one strategy's kept runs of one cell show. */
 interface Side {
   latencyP50Ms?: number;
@@ -304,33 +300,22 @@ interface Side {
 
 function sideOf(cell: CellResult | undefined): Side {
   if (!cell?.stats) return {};
-  const runs: RunResult[] = keptRuns(cell);
   const st = cell.stats;
   return {
     latencyP50Ms: st.latencyP50Ms.median,
     rps: st.rps.median,
     clientQueueMs: st.breakdownMs.clientQueue,
     ...(st.connectionsOpened !== undefined ? { sessions: st.connectionsOpened } : {}),
-    ...optional('peakStreams', med(runs.map((r) => r.connections.peakStreamsPerConnection))),
-    ...optional('stalledShare', med(runs.map((r) => shareOf(r)))),
-    ...optional('connectionStalls', med(runs.map((r) => r.flowControl?.connectionStalls))),
-    ...optional('streamStalls', med(runs.map((r) => r.flowControl?.streamStalls))),
-    ...optional('cpu', med(runs.map((r) => r.client.cpu))),
-    ...optional(
+    ...sideFacts(cell, [
+      'peakStreams',
+      'stalledShare',
+      'connectionStalls',
+      'streamStalls',
+      'cpu',
       'cpuMsPerRequest',
-      med(runs.map((r) => (r.throughput.rps > 0 ? (r.client.cpu / r.throughput.rps) * 1000 : undefined))),
-    ),
-    ...optional('cwndBytes', med(runs.map((r) => r.connections.tcp?.server?.cwndBytesSum))),
+      'cwndBytes',
+    ]),
   };
-}
-
-function shareOf(r: RunResult): number | undefined {
-  const f = r.flowControl;
-  return f && f.sessionMs > 0 ? f.stalledMs / f.sessionMs : undefined;
-}
-
-function optional<K extends string>(key: K, v: number | undefined): { [k in K]?: number } {
-  return (v === undefined ? {} : { [key]: v }) as { [k in K]?: number };
 }
 
 /** One HTTP/2 variant against the HTTP/1.1 pool of the same comparison. */
@@ -375,33 +360,8 @@ function rowsOf(
   return rows;
 }
 
-const r2 = (x: number | undefined) => (x === undefined ? null : Math.round(x * 100) / 100);
-const r0 = (x: number | undefined) => (x === undefined ? null : Math.round(x));
-const pctCell = (x: number | undefined) => (x === undefined ? null : Math.round(x * 1000) / 10);
-
-/** A ratio with its interval; `invert` turns a candidate/baseline latency ratio into h1/h2. */
-function ratioText(c: Comparison | undefined, invert = false): string | null {
-  if (!c) return null;
-  const i = c.interval;
-  const [r, lo, hi] = invert ? [1 / i.ratio, 1 / i.hi, 1 / i.lo] : [i.ratio, i.lo, i.hi];
-  return `${r.toFixed(2)} (${lo.toFixed(2)}–${hi.toFixed(2)})`;
-}
-
-function verdictWord(c: Comparison | undefined): string | null {
-  if (!c) return null;
-  switch (c.outcome) {
-    case 'better':
-      return 'h2 better';
-    case 'worse':
-      return 'h1 better';
-    case 'no-clear-difference':
-      return 'same';
-    case 'undecided':
-      return 'undecided';
-    case 'insufficient':
-      return 'too few runs';
-  }
-}
+const r2 = (x: number | undefined) => rounded(x, 2);
+const r0 = (x: number | undefined) => rounded(x);
 
 function bodyLabel(n: number): string {
   return formatBytes(n);
@@ -433,14 +393,15 @@ function cellSection(body: number, window: WindowName, rows: Row[], o: EchoOptio
         variant: VARIANT_LABEL[r.variant],
         h1p50: r2(r.h1.latencyP50Ms),
         h2p50: r2(r.h2.latencyP50Ms),
-        lat: ratioText(r.latency, true),
+        // A candidate/baseline latency, shown as h1/h2.
+        lat: intervalText(r.latency?.interval, { invert: true }),
         h1rps: r0(r.h1.rps),
         h2rps: r0(r.h2.rps),
-        thr: ratioText(r.throughput),
+        thr: intervalText(r.throughput?.interval),
         sessions: r.h2.sessions ?? null,
         streams: r.h2.peakStreams ?? null,
-        stalled: pctCell(r.h2.stalledShare),
-        outcome: verdictWord(r.throughput),
+        stalled: percentCell(r.h2.stalledShare),
+        outcome: outcomeWord(r.throughput, { better: 'h2 better', worse: 'h1 better' }),
       })),
     },
   };
@@ -526,7 +487,7 @@ function windowSection(body: number, rows: Row[], windows: WindowName[], top: nu
             conn: formatBytes(ws.connectionWindowBytes),
             variant: VARIANT_LABEL[v],
             thr: r ? r2(throughputRatio(r)) : null,
-            stalled: r ? pctCell(r.h2.stalledShare) : null,
+            stalled: r ? percentCell(r.h2.stalledShare) : null,
             connStalls: r0(r?.h2.connectionStalls),
             streamStalls: r0(r?.h2.streamStalls),
           };
@@ -537,11 +498,9 @@ function windowSection(body: number, rows: Row[], windows: WindowName[], top: nu
 }
 
 /** "2.10× lower latency" / "1.30× higher latency" from an h1/h2 latency ratio. */
-const latencyWords = (x: number) =>
-  x >= 1 ? `${x.toFixed(2)}× lower latency` : `${(1 / x).toFixed(2)}× higher latency`;
+const latencyWords = (x: number) => timesWords(x, 'lower latency', 'higher latency');
 /** "1.80× the throughput of" / "2.40× less throughput than" from an h2/h1 throughput ratio. */
-const throughputWords = (x: number) =>
-  x >= 1 ? `${x.toFixed(2)}× the throughput of` : `${(1 / x).toFixed(2)}× less throughput than`;
+const throughputWords = (x: number) => timesWords(x, 'the throughput of', 'less throughput than');
 
 function outcomeClause(c: Comparison | undefined): string {
   if (!c) return 'not measured';
@@ -748,13 +707,7 @@ function echoFindings(rows: readonly Row[], o: EchoOptions, top: number): StudyF
           ev,
         };
         if (!r || value === undefined) {
-          out.push(
-            makeFinding({
-              ...common,
-              measured: 'not measured: the comparison did not finish',
-              explain: () => undefined,
-            }),
-          );
+          out.push(notMeasured(common, 'not measured: the comparison did not finish'));
           continue;
         }
         const m = mechanisms(r, metric, rows, o, ev);

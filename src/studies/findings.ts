@@ -116,6 +116,22 @@ export function makeFinding(i: FindingInput): StudyFinding {
   };
 }
 
+/** What every finding of one report row starts from: which row, the report's figure, the evidence. */
+export type FindingBase = Pick<FindingInput, 'id' | 'section' | 'row' | 'report' | 'ev'>;
+
+/**
+ * The finding of a report row this run has no figure for: `measured` says why ("not measured: …"),
+ * `unexplained` what the run lacks (default: its measurements do not tell why).
+ */
+export function notMeasured(base: FindingBase, measured: string, unexplained?: string): StudyFinding {
+  return makeFinding({
+    ...base,
+    measured,
+    explain: () => undefined,
+    ...(unexplained !== undefined ? { unexplained } : {}),
+  });
+}
+
 const NUMBER = /(?<![\w/.\-#])[+−-]?\d[\d,]*(?:\.\d+)?(?![\w/])/g;
 
 /** The renderings of a recorded number a sentence may show. */

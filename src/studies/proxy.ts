@@ -33,6 +33,7 @@ import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
 import { STUDY_RUNS } from './flags.ts';
 import { checkNginx, freePort, startNginx } from './nginx.ts';
 import { defineStudy, type StudyContext } from './study.ts';
+import { intervalText, medianOf, rounded } from './table.ts';
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
 const LARGE_BYTES = 2_831_155;
@@ -325,8 +326,8 @@ function cellOf(r: ConfigResult, workload: string, concurrency: number, protocol
   );
 }
 
-const med = (xs: number[]) => (xs.length ? medianInterpolated(xs) : undefined);
-const round = (x: number | undefined, d = 1) => (x === undefined ? null : Math.round(x * 10 ** d) / 10 ** d);
+const med = (xs: number[]) => medianOf(xs);
+const round = (x: number | undefined, d = 1) => rounded(x, d);
 
 /** Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval. */
 function speedup(broken: number[], fixed: number[], seed: number) {
@@ -334,8 +335,7 @@ function speedup(broken: number[], fixed: number[], seed: number) {
   return Number.isFinite(i.ratio) ? i : undefined;
 }
 
-const ratioText = (i: ReturnType<typeof speedup>) =>
-  i ? `${i.ratio.toFixed(2)}× (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})` : null;
+const ratioText = (i: ReturnType<typeof speedup>) => intervalText(i, { unit: '×' });
 
 function configSection(results: ConfigResult[], o: ProxyOptions): StudySection {
   return {

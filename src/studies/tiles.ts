@@ -14,6 +14,7 @@
  */
 import os from 'node:os';
 import {
+  type BurstRepeat,
   CHROMIUM_FLAG,
   type ChromiumHandle,
   CollectedPage,
@@ -23,7 +24,7 @@ import {
   MAP_MOVES_QUICK,
   measureBrowser,
   POOL_FLAG,
-  runBurst,
+  runBurstRepeated,
   runMapSession,
   spkiPins,
   summarizeBurst,
@@ -51,9 +52,10 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
-import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
 import { LOOPBACK_FLAG, listOf, STUDY_RUNS } from './flags.ts';
 import { defineStudy, type StudyContext } from './study.ts';
+import { medianOf, rounded } from './table.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
 const REPORT_BURST = [
@@ -83,8 +85,13 @@ const WARM_UP = 12;
  * is the timer pool (the report's times unscaled), where more workers always help.
  */
 const MODEL = { poolSize: 8, tileMs: 60, tileHeavyMs: 250, tileHeavyFraction: 0.1, renderCores: 1 };
-/** Extra attempts for a burst in which Chromium reported a failed request (e.g. ERR_NETWORK_CHANGED). */
-const BURST_RETRIES = 2;
+/** A burst in which Chromium reported a failed request (e.g. net::ERR_NETWORK_CHANGED, a reset). */
+const failedBurst = (r: BurstRun) => r.stats.failed > 0;
+/**
+ * Every measured burst of the study (the main burst's and the sweep's): one with a failed request is
+ * repeated, at most twice; the attempts are counted, never summarised.
+ */
+const BURST_REPEAT: BurstRepeat = { retries: 2, repeat: (r) => !r.discarded && failedBurst(r) };
 
 const GRID = {
   full: {
@@ -222,13 +229,10 @@ function modelWords(o: TilesOptions): string {
 
 const fmt1 = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
-const r0 = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : Math.round(x));
-const r2 = (x: number | undefined) =>
-  x === undefined || !Number.isFinite(x) ? null : Math.round(x * 100) / 100;
-const med = (xs: number[]) => {
-  const v = xs.filter(Number.isFinite);
-  return v.length ? medianNearestRank(v) : Number.NaN;
-};
+const r0 = (x: number | undefined) => rounded(x);
+const r2 = (x: number | undefined) => rounded(x, 2);
+/** Nearest-rank, as the burst summaries beside these figures (src/browser/burst.ts); NaN for none. */
+const med = (xs: number[]) => medianOf(xs, 'nearest-rank') ?? Number.NaN;
 
 function targetLabel(id: string): string {
   return id === 'http' ? 'HTTP/1.1 (http://)' : id === 'https' ? 'HTTP/2 (TLS)' : 'HTTP/1.1 over TLS';
@@ -236,28 +240,41 @@ function targetLabel(id: string): string {
 
 // --- the burst and cancellation (measureBrowser) ------------------------------------------------
 
+/** Bursts of one target left out of every median: how many, and their failures by CDP error text. */
+interface Excluded {
+  runs: number;
+  failures: Record<string, number>;
+}
+
+/** Counts failed bursts into a target's {@link Excluded}. */
+function exclude(into: Record<string, Excluded>, target: string, runs: readonly BurstRun[]): void {
+  into[target] ??= { runs: 0, failures: {} };
+  const e = into[target];
+  for (const r of runs) {
+    e.runs++;
+    for (const q of r.requests) if (q.failed) e.failures[q.failed] = (e.failures[q.failed] ?? 0) + 1;
+  }
+}
+
 /** The bursts of a target without a failed request, summarised; the others counted, never data. */
 interface CleanBursts {
   summaries: BurstSummary[];
-  /** Per target: kept runs with a failed request (left out), and the failures by CDP error text. */
-  excluded: Record<string, { runs: number; failures: Record<string, number> }>;
+  /** Per target: runs with a failed request (repeated, or the last attempt), left out and counted. */
+  excluded: Record<string, Excluded>;
 }
 
 /**
  * A burst in which Chromium reported a failed request (net::ERR_NETWORK_CHANGED when a link's
  * addresses were set up, a reset) measures fewer tiles than it claims: its wall time can fall under
- * the backend's own floor. Such runs are left out of every median and counted instead.
+ * the backend's own floor. Such runs were repeated ({@link BURST_REPEAT}); they, and a last attempt
+ * that still failed, are left out of every median and counted instead.
  */
-function cleanBursts(runs: readonly BurstRun[], targets: readonly string[]): CleanBursts {
+function cleanBursts(burst: BrowserResult['burst'], targets: readonly string[]): CleanBursts {
   const out: CleanBursts = { summaries: [], excluded: {} };
   for (const t of targets) {
-    const kept = runs.filter((r) => r.target === t && !r.discarded);
-    const bad = kept.filter((r) => r.stats.failed > 0);
-    const failures: Record<string, number> = {};
-    for (const r of bad)
-      for (const q of r.requests) if (q.failed) failures[q.failed] = (failures[q.failed] ?? 0) + 1;
-    out.excluded[t] = { runs: bad.length, failures };
-    const good = runs.filter((r) => r.target === t && (r.discarded || r.stats.failed === 0));
+    const of = (runs: readonly BurstRun[]) => runs.filter((r) => r.target === t && !r.discarded);
+    exclude(out.excluded, t, [...of(burst.repeated ?? []), ...of(burst.runs).filter(failedBurst)]);
+    const good = burst.runs.filter((r) => r.target === t && (r.discarded || !failedBurst(r)));
     if (good.some((r) => !r.discarded)) out.summaries.push(summarizeBurst(t, good));
   }
   return out;
@@ -273,7 +290,7 @@ function burstSection(env: string, b: BrowserResult, clean: CleanBursts, o: Tile
   return {
     id: `burst-${env}`,
     title: `${BURST} tiles at once, ${env}`,
-    note: `Medians over the kept runs a target (the first discarded; a run with a failed request excluded and counted), Chromium over CDP, cache off. Pool of ${o.poolSize} workers. ${modelWords(o)}. Stalled = in the browser before sending; on the wire = send to the last byte (the server's queue included); server queue = the pool's wait (p50).`,
+    note: `Medians over the kept runs a target (the first discarded; a run with a failed request repeated, at most twice, and left out: runs excluded counts them), Chromium over CDP, cache off. Pool of ${o.poolSize} workers. ${modelWords(o)}. Stalled = in the browser before sending; on the wire = send to the last byte (the server's queue included); server queue = the pool's wait (p50).`,
     table: {
       columns: [
         { key: 'target', label: '' },
@@ -559,7 +576,7 @@ interface SweepPoint {
   http?: BurstSummary;
   https?: BurstSummary;
   /** Bursts with a failed request, repeated and never summarised, by target. */
-  excluded: Record<string, { runs: number; failures: Record<string, number> }>;
+  excluded: Record<string, Excluded>;
   /** Median over the clean bursts of the pool's mean service time a tile (wall ms), by target. */
   serviceMs: Record<string, number>;
 }
@@ -717,12 +734,11 @@ function burstRows(
     };
     if (!s) {
       out.push(
-        makeFinding({
-          ...common,
-          measured: `not measured: no clean burst (${ev.n('excludedRuns', ex?.runs ?? 0)} excluded with failed requests)`,
-          explain: () => undefined,
-          unexplained: 'every burst of this target had a failed request',
-        }),
+        notMeasured(
+          common,
+          `not measured: no clean burst (${ev.n('excludedRuns', ex?.runs ?? 0)} excluded with failed requests)`,
+          'every burst of this target had a failed request',
+        ),
       );
       continue;
     }
@@ -940,13 +956,13 @@ export function verifyTiles(r: StudyResult): string[] {
       problems.push(`${id}: no burst data for ${env}`);
       continue;
     }
-    const clean = runs.filter((b) => b.stats.failed === 0).map((b) => b.stats.wallMs);
+    const clean = runs.filter((b) => !failedBurst(b)).map((b) => b.stats.wallMs);
     if (!close(evidenceNumber(x, 'wallMs'), clean.length ? medianNearestRank(clean) : undefined))
       problems.push(`${id}: wall ${evidenceNumber(x, 'wallMs')} ms is not the median of the clean bursts`);
-    if (evidenceNumber(x, 'excludedRuns') !== runs.length - clean.length)
-      problems.push(
-        `${id}: ${evidenceNumber(x, 'excludedRuns')} runs said excluded, ${runs.length - clean.length} had failures`,
-      );
+    const repeated = (burst[env]?.burst.repeated ?? []).filter((b) => b.target === target && !b.discarded);
+    const failed = runs.length - clean.length + repeated.length;
+    if (evidenceNumber(x, 'excludedRuns') !== failed)
+      problems.push(`${id}: ${evidenceNumber(x, 'excludedRuns')} runs said excluded, ${failed} had failures`);
     const row = r.sections
       .find((s) => s.id === x.section)
       ?.table.rows.find((q) => q.target === targetLabel(target));
@@ -1086,8 +1102,8 @@ async function mapCell(ctx: StudyContext, env: Env, o: TilesOptions): Promise<Ma
 
 /**
  * One pool size: a warm-up burst per target (discarded), then `runs` bursts a target, alternating. A
- * burst with a failed request is repeated (at most {@link BURST_RETRIES} times) and counted, never
- * summarised. The pool's mean service time a tile is read from /metrics around each burst.
+ * burst with a failed request is repeated ({@link BURST_REPEAT}) and counted, never summarised. The
+ * pool's mean service time a tile is read from /metrics around each burst.
  */
 async function sweepBursts(
   chromium: ChromiumHandle,
@@ -1100,37 +1116,34 @@ async function sweepBursts(
   const targets = targetsOf(f);
   const pages = await Promise.all(targets.map((t) => CollectedPage.open(chromium.context, t.origin)));
   const burst = (j: number, count: number, index: number) =>
-    runBurst({
-      page: pages[j]!,
-      target: targets[j]!,
-      count,
-      pathTemplate: '/tiles/7/{x}/{y}',
-      index,
-      runTimeoutMs: 60_000,
-      metrics: f.metrics,
-    });
+    runBurstRepeated(
+      {
+        page: pages[j]!,
+        target: targets[j]!,
+        count,
+        pathTemplate: '/tiles/7/{x}/{y}',
+        index,
+        runTimeoutMs: 60_000,
+        metrics: f.metrics,
+      },
+      BURST_REPEAT,
+    );
   try {
     // Index 0 is discarded: a small burst that opens the connections.
-    for (let j = 0; j < targets.length; j++) all.push(await burst(j, WARM_UP, 0));
+    for (let j = 0; j < targets.length; j++) all.push((await burst(j, WARM_UP, 0)).run);
     for (let i = 1; i <= runs; i++)
       for (let j0 = 0; j0 < targets.length; j0++) {
         const j = (i + j0) % targets.length;
         const id = targets[j]!.id;
-        for (let attempt = 0; attempt <= BURST_RETRIES; attempt++) {
-          const r = await burst(j, BURST, i);
-          // runBurst reset the fixture's counters before the burst: what they hold now is this burst.
-          const after = await f.metrics?.tryRead();
-          if (r.stats.failed === 0) {
-            all.push(r);
-            const view = after ? serverViewOf(after) : undefined;
-            if (view?.poolServiceMs) service[id] = [...(service[id] ?? []), view.poolServiceMs.mean];
-            break;
-          }
-          const e = excluded[id] ?? { runs: 0, failures: {} };
-          excluded[id] = e;
-          e.runs++;
-          for (const q of r.requests) if (q.failed) e.failures[q.failed] = (e.failures[q.failed] ?? 0) + 1;
-        }
+        const { run, repeated } = await burst(j, BURST, i);
+        // runBurst reset the fixture's counters before the last attempt: what they hold is that burst.
+        const after = await f.metrics?.tryRead();
+        const failed = failedBurst(run) ? [...repeated, run] : repeated;
+        if (failed.length > 0) exclude(excluded, id, failed);
+        if (failedBurst(run)) continue;
+        all.push(run);
+        const view = after ? serverViewOf(after) : undefined;
+        if (view?.poolServiceMs) service[id] = [...(service[id] ?? []), view.poolServiceMs.mean];
       }
   } finally {
     for (const p of pages) await p.close();
@@ -1294,6 +1307,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
                 startFixture: (fo) =>
                   env.start(fixtureOptions(o, { poolSize: fo.poolSize, ignoreCancel: fo.ignoreCancel })),
                 signal: ctx.signal,
+                burstRepeat: BURST_REPEAT,
               },
             ),
           { weight: wBurst },
@@ -1301,7 +1315,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
         if (b) {
           burstData[id] = b;
           const clean = cleanBursts(
-            b.burst.runs,
+            b.burst,
             b.targets.map((t) => t.id),
           );
           cleanData[id] = clean;

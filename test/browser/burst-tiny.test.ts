@@ -68,3 +68,42 @@ test('burst: http:// peaks at 6 on 6 connections, h2 far above 6 on one, control
     await srv.close();
   }
 });
+
+test("burstRepeat: a burst the caller's policy rejects is run again, at most `retries` times, and the attempts are kept apart and counted", async (t) => {
+  const missing = chromiumMissing();
+  if (missing) return t.skip(missing);
+  const srv = await startFixture({ poolSize: 100, tileMs: 5, tileSizeBytes: 256, maxConcurrentStreams: 100 });
+  const seen = () => Object.values(srv.metrics().requests.tiles).reduce((a, b) => a + b, 0);
+  try {
+    const asked: number[] = [];
+    const r = await measureBrowser(
+      {
+        origins: [srv.plainUrl!, srv.tlsUrl!],
+        count: 10,
+        runs: 2,
+        cancel: false,
+        control: false,
+        trustCert: [srv.caFile!],
+      },
+      // Rejects every attempt: each burst runs once and is repeated once, then kept as it is.
+      { burstRepeat: { retries: 1, repeat: (run) => asked.push(run.index) > 0 } },
+    );
+    assert.equal(r.error, undefined);
+    assert.equal(r.burst.runs.length, 4, 'one kept run a burst');
+    assert.equal(r.burst.repeated?.length, 4, 'one repeated attempt a burst');
+    assert.deepEqual(asked, [0, 0, 1, 1], 'asked about each attempt but the last');
+    assert.equal(
+      r.warnings.filter((w) =>
+        /burst \d was repeated because the caller’s burstRepeat policy rejected it/.test(w),
+      ).length,
+      4,
+    );
+    // The server saw both attempts of every burst: the repeated ones are real runs, not data.
+    assert.equal(seen(), 2 * 2 * 2 * 10);
+    for (const s of r.burst.summaries)
+      assert.equal(s.runs, 1, `${s.target}: the discarded run and the kept one`);
+    parseBrowserResult(JSON.parse(JSON.stringify(r)));
+  } finally {
+    await srv.close();
+  }
+});

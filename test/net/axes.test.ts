@@ -54,6 +54,23 @@ describe('planLinks', () => {
     );
     assert.throws(() => planLinks(['nowhere'], { loss: [0.01] }, 1), /not a known profile/);
   });
+  it("each link's `alone` plans that link and no other: the same name, seed and settings (a study's one comparison per link)", () => {
+    for (const [net, axes] of [
+      [
+        ['loopback'],
+        { rttMs: [20, 50], loss: [0, 0.01], congestionControl: ['cubic', 'bbr'], rateBitsPerSec: [10e6] },
+      ],
+      [['wan', 'lan'], { loss: [0, 0.02], initialCwnd: 4, queueBytes: 64_000, slowStartAfterIdle: false }],
+      [['wan'], undefined],
+    ] as const) {
+      const plan = planLinks(net, axes as Parameters<typeof planLinks>[1], 7);
+      assert.ok(plan.length > 1 || axes === undefined, `${net}: ${plan.length} links`);
+      for (const l of plan) {
+        const again = planLinks(l.alone.net ?? ['loopback'], l.alone.links, 7);
+        assert.deepEqual(again, [l], l.name);
+      }
+    }
+  });
 });
 
 describe('compare over planned links', { skip: netSkipReason() }, () => {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
+import { planLinks } from '../../src/net/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -65,6 +66,28 @@ describe('h2lab study chunks --quick over emulated links', { skip }, () => {
       [1, 4, 8, 16],
     );
     assert.equal(result.compares.length, 2);
+  });
+
+  test('the links are those `h2lab compare --rtt 20ms --loss 0,1% --cc cubic` plans: names, seed, settings', () => {
+    const seed = Number(result.options.seed);
+    const plan = planLinks(
+      ['loopback'],
+      { rttMs: [20], loss: [0, 0.01], congestionControl: ['cubic'] },
+      seed,
+    );
+    assert.deepEqual(
+      result.compares.map((c) => c.id),
+      plan.map((l) => l.name),
+    );
+    for (const [i, { result: cmp }] of result.compares.entries()) {
+      assert.deepEqual(cmp.axes.net, [plan[i]!.name]);
+      assert.equal(cmp.options.seed, seed);
+      assert.deepEqual(cmp.options.links, plan[i]!.alone.links);
+    }
+    assert.deepEqual(
+      result.sections.filter((s) => s.id.startsWith('sweep-')).map((s) => s.id),
+      plan.map((l) => `sweep-${l.name}`),
+    );
   });
 
   test("the report's client: 64 chunks a run, one HTTP/1.1 connection per request in flight", () => {

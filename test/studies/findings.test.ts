@@ -106,6 +106,20 @@ describe('the checks catch what the issue found wrong', () => {
     );
   });
 
+  test('a burst row whose excluded count leaves out the repeated attempts', () => {
+    const r = structuredClone(load('tiles'));
+    type Burst = {
+      burst: { runs: Array<{ target: string; discarded: boolean; stats: object }>; repeated?: unknown[] };
+    };
+    const b = (r.data.burst as Record<string, Burst>).loopback!.burst;
+    const kept = b.runs.find((x) => x.target === 'https' && !x.discarded)!;
+    b.repeated = [{ ...structuredClone(kept), stats: { ...kept.stats, failed: 3 } }];
+    assert.ok(
+      problemsOf(r).some((p) => /^burst-h2: 0 runs said excluded, 1 had failures/.test(p)),
+      problemsOf(r).join('\n'),
+    );
+  });
+
   test('flow control named when the largest windows gave the same ratio', () => {
     const r = structuredClone(load('echo'));
     const f = r.findings.find((x) => x.evidence.nodeRatio !== undefined)!;
