@@ -125,7 +125,7 @@ function gain(c: Comparison): number {
   return Math.log(c.interval.ratio) * (c.higherIsBetter ? 1 : -1);
 }
 
-interface LevelDecision {
+export interface LevelDecision {
   level: number;
   decision: Decision;
   /** Every candidate's comparison at this level on the workload's metric. */
@@ -322,6 +322,37 @@ function effectsText(cmps: readonly Comparison[]): string {
   return `${a === b ? a : `${a.slice(0, -1)}–${b}`} (CIs ${formatRatio(lo).slice(0, -1)}–${formatRatio(hi).slice(0, -1)})`;
 }
 
+/**
+ * The strategy a line quotes: one that carries its decision at every level of the line — for on and
+ * keep the largest effect at the highest level (keep: the least bad), for undecided and no difference
+ * the largest observed effect either way. Levels joined on a loose decision may owe it to different
+ * strategies with none common to all ("c=8, 64 undecided" with h2 undecided at 8 and h2-pool at 64):
+ * then each level quotes its own (`perLevel`, one per level), named with its level.
+ */
+export function quoteCarriers(
+  decision: Decision,
+  levels: readonly LevelDecision[],
+): { quoted?: StrategyName; perLevel?: Array<StrategyName | undefined> } {
+  const sizeAt = (lv: LevelDecision, p: StrategyName) => {
+    const c = lv.cmps.find((x) => x.protocol === p);
+    if (!c) return Number.NEGATIVE_INFINITY;
+    return decision === 'on' || decision === 'keep' ? gain(c) : Math.abs(gain(c));
+  };
+  const pick = (lv: LevelDecision, among: readonly StrategyName[]) =>
+    [...among].sort((x, y) => sizeAt(lv, y) - sizeAt(lv, x))[0];
+  const common = levels.reduce<StrategyName[]>(
+    (acc, lv) => acc.filter((p) => lv.carriers.includes(p)),
+    [...(levels[0]?.carriers ?? [])],
+  );
+  const last = levels[levels.length - 1];
+  if (!last) return {};
+  if (common.length > 0 || levels.every((lv) => lv.carriers.length === 0)) {
+    const quoted = pick(last, common);
+    return quoted === undefined ? {} : { quoted };
+  }
+  return { perLevel: levels.map((lv) => pick(lv, lv.carriers)) };
+}
+
 /** A line: adjacent levels of one decision, the strategies that carry it at every one of them. */
 interface LineDraft {
   levels: LevelDecision[];
@@ -333,16 +364,22 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   const d = group[0]!.decision;
   const last = group[group.length - 1]!;
   const levels = group.map((g) => g.level);
-  // The carrier quoted: for on and keep the largest effect at the highest level (keep: the least
-  // bad), for undecided and no difference the largest observed effect either way.
-  const size = (p: StrategyName) => {
-    const c = last.cmps.find((x) => x.protocol === p);
-    if (!c) return Number.NEGATIVE_INFINITY;
-    return d === 'on' || d === 'keep' ? gain(c) : Math.abs(gain(c));
-  };
-  const quoted = d === 'depends' ? undefined : [...draft.carriers].sort((x, y) => size(y) - size(x))[0];
-  const cmps = group.flatMap((g) => g.cmps.filter((c) => c.protocol === quoted));
-  const effect = quoted === undefined || cmps.length === 0 ? '' : `${quoted} ${effectsText(cmps)}`;
+  const { quoted, perLevel: quotedAt = [] } = d === 'depends' ? {} : quoteCarriers(d, group);
+  const perLevel = quotedAt.length > 0;
+  const atLevel = group.flatMap((lv, i) => {
+    const c = lv.cmps.find((x) => x.protocol === quotedAt[i]);
+    return c ? [{ c, level: lv.level }] : [];
+  });
+  const cmps = perLevel
+    ? atLevel.map((x) => x.c)
+    : group.flatMap((g) => g.cmps.filter((c) => c.protocol === quoted));
+  const effect = perLevel
+    ? atLevel
+        .map((x) => `${x.c.protocol} ${effectText(x.c)} at ${levelsText(result, w.id, [x.level])}`)
+        .join(', ')
+    : quoted === undefined || cmps.length === 0
+      ? ''
+      : `${quoted} ${effectsText(cmps)}`;
   let why: string | undefined;
   if (d === 'undecided') {
     const need = Math.max(0, ...cmps.filter((c) => c.outcome === 'undecided').map((c) => c.runsNeeded ?? 0));
@@ -365,7 +402,8 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
           (x) => `${x}–${levels[levels.length - 1]}`,
         )
       : levelsText(result, w.id, levels);
-  const who = [result.baseline, ...(quoted ? [quoted] : draft.carriers)];
+  const named = quotedAt.filter((p): p is StrategyName => p !== undefined);
+  const who = [result.baseline, ...(quoted ? [quoted] : perLevel ? named : draft.carriers)];
   const saturated = levels.some((level) =>
     who.some((p) => (cellOf(result, w.id, level, net, p)?.stats?.saturatedRuns ?? 0) > 0),
   );

@@ -108,6 +108,21 @@ describe('the answer block', () => {
         if (l.decision === 'undecided') assert.match(l.why, /about \d+ runs would tell|cannot tell/);
       }
   });
+  for (const name of NAMES)
+    it(`${name}: a line quotes, at each of its levels, a strategy that carried its decision there`, () => {
+      const r = load(name);
+      for (const g of buildAnswer(r).groups)
+        for (const l of g.lines) {
+          if (l.decision !== 'undecided') continue;
+          // "c=8, 64 undecided — h2-pool …" must not quote h2-pool at c=8 when h2 was the one undecided.
+          for (const c of l.comparisons)
+            assert.equal(
+              c.outcome,
+              'undecided',
+              `${l.text}: ${c.protocol} at ${c.concurrency} was ${c.outcome}`,
+            );
+        }
+    });
 });
 
 describe("the load client's saturation is part of the answer", () => {
