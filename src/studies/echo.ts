@@ -169,7 +169,7 @@ function assumptions(o: EchoOptions, top: number): string {
   return `Assumed about the report's clients (not recorded there): its HTTP/1.1 client was a pool of ${h1} connection(s) (--h1-connections; Apache HttpClient 5 defaults to ${LIBRARY_POOL_SESSIONS} per route), its "library pool" leased each HTTP/2 connection to one exchange at a time (${o.h2Sessions} sessions, --h2-sessions: the library's per-route default), its "pool of independent clients" had a client, and so a connection, per caller (${top} here, opened before the run), and its "HTTP/2 without a pool" was one connection carrying every exchange. Both ends' windows as named per table; the report's were the libraries' defaults (64 KiB, h2lab's "node" preset). ${top} requests in flight, on loopback unless --rtt.`;
 }
 
-interface EchoOptions {
+export interface EchoOptions {
   bodies: number[];
   windows: WindowName[];
   concurrency: number[];
@@ -361,7 +361,7 @@ function optional<K extends string>(key: K, v: number | undefined): { [k in K]?:
 }
 
 /** One HTTP/2 variant against the HTTP/1.1 pool of the same comparison. */
-interface Row {
+export interface Row {
   body: number;
   window: WindowName;
   concurrency: number;
@@ -737,7 +737,7 @@ function queueMechanism(
 const BUSY_LOOP = 0.8;
 
 /** The machine the comparisons ran on: its cores and its lowest 1-minute load average around them. */
-interface Machine {
+export interface Machine {
   cpus: number;
   loadAverage: number;
 }
@@ -808,7 +808,7 @@ function cpuMechanism(r: Row, m: Machine, ev: Evidence): { text: string[]; accou
     text.push(
       machine.text
         ? `neither event loop was ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs`
-        : `neither event loop was ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs and the machine had cores to spare, so no side's CPU bounded the throughput`,
+        : `neither event loop was ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs and the machine had cores to spare (1-minute load average ${ev.d2('loadAverage', m.loadAverage)} on ${ev.n('cpus', m.cpus)} cores, the process at ${ev.d2('h1Cores', r.h1.cpu ?? Number.NaN)} and ${ev.d2('h2Cores', r.h2.cpu ?? Number.NaN)} cores), so no side's CPU bounded the throughput`,
     );
   return { text, accounts: false };
 }
@@ -937,8 +937,16 @@ function windowMechanisms(r: Row, rows: readonly Row[], ev: Evidence): string[] 
   return text;
 }
 
-/** One finding per row of the report's conclusions 5 and 6: each variant's latency and throughput. */
-function echoFindings(rows: readonly Row[], o: EchoOptions, top: number, machine: Machine): StudyFinding[] {
+/**
+ * One finding per row of the report's conclusions 5 and 6: each variant's latency and throughput, from
+ * the rows of a run (exported for the tests that feed it rows of other machines).
+ */
+export function echoFindings(
+  rows: readonly Row[],
+  o: EchoOptions,
+  top: number,
+  machine: Machine,
+): StudyFinding[] {
   const out: StudyFinding[] = [];
   const w = reportWindow(o.windows);
   for (const body of o.bodies) {
