@@ -768,7 +768,7 @@ function cpuMechanism(r: Row, m: Machine, ev: Evidence): { text: string[]; accou
   )
     return processCpuMechanism(r, ev);
   const text = [
-    `per request h2lab's client used ${ev.n('h1ClientCpuUs', a.clientCpuMsPerRequest * 1000)} µs of CPU over HTTP/1.1 and ${ev.n('h2ClientCpuUs', b.clientCpuMsPerRequest * 1000)} µs over HTTP/2, the fixture server's thread ${ev.n('h1ServerCpuUs', a.serverCpuMsPerRequest * 1000)} µs and ${ev.n('h2ServerCpuUs', b.serverCpuMsPerRequest * 1000)} µs; the server's event loop was busy ${ev.pct('h1ServerElu', a.serverElu ?? Number.NaN)} and ${ev.pct('h2ServerElu', b.serverElu ?? Number.NaN)} of the runs, the client's ${ev.pct('h1ClientElu', a.clientElu ?? Number.NaN)} and ${ev.pct('h2ClientElu', b.clientElu ?? Number.NaN)}`,
+    `per request over the whole run (warm-up and handshakes included) h2lab's client used ${ev.n('h1ClientCpuUs', a.clientCpuMsPerRequest * 1000)} µs of CPU over HTTP/1.1 and ${ev.n('h2ClientCpuUs', b.clientCpuMsPerRequest * 1000)} µs over HTTP/2, the fixture server's thread ${ev.n('h1ServerCpuUs', a.serverCpuMsPerRequest * 1000)} µs and ${ev.n('h2ServerCpuUs', b.serverCpuMsPerRequest * 1000)} µs; the server's event loop was busy ${ev.pct('h1ServerElu', a.serverElu ?? Number.NaN)} and ${ev.pct('h2ServerElu', b.serverElu ?? Number.NaN)} of the runs, the client's ${ev.pct('h1ClientElu', a.clientElu ?? Number.NaN)} and ${ev.pct('h2ClientElu', b.clientElu ?? Number.NaN)}`,
   ];
   const sides = [
     {
@@ -814,9 +814,9 @@ function cpuMechanism(r: Row, m: Machine, ev: Evidence): { text: string[]; accou
 }
 
 /**
- * When the machine's cores were the limit, throughput = cores used ÷ CPU per request: with both sides
- * using about the same cores (within 20%), the ratio follows client + server CPU per request (within
- * 20%). On a busy machine whose process kept different cores busy on the two sides, CPU per request
+ * When the machine's cores were the limit, throughput = cores used ÷ CPU per request over the
+ * measured period: with both sides using about the same cores (within 20%), the ratio follows the
+ * process's (client + server) CPU per request (within 20%). On a busy machine whose process kept different cores busy on the two sides, CPU per request
  * alone does not give the ratio (throughput = cores ÷ CPU per request on each side).
  */
 function machineMechanism(
@@ -828,12 +828,14 @@ function machineMechanism(
   const [a, b] = [r.h1, r.h2];
   if (!machineBusy(m, [a.cpu, b.cpu]) || a.cpu === undefined || b.cpu === undefined)
     return { accounts: false };
-  const t1 = (a.clientCpuMsPerRequest ?? Number.NaN) + (a.serverCpuMsPerRequest ?? Number.NaN);
-  const t2 = (b.clientCpuMsPerRequest ?? Number.NaN) + (b.serverCpuMsPerRequest ?? Number.NaN);
+  // The process's CPU over the measured period (client and the fixture's thread): the period the
+  // throughput is measured over, without the warm-up's handshakes that the per-side figures include.
+  const t1 = a.cpuMsPerRequest ?? Number.NaN;
+  const t2 = b.cpuMsPerRequest ?? Number.NaN;
   const predicted = t1 / t2;
   const sameCores = Math.abs(b.cpu / a.cpu - 1) <= 0.2;
   const load = `1-minute load average ${ev.d2('loadAverage', m.loadAverage)} on ${ev.n('cpus', m.cpus)} cores; the process kept ${ev.d2('h1Cores', a.cpu)} and ${ev.d2('h2Cores', b.cpu)} cores busy`;
-  const costs = `client + server CPU per request ${ev.n('h1TotalCpuUs', t1 * 1000)} µs against ${ev.n('h2TotalCpuUs', t2 * 1000)} µs`;
+  const costs = `client + server CPU per request in the measured period ${ev.n('h1TotalCpuUs', t1 * 1000)} µs against ${ev.n('h2TotalCpuUs', t2 * 1000)} µs`;
   if (sameCores && Number.isFinite(predicted) && Math.abs(tr / predicted - 1) <= 0.2) {
     ev.set('bottleneck', 'machine');
     return {
@@ -909,7 +911,7 @@ function handshakeMechanism(r: Row, ev: Evidence): string | undefined {
   if (o1 === undefined || o2 === undefined || o1 === o2) return undefined;
   const t = (x: number | undefined, k: string) =>
     x === undefined ? '' : ` (handshake median ${ev.ms(k, x)})`;
-  return `each run opened ${ev.n('h1Opened', o1)} mTLS connection(s) for HTTP/1.1${t(r.h1.tlsP50Ms, 'h1TlsMs')} and ${ev.n('h2Opened', o2)} for HTTP/2${t(r.h2.tlsP50Ms, 'h2TlsMs')} before its measured period; their CPU is in the per-request figures`;
+  return `each run opened ${ev.n('h1Opened', o1)} mTLS connection(s) for HTTP/1.1${t(r.h1.tlsP50Ms, 'h1TlsMs')} and ${ev.n('h2Opened', o2)} for HTTP/2${t(r.h2.tlsP50Ms, 'h2TlsMs')} before its measured period; their CPU is in the whole-run figures, not in the measured period's`;
 }
 
 /** 1 MiB: what the window presets changed for this variant, and the server's congestion windows. */
