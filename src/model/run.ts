@@ -170,6 +170,23 @@ export const serverViewSchema = z
       .describe('time a job held a backend pool worker: mean, milliseconds'),
     peakInFlight: z.number().optional().describe('highest number of requests in handlers at once'),
     cancellations: z.number().optional().describe('clients that went away during the run'),
+    cpuSeconds: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe(
+        "CPU seconds (user + system) the fixture server's own thread (cpuScope 'thread') or process ('process') used between the metrics reads around the run, warm-up included; absent when it shares its client's thread",
+      ),
+    cpuScope: z
+      .enum(['thread', 'process'])
+      .optional()
+      .describe("whose CPU cpuSeconds is: the server's worker thread, or its own process"),
+    eventLoopUtilization: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("share of the same period the server's event loop was busy, 0..1"),
   })
   .catchall(z.unknown())
   .describe("The fixture server's own view of the run (its /metrics before and after).");
@@ -697,6 +714,50 @@ export const runResultSchema = z
   .describe('The result of one h2lab load run (h2lab bench --json, and every run inside compare results).');
 /** One load run's result (see {@link runResultSchema}). */
 export type RunResult = z.infer<typeof runResultSchema>;
+
+/** A run's CPU told apart: the fixture server's own, and the load client's without it. */
+export interface CpuApart {
+  /** Requests the server saw between its metrics reads (warm-up included): the per-request divisor. */
+  requests: number;
+  /** CPU seconds of the server's thread or process over that period. */
+  serverSeconds: number;
+  serverMsPerRequest: number;
+  scope: 'thread' | 'process';
+  /** Share of the period the server's event loop was busy, 0..1. */
+  serverEventLoopUtilization?: number;
+  /**
+   * The load process's CPU seconds less the server's, when the server ran as a worker thread inside
+   * the load process (whose `client.cpuSeconds` counts it); absent otherwise.
+   */
+  clientSeconds?: number;
+  clientMsPerRequest?: number;
+}
+
+/**
+ * The server's CPU per request and the client's without it, from what `r` recorded; undefined when
+ * the server recorded no CPU of its own (another server, the in-process placement) or saw no request.
+ * Both are over the same period: from the metrics read before the run to the one after, warm-up
+ * included, which the load process's `cpuSeconds` also covers.
+ * @example const apart = cpuApart(run); // { serverMsPerRequest: 0.09, clientMsPerRequest: 0.21, … }
+ */
+export function cpuApart(r: RunResult): CpuApart | undefined {
+  const s = r.server;
+  if (s?.cpuSeconds === undefined || s.cpuScope === undefined || s.requests <= 0) return undefined;
+  const apart: CpuApart = {
+    requests: s.requests,
+    serverSeconds: s.cpuSeconds,
+    serverMsPerRequest: (s.cpuSeconds / s.requests) * 1000,
+    scope: s.cpuScope,
+    ...(s.eventLoopUtilization !== undefined ? { serverEventLoopUtilization: s.eventLoopUtilization } : {}),
+  };
+  const inClient = r.target.embedded || r.options.serverInProcess === true;
+  const total = r.client.cpuSeconds;
+  if (s.cpuScope === 'thread' && inClient && total !== undefined && total >= s.cpuSeconds) {
+    apart.clientSeconds = total - s.cpuSeconds;
+    apart.clientMsPerRequest = (apart.clientSeconds / s.requests) * 1000;
+  }
+  return apart;
+}
 
 /** The published JSON Schema (draft 2020-12) of a RunResult. */
 export function runResultJsonSchema(): Record<string, unknown> {

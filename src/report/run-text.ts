@@ -2,12 +2,13 @@
  * One run as a human table (the end of `h2lab bench`). A pure function of the result.
  */
 import { formatBytes, formatMs } from '../core/index.ts';
-import type {
-  ConnectionAgeMedians,
-  LatencySummaryMs,
-  LinkDropsSummary,
-  RunResult,
-  TcpSideSummary,
+import {
+  type ConnectionAgeMedians,
+  cpuApart,
+  type LatencySummaryMs,
+  type LinkDropsSummary,
+  type RunResult,
+  type TcpSideSummary,
 } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { runSettings } from './settings.ts';
@@ -192,6 +193,8 @@ export function renderRunText(r: RunResult, options: { width?: number } = {}): s
       `event loop ${(r.client.eventLoopUtilization * 100).toFixed(0)}% busy, ${r.client.cpu.toFixed(2)} CPU${cpuPerRequest(r)}${r.target.embedded || r.options.serverInProcess ? ' (with the embedded server thread)' : ''}, ${r.client.workers} worker${r.client.workers > 1 ? 's' : ''}${r.client.saturated ? ' — SATURATED' : ''}`,
     ),
   );
+  const loop = serverLoopRow(r);
+  if (loop) out.push(row('server', loop));
   if (r.server) {
     const s = r.server;
     const parts = [`${s.requests} requests`];
@@ -227,4 +230,23 @@ function cpuPerRequest(r: RunResult): string {
   if (r.counts.total === 0 || r.client.cpu <= 0) return '';
   const us = (r.client.cpu * r.durationMs * 1000) / r.counts.total;
   return ` (${us.toFixed(1)} µs per request)`;
+}
+
+/**
+ * The fixture server's own CPU and event loop, beside the client's row, and the client's CPU without
+ * the server's thread when that thread ran in the load process.
+ */
+function serverLoopRow(r: RunResult): string | undefined {
+  const a = cpuApart(r);
+  if (!a) return undefined;
+  const elu =
+    a.serverEventLoopUtilization !== undefined
+      ? `event loop ${(a.serverEventLoopUtilization * 100).toFixed(0)}% busy, `
+      : '';
+  const own = `${elu}${a.serverSeconds.toFixed(3)} CPU s on its own ${a.scope} (${(a.serverMsPerRequest * 1000).toFixed(1)} µs per request)`;
+  const client =
+    a.clientSeconds !== undefined && a.clientMsPerRequest !== undefined
+      ? `; the client without it ${a.clientSeconds.toFixed(3)} CPU s (${(a.clientMsPerRequest * 1000).toFixed(1)} µs per request)`
+      : '';
+  return `${own}${client}, ${a.requests} requests, warm-up included`;
 }

@@ -215,7 +215,8 @@ const sumValues = (t: Record<string, Record<string, number>>): number =>
 /**
  * What a run result records of the server from a {@link metricsDelta}: requests and response bytes
  * (without h2lab's reads of /metrics), the pool's size and mean queue and service time (ms), the peak
- * in flight, cancellations.
+ * in flight, cancellations, and its own CPU seconds and event-loop utilisation when it has a thread
+ * of its own (`loop`).
  */
 export function serverViewOf(delta: MetricsSnapshot): ServerView {
   const view: ServerView = {
@@ -229,6 +230,13 @@ export function serverViewOf(delta: MetricsSnapshot): ServerView {
   if (q.count > 0) view.poolQueueMs = { mean: (q.sum / q.count) * 1000 };
   const s = delta.pool.serviceSeconds;
   if (s.count > 0) view.poolServiceMs = { mean: (s.sum / s.count) * 1000 };
+  const loop = delta.loop;
+  if (loop && loop.cpuSeconds >= 0) {
+    view.cpuSeconds = loop.cpuSeconds;
+    view.cpuScope = loop.scope;
+    const wall = loop.activeSeconds + loop.idleSeconds;
+    if (wall > 0) view.eventLoopUtilization = Math.min(1, Math.max(0, loop.activeSeconds / wall));
+  }
   return view;
 }
 

@@ -5,6 +5,9 @@
  * created once per route; nothing allocates per request.
  */
 
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 import type { WireProtocol } from '../model/index.ts';
 import { TcpLog, type TcpReading } from '../net/index.ts';
 
@@ -132,6 +135,56 @@ export interface MetricsSnapshot {
    * client finds its own connections by client port (`matchServerReadings`). Not reset by a reset.
    */
   tcp?: { connections: TcpReading[]; unread: number };
+  /**
+   * The server's own cost since start or reset: CPU seconds (user + system) of the thread that runs
+   * its event loop (`scope: 'thread'`, a worker thread of its own) or of its whole process
+   * (`'process'`, a process of its own), and how long that event loop was busy and idle. Absent when
+   * the server shares its thread with its client (the in-process placement), whose cost it would
+   * include, or where the thread's CPU cannot be read (not Linux).
+   */
+  loop?: LoopReading;
+}
+
+/** The server's own CPU and event-loop time (see {@link MetricsSnapshot.loop}). */
+export interface LoopReading {
+  scope: 'thread' | 'process';
+  cpuSeconds: number;
+  activeSeconds: number;
+  idleSeconds: number;
+}
+
+/**
+ * CPU seconds of the calling thread: /proc/thread-self/schedstat (nanoseconds on a CPU, brought up
+ * to date at each scheduler tick), else /proc/thread-self/stat's utime + stime (clock ticks, 100 per
+ * second on Linux). Undefined where neither exists. Node 20 has no `process.threadCpuUsage()`, and
+ * `process.cpuUsage()` in a worker thread is the whole process's (its client's too).
+ */
+function threadCpuSeconds(): number | undefined {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9;
+  } catch {
+    try {
+      // Fields 14 and 15 (1-based) after the parenthesised command name, which may hold spaces.
+      const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The loop's cumulative readings, or undefined where the CPU cannot be read on its own. */
+function loopNow(scope: LoopReading['scope']): LoopReading | undefined {
+  const cpu = scope === 'thread' ? threadCpuSeconds() : cpuOfProcess();
+  if (cpu === undefined) return undefined;
+  const elu = performance.eventLoopUtilization();
+  return { scope, cpuSeconds: cpu, activeSeconds: elu.active / 1000, idleSeconds: elu.idle / 1000 };
+}
+
+function cpuOfProcess(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
 }
 
 /** Closed connections whose TCP readings the server keeps for `/metrics?format=json`. */
@@ -154,8 +207,37 @@ export class ServerMetrics {
   /** The connections' TCP facts: the server watches each accepted socket here. */
   readonly tcp = new TcpLog('server', SERVER_TCP_READINGS);
   private resetAt = performance.now();
+  /**
+   * Whose CPU the server can call its own: its worker thread's, its process's (a process of its own:
+   * `h2lab serve`, the namespace placement), or none (`shared`: it runs on its client's thread).
+   */
+  private loopScope: LoopReading['scope'] | 'shared' = isMainThread ? 'process' : 'thread';
+  private loopAtReset: LoopReading | undefined = loopNow(this.loopScope as LoopReading['scope']);
 
   constructor(private readonly pool: () => PoolGauges) {}
+
+  /**
+   * The server runs on the thread of the code that started it (startFixtureTarget's in-process
+   * placement): its CPU and event loop are its client's too, so its snapshots leave them out.
+   */
+  shareThread(): void {
+    this.loopScope = 'shared';
+    this.loopAtReset = undefined;
+  }
+
+  /** The loop's readings since start or reset. */
+  private loop(): LoopReading | undefined {
+    if (this.loopScope === 'shared' || !this.loopAtReset) return undefined;
+    const now = loopNow(this.loopScope);
+    const was = this.loopAtReset;
+    if (!now) return undefined;
+    return {
+      scope: now.scope,
+      cpuSeconds: now.cpuSeconds - was.cpuSeconds,
+      activeSeconds: now.activeSeconds - was.activeSeconds,
+      idleSeconds: now.idleSeconds - was.idleSeconds,
+    };
+  }
 
   /** A request's handler started. */
   begin(route: RouteName, protocol: WireProtocol): void {
@@ -189,10 +271,12 @@ export class ServerMetrics {
     this.cancellations = cancelTable();
     this.rstStream = {};
     this.resetAt = performance.now();
+    if (this.loopScope !== 'shared') this.loopAtReset = loopNow(this.loopScope);
   }
 
   snapshot(): MetricsSnapshot {
     const clone = <T>(v: T): T => structuredClone(v);
+    const loop = this.loop();
     return {
       schema: 'h2lab.server-metrics/1',
       sinceResetSeconds: (performance.now() - this.resetAt) / 1000,
@@ -211,6 +295,7 @@ export class ServerMetrics {
       cancellations: clone(this.cancellations),
       rstStream: { ...this.rstStream },
       ...(this.tcp.enabled ? { tcp: { connections: this.tcp.readings(), unread: this.tcp.unread } } : {}),
+      ...(loop ? { loop } : {}),
     };
   }
 }
@@ -277,5 +362,18 @@ export function renderPrometheus(s: MetricsSnapshot): string {
     'RST_STREAM frames received from clients, by error code (8 = CANCEL).',
   );
   for (const [code, v] of Object.entries(s.rstStream)) line('h2lab_rst_stream_total', { code }, v);
+  if (s.loop) {
+    const scope = { scope: s.loop.scope };
+    head(
+      'h2lab_cpu_seconds_total',
+      'counter',
+      "CPU seconds (user + system) of the server's thread or process.",
+    );
+    line('h2lab_cpu_seconds_total', scope, s.loop.cpuSeconds);
+    head('h2lab_event_loop_active_seconds_total', 'counter', "Time the server's event loop was busy.");
+    line('h2lab_event_loop_active_seconds_total', scope, s.loop.activeSeconds);
+    head('h2lab_event_loop_idle_seconds_total', 'counter', "Time the server's event loop waited for events.");
+    line('h2lab_event_loop_idle_seconds_total', scope, s.loop.idleSeconds);
+  }
   return `${out.join('\n')}\n`;
 }

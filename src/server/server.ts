@@ -74,6 +74,12 @@ export interface RunningServer {
   metrics(): MetricsSnapshot;
   /** Same as `POST /metrics/reset`. */
   resetMetrics(): void;
+  /**
+   * Says that this server runs on the thread of its client (startFixtureTarget's in-process
+   * placement): its metrics then leave out its CPU and event-loop figures (`loop`), which would be
+   * the client's too.
+   */
+  shareThread(): void;
   /** What the hostile-peer guard did: sessions ended for abuse, stalled sessions, skipped handlers. */
   guardCounts(): GuardCounts;
   /**
@@ -150,6 +156,7 @@ export async function startServer(input: ServerOptionsInput = {}): Promise<Runni
     options: opts,
     metrics: () => metrics.snapshot(),
     resetMetrics: () => metrics.reset(),
+    shareThread: () => metrics.shareThread(),
     guardCounts: () => structuredClone(core.guard.counts),
     close: closer(core, h1, listening, () => {
       pool.p?.clear();

@@ -3,8 +3,10 @@
  * that load, compare and browser are given instead of starting their own.
  *
  * ```
- *   'in-process'   startServer() in this thread (cheapest; shares the event loop with its client)
- *   'thread'       a worker thread of its own: the client's event loop and CPU figures are its own
+ *   'in-process'   startServer() in this thread (cheapest; shares the event loop with its client,
+ *                  so its metrics carry no CPU or event-loop figure of its own)
+ *   'thread'       a worker thread of its own: the client's event loop figure is its own, and the
+ *                  server's metrics read its thread's CPU and event loop apart from the client's
  *   { link }       a child process inside the link's server namespace, at link.serverAddress, with a
  *                  certificate issued for that address; started and stopped over typed IPC
  *                  (target-protocol.ts), as the link's relay is
@@ -112,6 +114,8 @@ function target(
 
 async function inProcess(options: ServerOptionsInput): Promise<FixtureTarget> {
   const s = await startServer(options);
+  // Its CPU and event loop are its client's: no figure of its own to report.
+  s.shareThread();
   const ready = {
     type: 'ready' as const,
     ...(s.plainUrl ? { plainUrl: s.plainUrl } : {}),

@@ -169,7 +169,7 @@ function assumptions(o: EchoOptions, top: number): string {
   return `Assumed about the report's clients (not recorded there): its HTTP/1.1 client was a pool of ${h1} connection(s) (--h1-connections; Apache HttpClient 5 defaults to ${LIBRARY_POOL_SESSIONS} per route), its "library pool" leased each HTTP/2 connection to one exchange at a time (${o.h2Sessions} sessions, --h2-sessions: the library's per-route default), its "pool of independent clients" had a client, and so a connection, per caller (${top} here, opened before the run), and its "HTTP/2 without a pool" was one connection carrying every exchange. Both ends' windows as named per table; the report's were the libraries' defaults (64 KiB, h2lab's "node" preset). ${top} requests in flight, on loopback unless --rtt.`;
 }
 
-interface EchoOptions {
+export interface EchoOptions {
   bodies: number[];
   windows: WindowName[];
   concurrency: number[];
@@ -296,6 +296,17 @@ interface Side {
   cpuMsPerRequest?: number;
   /** Σ congestion windows of the server's sockets at the run's end (the response direction), bytes. */
   cwndBytes?: number;
+  /** Mean latency, ms (median of run means): Little's law reads the mean. */
+  latencyMeanMs?: number;
+  /** The fixture's own thread: CPU ms per request it saw, and its event loop's busy share (cpuApart). */
+  serverCpuMsPerRequest?: number;
+  serverElu?: number;
+  /** h2lab's client without the fixture's thread: CPU ms per request, and its event loop's busy share. */
+  clientCpuMsPerRequest?: number;
+  clientElu?: number;
+  /** Connections (sessions) each run opened, and their mTLS handshake time at the median, ms. */
+  opened?: number;
+  tlsP50Ms?: number;
 }
 
 function sideOf(cell: CellResult | undefined): Side {
@@ -314,12 +325,19 @@ function sideOf(cell: CellResult | undefined): Side {
       'cpu',
       'cpuMsPerRequest',
       'cwndBytes',
+      'latencyMeanMs',
+      'serverCpuMsPerRequest',
+      'serverElu',
+      'clientCpuMsPerRequest',
+      'clientElu',
+      'opened',
+      'tlsP50Ms',
     ]),
   };
 }
 
 /** One HTTP/2 variant against the HTTP/1.1 pool of the same comparison. */
-interface Row {
+export interface Row {
   body: number;
   window: WindowName;
   concurrency: number;
@@ -609,79 +627,278 @@ function reportWindow(windows: readonly WindowName[]): WindowName {
 
 /**
  * The mechanisms this run can show for one variant's ratio against HTTP/1.1, each with its numbers:
- * callers queueing in the client for a connection, CPU per request when the process was busy, and
- * (1 MiB) what the window presets changed. Returns the sentences and whether one of them accounts for
- * the ratio measured.
+ * callers queueing in the client for a connection; the client's and the server's CPU per request and
+ * their event loops (a loop busy in both runs bounds the throughput, which then follows its CPU per
+ * request); for latency, Little's law (with the same requests always in flight, latency follows
+ * throughput); the handshakes each run paid; and (1 MiB) what the window presets changed and the
+ * congestion windows. Returns the sentences and whether they account for the ratio measured.
  */
 function mechanisms(
   r: Row,
   metric: 'latency' | 'throughput',
   rows: readonly Row[],
   o: EchoOptions,
+  machine: Machine,
   ev: Evidence,
 ): { text: string[]; accounts: boolean } {
   const text: string[] = [];
-  let accounts = false;
+  const queue = queueMechanism(r, metric, o, ev);
+  if (queue.text) text.push(queue.text);
+  const cpu = cpuMechanism(r, machine, ev);
+  text.push(...cpu.text);
+  let accounts = queue.accounts;
+  if (metric === 'throughput') accounts ||= cpu.accounts;
+  else {
+    const little = littleMechanism(r, ev, cpu.accounts);
+    if (little.text) text.push(little.text);
+    accounts ||= little.accounts;
+  }
+  const hs = handshakeMechanism(r, ev);
+  if (hs) text.push(hs);
+  if (r.body >= 64 * 1024) text.push(...windowMechanisms(r, rows, ev));
+  return { text, accounts };
+}
+
+/** Callers waiting in the client for a connection: accounts for a latency gap it mostly covers. */
+function queueMechanism(
+  r: Row,
+  metric: 'latency' | 'throughput',
+  o: EchoOptions,
+  ev: Evidence,
+): { text?: string; accounts: boolean } {
   const h1conns =
     o.h1Connections === 'concurrency' ? r.concurrency : Math.min(o.h1Connections, r.concurrency);
   const q1 = r.h1.clientQueueMs;
   const q2 = r.h2.clientQueueMs;
   const l1 = r.h1.latencyP50Ms;
   const l2 = r.h2.latencyP50Ms;
-  if (q1 !== undefined && q2 !== undefined && l1 !== undefined && l2 !== undefined) {
-    text.push(
-      `callers waited in the client ${ev.ms('h1QueueMs', q1)} for one of HTTP/1.1's ${ev.n('h1Connections', h1conns)} connections and ${ev.ms('h2QueueMs', q2)} for HTTP/2 (median latencies ${ev.ms('h1LatencyMs', l1)} and ${ev.ms('h2LatencyMs', l2)})`,
-    );
-    // The client queue accounts for a latency gap when removing it leaves at most half the gap.
-    if (metric === 'latency' && Math.abs(l1 - l2) > 0.1 * Math.max(l1, l2)) {
-      const rest = Math.abs(l1 - q1 - (l2 - q2));
-      if (rest <= 0.5 * Math.abs(l1 - l2)) accounts = true;
+  if (q1 === undefined || q2 === undefined || l1 === undefined || l2 === undefined)
+    return { accounts: false };
+  // The client queue accounts for a latency gap when removing it leaves at most half the gap.
+  const gap = Math.abs(l1 - l2) > 0.1 * Math.max(l1, l2);
+  const accounts = metric === 'latency' && gap && Math.abs(l1 - q1 - (l2 - q2)) <= 0.5 * Math.abs(l1 - l2);
+  return {
+    text: `callers waited in the client ${ev.ms('h1QueueMs', q1)} for one of HTTP/1.1's ${ev.n('h1Connections', h1conns)} connections and ${ev.ms('h2QueueMs', q2)} for HTTP/2 (median latencies ${ev.ms('h1LatencyMs', l1)} and ${ev.ms('h2LatencyMs', l2)})`,
+    accounts,
+  };
+}
+
+/** A loop is the bottleneck when it was at least this busy in both runs. */
+const BUSY_LOOP = 0.8;
+
+/** The machine the comparisons ran on: its cores and its lowest 1-minute load average around them. */
+export interface Machine {
+  cpus: number;
+  loadAverage: number;
+}
+
+/**
+ * The machine's cores were the limit: its load average at least its cores all along (every runnable
+ * thread waited for one), or the process (client and fixture threads) kept 80% of the cores it can
+ * use (two threads: at most two) busy in both runs.
+ */
+function machineBusy(m: Machine, cores: ReadonlyArray<number | undefined>): boolean {
+  return m.loadAverage >= m.cpus || cores.every((u) => u !== undefined && u >= 0.8 * Math.min(m.cpus, 2));
+}
+
+/**
+ * The client's and the server's CPU per request, told apart, and their event loops. A loop busy in
+ * both runs bounds the throughput: the ratio then follows that side's CPU per request (within 20%).
+ * Without the server's own figures (an older run), the process's CPU as before: CPU-bound when the
+ * process kept a core busy in both runs.
+ */
+function cpuMechanism(r: Row, m: Machine, ev: Evidence): { text: string[]; accounts: boolean } {
+  const tr = throughputRatio(r);
+  const [a, b] = [r.h1, r.h2];
+  if (
+    a.serverCpuMsPerRequest === undefined ||
+    b.serverCpuMsPerRequest === undefined ||
+    a.clientCpuMsPerRequest === undefined ||
+    b.clientCpuMsPerRequest === undefined
+  )
+    return processCpuMechanism(r, ev);
+  const text = [
+    `per request over the whole run (warm-up and handshakes included) h2lab's client used ${ev.n('h1ClientCpuUs', a.clientCpuMsPerRequest * 1000)} µs of CPU over HTTP/1.1 and ${ev.n('h2ClientCpuUs', b.clientCpuMsPerRequest * 1000)} µs over HTTP/2, the fixture server's thread ${ev.n('h1ServerCpuUs', a.serverCpuMsPerRequest * 1000)} µs and ${ev.n('h2ServerCpuUs', b.serverCpuMsPerRequest * 1000)} µs; the server's event loop was busy ${ev.pct('h1ServerElu', a.serverElu ?? Number.NaN)} and ${ev.pct('h2ServerElu', b.serverElu ?? Number.NaN)} of the runs, the client's ${ev.pct('h1ClientElu', a.clientElu ?? Number.NaN)} and ${ev.pct('h2ClientElu', b.clientElu ?? Number.NaN)}`,
+  ];
+  const sides = [
+    {
+      key: 'server',
+      label: "the server's event loop",
+      busy: [a.serverElu, b.serverElu],
+      cost: [a.serverCpuMsPerRequest, b.serverCpuMsPerRequest],
+    },
+    {
+      key: 'client',
+      label: "the client's event loop",
+      busy: [a.clientElu, b.clientElu],
+      cost: [a.clientCpuMsPerRequest, b.clientCpuMsPerRequest],
+    },
+  ];
+  const busy = sides.filter((x) => x.busy.every((u) => u !== undefined && u >= BUSY_LOOP));
+  if (tr === undefined) return { text, accounts: false };
+  for (const x of busy) {
+    const predicted = x.cost[0]! / x.cost[1]!;
+    if (Math.abs(tr / predicted - 1) <= 0.2) {
+      ev.set('bottleneck', x.key).set('busyLoop', BUSY_LOOP);
+      text.push(
+        `${x.label} was the bottleneck (at least ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs), so throughput follows CPU per request on its side: ${ev.x('cpuPredictedRatio', predicted)} predicted, ${ev.x('throughputRatio', tr)} measured`,
+      );
+      return { text, accounts: true };
     }
   }
+  const machine = machineMechanism(r, m, tr, ev);
+  if (machine.text) text.push(machine.text);
+  if (machine.accounts) return { text, accounts: true };
+  if (busy.length > 0) {
+    const x = busy[0]!;
+    text.push(
+      `${x.label} was busy in both runs, yet its CPU per request predicts ${ev.x('busyPredictedRatio', x.cost[0]! / x.cost[1]!)} against ${ev.x('throughputRatio', tr)} measured`,
+    );
+  } else
+    text.push(
+      machine.text
+        ? `neither event loop was ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs`
+        : `neither event loop was ${ev.pct('busyLoop', BUSY_LOOP)} busy in both runs and the machine had cores to spare (1-minute load average ${ev.d2('loadAverage', m.loadAverage)} on ${ev.n('cpus', m.cpus)} cores, the process at ${ev.d2('h1Cores', r.h1.cpu ?? Number.NaN)} and ${ev.d2('h2Cores', r.h2.cpu ?? Number.NaN)} cores), so no side's CPU bounded the throughput`,
+    );
+  return { text, accounts: false };
+}
+
+/**
+ * When the machine's cores were the limit, throughput = cores used ÷ CPU per request over the
+ * measured period: with both sides using about the same cores (within 20%), the ratio follows the
+ * process's (client + server) CPU per request (within 20%). On a busy machine whose process kept different cores busy on the two sides, CPU per request
+ * alone does not give the ratio (throughput = cores ÷ CPU per request on each side).
+ */
+function machineMechanism(
+  r: Row,
+  m: Machine,
+  tr: number,
+  ev: Evidence,
+): { text?: string; accounts: boolean } {
+  const [a, b] = [r.h1, r.h2];
+  if (!machineBusy(m, [a.cpu, b.cpu]) || a.cpu === undefined || b.cpu === undefined)
+    return { accounts: false };
+  // The process's CPU over the measured period (client and the fixture's thread): the period the
+  // throughput is measured over, without the warm-up's handshakes that the per-side figures include.
+  const t1 = a.cpuMsPerRequest ?? Number.NaN;
+  const t2 = b.cpuMsPerRequest ?? Number.NaN;
+  const predicted = t1 / t2;
+  const sameCores = Math.abs(b.cpu / a.cpu - 1) <= 0.2;
+  const load = `1-minute load average ${ev.d2('loadAverage', m.loadAverage)} on ${ev.n('cpus', m.cpus)} cores; the process kept ${ev.d2('h1Cores', a.cpu)} and ${ev.d2('h2Cores', b.cpu)} cores busy`;
+  const costs = `client + server CPU per request in the measured period ${ev.n('h1TotalCpuUs', t1 * 1000)} µs against ${ev.n('h2TotalCpuUs', t2 * 1000)} µs`;
+  if (sameCores && Number.isFinite(predicted) && Math.abs(tr / predicted - 1) <= 0.2) {
+    ev.set('bottleneck', 'machine');
+    return {
+      text: `the machine's cores were the limit (${load}), so throughput follows CPU per request, ${costs}: ${ev.x('cpuPredictedRatio', predicted)} predicted, ${ev.x('throughputRatio', tr)} measured`,
+      accounts: true,
+    };
+  }
+  return {
+    text: `the machine was busy (${load}), but ${costs} predict ${ev.x('machinePredictedRatio', predicted)} against ${ev.x('throughputRatio', tr)} measured${sameCores ? '' : ': the two sides did not keep the same cores busy, so CPU per request alone does not give the ratio'}`,
+    accounts: false,
+  };
+}
+
+/** The process's CPU (client and fixture together), for runs without the server's own figures. */
+function processCpuMechanism(r: Row, ev: Evidence): { text: string[]; accounts: boolean } {
   const c1 = r.h1.cpuMsPerRequest;
   const c2 = r.h2.cpuMsPerRequest;
   const u1 = r.h1.cpu;
   const u2 = r.h2.cpu;
-  if (c1 !== undefined && c2 !== undefined && u1 !== undefined && u2 !== undefined) {
-    const busy = Math.min(u1, u2) >= 0.8;
+  if (c1 === undefined || c2 === undefined || u1 === undefined || u2 === undefined)
+    return { text: [], accounts: false };
+  const text = [
+    `the process (h2lab's client and the fixture in one process) used ${ev.d2('h1Cores', u1)} and ${ev.d2('h2Cores', u2)} of a core, ${ev.ms('h1CpuMsPerRequest', c1)} and ${ev.ms('h2CpuMsPerRequest', c2)} of CPU a request`,
+  ];
+  const tr = throughputRatio(r);
+  if (Math.min(u1, u2) >= 0.8 && tr !== undefined && Math.abs(tr / (c1 / c2) - 1) <= 0.2) {
     text.push(
-      `the process (h2lab's client and the fixture in one process) used ${ev.d2('h1Cores', u1)} and ${ev.d2('h2Cores', u2)} of a core, ${ev.ms('h1CpuMsPerRequest', c1)} and ${ev.ms('h2CpuMsPerRequest', c2)} of CPU a request`,
+      `CPU-bound, so throughput follows CPU per request: ${ev.x('cpuPredictedRatio', c1 / c2)} predicted, ${ev.x('throughputRatio', tr)} measured`,
     );
-    const tr = throughputRatio(r);
-    if (metric === 'throughput' && busy && tr !== undefined && Math.abs(tr / (c1 / c2) - 1) <= 0.2) {
-      ev.set('cpuPredictedRatio', c1 / c2);
-      text.push(
-        `CPU-bound, so throughput follows CPU per request: ${ev.x('cpuPredictedRatio', c1 / c2)} predicted, ${ev.x('throughputRatio', tr)} measured`,
-      );
-      accounts = true;
-    }
+    return { text, accounts: true };
   }
-  if (r.body >= 64 * 1024) {
-    const at = (w: WindowName) =>
-      rows.find(
-        (x) =>
-          x.body === r.body && x.variant === r.variant && x.window === w && x.concurrency === r.concurrency,
-      );
-    const node = at('node');
-    const max = at('max');
-    const rn = node && throughputRatio(node);
-    const rm = max && throughputRatio(max);
-    if (rn !== undefined && rm !== undefined) {
-      const same = Math.abs(rm / rn - 1) <= 0.1;
-      text.push(
-        `the largest windows (max, ${ev.pct('maxStalled', max!.h2.stalledShare ?? Number.NaN)} of session time stalled) gave ${ev.x('maxRatio', rm)} against ${ev.x('nodeRatio', rn)} with node's ${ev.n('nodeWindowKiB', resolveWindow('node').streamWindowBytes / 1024)} KiB windows (${ev.pct('nodeStalled', node!.h2.stalledShare ?? Number.NaN)} stalled): ${same ? 'flow control did not decide this result' : rm > rn ? 'flow control decides part of it' : 'larger windows did worse, which flow control does not explain'}`,
-      );
-    }
-    if (r.h1.cwndBytes !== undefined && r.h2.cwndBytes !== undefined)
-      text.push(
-        `the server's congestion windows summed ${ev.n('h1CwndKiB', r.h1.cwndBytes / 1024)} KiB over HTTP/1.1's connections against ${ev.n('h2CwndKiB', r.h2.cwndBytes / 1024)} KiB over HTTP/2's at the runs' end`,
-      );
-  }
-  return { text, accounts };
+  return { text, accounts: false };
 }
 
-/** One finding per row of the report's conclusions 5 and 6: each variant's latency and throughput. */
-function echoFindings(rows: readonly Row[], o: EchoOptions, top: number): StudyFinding[] {
+/**
+ * Little's law: with the same number of requests always in flight on both sides (a closed loop),
+ * mean latency is that number ÷ throughput, so latency h1/h2 follows throughput h2/h1. It accounts for
+ * the latency ratio when the medians follow it too (within 20%) and the throughput ratio is itself
+ * accounted for.
+ */
+function littleMechanism(
+  r: Row,
+  ev: Evidence,
+  throughputAccounted: boolean,
+): { text?: string; accounts: boolean } {
+  const tr = throughputRatio(r);
+  const lr = latencyRatio(r);
+  const m1 = r.h1.latencyMeanMs;
+  const m2 = r.h2.latencyMeanMs;
+  if (tr === undefined || lr === undefined || m1 === undefined || m2 === undefined)
+    return { accounts: false };
+  const follows = Math.abs(lr / tr - 1) <= 0.2;
+  const head = `with ${ev.n('inFlight', r.concurrency)} requests always in flight, mean latency is that number ÷ throughput (Little's law): the throughput ratio predicts ${ev.x('littlePredicted', tr)} for latency h1/h2, the means gave ${ev.x('meanLatencyRatio', m1 / m2)} and the medians ${ev.x('medianLatencyRatio', lr)}`;
+  if (!follows)
+    return {
+      text: `${head}: ${
+        Math.abs(m1 / m2 / tr - 1) <= 0.2
+          ? 'the means follow throughput and the medians do not, so the two latency distributions differ in shape'
+          : 'neither follows within 20%, so Little’s law does not tie these latencies to throughput here'
+      }`,
+      accounts: false,
+    };
+  return {
+    text: `${head}: latency follows throughput${throughputAccounted ? '' : ', whose own ratio this run does not account for'}`,
+    accounts: throughputAccounted,
+  };
+}
+
+/** Connections each run opened and their mTLS handshakes, when the two sides opened different numbers. */
+function handshakeMechanism(r: Row, ev: Evidence): string | undefined {
+  const o1 = r.h1.opened;
+  const o2 = r.h2.opened;
+  if (o1 === undefined || o2 === undefined || o1 === o2) return undefined;
+  const t = (x: number | undefined, k: string) =>
+    x === undefined ? '' : ` (handshake median ${ev.ms(k, x)})`;
+  return `each run opened ${ev.n('h1Opened', o1)} mTLS connection(s) for HTTP/1.1${t(r.h1.tlsP50Ms, 'h1TlsMs')} and ${ev.n('h2Opened', o2)} for HTTP/2${t(r.h2.tlsP50Ms, 'h2TlsMs')} before its measured period; their CPU is in the whole-run figures, not in the measured period's`;
+}
+
+/** 1 MiB: what the window presets changed for this variant, and the server's congestion windows. */
+function windowMechanisms(r: Row, rows: readonly Row[], ev: Evidence): string[] {
+  const text: string[] = [];
+  const at = (w: WindowName) =>
+    rows.find(
+      (x) =>
+        x.body === r.body && x.variant === r.variant && x.window === w && x.concurrency === r.concurrency,
+    );
+  const node = at('node');
+  const max = at('max');
+  const rn = node && throughputRatio(node);
+  const rm = max && throughputRatio(max);
+  if (rn !== undefined && rm !== undefined) {
+    const same = Math.abs(rm / rn - 1) <= 0.1;
+    text.push(
+      `the largest windows (max, ${ev.pct('maxStalled', max!.h2.stalledShare ?? Number.NaN)} of session time stalled) gave ${ev.x('maxRatio', rm)} against ${ev.x('nodeRatio', rn)} with node's ${ev.n('nodeWindowKiB', resolveWindow('node').streamWindowBytes / 1024)} KiB windows (${ev.pct('nodeStalled', node!.h2.stalledShare ?? Number.NaN)} stalled): ${same ? 'flow control did not decide this result' : rm > rn ? 'flow control decides part of it' : 'larger windows did worse, which flow control does not explain'}`,
+    );
+  }
+  if (r.h1.cwndBytes !== undefined && r.h2.cwndBytes !== undefined)
+    text.push(
+      `the server's congestion windows summed ${ev.n('h1CwndKiB', r.h1.cwndBytes / 1024)} KiB over HTTP/1.1's connections against ${ev.n('h2CwndKiB', r.h2.cwndBytes / 1024)} KiB over HTTP/2's at the runs' end`,
+    );
+  return text;
+}
+
+/**
+ * One finding per row of the report's conclusions 5 and 6: each variant's latency and throughput, from
+ * the rows of a run (exported for the tests that feed it rows of other machines).
+ */
+export function echoFindings(
+  rows: readonly Row[],
+  o: EchoOptions,
+  top: number,
+  machine: Machine,
+): StudyFinding[] {
   const out: StudyFinding[] = [];
   const w = reportWindow(o.windows);
   for (const body of o.bodies) {
@@ -710,7 +927,7 @@ function echoFindings(rows: readonly Row[], o: EchoOptions, top: number): StudyF
           out.push(notMeasured(common, 'not measured: the comparison did not finish'));
           continue;
         }
-        const m = mechanisms(r, metric, rows, o, ev);
+        const m = mechanisms(r, metric, rows, o, machine, ev);
         const direction =
           Math.abs(refValue - 1) < 0.05
             ? 'the report saw no difference'
@@ -835,6 +1052,7 @@ export function verifyEcho(r: StudyResult): string[] {
       if (p === undefined || m === undefined || Math.abs(m / p - 1) > 0.2)
         problems.push(`${f.id}: CPU named, but CPU per request predicts ${p} against ${m}`);
     }
+    problems.push(...verifyLoopAndLittle(f, r.findings));
     const section = r.sections.find((s) => s.id === f.section);
     const ratio = evidenceNumber(f, 'ratio');
     if (section && ratio !== undefined) {
@@ -877,6 +1095,44 @@ export function verifyEcho(r: StudyResult): string[] {
       problems.push(
         `lifetime ${String(row.case)} #${String(row.id)}: opened ${row.opened} ms after its last response ${row.last} ms`,
       );
+  return problems;
+}
+
+/**
+ * A finding that names a bottleneck loop must show it busy in both runs; one that says latency
+ * follows throughput (Little's law) must show the medians within 20% of the throughput ratio, and
+ * when it calls that an explanation, the same variant's throughput row must be explained too.
+ */
+function verifyLoopAndLittle(f: StudyFinding, all: readonly StudyFinding[]): string[] {
+  const problems: string[] = [];
+  const side = f.evidence.bottleneck;
+  if (/was the bottleneck/.test(f.explanation)) {
+    const key = side === 'server' ? 'ServerElu' : 'ClientElu';
+    const floor = evidenceNumber(f, 'busyLoop') ?? 1;
+    const busy = [evidenceNumber(f, `h1${key}`), evidenceNumber(f, `h2${key}`)];
+    if (typeof side !== 'string' || busy.some((u) => u === undefined || u < floor))
+      problems.push(
+        `${f.id}: the ${String(side)} loop named the bottleneck, but it was busy ${busy.join(' and ')}`,
+      );
+  }
+  if (/cores were the limit, so throughput follows/.test(f.explanation)) {
+    const m = { cpus: evidenceNumber(f, 'cpus') ?? 0, loadAverage: evidenceNumber(f, 'loadAverage') ?? 0 };
+    const cores = [evidenceNumber(f, 'h1Cores'), evidenceNumber(f, 'h2Cores')];
+    const same = cores[0] !== undefined && cores[1] !== undefined && Math.abs(cores[1] / cores[0] - 1) <= 0.2;
+    if (m.cpus <= 0 || !machineBusy(m, cores) || !same)
+      problems.push(
+        `${f.id}: the machine's cores named the limit, but load ${m.loadAverage} on ${m.cpus} cores and the process at ${cores.join(' and ')}`,
+      );
+  }
+  if (/latency follows throughput/.test(f.explanation)) {
+    const p = evidenceNumber(f, 'littlePredicted');
+    const m = evidenceNumber(f, 'medianLatencyRatio');
+    if (p === undefined || m === undefined || Math.abs(m / p - 1) > 0.2)
+      problems.push(`${f.id}: latency said to follow throughput, but ${m} against ${p}`);
+    const sibling = all.find((x) => x.id === f.id.replace(/-latency$/, '-throughput'));
+    if (f.explained && !/whose own ratio/.test(f.explanation) && sibling && !sibling.explained)
+      problems.push(`${f.id}: explained through a throughput ratio its own row leaves unexplained`);
+  }
   return problems;
 }
 
@@ -1337,10 +1593,11 @@ export const echoStudy = defineStudy<EchoOptions>({
       ctx.section(windowSection(body, mine, o.windows, top));
       ctx.explain(explainBody(body, mine, o.windows, top, o));
     }
-    for (const f of echoFindings(rows, o, top)) ctx.finding(f);
     // Client, server and every other process share the cores: a busy machine widens every interval.
     const loadAfter = os.loadavg()[0]!;
     const cpus = os.availableParallelism();
+    for (const f of echoFindings(rows, o, top, { cpus, loadAverage: Math.min(loadBefore, loadAfter) }))
+      ctx.finding(f);
     ctx.setData('machine', { cpus, loadAverage1m: { before: loadBefore, after: loadAfter } });
     if (Math.max(loadBefore, loadAfter) > cpus)
       ctx.warn(

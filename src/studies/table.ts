@@ -7,7 +7,7 @@
  */
 import { keptRuns } from '../compare/index.ts';
 import { medianInterpolated, medianNearestRank } from '../core/index.ts';
-import type { CellResult, RunResult } from '../model/index.ts';
+import { type CellResult, cpuApart, type RunResult } from '../model/index.ts';
 
 /**
  * The median of the finite values, undefined when there is none. Interpolated by default (the
@@ -131,6 +131,20 @@ export const RUN_FACTS = {
   /** CPU ms per request: cpu / req/s (the steady figure on a noisy machine). */
   cpuMsPerRequest: (r: RunResult) =>
     r.throughput.rps > 0 ? (r.client.cpu / r.throughput.rps) * 1000 : undefined,
+  /** Mean latency, ms (Little's law reads the mean). */
+  latencyMeanMs: (r: RunResult) => r.latencyMs.mean,
+  /** The fixture's own CPU per request it saw, ms (its thread or process: cpuApart in src/model). */
+  serverCpuMsPerRequest: (r: RunResult) => cpuApart(r)?.serverMsPerRequest,
+  /** The fixture's event loop: busy share of the run. */
+  serverElu: (r: RunResult) => cpuApart(r)?.serverEventLoopUtilization,
+  /** h2lab's client without the fixture's thread: CPU per request, ms. */
+  clientCpuMsPerRequest: (r: RunResult) => cpuApart(r)?.clientMsPerRequest,
+  /** The client's event loop: busy share of the run. */
+  clientElu: (r: RunResult) => r.client.eventLoopUtilization,
+  /** Connections (sessions) the run opened. */
+  opened: (r: RunResult) => r.connections.opened,
+  /** Their TLS handshake time at the median, ms. */
+  tlsP50Ms: (r: RunResult) => r.connections.tlsMs?.p50,
 } satisfies Record<string, (r: RunResult) => number | undefined>;
 
 export type RunFact = keyof typeof RUN_FACTS;

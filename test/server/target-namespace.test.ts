@@ -69,6 +69,10 @@ describe('fixture target in a network namespace', { skip }, () => {
         const view = serverViewOf(metricsDelta(before, after));
         assert.equal(view.requests, 40, 'the server counted what the client sent');
         assert.equal(view.bytesOut, r.throughput.bytesIn);
+        // A process of its own: its CPU is the child's whole process, none of it the client's.
+        assert.equal(view.cpuScope, 'process');
+        assert.ok(view.cpuSeconds! > 0, `server CPU ${view.cpuSeconds} s`);
+        assert.ok(view.eventLoopUtilization! > 0 && view.eventLoopUtilization! <= 1);
         assert.equal(t.failure(), undefined);
       } finally {
         await t.close();

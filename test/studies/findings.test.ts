@@ -154,6 +154,44 @@ describe('the checks catch what the issue found wrong', () => {
     );
   });
 
+  test('a bottleneck named on a side whose event loop was not busy', () => {
+    const r = structuredClone(load('echo'));
+    const f = r.findings.find((x) => x.evidence.h1ServerElu !== undefined)!;
+    f.evidence.bottleneck = 'server';
+    f.evidence.busyLoop = 0.8;
+    f.evidence.h1ServerElu = 0.4;
+    f.explanation += " The server's event loop was the bottleneck.";
+    assert.ok(
+      problemsOf(r).some((p) =>
+        p.startsWith(`${f.id}: the server loop named the bottleneck, but it was busy 0.4`),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test("the machine's cores named the limit although the two sides kept different cores busy", () => {
+    const r = structuredClone(load('echo'));
+    const f = r.findings.find((x) => x.evidence.h1TotalCpuUs !== undefined)!;
+    f.evidence.h1Cores = 0.4;
+    f.evidence.h2Cores = 0.9;
+    f.explanation += " The machine's cores were the limit, so throughput follows CPU per request.";
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith(`${f.id}: the machine's cores named the limit`)),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test("latency said to follow throughput (Little's law) when the medians do not", () => {
+    const r = structuredClone(load('echo'));
+    const f = r.findings.find((x) => x.evidence.littlePredicted !== undefined)!;
+    f.evidence.medianLatencyRatio = Number(f.evidence.littlePredicted) * 1.5;
+    f.explanation += ' So latency follows throughput.';
+    assert.ok(
+      problemsOf(r).some((p) => p.startsWith(`${f.id}: latency said to follow throughput`)),
+      problemsOf(r).join('\n'),
+    );
+  });
+
   test('a session opened after its last response', () => {
     const r = structuredClone(load('echo'));
     const life = r.sections.find((s) => s.id === 'lifetime')!;
