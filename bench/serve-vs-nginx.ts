@@ -2,9 +2,15 @@
 // driven by h2load for h2c (1 connection × 100 streams) and HTTP/1.1 (16 connections), alternating
 // which server goes first in each round. Prints req/s per run, medians, and the ratio h2lab / nginx;
 // a bare Node server (respond + end, nothing else) runs too, to show how much of the gap is Node's own.
-// Target (issue 2): ratio ≥ 0.5 on both protocols.
-// Usage: node --import tsx bench/serve-vs-nginx.ts [--rounds 5] [--seconds 5] [--json FILE]
-import { execFileSync, spawn } from 'node:child_process';
+// Target (issue 2): ratio ≥ 0.5 on both protocols; issue 29: server CPU per request within 1.2× nginx's.
+// h2lab runs through bin/h2lab.js, as an installed package does (dist/ when it is built and fresh).
+// --baseline DIR runs another build's `serve` beside it (DIR/bin/h2lab.js, its dist/ built; see
+// docs/performance.md), in the same rotation: a before/after of a change to the server.
+// --requests N sends exactly N requests per run (h2load -n, no warm-up) instead of --seconds, so CPU
+// per request is CPU / N rather than an estimate from the rate; --protocols h2c,http/1.1 picks rows.
+// Usage: node --import tsx bench/serve-vs-nginx.ts [--rounds 5] [--seconds 5 | --requests N]
+//        [--protocols h2c,http/1.1] [--baseline DIR] [--json FILE]
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +22,13 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '5' },
     seconds: { type: 'string', default: '5' },
+    requests: { type: 'string' },
+    protocols: { type: 'string', default: 'h2c,http/1.1' },
+    baseline: { type: 'string' },
     json: { type: 'string' },
   },
 });
+const requests = values.requests === undefined ? undefined : Number(values.requests);
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -31,24 +41,25 @@ requireTools([
 const { dir, children, cleanup } = scratch('h2lab-bench-nginx-');
 
 // --- h2lab serve (its own process, as users run it) ------------------------------------------------
-const h2lab = spawn(
-  process.execPath,
-  ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'serve', '--port', '0', '--no-tls'],
-  {
-    cwd: root,
+async function startServe(dirOf: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(dirOf, 'bin/h2lab.js'), 'serve', '--port', '0', '--no-tls'], {
+    cwd: dirOf,
     stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-children.push(h2lab);
-const h2labUrl = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  h2lab.stdout!.on('data', (d: Buffer) => {
-    out += d;
-    const m = /listening (http:\/\/\S+)/.exec(out);
-    if (m) resolve(m[1]!);
   });
-  h2lab.once('exit', (code) => reject(new Error(`h2lab serve exited with ${code}`)));
-});
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`h2lab serve (${dirOf}) exited with ${code}`)));
+  });
+  return { child, url };
+}
+const { child: h2lab, url: h2labUrl } = await startServe(root);
+const base = values.baseline === undefined ? undefined : await startServe(values.baseline);
 
 // --- bare Node: the least any Node server does for this request (the floor of Node's own cost) -----
 const bareScript = `
@@ -124,9 +135,12 @@ const targets = {
     h2c: `http://127.0.0.1:${h2Port}/bytes/1KiB`,
   },
   node: { 'http/1.1': `http://127.0.0.1:${bareH1}/`, h2c: `http://127.0.0.1:${bareH2}/` },
+  base: { 'http/1.1': `${base?.url}/bytes/1KiB`, h2c: `${base?.url}/bytes/1KiB` },
 } as const;
 type Target = keyof typeof targets;
-const NAMES: Target[] = ['h2lab', 'nginx', 'node'];
+const NAMES: Target[] = base ? ['h2lab', 'base', 'nginx', 'node'] : ['h2lab', 'nginx', 'node'];
+const PROTOCOLS = (values.protocols ?? '').split(',').filter(Boolean) as Proto[];
+for (const p of PROTOCOLS) if (p !== 'h2c' && p !== 'http/1.1') throw new Error(`--protocols: unknown ${p}`);
 const argsFor: Record<Proto, string[]> = { h2c: ['-c', '1', '-m', '100'], 'http/1.1': ['--h1', '-c', '16'] };
 
 /** CPU seconds (user + system) used so far by these processes and their children (nginx workers). */
@@ -151,8 +165,11 @@ function cpuSeconds(pids: number[]): number {
   return t;
 }
 
-function h2load(url: string, proto: Proto): number {
-  const out = execFileSync('h2load', [...argsFor[proto], '-D', String(seconds), '--warm-up-time', '1', url], {
+/** Requests per second, and how many requests the CPU reading covers (an estimate under --seconds). */
+function h2load(url: string, proto: Proto): { rps: number; count: number } {
+  const span =
+    requests === undefined ? ['-D', String(seconds), '--warm-up-time', '1'] : ['-n', String(requests)];
+  const out = execFileSync('h2load', [...argsFor[proto], ...span, url], {
     encoding: 'utf8',
     timeout: (seconds + 30) * 1000,
   });
@@ -160,29 +177,36 @@ function h2load(url: string, proto: Proto): number {
   const fail = /(\d+) failed/.exec(out);
   if (!m || Number(m[1]) === 0) throw new Error(`h2load gave no rate for ${url}:\n${out}`);
   if (fail && Number(fail[1]) > 0) throw new Error(`h2load saw ${fail[1]} failed requests on ${url}`);
-  return Number(m[1]);
+  const rps = Number(m[1]);
+  // The warm-up second is counted at the measured rate (an approximation); -n N is exact.
+  return { rps, count: requests ?? rps * (seconds + 1) };
 }
 
-const pidsOf: Record<Target, number[]> = { h2lab: [h2lab.pid!], nginx: [nginx.pid!], node: [bare.pid!] };
+const pidsOf: Record<Target, number[]> = {
+  h2lab: [h2lab.pid!],
+  base: base ? [base.child.pid!] : [],
+  nginx: [nginx.pid!],
+  node: [bare.pid!],
+};
 const cpuUs = Object.fromEntries(
   NAMES.map((t) => [t, { h2c: [] as number[], 'http/1.1': [] as number[] }]),
 ) as Record<Target, Record<Proto, number[]>>;
 const results = Object.fromEntries(
   NAMES.map((t) => [t, { h2c: [] as number[], 'http/1.1': [] as number[] }]),
 ) as Record<Target, Record<Proto, number[]>>;
+const span = requests === undefined ? `${seconds} s (+1 s warm-up)` : `${requests} requests`;
 console.log(
-  `GET /bytes/1KiB, ${rounds} rounds × ${seconds} s (+1 s warm-up) per run; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`,
+  `GET /bytes/1KiB, ${rounds} rounds × ${span} per run; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)}`,
 );
 for (let r = 0; r < rounds; r++) {
-  for (const proto of ['h2c', 'http/1.1'] as const) {
+  for (const proto of PROTOCOLS) {
     // Rotate who goes first, so a drift in the machine's load does not favour one server.
     const order = NAMES.map((_, i) => NAMES[(i + r) % NAMES.length]!);
     for (const t of order) {
       const cpu0 = cpuSeconds(pidsOf[t]);
-      const rps = h2load(targets[t][proto], proto);
-      // Server CPU per request: robust to the machine's load where req/s is not. The warm-up second
-      // is counted at the measured rate (an approximation).
-      const us = ((cpuSeconds(pidsOf[t]) - cpu0) / (rps * (seconds + 1))) * 1e6;
+      const { rps, count } = h2load(targets[t][proto], proto);
+      // Server CPU per request: robust to the machine's load where req/s is not.
+      const us = ((cpuSeconds(pidsOf[t]) - cpu0) / count) * 1e6;
       results[t][proto].push(rps);
       cpuUs[t][proto].push(us);
       console.log(
@@ -196,7 +220,7 @@ console.log(
   '\nprotocol  h2load                 h2lab median  nginx median  node median  h2lab/nginx  median round ratio  h2lab/node',
 );
 const summary: Record<string, unknown> = {};
-for (const proto of ['h2c', 'http/1.1'] as const) {
+for (const proto of PROTOCOLS) {
   const a = median(results.h2lab[proto]);
   const b = median(results.nginx[proto]);
   const n = median(results.node[proto]);
@@ -212,6 +236,11 @@ for (const proto of ['h2c', 'http/1.1'] as const) {
   );
   const cpu = NAMES.map((t) => `${t} ${median(cpuUs[t][proto]).toFixed(1)}`).join(', ');
   console.log(`${''.padEnd(9)} server CPU per request (median µs): ${cpu}`);
+  const cpuRatio = (t: Target, to: Target) =>
+    median(cpuUs[t][proto].map((x, i) => x / cpuUs[to][proto][i]!)).toFixed(2);
+  console.log(
+    `${''.padEnd(9)} CPU per request, median of per-round ratios: h2lab/nginx ${cpuRatio('h2lab', 'nginx')}, node/nginx ${cpuRatio('node', 'nginx')}, h2lab/node ${cpuRatio('h2lab', 'node')}${base ? `, h2lab/baseline ${cpuRatio('h2lab', 'base')}` : ''}`,
+  );
   summary[proto] = {
     cpuMicrosPerRequest: Object.fromEntries(NAMES.map((t) => [t, cpuUs[t][proto]])),
     ...Object.fromEntries(NAMES.map((t) => [t, results[t][proto]])),
@@ -223,7 +252,7 @@ for (const proto of ['h2c', 'http/1.1'] as const) {
 if (values.json)
   writeFileSync(
     values.json,
-    `${JSON.stringify({ seconds, rounds, loadavg: loadavg(), summary }, null, 2)}\n`,
+    `${JSON.stringify({ seconds, requests, rounds, loadavg: loadavg(), summary }, null, 2)}\n`,
   );
 cleanup();
 process.exit(0);

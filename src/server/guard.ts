@@ -125,7 +125,12 @@ interface PendingStart {
   stream: ServerHttp2Stream;
   st?: SessionState;
   start: () => void;
+  /** Reset (or its session gone) while it waited: its handler never starts. */
+  cancelled: boolean;
 }
+
+/** The stream's entry among the pending starts, while it waits (then undefined, never deleted). */
+const kPendingStart = Symbol('h2lab.pendingStart');
 
 /** A stream whose request has a body: its DATA is credited to the session as it arrives. */
 interface BodyStream {
@@ -253,13 +258,14 @@ export class H2Guard {
       }
       return;
     }
-    const entry: PendingStart = { session, stream, st, start };
-    this.pending.add(entry);
-    // A stream reset while it waits leaves at once, and is counted against the session's bucket.
-    stream.once('aborted', () => {
-      if (this.pending.delete(entry)) this.counts.handlersSkipped++;
-      if (st) this.onAborted(st, stream);
-    });
+    const entry: PendingStart = { session, stream, st, start, cancelled: false };
+    this.pending.push(entry);
+    (stream as unknown as Record<symbol, PendingStart | undefined>)[kPendingStart] = entry;
+    // A stream reset while it waits is skipped, and is counted against the session's bucket. One
+    // listener shared by every stream ('aborted' fires at most once), which finds the entry on the
+    // stream: a `once` and a closure per stream made the fixture's garbage collection twice as
+    // costly (issue 29, docs/performance.md).
+    stream.on('aborted', this.onStreamAborted);
     if (st) {
       this.seen(st, stream);
       st.probeIntervalMs = 0;
@@ -285,13 +291,16 @@ export class H2Guard {
   }
 
   /** Streams waiting for the end of the read that carried them (insertion order = arrival). */
-  private readonly pending = new Set<PendingStart>();
+  private pending: PendingStart[] = [];
   private scheduled = false;
   private readonly drain = (): void => {
     this.scheduled = false;
-    const batch = [...this.pending];
-    this.pending.clear();
-    for (const { session, stream, st, start } of batch) {
+    const batch = this.pending;
+    this.pending = [];
+    for (const entry of batch) {
+      const { session, stream, st, start } = entry;
+      (stream as unknown as Record<symbol, PendingStart | undefined>)[kPendingStart] = undefined;
+      if (entry.cancelled) continue;
       if (stream.destroyed || stream.closed || st?.ended || session.closed || session.destroyed) {
         this.counts.handlersSkipped++;
         continue;
@@ -314,6 +323,21 @@ export class H2Guard {
     if (this.refused(st) > this.limits.h2MaxRefusedStreams && this.limits.h2MaxRefusedStreams > 0)
       this.calm(st, 'refused');
   }
+
+  /**
+   * A stream's 'aborted' (the peer reset it, or its session went, before its response ended), with
+   * the stream as `this`. Node emits it while the stream still has its session.
+   */
+  private readonly onStreamAborted = ((guard: H2Guard) =>
+    function onStreamAborted(this: ServerHttp2Stream): void {
+      const entry = (this as unknown as Record<symbol, PendingStart | undefined>)[kPendingStart];
+      if (entry && !entry.cancelled) {
+        entry.cancelled = true;
+        guard.counts.handlersSkipped++;
+      }
+      const st = this.session && guard.states.get(this.session);
+      if (st) guard.onAborted(st, this);
+    })(this);
 
   /** A stream reached the server: ids nghttp2 processed up to it are either seen or skipped. */
   private seen(st: SessionState, stream: ServerHttp2Stream): void {
