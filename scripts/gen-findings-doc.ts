@@ -1,8 +1,9 @@
-// Writes the "Row by row against the report" block of each study in docs/findings.md from the saved
-// --quick runs under test/fixtures/studies/ (scripts/gen-study-fixtures.ts makes them), so the page
-// says what a real run printed and cannot drift from it. Usage:
+// Writes the "Row by row against the report" block of each study in docs/findings.md from its saved
+// full run under test/fixtures/studies/full/ where there is one, else from the saved --quick run under
+// test/fixtures/studies/ (scripts/gen-study-fixtures.ts makes both), so the page says what a real run
+// printed and cannot drift from it. Usage:
 //   node --import tsx scripts/gen-findings-doc.ts   (test/docs/findings.test.ts fails when stale)
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseStudyResult } from '../src/model/index.ts';
 import { studyFindingsBlock } from '../src/report/index.ts';
@@ -15,17 +16,32 @@ export const FIXTURE_COMMANDS: Record<string, string> = {
   tiles: 'h2lab study tiles --quick --loopback',
 };
 
+/** The command each full run was made with (`gen-study-fixtures.ts --full`). */
+export const FULL_COMMANDS: Record<string, string> = {
+  chunks: 'h2lab study chunks',
+  echo: 'h2lab study echo',
+  proxy: 'h2lab study proxy',
+  tiles: 'h2lab study tiles --loopback',
+};
+
+/** The saved run a study's block comes from: its full run when one is saved, else its --quick run. */
+export function findingsSource(name: string, root: URL): { file: string; command: string } {
+  const fullFile = `test/fixtures/studies/full/${name}.json`;
+  if (FULL_COMMANDS[name] && existsSync(new URL(fullFile, root)))
+    return { file: fullFile, command: FULL_COMMANDS[name] };
+  return { file: `test/fixtures/studies/${name}.json`, command: FIXTURE_COMMANDS[name]! };
+}
+
 /**
  * docs/findings.md with each study's block replaced (or, the first time, put at the end of the
  * study's `## NAME…` section).
  */
 export function withFindingBlocks(doc: string, root: URL): string {
   let out = doc;
-  for (const [name, command] of Object.entries(FIXTURE_COMMANDS)) {
-    const r = parseStudyResult(
-      JSON.parse(readFileSync(new URL(`test/fixtures/studies/${name}.json`, root), 'utf8')),
-    );
-    const block = studyFindingsBlock(r, command);
+  for (const name of Object.keys(FIXTURE_COMMANDS)) {
+    const { file, command } = findingsSource(name, root);
+    const r = parseStudyResult(JSON.parse(readFileSync(new URL(file, root), 'utf8')));
+    const block = studyFindingsBlock(r, command, file);
     const begin = out.indexOf(`<!-- findings:${name}:begin`);
     const endMark = `<!-- findings:${name}:end -->`;
     if (begin >= 0) {

@@ -12,12 +12,17 @@
  * made smaller and nothing else: the comparisons kept whole in `compares` and the per-request lists of
  * the burst runs are dropped (the findings, tables and the data the checks read stay as written), and
  * the removed keys are listed under `data.fixtureTrimmed`.
+ *
+ * `--full` runs the full study instead (tens of minutes each; on a quiet machine) and saves it under
+ * test/fixtures/studies/full/, from which docs/findings.md's block for that study is then generated;
+ * `--full NAME=FILE` saves a full run a study already wrote.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseStudyResult, type StudyResult } from '../src/model/index.ts';
 import { findStudy, startStudy } from '../src/studies/index.ts';
 
-const OUT = new URL('../test/fixtures/studies/', import.meta.url);
+const full = process.argv.includes('--full');
+const OUT = new URL(full ? '../test/fixtures/studies/full/' : '../test/fixtures/studies/', import.meta.url);
 const OPTIONS: Record<string, Record<string, unknown>> = {
   tiles: { loopback: true },
 };
@@ -52,14 +57,14 @@ function save(name: string, r: StudyResult): void {
 
 for (const arg of process.argv.slice(2)) {
   const [name, from] = arg.split('=');
-  if (!name) continue;
+  if (!name || name === '--full') continue;
   if (from) {
     save(name, parseStudyResult(JSON.parse(readFileSync(from, 'utf8'))));
     continue;
   }
   const study = findStudy(name);
   if (!study) throw new Error(`no study ${name}`);
-  const h = startStudy(study, { quick: true, options: OPTIONS[name] ?? {} });
+  const h = startStudy(study, { quick: !full, options: OPTIONS[name] ?? {} });
   h.events.on('log', (t) => console.log(`  ${t}`));
   save(name, await h.done);
 }

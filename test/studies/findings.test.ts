@@ -4,17 +4,25 @@
 // figures are the tables' and data's, no cause the run's data contradict) silent. Then the checks are
 // shown to bite: a finding changed the way the issue's examples were wrong is caught.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../../src/report/index.ts';
 import { checkFindings } from '../../src/studies/findings.ts';
 import { findStudy } from '../../src/studies/index.ts';
 
-function load(name: string): StudyResult {
-  const url = new URL(`../fixtures/studies/${name}.json`, import.meta.url);
+function load(name: string, full = false): StudyResult {
+  const url = new URL(`../fixtures/studies/${full ? 'full/' : ''}${name}.json`, import.meta.url);
   return parseStudyResult(JSON.parse(readFileSync(url, 'utf8')));
 }
+
+/** The saved runs: every study's --quick run, and its full run where one is saved (docs/findings.md's). */
+const SAVED = Object.keys({ tiles: 0, echo: 0, proxy: 0, chunks: 0 }).flatMap((name) => [
+  { name, full: false },
+  ...(existsSync(new URL(`../fixtures/studies/full/${name}.json`, import.meta.url))
+    ? [{ name, full: true }]
+    : []),
+]);
 
 /** The report rows each study must answer (ids of its findings). */
 const ROWS: Record<string, string[]> = {
@@ -33,9 +41,9 @@ const ROWS: Record<string, string[]> = {
 
 const problemsOf = (r: StudyResult) => [...checkFindings(r), ...(findStudy(r.study)?.verify?.(r) ?? [])];
 
-for (const name of Object.keys(ROWS)) {
-  describe(`study ${name}: the saved --quick run's findings`, () => {
-    const r = load(name);
+for (const { name, full } of SAVED) {
+  describe(`study ${name}: the saved ${full ? 'full' : '--quick'} run's findings`, () => {
+    const r = load(name, full);
     test('one finding per row of the report, each printed in terminal, Markdown and HTML', () => {
       const ids = r.findings.map((f) => f.id);
       for (const id of ROWS[name]!) assert.ok(ids.includes(id), `${id} missing from ${ids.join(', ')}`);
