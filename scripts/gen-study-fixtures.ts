@@ -29,27 +29,42 @@ const OPTIONS: Record<string, Record<string, unknown>> = {
 
 function trim(r: StudyResult): StudyResult {
   const out = structuredClone(r);
-  const trimmed: string[] = [];
+  // What an earlier trim removed stays listed when a saved fixture is saved again.
+  const trimmed: string[] = [...((out.data.fixtureTrimmed as string[] | undefined) ?? [])];
   if (out.compares.length) {
     out.compares = [];
-    trimmed.push('compares');
+    if (!trimmed.includes('compares')) trimmed.push('compares');
   }
   type Runs = Array<{ requests: unknown[] }>;
   const burst = out.data.burst as Record<string, { burst: { runs: Runs; repeated?: Runs } }> | undefined;
   if (burst) {
     for (const b of Object.values(burst))
       for (const run of [...b.burst.runs, ...(b.burst.repeated ?? [])]) run.requests = [];
-    trimmed.push('data.burst.*.burst.runs[].requests');
+    const add = (k: string) => {
+      if (!trimmed.includes(k)) trimmed.push(k);
+    };
+    add('data.burst.*.burst.runs[].requests');
     if (Object.values(burst).some((b) => b.burst.repeated?.length))
-      trimmed.push('data.burst.*.burst.repeated[].requests');
+      add('data.burst.*.burst.repeated[].requests');
   }
   out.data.fixtureTrimmed = trimmed;
   // No path of the machine that made it.
-  return JSON.parse(JSON.stringify(out).replace(/"\/tmp\/[^"]*"/g, '"TMP"')) as StudyResult;
+  return JSON.parse(
+    JSON.stringify(out)
+      .replace(/"\/tmp\/[^"]*"/g, '"TMP"')
+      .replace(/\/tmp\/h2lab-[A-Za-z0-9_-]+/g, 'TMP'),
+  ) as StudyResult;
 }
 
 function save(name: string, r: StudyResult): void {
   mkdirSync(OUT, { recursive: true });
+  // A saved run's findings as this code derives them from its comparisons (Study.rederive), before
+  // the comparisons are trimmed away.
+  const study = findStudy(name);
+  if (study?.rederive && r.compares.length > 0) {
+    r.findings = study.rederive(r);
+    r.data.findingsRederived = true;
+  }
   const file = new URL(`${name}.json`, OUT);
   writeFileSync(file, `${JSON.stringify(trim(r))}\n`);
   console.log(`wrote ${file.pathname} (${r.findings.length} findings, status ${r.status})`);

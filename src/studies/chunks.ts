@@ -121,6 +121,11 @@ interface Side {
   cwndSum?: number;
   /** Median server-side congestion window of one connection, segments. */
   cwndPerConnection?: number;
+  /** Body bytes a run received, the segment size, the link's initial window and RTT (slow start). */
+  bytesIn?: number;
+  mssBytes?: number;
+  initialCwnd?: number;
+  linkRttMs?: number;
   /** Packets the link dropped on the run's connections (both directions), median over runs. */
   drops?: number;
   retransmits?: number;
@@ -129,7 +134,18 @@ interface Side {
 function sideOf(cell: CellResult | undefined): Side {
   return {
     runs: cell ? keptRuns(cell).length : 0,
-    ...sideFacts(cell, ['seconds', 'connections', 'cwndSum', 'cwndPerConnection', 'drops', 'retransmits']),
+    ...sideFacts(cell, [
+      'seconds',
+      'connections',
+      'cwndSum',
+      'cwndPerConnection',
+      'drops',
+      'retransmits',
+      'bytesIn',
+      'mssBytes',
+      'initialCwnd',
+      'linkRttMs',
+    ]),
   };
 }
 
@@ -395,6 +411,33 @@ function referenceSection(
  * One finding per row of the report's sweep, answered on the first link without loss (the report
  * recorded no loss; its RTT was its production path's, unrecorded), else the first link.
  */
+/**
+ * Slow start, where it accounts for HTTP/1.1's lead: every connection starts a run at the link's
+ * initial window (Linux restarts an idle connection's window too), the first round trip carries
+ * k × IW segments over k connections, and a connection that must deliver S segments needs
+ * ⌈log2(S/IW + 1)⌉ round trips of slow start (RFC 5681 §3.1). Said only when HTTP/2's one connection
+ * needs more rounds and those extra round trips come to between half and twice the measured
+ * difference — the arithmetic then accounts for the ratio; otherwise nothing is claimed.
+ */
+function slowStart(row: Row, ev: Evidence): string | undefined {
+  const { h1, h2 } = row;
+  const iw = h1.initialCwnd ?? h2.initialCwnd;
+  const mss = h1.mssBytes ?? h2.mssBytes;
+  const rtt = h1.linkRttMs ?? h2.linkRttMs;
+  const k = h1.connections;
+  if (!iw || !mss || !rtt || !k || !h1.bytesIn || !h2.bytesIn) return undefined;
+  if (h1.seconds === undefined || h2.seconds === undefined || (h1.drops ?? 0) > 0 || (h2.drops ?? 0) > 0)
+    return undefined;
+  const segs1 = Math.ceil(h1.bytesIn / k / mss);
+  const segs2 = Math.ceil(h2.bytesIn / mss);
+  const r1 = Math.ceil(Math.log2(segs1 / iw + 1));
+  const r2 = Math.ceil(Math.log2(segs2 / iw + 1));
+  const extraMs = (r2 - r1) * rtt;
+  const gapMs = (h2.seconds - h1.seconds) * 1000;
+  if (r2 <= r1 || gapMs <= 0 || extraMs < gapMs / 2 || extraMs > gapMs * 2) return undefined;
+  return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
+}
+
 function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyFinding[] {
   const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
   if (!chosen) return [];
@@ -430,6 +473,8 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
           return 'With one request at a time both protocols pay the same round trips, as in the report';
         if (r < 0.95 && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
           return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
+        const slow = slowStart(row, ev);
+        if (slow) return slow;
         if (r >= 0.95 && w1 !== undefined && w2 !== undefined)
           return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
         return undefined;
@@ -545,5 +590,15 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     const changes = explainChanges(perLink);
     if (changes) ctx.explain(changes);
     for (const f of chunksFindings(perLink)) ctx.finding(f);
+  },
+  rederive(r) {
+    const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: Row[] }>;
+    const perLink = r.compares.flatMap(({ id, result }) => {
+      const link = links.find((l) => l.link.id === id)?.link;
+      return link
+        ? [{ link, rows: rowsOf(result, result.axes.net[0] ?? 'loopback', result.axes.concurrency) }]
+        : [];
+    });
+    return chunksFindings(perLink);
   },
 });

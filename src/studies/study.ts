@@ -56,6 +56,12 @@ export interface Study<O extends object = Record<string, unknown>, G extends obj
    * warnings) and by the tests over saved results.
    */
   verify?: (r: StudyResult) => string[];
+  /**
+   * The findings of a saved result (one that kept its comparisons whole), derived again by this code:
+   * how a full run saved before a finding's wording or mechanism changed is brought up to date
+   * without rerunning it (scripts/gen-study-fixtures.ts). Absent: the saved findings stand.
+   */
+  rederive?: (r: StudyResult) => StudyFinding[];
 }
 
 /** What a study works with. */

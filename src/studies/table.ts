@@ -145,6 +145,16 @@ export const RUN_FACTS = {
   opened: (r: RunResult) => r.connections.opened,
   /** Their TLS handshake time at the median, ms. */
   tlsP50Ms: (r: RunResult) => r.connections.tlsMs?.p50,
+  /** Response body bytes the run received. */
+  bytesIn: (r: RunResult) => r.throughput.bytesIn,
+  /** The segment size the server's sockets recorded (else the client's), bytes. */
+  mssBytes: (r: RunResult) =>
+    r.connections.tcp?.server?.perConnection[0]?.mssBytes ||
+    r.connections.tcp?.client?.perConnection[0]?.mssBytes,
+  /** The link's initial congestion window, segments (RFC 6928's 10 unless the link set another). */
+  initialCwnd: (r: RunResult) => (r.environment.link ? (r.environment.link.initialCwnd ?? 10) : undefined),
+  /** The link's round-trip time, ms. */
+  linkRttMs: (r: RunResult) => r.environment.link?.rttMs,
 } satisfies Record<string, (r: RunResult) => number | undefined>;
 
 export type RunFact = keyof typeof RUN_FACTS;

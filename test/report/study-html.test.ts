@@ -3,7 +3,7 @@
 // no table cut off by its box (every column visible without scrolling). A screenshot of each page is
 // left in the temporary directory for a human to look at.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -54,17 +54,23 @@ describe('report.html of each study in Chromium', { skip }, () => {
     await chromium?.close();
   });
 
-  for (const name of STUDIES)
+  // Each study's saved --quick run, and its saved full run where there is one (more rows, longer cells).
+  const saved = STUDIES.flatMap((name) =>
+    [`${name}.json`, `full/${name}.json`]
+      .filter((f) => existsSync(new URL(`../fixtures/studies/${f}`, import.meta.url)))
+      .map((f) => ({ name: f.startsWith('full/') ? `${name} (full run)` : name, file: f })),
+  );
+  for (const { name, file } of saved)
     for (const width of [1280, 800])
       test(`${name} at ${width} px: nothing drawn over anything${width === 1280 ? ', no table cut off' : ''}`, async () => {
         const r = parseStudyResult(
-          JSON.parse(readFileSync(new URL(`../fixtures/studies/${name}.json`, import.meta.url), 'utf8')),
+          JSON.parse(readFileSync(new URL(`../fixtures/studies/${file}`, import.meta.url), 'utf8')),
         );
         const page = await chromium.context.newPage();
         try {
           await page.setViewportSize({ width, height: 900 });
           await page.setContent(renderStudyHtml(r));
-          const shot = join(tmpdir(), `h2lab-study-${name}-${width}.png`);
+          const shot = join(tmpdir(), `h2lab-study-${file.replace(/\W+/g, '-')}-${width}.png`);
           await page.screenshot({ path: shot, fullPage: true });
           const layout = await page.evaluate(measure);
           assert.deepEqual(

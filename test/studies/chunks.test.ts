@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
 import { planLinks } from '../../src/net/index.ts';
+import { findStudy } from '../../src/studies/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -88,6 +89,12 @@ describe('h2lab study chunks --quick over emulated links', { skip }, () => {
       result.sections.filter((s) => s.id.startsWith('sweep-')).map((s) => s.id),
       plan.map((l) => `sweep-${l.name}`),
     );
+  });
+
+  test('the findings derive again from the saved comparisons exactly (what regenerates a saved full run)', () => {
+    const study = findStudy('chunks');
+    assert.ok(study?.rederive);
+    assert.deepEqual(JSON.parse(JSON.stringify(study.rederive(result))), result.findings);
   });
 
   test("the report's client: 64 chunks a run, one HTTP/1.1 connection per request in flight", () => {
