@@ -553,8 +553,14 @@ function explainMap(env: string, rows: MapRow[]): string | undefined {
       Object.values(s.server?.cancellations ?? {}).reduce((a, b) => a + b, 0),
     );
     const moves = r.sessions.flatMap((s) => s.moves.map((m) => m.completeMs));
+    // None abandoned on the network: the server answered each tile before the map's next frame
+    // dropped it (CDP's account); the page may still count aborts of tiles whose bytes had arrived.
+    const none =
+      canc === 0
+        ? ` (none was still in flight when the map moved on: a tile was on the wire ${Math.round(med(r.sessions.map((s) => s.wireMs.p50)))} ms, p50)`
+        : '';
     parts.push(
-      `${targetLabel(r.target)}: the map asked for ${req} tiles and abandoned ${canc} itself; ${reached} reached the server, where ${cancelled} were cancelled; the viewport was complete ${Math.round(med(moves))} ms (median) after a move.`,
+      `${targetLabel(r.target)}: the map asked for ${req} tiles and abandoned ${canc} itself${none}; ${reached} reached the server, where ${cancelled} were cancelled; the viewport was complete ${Math.round(med(moves))} ms (median) after a move.`,
     );
   }
   if (parts.length === 0) return undefined;

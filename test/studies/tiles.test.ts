@@ -134,7 +134,7 @@ describe('h2lab study tiles --quick', { skip }, () => {
       assert.equal((c.server?.jobs.dropped ?? 0) + (c.server?.jobs.aborted ?? 0), 0, c.target);
   });
 
-  test('the map issued and cancelled tiles itself, and every account adds up', () => {
+  test('the map issued tiles itself, every account adds up, and the output counts what it abandoned', () => {
     const rows = (result.data.map as Record<string, Array<{ target: string; sessions: MapSession[] }>>)
       .loopback!;
     const all = rows.flatMap((r) => r.sessions);
@@ -155,7 +155,20 @@ describe('h2lab study tiles --quick', { skip }, () => {
       assert.ok(s.server!.reachedHandler <= s.tilesRequested);
       if (s.target === 'http') assert.ok(s.peakInFlight <= 6, `http peak ${s.peakInFlight}`);
     }
-    assert.ok(all.reduce((a, s) => a + s.tilesCanceled, 0) > 0, 'CDP saw the map cancel tile requests');
-    assert.ok(all.reduce((a, s) => a + s.mapAborted, 0) > 0, 'MapLibre aborted tiles');
+    // Whether the map abandons a tile on the network is a race between its frames (80–190 ms apart in
+    // software WebGL here) and a tile's service time (7.5 ms of CPU): CDP saw no tile cancelled in 4
+    // quick runs of 6, and up to 8 in the others. That the accounts catch abandoned tiles is
+    // test/browser/map-session's (slow tiles, a small pool); here the table and the sentence must
+    // print the sessions' own counts.
+    const table = result.sections.find((x) => x.id === 'map-loopback')!.table!;
+    const said = result.explanation.find((e) => e.startsWith('On loopback, in MapLibre sessions')) ?? '';
+    rows.forEach((r, i) => {
+      const row = table.rows[i]!;
+      const cancelled = r.sessions.reduce((a, s) => a + s.tilesCanceled, 0);
+      assert.equal(row.cancelled, cancelled, r.target);
+      assert.ok(said.includes(`${String(row.target)}: the map asked for `), said);
+      assert.ok(said.includes(`tiles and abandoned ${cancelled} itself`), said);
+      if (cancelled === 0) assert.match(said, /none was still in flight when the map moved on/);
+    });
   });
 });
