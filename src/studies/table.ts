@@ -98,6 +98,11 @@ export function timesWords(x: number, above: string, below: string): string {
   return x >= 1 ? `${x.toFixed(2)}× ${above}` : `${(1 / x).toFixed(2)}× ${below}`;
 }
 
+/** A count with its noun, singular for one: `counted(1, 'worker')` → "1 worker", 32 → "32 workers". */
+export function counted(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}
+
 /**
  * The facts of one run a study's tables set side by side, each read the one way every study reads
  * it. Medians of them over a cell's kept runs: {@link sideFacts}.

@@ -55,7 +55,7 @@ import {
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
 import { LOOPBACK_FLAG, listOf, STUDY_RUNS } from './flags.ts';
 import { defineStudy, type StudyContext } from './study.ts';
-import { medianOf, rounded } from './table.ts';
+import { counted, medianOf, rounded } from './table.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
 const REPORT_BURST = [
@@ -569,7 +569,7 @@ function explainMap(env: string, rows: MapRow[]): string | undefined {
     const wasted = sumOf(ig.sessions, (s) => s.server?.renderedForNothing ?? 0);
     const moves = ig.sessions.flatMap((s) => s.moves.map((m) => m.completeMs));
     parts.push(
-      `With a server that ignores cancellation, h2 sessions had ${wasted} tiles rendered for nobody and the viewport was complete ${Math.round(med(moves))} ms after a move.`,
+      `With a server that ignores cancellation, h2 sessions had ${counted(wasted, 'tile')} rendered for nobody and the viewport was complete ${Math.round(med(moves))} ms after a move.`,
     );
   }
   return `On ${env}, in MapLibre sessions — ${parts.join(' ')}`;
@@ -663,12 +663,12 @@ function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): strin
     const cores = o.render === 'cpu' ? o.renderCores : undefined;
     const why =
       cores !== undefined && k.pool >= cores && rk !== undefined && rl !== undefined && rl > rk * 1.25
-        ? `tiles burn CPU on ${cores} core(s), and more busy workers only share them: a tile's render time rose from ${Math.round(rk)} ms at ${k.pool} workers to ${Math.round(rl)} ms at ${last.pool}`
+        ? `tiles burn CPU on ${cores} core(s), and more busy workers only share them: a tile's render time rose from ${Math.round(rk)} ms at ${counted(k.pool, 'worker')} to ${Math.round(rl)} ms at ${last.pool}`
         : atLast.peakInFlight.median < last.pool && atLast.stalledP50Ms > (atLast.serverPoolQueueP50Ms ?? 0)
           ? `the queue sat in the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool at ${last.pool} workers): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
           : `the measurements here do not say which limit it met (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms, pool queue p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers)`;
     parts.push(
-      `${name} stopped gaining at ${k.pool} workers (${Math.round(k.wall)} ms; a doubling gave less than 10%): ${why}.`,
+      `${name} stopped gaining at ${counted(k.pool, 'worker')} (${Math.round(k.wall)} ms; a doubling gave less than 10%): ${why}.`,
     );
   }
   return parts.join(' ');
