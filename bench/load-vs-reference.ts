@@ -18,7 +18,7 @@
 //                 start-up, connection setup and JIT warm-up cancel out.
 // h2lab runs from the compiled package (dist/, as an installed package runs it; `npm run build` first).
 // Suites: h2 (h2lab -p h2 -c 100 vs h2load -c1 -m100), h1 (-p h1 --connections 6 -c 6 vs h2load --h1
-// -c6), h2w2 (--workers 2 vs h2load -t2 -c2 -m50: two sessions of 50 streams each).
+// -c6, and bench/bare-h1-client.ts: bare node:net, the floor of any Node client), h2w2 (--workers 2 vs h2load -t2 -c2 -m50: two sessions of 50 streams each).
 // --baseline DIR (repeatable) runs another build of h2lab beside it in every round, DIR/dist/cli/main.js
 // (e.g. `git archive <commit> | tar -x -C DIR`, node_modules linked, `tsc -p tsconfig.build.json`
 // there): a before/after of a change in one interleaved run.
@@ -284,6 +284,15 @@ async function cpuMode(): Promise<void> {
         throw new Error(`h2lab: ${r.counts.total} requests, ${r.counts.failed} failed`);
       return { whole: cpu, fromConnect: r.client.cpuSeconds ?? Number.NaN };
     };
+  // The floor of a Node HTTP/1.1 client (bench/bare-h1-client.ts): what h2lab's own code adds.
+  const bareH1 = async (n: number): Promise<Run> => {
+    const cpu = await timedCpu(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'bench/bare-h1-client.ts'), h1Url, String(n), '6'],
+      out,
+    );
+    return { whole: cpu, fromConnect: Number.NaN };
+  };
   const all: Record<string, CpuClient[]> = {
     h2: [
       { name: 'h2load -c1 -m100', go: h2loadCpu(['-c', '1', '-m', '100'], h2Url) },
@@ -295,6 +304,7 @@ async function cpuMode(): Promise<void> {
         name: 'h2lab -p h1 --connections 6',
         go: h2labCpu(['-p', 'h1', '--connections', '6', '-c', '6'], h1Url),
       },
+      { name: 'bare node:net -c6 (floor)', go: bareH1 },
     ],
     h2w2: [
       { name: 'h2load -t2 -c2 -m50', go: h2loadCpu(['-t', '2', '-c', '2', '-m', '50'], h2Url) },
@@ -379,6 +389,14 @@ async function cpuMode(): Promise<void> {
         `  ${suite.padEnd(5)} ${name.padEnd(36)} whole ${ratio('whole')}  from connect ${ratio('fromConnect')}  steady ${ratio('steady')}`,
       );
     }
+  }
+  // h2lab's HTTP/1.1 client against Node's own floor, steady (per-round ratios, as above).
+  const bare = us.get('h1 bare node:net -c6 (floor)');
+  const h1 = us.get('h1 h2lab -p h1 --connections 6');
+  if (bare && h1) {
+    console.log(
+      `  h2lab -p h1 steady CPU per request / bare node:net: ${median(h1.steady.map((v, r) => v / bare.steady[r]!)).toFixed(2)} (median of per-round ratios)`,
+    );
   }
   // Workers: requests per CPU-second of two workers against one (issue 29: ≥ 1.8 wanted), steady.
   const one = us.get('h2 h2lab -p h2 -c 100');

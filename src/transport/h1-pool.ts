@@ -238,7 +238,8 @@ class H1Conn extends PoolConnBase implements PoolConn {
       this.destroy();
       return;
     }
-    const end = headEnd(buf);
+    const scan = scanHead(buf);
+    const end = scan.end;
     // The cap holds whether the head came in pieces or in one read.
     if (end < 0 ? buf.length > MAX_HEAD_BYTES : end + 4 > MAX_HEAD_BYTES) {
       this.finish('protocol', `response head larger than ${MAX_HEAD_BYTES} bytes`);
@@ -264,7 +265,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
       if (buf.length > end + 4) this.parseHead(buf.subarray(end + 4), sample);
       return;
     }
-    const { length, chunked, ka } = headFields(buf, end);
+    const { length, chunked, ka } = scan;
     if (!ka) this.keepAlive = false;
     sample.headersMs = this.now();
     sample.status = status;
@@ -391,13 +392,6 @@ function startsWithHttp(b: Buffer): boolean {
   return b[0] === 72 && b[1] === 84 && b[2] === 84 && b[3] === 80 && b[4] === 47;
 }
 
-/** Where the head's terminating CRLF CRLF starts, or -1 while it has not arrived. */
-function headEnd(b: Buffer): number {
-  for (let i = 3; i < b.length; i++)
-    if (b[i] === LF && b[i - 2] === LF && b[i - 1] === CR && b[i - 3] === CR) return i - 3;
-  return -1;
-}
-
 /** Whether the `name.length` bytes at `at` are `name` (lower case) in any case. */
 function nameIs(b: Buffer, at: number, len: number, name: string): boolean {
   if (len !== name.length) return false;
@@ -405,34 +399,71 @@ function nameIs(b: Buffer, at: number, len: number, name: string): boolean {
   return true;
 }
 
-/** What delimits the body, from the header lines of a head ending at `end` (RFC 9112 §6.3). */
-function headFields(b: Buffer, end: number): { length: number; chunked: boolean; ka: boolean } {
-  let length = -1;
-  let chunked = false;
-  let ka = b[7] !== 48; // HTTP/1.0 closes unless it says keep-alive
+/** What one pass over a response head found (see {@link scanHead}). */
+interface HeadScan {
+  /** Where the head's terminating CRLF CRLF starts, or -1 while it has not arrived. */
+  end: number;
+  /** Content-Length, or -1 without one. */
+  length: number;
+  chunked: boolean;
+  /** Whether the connection may be reused after this response. */
+  ka: boolean;
+}
+
+/** The one scan object: a head is scanned and read before the next one is (one thread, no await). */
+const SCAN: HeadScan = { end: -1, length: -1, chunked: false, ka: true };
+
+/**
+ * One pass over the lines of a head: where it ends and what delimits the body (RFC 9112 §6.3). Lines
+ * end in CRLF; the head ends at the first empty line. A head still arriving leaves `end` at -1.
+ */
+function scanHead(b: Buffer): HeadScan {
+  const out = SCAN;
+  out.end = -1;
+  out.length = -1;
+  out.chunked = false;
+  out.ka = b[7] !== 48; // HTTP/1.0 closes unless it says keep-alive
+  const n = b.length;
   let i = b.indexOf(LF) + 1;
-  while (i > 0 && i < end) {
+  while (i > 0 && i < n) {
+    if (b[i] === CR) {
+      if (i + 1 < n && b[i + 1] === LF && b[i - 1] === LF && b[i - 2] === CR) out.end = i - 2;
+      return out;
+    }
     let e = i;
-    while (e < end && b[e] !== CR) e++;
+    while (e < n && b[e] !== CR) e++;
+    if (e + 1 >= n) return out;
     const c = b[i]! | 0x20;
     if (c === 0x63 /* c */ || c === 0x74 /* t */) {
       let colon = i;
       while (colon < e && b[colon] !== 58) colon++;
-      const n = colon - i;
+      const len = colon - i;
       if (colon < e) {
-        if (nameIs(b, i, n, 'content-length')) length = decimalAt(b, colon + 1, e);
-        else if (nameIs(b, i, n, 'transfer-encoding'))
-          chunked = /chunked\s*$/i.test(b.toString('latin1', colon + 1, e));
-        else if (nameIs(b, i, n, 'connection')) {
-          const v = b.toString('latin1', colon + 1, e).toLowerCase();
-          if (v.includes('close')) ka = false;
-          else if (v.includes('keep-alive')) ka = true;
+        if (nameIs(b, i, len, 'content-length')) out.length = decimalAt(b, colon + 1, e);
+        else if (nameIs(b, i, len, 'transfer-encoding'))
+          out.chunked = endsWithToken(b, colon + 1, e, 'chunked');
+        else if (nameIs(b, i, len, 'connection')) {
+          if (hasToken(b, colon + 1, e, 'close')) out.ka = false;
+          else if (hasToken(b, colon + 1, e, 'keep-alive')) out.ka = true;
         }
       }
     }
     i = e + 2;
   }
-  return { length, chunked, ka };
+  return out;
+}
+
+/** Whether `word` (lower case) occurs in [from, to) in any case. */
+function hasToken(b: Buffer, from: number, to: number, word: string): boolean {
+  for (let i = from; i + word.length <= to; i++) if (nameIs(b, i, word.length, word)) return true;
+  return false;
+}
+
+/** Whether [from, to) ends in `word` (lower case, any case), trailing whitespace aside. */
+function endsWithToken(b: Buffer, from: number, to: number, word: string): boolean {
+  let e = to;
+  while (e > from && (b[e - 1] === 32 || b[e - 1] === 9)) e--;
+  return e - from >= word.length && nameIs(b, e - word.length, word.length, word);
 }
 
 /** The decimal number after optional whitespace in [from, to), or -1 when there is none. */
