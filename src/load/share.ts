@@ -283,11 +283,19 @@ export class LoadShare {
         );
       }
       if (s.error === 'protocol-mismatch' && !this.abortError) {
+        // A connection opened on demand (a burst with its handshakes) carries the connect's whole
+        // sentence, "requested … but the server negotiated …": said once, with what it names.
+        const detail = s.errorDetail ?? 'the server answered in another protocol';
+        const whole = detail.startsWith(`requested ${requested} but `);
         this.stop(
-          new H2labError('H2LAB_ERR_PROTOCOL_MISMATCH', `requested ${requested} but ${s.errorDetail}`, {
-            requested,
-            negotiated: 'unknown',
-          }),
+          new H2labError(
+            'H2LAB_ERR_PROTOCOL_MISMATCH',
+            whole ? detail : `requested ${requested} but ${detail}`,
+            {
+              requested,
+              negotiated: /the server negotiated ([^\s,]+)/.exec(detail)?.[1] ?? 'unknown',
+            },
+          ),
         );
       }
     };

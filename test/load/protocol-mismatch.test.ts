@@ -52,6 +52,24 @@ test('h2c prior knowledge against an HTTP/1.1-only port fails with the mismatch'
   }
 });
 
+test('a burst over h2c (sessions opened on demand) against an HTTP/1.1-only port says the mismatch once', async () => {
+  const server = await startTestServer('h1');
+  try {
+    for (const protocol of ['h2', 'h2-pool'] as const) {
+      const r = await runLoad({ url: `${server.url}/`, protocol, burst: 8 }).done;
+      assert.equal(r.error?.code, 'H2LAB_ERR_PROTOCOL_MISMATCH', protocol);
+      assert.match(
+        r.error!.message,
+        /^requested h2c but the server negotiated http\/1\.1 \(the server answered/,
+      );
+      assert.equal(r.error!.message.match(/requested/g)?.length, 1, r.error!.message);
+      assert.equal(r.error!.details?.negotiated, 'http/1.1');
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 test('h1 against an h2c-only port fails with the mismatch instead of counting garbage', async () => {
   const server = await startTestServer('h2c');
   try {
