@@ -103,3 +103,18 @@ for (const [command, allowed] of Object.entries(LIGHT_HELP)) {
     );
   });
 }
+
+test('h2lab net run --help loads the link flags only: no zod, no link', () => {
+  const r = loaded(['net', 'run', '--help']);
+  assert.equal(r.status, 0, 'net run --help exit status');
+  assert.match(r.stdout, /--rtt/, 'net run --help printed the link flags');
+  const heavy = r.files.filter(
+    (f) =>
+      /\/node_modules\/zod\//.test(f) || /\/src\/net\/(index|link|netns|relay|gateway|profiles)\.ts/.test(f),
+  );
+  assert.deepEqual(heavy, [], 'modules loaded for net run --help');
+  assert.ok(
+    r.files.some((f) => f.endsWith('/src/net/meta.ts')),
+    'the light face was loaded',
+  );
+});
