@@ -1,5 +1,6 @@
 /**
- * `h2lab plan [URL] --shards N …`: one load run split into a plan (JSON) every shard runs.
+ * `h2lab plan [URL] --shards N …`: one load run split into a plan (JSON) every shard runs (the command
+ * is plan-command.ts, which loads this file when it runs).
  * `h2lab shard run --plan FILE`: one shard, its result as chunk lines on stdout and its digest in a
  * termination message; `h2lab shard local --plan FILE`: every shard as a process here, merged.
  * `h2lab clock serve`: the reference clock a plan's shards measure their offset against.
@@ -28,14 +29,12 @@ import {
   shardError,
   startClockServer,
 } from '../shard/index.ts';
-import { addLoadFlags, type BenchFlags, toLoadOptions } from './bench.ts';
+import { type BenchFlags, toLoadOptions } from './bench.ts';
 import { CSV_FLAG, JSON_FLAG, OUT_FLAG, PLAN_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { type CompareOutputFlags, checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
 import { optionOf } from './flags.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
-import { addPlanFlags, type PlanFlags, planInputFromFlags } from './plan-flags.ts';
-
-export { addPlanFlags, type PlanFlags, planInputFromFlags } from './plan-flags.ts';
+import { type PlanFlags, planInputFromFlags } from './plan-flags.ts';
 
 /** The plan from parsed flags. */
 export function planFromFlags(
@@ -129,30 +128,6 @@ export function outputShards(
   const result = mergeCompareShards(plan, results as CompareShardResult[], merge);
   const undecided = (plan.compare as { expectUndecided?: 'pass' | 'fail' }).expectUndecided;
   writeCompareOutputs(result, { ...f, out: f.out ?? 'h2lab-report' }, undecided);
-}
-
-export function register(program: Command): void {
-  const plan = addPlanFlags(
-    addLoadFlags(
-      program
-        .command('plan')
-        .description(
-          'Split one load run into shards for many load machines (JSON plan on stdout or --out); a comparison: h2lab compare --shards N --plan-out FILE',
-        )
-        .argument('[url]', 'target URL every shard drives'),
-    ),
-  ).addOption(
-    optionOf({ of: OUT_FLAG, arg: 'file', description: 'write the plan here', defaultText: 'stdout' }),
-  );
-  plan.action((url: string | undefined, f: BenchFlags & PlanFlags & { out?: string }) => {
-    const p = planFromFlags(url, f);
-    const text = `${JSON.stringify(p, null, 2)}\n`;
-    if (f.out) writeFileAtomic(f.out, text);
-    else process.stdout.write(text);
-    process.stderr.write(
-      `h2lab plan: run ${p.runId}, ${p.shards} shards (${p.split.mode} loop), start ${new Date(p.startAtEpochMs).toISOString()}, hash ${p.hash.slice(0, 12)}…\n`,
-    );
-  });
 }
 
 /** `h2lab shard run|local` (src/cli/shard.ts is its entry in the command registry). */
