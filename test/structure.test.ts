@@ -22,14 +22,17 @@ function folderOf(file: string): string {
   return parts.length > 1 ? parts[0]! : '(root)';
 }
 
-/** Relative imports and re-exports of every source file, resolved to absolute paths. */
-function importGraph(): Map<string, string[]> {
+/**
+ * Relative imports and re-exports of every source file, resolved to absolute paths; with `runtime`,
+ * only those that load a module when the file loads (`import type`/`export type` left out).
+ */
+function importGraph(runtime = false): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const f of sources(SRC)) {
     const text = readFileSync(f, 'utf8');
-    const targets = [
-      ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*'(\.{1,2}\/[^']+)'/g),
-    ].map((m) => resolve(dirname(f), m[1]!));
+    const targets = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b([^;]*?)\bfrom\s*'(\.{1,2}\/[^']+)'/g)]
+      .filter((m) => !runtime || !/^\s*type\b/.test(m[1]!))
+      .map((m) => resolve(dirname(f), m[2]!));
     graph.set(f, targets);
   }
   return graph;
@@ -65,16 +68,51 @@ function findCycle<T>(graph: Map<T, T[]>): T[] | undefined {
 const graph = importGraph();
 const rel = (f: string) => relative(process.cwd(), f);
 
-test('a folder is entered only through its index.ts', () => {
+/**
+ * A folder's faces: its index.ts, and for a few folders a light face, meta.ts at the folder's top
+ * (docs/design.md, "Start-up: what a command's help loads"): what a command's flags need, loading none
+ * of the folder's implementation.
+ */
+function isFace(t: string): boolean {
+  if (t.endsWith(`${sep}index.ts`)) return true;
+  return t.endsWith(`${sep}meta.ts`) && relative(SRC, t).split(sep).length === 2;
+}
+
+test('a folder is entered only through its index.ts (or its light face, meta.ts)', () => {
   const deep: string[] = [];
   for (const [f, targets] of graph) {
     for (const t of targets) {
-      if (folderOf(t) !== folderOf(f) && folderOf(t) !== '(root)' && !t.endsWith(`${sep}index.ts`)) {
+      if (folderOf(t) !== folderOf(f) && folderOf(t) !== '(root)' && !isFace(t)) {
         deep.push(`${rel(f)} -> ${rel(t)}`);
       }
     }
   }
   assert.deepEqual(deep, [], 'import the folder (its index.ts), not a file inside it');
+});
+
+test("a light face (meta.ts) enters other folders only through their light faces or src/core's", () => {
+  const loads = importGraph(true);
+  const heavy: string[] = [];
+  // Within its folder a face may import any file; what those files load across folders counts too.
+  // src/h3's index is its binding's loader, which loads the binding only when called.
+  const reach = (file: string, seen: Set<string>): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const t of loads.get(file) ?? []) if (folderOf(t) === folderOf(file)) reach(t, seen);
+  };
+  for (const f of graph.keys()) {
+    if (!f.endsWith(`${sep}meta.ts`) || relative(SRC, f).split(sep).length !== 2) continue;
+    const seen = new Set<string>();
+    reach(f, seen);
+    for (const g of seen) {
+      for (const t of loads.get(g) ?? []) {
+        const to = folderOf(t);
+        if (to === folderOf(f) || to === 'core' || to === 'h3' || t.endsWith(`${sep}meta.ts`)) continue;
+        heavy.push(`${rel(g)} -> ${rel(t)}`);
+      }
+    }
+  }
+  assert.deepEqual(heavy, [], 'a light face that enters a folder through its index.ts loads all of it');
 });
 
 /** Which folders each folder may import (docs/design.md, "Folders and their faces"). */

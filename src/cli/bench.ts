@@ -1,6 +1,7 @@
 /**
  * `h2lab bench [URL]`: one load run. Flags map onto LoadOptions (src/load/options.ts, the source of
- * truth for defaults and validation); this file parses, shows progress and writes.
+ * truth for defaults and validation); this file parses, shows progress and writes. `register()` loads
+ * only the flags' declarations (src/load/meta.ts); the engine loads when the command runs (issue 29).
  */
 import type { Command } from 'commander';
 import {
@@ -11,17 +12,10 @@ import {
   invalidOption,
   writeWithFallback,
 } from '../core/index.ts';
-import {
-  LOAD_FLAGS,
-  type LoadOptionsInput,
-  type LoadProgress,
-  type LoadRun,
-  runLoad,
-  runLoadThroughLink,
-} from '../load/index.ts';
+import type { LoadOptionsInput, LoadProgress, LoadRun } from '../load/index.ts';
+import { LOAD_FLAGS } from '../load/meta.ts';
 import { CSV_FLAG, JSON_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { addFlags, optionOf, valuesOf } from './flags.ts';
-import { describeLink } from './net.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
 import { exitWithError, outputWidth } from './output.ts';
 import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
@@ -105,6 +99,9 @@ export function register(program: Command): void {
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
+    // The engine loads with a run, not with the command's flags (`bench --help`, issue 29).
+    const { runLoad, runLoadThroughLink } = await import('../load/index.ts');
+    const { describeLink } = await import('./net.ts');
     const run = link
       ? runLoadThroughLink(input, link, {
           onLink: (l) => {

@@ -71,7 +71,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'plan',
     summary: 'Split one load run into shards for many load machines (JSON plan on stdout or --out)',
-    load: () => import('./plan.ts'),
+    load: () => import('./plan-command.ts'),
   },
   {
     name: 'shard',

@@ -6,24 +6,26 @@
  * parsing and the link spec's schema derive from those declarations.
  * `--net` and the link's other settings are declared beside them (src/net/link-flags.ts); here they
  * are added to commands and parsed ({@link addNetOption}, {@link parseNet}): one grammar, a comma
- * list, of which bench takes exactly one name.
+ * list, of which bench takes exactly one name. It imports the network's light face (src/net/meta.ts),
+ * so that a command's help loads no link (issue 29).
  */
 import type { Command } from 'commander';
 import { invalidOption, parseInteger, parseList } from '../core/index.ts';
-import type { LinkKey, LinkOptions, LinkSpecInput } from '../net/index.ts';
+import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
   CC_FLAG,
-  type CONGESTION_CONTROLS,
+  type CongestionControl,
   INITCWND_FLAG,
+  type LinkKey,
   linkSpecKeys,
   NET_BACKEND_FLAG,
   NET_FLAG,
   NO_LINK,
   parseConditionValue,
+  presetNamed,
   profileNames,
-  resolveProfile,
   SLOW_START_AFTER_IDLE_FLAG,
-} from '../net/index.ts';
+} from '../net/meta.ts';
 import { addFlags, optionOf } from './flags.ts';
 
 /**
@@ -62,7 +64,7 @@ export function parseNet(text: string, many: boolean): string[] {
       text,
       `bench runs over one network: give one name (h2lab compare --net ${names.join(',')} runs each)`,
     );
-  for (const n of names) if (n !== NO_LINK) resolveProfile(n);
+  for (const n of names) if (n !== NO_LINK) presetNamed(n);
   return names;
 }
 
@@ -156,7 +158,7 @@ export function linkOptionsFromFlags(
     backend: (flags.netBackend ?? 'auto') as 'auto' | 'relay' | 'netem',
     slowStartAfterIdle: flags.slowStartAfterIdle !== false,
   };
-  if (flags.cc !== undefined) opts.congestionControl = flags.cc as (typeof CONGESTION_CONTROLS)[number];
+  if (flags.cc !== undefined) opts.congestionControl = flags.cc as CongestionControl;
   if (flags.initcwnd !== undefined) opts.initialCwnd = parseInteger(flags.initcwnd, '--initcwnd', 1, 1000);
   if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
   if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');

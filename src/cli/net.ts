@@ -4,21 +4,12 @@
  *   net profiles                                                      the presets
  *   net check                                                         what this machine can do
  *   net clean [--all]                                                 remove namespaces left by crashes
+ * Each action loads src/net when it runs; the flags need only its light face (issue 29).
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Command } from 'commander';
 import { formatBitRate, formatBytes, formatMs, H2labError } from '../core/index.ts';
-import {
-  checkNetAvailable,
-  createLink,
-  type Link,
-  missingPrerequisite,
-  netemAvailable,
-  PROFILES,
-  readSysctl,
-  resolveProfile,
-  sweepLinks,
-} from '../net/index.ts';
+import type { Link } from '../net/index.ts';
 import { addLinkOptions, type LinkFlags, linkOptionsFromFlags } from './net-options.ts';
 import { exitWithError } from './output.ts';
 
@@ -61,6 +52,7 @@ export function register(program: Command): void {
       .option('--json', 'print the link as JSON on stderr instead of a line'),
     { profile: '--profile', rate: '--rate', seed: true },
   ).action(async (cmd: string[], flags: LinkFlags & { profile?: string; json?: boolean }) => {
+    const { createLink } = await import('../net/index.ts');
     const link = await createLink(linkOptionsFromFlags(flags, '--rate'));
     process.stderr.write(
       flags.json
@@ -98,7 +90,8 @@ export function register(program: Command): void {
     .command('profiles')
     .description('list the link presets')
     .option('--json', 'as JSON')
-    .action((flags: { json?: boolean }) => {
+    .action(async (flags: { json?: boolean }) => {
+      const { PROFILES, resolveProfile } = await import('../net/index.ts');
       const rows = Object.entries(PROFILES).map(([name, p]) => ({
         name,
         description: p.description,
@@ -122,6 +115,9 @@ export function register(program: Command): void {
     .command('check')
     .description('what network emulation can do on this machine')
     .action(async () => {
+      const { checkNetAvailable, missingPrerequisite, netemAvailable, readSysctl } = await import(
+        '../net/index.ts'
+      );
       const lines: Array<[string, string]> = [];
       const missing = missingPrerequisite(true);
       lines.push(['prerequisites', missing ? `missing ${missing}` : 'Linux, root, ip, /dev/net/tun: ok']);
@@ -157,6 +153,7 @@ export function register(program: Command): void {
     .description('delete network namespaces left by h2lab runs that crashed (their owner process is gone)')
     .option('--all', 'delete every h2lab namespace, also those of running h2lab processes')
     .action(async (flags: { all?: boolean }) => {
+      const { missingPrerequisite, sweepLinks } = await import('../net/index.ts');
       const missing = missingPrerequisite(false);
       if (missing)
         exitWithError(new H2labError('H2LAB_ERR_NET_UNAVAILABLE', `h2lab net clean needs ${missing}`, {}));

@@ -1,19 +1,12 @@
 /**
- * `h2lab plan [URL] --shards N …`: one load run split into a plan (JSON) every shard runs.
+ * `h2lab plan [URL] --shards N …`: one load run split into a plan (JSON) every shard runs (the command
+ * is plan-command.ts, which loads this file when it runs).
  * `h2lab shard run --plan FILE`: one shard, its result as chunk lines on stdout and its digest in a
  * termination message; `h2lab shard local --plan FILE`: every shard as a process here, merged.
  * `h2lab clock serve`: the reference clock a plan's shards measure their offset against.
  */
 import { type Command, Option } from 'commander';
-import {
-  ERROR_CODES,
-  type ErrorCode,
-  H2labError,
-  parseDurationMs,
-  parseInteger,
-  readFlag,
-  writeFileAtomic,
-} from '../core/index.ts';
+import { ERROR_CODES, type ErrorCode, H2labError, parseInteger, writeFileAtomic } from '../core/index.ts';
 import type {
   AnyPlan,
   AnyShardResult,
@@ -27,7 +20,6 @@ import {
   type MergeOptions,
   mergeCompareShards,
   mergeShards,
-  type PlanInput,
   planShards,
   readPlanFile,
   renderMergedText,
@@ -37,78 +29,12 @@ import {
   shardError,
   startClockServer,
 } from '../shard/index.ts';
-import { addLoadFlags, type BenchFlags, toLoadOptions } from './bench.ts';
-import {
-  CSV_FLAG,
-  JSON_FLAG,
-  MAX_SKEW_FLAG,
-  OUT_FLAG,
-  PLAN_FLAG,
-  QUIET_FLAG,
-  RUN_ID_FLAG,
-} from './common-flags.ts';
+import { type BenchFlags, toLoadOptions } from './bench.ts';
+import { CSV_FLAG, JSON_FLAG, OUT_FLAG, PLAN_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { type CompareOutputFlags, checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
 import { optionOf } from './flags.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
-
-/** The plan's own flags, beside the load flags. */
-export interface PlanFlags {
-  shards?: string;
-  startIn?: string;
-  startAt?: string;
-  startGrace?: string;
-  clockUrl?: string;
-  clockSamples?: string;
-  runId?: string;
-  maxSkew?: string;
-}
-
-/** Adds the flags of a plan (shards, start, clock) to a command; `--shards` is required unless `optional`. */
-export function addPlanFlags(cmd: Command, optional = false): Command {
-  const shards = '--shards <n>';
-  return (
-    optional
-      ? cmd.option(shards, 'split the run into this many shards (load processes or pods)')
-      : cmd.requiredOption(shards, 'load processes (pods) to split the run into')
-  )
-    .option('--start-in <time>', 'start every shard this long from now (default 60s)')
-    .option('--start-at <iso>', 'start every shard at this time (ISO 8601), instead of --start-in')
-    .option(
-      '--start-grace <time>',
-      'a shard released later than this after the start refuses to run (default 1s)',
-    )
-    .option(
-      '--clock-url <url>',
-      'coordinator answering {"epochMs": n} (h2lab clock serve): the reference clock',
-    )
-    .option('--clock-samples <n>', 'NTP-style exchanges per shard (default 8)')
-    .addOption(optionOf(RUN_ID_FLAG))
-    .addOption(optionOf(MAX_SKEW_FLAG));
-}
-
-/** The plan's own input from parsed flags (the start from --start-at or --start-in, default 60 s). */
-export function planInputFromFlags(f: PlanFlags, now = Date.now()): PlanInput {
-  let startAtEpochMs: number;
-  if (f.startAt !== undefined) {
-    startAtEpochMs = Date.parse(f.startAt);
-    if (!Number.isFinite(startAtEpochMs)) {
-      throw new H2labError(
-        'H2LAB_ERR_INVALID_OPTION',
-        `--start-at ${JSON.stringify(f.startAt)} is not valid: give an ISO 8601 time, e.g. 2026-12-01T15:00:00Z`,
-        { option: '--start-at', value: f.startAt },
-      );
-    }
-  } else {
-    startAtEpochMs = now + (f.startIn ? parseDurationMs(f.startIn, '--start-in', 's') : 60_000);
-  }
-  const p: PlanInput = { shards: parseInteger(f.shards ?? '', '--shards', 1, 10_000), startAtEpochMs };
-  if (f.startGrace) p.startGraceMs = parseDurationMs(f.startGrace, '--start-grace', 's');
-  if (f.clockUrl) p.clockUrl = f.clockUrl;
-  if (f.clockSamples) p.clockSamples = parseInteger(f.clockSamples, '--clock-samples', 1, 1000);
-  if (f.runId) p.runId = f.runId;
-  if (f.maxSkew) p.maxSkewMs = readFlag(MAX_SKEW_FLAG, f.maxSkew) as number;
-  return p;
-}
+import { type PlanFlags, planInputFromFlags } from './plan-flags.ts';
 
 /** The plan from parsed flags. */
 export function planFromFlags(
@@ -202,30 +128,6 @@ export function outputShards(
   const result = mergeCompareShards(plan, results as CompareShardResult[], merge);
   const undecided = (plan.compare as { expectUndecided?: 'pass' | 'fail' }).expectUndecided;
   writeCompareOutputs(result, { ...f, out: f.out ?? 'h2lab-report' }, undecided);
-}
-
-export function register(program: Command): void {
-  const plan = addPlanFlags(
-    addLoadFlags(
-      program
-        .command('plan')
-        .description(
-          'Split one load run into shards for many load machines (JSON plan on stdout or --out); a comparison: h2lab compare --shards N --plan-out FILE',
-        )
-        .argument('[url]', 'target URL every shard drives'),
-    ),
-  ).addOption(
-    optionOf({ of: OUT_FLAG, arg: 'file', description: 'write the plan here', defaultText: 'stdout' }),
-  );
-  plan.action((url: string | undefined, f: BenchFlags & PlanFlags & { out?: string }) => {
-    const p = planFromFlags(url, f);
-    const text = `${JSON.stringify(p, null, 2)}\n`;
-    if (f.out) writeFileAtomic(f.out, text);
-    else process.stdout.write(text);
-    process.stderr.write(
-      `h2lab plan: run ${p.runId}, ${p.shards} shards (${p.split.mode} loop), start ${new Date(p.startAtEpochMs).toISOString()}, hash ${p.hash.slice(0, 12)}…\n`,
-    );
-  });
 }
 
 /** `h2lab shard run|local` (src/cli/shard.ts is its entry in the command registry). */

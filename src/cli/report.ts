@@ -7,25 +7,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import {
-  DEFAULT_MIN_EFFECT,
-  diffResults,
-  loadCompareResult,
-  MIN_EFFECT_FLAG,
-  reanalyze,
-} from '../compare/index.ts';
+import { MIN_EFFECT_FLAG } from '../compare/meta.ts';
 import { checkOutputPath, readFlag, writeFileAtomic } from '../core/index.ts';
-import {
-  loadHtmlAssets,
-  renderDiffHtml,
-  renderDiffMarkdown,
-  renderDiffTerminal,
-  renderTerminal,
-} from '../report/index.ts';
 import { OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { optionOf } from './flags.ts';
 import { outputWidth } from './output.ts';
-import { writeRenderedReports } from './report-files.ts';
 
 interface ReportFlags {
   out?: string;
@@ -52,11 +38,18 @@ export function register(program: Command): void {
     )
     .addOption(optionOf({ of: MIN_EFFECT_FLAG, defaultText: 'as saved' }))
     .addOption(optionOf({ of: QUIET_FLAG, description: 'do not print the table' }))
-    .action((first: string, second: string | undefined, flags: ReportFlags) => {
+    .action(async (first: string, second: string | undefined, flags: ReportFlags) => {
       // Before anything is rendered: an --out that cannot take the files is a usage error, not a
       // stack trace after the table (nor a hang on /proc).
       const outDir = flags.out ?? dirname(second ?? first);
       checkOutputPath(outDir, flags.out !== undefined ? '--out' : "the results file's directory", 'dir');
+      // The analysis and the renderers load when the command runs, not with its flags (issue 29).
+      const { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } = await import(
+        '../compare/index.ts'
+      );
+      const { loadHtmlAssets, renderDiffHtml, renderDiffMarkdown, renderDiffTerminal, renderTerminal } =
+        await import('../report/index.ts');
+      const { writeRenderedReports } = await import('./report-files.ts');
       const saved = loadCompareResult(first);
       if (second === undefined) {
         const minEffect = parseMinEffect(flags.minEffect);

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ms, publishedJsonSchema } from './fields.ts';
+import { STRATEGY_NAME_PATTERN } from './meta.ts';
 
 /**
  * A client strategy's name: its key in the strategy registry (src/transport/registry.ts), which checks
@@ -14,7 +15,7 @@ import { ms, publishedJsonSchema } from './fields.ts';
  */
 export const strategyNameSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]*$/)
+  .regex(STRATEGY_NAME_PATTERN)
   .describe('A client strategy: its name in the strategy registry (src/transport/registry.ts).');
 /** A client strategy's name (see {@link strategyNameSchema}; the strategy itself is src/transport's `Strategy`). */
 export type StrategyName = z.infer<typeof strategyNameSchema>;

@@ -27,8 +27,6 @@ export {
   targetAddress,
 } from './gateway.ts';
 export {
-  CONGESTION_CONTROLS,
-  type CongestionControl,
   checkNetAvailable,
   createLink,
   type Link,
@@ -38,16 +36,8 @@ export {
   linkWarnings,
   sweepLinks,
 } from './link.ts';
-export {
-  CC_FLAG,
-  conditionFlag,
-  conditionFlagName,
-  INITCWND_FLAG,
-  NET_BACKEND_FLAG,
-  NET_FLAG,
-  parseConditionValue,
-  SLOW_START_AFTER_IDLE_FLAG,
-} from './link-flags.ts';
+// The light face's names (the link flags, the presets' names), loaded with it.
+export * from './meta.ts';
 export { netemAvailable } from './netem.ts';
 export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
 export {
@@ -63,9 +53,7 @@ export {
   type LinkSpec,
   type LinkSpecInput,
   LinkSpecSchema,
-  NO_LINK,
   PROFILES,
-  profileNames,
   resolveProfile,
 } from './profiles.ts';
 export {

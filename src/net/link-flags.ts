@@ -18,8 +18,7 @@ import {
 } from '../core/index.ts';
 import { linkSpecKeys } from './conditions/index.ts';
 import type { LinkKey } from './conditions/types.ts';
-import { CONGESTION_CONTROLS } from './link.ts';
-import { NO_LINK, profileNames } from './profiles.ts';
+import { CONGESTION_CONTROLS, NO_LINK, profileNames } from './presets.ts';
 
 /** The name a condition key's flag is declared under (`rate` is `--bandwidth` outside `net run`). */
 export function conditionFlagName(k: LinkKey): string {

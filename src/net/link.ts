@@ -37,14 +37,13 @@ import {
   sweepNamespaces,
 } from './netns.ts';
 import type { DirectionStats } from './pipeline.ts';
+import { CONGESTION_CONTROLS } from './presets.ts';
 import { type LinkProfile, type LinkSpecInput, resolveProfile } from './profiles.ts';
 import type { RelayStats } from './relay.ts';
 import type { RelayTraceData } from './relay-trace.ts';
 import type { TcpReading } from './tcp-info.ts';
 
-/** Congestion control algorithms h2lab can pin. */
-export const CONGESTION_CONTROLS = ['reno', 'cubic', 'bbr'] as const;
-export type CongestionControl = (typeof CONGESTION_CONTROLS)[number];
+export { CONGESTION_CONTROLS, type CongestionControl } from './presets.ts';
 
 /** Options of {@link createLink}. The schema is the one source of truth (defaults, validation). */
 export const LinkOptionsSchema = z.strictObject({

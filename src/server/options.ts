@@ -8,24 +8,13 @@ import {
   CA_FLAG,
   CERT_FLAG,
   type DescribedOption,
-  declareFlag,
   describeOptions,
   flagMeta,
   KEY_FLAG,
   optionMeta,
 } from '../core/index.ts';
 
-/**
- * `--metrics-url`: a fixture server's `/metrics`, which compare and browser read around each run
- * (docs/design.md, "The fixture server's metrics contract"); declared with the server that serves it.
- */
-export const METRICS_URL_FLAG = declareFlag({
-  flag: 'metrics-url',
-  grammar: 'string',
-  arg: 'url',
-  description: "an h2lab fixture server's /metrics to read around each run",
-  defaultText: "the embedded server's",
-});
+export { METRICS_URL_FLAG } from './flags.ts';
 
 const m = optionMeta;
 

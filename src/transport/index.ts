@@ -10,37 +10,27 @@ import { TcpLog } from '../net/index.ts';
 import { type ConnectTarget, secureContextFor } from './connect.ts';
 import { DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-connect.ts';
 import type { PoolPolicy } from './pool.ts';
-import { getStrategy } from './registry.ts';
+import { DEFAULT_WINDOW_PRESET, type WindowPreset } from './presets.ts';
+import { getStrategy, provideBuiltIns } from './registry.ts';
+import { h1 } from './strategies/h1.ts';
+import { h2 } from './strategies/h2.ts';
+import { h2Pool } from './strategies/h2-pool.ts';
+import { h3 } from './strategies/h3.ts';
+import { h3Pool } from './strategies/h3-pool.ts';
 import type { Transport } from './types.ts';
 
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
-export type { H2ClientImpl } from './h2-connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
+// The light face's names (the registry, the descriptors' types, the named choices), loaded with it.
+export * from './meta.ts';
 export {
   isTargetGone,
   MAX_GOAWAY_RETRIES,
   MAX_RETRIES,
-  type PoolPolicy,
   RECONNECT_BACKOFF,
   setupFailureError,
 } from './pool.ts';
-export {
-  baselineStrategy,
-  DEFAULT_STRATEGY,
-  defaultMatrixStrategies,
-  findStrategy,
-  getStrategy,
-  isBuiltInStrategy,
-  listStrategies,
-  multiplexedStrategy,
-  registerStrategy,
-  requestedWire,
-  strategyLabel,
-  strategyNames,
-  usesQuic,
-} from './registry.ts';
-export type { ConnectionModel, Strategy, StrategyBuild } from './strategy.ts';
 export {
   type StreamWaitCause,
   type StreamWaitFacts,
@@ -49,25 +39,6 @@ export {
 } from './stream-wait.ts';
 export type * from './types.ts';
 export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
-/** h2-pool session choice policies. */
-export const POOL_POLICIES = [
-  'least-busy',
-  'round-robin',
-  'first-free',
-  'lease',
-] as const satisfies readonly PoolPolicy[];
-/** HTTP/2 client implementations: h2lab's own (default) or node:http2. */
-export const H2_CLIENTS = ['h2lab', 'node'] as const satisfies readonly H2ClientImpl[];
-/** Flow-control window presets. */
-export const WINDOW_PRESETS = ['node', 'browser', 'max', 'custom'] as const;
-export type WindowPreset = (typeof WINDOW_PRESETS)[number];
-/**
- * The default preset: what a browser advertises. Not `node`: with 64 KiB per connection one HTTP/2
- * session carries at most 64 KiB per round trip, which on a delayed link decides an h1-vs-h2 result by
- * h2lab's own setting (issue 11: 128 × 10 KiB at 200 ms RTT took 8.0 s with it, 2.1 s with Chromium's
- * windows) — and no real client advertises so little (Chromium 6/15 MiB, curl and h2load far more).
- */
-export const DEFAULT_WINDOW_PRESET = 'browser' satisfies WindowPreset;
 
 /**
  * The windows behind each preset, bytes (stream, connection):
@@ -211,3 +182,7 @@ export function createTransport(name: StrategyName, opts: TransportOptions): Tra
   });
 }
 export type { Transport, TransportStats } from './types.ts';
+
+// The built-ins' implementations, handed to the registry as the transports load: the registry itself
+// loads only their descriptors (src/transport/meta.ts, for the flags' help).
+provideBuiltIns([h1, h2, h2Pool, h3, h3Pool]);

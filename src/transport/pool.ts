@@ -748,7 +748,8 @@ function toOpenError(reason: unknown, s: PoolSettings): H2labError {
  * H2LAB_ERR_PROTOCOL_MISMATCH (compare: the cell is not offered), not a certificate problem.
  */
 function alpnRefused(strategy: StrategyName, cause: string): H2labError {
-  // By the name's version (strategies are named h1…, h2…, h3…): the registry imports this file.
+  // By the name's version (strategies are named h1…, h2…, h3…). The registry, which once imported this
+  // file through the strategies, loads no transport now: asking it (`findStrategy`) is the next step.
   const http = strategy.startsWith('h1') ? 'HTTP/1.1' : strategy.startsWith('h3') ? 'HTTP/3' : 'HTTP/2';
   return new H2labError(
     'H2LAB_ERR_PROTOCOL_MISMATCH',

@@ -4,26 +4,24 @@
  * connections and how reports draw it; nothing there compares a strategy's name to a string
  * (test/transport/registry.test.ts holds that).
  *
- * To add a strategy: write `strategies/<name>.ts` exporting a {@link Strategy}, and add it to
- * {@link BUILT_IN} below. A library user (or a test) can also {@link registerStrategy} one at run time.
+ * To add a strategy: declare it in descriptors.ts (and add it to `BUILT_IN` there), write
+ * `strategies/<name>.ts` exporting the {@link Strategy} (the descriptor with its `create`), and hand it
+ * over in src/transport/index.ts. A library user (or a test) can also {@link registerStrategy} one at
+ * run time.
+ *
+ * This module loads no transport (docs/design.md, "Start-up: what a command's help loads"): the flags
+ * of `bench` and `compare` read it through src/transport/meta.ts.
  */
 import { invalidOption } from '../core/index.ts';
-import { strategyNameSchema } from '../model/index.ts';
-import { h1 } from './strategies/h1.ts';
-import { h2 } from './strategies/h2.ts';
-import { h2Pool } from './strategies/h2-pool.ts';
-import { h3 } from './strategies/h3.ts';
-import { h3Pool } from './strategies/h3-pool.ts';
-import type { Strategy } from './strategy.ts';
-
-/** The built-in strategies, in the order they are documented, listed and compared. */
-const BUILT_IN: readonly Strategy[] = [h1, h2, h2Pool, h3, h3Pool];
+import { STRATEGY_NAME_PATTERN } from '../model/meta.ts';
+import { BUILT_IN, H2 } from './descriptors.ts';
+import type { Strategy, StrategyDescriptor } from './strategy.ts';
 
 /**
  * The strategy `h2lab bench` (and `runLoad`) uses when none is named: one HTTP/2 session, what a
  * browser opens to an HTTP/2 origin — the thing h2lab is built to measure.
  */
-export const DEFAULT_STRATEGY = h2.name;
+export const DEFAULT_STRATEGY = H2.name;
 
 const strategies = new Map<string, Strategy>();
 
@@ -39,7 +37,7 @@ const strategies = new Map<string, Strategy>();
  * });
  */
 export function registerStrategy(s: Strategy): () => void {
-  if (!strategyNameSchema.safeParse(s.name).success) {
+  if (!STRATEGY_NAME_PATTERN.test(s.name)) {
     throw invalidOption('strategy name', s.name, 'use lower-case letters, digits and dashes, e.g. h1-single');
   }
   if (strategies.has(s.name)) {
@@ -62,7 +60,38 @@ export function registerStrategy(s: Strategy): () => void {
   };
 }
 
-for (const s of BUILT_IN) registerStrategy(s);
+/**
+ * The built-ins' `create` functions, by name: handed over by src/transport/index.ts when the
+ * transports load ({@link provideBuiltIns}). The registry itself loads only their descriptors, so
+ * that a command's flags can list the strategies without loading a transport (issue 29).
+ */
+const builtInCreate = new Map<string, Strategy['create']>();
+
+/** A built-in strategy: its descriptor, with a `create` that calls the implementation handed over. */
+function builtIn(d: StrategyDescriptor): Strategy {
+  return {
+    ...d,
+    create: (b) => {
+      const create = builtInCreate.get(d.name);
+      // Unreachable through createTransport, whose module hands the implementations over.
+      if (!create) throw new Error(`strategy ${d.name}: import src/transport/index.ts to build it`);
+      return create(b);
+    },
+  };
+}
+
+/**
+ * Hands the built-in strategies' implementations to the registry (src/transport/index.ts does, as it
+ * loads them). A strategy that is not a built-in is refused: register it with {@link registerStrategy}.
+ */
+export function provideBuiltIns(list: readonly Pick<Strategy, 'name' | 'create'>[]): void {
+  for (const s of list) {
+    if (!isBuiltInStrategy(s.name)) throw new Error(`strategy ${s.name} is not a built-in`);
+    builtInCreate.set(s.name, s.create);
+  }
+}
+
+for (const d of BUILT_IN) registerStrategy(builtIn(d));
 
 /** Names of every registered strategy, in registration order (the built-ins first). */
 export function strategyNames(): string[] {

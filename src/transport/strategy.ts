@@ -44,8 +44,9 @@ export interface ConnectionModel {
 }
 
 /**
- * A client strategy: one file in src/transport/strategies/ (the file name is `name`) and one entry in
- * the registry's list (src/transport/registry.ts).
+ * A client strategy: its descriptor in src/transport/descriptors.ts, its `create` in one file in
+ * src/transport/strategies/ (the file name is `name`), and one entry in the registry's list
+ * (src/transport/registry.ts).
  */
 export interface Strategy {
   /** The registry key: the `--protocol` value, the result's `transport.name`, the file name. */
@@ -89,3 +90,10 @@ export interface Strategy {
   /** Builds the transport. */
   create(b: StrategyBuild): Transport;
 }
+
+/**
+ * A strategy without its `create`: what the registry, the flags' help and the reports read. The
+ * built-ins' descriptors are src/transport/descriptors.ts, light to load; their `create` functions
+ * load with the transports (src/transport/index.ts).
+ */
+export type StrategyDescriptor = Omit<Strategy, 'create'>;

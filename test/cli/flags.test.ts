@@ -25,7 +25,7 @@ const SRC = new URL('../../src/', import.meta.url).pathname;
  */
 const EXEMPT: Record<string, { files: string[]; why: string }> = {
   seed: {
-    files: ['cli/net-options.ts', 'load/options.ts'],
+    files: ['cli/net-options.ts', 'load/flags.ts'],
     why: "`h2lab net run --seed` (the link's loss and jitter draws) is declared with `net run`'s own flags; SEED_FLAG is the load's: one name for two seeds until `net run` takes SEED_FLAG's use",
   },
   json: {
@@ -33,7 +33,7 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
     why: '`probe --json` and `net … --json` are switches (print JSON instead of the table), `--json FILE` elsewhere writes a file: two grammars under one name, kept because a `--json [file]` would swallow the argument after it (`probe --json HOST`); issue #27 item 4 (one name per concept) renames one',
   },
   protocols: {
-    files: ['compare/options.ts', 'cli/page.ts'],
+    files: ['compare/flags.ts', 'cli/page.ts'],
     why: "page replay's --protocols are the wire protocols of Chromium's settings (h1, h2, h3: ReplayProtocol), not the load strategies compare takes: two vocabularies under one flag name, until one is renamed",
   },
 
@@ -50,12 +50,12 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
       [
         [
           'expect',
-          ['compare/options.ts', 'probe/options.ts'],
+          ['compare/flags.ts', 'probe/options.ts'],
           "probe's --expect (what the target must offer) is not compare's CI gate: item 4 of #27 names them apart",
         ],
         [
           'seed',
-          ['cli/net-options.ts', 'load/options.ts', 'server/options.ts'],
+          ['cli/net-options.ts', 'load/flags.ts', 'server/options.ts'],
           "serve's --seed (the fixture's random bodies); net run's (see above)",
         ],
         [

@@ -71,3 +71,56 @@ test('h2lab bench --help loads neither the fixture server nor the report rendere
   const heavy = r.files.filter((f) => /\/src\/(server|report)\//.test(f));
   assert.deepEqual(heavy, [], 'modules loaded for bench --help');
 });
+
+// Issue 29, the second step: a command's `register()` loads the light faces (src/*/meta.ts) that
+// declare its flags, and its action loads the engine. What a help text must not load: zod (95 files),
+// any strategy's implementation (the registry reads their descriptors), the model's schemas, the
+// comparison engine, the link's implementation. A later static import of any of them fails here.
+for (const command of ['bench', 'compare', 'plan']) {
+  test(`h2lab ${command} --help loads the flags' declarations only: no zod, strategies, schemas or engine`, () => {
+    const r = loaded([command, '--help']);
+    assert.equal(r.status, 0, `${command} --help exit status`);
+    assert.match(r.stdout, /--protocol|--concurrency/, `${command} --help printed its flags`);
+    const heavy = r.files.filter(
+      (f) =>
+        /\/node_modules\/zod\//.test(f) ||
+        /\/src\/transport\/(strategies\/|index\.ts|h[123]-|pool\.ts|connect\.ts)/.test(f) ||
+        (/\/src\/model\//.test(f) && !f.endsWith('/src/model/meta.ts')) ||
+        /\/src\/(compare|load|net)\/index\.ts/.test(f) ||
+        /\/src\/compare\/(engine|run|analyze|inference|options)\.ts/.test(f) ||
+        /\/src\/net\/(link|netns|relay|gateway|profiles)\.ts/.test(f),
+    );
+    assert.deepEqual(heavy, [], `modules loaded for ${command} --help`);
+    // The check sees what it is meant to: the light faces are there.
+    assert.ok(
+      r.files.some((f) => f.endsWith('/src/transport/meta.ts')),
+      'the registry was loaded',
+    );
+  });
+}
+
+test('h2lab report --help loads no zod, no comparison analysis and no renderer', () => {
+  const r = loaded(['report', '--help']);
+  assert.equal(r.status, 0, 'report --help exit status');
+  assert.match(r.stdout, /--min-effect/, 'report --help printed its flags');
+  const heavy = r.files.filter(
+    (f) =>
+      /\/node_modules\/zod\//.test(f) || /\/src\/(compare\/index|report\/)|\/src\/model\/(?!meta)/.test(f),
+  );
+  assert.deepEqual(heavy, [], 'modules loaded for report --help');
+});
+
+test('h2lab net run --help loads the link flags only: no zod, no link', () => {
+  const r = loaded(['net', 'run', '--help']);
+  assert.equal(r.status, 0, 'net run --help exit status');
+  assert.match(r.stdout, /--rtt/, 'net run --help printed the link flags');
+  const heavy = r.files.filter(
+    (f) =>
+      /\/node_modules\/zod\//.test(f) || /\/src\/net\/(index|link|netns|relay|gateway|profiles)\.ts/.test(f),
+  );
+  assert.deepEqual(heavy, [], 'modules loaded for net run --help');
+  assert.ok(
+    r.files.some((f) => f.endsWith('/src/net/meta.ts')),
+    'the light face was loaded',
+  );
+});

@@ -1,0 +1,32 @@
+/**
+ * The transports' light face (docs/design.md, "Start-up: what a command's help loads"): the strategy
+ * registry with the built-ins' descriptors, and the named choices (policies, clients, window presets),
+ * loading no transport. A command's flags import this; what builds or runs a transport imports
+ * src/transport/index.ts, which re-exports all of it.
+ */
+
+export type { H2ClientImpl } from './h2-connect.ts';
+export type { PoolPolicy } from './pool.ts';
+export {
+  DEFAULT_WINDOW_PRESET,
+  H2_CLIENTS,
+  POOL_POLICIES,
+  WINDOW_PRESETS,
+  type WindowPreset,
+} from './presets.ts';
+export {
+  baselineStrategy,
+  DEFAULT_STRATEGY,
+  defaultMatrixStrategies,
+  findStrategy,
+  getStrategy,
+  isBuiltInStrategy,
+  listStrategies,
+  multiplexedStrategy,
+  registerStrategy,
+  requestedWire,
+  strategyLabel,
+  strategyNames,
+  usesQuic,
+} from './registry.ts';
+export type { ConnectionModel, Strategy, StrategyBuild, StrategyDescriptor } from './strategy.ts';
