@@ -300,8 +300,10 @@ function notOfferedClause(
 }
 
 /**
- * A level with nothing to compare (the baseline not offered or failed): what the strategies that ran
- * measured on their own, from the same medians as the tables ("h2 38,512 req/s alone").
+ * A level with nothing to compare (the baseline, or every other strategy, not offered or failed): what
+ * the strategies that ran measured on their own, from the same medians as the tables, and which side
+ * is missing ("h2 38,512 req/s with nothing to compare against (h1 did not run)"; when only the
+ * baseline ran, "h1 34,704 req/s with nothing to compare it against" — the clause after it says why).
  */
 function aloneText(result: CompareResult, w: Workload, net: string, level: number): string | undefined {
   const ran = result.axes.protocols
@@ -309,6 +311,7 @@ function aloneText(result: CompareResult, w: Workload, net: string, level: numbe
     .filter((x): x is { p: StrategyName; rps: number } => x.rps !== undefined);
   if (ran.length === 0) return undefined;
   const list = ran.map((x) => `${x.p} ${Math.round(x.rps).toLocaleString('en-US')} req/s`).join(', ');
+  if (ran.some((x) => x.p === result.baseline)) return `${list} with nothing to compare it against`;
   return `${list} with nothing to compare against (${result.baseline} did not run)`;
 }
 

@@ -124,6 +124,37 @@ test('compare against an h2-only TLS server: h1 is not offered (ALPN refused), n
   }
 });
 
+test('compare against an HTTP/1.1-only server: the answer shows h1 alone and says h2 is not offered, not that h1 did not run', async () => {
+  const server = await startTestServer('h1');
+  const dir = mkdtempSync(join(tmpdir(), 'h2lab-h1only-'));
+  try {
+    const c = await h2lab([
+      'compare',
+      `${server.url}/bytes/10`,
+      '--protocols',
+      'h1,h2',
+      '--concurrency',
+      '4',
+      '--runs',
+      '3',
+      '--duration',
+      '200ms',
+      '--out',
+      dir,
+    ]);
+    assert.equal(c.code, 0, c.stderr);
+    const out = c.stdout.replace(/\s+/g, ' ');
+    assert.match(
+      out,
+      /c=4 not compared (\* )?h1 [\d,]+ req\/s with nothing to compare it against; h2 not offered by the server/,
+    );
+    assert.doesNotMatch(out, /h1 did not run/);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('bench to an mTLS server without a client certificate: "requires a client certificate: pass --cert --key", exit 1 (h1 and h2)', async () => {
   const certs = await testCerts();
   const server = await startTestServer('mtls', certs);
