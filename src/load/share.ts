@@ -283,19 +283,14 @@ export class LoadShare {
         );
       }
       if (s.error === 'protocol-mismatch' && !this.abortError) {
-        // A connection opened on demand (a burst with its handshakes) carries the connect's whole
-        // sentence, "requested … but the server negotiated …": said once, with what it names.
-        const detail = s.errorDetail ?? 'the server answered in another protocol';
-        const whole = detail.startsWith(`requested ${requested} but `);
+        // A connection opened on demand was refused with the connect's own error; a response in the
+        // wrong protocol (HTTP/1.1 asked, HTTP/2 answered) says only what it saw.
         this.stop(
-          new H2labError(
-            'H2LAB_ERR_PROTOCOL_MISMATCH',
-            whole ? detail : `requested ${requested} but ${detail}`,
-            {
+          this.transport?.mismatch?.() ??
+            new H2labError('H2LAB_ERR_PROTOCOL_MISMATCH', `requested ${requested} but ${s.errorDetail}`, {
               requested,
-              negotiated: /the server negotiated ([^\s,]+)/.exec(detail)?.[1] ?? 'unknown',
-            },
-          ),
+              negotiated: 'unknown',
+            }),
         );
       }
     };

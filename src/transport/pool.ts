@@ -221,6 +221,8 @@ export class PoolTransport implements Transport {
   private waitHead = 0;
   private opening = 0;
   private nextId = 1;
+  /** The mismatch a connection opened during the run was refused with (see Transport.mismatch). */
+  private mismatchError: H2labError | undefined;
   private rr = 0;
   private inFlight = 0;
   private peakInFlight = 0;
@@ -369,6 +371,10 @@ export class PoolTransport implements Transport {
     if (forSetup) this.setupWaiters++;
     else this.capHits++;
     this.waiters.push({ spec, sample, resolve: done, forSetup });
+  }
+
+  mismatch(): H2labError | undefined {
+    return this.mismatchError;
   }
 
   negotiated(): WireProtocol | 'none' {
@@ -552,8 +558,10 @@ export class PoolTransport implements Transport {
       conn = await this.openConn();
     } catch (err) {
       this.inFlight--;
-      if (err instanceof H2labError) this.fail(sample, 'protocol-mismatch', err.message);
-      else if (err instanceof ConnectError) {
+      if (err instanceof H2labError) {
+        this.mismatchError ??= err;
+        this.fail(sample, 'protocol-mismatch', err.message);
+      } else if (err instanceof ConnectError) {
         this.fail(sample, err.failure, err.message);
         this.backOff(startedMs);
       } else this.fail(sample, 'other', String(err));

@@ -3,6 +3,8 @@
  * turns one request into one {@link Sample}; it never schedules requests or keeps statistics.
  * The engine never branches on protocol: it asks the transport.
  */
+
+import type { H2labError } from '../core/index.ts';
 import type {
   ConnectionLifetime,
   FlowControlStats,
@@ -93,6 +95,11 @@ export interface Transport {
   requestCb?(spec: RequestSpec, timing: RequestTiming, done: (s: Sample) => void): void;
   /** The protocol seen on the wire so far (`none` before the first connection). */
   negotiated(): WireProtocol | 'none';
+  /**
+   * The H2LAB_ERR_PROTOCOL_MISMATCH a connection opened during the run was refused with (a burst
+   * that times its handshakes opens them on demand), as the connect said it: the run ends with it.
+   */
+  mismatch?(): H2labError | undefined;
   stats(): TransportStats;
   /** Closes every connection; requests still in flight resolve with `error: 'aborted'`. */
   close(): Promise<void>;
