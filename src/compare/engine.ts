@@ -435,7 +435,10 @@ function notOfferedNote(strategy: StrategyName, negotiated: string, detail: stri
   // The transport's message says what was negotiated; take it from there when the result did not.
   const said = /negotiated (h2c|h2|http\/1\.1)/.exec(detail)?.[1];
   const got = negotiated && negotiated !== 'none' && negotiated !== 'unknown' ? negotiated : said;
-  const how = got ? `: it negotiated ${got}` : `: ${detail}`;
   const http = getStrategy(strategy).http;
+  // Over cleartext nothing is negotiated: an h1 cell records http/1.1 though an h2c-only port answered
+  // with HTTP/2 frames. A "negotiated" protocol of the version asked for explains nothing.
+  const family = got === 'http/1.1' ? 'HTTP/1.1' : got === 'h3' ? 'HTTP/3' : got ? 'HTTP/2' : undefined;
+  const how = got && family !== http ? `: it negotiated ${got}` : `: ${detail}`;
   return `${http} not offered by the server${how} (enable ${http} on the server, or leave ${strategy} out of --protocols)`;
 }

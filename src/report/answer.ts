@@ -305,12 +305,20 @@ function notOfferedClause(
  * is missing ("h2 38,512 req/s with nothing to compare against (h1 did not run)"; when only the
  * baseline ran, "h1 34,704 req/s with nothing to compare it against" — the clause after it says why).
  */
-function aloneText(result: CompareResult, w: Workload, net: string, level: number): string | undefined {
+function aloneText(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  level: number,
+  joined: boolean,
+): string | undefined {
   const ran = result.axes.protocols
     .map((p) => ({ p, rps: cellOf(result, w.id, level, net, p)?.stats?.rps.median }))
     .filter((x): x is { p: StrategyName; rps: number } => x.rps !== undefined);
   if (ran.length === 0) return undefined;
-  const list = ran.map((x) => `${x.p} ${Math.round(x.rps).toLocaleString('en-US')} req/s`).join(', ');
+  // A line joining levels quotes its last level's figures, and says which.
+  const at = joined ? ` at ${levelsText(result, w.id, [level])}` : '';
+  const list = `${ran.map((x) => `${x.p} ${Math.round(x.rps).toLocaleString('en-US')} req/s`).join(', ')}${at}`;
   if (ran.some((x) => x.p === result.baseline)) return `${list} with nothing to compare it against`;
   return `${list} with nothing to compare against (${result.baseline} did not run)`;
 }
@@ -392,7 +400,7 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   } else if (quoted && (d === 'on' || d === 'keep')) {
     why = mechanism(result, w, net, last.level, quoted);
   }
-  if (d === 'not-compared') why = aloneText(result, w, net, last.level);
+  if (d === 'not-compared') why = aloneText(result, w, net, last.level, levels.length > 1);
   const failures = [notOfferedClause(result, w, net, levels), failureClause(result, w, net, levels)]
     .filter(Boolean)
     .join('; ');
