@@ -124,9 +124,10 @@ test('compare against an h2-only TLS server: h1 is not offered (ALPN refused), n
   }
 });
 
-test('compare against an HTTP/1.1-only server: the answer shows h1 alone and says h2 is not offered, not that h1 did not run', async () => {
-  const server = await startTestServer('h1');
-  const dir = mkdtempSync(join(tmpdir(), 'h2lab-h1only-'));
+/** A short `compare --protocols h1,h2` against a test server of `kind`: its stdout on one line. */
+async function compareOneLine(kind: 'h1' | 'h2c', concurrency: string): Promise<string> {
+  const server = await startTestServer(kind);
+  const dir = mkdtempSync(join(tmpdir(), `h2lab-${kind}only-`));
   try {
     const c = await h2lab([
       'compare',
@@ -134,7 +135,7 @@ test('compare against an HTTP/1.1-only server: the answer shows h1 alone and say
       '--protocols',
       'h1,h2',
       '--concurrency',
-      '4',
+      concurrency,
       '--runs',
       '3',
       '--duration',
@@ -143,51 +144,33 @@ test('compare against an HTTP/1.1-only server: the answer shows h1 alone and say
       dir,
     ]);
     assert.equal(c.code, 0, c.stderr);
-    const out = c.stdout.replace(/\s+/g, ' ');
-    assert.match(
-      out,
-      /c=4 not compared (\* )?h1 [\d,]+ req\/s with nothing to compare it against; h2 not offered by the server/,
-    );
-    assert.doesNotMatch(out, /h1 did not run/);
+    return c.stdout.replace(/\s+/g, ' ');
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('compare against an HTTP/1.1-only server: the answer shows h1 alone and says h2 is not offered, not that h1 did not run', async () => {
+  const out = await compareOneLine('h1', '4');
+  assert.match(
+    out,
+    /c=4 not compared (\* )?h1 [\d,]+ req\/s with nothing to compare it against; h2 not offered by the server/,
+  );
+  assert.doesNotMatch(out, /h1 did not run/);
 });
 
 test('compare against an h2c-only port: h1 is not offered with what the server answered (nothing negotiated over cleartext), and a line over several levels says which level it quotes', async () => {
-  const server = await startTestServer('h2c');
-  const dir = mkdtempSync(join(tmpdir(), 'h2lab-h2conly-'));
-  try {
-    const c = await h2lab([
-      'compare',
-      `${server.url}/bytes/10`,
-      '--protocols',
-      'h1,h2',
-      '--concurrency',
-      '1,4',
-      '--runs',
-      '3',
-      '--duration',
-      '200ms',
-      '--out',
-      dir,
-    ]);
-    assert.equal(c.code, 0, c.stderr);
-    const out = c.stdout.replace(/\s+/g, ' ');
-    assert.match(
-      out,
-      /HTTP\/1\.1 not offered by the server: requested http\/1\.1 but the server did not answer in HTTP\/1\.1/,
-    );
-    assert.doesNotMatch(out, /it negotiated http\/1\.1/);
-    assert.match(
-      out,
-      /c=1, 4 not compared (\* )?h2 [\d,]+ req\/s at c=4 with nothing to compare against \(h1 did not run\)/,
-    );
-  } finally {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const out = await compareOneLine('h2c', '1,4');
+  assert.match(
+    out,
+    /HTTP\/1\.1 not offered by the server: requested http\/1\.1 but the server did not answer in HTTP\/1\.1/,
+  );
+  assert.doesNotMatch(out, /it negotiated http\/1\.1/);
+  assert.match(
+    out,
+    /c=1, 4 not compared (\* )?h2 [\d,]+ req\/s at c=4 with nothing to compare against \(h1 did not run\)/,
+  );
 });
 
 test('bench to an mTLS server without a client certificate: "requires a client certificate: pass --cert --key", exit 1 (h1 and h2)', async () => {
