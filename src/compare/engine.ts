@@ -438,7 +438,7 @@ function notOfferedNote(strategy: StrategyName, negotiated: string, detail: stri
   const http = getStrategy(strategy).http;
   // Over cleartext nothing is negotiated: an h1 cell records http/1.1 though an h2c-only port answered
   // with HTTP/2 frames. A "negotiated" protocol of the version asked for explains nothing.
-  const family = got === 'http/1.1' ? 'HTTP/1.1' : got === 'h3' ? 'HTTP/3' : got ? 'HTTP/2' : undefined;
+  const family = !got ? undefined : got === 'http/1.1' ? 'HTTP/1.1' : /^h3/.test(got) ? 'HTTP/3' : 'HTTP/2';
   const how = got && family !== http ? `: it negotiated ${got}` : `: ${detail}`;
   return `${http} not offered by the server${how} (enable ${http} on the server, or leave ${strategy} out of --protocols)`;
 }
