@@ -15,6 +15,7 @@ export * from './option-meta.ts';
 export * from './quantile.ts';
 export * from './rank.ts';
 export * from './rng.ts';
+export * from './slots.ts';
 export * from './socket-failure.ts';
 export * from './units.ts';
 export * from './version.ts';

@@ -32,6 +32,7 @@ import {
   MAX_WINDOW_BYTES,
 } from './frames.ts';
 import { DEFAULT_HEADER_TABLE_BYTES, HpackDecoder, HpackError } from './hpack.ts';
+import { StreamTable } from './stream-table.ts';
 
 /** A peer that announced no SETTINGS_MAX_CONCURRENT_STREAMS allows any number (RFC 9113 §5.1.2). */
 export const UNLIMITED_STREAMS = 2 ** 32 - 1;
@@ -213,7 +214,7 @@ export class H2ClientSession {
   private readonly socket: net.Socket;
   private readonly opts: H2SessionOptions;
   private readonly decoder = new HpackDecoder(DEFAULT_HEADER_TABLE_BYTES);
-  private readonly streams = new Map<number, H2Stream>();
+  private readonly streams = new StreamTable<H2Stream>();
   private nextStreamId = 1;
   private closed = false;
   /** The error code of a connection error the client sent (GOAWAY) for the server's doing, if any. */
@@ -333,7 +334,7 @@ export class H2ClientSession {
     const id = this.nextStreamId;
     this.nextStreamId += 2;
     const s = new H2Stream(id, handler, this.peerInitialWindow, this.streamWindow);
-    this.streams.set(id, s);
+    this.streams.add(s);
     const hasBody = body !== undefined && body.length > 0;
     this.headers(id, block, hasBody ? 0 : F_END_STREAM);
     if (hasBody) {
@@ -736,7 +737,7 @@ export class H2ClientSession {
     this.goawayLastStream = this.goawayLastStream < 0 ? last : Math.min(last, this.goawayLastStream);
     this.goawayCode = code;
     const name = H2_ERROR_NAMES[code] ?? String(code);
-    for (const s of [...this.streams.values()]) {
+    for (const s of this.streams.values()) {
       if (s.id > this.goawayLastStream) {
         this.streams.delete(s.id);
         this.stalls.end(s.credit, 'stream');
@@ -919,7 +920,7 @@ export class H2ClientSession {
     const w = this.readyWait;
     this.readyWait = undefined;
     w?.reject(new H2SetupError('closed', why));
-    const streams = [...this.streams.values()];
+    const streams = this.streams.values();
     this.streams.clear();
     this.sending.length = 0;
     this.stalls.end(this.connCredit, 'connection');

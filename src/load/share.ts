@@ -410,22 +410,26 @@ export class LoadShare {
     const times = arrivalTimes(this.input.rateRps!, o.arrivals, share ? createRng(share.seed) : rng);
     const own = ownArrivals(times, share?.index ?? 0, share?.count ?? 1, o.warmupMs);
     let next = own.next().value as OwnArrival;
-    const outstanding = new Set<Promise<Sample>>();
+    // A count, not a set of the promises: a set that gains and loses one per request chains its dead
+    // tables (src/core/slots.ts).
+    let outstanding = 0;
+    let drained: (() => void) | undefined;
+    const settled = (): void => {
+      outstanding--;
+      if (outstanding === o.maxInFlight - 1) this.wake?.();
+      if (outstanding === 0) drained?.();
+    };
     for (;;) {
       const now = this.now();
-      while (next.t <= now && withinLimit(next) && outstanding.size < o.maxInFlight) {
-        const p = issue(next.t, now);
-        outstanding.add(p);
-        p.then(() => {
-          outstanding.delete(p);
-          if (outstanding.size === o.maxInFlight - 1) this.wake?.();
-        });
+      while (next.t <= now && withinLimit(next) && outstanding < o.maxInFlight) {
+        outstanding++;
+        issue(next.t, now).then(settled);
         next = own.next().value as OwnArrival;
       }
       if (!withinLimit(next)) break;
-      await this.pause(outstanding.size >= o.maxInFlight ? 1000 : next.t - this.now());
+      await this.pause(outstanding >= o.maxInFlight ? 1000 : next.t - this.now());
     }
-    await Promise.all(outstanding);
+    if (outstanding > 0) await new Promise<void>((r) => (drained = r));
   }
 }
 

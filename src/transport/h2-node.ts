@@ -6,6 +6,7 @@
  */
 import http2 from 'node:http2';
 import net from 'node:net';
+import { Slots, type Slotted } from '../core/index.ts';
 import { UNLIMITED_STREAMS } from '../h2/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { ConnectError, type ConnectTarget, endedFailure } from './connect.ts';
@@ -120,7 +121,7 @@ function sniffHttp1(t: ConnectTarget): Promise<string | undefined> {
 /** How long a cancelled stream may take to close before its session is taken for broken, ms. */
 const STUCK_STREAM_MS = 1000;
 
-interface Active {
+interface Active extends Slotted {
   stream: http2.ClientHttp2Stream;
   sample: Sample;
   resolve: (s: Sample) => void;
@@ -138,7 +139,7 @@ export class H2Conn extends PoolConnBase implements PoolConn {
   private readonly session: http2.ClientHttp2Session;
   /** Our own reference: node's session.socket proxy refuses destroy() on TLS sockets. */
   private readonly socket: net.Socket;
-  private readonly active = new Set<Active>();
+  private readonly active = new Slots<Active>();
   private readonly scheme: string;
   private readonly authority: string;
   private goawayLastStream = -1;
@@ -226,7 +227,7 @@ export class H2Conn extends PoolConnBase implements PoolConn {
         resolve(sample);
         return;
       }
-      const a: Active = { stream, sample, resolve, ended: false };
+      const a: Active = { stream, sample, resolve, ended: false, slot: -1 };
       this.active.add(a);
       stream.on('response', (h) => {
         sample.headersMs = this.now();
@@ -293,7 +294,7 @@ export class H2Conn extends PoolConnBase implements PoolConn {
 
   private closed(): void {
     this.dead = true;
-    for (const a of [...this.active]) {
+    for (const a of this.active.toArray()) {
       if (a.failure === undefined) a.stream.close(NGHTTP2_CANCEL);
       this.settle(a, a.failure ?? 'reset', a.detail ?? 'session closed');
     }

@@ -4,7 +4,7 @@
  * `h2-node.ts`; both present the same {@link PoolConn}.
  */
 
-import { VERSION } from '../core/index.ts';
+import { Slots, type Slotted, VERSION } from '../core/index.ts';
 import {
   H2ClientSession,
   H2Code,
@@ -103,8 +103,9 @@ export async function openWireH2Conn(
 }
 
 /** One request on the wire: the stream's events become the sample. */
-class Req implements StreamHandler {
+class Req implements StreamHandler, Slotted {
   stream: H2Stream | undefined;
+  slot = -1;
   timedOut = false;
   constructor(
     readonly conn: WireH2Conn,
@@ -140,7 +141,7 @@ export const CONNECTION_FIELDS: ReadonlySet<string> = new Set([
 /** One HTTP/2 session in a pool, on h2lab's own client. */
 export class WireH2Conn extends PoolConnBase implements PoolConn {
   private readonly session: H2ClientSession;
-  private readonly active = new Set<Req>();
+  private readonly active = new Slots<Req>();
   private readonly encoder: RequestEncoder;
   private lastHeaders: Record<string, string> | undefined;
   private lastHeadersKey = '';

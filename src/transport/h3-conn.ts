@@ -13,7 +13,7 @@
  * connection for the next stream to end (the server's MAX_STREAMS follows it) and the wait counts as
  * a cap hit, as a request waiting at HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS does.
  */
-import { H2labError, VERSION } from '../core/index.ts';
+import { H2labError, Slots, type Slotted, VERSION } from '../core/index.ts';
 import { type H3Connection, loadBinding, unavailable } from '../h3/index.ts';
 import type { QuicConnectionInfo, RequestSpec, Sample } from '../model/index.ts';
 import { ConnectError, type ConnectTarget } from './connect.ts';
@@ -102,7 +102,7 @@ async function openH3Conn(id: number, opts: H3Options, onClose: (c: PoolConn) =>
   return conn;
 }
 
-interface Req {
+interface Req extends Slotted {
   spec: RequestSpec;
   sample: Sample;
   resolve: (s: Sample) => void;
@@ -112,7 +112,7 @@ interface Req {
 }
 
 class H3Conn extends PoolConnBase implements PoolConn {
-  private readonly active = new Set<Req>();
+  private readonly active = new Slots<Req>();
   /** Requests that met the peer's stream limit, in order. */
   private readonly blocked: Req[] = [];
   private learnedLimit: number | undefined;
@@ -158,7 +158,7 @@ class H3Conn extends PoolConnBase implements PoolConn {
 
   send(spec: RequestSpec, sample: Sample): Promise<Sample> {
     return new Promise((resolve) => {
-      const r: Req = { spec, sample, resolve, timedOut: false, done: false };
+      const r: Req = { spec, sample, resolve, timedOut: false, done: false, slot: -1 };
       this.active.add(r);
       this.start(r);
     });
@@ -248,7 +248,7 @@ class H3Conn extends PoolConnBase implements PoolConn {
     if (this.isClosed) return;
     this.takeReading();
     this.isClosed = true;
-    for (const r of [...this.active]) this.settle(r, `connection closed: ${reason}`);
+    for (const r of this.active.toArray()) this.settle(r, `connection closed: ${reason}`);
     this.onClose(this);
   }
 }
