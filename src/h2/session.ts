@@ -194,6 +194,11 @@ export class H2ClientSession {
   maxConcurrentStreams = UNLIMITED_STREAMS;
   /** The server's SETTINGS_HEADER_TABLE_SIZE: how large our encoder's dynamic table may be. */
   peerHeaderTableSize = DEFAULT_HEADER_TABLE_BYTES;
+  /**
+   * Why the server's first bytes were not HTTP/2 (`http1`, `protocol`), set before the session's
+   * streams end, so that a stream sent before them can say so.
+   */
+  setupError: H2SetupError | undefined;
   /** The last stream id of a GOAWAY received, or -1. */
   goawayLastStream = -1;
   /** The error code of the GOAWAY received. */
@@ -893,6 +898,7 @@ export class H2ClientSession {
   // ---- ending -------------------------------------------------------------------------------------
 
   private setupFailed(e: H2SetupError): void {
+    this.setupError = e;
     const w = this.readyWait;
     this.readyWait = undefined;
     w?.reject(e);

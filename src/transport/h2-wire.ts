@@ -4,7 +4,7 @@
  * `h2-node.ts`; both present the same {@link PoolConn}.
  */
 
-import { Slots, type Slotted, VERSION } from '../core/index.ts';
+import { type H2labError, Slots, type Slotted, VERSION } from '../core/index.ts';
 import {
   H2ClientSession,
   H2Code,
@@ -32,17 +32,18 @@ export const PROVISIONAL_STREAMS = 100;
 
 /**
  * Opens one session: TCP (+TLS with ALPN h2) and the preface. A session a request is waiting for
- * (`beforeRun` false: opened on demand, its setup inside the timed period) is handed over at once
- * over TLS: ALPN has shown that the server speaks h2, and RFC 9113 §3.4 lets a client send frames
- * right after its preface, as browsers and h2load do — waiting for the server's SETTINGS cost every
- * fresh session one round trip that an HTTP/1.1 connection does not pay (bench/referee.ts measured
- * it: 64 × 10 KiB at RTT 200 ms, 1.88 s against h2load's 1.65 s). A session opened before the run
- * waits for them, so it is warm when the clock starts: a request written in the same flight as the
- * handshake's end got its first response headers one round trip late from the fixture (Node's TLS
- * server), though the burst completed as soon. For h2c the server's first bytes are the only proof
- * that it speaks HTTP/2, so the session always waits for its SETTINGS. Rejects with
- * H2LAB_ERR_PROTOCOL_MISMATCH when the server chose HTTP/1.1 in ALPN or answered the h2c preface in
- * HTTP/1.1.
+ * (`beforeRun` false: opened on demand, its setup inside the timed period) is handed over at once:
+ * RFC 9113 §3.4 lets a client send frames right after its preface, as browsers, h2load and curl do —
+ * waiting for the server's SETTINGS cost every fresh session one round trip that an HTTP/1.1
+ * connection does not pay (bench/referee.ts measured it over TLS: 64 × 10 KiB at RTT 200 ms, 1.88 s
+ * against h2load's 1.65 s; over h2c 1.08–1.13× h2load's burst). Over TLS, ALPN has already shown that
+ * the server speaks h2. Over h2c (prior knowledge) its first bytes are the only proof, and they come
+ * after the requests: a server that answers in HTTP/1.1 fails those requests `protocol-mismatch`,
+ * and the connection's {@link WireH2Conn.mismatch} is the error the run stops with. A session opened
+ * before the run waits for the SETTINGS, so it is warm when the clock starts (a request written in
+ * the same flight as the handshake's end got its first response headers one round trip late from the
+ * fixture, Node's TLS server, though the burst completed as soon), and a mismatch rejects it with
+ * H2LAB_ERR_PROTOCOL_MISMATCH — as does HTTP/1.1 chosen in ALPN.
  */
 export async function openWireH2Conn(
   id: number,
@@ -64,8 +65,9 @@ export async function openWireH2Conn(
     // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
     rttMs: c.connectMs,
   });
-  if (t.tls && !beforeRun) {
-    // No SETTINGS within the timeout, or a broken preface, ends the session and its streams.
+  if (!beforeRun) {
+    // No SETTINGS within the timeout, or first bytes that are not HTTP/2, end the session and its
+    // streams (these say why: WireH2Conn.settle).
     session.ready(t.connectTimeoutMs).catch(() => {});
     const conn = new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose, false);
     conn.tlsVersion = c.tlsVersion;
@@ -76,21 +78,8 @@ export async function openWireH2Conn(
   } catch (err) {
     session.destroy();
     const e = err as H2SetupError;
-    if (e instanceof H2SetupError && e.kind === 'http1') {
-      throw protocolMismatch(
-        requested,
-        `http/1.1 (the server answered the h2c preface with "${e.statusLine}")`,
-        opts.authority,
-      );
-    }
-    if (e instanceof H2SetupError && e.kind === 'protocol') {
-      // It answered, but not in HTTP/2 (an HTTP/0.9-style error page, a TLS alert, ...).
-      throw protocolMismatch(
-        requested,
-        `something that is not HTTP/2 (the server answered the preface with "${e.statusLine ?? ''}…")`,
-        opts.authority,
-      );
-    }
+    const mismatch = e instanceof H2SetupError ? setupMismatch(e, requested, opts.authority) : undefined;
+    if (mismatch) throw mismatch;
     throw new ConnectError(
       e instanceof H2SetupError && e.kind === 'timeout' ? 'timeout' : endedFailure(session.socketError),
       e.message,
@@ -100,6 +89,26 @@ export async function openWireH2Conn(
   const conn = new WireH2Conn(id, session, opts, requested, c.connectMs, c.tlsMs, onClose, true);
   conn.tlsVersion = c.tlsVersion;
   return conn;
+}
+
+/** The mismatch a session's first bytes show: HTTP/1.1, or something that is not HTTP/2. */
+function setupMismatch(e: H2SetupError, requested: WireProtocol, authority: string): H2labError | undefined {
+  if (e.kind === 'http1') {
+    return protocolMismatch(
+      requested,
+      `http/1.1 (the server answered the h2c preface with "${e.statusLine}")`,
+      authority,
+    );
+  }
+  if (e.kind === 'protocol') {
+    // It answered, but not in HTTP/2 (an HTTP/0.9-style error page, a TLS alert, ...).
+    return protocolMismatch(
+      requested,
+      `something that is not HTTP/2 (the server answered the preface with "${e.statusLine ?? ''}…")`,
+      authority,
+    );
+  }
+  return undefined;
 }
 
 /** One request on the wire: the stream's events become the sample. */
@@ -152,6 +161,8 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
   private closing = false;
   /** The server's SETTINGS have arrived (its stream limit is known). */
   private settingsKnown: boolean;
+  private readonly authority: string;
+  private mismatchFound: H2labError | undefined;
 
   constructor(
     id: number,
@@ -170,6 +181,7 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
       this.settingsKnown = true;
       this.onLimitsChanged?.();
     };
+    this.authority = opts.authority;
     this.encoder = new RequestEncoder(opts.target.tls ? 'https' : 'http', opts.authority, `h2lab/${VERSION}`);
     session.onGoaway = (_last, code) => {
       this.goawayAtMs ??= this.now();
@@ -243,6 +255,12 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     return { flowStalls: this.session.flowStalls() };
   }
 
+  mismatch(): H2labError | undefined {
+    const e = this.session.setupError;
+    if (e && !this.mismatchFound) this.mismatchFound = setupMismatch(e, this.protocol, this.authority);
+    return this.mismatchFound;
+  }
+
   /** Ends a request: classifies the stream's end into the sample and resolves it. */
   settle(r: Req, reason: StreamEndReason, code: number, detail: string | undefined): void {
     if (!this.active.delete(r)) return;
@@ -250,13 +268,19 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
     const s = r.sample;
     s.endMs = this.now();
     if (r.stream) s.streamId = r.stream.id;
-    const failure =
-      this.closing && reason === 'connection'
+    const mismatch = reason === 'connection' ? this.mismatch() : undefined;
+    const failure = mismatch
+      ? 'protocol-mismatch'
+      : this.closing && reason === 'connection'
         ? 'aborted'
         : classify(r, reason, code, this.session.socketError);
     if (failure) {
       s.error = failure;
-      s.errorDetail = r.timedOut ? `no complete response within the timeout` : (detail ?? reason);
+      s.errorDetail = mismatch
+        ? mismatch.message
+        : r.timedOut
+          ? `no complete response within the timeout`
+          : (detail ?? reason);
     }
     r.resolve(s);
   }

@@ -124,6 +124,12 @@ export interface PoolConn {
   /** What the connection alone measures (src/transport/pool-stats.ts); absent: nothing more. */
   facts?(): ConnectionFacts;
   /**
+   * The protocol mismatch this connection found after it was handed over (an h2c session that sent
+   * its requests before the server's first bytes, which were HTTP/1.1): its requests failed
+   * `protocol-mismatch`, and this is the error the run stops with (Transport.mismatch).
+   */
+  mismatch?(): H2labError | undefined;
+  /**
    * Set by the pool when it takes the connection: the connection calls it when `capacity()` or
    * `announcedLimit()` changed after it was handed over (an HTTP/2 server's SETTINGS arriving after
    * the first requests went out), so waiting requests are dispatched and the limit is recorded.
@@ -612,6 +618,7 @@ export class PoolTransport implements Transport {
       this.retire(conn, 'max-age');
     }
     if (this.waitHead < this.waiters.length) this.drain();
+    if (sample.error === 'protocol-mismatch') this.mismatchError ??= conn.mismatch?.();
     if (sample.error === 'goaway') sample.unprocessed = (sample.unprocessed ?? 0) + 1;
     const budget =
       sample.error === 'goaway' ? MAX_GOAWAY_RETRIES : sample.error === 'refused-stream' ? MAX_RETRIES : 0;
