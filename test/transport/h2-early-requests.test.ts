@@ -98,38 +98,43 @@ function transportFor(url: string, connectOnDemand: boolean) {
   });
 }
 
-test('h2 over TLS, session opened by a request: the request leaves before the server SETTINGS arrive', async () => {
-  const s = await startHoldingServer(7, 1);
-  const t = transportFor(s.url, true);
-  try {
-    await t.open();
-    const sample = await t.request({ method: 'GET', path: '/' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
-    assert.equal(sample.error, undefined, sample.errorDetail);
-    assert.equal(sample.status, 200);
-    assert.equal(s.seen.headersBeforeSettings, 1, 'the server saw the request before it sent SETTINGS');
-    assert.equal(t.stats().serverMaxConcurrentStreams, 7, 'the late SETTINGS are recorded');
-  } finally {
-    await t.close();
-    await s.close();
-  }
-});
+for (const [name, cleartext] of [
+  ['h2 over TLS', false],
+  ['h2c', true],
+] as const) {
+  test(`${name}, session opened by a request: the request leaves before the server SETTINGS arrive`, async () => {
+    const s = await startHoldingServer(7, 1, cleartext);
+    const t = transportFor(s.url, true);
+    try {
+      await t.open();
+      const sample = await t.request({ method: 'GET', path: '/' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
+      assert.equal(sample.error, undefined, sample.errorDetail);
+      assert.equal(sample.status, 200);
+      assert.equal(s.seen.headersBeforeSettings, 1, 'the server saw the request before it sent SETTINGS');
+      assert.equal(t.stats().serverMaxConcurrentStreams, 7, 'the late SETTINGS are recorded');
+    } finally {
+      await t.close();
+      await s.close();
+    }
+  });
 
-test('h2 over TLS, session opened before the run: open() resolves once the SETTINGS are in', async () => {
-  const s = await startHoldingServer(7, 1);
-  const t = transportFor(s.url, false);
-  try {
-    const t0 = performance.now();
-    await t.open();
-    assert.ok(performance.now() - t0 >= HOLD_MS * 0.9, 'open() waited for the SETTINGS');
-    const sample = await t.request({ method: 'GET', path: '/' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
-    assert.equal(sample.status, 200);
-    assert.equal(s.seen.headersBeforeSettings, 0);
-    assert.equal(t.stats().serverMaxConcurrentStreams, 7);
-  } finally {
-    await t.close();
-    await s.close();
-  }
-});
+  test(`${name}, session opened before the run: open() resolves once the SETTINGS are in`, async () => {
+    const s = await startHoldingServer(7, 1, cleartext);
+    const t = transportFor(s.url, false);
+    try {
+      const t0 = performance.now();
+      await t.open();
+      assert.ok(performance.now() - t0 >= HOLD_MS * 0.9, 'open() waited for the SETTINGS');
+      const sample = await t.request({ method: 'GET', path: '/' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
+      assert.equal(sample.status, 200);
+      assert.equal(s.seen.headersBeforeSettings, 0);
+      assert.equal(t.stats().serverMaxConcurrentStreams, 7);
+    } finally {
+      await t.close();
+      await s.close();
+    }
+  });
+}
 
 test('h2 over TLS: requests beyond the provisional limit go out when the SETTINGS arrive, not after a response', async () => {
   const n = PROVISIONAL_STREAMS + 20;
@@ -150,36 +155,6 @@ test('h2 over TLS: requests beyond the provisional limit go out when the SETTING
     );
     assert.equal(s.seen.headersBeforeSettings, PROVISIONAL_STREAMS);
     assert.equal(s.seen.headers, n);
-  } finally {
-    await t.close();
-    await s.close();
-  }
-});
-
-test('h2c, session opened by a request: the request leaves before the server SETTINGS arrive', async () => {
-  const s = await startHoldingServer(7, 1, true);
-  const t = transportFor(s.url, true);
-  try {
-    await t.open();
-    const sample = await t.request({ method: 'GET', path: '/' }, { seq: 0, intendedMs: 0, queuedMs: 0 });
-    assert.equal(sample.error, undefined, sample.errorDetail);
-    assert.equal(sample.status, 200);
-    assert.equal(s.seen.headersBeforeSettings, 1, 'the server saw the request before it sent SETTINGS');
-    assert.equal(t.stats().serverMaxConcurrentStreams, 7, 'the late SETTINGS are recorded');
-  } finally {
-    await t.close();
-    await s.close();
-  }
-});
-
-test('h2c, session opened before the run: open() resolves once the SETTINGS are in', async () => {
-  const s = await startHoldingServer(7, 1, true);
-  const t = transportFor(s.url, false);
-  try {
-    const t0 = performance.now();
-    await t.open();
-    assert.ok(performance.now() - t0 >= HOLD_MS * 0.9, 'open() waited for the SETTINGS');
-    assert.equal(s.seen.headersBeforeSettings, 0);
   } finally {
     await t.close();
     await s.close();
