@@ -60,7 +60,7 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
         ],
         [
           'pool',
-          ['browser/options.ts', 'server/options.ts'],
+          ['browser/flags.ts', 'server/options.ts'],
           "serve's backend pool: browser and the tiles study pass it to the fixture they start",
         ],
         [
