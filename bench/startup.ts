@@ -6,8 +6,9 @@
 // package; this is a benchmark, not a timed test. --node PATH runs the commands under another Node.
 // --baseline DIR (repeatable) times another build beside them, DIR/bin/h2lab.js with its dist/ built
 // (e.g. `git archive main | tar -x -C DIR`, node_modules linked, `tsc -p tsconfig.build.json` there),
-// the runs interleaved with the others: a before/after of a change (issue 29).
-// Usage: node --import tsx bench/startup.ts [--runs 15] [--baseline DIR] [--node PATH]
+// the runs interleaved with the others: a before/after of a change (issue 29). --command "ARGS"
+// (repeatable) times those command lines instead of the three above, e.g. --command "study --help".
+// Usage: node --import tsx bench/startup.ts [--runs 15] [--baseline DIR] [--node PATH] [--command ARGS]
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '15' },
     baseline: { type: 'string', multiple: true },
     node: { type: 'string' },
+    command: { type: 'string', multiple: true },
   },
 });
 // The Node that runs the commands (not the one running this harness): --node /path/to/node.
@@ -72,7 +74,11 @@ const kinds: Record<string, string> = {
   sources: join(repo, 'bin', 'h2lab.js'),
 };
 for (const b of values.baseline ?? []) kinds[`baseline ${b}`] = join(b, 'bin', 'h2lab.js');
-const commands = [['--help'], ['bench', '--help'], ['compare', '--help']] as const;
+const commands: readonly (readonly string[])[] = values.command?.map((c) => c.split(' ').filter(Boolean)) ?? [
+  ['--help'],
+  ['bench', '--help'],
+  ['compare', '--help'],
+];
 
 function timeMs(bin: string, args: readonly string[]): number {
   const t0 = performance.now();

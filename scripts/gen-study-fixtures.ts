@@ -19,7 +19,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseStudyResult, type StudyResult } from '../src/model/index.ts';
-import { findStudy, startStudy } from '../src/studies/index.ts';
+import { loadStudy, startStudy } from '../src/studies/index.ts';
 
 const full = process.argv.includes('--full');
 const OUT = new URL(full ? '../test/fixtures/studies/full/' : '../test/fixtures/studies/', import.meta.url);
@@ -56,11 +56,11 @@ function trim(r: StudyResult): StudyResult {
   ) as StudyResult;
 }
 
-function save(name: string, r: StudyResult): void {
+async function save(name: string, r: StudyResult): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   // A saved run's findings as this code derives them from its comparisons (Study.rederive), before
   // the comparisons are trimmed away.
-  const study = findStudy(name);
+  const study = await loadStudy(name);
   if (study?.rederive && r.compares.length > 0) {
     r.findings = study.rederive(r);
     r.data.findingsRederived = true;
@@ -74,12 +74,12 @@ for (const arg of process.argv.slice(2)) {
   const [name, from] = arg.split('=');
   if (!name || name === '--full') continue;
   if (from) {
-    save(name, parseStudyResult(JSON.parse(readFileSync(from, 'utf8'))));
+    await save(name, parseStudyResult(JSON.parse(readFileSync(from, 'utf8'))));
     continue;
   }
-  const study = findStudy(name);
+  const study = await loadStudy(name);
   if (!study) throw new Error(`no study ${name}`);
   const h = startStudy(study, { quick: !full, options: OPTIONS[name] ?? {} });
   h.events.on('log', (t) => console.log(`  ${t}`));
-  save(name, await h.done);
+  await save(name, await h.done);
 }

@@ -32,12 +32,7 @@ export {
   type StartFixture,
   startFixtureInProcess,
 } from './measure.ts';
-export {
-  CHROMIUM_FLAG,
-  MAX_STREAMS_FLAG,
-  POOL_FLAG,
-  resolveBrowserOptions,
-  TRUST_CERT_FLAG,
-} from './options.ts';
+export * from './meta.ts';
+export { resolveBrowserOptions } from './options.ts';
 export { peakConcurrency, spread } from './spread.ts';
 export { trustPins } from './trust.ts';

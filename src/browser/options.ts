@@ -2,49 +2,8 @@
  * Options of {@link measureBrowser}: validation and completion of the schema in src/model. The CLI
  * (`src/cli/browser.ts`) maps flags onto it; unknown keys are rejected.
  */
-import { declareFlag, H2labError, unknownOptionError } from '../core/index.ts';
-import {
-  type BrowserOptions,
-  type BrowserOptionsInput,
-  BrowserOptionsSchema,
-  DEFAULT_CHROMIUM_PATH,
-} from '../model/index.ts';
-
-/**
- * The flags of everything that drives Chromium (`browser`, `page`, the tiles study), declared once
- * (docs/design.md, "Options").
- */
-export const CHROMIUM_FLAG = declareFlag({
-  flag: 'chromium',
-  grammar: 'string',
-  arg: 'path',
-  description: 'Chromium executable',
-  defaultText: DEFAULT_CHROMIUM_PATH,
-});
-export const TRUST_CERT_FLAG = declareFlag({
-  flag: 'trust-cert',
-  grammar: 'string',
-  arg: 'file',
-  description: 'PEM certificate (or CA) whose key Chromium trusts by SPKI pin; repeatable',
-  repeatable: true,
-  gather: (texts) => [...texts],
-});
-export const MAX_STREAMS_FLAG = declareFlag({
-  flag: 'max-streams',
-  grammar: 'int',
-  arg: 'n',
-  min: 1,
-  max: 2 ** 31 - 1,
-  description: 'SETTINGS_MAX_CONCURRENT_STREAMS each served origin advertises',
-});
-export const POOL_FLAG = declareFlag({
-  flag: 'pool',
-  grammar: 'int',
-  arg: 'n',
-  min: 1,
-  max: 1024,
-  description: 'fixture: backend pool workers (small, so that the pool is the bottleneck)',
-});
+import { H2labError, unknownOptionError } from '../core/index.ts';
+import { type BrowserOptions, type BrowserOptionsInput, BrowserOptionsSchema } from '../model/index.ts';
 
 /**
  * Validates and completes options. Throws H2LAB_ERR_INVALID_OPTION naming the first bad key.

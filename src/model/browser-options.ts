@@ -3,9 +3,9 @@
  * types, defaults and validation, and it is stored in every BrowserResult.
  */
 import { z } from 'zod';
+import { DEFAULT_CHROMIUM_PATH } from './meta.ts';
 
-/** Where Debian's `chromium` package installs its launcher. */
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+export { DEFAULT_CHROMIUM_PATH };
 
 /**
  * Default request path of the burst. `{x}` and `{y}` walk a square grid (side = ceil(sqrt(count))),

@@ -5,3 +5,6 @@
 
 /** A client strategy's name: a CLI value and a file name (src/transport/registry.ts checks it). */
 export const STRATEGY_NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
+
+/** Where Debian's `chromium` package installs its launcher (`--chromium`'s default). */
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';

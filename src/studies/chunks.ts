@@ -8,18 +8,12 @@
  */
 
 import {
-  BANDWIDTH_FLAG,
-  CC_FLAG,
   type CompareOptionsInput,
   compareSamples,
-  H2_SESSIONS_FLAG,
   keptRuns,
-  LOSS_FLAG,
-  RTT_FLAG,
   type SampleComparison,
 } from '../compare/index.ts';
 import { medianInterpolated } from '../core/index.ts';
-import { CONCURRENCY_FLAG } from '../load/index.ts';
 import type { CellResult, CompareResult, StudyFinding, StudySection } from '../model/index.ts';
 import { type CONGESTION_CONTROLS, checkNetAvailable, NO_LINK, planLinks } from '../net/index.ts';
 import {
@@ -28,8 +22,8 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { CHUNKS, CHUNKS_STUDY } from './descriptors.ts';
 import { Evidence, makeFinding, notMeasured } from './findings.ts';
-import { LOOPBACK_FLAG, STUDY_RUNS } from './flags.ts';
 import { defineStudy } from './study.ts';
 import { intervalText, outcomeWord, rounded, sideFacts } from './table.ts';
 
@@ -40,8 +34,6 @@ const REPORT_SWEEP = [
   { concurrency: 8, http1: 0.838, http2: 0.97, ratio: 0.863 },
   { concurrency: 16, http1: 0.612, http2: 0.809, ratio: 0.773 },
 ];
-
-const CHUNKS = 64;
 
 /** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
 const GRID = {
@@ -485,61 +477,7 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
 }
 
 export const chunksStudy = defineStudy<ChunksOptions>({
-  name: 'chunks',
-  title: 'Chunked array storage: pooled HTTP/1.1 against HTTP/2 for bulk chunk fetches over a WAN',
-  source: 'report 001 (chunked array storage)',
-  question:
-    'Fetching 64 chunks of 20–50 KiB with N requests in flight over a WAN, is pooled HTTP/1.1 or HTTP/2 faster, and why?',
-  flags: [
-    {
-      of: RTT_FLAG,
-      key: 'rttMs',
-      list: true,
-      description: 'link round-trip times, one link each',
-      defaultText: '50ms; quick 20ms',
-    },
-    {
-      of: LOSS_FLAG,
-      key: 'loss',
-      list: true,
-      description: 'packet loss each way, one link each',
-      defaultText: '0,1%',
-    },
-    {
-      of: CC_FLAG,
-      key: 'cc',
-      list: true,
-      description: 'TCP congestion control on both ends, one link each',
-      defaultText: 'cubic,bbr; quick cubic',
-    },
-    {
-      of: BANDWIDTH_FLAG,
-      key: 'bandwidth',
-      list: true,
-      description: 'bottleneck rates, one link each',
-      defaultText: 'none',
-    },
-    {
-      of: CONCURRENCY_FLAG,
-      key: 'concurrency',
-      list: true,
-      max: CHUNKS,
-      why: `more than the ${CHUNKS} chunks would never be in flight`,
-      description: 'requests in flight',
-      defaultText: '1,4,8,16; quick 4,16',
-    },
-    { ...STUDY_RUNS, description: 'runs per cell, the first discarded', defaultText: '7; quick 3' },
-    {
-      of: H2_SESSIONS_FLAG,
-      key: 'h2Sessions',
-      max: CHUNKS,
-      why: `a session per chunk at most: more would stay idle`,
-      description: 'sessions of the HTTP/2 pool',
-      defaultText: '4',
-    },
-    { of: LOOPBACK_FLAG, key: 'loopback' },
-  ],
-
+  ...CHUNKS_STUDY,
   resolve,
   check(options) {
     if (!options.loopback) checkNetAvailable('relay');

@@ -1,6 +1,6 @@
 /** Flags several studies share, declared once (docs/design.md, "Options"), and their uses. */
 
-import { RUNS_FLAG } from '../compare/index.ts';
+import { RUNS_FLAG } from '../compare/meta.ts';
 import { declareFlag, invalidOption, parseList } from '../core/index.ts';
 
 /** `--loopback`: the study without an emulated link (no root needed). */

@@ -13,8 +13,7 @@
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootstrapRatio, keptRuns, sizeWorkload } from '../compare/index.ts';
-import { declareFlag, formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
-import { CONCURRENCY_FLAG, DURATION_FLAG } from '../load/index.ts';
+import { formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -29,8 +28,8 @@ import { type MetricsSnapshot, startFixtureTarget } from '../server/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
 import { compareCell } from './compare-cell.ts';
+import { PROXY_STUDY } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
-import { STUDY_RUNS } from './flags.ts';
 import { checkNginx, freePort, startNginx } from './nginx.ts';
 import { defineStudy, type StudyContext } from './study.ts';
 import { intervalText, medianOf, rounded } from './table.ts';
@@ -88,43 +87,6 @@ const DEFAULT_SNDBUF_BYTES = 64 * 1024;
 
 /** Upstream connections nginx keeps idle per worker (`keepalive` in the upstream block). */
 const UPSTREAM_KEEPALIVE = 32;
-
-const SNDBUF_FLAG = declareFlag({
-  flag: 'sndbuf',
-  grammar: 'bytes',
-  arg: 'size',
-  description:
-    "nginx's send buffer towards the client, listen sndbuf= (a WAN client's pace; 0: the kernel's, which on loopback takes most of a response at once)",
-  defaultText: '64KiB',
-});
-const UPSTREAM_RTT_FLAG = declareFlag({
-  flag: 'upstream-rtt',
-  grammar: 'duration',
-  arg: 'time',
-  description:
-    'put the fixture behind an emulated link of this round trip, nginx and the client on the host (root)',
-  defaultText: 'none: loopback',
-});
-const UPSTREAM_FLAG = declareFlag({
-  flag: 'upstream',
-  grammar: 'enum',
-  arg: 'kind',
-  choices: ['unix', 'tcp'],
-  description:
-    "how nginx reaches the fixture: unix (a Unix domain socket, the report's) or tcp (127.0.0.1; implied by --upstream-rtt)",
-  defaultText: 'unix',
-  parse: (v, f) => {
-    if (v !== 'unix' && v !== 'tcp') throw invalidOption(f, v, 'use unix or tcp');
-    return v;
-  },
-});
-const NGINX_FLAG = declareFlag({
-  flag: 'nginx',
-  grammar: 'string',
-  arg: 'path',
-  description: 'the nginx binary',
-  defaultText: '/usr/sbin/nginx, else nginx on PATH',
-});
 
 interface ProxyOptions {
   concurrency: number[];
@@ -772,41 +734,8 @@ export function verifyProxy(r: StudyResult): string[] {
 }
 
 export const proxyStudy = defineStudy<ProxyOptions>({
-  name: 'proxy',
+  ...PROXY_STUDY,
   verify: verifyProxy,
-  title: 'The reverse proxy in front: upstream keep-alive and proxy buffers',
-  source: 'report 001 (chunked array storage: the reverse-proxy audit)',
-  question:
-    'What do a reverse proxy without upstream keep-alive and with small proxy buffers cost a 2.7 MB response and small chunks, and can h2lab see both faults?',
-  flags: [
-    {
-      of: CONCURRENCY_FLAG,
-      key: 'concurrency',
-      list: true,
-      max: 256,
-      why: 'every request in flight is a connection through nginx on this machine',
-      description: 'requests in flight',
-      defaultText: '1,8; quick 4',
-    },
-    {
-      ...STUDY_RUNS,
-      min: 3,
-      why: 'the first run is discarded and an interval needs two kept',
-      description: 'runs per cell, the first discarded',
-      defaultText: '7; quick 3',
-    },
-    {
-      of: DURATION_FLAG,
-      key: 'durationMs',
-      description: 'measured time of one run; a bare number is seconds',
-      defaultText: '1s; quick 400ms',
-    },
-    { of: SNDBUF_FLAG, key: 'sndbufBytes' },
-    { of: UPSTREAM_RTT_FLAG, key: 'upstreamRttMs' },
-    { of: UPSTREAM_FLAG, key: 'upstream' },
-    { of: NGINX_FLAG, key: 'nginx' },
-  ],
-
   resolve,
   check(o) {
     checkNginx(o.nginx);

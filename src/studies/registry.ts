@@ -1,24 +1,52 @@
-/** The studies `h2lab study` offers, one line each (one file per study in this folder). */
-import { chunksStudy } from './chunks.ts';
-import { echoStudy } from './echo.ts';
-import { proxyStudy } from './proxy.ts';
+/**
+ * The studies `h2lab study` offers: each one's descriptor (descriptors.ts), read without loading it,
+ * and how to load the study itself. `h2lab study --help` lists and describes them from the descriptors
+ * alone; a study's file — and with it the comparison engine, Chromium's driver, nginx's driver — is
+ * loaded by {@link loadStudy} when the study runs or a saved result's findings are derived again
+ * (issue 29; docs/design.md, "Studies").
+ */
+import { CHUNKS_STUDY, ECHO_STUDY, PROXY_STUDY, type StudyDescriptor, TILES_STUDY } from './descriptors.ts';
 import type { Study } from './study.ts';
-import { tilesStudy } from './tiles.ts';
 
-const STUDIES: Study[] = [chunksStudy, echoStudy, proxyStudy, tilesStudy];
+/** One registered study: what it declares, and its whole self on demand. */
+interface Entry {
+  descriptor: StudyDescriptor;
+  load: () => Promise<Study>;
+}
 
-/** Adds a study (the built-in ones register at import; tests may add their own). */
+const STUDIES: Entry[] = [
+  { descriptor: CHUNKS_STUDY, load: async () => (await import('./chunks.ts')).chunksStudy },
+  { descriptor: ECHO_STUDY, load: async () => (await import('./echo.ts')).echoStudy },
+  { descriptor: PROXY_STUDY, load: async () => (await import('./proxy.ts')).proxyStudy },
+  { descriptor: TILES_STUDY, load: async () => (await import('./tiles.ts')).tilesStudy },
+];
+
+/**
+ * Adds a study, whole (tests and scripts add their own; the built-in ones are listed above by their
+ * descriptors). Throws when the name is taken.
+ */
 export function registerStudy(study: Study): void {
-  if (STUDIES.some((s) => s.name === study.name)) throw new Error(`study ${study.name} is registered twice`);
-  STUDIES.push(study);
+  if (STUDIES.some((s) => s.descriptor.name === study.name))
+    throw new Error(`study ${study.name} is registered twice`);
+  STUDIES.push({ descriptor: study, load: async () => study });
 }
 
-/** Every registered study, in the order they were registered. */
-export function listStudies(): readonly Study[] {
-  return STUDIES;
+/** What every registered study declares, in the order they were registered. Loads no study. */
+export function listStudies(): readonly StudyDescriptor[] {
+  return STUDIES.map((s) => s.descriptor);
 }
 
-/** The study of this name, or undefined. */
-export function findStudy(name: string): Study | undefined {
-  return STUDIES.find((s) => s.name === name);
+/** What the study of this name declares, or undefined. Loads no study. */
+export function findStudy(name: string): StudyDescriptor | undefined {
+  return STUDIES.find((s) => s.descriptor.name === name)?.descriptor;
+}
+
+/**
+ * The study of this name, whole (`resolve`, `run`, `verify`, `rederive`), loading its file; undefined
+ * when no study has the name.
+ *
+ * @example const study = await loadStudy('chunks'); startStudy(study!, { quick: true });
+ */
+export async function loadStudy(name: string): Promise<Study | undefined> {
+  return STUDIES.find((s) => s.descriptor.name === name)?.load();
 }

@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { type FlagUse, H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, isH2labError, VERSION } from '../core/index.ts';
 import {
   type CompareResult,
   STUDY_RESULT_VERSION,
@@ -18,30 +18,18 @@ import {
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
+import type { StudyDescriptor } from './descriptors.ts';
 import { checkFindings } from './findings.ts';
 
 /**
- * A flag of one study, added by `h2lab study NAME`: the use of a declared flag (docs/design.md,
- * "Options": a shared one such as `--runs`, narrowed with its reason, or the study's own) and the key
- * of the study's options it fills.
+ * What a study does (its descriptor, what it declares, is in descriptors.ts): `O` is its resolved
+ * options (what `run` reads, typed), `G` the options a caller gives (the flags' values): `resolve`
+ * fills in the defaults of the mode.
  */
-export interface StudyFlag<G = Record<string, unknown>> extends FlagUse {
-  readonly key: keyof G & string;
-}
-
-/**
- * One study: what it reruns and how. `O` is its resolved options (what `run` reads, typed), `G` the
- * options a caller gives (the flags' values): `resolve` fills in the defaults of the mode.
- */
-export interface Study<O extends object = Record<string, unknown>, G extends object = Partial<O>> {
-  /** `h2lab study NAME`. */
-  name: string;
-  title: string;
-  /** The field report it reruns, e.g. `report 000 (the map tile server)`. */
-  source: string;
-  /** The question it answers, one sentence. */
-  question: string;
-  flags?: readonly StudyFlag<G>[];
+export interface StudyImplementation<
+  O extends object = Record<string, unknown>,
+  G extends object = Partial<O>,
+> {
   /** The options from what was given and the mode (`quick`): every default filled in. */
   resolve?: (given: Readonly<G>, quick: boolean) => O;
   /**
@@ -63,6 +51,15 @@ export interface Study<O extends object = Record<string, unknown>, G extends obj
    */
   rederive?: (r: StudyResult) => StudyFinding[];
 }
+
+/**
+ * One study: what it declares (name, title, the report it reruns, its question, its flags, whose keys
+ * must be keys of `G`) and what it does. Built in the study's file from its descriptor:
+ * `defineStudy<ChunksOptions>({ ...CHUNKS_STUDY, resolve, run })`.
+ */
+export interface Study<O extends object = Record<string, unknown>, G extends object = Partial<O>>
+  extends StudyDescriptor<keyof G & string>,
+    StudyImplementation<O, G> {}
 
 /** What a study works with. */
 export interface StudyContext<O extends object = Record<string, unknown>> {
@@ -133,7 +130,7 @@ export interface StartStudyInput {
  * its own `resolve` types. The one place the options' type is erased; each study is written against
  * its own `O` and `G`.
  *
- * @example export const chunksStudy = defineStudy<ChunksOptions>({ name: 'chunks', resolve, run, … });
+ * @example export const chunksStudy = defineStudy<ChunksOptions>({ ...CHUNKS_STUDY, resolve, run, … });
  */
 export function defineStudy<O extends object, G extends object = Partial<O>>(study: Study<O, G>): Study {
   return study as unknown as Study;

@@ -15,7 +15,6 @@
 import os from 'node:os';
 import {
   type BurstRepeat,
-  CHROMIUM_FLAG,
   type ChromiumHandle,
   CollectedPage,
   checkChromium,
@@ -23,13 +22,12 @@ import {
   MAP_MOVES,
   MAP_MOVES_QUICK,
   measureBrowser,
-  POOL_FLAG,
   runBurstRepeated,
   runMapSession,
   spkiPins,
   summarizeBurst,
 } from '../browser/index.ts';
-import { declareFlag, invalidOption, medianNearestRank, parseInteger } from '../core/index.ts';
+import { medianNearestRank } from '../core/index.ts';
 import {
   type BrowserResult,
   type BrowserTarget,
@@ -42,7 +40,7 @@ import {
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
-import { checkNetAvailable, createLink, type Link, NET_FLAG, profileNames } from '../net/index.ts';
+import { checkNetAvailable, createLink, type Link } from '../net/index.ts';
 import {
   type FixtureTarget,
   otherCpus,
@@ -52,8 +50,9 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../server/index.ts';
+// The render-time model and the report's cores sit beside the flags whose help quotes them.
+import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { LOOPBACK_FLAG, listOf, STUDY_RUNS } from './flags.ts';
 import { defineStudy, type StudyContext } from './study.ts';
 import { counted, medianOf, rounded } from './table.ts';
 
@@ -68,23 +67,10 @@ const REPORT_BURST = [
  * baseline).
  */
 const REPORT_CANCEL = { wantedMs: 86, baselineMs: 59, h1WantedMs: 71, h1BaselineMs: 89, abortMs: 60 };
-/** The report's server: 8 cores, a pool of 8 database connections, "a tile is single-threaded CPU". */
-const REPORT_CORES = 8;
 const BURST = 121;
 /** A tiny burst that opens the connections before a sweep's measured bursts (discarded). */
 const WARM_UP = 12;
 
-/**
- * The render-time model. The report: ~250 ms for a heavy tile, a pool of 8 database connections on 8
- * cores; its 121-tile burst took 1.2 s on h2, i.e. about 80 ms of pool time per tile on average,
- * which is what 60 ms light tiles with 10% of 250 ms heavy ones give (60 + 0.1 × 190 = 79 ms).
- *
- * By default (`--render cpu`) a tile burns CPU on render threads pinned to `--render-cores` (default
- * 1, leaving the other core of a small machine to Chromium), each tile's CPU time scaled by
- * cores / 8 so that the pool's capacity in tiles per second is the report's 8 cores'; `--render sleep`
- * is the timer pool (the report's times unscaled), where more workers always help.
- */
-const MODEL = { poolSize: 8, tileMs: 60, tileHeavyMs: 250, tileHeavyFraction: 0.1, renderCores: 1 };
 /** A burst in which Chromium reported a failed request (e.g. net::ERR_NETWORK_CHANGED, a reset). */
 const failedBurst = (r: BurstRun) => r.stats.failed > 0;
 /**
@@ -113,48 +99,6 @@ const GRID = {
     mapModes: ['honour'] as const,
   },
 };
-
-const POOLS_FLAG = declareFlag({
-  flag: 'pools',
-  grammar: 'int',
-  arg: 'list',
-  min: 1,
-  max: 1024,
-  description: 'backend pool sizes of the sweep',
-  defaultText: '1,2,4,8,16,32; quick 1,4,16',
-  parse: (v, f) => listOf(v, f, (x) => parseInteger(x, f, 1, 1024)),
-});
-const RENDER_FLAG = declareFlag({
-  flag: 'render',
-  grammar: 'enum',
-  arg: 'mode',
-  choices: ['cpu', 'sleep'],
-  description:
-    'how a tile is rendered: cpu (burns CPU on --render-cores pinned cores, the report’s CPU-bound tiles) or sleep (a timer, no CPU)',
-  defaultText: 'cpu',
-  parse: (v, f) => {
-    if (v !== 'cpu' && v !== 'sleep') throw invalidOption(f, v, 'use cpu or sleep');
-    return v;
-  },
-});
-const RENDER_CORES_FLAG = declareFlag({
-  flag: 'render-cores',
-  grammar: 'int',
-  arg: 'n',
-  min: 1,
-  max: 1024,
-  description: `cores the render threads are pinned to with --render cpu (the tile CPU time is scaled by cores/${REPORT_CORES})`,
-  defaultText: String(MODEL.renderCores),
-});
-const SESSIONS_FLAG = declareFlag({
-  flag: 'sessions',
-  grammar: 'int',
-  arg: 'n',
-  min: 1,
-  max: 20,
-  description: 'map sessions per target and server mode',
-  defaultText: '2; quick 1',
-});
 
 /** The study's resolved options (stored in the result). */
 interface TilesOptions {
@@ -1202,34 +1146,7 @@ async function sweepCell(
 }
 
 export const tilesStudy = defineStudy<TilesOptions, TilesGiven>({
-  name: 'tiles',
-  title: 'The map tile server: HTTP/2 moves the queue, does it shorten it?',
-  source: 'report 000 (the map tile server)',
-  question:
-    'For a map whose tiles come from a bounded backend pool, what does HTTP/2 change against HTTP/1.1 in a real browser — where the queue sits, what abandoned tiles cost, and how many workers are worth having?',
-  flags: [
-    {
-      of: NET_FLAG,
-      key: 'net',
-      list: true,
-      description: `network conditions: loopback and link profiles (${profileNames().join(', ')})`,
-      defaultText: 'loopback,wan',
-    },
-    { of: LOOPBACK_FLAG, key: 'loopback', description: 'loopback only (no emulated link, no root needed)' },
-    { of: POOLS_FLAG, key: 'pools' },
-    { of: RENDER_FLAG, key: 'render' },
-    { of: RENDER_CORES_FLAG, key: 'renderCores' },
-    {
-      of: POOL_FLAG,
-      key: 'poolSize',
-      description: 'backend workers for the burst and the map sessions',
-      defaultText: `${MODEL.poolSize}, as the report's`,
-    },
-    { ...STUDY_RUNS, description: 'bursts per target, the first discarded', defaultText: '6; quick 2' },
-    { of: SESSIONS_FLAG, key: 'sessions' },
-    { of: CHROMIUM_FLAG, key: 'chromiumPath' },
-  ],
-
+  ...TILES_STUDY,
   verify: verifyTiles,
   resolve,
   check(o) {

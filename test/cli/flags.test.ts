@@ -60,12 +60,12 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
         ],
         [
           'pool',
-          ['browser/options.ts', 'server/options.ts'],
+          ['browser/flags.ts', 'server/options.ts'],
           "serve's backend pool: browser and the tiles study pass it to the fixture they start",
         ],
         [
           'render-cores',
-          ['server/options.ts', 'studies/tiles.ts'],
+          ['server/options.ts', 'studies/descriptors.ts'],
           "serve's render cores: the tiles study passes it to the fixture",
         ],
         [

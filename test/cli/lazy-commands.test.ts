@@ -124,3 +124,40 @@ test('h2lab net run --help loads the link flags only: no zod, no link', () => {
     'the light face was loaded',
   );
 });
+
+// Issue 29, the studies: `h2lab study --help` and `h2lab study NAME --help` loaded every study's file
+// (src/studies/registry.ts imported them) and through them the comparison and load engines,
+// Playwright, the renderers and zod: 1.2 s from dist/ to print text. The help reads the studies'
+// descriptors (src/studies/meta.ts); a study's file loads when it runs.
+const STUDY_HELP_HEAVY: Array<[string, RegExp]> = [
+  ['a study implementation or the harness', /\/src\/studies\/(?!(meta|registry|descriptors|flags)\.ts$)/],
+  ["the study command's run", /\/src\/cli\/study-run\.ts$/],
+  ['the load engine', /\/src\/load\/(?!(meta|flags)\.ts$)/],
+  ['the comparison engine, a link or a transport', /\/src\/(compare|net|transport)\/index\.ts$/],
+  ['browser code', /playwright|\/src\/browser\/(?!(meta|flags)\.ts$)/],
+  ['report code', /\/src\/report\//],
+  ['zod', /\/node_modules\/zod\//],
+];
+for (const args of [
+  ['study', '--help'],
+  ['study', 'chunks', '--help'],
+]) {
+  test(`h2lab ${args.join(' ')} loads the studies' descriptors only: no study, engine, browser or report code`, () => {
+    const r = loaded(args);
+    assert.equal(r.status, 0, `${args.join(' ')} exit status`);
+    assert.match(
+      r.stdout,
+      args.length === 2 ? /^ {2}tiles \[options\]/m : /--rtt <list>/,
+      'the help was printed',
+    );
+    const heavy = r.files.flatMap((f) =>
+      STUDY_HELP_HEAVY.filter(([, re]) => re.test(f)).map(([what]) => `${what}: ${f}`),
+    );
+    assert.deepEqual(heavy, [], `modules loaded for ${args.join(' ')}`);
+    // The check sees what it is meant to: the descriptors are there.
+    assert.ok(
+      r.files.some((f) => f.endsWith('/src/studies/descriptors.ts')),
+      'the descriptors were loaded',
+    );
+  });
+}

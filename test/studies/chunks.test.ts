@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
 import { planLinks } from '../../src/net/index.ts';
-import { findStudy } from '../../src/studies/index.ts';
+import { loadStudy } from '../../src/studies/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -91,8 +91,8 @@ describe('h2lab study chunks --quick over emulated links', { skip }, () => {
     );
   });
 
-  test('the findings derive again from the saved comparisons exactly (what regenerates a saved full run)', () => {
-    const study = findStudy('chunks');
+  test('the findings derive again from the saved comparisons exactly (what regenerates a saved full run)', async () => {
+    const study = await loadStudy('chunks');
     assert.ok(study?.rederive);
     assert.deepEqual(JSON.parse(JSON.stringify(study.rederive(result))), result.findings);
   });

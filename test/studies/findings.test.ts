@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../../src/report/index.ts';
 import { checkFindings } from '../../src/studies/findings.ts';
-import { findStudy } from '../../src/studies/index.ts';
+import { listStudies, loadStudy, type Study } from '../../src/studies/index.ts';
 
 function load(name: string, full = false): StudyResult {
   const url = new URL(`../fixtures/studies/${full ? 'full/' : ''}${name}.json`, import.meta.url);
@@ -39,7 +39,14 @@ const ROWS: Record<string, string[]> = {
   chunks: ['sweep-c1', 'sweep-c4', 'sweep-c8', 'sweep-c16'],
 };
 
-const problemsOf = (r: StudyResult) => [...checkFindings(r), ...(findStudy(r.study)?.verify?.(r) ?? [])];
+/** Every study, loaded: each one's `verify` reads its saved results. */
+const STUDIES = new Map<string, Study>();
+for (const { name } of listStudies()) {
+  const study = await loadStudy(name);
+  if (study) STUDIES.set(name, study);
+}
+
+const problemsOf = (r: StudyResult) => [...checkFindings(r), ...(STUDIES.get(r.study)?.verify?.(r) ?? [])];
 
 for (const { name, full } of SAVED) {
   describe(`study ${name}: the saved ${full ? 'full' : '--quick'} run's findings`, () => {
