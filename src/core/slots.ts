@@ -6,8 +6,8 @@
  * Once one table has been promoted to the old generation, that dead table keeps every later table —
  * and every request each of them held — alive through the young-generation collections until a full
  * collection: in a worker thread about a fifth of what a run allocated survived each scavenge and was
- * promoted (docs/performance.md, "Worker threads"; docs/design.md). An array whose slots are reused
- * has no such chain: a slot is cleared when its item leaves.
+ * promoted (docs/performance.md, "Found: dead hash tables chained"; docs/design.md). An array whose
+ * slots are reused has no such chain: a slot is cleared when its item leaves.
  */
 
 /** An item {@link Slots} can hold: the slot it occupies, -1 when it is in none. */
