@@ -32,7 +32,7 @@ export const PLAN_MOUNT = '/etc/h2lab';
 
 /** What rendering needs besides the plan. */
 export interface RenderOptions {
-  /** The container image: h2lab and Node 20 in it. */
+  /** The container image: h2lab and a supported Node.js (22 or 24) in it. */
   image: string;
   /** The command that runs h2lab in that image. Default `['h2lab']`. */
   command?: string[];
