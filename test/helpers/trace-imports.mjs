@@ -2,17 +2,31 @@
 // each, and every package a CommonJS `require` loads by name, one "require: NAME" line each (src/core's
 // lazyModule loads packages that way); test/cli/lazy-commands.test.ts reads them to see what a command
 // line loaded.
-import { createRequire, register } from 'node:module';
+import * as nodeModule from 'node:module';
 
-register(
-  `data:text/javascript,${encodeURIComponent(`
+const { createRequire, register, registerHooks } = nodeModule;
+
+if (typeof registerHooks === 'function') {
+  // Node 22.15+ and 24: a synchronous hook on the loading thread. There an asynchronous `register`
+  // hook saw none of the sources tsx loads (Node 24.22.3 printed no line at all).
+  registerHooks({
+    resolve(specifier, context, next) {
+      const r = next(specifier, context);
+      process.stderr.write(`import: ${r.url}\n`);
+      return r;
+    },
+  });
+} else {
+  register(
+    `data:text/javascript,${encodeURIComponent(`
 export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
   process.stderr.write('import: ' + r.url + '\\n');
   return r;
 }`)}`,
-  import.meta.url,
-);
+    import.meta.url,
+  );
+}
 
 const Module = createRequire(import.meta.url)('node:module');
 const load = Module._load;
