@@ -148,7 +148,8 @@ function readState(path: string): ForwardingState {
 
 /**
  * Drops owners that are gone and `leaving`; a device nobody needs any more is put back to what it
- * was (unless it is no longer on: someone else switched it since). Returns the devices put back.
+ * was (unless it is no longer on: someone else switched it since). Returns what was put back, in
+ * words (`forwarding on eth0 put back to 0`).
  */
 function settle(s: ForwardingState, leaving?: string): { state: ForwardingState; restored: string[] } {
   const restored: string[] = [];
@@ -162,7 +163,7 @@ function settle(s: ForwardingState, leaving?: string): { state: ForwardingState;
     if (deviceForwarding(dev) === '1' && e.before !== '1') {
       try {
         setDeviceForwarding(dev, e.before);
-        restored.push(dev);
+        restored.push(`forwarding on ${dev} put back to ${e.before}`);
       } catch {}
     }
   }
@@ -193,7 +194,10 @@ export function acquireForwarding(dev: string, owner: string): string {
   return before;
 }
 
-/** The gateway `owner` no longer needs forwarding: devices nobody needs are put back. Never throws. */
+/**
+ * The gateway `owner` no longer needs forwarding: devices nobody needs are put back (returned, in
+ * words). Never throws.
+ */
 export function releaseForwarding(owner: string): string[] {
   let restored: string[] = [];
   try {

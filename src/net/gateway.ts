@@ -411,7 +411,8 @@ function gatewayTables(): string[] {
 
 /**
  * Removes the host tables of gateways whose owner process is gone (a crash or SIGKILL), and puts
- * back the forwarding only such gateways needed (src/net/forwarding.ts). Returns the tables removed.
+ * back the forwarding only such gateways needed (src/net/forwarding.ts). Returns the tables removed
+ * and the forwarding put back.
  * With `all`, removes every h2lab gateway table.
  */
 export function sweepGateways(alive: (pid: number) => boolean, opts: { all?: boolean } = {}): string[] {
@@ -420,8 +421,10 @@ export function sweepGateways(alive: (pid: number) => boolean, opts: { all?: boo
     return opts.all || !alive(pid);
   });
   // Forwarding first, while the tables still drop what it would let through.
-  for (const name of doomed) releaseForwarding(name.replace(/^h2lab_/, 'h2lab-').replaceAll('_', '-'));
-  sweepForwarding();
+  const restored = doomed.flatMap((name) =>
+    releaseForwarding(name.replace(/^h2lab_/, 'h2lab-').replaceAll('_', '-')),
+  );
+  restored.push(...sweepForwarding());
   const removed: string[] = [];
   for (const name of doomed) {
     try {
@@ -429,5 +432,5 @@ export function sweepGateways(alive: (pid: number) => boolean, opts: { all?: boo
       removed.push(name);
     } catch {}
   }
-  return removed;
+  return [...removed, ...restored];
 }

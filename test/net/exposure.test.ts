@@ -163,6 +163,19 @@ function benchInHost(
   });
 }
 
+/** A 30 s run to the remote target, SIGKILLed as soon as its gateway is up. */
+async function killedOnceUp(out: string): Promise<void> {
+  let pid = 0;
+  let child: ChildProcess | undefined;
+  const run = benchInHost(`http://${RM_ADDR}:${TARGET_PORT}/`, '30s', out, (c) => {
+    pid = c.pid ?? 0;
+    child = c;
+  });
+  await linkUp(pid);
+  child!.kill('SIGKILL');
+  await run;
+}
+
 function assertServed(r: CliRun, out: string): void {
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
@@ -259,26 +272,32 @@ describe('what a link to a server h2lab did not start exposes on the host', { sk
     assertServed(rb, outs[1]!);
   });
 
-  test('two remote-target runs, the second SIGKILLed mid-way: the first still served, and `net clean` puts forwarding back', async () => {
+  test('two remote-target runs, the second SIGKILLed mid-way: the first still served, and forwarding put back when it ends', async () => {
     sysctl(HOST, 'net.ipv4.ip_forward=0');
     const before = forwarding();
     servers.push(await serve(REMOTE, RM_ADDR, TARGET_PORT, 'remote'));
     const out = join(dir, 'survivor.json');
     let pidA = 0;
-    let pidB = 0;
-    let killed: ChildProcess | undefined;
     const a = benchInHost(`http://${RM_ADDR}:${TARGET_PORT}/`, '6s', out, (c) => (pidA = c.pid ?? 0));
     await linkUp(pidA);
-    const b = benchInHost(`http://${RM_ADDR}:${TARGET_PORT}/`, '30s', join(dir, 'killed.json'), (c) => {
-      pidB = c.pid ?? 0;
-      killed = c;
-    });
-    await linkUp(pidB);
-    killed!.kill('SIGKILL');
-    await b;
+    await killedOnceUp(join(dir, 'killed.json'));
     assertServed(await a, out);
+    // The first run was the last live one out: it put forwarding back, the killed one counting for nothing.
+    assert.equal(forwarding(), before);
     const clean = await h2lab(['net', 'clean'], { netns: HOST, timeoutMs: 30_000 });
     assert.equal(clean.code, 0, clean.stderr);
+    assert.deepEqual({ forwarding: forwarding(), tables: h2labTables() }, { forwarding: before, tables: [] });
+  });
+
+  test('a remote-target run SIGKILLed alone: `net clean` puts forwarding back and says so', async () => {
+    sysctl(HOST, 'net.ipv4.ip_forward=0');
+    const before = forwarding();
+    servers.push(await serve(REMOTE, RM_ADDR, TARGET_PORT, 'remote'));
+    await killedOnceUp(join(dir, 'alone.json'));
+    assert.notEqual(forwarding(), before, 'the killed run left forwarding on');
+    const clean = await h2lab(['net', 'clean'], { netns: HOST, timeoutMs: 30_000 });
+    assert.equal(clean.code, 0, clean.stderr);
+    assert.match(clean.stdout, new RegExp(`forwarding on xr${tag}h put back to 0`), clean.stdout);
     assert.deepEqual({ forwarding: forwarding(), tables: h2labTables() }, { forwarding: before, tables: [] });
   });
 });
