@@ -158,7 +158,7 @@ export function register(program: Command): void {
       if (missing)
         exitWithError(new H2labError('H2LAB_ERR_NET_UNAVAILABLE', `h2lab net clean needs ${missing}`, {}));
       const deleted = await sweepLinks({ all: flags.all === true });
-      process.stdout.write(deleted.length === 0 ? 'nothing to clean\n' : `deleted ${deleted.join(' ')}\n`);
+      process.stdout.write(deleted.length === 0 ? 'nothing to clean\n' : `deleted ${deleted.join(', ')}\n`);
     });
 }
 

@@ -150,6 +150,7 @@ export async function runComparison(
   let plan: Map<string, PlannedLink>;
   let path: PathInfo | undefined;
   let gatewayTo: string | undefined;
+  let gatewayPort = 0;
   try {
     plan = planComparisonLinks(options, server !== undefined);
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
@@ -159,6 +160,7 @@ export async function runComparison(
       await preflightTarget(url, input.tls ?? {}, asked.connectTimeoutMs);
       const u = new URL(url);
       const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
+      gatewayPort = port;
       gatewayTo = await targetAddress(u.hostname, plan.size > 0 ? '--net' : 'URL').catch((err) => {
         if (plan.size > 0) throw err;
         return undefined;
@@ -191,7 +193,18 @@ export async function runComparison(
     tlsPort: _t,
     ...linkedFixture
   } = { ...COMPARE_FIXTURE, ...h3, ...hooks.fixture };
-  const linked = new LinkSequence(plan, server ? { fixture: linkedFixture } : { target: gatewayTo! });
+  const linked = new LinkSequence(
+    plan,
+    server
+      ? { fixture: linkedFixture }
+      : {
+          gateway: {
+            target: gatewayTo!,
+            targetPort: gatewayPort,
+            targetUdp: options.protocols.some((p) => usesQuic([p])),
+          },
+        },
+  );
   const baseRunCell =
     hooks.runCell ??
     loadRunner(
@@ -243,7 +256,9 @@ class LinkSequence {
   private current: { name: string; link: Link; fixture?: FixtureTarget } | undefined;
   constructor(
     private readonly plan: Map<string, PlannedLink>,
-    private readonly behind: { fixture: ServerOptionsInput } | { target: string },
+    private readonly behind:
+      | { fixture: ServerOptionsInput }
+      | { gateway: { target: string; targetPort: number; targetUdp: boolean } },
   ) {}
 
   has(name: string): boolean {
@@ -254,8 +269,8 @@ class LinkSequence {
     if (this.current?.name === name) return this.current;
     await this.close();
     const planned = this.plan.get(name)!;
-    if ('target' in this.behind) {
-      this.current = { name, link: await createLink({ ...planned.options, target: this.behind.target }) };
+    if ('gateway' in this.behind) {
+      this.current = { name, link: await createLink({ ...planned.options, ...this.behind.gateway }) };
       return this.current;
     }
     const link = await createLink(planned.options);

@@ -68,7 +68,7 @@ export function runLoadThroughLink(
       const path = await measurePath(address, port, quic);
       if (stopped())
         throw new H2labError('H2LAB_ERR_INTERRUPTED', 'interrupted before the link was set up', {});
-      const l = await createLink({ ...link, ...seed, target: address });
+      const l = await createLink({ ...link, ...seed, target: address, targetPort: port, targetUdp: quic });
       try {
         const result = await start(l, undefined, { ...input, connectTo: l.serverAddress });
         if (path) result.environment.path = path;

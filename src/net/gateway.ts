@@ -10,25 +10,37 @@
  *                                     SNAT (masquerade) out h2l…n 198.18.y.2 ──veth──▶ h2l…g 198.18.y.1
  *                                                                                    address, or remote)
  * ```
+ * Exactly one flow crosses: from the link's client address to the target's port (TCP, and UDP when
+ * the run speaks QUIC), and its replies. Every NAT rule names that flow, and a filter chain in the
+ * namespace and one in h2lab's host table drop everything else arriving from the link's devices, so
+ * a neighbour that routes the link's addresses to this host reaches nothing through them.
  * - A target on the host's loopback (127.0.0.0/8) cannot be named from inside a namespace (there it
  *   is the namespace's own loopback): the namespace sends to the host's end of the veth, and the host
- *   DNATs that to the loopback address, which Linux allows only with `route_localnet` on that device.
+ *   DNATs that one port to the loopback address, which Linux allows only with `route_localnet` on
+ *   that device.
  * - A target elsewhere (another host, a container, a test's namespace) is reached through the host's
- *   own routes: forwarding is switched on for the run (`net.ipv4.ip_forward`, put back after) and the
- *   host masquerades what leaves by any other device, so replies find their way back.
+ *   own routes: forwarding is switched on for the two devices the flow comes in by (h2l…g, and the
+ *   device of the route to the target, for the replies), never host-wide (src/net/forwarding.ts),
+ *   and the host masquerades what leaves by that device.
  * - A target on one of the host's own addresses needs neither.
- * Ports are kept (DNAT changes only the address), so one gateway serves every port of the target.
  *
- * Everything on the host lives in one nftables table named after the link (`h2lab_<pid>_<n>`), whose
- * comment records the forwarding value to restore; `sweepGateways()` removes the tables of dead
- * owners and puts forwarding back, as the namespace sweep does for namespaces.
+ * Everything on the host lives in one nftables table named after the link (`h2lab_<pid>_<n>`);
+ * `sweepGateways()` removes the tables of dead owners and puts forwarding back, as the namespace sweep
+ * does for namespaces.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { H2labError } from '../core/index.ts';
-import { ip, readSysctl, run, setSysctls } from './netns.ts';
+import {
+  acquireForwarding,
+  deviceForwarding,
+  releaseForwarding,
+  setDeviceForwarding,
+  sweepForwarding,
+} from './forwarding.ts';
+import { ip, run, setSysctls } from './netns.ts';
 import { ServerSocketWatch } from './server-sockets.ts';
 
 /** Where the target sits, seen from this host: it decides the NAT the gateway needs. */
@@ -42,8 +54,13 @@ export interface GatewaySpec {
   /** The link's device inside the namespace and the address the client dials there. */
   linkDevice: string;
   linkAddress: string;
-  /** The target's IPv4 address. */
+  /** The link's client address: the only source the gateway forwards from. */
+  clientAddress: string;
+  /** The target's IPv4 address and port: the only destination it forwards to. */
   target: string;
+  port: number;
+  /** Whether UDP to the port crosses too (the run speaks QUIC); TCP always does. */
+  udp: boolean;
   /** A free /30 for the veth pair between the namespace and the host. */
   pair: { client: string; server: string };
   /** Route pins (`congctl X initcwnd N initrwnd M`) for the server side, when it is on this host. */
@@ -69,7 +86,6 @@ export interface Gateway {
   closeSync(): void;
 }
 
-const FORWARD = 'net.ipv4.ip_forward';
 const TABLE_PREFIX = 'h2lab_';
 
 /** The nft command's path, or undefined. */
@@ -198,18 +214,34 @@ function tableOf(namespace: string): string {
   return namespace.replace(/^h2lab-/, TABLE_PREFIX).replaceAll('-', '_');
 }
 
+/** The device the route to `address` leaves by (the one its replies come in by). */
+async function deviceTowards(address: string): Promise<string> {
+  const out = await ip(undefined, '-4', '-o', 'route', 'get', address);
+  const dev = /\bdev (\S+)/.exec(out)?.[1];
+  if (!dev)
+    throw new H2labError(
+      'H2LAB_ERR_NET_SETUP',
+      `\`ip route get ${address}\` names no device: ${out.trim()}`,
+      {
+        target: address,
+      },
+    );
+  return dev;
+}
+
 /**
- * Turns the link's namespace into a gateway to `spec.target`. Call after the link's devices and
- * routes are up. Undo with `close()` (deleting the namespace removes its half anyway).
+ * Turns the link's namespace into a gateway to `spec.target`'s one port. Call after the link's
+ * devices and routes are up. Undo with `close()` (deleting the namespace removes its half anyway).
  */
 export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
   const placement = await placementOf(spec.target);
   const hostDev = `h2l${spec.id}g`;
   const nsDev = `h2l${spec.id}n`;
+  const clientDev = `h2l${spec.id}c`;
   const table = tableOf(spec.namespace);
   const hostChanges: string[] = [];
   const undo: Array<() => Promise<void>> = [];
-  let forwardBefore: string | undefined;
+  let forwarded = false;
   const close = async (): Promise<void> => {
     for (const u of undo.reverse()) {
       try {
@@ -218,6 +250,8 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     }
     undo.length = 0;
   };
+  // The one flow: its transport and port, as nft matches them.
+  const flow = spec.udp ? `meta l4proto { tcp, udp } th dport ${spec.port}` : `tcp dport ${spec.port}`;
   try {
     await ip(undefined, 'link', 'add', hostDev, 'type', 'veth', 'peer', 'name', nsDev);
     undo.push(async () => {
@@ -231,46 +265,87 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     await ip(spec.namespace, 'link', 'set', nsDev, 'up');
     await ip(spec.namespace, 'route', 'replace', 'default', 'via', spec.pair.client, 'dev', nsDev);
     await setSysctls(spec.namespace, { 'net.ipv4.ip_forward': 1 });
-    // The namespace: what the client sends to the link's address goes to the target (or, for the
-    // host's loopback, to the host's end of the veth), and leaves with the namespace's own address
-    // (the client's address is one of the host's, which the host would drop as a martian source).
+    // The namespace: what the link's client sends to the link's address and the target's port goes
+    // to the target (or, for the host's loopback, to the host's end of the veth), and leaves with the
+    // namespace's own address (the client's address is one of the host's, which the host would drop
+    // as a martian source). Nothing else is forwarded, and nothing reaches the namespace itself.
     const dnatTo = placement === 'loopback' ? spec.pair.client : spec.target;
     await nft(
       spec.namespace,
       [
         'table ip h2lab_gateway {',
-        `  chain pre { type nat hook prerouting priority dstnat; iifname "${spec.linkDevice}" ip daddr ${spec.linkAddress} meta l4proto { tcp, udp } dnat to ${dnatTo}; }`,
+        `  chain pre { type nat hook prerouting priority dstnat; iifname "${spec.linkDevice}" ip saddr ${spec.clientAddress} ip daddr ${spec.linkAddress} ${flow} dnat to ${dnatTo}; }`,
         `  chain post { type nat hook postrouting priority srcnat; oifname "${nsDev}" masquerade; }`,
+        `  chain forward { type filter hook forward priority filter; policy drop; ct state established,related accept; iifname "${spec.linkDevice}" oifname "${nsDev}" ip saddr ${spec.clientAddress} ip daddr ${dnatTo} ${flow} accept; }`,
+        '  chain input { type filter hook input priority filter; policy drop; iifname "lo" accept; ct state established,related accept; }',
         '}',
       ].join('\n'),
     );
-    // The host: one table per link, its comment what to restore if the owner dies.
-    const rules: string[] = [];
+    // The host: one table per link. Whatever arrives from the link's devices but the one flow (and
+    // its replies) is dropped, so the gateway opens nothing else on this host or beyond it.
+    const uplink = placement === 'remote' ? await deviceTowards(spec.target) : undefined;
+    const links = `{ "${hostDev}", "${clientDev}" }`;
+    const pre: string[] = [];
+    const input = [`iifname ${links} ct state established,related accept;`];
+    const forward: string[] = [];
+    const post: string[] = [];
     if (placement === 'loopback') {
       await run('sysctl', ['-q', '-w', `net.ipv4.conf.${hostDev}.route_localnet=1`]);
-      rules.push(
-        `  chain pre { type nat hook prerouting priority dstnat; iifname "${hostDev}" ip daddr ${spec.pair.client} meta l4proto { tcp, udp } dnat to ${spec.target}; }`,
+      hostChanges.push(`route_localnet on ${hostDev}`);
+      pre.push(
+        `iifname "${hostDev}" ip saddr ${spec.pair.server} ip daddr ${spec.pair.client} ${flow} dnat to ${spec.target};`,
       );
     }
     if (placement === 'remote') {
-      forwardBefore = readSysctl(FORWARD);
-      rules.push(
-        `  chain post { type nat hook postrouting priority srcnat; ip saddr ${spec.pair.server} oifname != "${hostDev}" masquerade; }`,
-        // Accept the gateway's traffic in a filter chain of our own (a host whose other tables drop
-        // forwarded packets still drops them: docs/net.md says what to allow).
-        `  chain gateway_forward { type filter hook forward priority filter; ip saddr ${spec.pair.server} accept; ip daddr ${spec.pair.server} accept; }`,
+      post.push(`ip saddr ${spec.pair.server} oifname "${uplink}" masquerade;`);
+      forward.push(
+        `iifname "${hostDev}" oifname "${uplink}" ip saddr ${spec.pair.server} ip daddr ${spec.target} ${flow} accept;`,
+        `oifname "${hostDev}" ct state established,related accept;`,
       );
-    }
-    const comment = forwardBefore === undefined ? '' : `comment "ip_forward=${forwardBefore}";`;
-    await nft(undefined, [`table ip ${table} {`, `  ${comment}`, ...rules, '}'].join('\n'));
+    } else
+      input.push(`iifname "${hostDev}" ip saddr ${spec.pair.server} ip daddr ${spec.target} ${flow} accept;`);
+    input.push(`iifname ${links} drop;`);
+    forward.push(`iifname ${links} drop;`, `oifname ${links} drop;`);
+    // A device whose forwarding a gateway switches on forwards nothing but gateways' replies.
+    const uplinkGuard = [
+      `iifname "${uplink}" ct direction reply ct status snat oifname "h2l*" accept;`,
+      `iifname "${uplink}" drop;`,
+    ];
+    const guarded = uplink !== undefined && deviceForwarding(uplink) !== '1';
+    if (guarded) forward.push(...uplinkGuard);
+    const chain = (name: string, hook: string, rules: string[]): string[] =>
+      rules.length === 0 ? [] : [`  chain ${name} { type ${hook}; ${rules.join(' ')} }`];
+    await nft(
+      undefined,
+      [
+        `table ip ${table} {`,
+        ...chain('pre', 'nat hook prerouting priority dstnat', pre),
+        ...chain('post', 'nat hook postrouting priority srcnat', post),
+        ...chain('input', 'filter hook input priority filter', input),
+        ...chain('forward', 'filter hook forward priority filter', forward),
+        '}',
+      ].join('\n'),
+    );
     undo.push(() => nft(undefined, `delete table ip ${table}`));
     hostChanges.push(`nftables table ${table}`);
-    if (placement === 'remote' && forwardBefore !== '1') {
-      await run('sysctl', ['-q', '-w', `${FORWARD}=1`]);
-      hostChanges.push(`${FORWARD}=1 (was ${forwardBefore ?? 'unset'})`);
-      undo.push(() => restoreForwarding(forwardBefore ?? '0', table));
+    if (uplink !== undefined) {
+      // Forwarding for the flow's two input devices: the veth's end (gone with it) and the uplink,
+      // whose switch is shared with other gateways (src/net/forwarding.ts).
+      setDeviceForwarding(hostDev, '1');
+      forwarded = true;
+      undo.push(async () => {
+        releaseForwarding(spec.namespace);
+      });
+      const before = acquireForwarding(uplink, spec.namespace);
+      if (before !== '1') {
+        if (!guarded)
+          await nft(
+            undefined,
+            uplinkGuard.map((r) => `add rule ip ${table} forward ${r.replace(/;$/, '')}`).join('\n'),
+          );
+        hostChanges.push(`forwarding on ${uplink} (was ${before}) and ${hostDev}`);
+      } else hostChanges.push(`forwarding on ${hostDev}`);
     }
-    if (placement === 'loopback') hostChanges.push(`route_localnet on ${hostDev}`);
     // A server on this host answers through the veth: its route there carries the link's pins, so its
     // side of TCP (the one that sends the responses) gets the congestion control and window asked for.
     let serverPinned = false;
@@ -300,13 +375,13 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
       hostChanges,
       close,
       closeSync() {
-        // The namespace's deletion takes the veth (and the route) with it; the table and forwarding
-        // are the host's.
+        // The namespace's deletion takes the veth (and the route) with it; the table and the
+        // uplink's forwarding are the host's.
         serverSockets?.close();
+        if (forwarded) releaseForwarding(spec.namespace);
         try {
           spawnSyncNft(`delete table ip ${table}`);
         } catch {}
-        if (placement === 'remote' && forwardBefore !== '1') restoreForwardingSync(forwardBefore ?? '0');
       },
     };
   } catch (err) {
@@ -322,63 +397,40 @@ function spawnSyncNft(cmd: string): void {
   execFileSync(bin, cmd.split(' '), { stdio: 'ignore', timeout: 5000 });
 }
 
-/** Live h2lab gateway tables on the host: name → comment. */
-function gatewayTables(): Map<string, string> {
+/** Live h2lab gateway tables on the host. */
+function gatewayTables(): string[] {
   const bin = nftPath();
-  const out = new Map<string, string>();
-  if (!bin) return out;
-  let text = '';
+  if (!bin) return [];
   try {
-    text = execFileSync(bin, ['list', 'tables', 'ip'], { encoding: 'utf8', timeout: 5000 });
+    const text = execFileSync(bin, ['list', 'tables', 'ip'], { encoding: 'utf8', timeout: 5000 });
+    return [...text.matchAll(/table ip (h2lab_\d+_\d+)/g)].map((m) => m[1]!);
   } catch {
-    return out;
+    return [];
   }
-  for (const m of text.matchAll(/table ip (h2lab_\d+_\d+)/g)) {
-    let comment = '';
-    try {
-      const body = execFileSync(bin, ['list', 'table', 'ip', m[1]!], { encoding: 'utf8', timeout: 5000 });
-      comment = /comment "([^"]*)"/.exec(body)?.[1] ?? '';
-    } catch {}
-    out.set(m[1]!, comment);
-  }
-  return out;
-}
-
-/** Puts forwarding back to `before` unless another live gateway still forwards. */
-async function restoreForwarding(before: string, ownTable: string): Promise<void> {
-  const others = [...gatewayTables()].filter(([name, c]) => name !== ownTable && c.startsWith('ip_forward='));
-  if (others.length === 0 && readSysctl(FORWARD) === '1')
-    await run('sysctl', ['-q', '-w', `${FORWARD}=${before}`]);
-}
-
-function restoreForwardingSync(before: string): void {
-  try {
-    execFileSync('sysctl', ['-q', '-w', `${FORWARD}=${before}`], { stdio: 'ignore', timeout: 5000 });
-  } catch {}
 }
 
 /**
  * Removes the host tables of gateways whose owner process is gone (a crash or SIGKILL), and puts
- * forwarding back to what the oldest of them recorded when no live gateway needs it. Returns the
- * tables removed. With `all`, removes every h2lab gateway table.
+ * back the forwarding only such gateways needed (src/net/forwarding.ts). Returns the tables removed
+ * and the forwarding put back.
+ * With `all`, removes every h2lab gateway table.
  */
 export function sweepGateways(alive: (pid: number) => boolean, opts: { all?: boolean } = {}): string[] {
-  const tables = gatewayTables();
-  const removed: string[] = [];
-  let restore: string | undefined;
-  for (const [name, comment] of tables) {
+  const doomed = gatewayTables().filter((name) => {
     const pid = Number(/^h2lab_(\d+)_/.exec(name)?.[1]);
-    if (!opts.all && alive(pid)) continue;
+    return opts.all || !alive(pid);
+  });
+  // Forwarding first, while the tables still drop what it would let through.
+  const restored = doomed.flatMap((name) =>
+    releaseForwarding(name.replace(/^h2lab_/, 'h2lab-').replaceAll('_', '-')),
+  );
+  restored.push(...sweepForwarding());
+  const removed: string[] = [];
+  for (const name of doomed) {
     try {
       spawnSyncNft(`delete table ip ${name}`);
       removed.push(name);
-      const before = /^ip_forward=(\d)/.exec(comment)?.[1];
-      if (before !== undefined) restore ??= before;
     } catch {}
   }
-  const stillForwarding = [...tables].some(
-    ([name, c]) => !removed.includes(name) && c.startsWith('ip_forward='),
-  );
-  if (restore !== undefined && !stillForwarding) restoreForwardingSync(restore);
-  return removed;
+  return [...removed, ...restored];
 }

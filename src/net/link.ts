@@ -71,10 +71,15 @@ export const LinkOptionsSchema = z.strictObject({
   /**
    * The IPv4 address of a server h2lab did not start (this host's loopback, one of its addresses, or
    * another host): the namespace becomes a gateway that forwards what the client sends to
-   * `serverAddress` on to it by NAT, ports unchanged (src/net/gateway.ts). Default: none (the server
+   * `serverAddress` and `targetPort` on to it by NAT, and nothing else (src/net/gateway.ts).
+   * Default: none (the server
    * runs in the namespace).
    */
   target: z.string().optional(),
+  /** With `target`: the target's port, the only one the gateway forwards to (required). */
+  targetPort: z.number().int().min(1).max(65535).optional(),
+  /** With `target`: UDP to that port crosses too (the run speaks QUIC). TCP always does. */
+  targetUdp: z.boolean().default(false),
   /** Where link addresses come from: RFC 2544's benchmarking range by default. */
   addressRange: z.string().default('198.18.0.0/15'),
   /** Device MTU, bytes. */
@@ -133,7 +138,7 @@ export interface Link {
   readonly namespace: string;
   /**
    * The server side's address (inside the namespace). With `target`, the address a client dials to
-   * reach the target through the link (any port of the target).
+   * reach the target through the link (on the target's port, the only one forwarded).
    */
   readonly serverAddress: string;
   /** The client side's address (host namespace). */
@@ -204,6 +209,13 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     typeof opts.profile === 'string' ? opts.profile : (opts.profile as LinkSpecInput),
     opts.overrides as LinkSpecInput,
   );
+  if (opts.target !== undefined && opts.targetPort === undefined) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      'link option targetPort: a link to a target forwards one port only: give the port the target listens on',
+      { option: 'targetPort' },
+    );
+  }
   const missing =
     missingPrerequisite(opts.backend !== 'netem') ??
     (opts.target !== undefined ? missingGatewayPrerequisite() : undefined);
@@ -227,8 +239,7 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     const pins = routePins(parts.cc, opts.initialCwnd);
     await pinRoutes(parts, pair, pins);
     await tuneServerNamespace(parts, opts);
-    if (opts.target !== undefined)
-      await attachGateway(parts, pair.server, opts.target, opts.addressRange, pins);
+    if (opts.target !== undefined) await attachGateway(parts, pair, opts, pins);
     // Read back what the kernel took: the result records facts, not requests.
     const actual = await readSysctls(parts.namespace, [
       'net.ipv4.tcp_congestion_control',
@@ -444,18 +455,20 @@ async function tuneServerNamespace(
 /** `target`: the namespace becomes a gateway to a server h2lab did not start (src/net/gateway.ts). */
 async function attachGateway(
   parts: LinkParts,
-  linkAddress: string,
-  target: string,
-  addressRange: string,
+  pair: { client: string; server: string },
+  opts: z.output<typeof LinkOptionsSchema>,
   pins: string[],
 ): Promise<void> {
-  const gwPair = await allocatePair(addressRange);
+  const gwPair = await allocatePair(opts.addressRange);
   const gateway = await setupGateway({
     namespace: parts.namespace,
     id: parts.id,
     linkDevice: parts.serverDev,
-    linkAddress,
-    target,
+    linkAddress: pair.server,
+    clientAddress: pair.client,
+    target: opts.target!,
+    port: opts.targetPort!,
+    udp: opts.targetUdp,
     pair: gwPair,
     pins,
   });

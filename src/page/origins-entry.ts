@@ -1,7 +1,7 @@
 /**
  * A replay's origin listeners in a child process (inside a link's server namespace): told what to
  * serve over IPC ({@link ToOrigins}), it reads the HAR itself (bodies never cross the channel),
- * starts every setting's listeners on 0.0.0.0 and answers with their ports.
+ * starts every setting's listeners on the link's server address and answers with their ports.
  */
 import { isH2labError } from '../core/index.ts';
 import type { OriginServers } from '../server/index.ts';
@@ -22,7 +22,7 @@ process.on('message', async (raw) => {
   if (msg.type === 'start') {
     try {
       const site = readHar(msg.har);
-      const started = await startSettings(site, msg.settings, msg.ca, msg.maxStreams, '0.0.0.0');
+      const started = await startSettings(site, msg.settings, msg.ca, msg.maxStreams, msg.address);
       servers = started.servers;
       send({ type: 'ready', settings: started.settings });
     } catch (err) {

@@ -4,7 +4,7 @@
  * ```
  *   no link   this process, 127.0.0.1; Chromium dials 127.0.0.1:port
  *   { link }  a child process inside the link's server namespace (page/origins-entry.ts), bound to
- *             0.0.0.0 there; Chromium, in the host namespace, dials link.serverAddress:port, so every
+ *             link.serverAddress there; Chromium, in the host namespace, dials it, so every
  *             connection crosses the emulated link both ways, and the server's side of TCP has the
  *             link's pinned congestion control and initial window, as the fixture behind a link does
  * ```
@@ -13,7 +13,8 @@
  * it takes its path-MTU probe ceiling from loopback (65536) and Chromium closes connections on the
  * oversized probes (QUIC_PACKET_TOO_LARGE); bound to 0.0.0.0 on the host its replies to a
  * NATed client leave from the veth's address instead of the one the client dialled, and every h3
- * load failed with ERR_QUIC_PROTOCOL_ERROR (measured). Inside the namespace both are right.
+ * load failed with ERR_QUIC_PROTOCOL_ERROR (measured). Inside the namespace, bound to the link's
+ * address, the path MTU is the link's. Every listener, TCP and UDP, binds the address reported.
  */
 import type { ChildProcess } from 'node:child_process';
 import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
@@ -52,6 +53,8 @@ export interface OriginsStart {
   settings: SettingSpec[];
   ca: { caPem: string; caKeyPem: string };
   maxStreams: number;
+  /** The address every listener binds: the link's server address. */
+  address: string;
 }
 export type ToOrigins = OriginsStart | { type: 'misses' } | { type: 'stop' };
 export type FromOrigins =
@@ -146,7 +149,14 @@ export async function startReplayOrigins(
   const stop = () => stopChildProcess(c, { type: 'stop' } satisfies ToOrigins);
   try {
     const ready = await ask(
-      { type: 'start', har, settings: [...settings], ca, maxStreams } satisfies OriginsStart,
+      {
+        type: 'start',
+        har,
+        settings: [...settings],
+        ca,
+        maxStreams,
+        address: link.serverAddress,
+      } satisfies OriginsStart,
       'ready',
       60_000,
     );

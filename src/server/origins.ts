@@ -232,11 +232,12 @@ export async function startOriginServers(
         const binding = await loadBinding();
         const l: H3Listener = await binding.listen(
           {
-            // Bound to one address quiche takes its path-MTU probe ceiling from the route to it —
-            // loopback's 65536 — and Chromium closes connections on the oversized probes
-            // (QUIC_PACKET_TOO_LARGE, docs/usage.md "h2lab browser"); bound to the unspecified
-            // address its ceiling is 1472. Loopback listeners therefore bind UDP to 0.0.0.0.
-            host: address.startsWith('127.') ? '0.0.0.0' : address,
+            // The address the listener is reported on, as for TCP: a replay never serves a HAR to
+            // the network. On loopback quiche takes its path-MTU probe ceiling from the route to the
+            // client (65535 there) and probes up to 16383 bytes, which Chromium may refuse
+            // (QUIC_PACKET_TOO_LARGE, docs/usage.md "h2lab browser"); behind a link the route is the
+            // link's (MTU 1500) and it does not.
+            host: address,
             port: 0,
             certPem: cert.pem,
             keyPem: cert.keyPem,

@@ -42,6 +42,8 @@ export interface CliOptions {
    * then signals the CLI and every process it started, as Ctrl-C in a terminal does.
    */
   processGroup?: boolean;
+  /** Run inside this network namespace (`ip netns exec NS …`), e.g. one playing another host. */
+  netns?: string;
 }
 
 const running = new Set<ChildProcess>();
@@ -66,6 +68,7 @@ export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<C
     if (opts.fileSizeLimitBytes !== undefined)
       argv.unshift('prlimit', `--fsize=${opts.fileSizeLimitBytes}`, '--');
     if (opts.openFilesLimit !== undefined) argv.unshift('prlimit', `--nofile=${opts.openFilesLimit}`, '--');
+    if (opts.netns !== undefined) argv.unshift('ip', 'netns', 'exec', opts.netns);
     const child = spawn(argv[0]!, argv.slice(1), {
       env: opts.env ?? process.env,
       ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),

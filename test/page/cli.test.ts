@@ -7,29 +7,13 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parseProtocols } from '../../src/cli/page.ts';
 import { h2lab } from '../helpers/cli.ts';
+import { oneEntryHar } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-page-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const har = join(dir, 'one.har');
-writeFileSync(
-  har,
-  JSON.stringify({
-    log: {
-      version: '1.2',
-      creator: { name: 'WebInspector', version: '1' },
-      entries: [
-        {
-          startedDateTime: '2026-01-01T00:00:00.000Z',
-          time: 10,
-          request: { method: 'GET', url: 'https://www.example.test/', headers: [] },
-          response: { status: 200, headers: [], content: { size: 100, mimeType: 'text/html' } },
-          timings: { wait: 5 },
-        },
-      ],
-    },
-  }),
-);
+writeFileSync(har, JSON.stringify(oneEntryHar('https://www.example.test/')));
 
 const notHar = join(dir, 'notes.txt');
 writeFileSync(notHar, 'not a HAR\n');
