@@ -288,6 +288,72 @@ test("an invalid HPACK block: --h2-client node ends every request and writes its
   }
 });
 
+test('--h2-client node after one invalid header block: the broken session is retired, a new one opened, attempts = streams the server saw', async (t) => {
+  // The first stream of the first connection gets the invalid index 0 (a COMPRESSION_ERROR); every
+  // other stream a 200. node:http2 sends GOAWAY and refuses later streams itself (REFUSED_STREAM,
+  // never on the wire): a session that keeps taking requests fails them all without a connection.
+  let connections = 0;
+  let streams = 0;
+  const server = net.createServer((c) => {
+    c.on('error', () => {});
+    const first = ++connections === 1;
+    const reader = new FrameReader(1 << 20);
+    let preface = true;
+    let buf = Buffer.alloc(0);
+    c.on('data', (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      if (preface) {
+        if (buf.length < CLIENT_PREFACE.length) return;
+        preface = false;
+        c.write(
+          Buffer.concat([
+            encodeFrame(FrameType.SETTINGS, 0, 0),
+            encodeFrame(FrameType.SETTINGS, FLAG_ACK, 0),
+          ]),
+        );
+        buf = buf.subarray(CLIENT_PREFACE.length);
+      }
+      try {
+        for (const f of reader.push(buf)) {
+          if (f.type !== FrameType.HEADERS) continue;
+          streams++;
+          const block =
+            first && f.streamId === 21 ? Buffer.from([0x80]) : encodeHeaderBlock([[':status', '200']]);
+          c.write(encodeFrame(FrameType.HEADERS, 0x5, f.streamId, block));
+        }
+      } catch {
+        c.destroy();
+      }
+      buf = Buffer.alloc(0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { runLoad } = await import('../../src/load/index.ts');
+  try {
+    const r = await runLoad({
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      protocol: 'h2',
+      h2Client: 'node',
+      requests: 2000,
+      concurrency: 4,
+      timeoutMs: 1000,
+      maxErrorRate: 1,
+    }).done;
+    const c = r.counts;
+    t.diagnostic(`${JSON.stringify(c)}; ${connections} connections, ${streams} streams seen by the server`);
+    const failed = c.total - c.ok;
+    assert.ok(failed <= 4, `${failed} failed: at most those in flight when the block came`);
+    assert.ok(connections >= 2, `${connections} connections: the broken session was replaced`);
+    assert.equal(
+      (c.attempts ?? c.total) - (c.unprocessed ?? 0),
+      streams,
+      'attempts = streams the server saw',
+    );
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('RST_STREAM(NO_ERROR) once every byte of the content-length came is a complete response (RFC 9113 §8.1), short of it a reset', async () => {
   for (const [sent, reason] of [
     [5, 'end'],
