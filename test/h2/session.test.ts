@@ -205,12 +205,16 @@ test('a server that answers the preface with something else entirely is a protoc
 
 /**
  * A raw HTTP/2 server (for what node:http2 will not send): empty SETTINGS and an ACK, then `answer`
- * writes the response frames for stream 1 once the client's HEADERS arrived.
+ * writes the response frames for stream 1 once the client's HEADERS arrived (with `everyStream`,
+ * for every stream; `connection` counts from 1).
  */
 async function rawServer(
-  answer: (c: net.Socket) => void,
+  answer: (c: net.Socket, streamId: number, connection: number) => void,
+  everyStream = false,
 ): Promise<{ port: number; close: () => Promise<void> }> {
+  let connections = 0;
   const server = net.createServer((c) => {
+    const connection = ++connections;
     c.on('error', () => {});
     const reader = new FrameReader(1 << 20);
     let preface = true;
@@ -229,7 +233,10 @@ async function rawServer(
         buf = buf.subarray(CLIENT_PREFACE.length);
       }
       try {
-        for (const f of reader.push(buf)) if (f.type === FrameType.HEADERS && f.streamId === 1) answer(c);
+        for (const f of reader.push(buf)) {
+          if (f.type === FrameType.HEADERS && (everyStream || f.streamId === 1))
+            answer(c, f.streamId, connection);
+        }
       } catch {
         c.destroy(); // what it cannot read ends the connection, as a server would
       }
@@ -289,49 +296,22 @@ test("an invalid HPACK block: --h2-client node ends every request and writes its
 });
 
 test('--h2-client node after one invalid header block: the broken session is retired, a new one opened, attempts = streams the server saw', async (t) => {
-  // The first stream of the first connection gets the invalid index 0 (a COMPRESSION_ERROR); every
+  // Stream 21 of the first connection gets the invalid index 0 (a COMPRESSION_ERROR); every
   // other stream a 200. node:http2 sends GOAWAY and refuses later streams itself (REFUSED_STREAM,
   // never on the wire): a session that keeps taking requests fails them all without a connection.
   let connections = 0;
   let streams = 0;
-  const server = net.createServer((c) => {
-    c.on('error', () => {});
-    const first = ++connections === 1;
-    const reader = new FrameReader(1 << 20);
-    let preface = true;
-    let buf = Buffer.alloc(0);
-    c.on('data', (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      if (preface) {
-        if (buf.length < CLIENT_PREFACE.length) return;
-        preface = false;
-        c.write(
-          Buffer.concat([
-            encodeFrame(FrameType.SETTINGS, 0, 0),
-            encodeFrame(FrameType.SETTINGS, FLAG_ACK, 0),
-          ]),
-        );
-        buf = buf.subarray(CLIENT_PREFACE.length);
-      }
-      try {
-        for (const f of reader.push(buf)) {
-          if (f.type !== FrameType.HEADERS) continue;
-          streams++;
-          const block =
-            first && f.streamId === 21 ? Buffer.from([0x80]) : encodeHeaderBlock([[':status', '200']]);
-          c.write(encodeFrame(FrameType.HEADERS, 0x5, f.streamId, block));
-        }
-      } catch {
-        c.destroy();
-      }
-      buf = Buffer.alloc(0);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const srv = await rawServer((c, sid, connection) => {
+    connections = Math.max(connections, connection);
+    streams++;
+    const block =
+      connection === 1 && sid === 21 ? Buffer.from([0x80]) : encodeHeaderBlock([[':status', '200']]);
+    c.write(encodeFrame(FrameType.HEADERS, 0x5, sid, block));
+  }, true);
   const { runLoad } = await import('../../src/load/index.ts');
   try {
     const r = await runLoad({
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      url: `http://127.0.0.1:${srv.port}/`,
       protocol: 'h2',
       h2Client: 'node',
       requests: 2000,
@@ -350,7 +330,7 @@ test('--h2-client node after one invalid header block: the broken session is ret
       'attempts = streams the server saw',
     );
   } finally {
-    await new Promise((r) => server.close(r));
+    await srv.close();
   }
 });
 
