@@ -146,12 +146,18 @@ async function rapidResetCase(s: (typeof servers)[number], beside: boolean): Pro
   const rss0 = rssMiB(s.pid);
   const cpu0 = cpuSeconds(s.pid);
   let peak = rss0;
+  let peakInAttack = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMiB(s.pid));
+    const rss = rssMiB(s.pid);
+    peak = Math.max(peak, rss);
+    peakInAttack = Math.max(peakInAttack, rss);
   }, 50);
   const alone = beside ? await h2loadRate(s.port, 3) : 0;
   const load = beside ? h2loadRate(s.port, 3) : Promise.resolve(0);
   if (beside) await sleep(300);
+  // What h2load alone left behind (3 s of normal requests) is not the attack's doing.
+  const rssAtAttack = rssMiB(s.pid);
+  peakInAttack = rssAtAttack;
   const t0 = performance.now();
   const attacks = await Promise.all(Array.from({ length: CONNECTIONS }, () => rapidReset(s.port)));
   await until(() => attacks.every((a) => a.peer.isClosed()), 5000);
@@ -168,8 +174,12 @@ async function rapidResetCase(s: (typeof servers)[number], beside: boolean): Pro
   const rssIdle = rssMiB(s.pid);
   const open = closed.filter((c) => Number.isNaN(c)).length;
   return (
-    `rapid reset ${CONNECTIONS} × ${PAIRS}${beside ? ' beside h2load' : ''}: RSS ${rss0.toFixed(0)} → peak ${peak.toFixed(0)} → ${rssIdle.toFixed(0)} MiB 5 s after; ` +
-    `CPU ${cpu.toFixed(2)} s; GOAWAY ${[...codes].join('/')} at median ${median(goaways.filter(Number.isFinite)).toFixed(0)} / max ${Math.max(...goaways.filter(Number.isFinite)).toFixed(0)} ms from connect; ` +
+    `rapid reset ${CONNECTIONS} × ${PAIRS}${beside ? ' beside h2load' : ''}: RSS ${rss0.toFixed(0)} → peak ${peak.toFixed(0)} → ${rssIdle.toFixed(0)} MiB 5 s after` +
+    (beside
+      ? ` (${rssAtAttack.toFixed(0)} when the attack began, after h2load alone; +${(peakInAttack - rssAtAttack).toFixed(0)} during it)`
+      : '') +
+    `; CPU ${cpu.toFixed(2)} s; ` +
+    `GOAWAY ${[...codes].join('/')} at median ${median(goaways.filter(Number.isFinite)).toFixed(0)} / max ${Math.max(...goaways.filter(Number.isFinite)).toFixed(0)} ms from connect; ` +
     `closed ${open === 0 ? 'all' : `${CONNECTIONS - open} of ${CONNECTIONS}`}, max ${Math.max(...afterWrite.filter(Number.isFinite)).toFixed(0)} ms after the connection's last write (attack ${attackMs.toFixed(0)} ms)` +
     (beside
       ? `; h2load alone ${alone.toFixed(0)} req/s, beside the attack ${withAttack.toFixed(0)} req/s (${((100 * withAttack) / alone).toFixed(0)} %)`

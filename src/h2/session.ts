@@ -63,6 +63,39 @@ export const H2Code = {
  */
 export const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
 
+/*
+ * Budgets against a server that floods the client, taken from nghttp2's defaults so that h2lab's
+ * client gives a server what h2load (and node:http2) give it. Past one, the connection ends with
+ * GOAWAY ENHANCE_YOUR_CALM (RFC 9113 §10.5) and its streams fail as `protocol`.
+ */
+
+/**
+ * CONTINUATION frames one header block may take: nghttp2's `max_continuations` default (8). With
+ * {@link MAX_HEADER_BLOCK_BYTES} alone a flood of empty CONTINUATION frames is never too large.
+ */
+export const MAX_CONTINUATIONS = 8;
+
+/**
+ * How long one header block may stay open, ms. No other frame may come while it is (RFC 9113 §6.10),
+ * so the whole connection waits for it; a request that times out meanwhile ends the connection too.
+ */
+export const HEADER_BLOCK_TIMEOUT_MS = 10_000;
+
+/**
+ * Frames that cost the client work and carry nothing it asked for — SETTINGS and PING (each needs an
+ * ACK), DATA without payload or END_STREAM, PRIORITY and frames of unknown types — draw on one token
+ * bucket per connection: {@link GLITCH_BURST} tokens, {@link GLITCH_RATE_PER_S} more each second.
+ * nghttp2's glitch limiter and its stream-reset limiter use these numbers (burst 1,000, 33/s, as in
+ * the nghttp2 1.61–1.70 that Node 20–24 bundle); node:http2 allows 1,000 invalid frames
+ * (`maxSessionInvalidFrames`), and nghttp2 keeps at most 1,000 unsent ACKs (`max_outbound_ack`).
+ */
+export const GLITCH_BURST = 1000;
+/** See {@link GLITCH_BURST}. */
+export const GLITCH_RATE_PER_S = 33;
+
+/** Entries one SETTINGS frame may carry: nghttp2's `max_settings` default (32). */
+export const MAX_SETTINGS_ENTRIES = 32;
+
 /** How a stream ended. */
 export type StreamEndReason =
   /** END_STREAM received: the response is complete. */
@@ -157,6 +190,8 @@ export interface H2SessionOptions {
    * and copies whatever it keeps past a call. Default: `data` events.
    */
   reads?: { attach(reader: (bytes: Buffer) => void): void };
+  /** How long one response header block may stay open, ms; default {@link HEADER_BLOCK_TIMEOUT_MS}. */
+  headerBlockTimeoutMs?: number;
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -237,6 +272,15 @@ export class H2ClientSession {
   private hbParts: Buffer[] = [];
   /** Bytes of the header block in progress, bounded by {@link MAX_HEADER_BLOCK_BYTES}. */
   private hbBytes = 0;
+  /** CONTINUATION frames of the header block in progress, bounded by {@link MAX_CONTINUATIONS}. */
+  private hbContinuations = 0;
+  /** Ends the connection when the header block in progress outlives its time. */
+  private hbTimer: NodeJS.Timeout | undefined;
+  /** The flood budget's tokens ({@link GLITCH_BURST}) and when it was last refilled, ms. */
+  private glitchTokens = GLITCH_BURST;
+  private glitchAtMs = 0;
+  /** Frames drawn from the flood budget, by kind, for the message that ends the connection. */
+  private readonly glitches = new Map<string, number>();
   private connRecvUnacked = 0;
   /** The connection window as the server has it: the RFC's 65,535 or more (it cannot shrink). */
   private readonly connWindow: number;
@@ -358,7 +402,14 @@ export class H2ClientSession {
     if (!this.streams.delete(s.id)) return;
     this.stalls.end(s.credit, 'stream');
     this.dropSending(s);
-    if (!this.closed) {
+    if (this.hbStream === s.id && !this.closed) {
+      // Its header block is still open: nothing else can arrive on the connection until it ends, so
+      // the connection ends first (a request started from onEnd must not land on it).
+      this.connectionError(
+        H2Code.ENHANCE_YOUR_CALM,
+        `header block of stream ${s.id} unfinished when it was cancelled`,
+      );
+    } else if (!this.closed) {
       this.rstStream(s.id, code);
       this.scheduleFlush();
     }
@@ -458,11 +509,15 @@ export class H2ClientSession {
         this.hbParts.push(Buffer.from(buf.subarray(start, end)));
         this.hbBytes += end - start;
         if (this.hbBytes > MAX_HEADER_BLOCK_BYTES) this.headerBlockTooLarge();
+        if (++this.hbContinuations > MAX_CONTINUATIONS && !(flags & F_END_HEADERS)) {
+          this.headerBlockTooLarge(
+            `response header block in more than ${MAX_CONTINUATIONS} CONTINUATION frames`,
+          );
+        }
         if (flags & F_END_HEADERS) {
           const block = Buffer.concat(this.hbParts);
           const hsid = this.hbStream;
-          this.hbStream = 0;
-          this.hbParts = [];
+          this.endHeaderBlock();
           this.headerBlock(hsid, this.hbFlags, block);
         }
         return;
@@ -499,6 +554,7 @@ export class H2ClientSession {
       case FrameType.PING:
         if (end - start !== 8 || sid !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'malformed PING');
         if (!(flags & FLAG_ACK)) {
+          this.glitch('PING');
           const p = this.frameHeader(8, FrameType.PING, FLAG_ACK, 0);
           buf.copy(this.arena, p, start, end);
           this.arenaPos = p + 8;
@@ -528,7 +584,8 @@ export class H2ClientSession {
         return;
       }
       default:
-        // PRIORITY and unknown frame types are ignored (RFC 9113 §5.5, §6.3).
+        // PRIORITY and unknown frame types are ignored (RFC 9113 §5.5, §6.3), within the flood budget.
+        this.glitch(type === FrameType.PRIORITY ? 'PRIORITY' : 'unknown-type');
         return;
     }
   }
@@ -543,6 +600,7 @@ export class H2ClientSession {
       if (dataLen < 0) throw new ConnError(H2Code.PROTOCOL_ERROR, 'DATA padding longer than the frame');
     }
     const endStream = (flags & F_END_STREAM) !== 0;
+    if (flowLen === 0 && !endStream) this.glitch('empty DATA');
     // Every DATA frame counts against the connection window, whatever its stream's state (§6.9).
     this.connRecvUnacked += flowLen;
     let connLimit = 0;
@@ -602,7 +660,44 @@ export class H2ClientSession {
       this.hbFlags = flags;
       this.hbParts = [Buffer.from(buf.subarray(p, stop))];
       this.hbBytes = stop - p;
+      this.hbContinuations = 0;
+      const ms = this.opts.headerBlockTimeoutMs ?? HEADER_BLOCK_TIMEOUT_MS;
+      this.hbTimer = setTimeout(() => {
+        this.hbTimer = undefined;
+        this.connectionError(H2Code.ENHANCE_YOUR_CALM, `response header block unfinished after ${ms} ms`);
+      }, ms);
+      this.hbTimer.unref();
     }
+  }
+
+  /** The header block in progress is complete (or abandoned): the connection takes other frames. */
+  private endHeaderBlock(): void {
+    this.hbStream = 0;
+    this.hbParts = [];
+    clearTimeout(this.hbTimer);
+    this.hbTimer = undefined;
+  }
+
+  /**
+   * One frame drawn from the flood budget ({@link GLITCH_BURST}); past it, a connection error
+   * ENHANCE_YOUR_CALM naming what the server sent.
+   */
+  private glitch(kind: string): void {
+    this.glitches.set(kind, (this.glitches.get(kind) ?? 0) + 1);
+    const now = this.now();
+    if (this.glitchAtMs > 0) {
+      this.glitchTokens = Math.min(
+        GLITCH_BURST,
+        this.glitchTokens + ((now - this.glitchAtMs) * GLITCH_RATE_PER_S) / 1000,
+      );
+    }
+    this.glitchAtMs = now;
+    if (--this.glitchTokens >= 0) return;
+    const counts = [...this.glitches].map(([k, n]) => `${n} ${k}`).join(', ');
+    throw new ConnError(
+      H2Code.ENHANCE_YOUR_CALM,
+      `${kind} flood: ${counts} frames, past the budget of ${GLITCH_BURST} plus ${GLITCH_RATE_PER_S}/s`,
+    );
   }
 
   /**
@@ -610,14 +705,15 @@ export class H2ClientSession {
    * (failure class `protocol`). The block cannot be skipped — HPACK state is shared by the whole
    * connection (RFC 7541 §2.2) — so the connection ends too, with ENHANCE_YOUR_CALM (RFC 9113 §10.5.1).
    */
-  private headerBlockTooLarge(): never {
+  private headerBlockTooLarge(
+    detail = `response header block larger than ${MAX_HEADER_BLOCK_BYTES} bytes`,
+  ): never {
     const s = this.streams.get(this.hbStream);
-    const detail = `response header block larger than ${MAX_HEADER_BLOCK_BYTES} bytes`;
-    this.hbParts = [];
+    this.endHeaderBlock();
     if (s) {
       this.streams.delete(s.id);
       this.dropSending(s);
-      s.handler.onEnd('malformed', H2Code.ENHANCE_YOUR_CALM, detail);
+      s.handler.onEnd('malformed', H2Code.ENHANCE_YOUR_CALM, `ENHANCE_YOUR_CALM: ${detail}`);
     }
     throw new ConnError(H2Code.ENHANCE_YOUR_CALM, detail);
   }
@@ -694,6 +790,13 @@ export class H2ClientSession {
       return;
     }
     if ((end - start) % 6 !== 0) throw new ConnError(H2Code.FRAME_SIZE_ERROR, 'SETTINGS of wrong size');
+    if ((end - start) / 6 > MAX_SETTINGS_ENTRIES) {
+      throw new ConnError(
+        H2Code.ENHANCE_YOUR_CALM,
+        `SETTINGS with ${(end - start) / 6} entries, more than ${MAX_SETTINGS_ENTRIES}`,
+      );
+    }
+    if (this.settingsSeen) this.glitch('SETTINGS');
     for (let p = start; p < end; p += 6) {
       const id = buf.readUInt16BE(p);
       const v = buf.readUInt32BE(p + 2);
@@ -923,6 +1026,7 @@ export class H2ClientSession {
   private terminate(why: string, clean = false): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.hbTimer);
     const w = this.readyWait;
     this.readyWait = undefined;
     w?.reject(new H2SetupError('closed', why));

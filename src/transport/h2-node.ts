@@ -133,6 +133,8 @@ interface Active extends Slotted {
 }
 
 const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.constants;
+/** The HEADERS frame type (RFC 9113 §6.2), as node:http2's 'frameError' names it. */
+const HEADERS_FRAME = 0x1;
 
 /** One HTTP/2 session in a pool. */
 export class H2Conn extends PoolConnBase implements PoolConn {
@@ -239,6 +241,17 @@ export class H2Conn extends PoolConnBase implements PoolConn {
       stream.on('end', () => {
         a.ended = true;
       });
+      stream.on('frameError', (type: number) => {
+        if (type !== HEADERS_FRAME || a.failure !== undefined) return;
+        // nghttp2 did not send the request's HEADERS: the session takes no new stream. It is closing
+        // — a GOAWAY received, or one it sent for a connection error node:http2 need not report (an
+        // invalid HPACK block). It closes the stream as REFUSED_STREAM; kept in use, the session
+        // failed every later request without a frame on the wire (1,988 of 2,000 in one run). The
+        // server never saw this one: unprocessed, retried on another session.
+        a.failure = 'goaway';
+        a.detail = 'node:http2 did not send the request: its session takes no new streams';
+        this.retire();
+      });
       stream.on('error', (err: Error & { code?: string }) => {
         if (a.failure === undefined) {
           a.failure = this.classify(stream, err);
@@ -276,6 +289,12 @@ export class H2Conn extends PoolConnBase implements PoolConn {
         return;
       }
     }
+  }
+
+  /** Takes no more requests; closes once those it has ended. */
+  private retire(): void {
+    this.dead = true;
+    if (this.active.size === 0) this.close();
   }
 
   close(): void {
@@ -329,5 +348,6 @@ export class H2Conn extends PoolConnBase implements PoolConn {
       if (detail) s.errorDetail = detail;
     }
     a.resolve(s);
+    if (this.dead && this.active.size === 0 && !this.notified) this.close();
   }
 }

@@ -205,12 +205,16 @@ test('a server that answers the preface with something else entirely is a protoc
 
 /**
  * A raw HTTP/2 server (for what node:http2 will not send): empty SETTINGS and an ACK, then `answer`
- * writes the response frames for stream 1 once the client's HEADERS arrived.
+ * writes the response frames for stream 1 once the client's HEADERS arrived (with `everyStream`,
+ * for every stream; `connection` counts from 1).
  */
 async function rawServer(
-  answer: (c: net.Socket) => void,
+  answer: (c: net.Socket, streamId: number, connection: number) => void,
+  everyStream = false,
 ): Promise<{ port: number; close: () => Promise<void> }> {
+  let connections = 0;
   const server = net.createServer((c) => {
+    const connection = ++connections;
     c.on('error', () => {});
     const reader = new FrameReader(1 << 20);
     let preface = true;
@@ -229,7 +233,10 @@ async function rawServer(
         buf = buf.subarray(CLIENT_PREFACE.length);
       }
       try {
-        for (const f of reader.push(buf)) if (f.type === FrameType.HEADERS && f.streamId === 1) answer(c);
+        for (const f of reader.push(buf)) {
+          if (f.type === FrameType.HEADERS && (everyStream || f.streamId === 1))
+            answer(c, f.streamId, connection);
+        }
       } catch {
         c.destroy(); // what it cannot read ends the connection, as a server would
       }
@@ -283,6 +290,45 @@ test("an invalid HPACK block: --h2-client node ends every request and writes its
       assert.equal(cls.length, 1, label);
       assert.ok(performance.now() - t0 < 10_000, label);
     }
+  } finally {
+    await srv.close();
+  }
+});
+
+test('--h2-client node after one invalid header block: the broken session is retired, a new one opened, attempts = streams the server saw', async (t) => {
+  // Stream 21 of the first connection gets the invalid index 0 (a COMPRESSION_ERROR); every
+  // other stream a 200. node:http2 sends GOAWAY and refuses later streams itself (REFUSED_STREAM,
+  // never on the wire): a session that keeps taking requests fails them all without a connection.
+  let connections = 0;
+  let streams = 0;
+  const srv = await rawServer((c, sid, connection) => {
+    connections = Math.max(connections, connection);
+    streams++;
+    const block =
+      connection === 1 && sid === 21 ? Buffer.from([0x80]) : encodeHeaderBlock([[':status', '200']]);
+    c.write(encodeFrame(FrameType.HEADERS, 0x5, sid, block));
+  }, true);
+  const { runLoad } = await import('../../src/load/index.ts');
+  try {
+    const r = await runLoad({
+      url: `http://127.0.0.1:${srv.port}/`,
+      protocol: 'h2',
+      h2Client: 'node',
+      requests: 2000,
+      concurrency: 4,
+      timeoutMs: 1000,
+      maxErrorRate: 1,
+    }).done;
+    const c = r.counts;
+    t.diagnostic(`${JSON.stringify(c)}; ${connections} connections, ${streams} streams seen by the server`);
+    const failed = c.total - c.ok;
+    assert.ok(failed <= 4, `${failed} failed: at most those in flight when the block came`);
+    assert.ok(connections >= 2, `${connections} connections: the broken session was replaced`);
+    assert.equal(
+      (c.attempts ?? c.total) - (c.unprocessed ?? 0),
+      streams,
+      'attempts = streams the server saw',
+    );
   } finally {
     await srv.close();
   }
