@@ -21,7 +21,7 @@ import {
   replayProtocolSchema,
 } from '../model/index.ts';
 import { checkNetAvailable } from '../net/index.ts';
-import { recordPage, replayPage } from '../page/index.ts';
+import { HAR_MAX_BODY_FLAG, HAR_MAX_TOTAL_FLAG, recordPage, replayPage } from '../page/index.ts';
 import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
@@ -54,6 +54,8 @@ interface ReplayFlags extends LinkFlags {
   chromium: string;
   timeout: string;
   maxStreams: string;
+  harMaxBody: string;
+  harMaxTotal: string;
   out?: string;
   json?: string;
   quiet?: boolean;
@@ -154,6 +156,8 @@ export function register(program: Command): void {
         defaultValue: '128',
       }),
     )
+    .addOption(optionOf(HAR_MAX_BODY_FLAG))
+    .addOption(optionOf(HAR_MAX_TOTAL_FLAG))
     .addOption(
       optionOf({
         of: OUT_FLAG,
@@ -171,6 +175,8 @@ export function register(program: Command): void {
       chromiumPath: f.chromium,
       loadTimeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
       maxConcurrentStreams: readFlag({ of: MAX_STREAMS_FLAG, max: 10_000 }, f.maxStreams) as number,
+      harMaxBodyBytes: readFlag(HAR_MAX_BODY_FLAG, f.harMaxBody) as number,
+      harMaxTotalBytes: readFlag(HAR_MAX_TOTAL_FLAG, f.harMaxTotal) as number,
       linkLabel: linkLabel(f),
     };
     if (f.h2Origins !== undefined) opts.h2Origins = parseList(f.h2Origins);
