@@ -9,6 +9,7 @@ import { RUNS_FLAG } from '../compare/index.ts';
 import {
   checkOutputPath,
   H2labError,
+  INSECURE_FLAG,
   parseList,
   readFlag,
   TIMEOUT_FLAG,
@@ -44,6 +45,7 @@ interface RecordFlags {
   chromium: string;
   timeout: string;
   trustCert: string[];
+  insecure?: boolean;
   quiet?: boolean;
 }
 
@@ -108,6 +110,13 @@ export function register(program: Command): void {
     .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
     .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on the page load', defaultValue: '60s' }))
     .addOption(optionOf(TRUST_CERT_FLAG))
+    .addOption(
+      optionOf({
+        of: INSECURE_FLAG,
+        description:
+          "accept the certificate the page's origin presents, whoever signed it (pinned for that origin only)",
+      }),
+    )
     .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress on stderr' }))
     .action(async (url: string | undefined, f: RecordFlags) => {
       const generate = f.generate !== undefined ? parseSiteSpec(f.generate) : undefined;
@@ -126,6 +135,7 @@ export function register(program: Command): void {
         chromiumPath: f.chromium,
         timeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
         trustCert: f.trustCert,
+        ...(f.insecure ? { insecure: true } : {}),
       });
       writeFileAtomic(f.output, `${JSON.stringify(rec.har)}\n`);
       for (const w of rec.warnings) process.stderr.write(`h2lab page record: warning: ${w}\n`);
