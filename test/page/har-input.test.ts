@@ -299,7 +299,7 @@ test('fuzz: readHar over malformed HARs never throws anything but HAR_INVALID / 
 /** A HAR built to hurt the host: a 128 MiB body claimed, fields HTTP cannot carry, statuses 101, 999 and 1e6, a wait of 1e12 ms. */
 const big = 128 * 1024 ** 2;
 const html = `<!doctype html><html><head><link rel="stylesheet" href="/s.css"></head><body>
-<img src="/big.png"><img src="/101.png"><img src="/999.png"><img src="/1e6.png"></body></html>`;
+<script>fetch('/big.bin').then((r) => r.arrayBuffer())</script><img src="/101.png"><img src="/999.png"><img src="/1e6.png"></body></html>`;
 const hostile = harOf([
   entry(
     'https://www.hostile.test/',
@@ -320,7 +320,11 @@ const hostile = harOf([
     ],
     content: { size: 20, mimeType: 'text/css', text: 'body{color:#123456}' },
   }),
-  entry('https://www.hostile.test/big.png', { content: { size: big, mimeType: 'image/png' } }),
+  entry(
+    'https://www.hostile.test/big.bin',
+    { content: { size: big, mimeType: 'application/octet-stream' } },
+    { _resourceType: 'fetch' },
+  ),
   entry('https://www.hostile.test/101.png', { status: 101 }),
   entry('https://www.hostile.test/999.png', { status: 999 }),
   entry('https://www.hostile.test/1e6.png', { status: 1_000_000 }),
@@ -344,7 +348,7 @@ async function peakGrowth<T>(f: () => Promise<T>): Promise<{ value: T; growthByt
   }
 }
 
-/** Serves `hostile` with `wire` and fetches /big.png and /999.png (and /s.css's head) with a real peer. */
+/** Serves `hostile` with `wire` and fetches /big.bin and /999.png (and /s.css's head) with a real peer. */
 async function serveHostile(wire: ReplayProtocol): Promise<string[]> {
   const site = readHar(file(hostile), { maxBodyBytes: 256 * 1024 ** 2 });
   const resources = site.origins.get('www.hostile.test')!;
@@ -363,7 +367,7 @@ async function serveHostile(wire: ReplayProtocol): Promise<string[]> {
         insecure: true,
         timeoutMs: 10_000,
       });
-      for (const path of ['/big.png', '/999.png']) {
+      for (const path of ['/big.bin', '/999.png']) {
         const got = await new Promise<string>((resolve, reject) => {
           let status = 0;
           let bytes = 0;
@@ -402,7 +406,7 @@ async function serveHostile(wire: ReplayProtocol): Promise<string[]> {
         ],
         30_000,
       );
-    for (const path of ['/big.png', '/999.png']) {
+    for (const path of ['/big.bin', '/999.png']) {
       const r = await curl(path, ['-o', '/dev/null', '-w', '%{http_code} %{size_download}']);
       assert.equal(r.code, 0, `${wire} ${path}: ${r.stderr}`);
       out.push(`${wire} ${path} ${r.stdout}`);
@@ -428,7 +432,7 @@ test('the origins serve a hostile HAR to curl (h1, h2) and an h3 client: no cras
     );
     for (const line of fetched) {
       const [, path, status, bytes] = line.split(' ');
-      if (path === '/big.png') assert.equal(`${status} ${bytes}`, `200 ${big}`, `${wire} ${path}`);
+      if (path === '/big.bin') assert.equal(`${status} ${bytes}`, `200 ${big}`, `${wire} ${path}`);
       else assert.equal(status, '404', `${wire} ${path}: not recorded (status 999 is not served)`);
     }
     // The HTTP/3 binding admits a stream's writes faster than QUIC sends them and holds the rest
@@ -460,9 +464,9 @@ test('replay over loopback of a hostile HAR: no crash, the bad fields and status
   assert.equal(r.loads.length, 2 * protocols.length);
   for (const l of r.loads) {
     assert.equal(l.error, undefined, `${l.protocol} round ${l.round}: ${l.error}`);
-    const q = l.requests.find((x) => x.url.endsWith('/big.png'));
-    assert.equal(q?.status, 200, `${l.protocol}: big.png served`);
-    assert.ok(q!.bytes >= big, `${l.protocol}: all ${big} bytes of big.png arrived (${q!.bytes})`);
+    const q = l.requests.find((x) => x.url.endsWith('/big.bin'));
+    assert.equal(q?.status, 200, `${l.protocol}: big.bin served`);
+    assert.ok(q!.bytes >= big, `${l.protocol}: all ${big} bytes of big.bin arrived (${q!.bytes})`);
     for (const p of ['/101.png', '/999.png', '/1e6.png'])
       assert.equal(
         l.requests.find((x) => x.url.endsWith(p))?.status,
