@@ -35,4 +35,4 @@ export {
 export * from './meta.ts';
 export { resolveBrowserOptions } from './options.ts';
 export { peakConcurrency, spread } from './spread.ts';
-export { trustPins } from './trust.ts';
+export { trustPins, verifiedPin } from './trust.ts';

@@ -24,11 +24,18 @@ function split(pems: readonly string[]): { leaves: string[]; cas: string[] } {
 }
 
 /**
- * The pin of the certificate `origin` presents, verified against `cas` (chain and name); rejects with
+ * The pin of the certificate `origin` presents, verified against `cas` (chain and name), or, with
+ * `insecure` (`-k`), whatever it presents: Chromium then accepts that certificate from that origin
+ * only, not every certificate of every site the page loads. Rejects with
  * H2LAB_ERR_TARGET_UNREACHABLE when the origin cannot be reached, H2LAB_ERR_TLS_HANDSHAKE when the
  * handshake fails or the certificate does not verify.
  */
-export function verifiedPin(origin: string, cas: readonly string[], timeoutMs = 10_000): Promise<string> {
+export function verifiedPin(
+  origin: string,
+  cas: readonly string[],
+  timeoutMs = 10_000,
+  insecure = false,
+): Promise<string> {
   const u = new URL(origin);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const port = Number(u.port || 443);
@@ -68,7 +75,7 @@ export function verifiedPin(origin: string, cas: readonly string[], timeoutMs = 
           return reject(
             new H2labError('H2LAB_ERR_TLS_HANDSHAKE', `${origin} sent no certificate`, { origin }),
           );
-        if (why === undefined) return resolve(spkiPins(cert.toString())[0]!);
+        if (why === undefined || insecure) return resolve(spkiPins(cert.toString())[0]!);
         reject(
           new H2labError(
             'H2LAB_ERR_TLS_HANDSHAKE',

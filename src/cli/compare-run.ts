@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Cell, CompareOptionsInput } from '../compare/index.ts';
-import { runComparison, writeResultsAtomic } from '../compare/index.ts';
+import { finishCompareResult, runComparison, writeResultsAtomic } from '../compare/index.ts';
 import { checkOutputPath, invalidOption, parseDurationMs, writeFileAtomic } from '../core/index.ts';
 import type { ComparePlan, CompareResult } from '../model/index.ts';
 import { loadHtmlAssets } from '../report/index.ts';
@@ -78,7 +78,9 @@ export async function runCompareCommand(input: CompareOptionsInput, flags: Compa
   const assets = loadHtmlAssets();
   let finishedCells = 0;
   let writeFailure: string | undefined;
+  let latest: CompareResult | undefined;
   const onUpdate = (r: CompareResult) => {
+    latest = r;
     // A write failing mid-run (disk full, directory removed) must not stop the runs: warn once,
     // and the end writes the result to a fallback file.
     try {
@@ -121,6 +123,15 @@ export async function runCompareCommand(input: CompareOptionsInput, flags: Compa
       () => c.stop(),
       (m) => bar.cellEnd(m),
       'h2lab compare: stopping after the run in progress; finished runs are kept',
+      () => {
+        // The second Ctrl-C: the runs finished so far, marked interrupted, before the exit.
+        if (!latest) return undefined;
+        const r = structuredClone(latest);
+        finishCompareResult(r, r.runsPerCell, true);
+        writeResultsAtomic(resultsPath, r);
+        writeRenderedReports(out, r, assets);
+        return `wrote ${resultsPath} (status "interrupted", the runs finished so far), report.md and report.html`;
+      },
     );
   } finally {
     bar.clear();

@@ -280,8 +280,29 @@ function workloadsFromFlags(url: string | undefined, f: CompareFlags, o: Compare
   }
 }
 
+/**
+ * `--runs` against `--warmup-runs`: one rule, one message — the warm-up runs come first and an
+ * interval needs 2 more, so the least `--runs` is the warm-up runs plus 2 (3 by default).
+ */
+function checkRuns(f: CompareFlags): void {
+  if (f.runs === undefined) return;
+  const warmup =
+    f.warmupRuns !== undefined
+      ? (readFlag(WARMUP_RUNS_FLAG, f.warmupRuns) as number)
+      : COMPARE_DEFAULTS.warmupRuns;
+  const least = warmup + 2;
+  const runs = Number(f.runs);
+  if (Number.isInteger(runs) && runs < least)
+    throw invalidOption(
+      '--runs',
+      f.runs,
+      `use a whole number from ${least} to ${COMPARE_RUNS.of.max}: the first ${warmup} run(s) are warm-up (--warmup-runs) and an interval needs 2 more`,
+    );
+}
+
 /** Flags → options, by the declarations' keys. Exported for tests. */
 export function compareOptionsFromFlags(url: string | undefined, f: CompareFlags): CompareOptionsInput {
+  checkRuns(f);
   // Open loop replaces the closed loop's axis: a cell per rate, as a cell per concurrency.
   if (f.rate && f.concurrency)
     throw invalidOption(

@@ -42,6 +42,25 @@ function readShard(path: string): AnyShardResult {
   return r.data;
 }
 
+/**
+ * A shard whose bytes are damaged, found while merging files the user named: that file is bad input
+ * (H2LAB_ERR_RESULT_FILE, exit 2, naming it), as an unreadable or invalid one is.
+ */
+function withDamagedFileNamed<T>(files: readonly string[], shards: readonly AnyShardResult[], f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (!(err instanceof H2labError) || err.code !== 'H2LAB_ERR_SHARD_CORRUPT') throw err;
+    const at = shards.findIndex((s) => s.index === err.details.index);
+    const path = files[at] ?? files.join(', ');
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path}: ${err.message.replace(/: the file was damaged; .*$/, '')}: the file was damaged (edited or cut); give that shard's output again (its --out file or its log)`,
+      { path, ...err.details },
+    );
+  }
+}
+
 export function register(program: Command): void {
   addCompareOutputFlags(
     program
@@ -82,7 +101,7 @@ export function register(program: Command): void {
         ...(slow !== undefined ? { slowFactor: slow } : {}),
       };
       if (plan) {
-        outputShards(plan, shards, f, merge);
+        withDamagedFileNamed(files, shards, () => outputShards(plan, shards, f, merge));
         return;
       }
       const compared = shards.find((s) => s.kind === 'h2lab.compare-shard');
@@ -94,7 +113,7 @@ export function register(program: Command): void {
         );
       }
       refuseCompareOutputs(f);
-      const m = mergeShards(shards as ShardResult[], merge);
+      const m = withDamagedFileNamed(files, shards, () => mergeShards(shards as ShardResult[], merge));
       printMerged(m, f.json, f.quiet);
       exitOnMergedError(m);
     },

@@ -19,18 +19,30 @@ export function exitWithError(err: unknown): never {
 
 /**
  * Awaits `done` with Ctrl-C (and SIGTERM) meaning "stop after the unit in progress, keep what was
- * measured": the first signal prints `message` and calls `stop`, a second one exits at once (130).
+ * measured": the first signal prints `message` and calls `stop`; a second one exits at once (130),
+ * after `quit` — synchronous, the event loop never runs again — has written what was measured so
+ * far (results.json with status "interrupted") and returned what it wrote, which is said on stderr.
  */
 export async function untilDoneOrStopped<T>(
   done: Promise<T>,
   stop: () => void,
   say: (message: string) => void,
   message: string,
+  quit?: () => string | undefined,
 ): Promise<T> {
   let interrupts = 0;
   const onSignal = () => {
     interrupts++;
-    if (interrupts > 1) process.exit(ERROR_CODES.H2LAB_ERR_INTERRUPTED.exit);
+    if (interrupts > 1) {
+      let wrote: string | undefined;
+      try {
+        wrote = quit?.();
+      } catch (err) {
+        wrote = `writing what was measured failed (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+      }
+      say(`interrupted again: quitting now; ${wrote ?? 'nothing was written'}`);
+      process.exit(ERROR_CODES.H2LAB_ERR_INTERRUPTED.exit);
+    }
     say(`${message} (Ctrl-C again to quit now)`);
     stop();
   };

@@ -9,6 +9,7 @@ import { RUNS_FLAG } from '../compare/index.ts';
 import {
   checkOutputPath,
   H2labError,
+  INSECURE_FLAG,
   parseList,
   readFlag,
   TIMEOUT_FLAG,
@@ -21,7 +22,7 @@ import {
   replayProtocolSchema,
 } from '../model/index.ts';
 import { checkNetAvailable } from '../net/index.ts';
-import { recordPage, replayPage } from '../page/index.ts';
+import { HAR_MAX_BODY_FLAG, HAR_MAX_TOTAL_FLAG, recordPage, replayPage } from '../page/index.ts';
 import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
@@ -44,6 +45,7 @@ interface RecordFlags {
   chromium: string;
   timeout: string;
   trustCert: string[];
+  insecure?: boolean;
   quiet?: boolean;
 }
 
@@ -54,6 +56,8 @@ interface ReplayFlags extends LinkFlags {
   chromium: string;
   timeout: string;
   maxStreams: string;
+  harMaxBody: string;
+  harMaxTotal: string;
   out?: string;
   json?: string;
   quiet?: boolean;
@@ -106,6 +110,13 @@ export function register(program: Command): void {
     .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
     .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on the page load', defaultValue: '60s' }))
     .addOption(optionOf(TRUST_CERT_FLAG))
+    .addOption(
+      optionOf({
+        of: INSECURE_FLAG,
+        description:
+          "accept the certificate the page's origin presents, whoever signed it (pinned for that origin only)",
+      }),
+    )
     .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress on stderr' }))
     .action(async (url: string | undefined, f: RecordFlags) => {
       const generate = f.generate !== undefined ? parseSiteSpec(f.generate) : undefined;
@@ -124,6 +135,7 @@ export function register(program: Command): void {
         chromiumPath: f.chromium,
         timeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
         trustCert: f.trustCert,
+        ...(f.insecure ? { insecure: true } : {}),
       });
       writeFileAtomic(f.output, `${JSON.stringify(rec.har)}\n`);
       for (const w of rec.warnings) process.stderr.write(`h2lab page record: warning: ${w}\n`);
@@ -154,6 +166,8 @@ export function register(program: Command): void {
         defaultValue: '128',
       }),
     )
+    .addOption(optionOf(HAR_MAX_BODY_FLAG))
+    .addOption(optionOf(HAR_MAX_TOTAL_FLAG))
     .addOption(
       optionOf({
         of: OUT_FLAG,
@@ -171,6 +185,8 @@ export function register(program: Command): void {
       chromiumPath: f.chromium,
       loadTimeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
       maxConcurrentStreams: readFlag({ of: MAX_STREAMS_FLAG, max: 10_000 }, f.maxStreams) as number,
+      harMaxBodyBytes: readFlag(HAR_MAX_BODY_FLAG, f.harMaxBody) as number,
+      harMaxTotalBytes: readFlag(HAR_MAX_TOTAL_FLAG, f.harMaxTotal) as number,
       linkLabel: linkLabel(f),
     };
     if (f.h2Origins !== undefined) opts.h2Origins = parseList(f.h2Origins);

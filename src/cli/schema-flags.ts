@@ -36,15 +36,16 @@ function show(o: DescribedOption): string {
 /** Adds one commander option per schema option, plus `--config FILE` unless `config` is false. */
 export function addSchemaFlags(cmd: Command, options: DescribedOption[], config = true): Command {
   for (const o of options) {
+    const short = o.short ? `-${o.short}, ` : '';
     if (o.kind === 'bool') {
       if (o.negatable) cmd.option(`--no-${o.flag}`, `do not ${o.description}`);
-      else cmd.option(`--${o.flag}`, o.description);
+      else cmd.option(`${short}--${o.flag}`, o.description);
       continue;
     }
     const dflt = o.defaultValue === undefined ? '' : ` (default: ${show(o)})`;
     const choices = o.choices ? ` [${o.choices.join('|')}]` : '';
     cmd.option(
-      `--${o.flag} <${o.kind === 'string' ? 'value' : o.kind === 'seconds' ? 'duration' : o.kind}>`,
+      `${short}--${o.flag} <${o.kind === 'string' ? 'value' : o.kind === 'seconds' ? 'duration' : o.kind}>`,
       `${o.description}${choices}${dflt}`,
     );
   }

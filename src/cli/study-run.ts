@@ -51,7 +51,9 @@ export async function runStudyCommand(
     options,
   });
   let writeFailure: string | undefined;
+  let latest: StudyResult | undefined;
   h.events.on('update', (r) => {
+    latest = r;
     try {
       writeReports(out, r);
     } catch (err) {
@@ -83,6 +85,21 @@ export async function runStudyCommand(
       h.stop,
       bar.line,
       'h2lab study: stopping after the cell in progress; finished cells are kept',
+      () => {
+        // The second Ctrl-C: the cells finished so far, marked interrupted, before the exit.
+        if (!latest) return undefined;
+        const r: StudyResult = {
+          ...structuredClone(latest),
+          status: 'interrupted',
+          error: {
+            code: 'H2LAB_ERR_INTERRUPTED',
+            message: 'the study was stopped at once; finished cells are kept',
+          },
+          finishedAt: new Date().toISOString(),
+        };
+        writeReports(out, r);
+        return `wrote ${join(out, 'results.json')} (status "interrupted", the cells finished so far), report.md and report.html`;
+      },
     );
   } finally {
     bar.clear();

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { H2labError, unknownOptionError } from '../core/index.ts';
 import {
   checkHeaderFields,
+  checkTargetUrl,
   checkWorkloadSize,
   LOAD_DEFAULTS,
   RATE_FLAG,
@@ -266,6 +267,7 @@ export type CompareOptionsInput = z.input<typeof compareOptionsSchema>;
 
 /** Validates options, throwing H2LAB_ERR_INVALID_OPTION that names the first bad key. */
 export function resolveCompareOptions(input: CompareOptionsInput): CompareOptions {
+  if (typeof input?.url === 'string') checkTargetUrl(input.url);
   const r = compareOptionsSchema.safeParse(input);
   if (r.success) {
     // Before any run: templates counted (each would fail on its own otherwise), a header that would

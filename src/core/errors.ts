@@ -199,6 +199,11 @@ export const ERROR_CODES = {
     exit: EXIT_USAGE,
     summary: 'The HAR given to `h2lab page replay` is not JSON, has no entries, or no entry h2lab can serve.',
   },
+  H2LAB_ERR_HAR_TOO_LARGE: {
+    exit: EXIT_USAGE,
+    summary:
+      'The HAR given to `h2lab page replay` exceeds a cap: a body, all bodies together, or its origins.',
+  },
   H2LAB_ERR_PAGE_LOAD: {
     exit: EXIT_FAILURE,
     summary: 'Chromium could not load the page being recorded or replayed (every load failed).',

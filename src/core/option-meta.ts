@@ -34,6 +34,8 @@ export interface OptionMeta {
   flag: string;
   kind: OptionKind;
   description: string;
+  /** One-letter alias without `-` (the declaration's, e.g. `k` of `--insecure`). */
+  short?: string;
   /** A `bool` defaulting to true: the CLI offers `--no-<flag>`. */
   negatable?: boolean;
   /**
@@ -314,6 +316,7 @@ export const TIMEOUT_FLAG = declareFlag({
   flag: 'timeout',
   grammar: 'seconds',
   arg: 'time',
+  min: 1,
   description: 'per-request timeout (a bare number is seconds)',
   defaultText: '30s',
 });
@@ -338,7 +341,10 @@ export function flagMeta(
     enum: 'enum',
   };
   // The schema's default is the field's (`defaultText` is the declaration's own use).
-  return optionMeta(d.flag, kinds[d.grammar] ?? 'string', description, d.negatable);
+  return {
+    ...optionMeta(d.flag, kinds[d.grammar] ?? 'string', description, d.negatable),
+    ...(d.short ? { short: d.short } : {}),
+  };
 }
 
 /** Every declared flag (those of the modules loaded so far). */

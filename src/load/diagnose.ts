@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
-import { readPemFile } from '../tls/index.ts';
+import { readTlsFiles } from '../tls/index.ts';
 import { createTransport, DEFAULT_STRATEGY } from '../transport/index.ts';
 
 /** TLS material of the run, as the transports get it. */
@@ -134,9 +134,7 @@ export async function preflightTarget(
   connectTimeoutMs = 10_000,
 ): Promise<void> {
   const pem = {
-    ...(tls.ca ? { ca: readPemFile(tls.ca, '--ca') } : {}),
-    ...(tls.cert ? { cert: readPemFile(tls.cert, '--cert') } : {}),
-    ...(tls.key ? { key: readPemFile(tls.key, '--key') } : {}),
+    ...readTlsFiles(tls, 'to send no client certificate'),
     ...(tls.insecure ? { insecure: true } : {}),
   };
   if (new URL(url).protocol !== 'https:') {

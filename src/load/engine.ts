@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { checkOpenFiles, checkOutputPath, H2labError, isH2labError, readOptionFile } from '../core/index.ts';
 import type { RunResult, Sample } from '../model/index.ts';
 import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
-import { readPemFile } from '../tls/index.ts';
+import { readTlsFiles } from '../tls/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
@@ -120,9 +120,7 @@ interface Files {
 
 function loadFiles(o: ResolvedLoadOptions): Files {
   const f: Files = {};
-  if (o.ca) f.ca = readPemFile(o.ca, '--ca');
-  if (o.cert) f.cert = readPemFile(o.cert, '--cert');
-  if (o.key) f.key = readPemFile(o.key, '--key');
+  Object.assign(f, readTlsFiles(o, 'to send no client certificate'));
   if (o.bodyFile) f.body = readOptionFile(o.bodyFile, '--body', { kind: 'body' });
   else if (o.bodySizeBytes !== undefined && o.bodySizeBytes > 0) {
     // Generated, not zeros: a compressing proxy must not shrink it.

@@ -19,6 +19,7 @@ export { type Observed, observe } from './observe.ts';
 export * from './options.ts';
 export {
   checkHeaderFields,
+  checkTargetUrl,
   LOAD_DEFAULTS,
   type LoadOptions,
   type LoadOptionsInput,

@@ -325,7 +325,7 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
 }
 
 /** A target URL must be http:// or https:// with a host; anything else is a usage error, not a crash. */
-function checkTargetUrl(url: string): void {
+export function checkTargetUrl(url: string): void {
   let u: URL | undefined;
   try {
     u = new URL(url);

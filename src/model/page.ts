@@ -27,6 +27,14 @@ export const REPLAY_BASELINE = 'http/1.1' satisfies ReplayProtocol;
 export const replayProtocolLabel = (wire: ReplayProtocol): string =>
   wire === REPLAY_BASELINE ? 'HTTP/1.1' : wire;
 
+/**
+ * Default caps on a replayed HAR's bodies, bytes: the largest one entry's (recorded or claimed) and
+ * all of them together. Far above a real page (the heaviest weigh tens of MB) and far below what
+ * would exhaust the host.
+ */
+export const HAR_MAX_BODY_BYTES = 64 * 1024 ** 2;
+export const HAR_MAX_TOTAL_BYTES = 256 * 1024 ** 2;
+
 /** Options of one replay. Times in ms. */
 export const PageReplayOptionsSchema = z.strictObject({
   /** The HAR file replayed. */
@@ -46,6 +54,20 @@ export const PageReplayOptionsSchema = z.strictObject({
   loadTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
   /** SETTINGS_MAX_CONCURRENT_STREAMS / initial_max_streams_bidi of the replay origins. Default 128 (nginx). */
   maxConcurrentStreams: z.number().int().min(1).max(10_000).default(128),
+  /** The largest body one HAR entry may have, recorded or claimed, bytes. Default 64 MiB. */
+  harMaxBodyBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 40)
+    .default(HAR_MAX_BODY_BYTES),
+  /** The largest sum of the HAR's bodies, bytes. Default 256 MiB. */
+  harMaxTotalBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 40)
+    .default(HAR_MAX_TOTAL_BYTES),
   /** The link flags as given (a description; the link actually used is `link`). */
   linkLabel: z.string().default('loopback'),
 });

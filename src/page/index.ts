@@ -3,7 +3,19 @@
  * the same emulated link, with Chromium as the client, and say why it loaded faster or slower.
  */
 export { type CapturedLoad, type CapturedRequest, capturePageLoad } from './capture.ts';
-export { type Har, type HarEntry, harOf, type ReplaySite, readHar } from './har.ts';
+export {
+  HAR_LIMITS,
+  HAR_MAX_BODY_FLAG,
+  HAR_MAX_TOTAL_FLAG,
+  type Har,
+  type HarEntry,
+  type HarLimits,
+  harOf,
+  MAX_REPLAY_ORIGINS,
+  type ReplaySite,
+  readHar,
+  siteOfHar,
+} from './har.ts';
 export { type Recording, type RecordOptions, recordPage } from './record.ts';
 export {
   pageRequestsOf,

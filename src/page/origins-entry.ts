@@ -21,7 +21,7 @@ process.on('message', async (raw) => {
   const msg = raw as ToOrigins;
   if (msg.type === 'start') {
     try {
-      const site = readHar(msg.har);
+      const site = readHar(msg.har.file, msg.har.limits);
       const started = await startSettings(site, msg.settings, msg.ca, msg.maxStreams, msg.address);
       servers = started.servers;
       send({ type: 'ready', settings: started.settings });

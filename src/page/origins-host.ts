@@ -21,7 +21,7 @@ import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
 import type { ReplayProtocol } from '../model/index.ts';
 import type { Link } from '../net/index.ts';
 import { type OriginListener, type OriginServers, startOriginServers } from '../server/index.ts';
-import type { ReplaySite } from './har.ts';
+import type { HarLimits, ReplaySite } from './har.ts';
 
 /** One protocol setting (named by what its candidate origins speak): what each origin speaks in it. */
 export interface SettingSpec {
@@ -49,7 +49,8 @@ export interface ReplayOrigins {
 /** What origins-entry.ts is told. */
 export interface OriginsStart {
   type: 'start';
-  har: string;
+  /** The HAR and the caps it was read with (the child reads it again: bodies never cross IPC). */
+  har: { file: string; limits: HarLimits };
   settings: SettingSpec[];
   ca: { caPem: string; caKeyPem: string };
   maxStreams: number;
@@ -92,7 +93,7 @@ export async function startSettings(
 /** Starts the origins here (no link) or in the link's namespace. */
 export async function startReplayOrigins(
   site: ReplaySite,
-  har: string,
+  har: OriginsStart['har'],
   settings: readonly SettingSpec[],
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,

@@ -5,7 +5,7 @@
  * (src/server/site.ts), which is how tests and the worked example get a page without the internet.
  */
 
-import { launchChromium, spkiPins, trustPins } from '../browser/index.ts';
+import { launchChromium, spkiPins, trustPins, verifiedPin } from '../browser/index.ts';
 import { H2labError, VERSION } from '../core/index.ts';
 import {
   generateSite,
@@ -29,6 +29,11 @@ export interface RecordOptions {
   timeoutMs: number;
   /** PEM files (a server certificate or its CA) Chromium trusts, as `h2lab browser --trust-cert`. */
   trustCert?: readonly string[];
+  /**
+   * Accept whatever certificate the page's origin presents (`-k`, as bench and compare): it is
+   * fetched once and pinned, so Chromium ignores certificate errors for that origin only.
+   */
+  insecure?: boolean;
 }
 
 /** What {@link recordPage} returns. */
@@ -73,6 +78,7 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
           { option: 'URL', value: url },
         );
       pins.push(...(await trustPins(trusted, [u.origin])));
+      if (opts.insecure && u.protocol === 'https:') pins.push(await verifiedPin(u.origin, [], 10_000, true));
     }
     const browser = await launchChromium({
       executablePath: opts.chromiumPath,

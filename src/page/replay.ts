@@ -33,7 +33,7 @@ import { createLink, type FlowDrops, type Link, type LinkOptions } from '../net/
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
-import { type ReplaySite, readHar } from './har.ts';
+import { type HarLimits, type ReplaySite, readHar } from './har.ts';
 import { startReplayOrigins } from './origins-host.ts';
 import { analyzePage, originProtocols } from './verdict.ts';
 
@@ -177,7 +177,12 @@ export async function replayPage(
   hooks: ReplayHooks = {},
 ): Promise<PageResult> {
   const opts = resolvePageReplayOptions(input);
-  const site: ReplaySite = readHar(opts.har);
+  const limits: HarLimits = {
+    maxBodyBytes: opts.harMaxBodyBytes,
+    maxTotalBytes: opts.harMaxTotalBytes,
+    maxThinkMs: opts.loadTimeoutMs,
+  };
+  const site: ReplaySite = readHar(opts.har, limits);
   const hosts = [...site.origins.keys()];
   for (const h of opts.h2Origins ?? []) {
     if (!site.origins.has(h))
@@ -190,7 +195,7 @@ export async function replayPage(
   const startedAt = new Date().toISOString();
   const load1 = loadavg().map((v) => Math.round(v * 100) / 100);
   const cleanups: Array<() => Promise<void>> = [];
-  const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`)];
+  const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`), ...site.warnings];
   const loads: PageLoad[] = [];
   let link: Link | undefined;
   let chromium: { path: string; version: string; flags: string[] } = {
@@ -246,7 +251,7 @@ export async function replayPage(
     }
     const origins = await startReplayOrigins(
       site,
-      opts.har,
+      { file: opts.har, limits },
       opts.protocols.map((protocol) => ({ protocol, map: originProtocols(protocol, hosts, opts.h2Origins) })),
       dev,
       opts.maxConcurrentStreams,

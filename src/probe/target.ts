@@ -3,7 +3,7 @@
  * --ca/--cert/--key, and the Alt-Svc header's protocol ids.
  */
 import { H2labError } from '../core/index.ts';
-import { checkCertKeyPair, readPemFile } from '../tls/index.ts';
+import { readTlsFiles } from '../tls/index.ts';
 import type { ProbeOptions } from './options.ts';
 import type { TlsMaterial } from './wire.ts';
 
@@ -45,11 +45,7 @@ export function parseTarget(url: string): {
 
 /** Reads --ca/--cert/--key. */
 export function loadTlsMaterial(opts: Pick<ProbeOptions, 'ca' | 'cert' | 'key'>): TlsMaterial {
-  checkCertKeyPair({ cert: opts.cert, key: opts.key }, 'to send no client certificate');
-  const ca = opts.ca === undefined ? undefined : readPemFile(opts.ca, '--ca');
-  const cert = opts.cert === undefined ? undefined : readPemFile(opts.cert, '--cert');
-  const key = opts.key === undefined ? undefined : readPemFile(opts.key, '--key');
-  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+  return readTlsFiles({ ca: opts.ca, cert: opts.cert, key: opts.key }, 'to send no client certificate');
 }
 
 /** An Alt-Svc protocol id of HTTP/3: `h3` (RFC 9114 §3.1) or a draft's `h3-NN`. */

@@ -34,7 +34,11 @@ export {
   serverOptionMeta,
 } from './options.ts';
 export {
+  bodyChunks,
+  type FillerBody,
+  fillerBody,
   ORIGIN_MAX_STREAMS,
+  type OriginBody,
   type OriginListener,
   type OriginResource,
   type OriginServerOptions,

@@ -36,9 +36,84 @@ export interface OriginResource {
   status: number;
   /** Response header fields as recorded (connection-specific ones are dropped when served). */
   headers: ReadonlyArray<readonly [string, string]>;
-  body: Buffer;
+  body: OriginBody;
   /** Delay before the response head is sent, ms: the server's think time. */
   thinkMs: number;
+}
+
+/**
+ * A body made while it is sent: `head`, filler bytes, then `tail`, `length` bytes in all. A HAR
+ * without bodies claims sizes only; a claimed 500 MB costs a 64 KiB pattern, not 500 MB of memory.
+ */
+export interface FillerBody {
+  readonly length: number;
+  readonly head: Buffer;
+  readonly tail: Buffer;
+}
+
+/** What an origin serves: bytes held in memory, or a {@link FillerBody}. */
+export type OriginBody = Buffer | FillerBody;
+
+const FILLER_UNIT = 'h2lab synthesised body ';
+/** The filler's pattern, a whole number of units (so consecutive slices continue it), ~64 KiB. */
+const FILLER = Buffer.from(FILLER_UNIT.repeat(Math.ceil(65_536 / FILLER_UNIT.length)));
+
+/**
+ * A body of `bytes` bytes: `open`, the filler, `close` (both cut when `bytes` is smaller than they
+ * are), built when it is sent.
+ *
+ * @example fillerBody(1e9, '/*', '*' + '/').length // 1e9, and nothing allocated beyond the head and tail
+ */
+export function fillerBody(bytes: number, open = '', close = ''): FillerBody {
+  const n = Math.max(0, Math.floor(bytes));
+  if (n <= open.length + close.length) {
+    const all = Buffer.from(`${open}${close}`.slice(0, n));
+    return { length: all.length, head: all, tail: Buffer.alloc(0) };
+  }
+  return { length: n, head: Buffer.from(open), tail: Buffer.from(close) };
+}
+
+/** The body's bytes in order, at most ~64 KiB at a time. */
+export function* bodyChunks(body: OriginBody): Generator<Buffer> {
+  if (Buffer.isBuffer(body)) {
+    if (body.length > 0) yield body;
+    return;
+  }
+  if (body.head.length > 0) yield body.head;
+  for (let left = body.length - body.head.length - body.tail.length; left > 0; left -= FILLER.length)
+    yield FILLER.subarray(0, Math.min(left, FILLER.length));
+  if (body.tail.length > 0) yield body.tail;
+}
+
+/** What a response can be written to: node:http's and node:http2's responses, an HTTP/3 stream. */
+interface BodySink {
+  write(chunk: Buffer): boolean;
+  end(): void;
+  once(event: 'drain' | 'close', f: () => void): unknown;
+}
+
+/** Writes `body` to `sink` and ends it, waiting for `drain` whenever the sink's buffer is full. */
+function sendBody(sink: BodySink, body: OriginBody): void {
+  const chunks = bodyChunks(body);
+  let closed = false;
+  sink.once('close', () => {
+    closed = true;
+  });
+  const more = (): void => {
+    for (;;) {
+      if (closed) return;
+      const next = chunks.next();
+      if (next.done) {
+        sink.end();
+        return;
+      }
+      if (!sink.write(next.value)) {
+        sink.once('drain', more);
+        return;
+      }
+    }
+  };
+  more();
 }
 
 /** One origin: its hostname and what it serves. */
@@ -110,7 +185,12 @@ const DROPPED = new Set([
   'content-encoding',
   'alt-svc',
   'date',
+  'http2-settings',
+  'te',
 ]);
+
+/** Whether a response of this status carries content (RFC 9110 §6.4.1: not 1xx, 204, 304). */
+const hasBody = (status: number) => status >= 200 && status !== 204 && status !== 304;
 
 /** Headers to send for `r`, with content-length of the body actually served. */
 function replayHeaders(r: OriginResource): Record<string, string | string[]> {
@@ -121,7 +201,7 @@ function replayHeaders(r: OriginResource): Record<string, string | string[]> {
     const prev = out[k];
     out[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
   }
-  if (r.status !== 204 && r.status !== 304) out['content-length'] = String(r.body.length);
+  if (hasBody(r.status)) out['content-length'] = String(r.body.length);
   return out;
 }
 
@@ -260,8 +340,12 @@ export async function startOriginServers(
               const head: Record<string, string> = { ':status': String(r.status) };
               for (const [k, v] of Object.entries(replayHeaders(r)))
                 head[k] = Array.isArray(v) ? v.join(', ') : v;
-              if (r.body.length === 0) s.respond(head, true);
-              else s.respondWithBody(head, r.body);
+              if (r.body.length === 0 || !hasBody(r.status)) s.respond(head, true);
+              else if (Buffer.isBuffer(r.body)) s.respondWithBody(head, r.body);
+              else {
+                s.respond(head, false);
+                sendBody(s.duplex, r.body);
+              }
             });
           },
         );
@@ -276,9 +360,8 @@ export async function startOriginServers(
           headers: Record<string, string | string[] | undefined>;
           resume(): void;
         },
-        res: {
+        res: BodySink & {
           writeHead(s: number, h: Record<string, string | string[]>): void;
-          end(b?: Buffer): void;
           destroyed?: boolean;
         },
       ) => {
@@ -292,7 +375,8 @@ export async function startOriginServers(
         later(r.thinkMs, () => {
           if (res.destroyed) return;
           res.writeHead(r.status, replayHeaders(r));
-          res.end(req.method === 'HEAD' ? undefined : r.body);
+          if (req.method === 'HEAD' || !hasBody(r.status)) res.end();
+          else sendBody(res, r.body);
         });
       };
       const server =

@@ -5,6 +5,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { H2labError, readOptionText, writeFileAtomic } from '../core/index.ts';
 import type { CertificateSet } from './generate.ts';
 
@@ -99,8 +100,28 @@ export interface TlsFileOptions {
  * certificate. Returns undefined for cert and key when neither is given (the caller uses the dev CA).
  */
 export function loadTlsFiles(opts: TlsFileOptions): { certPem?: string; keyPem?: string; caPem?: string } {
-  checkCertKeyPair(opts, 'to use the development certificate');
-  const out: { certPem?: string; keyPem?: string; caPem?: string } = {};
+  const pem = readTlsFiles(opts, 'to use the development certificate');
+  return {
+    ...(pem.cert !== undefined ? { certPem: pem.cert } : {}),
+    ...(pem.key !== undefined ? { keyPem: pem.key } : {}),
+    ...(pem.ca !== undefined ? { caPem: pem.ca } : {}),
+  };
+}
+
+/**
+ * Reads `--ca`, `--cert` and `--key` (the last two both or neither; `neither` says what giving
+ * neither does) and checks each the way Node's TLS will use it, so a mistake in a file is the
+ * user's error naming the option — H2LAB_ERR_TLS_BAD_PEM, H2LAB_ERR_TLS_KEY_MISMATCH, exit 2 — and
+ * never an OpenSSL message from deep inside the first connection. Server and client alike.
+ *
+ * @example const { ca, cert, key } = readTlsFiles({ cert: 'c.pem', key: 'k.pem' }, 'to send no client certificate')
+ */
+export function readTlsFiles(
+  opts: TlsFileOptions,
+  neither: string,
+): { ca?: string; cert?: string; key?: string } {
+  checkCertKeyPair(opts, neither);
+  const out: { ca?: string; cert?: string; key?: string } = {};
   if (opts.cert && opts.key) {
     const certPem = readPemFile(opts.cert, '--cert');
     const keyPem = readPemFile(opts.key, '--key');
@@ -113,15 +134,26 @@ export function loadTlsFiles(opts: TlsFileOptions): { certPem?: string; keyPem?:
         { cert: opts.cert, key: opts.key },
       );
     }
-    out.certPem = certPem;
-    out.keyPem = keyPem;
+    contextOf({ cert: certPem, key: keyPem }, '--cert', opts.cert);
+    out.cert = certPem;
+    out.key = keyPem;
   }
   if (opts.ca) {
     const caPem = readPemFile(opts.ca, '--ca');
     parseCertificatePem(caPem, '--ca', opts.ca);
-    out.caPem = caPem;
+    contextOf({ ca: caPem }, '--ca', opts.ca);
+    out.ca = caPem;
   }
   return out;
+}
+
+/** What the checks above do not see (a damaged later block of a chain or bundle), as Node's TLS sees it. */
+function contextOf(o: { ca?: string; cert?: string; key?: string }, option: string, path: string): void {
+  try {
+    createSecureContext(o);
+  } catch (err) {
+    throw badPem(option, path, (err as Error).message.replace(/^error:[0-9A-F]+:/, ''));
+  }
 }
 
 /** File names `h2lab certs` writes, and the dev cache uses. */

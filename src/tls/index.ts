@@ -12,6 +12,7 @@ export {
   parseCertificatePem,
   parsePrivateKeyPem,
   readPemFile,
+  readTlsFiles,
   type TlsFileOptions,
   type TlsMaterial,
   writeCertificateSet,

@@ -779,6 +779,14 @@ function alpnRefused(strategy: StrategyName, cause: string): H2labError {
 }
 
 /**
+ * A handshake the server ended by closing the connection (a reset or an end of stream, no alert and
+ * no certificate verdict): the client's trust settings played no part in it.
+ */
+const closedInHandshake = (cause: string) =>
+  /ECONNRESET|EPIPE|socket disconnected before secure TLS|socket hang up/i.test(cause) &&
+  !/certificate|CERT_|self[- ]signed|UNABLE_TO_|altnames/i.test(cause);
+
+/**
  * The error that ends a run whose connections could not be set up: H2LAB_ERR_TLS_HANDSHAKE for a
  * `tls` failure, else H2LAB_ERR_TARGET_UNREACHABLE, each naming the fix. Also used when connections
  * are opened on demand (a burst with handshakes included) and none of them could be.
@@ -789,6 +797,13 @@ export function setupFailureError(failure: FailureClass, cause: string, strategy
   if (/NO_APPLICATION_PROTOCOL|no application protocol/i.test(cause)) return alpnRefused(strategy, cause);
   const fds = openFilesExhausted(cause, { transport: strategy });
   if (fds) return fds;
+  if (failure === 'tls' && closedInHandshake(cause)) {
+    return new H2labError(
+      'H2LAB_ERR_TLS_HANDSHAKE',
+      `the server closed the connection during the TLS handshake (${cause}), before any certificate was checked, so neither --ca nor -k changes it: check that the port speaks TLS (else use http://), pass --cert/--key if the server asks for a client certificate, and see the server's log for why it refused`,
+      { transport: strategy, cause, hint: 'closed-in-handshake' },
+    );
+  }
   if (failure === 'tls') {
     return new H2labError(
       'H2LAB_ERR_TLS_HANDSHAKE',

@@ -27,6 +27,26 @@ after(() => {
 const run = (args: string[], onStart?: (c: ChildProcess) => void) =>
   h2lab(args, { timeoutMs: 240_000, ...(onStart ? { onStart } : {}) });
 
+/**
+ * Calls `act(child)` once results.json at `path` holds at least `runs` finished runs (polled every
+ * 50 ms until the child exits).
+ */
+function onceRunsOnDisk(path: string, runs: number, act: (c: ChildProcess) => void) {
+  return (c: ChildProcess) => {
+    const poll = setInterval(() => {
+      try {
+        const res = JSON.parse(readFileSync(path, 'utf8')) as CompareResult;
+        if (res.cells.reduce((n, x) => n + x.runs.length, 0) < runs) return;
+        clearInterval(poll);
+        act(c);
+      } catch {
+        // not written yet, or mid-rename
+      }
+    }, 50);
+    c.on('exit', () => clearInterval(poll));
+  };
+}
+
 function readResult(path: string): CompareResult {
   return compareResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
 }
@@ -175,21 +195,8 @@ test('SIGINT mid-run leaves a parseable results.json with the finished runs and 
       out,
       '-q',
     ],
-    (c) => {
-      // Interrupt once at least two runs are on disk.
-      const poll = setInterval(() => {
-        try {
-          const res = JSON.parse(readFileSync(resultsPath, 'utf8')) as CompareResult;
-          if (res.cells.reduce((n, x) => n + x.runs.length, 0) >= 2) {
-            clearInterval(poll);
-            c.kill('SIGINT');
-          }
-        } catch {
-          // not written yet, or mid-rename
-        }
-      }, 50);
-      c.on('exit', () => clearInterval(poll));
-    },
+    // Interrupt once at least two runs are on disk.
+    onceRunsOnDisk(resultsPath, 2, (c) => c.kill('SIGINT')),
   );
   assert.equal(r.code, 130, r.stderr);
   assert.match(r.stderr, /stopping after the run in progress/);
@@ -199,5 +206,50 @@ test('SIGINT mid-run leaves a parseable results.json with the finished runs and 
   const runs = result.cells.reduce((n, c) => n + c.runs.length, 0);
   assert.ok(runs >= 2 && runs < 45, `runs kept: ${runs}`);
   assert.ok(result.cells.some((c) => c.status === 'interrupted'));
+  assert.ok(existsSync(join(out, 'report.html')));
+});
+
+test('a second SIGINT quits at once and still writes results.json as "interrupted", with the reports, and says so', async (t) => {
+  const out = join(dir, 'interrupted-twice');
+  const resultsPath = join(out, 'results.json');
+  let secondAt = 0;
+  const r = await run(
+    [
+      'compare',
+      '--sizes',
+      '1KiB',
+      '--concurrency',
+      '1,8',
+      '--runs',
+      '5',
+      '--duration',
+      '3s',
+      '--out',
+      out,
+      '-q',
+    ],
+    // Twice, 100 ms apart, once a run is on disk and the next one has 3 s to go.
+    onceRunsOnDisk(resultsPath, 1, (c) => {
+      c.kill('SIGINT');
+      setTimeout(() => {
+        secondAt = performance.now();
+        c.kill('SIGINT');
+      }, 100);
+    }),
+  );
+  const quitMs = performance.now() - secondAt;
+  t.diagnostic(`exit ${r.code} ${quitMs.toFixed(0)} ms after the second SIGINT`);
+  assert.equal(r.code, 130, r.stderr);
+  assert.ok(secondAt > 0 && quitMs < 2000, `exited ${quitMs.toFixed(0)} ms after the second SIGINT`);
+  assert.match(
+    r.stderr,
+    /interrupted again: quitting now; wrote \S+results\.json \(status "interrupted", the runs finished so far\), report\.md and report\.html/,
+  );
+  const result = readResult(resultsPath);
+  assert.equal(result.status, 'interrupted');
+  assert.equal(result.error?.code, 'H2LAB_ERR_INTERRUPTED');
+  assert.ok(result.cells.reduce((n, c) => n + c.runs.length, 0) >= 1, 'the finished run is kept');
+  assert.ok(result.cells.every((c) => c.status !== 'running' && c.status !== 'pending'));
+  assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /interrupted/i);
   assert.ok(existsSync(join(out, 'report.html')));
 });

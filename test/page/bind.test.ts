@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createLink } from '../../src/net/index.ts';
-import { readHar } from '../../src/page/index.ts';
+import { HAR_LIMITS, readHar } from '../../src/page/index.ts';
 import { type ReplayOrigins, startReplayOrigins } from '../../src/page/origins-host.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
@@ -94,7 +94,7 @@ describe('page replay: every listener binds the address it reports', { skip: h3S
     certs = await testCerts();
     origins = await startReplayOrigins(
       readHar(harFile),
-      harFile,
+      { file: harFile, limits: HAR_LIMITS },
       [
         { protocol: 'h2', map: { [HOST]: 'h2' } },
         { protocol: 'h3', map: { [HOST]: 'h3' } },
@@ -136,7 +136,7 @@ describe('page replay: every listener binds the address it reports', { skip: h3S
     try {
       inLink = await startReplayOrigins(
         readHar(harFile),
-        harFile,
+        { file: harFile, limits: HAR_LIMITS },
         [
           { protocol: 'http/1.1', map: { [HOST]: 'http/1.1' } },
           { protocol: 'h3', map: { [HOST]: 'h3' } },

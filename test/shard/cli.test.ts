@@ -78,14 +78,18 @@ test('plan → shard run ×2 → merge: 40 requests in two shards of 20, one mer
     assert.equal(merged.result.counts.total, 40);
     assert.equal(merged.result.schedule.concurrency, 4);
     assert.match(m.stderr, /2 shards merged/);
-    // A damaged histogram in one shard's file: H2LAB_ERR_SHARD_CORRUPT naming it, no stack trace.
+    // A damaged histogram in one shard's file: bad input like any other bad file (exit 2), naming
+    // the file and the shard, no stack trace.
     const s1 = JSON.parse(readFileSync(join(dir, 's1.json'), 'utf8'));
     const run = s1.result ?? s1;
     run.histograms.latency.base64 = `HISTFAAAA${'x'.repeat(40)}`;
     writeFileSync(join(dir, 'bad1.json'), JSON.stringify(s1));
     const bad = await h2lab(['merge', join(dir, 's0.json'), join(dir, 'bad1.json'), '--json', '-']);
-    assert.equal(bad.code, 1, bad.stderr);
-    assert.match(bad.stderr, /H2LAB_ERR_SHARD_CORRUPT: shard 1's latency histogram cannot be decoded/);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(
+      bad.stderr,
+      /H2LAB_ERR_RESULT_FILE: \S*bad1\.json: shard 1's latency histogram cannot be decoded .*: the file was damaged/,
+    );
     assert.doesNotMatch(bad.stderr, /H2LAB_ERR_INTERNAL| {4}at /);
   } finally {
     rmSync(dir, { recursive: true, force: true });
