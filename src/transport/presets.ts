@@ -3,18 +3,14 @@
  * plain lists: the flags' help and the load options' schema read them without loading a transport
  * (`bench --help`, issue 29). The windows behind each preset are src/transport/index.ts's.
  */
-import type { H2ClientImpl } from './h2-connect.ts';
-import type { PoolPolicy } from './pool.ts';
-
-/** h2-pool session choice policies. */
-export const POOL_POLICIES = [
-  'least-busy',
-  'round-robin',
-  'first-free',
-  'lease',
-] as const satisfies readonly PoolPolicy[];
+/** h2-pool session choice policies: each one a file in src/transport/policies/. */
+export const POOL_POLICIES = ['least-busy', 'round-robin', 'first-free', 'lease'] as const;
+/** How a pool chooses a connection for a request (one of {@link POOL_POLICIES}). */
+export type PoolPolicy = (typeof POOL_POLICIES)[number];
 /** HTTP/2 client implementations: h2lab's own (default) or node:http2. */
-export const H2_CLIENTS = ['h2lab', 'node'] as const satisfies readonly H2ClientImpl[];
+export const H2_CLIENTS = ['h2lab', 'node'] as const;
+/** Which HTTP/2 client implementation carries the sessions (one of {@link H2_CLIENTS}). */
+export type H2ClientImpl = (typeof H2_CLIENTS)[number];
 /** Flow-control window presets. */
 export const WINDOW_PRESETS = ['node', 'browser', 'max', 'custom'] as const;
 export type WindowPreset = (typeof WINDOW_PRESETS)[number];
