@@ -250,9 +250,17 @@ export class Supervisor {
     return this.s.maxAgeMs > 0 && nowMs - c.createdMs >= this.s.maxAgeMs && c.usable();
   }
 
-  /** `c` reached `--max-age`: closed once it carries nothing. */
+  /** `c` reached `--max-age`: closed now if it carries nothing, else it drains out of service. */
   private age(c: PoolConn): void {
-    if (c.inFlight === 0) this.retire(c, 'max-age');
+    if (c.inFlight === 0) {
+      this.retire(c, 'max-age');
+      return;
+    }
+    if (this.draining.has(c)) return;
+    const i = this.pool.conns.indexOf(c);
+    if (i >= 0) this.pool.conns.splice(i, 1);
+    this.draining.add(c);
+    if (!this.pool.isClosed()) this.pool.drain();
   }
 
   /** A connection with nothing in flight that takes nothing more closes: aged, or ended by its peer. */
