@@ -70,6 +70,9 @@ for (const protocol of ['h2', 'h2-pool'] as const) {
         );
         for (const l of retired) assert.ok(l.closedMs - l.openedMs >= maxAgeMs, JSON.stringify(l));
         assert.equal(server.seen.connections, r.connections.opened, 'the server saw each session');
+        // h2lab's client ends each session it retires with GOAWAY(NO_ERROR) (RFC 9113 §6.8).
+        const noError = server.seen.clientGoaways?.[0] ?? 0;
+        assert.ok(noError >= retired.length, `server saw ${noError} GOAWAY(NO_ERROR) for ${retired.length}`);
       } finally {
         await server.close();
         await certs?.cleanup();
