@@ -1,7 +1,7 @@
 /**
  * The transports' named choices — pool policies, HTTP/2 client implementations, window presets — as
  * plain lists: the flags' help and the load options' schema read them without loading a transport
- * (`bench --help`, issue 29). The windows behind each preset are src/transport/index.ts's.
+ * (`bench --help`). The windows behind each preset are src/transport/index.ts's.
  */
 /** h2-pool session choice policies: each one a file in src/transport/policies/. */
 export const POOL_POLICIES = ['least-busy', 'round-robin', 'first-free', 'lease'] as const;
@@ -17,7 +17,7 @@ export type WindowPreset = (typeof WINDOW_PRESETS)[number];
 /**
  * The default preset: what a browser advertises. Not `node`: with 64 KiB per connection one HTTP/2
  * session carries at most 64 KiB per round trip, which on a delayed link decides an h1-vs-h2 result by
- * h2lab's own setting (issue 11: 128 × 10 KiB at 200 ms RTT took 8.0 s with it, 2.1 s with Chromium's
+ * h2lab's own setting (128 × 10 KiB at 200 ms RTT took 8.0 s with it, 2.1 s with Chromium's
  * windows) — and no real client advertises so little (Chromium 6/15 MiB, curl and h2load far more).
  */
 export const DEFAULT_WINDOW_PRESET = 'browser' satisfies WindowPreset;

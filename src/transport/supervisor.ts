@@ -8,10 +8,12 @@
  *                 │ idle, aged, unusable                                                  ▲
  *                 └───────────────────────────────────────────────────────────────────────┘
  *
- * An aged connection takes no new request: it leaves the pool's connections (so it no longer counts
+ * An aged connection takes no new request: it leaves the pool's connections (so it does not count
  * against K and a fresh one opens beside it), finishes what it carries and closes — h2lab's HTTP/2
- * client with GOAWAY(NO_ERROR) — as browsers and gRPC's max-connection-age do. A multiplexed session
- * under steady load never reaches zero streams, so waiting for that would keep it for the whole run.
+ * client with GOAWAY(NO_ERROR), node:http2 by destroying the session — much as gRPC's
+ * MAX_CONNECTION_AGE retires a connection from the server's side while its streams finish. A
+ * multiplexed session under steady load never reaches zero streams, so waiting for that would keep
+ * it for the whole run.
  */
 import { createRng, type H2labError } from '../core/index.ts';
 import type { ConnectionEnd, Sample, WireProtocol } from '../model/index.ts';
