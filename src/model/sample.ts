@@ -112,6 +112,45 @@ export const sampleSchema = z
 /** One record per request (see {@link sampleSchema}). */
 export type Sample = z.infer<typeof sampleSchema>;
 
+/**
+ * The fields of a {@link Sample} that describe one attempt of its request, with the value each takes
+ * back when the request is sent again (GOAWAY, REFUSED_STREAM): `undefined` removes the field. A
+ * field measured per attempt goes here, or a retried request keeps the refused attempt's value; the
+ * pool's retry (src/transport/attempt.ts) reads this list and nothing else.
+ */
+export const SAMPLE_ATTEMPT_FIELDS: { [K in keyof Sample]?: Sample[K] | undefined } = {
+  error: undefined,
+  errorDetail: undefined,
+  streamId: undefined,
+  headersMs: undefined,
+  status: undefined,
+  headerBytesIn: undefined,
+  connectMs: undefined,
+  tlsMs: undefined,
+  bytesIn: 0,
+  bytesOut: 0,
+  newConnection: false,
+};
+
+/**
+ * The other fields: the request's own, kept across attempts (its sequence, schedule and retry
+ * counts), or written by every attempt before it ends (when it was sent and ended, on which
+ * connection, in which protocol). A test checks that every field of {@link sampleSchema} is in exactly
+ * one of the two lists.
+ */
+export const SAMPLE_REQUEST_FIELDS: readonly (keyof Sample)[] = [
+  'seq',
+  'intendedMs',
+  'queuedMs',
+  'warmup',
+  'retries',
+  'unprocessed',
+  'sentMs',
+  'endMs',
+  'connectionId',
+  'protocol',
+];
+
 /** One request as the transport sends it (in memory only: never serialized, so no schema). */
 export interface RequestSpec {
   /** HTTP method, upper case. */

@@ -12,7 +12,8 @@ import type net from 'node:net';
 import { VERSION } from '../core/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { type ConnectTarget, connectTimed, endedFailure, ReadSink, wireFromAlpn } from './connect.ts';
-import { type PoolConn, PoolConnBase, type PoolSettings, PoolTransport } from './pool.ts';
+import { PoolTransport } from './pool.ts';
+import { type PoolConn, PoolConnBase, type PoolSettings } from './pool-conn.ts';
 
 /** Options of the `h1` transport. */
 export interface H1Options {

@@ -5,7 +5,8 @@
 import { H2labError } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { type Connected, type ConnectTarget, connectTimed, type ReadSink } from './connect.ts';
-import type { PoolSettings } from './pool.ts';
+import type { PoolSettings } from './pool-conn.ts';
+import type { H2ClientImpl } from './presets.ts';
 
 /** The flow-control windows this client advertises (RFC 9113 §6.9.2). */
 export interface WindowSizes {
@@ -14,9 +15,6 @@ export interface WindowSizes {
   /** The connection's receive window (raised with WINDOW_UPDATE on stream 0), bytes. */
   connectionWindowBytes: number;
 }
-
-/** Which HTTP/2 client implementation carries the sessions. */
-export type H2ClientImpl = 'h2lab' | 'node';
 
 /** Options of an HTTP/2 session transport. */
 export interface H2Options {

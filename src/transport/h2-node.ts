@@ -11,7 +11,7 @@ import { UNLIMITED_STREAMS } from '../h2/index.ts';
 import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/index.ts';
 import { ConnectError, type ConnectTarget, endedFailure } from './connect.ts';
 import { connectH2, DEFAULT_WINDOW, type H2Options, MAX_WINDOW, protocolMismatch } from './h2-connect.ts';
-import { type PoolConn, PoolConnBase } from './pool.ts';
+import { type PoolConn, PoolConnBase } from './pool-conn.ts';
 
 /**
  * Opens one session: TCP (+TLS with ALPN h2), the connection preface, then waits for the server's

@@ -12,7 +12,8 @@
 
 import type { H2Options } from './h2-connect.ts';
 import { openH2Conn } from './h2-session.ts';
-import { type PoolPolicy, PoolTransport } from './pool.ts';
+import { PoolTransport } from './pool.ts';
+import type { PoolPolicy } from './presets.ts';
 
 /** Options of the `h2-pool` transport. */
 export interface H2PoolOptions extends H2Options {

@@ -10,7 +10,8 @@
 import type { H2Options } from './h2-connect.ts';
 import { openNodeH2Conn } from './h2-node.ts';
 import { openWireH2Conn } from './h2-wire.ts';
-import { type PoolConn, PoolTransport } from './pool.ts';
+import { PoolTransport } from './pool.ts';
+import type { PoolConn } from './pool-conn.ts';
 
 /** Creates the `h2` transport: one session, reopened after GOAWAY or close. */
 export function createH2Session(opts: H2Options): PoolTransport {

@@ -19,7 +19,7 @@ import type { FailureClass, RequestSpec, Sample, WireProtocol } from '../model/i
 import { ConnectError, endedFailure, ReadSink } from './connect.ts';
 import type { H2Options } from './h2-connect.ts';
 import { connectH2, protocolMismatch } from './h2-connect.ts';
-import { type PoolConn, PoolConnBase } from './pool.ts';
+import { type PoolConn, PoolConnBase } from './pool-conn.ts';
 import type { ConnectionFacts } from './pool-stats.ts';
 
 /**

@@ -18,8 +18,10 @@ import { type H3Connection, loadBinding, unavailable } from '../h3/index.ts';
 import type { QuicConnectionInfo, RequestSpec, Sample } from '../model/index.ts';
 import { ConnectError, type ConnectTarget } from './connect.ts';
 import { CONNECTION_FIELDS } from './h2-wire.ts';
-import { type PoolConn, PoolConnBase, type PoolPolicy, type PoolSettings, PoolTransport } from './pool.ts';
+import { PoolTransport } from './pool.ts';
+import { type PoolConn, PoolConnBase, type PoolSettings } from './pool-conn.ts';
 import type { ConnectionFacts } from './pool-stats.ts';
+import type { PoolPolicy } from './presets.ts';
 
 /**
  * Streams a QUIC connection carries until the peer's limit is learned: quiche's and Chromium's

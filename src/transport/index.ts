@@ -8,9 +8,9 @@ import { invalidOption } from '../core/index.ts';
 import type { StrategyName, WindowInfo } from '../model/index.ts';
 import { TcpLog } from '../net/index.ts';
 import { type ConnectTarget, secureContextFor } from './connect.ts';
-import { DEFAULT_WINDOW, type H2ClientImpl, MAX_WINDOW } from './h2-connect.ts';
-import type { PoolPolicy } from './pool.ts';
-import { DEFAULT_WINDOW_PRESET, type WindowPreset } from './presets.ts';
+import { DEFAULT_WINDOW, MAX_WINDOW } from './h2-connect.ts';
+import type { PoolPolicy } from './presets.ts';
+import { DEFAULT_WINDOW_PRESET, type H2ClientImpl, type WindowPreset } from './presets.ts';
 import { getStrategy, provideBuiltIns } from './registry.ts';
 import { h1 } from './strategies/h1.ts';
 import { h2 } from './strategies/h2.ts';
@@ -19,24 +19,20 @@ import { h3 } from './strategies/h3.ts';
 import { h3Pool } from './strategies/h3-pool.ts';
 import type { Transport } from './types.ts';
 
+export { MAX_GOAWAY_RETRIES, MAX_RETRIES } from './attempt.ts';
 export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 // The light face's names (the registry, the descriptors' types, the named choices), loaded with it.
 export * from './meta.ts';
-export {
-  isTargetGone,
-  MAX_GOAWAY_RETRIES,
-  MAX_RETRIES,
-  RECONNECT_BACKOFF,
-  setupFailureError,
-} from './pool.ts';
+export { setupFailureError } from './setup-errors.ts';
 export {
   type StreamWaitCause,
   type StreamWaitFacts,
   streamWaitCause,
   streamWaitWords,
 } from './stream-wait.ts';
+export { isTargetGone, RECONNECT_BACKOFF } from './supervisor.ts';
 export type * from './types.ts';
 export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
 

@@ -5,12 +5,12 @@
  * src/transport/index.ts, which re-exports all of it.
  */
 
-export type { H2ClientImpl } from './h2-connect.ts';
-export type { PoolPolicy } from './pool.ts';
 export {
   DEFAULT_WINDOW_PRESET,
   H2_CLIENTS,
+  type H2ClientImpl,
   POOL_POLICIES,
+  type PoolPolicy,
   WINDOW_PRESETS,
   type WindowPreset,
 } from './presets.ts';

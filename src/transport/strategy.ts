@@ -6,8 +6,9 @@
  */
 import type { WireProtocol } from '../model/index.ts';
 import type { ConnectTarget } from './connect.ts';
-import type { H2ClientImpl, WindowSizes } from './h2-connect.ts';
-import type { PoolPolicy, PoolSettings } from './pool.ts';
+import type { WindowSizes } from './h2-connect.ts';
+import type { PoolSettings } from './pool-conn.ts';
+import type { H2ClientImpl, PoolPolicy } from './presets.ts';
 import type { Transport } from './types.ts';
 
 /** What `create()` receives: the target resolved once by `createTransport`, and the run's sizes. */

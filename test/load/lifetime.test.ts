@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runLoad } from '../../src/load/index.ts';
+import { testCerts } from '../helpers/certs.ts';
 import { startFixture } from '../helpers/fixture.ts';
 import { startTestServer } from '../helpers/servers.ts';
 
@@ -34,6 +35,57 @@ test('--max-age 200ms: h1 connections are replaced while the run goes on, no req
     await server.close();
   }
 });
+
+// A multiplexed session under steady load never reaches zero streams: --max-age takes an aged one out
+// of service (no new streams), opens a fresh one beside it and closes the old one once its streams
+// end, so no session outlives max-age by more than the requests it was carrying.
+const ageCases = [
+  ...(['h2', 'h2-pool'] as const).flatMap((protocol) => [false, true].map((tls) => ({ protocol, tls }))),
+  { protocol: 'h2' as const, tls: false, h2Client: 'node' as const },
+];
+for (const { protocol, tls, h2Client } of ageCases.map((c) => ({ h2Client: undefined, ...c }))) {
+  const on = `${tls ? 'TLS' : 'h2c'}${h2Client ? `, --h2-client ${h2Client}` : ''}`;
+  test(`--max-age 300ms bounds every ${protocol} session under steady load (${on})`, async () => {
+    const certs = tls ? await testCerts() : undefined;
+    const server = await startTestServer(tls ? 'tls' : 'h2c', certs);
+    try {
+      const maxAgeMs = 300;
+      const r = await runLoad({
+        url: `${server.url}/delay/5`,
+        protocol,
+        ...(protocol === 'h2-pool' ? { connections: 2 } : {}),
+        ...(certs ? { ca: certs.path.caPem } : {}),
+        ...(h2Client ? { h2Client } : {}),
+        concurrency: 4,
+        durationMs: 1200,
+        maxAgeMs,
+      }).done;
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      assert.equal(r.counts.failed, 0);
+      const lives = r.connections.lifetimes?.connections ?? [];
+      const retired = lives.filter((l) => l.closedBy === 'max-age');
+      // 1.2 s / 300 ms: three generations retired per session slot; allow a slow machine two.
+      assert.ok(retired.length >= 2 * (protocol === 'h2-pool' ? 2 : 1), JSON.stringify(lives));
+      // One request's time: the slowest request of the run (the streams an aged session still carries).
+      const bound = maxAgeMs + r.latencyMs.max;
+      const oldest = Math.max(...lives.map((l) => l.closedMs - l.openedMs));
+      assert.ok(
+        oldest <= bound,
+        `oldest session ${oldest.toFixed(0)} ms > ${bound.toFixed(0)} ms: ${JSON.stringify(lives)}`,
+      );
+      for (const l of retired) assert.ok(l.closedMs - l.openedMs >= maxAgeMs, JSON.stringify(l));
+      assert.equal(server.seen.connections, r.connections.opened, 'the server saw each session');
+      // h2lab's client ends each session it retires with GOAWAY(NO_ERROR) (RFC 9113 §6.8);
+      // node:http2's is destroyed.
+      const noError = server.seen.clientGoaways?.[0] ?? 0;
+      if (!h2Client)
+        assert.ok(noError >= retired.length, `server saw ${noError} GOAWAY(NO_ERROR) for ${retired.length}`);
+    } finally {
+      await server.close();
+      await certs?.cleanup();
+    }
+  });
+}
 
 test('--idle-timeout 100ms: an h2 session idle between sparse requests is closed and reopened', async () => {
   const server = await startTestServer('h2c');

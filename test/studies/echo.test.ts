@@ -131,8 +131,9 @@ test('h2lab study echo --quick: mTLS echo, the report’s table shape, windows, 
     assert.ok(idle.length >= 1, JSON.stringify(lives('client-idle')));
     for (const l of idle) assert.ok(l.closedMs - l.lastActiveMs >= 300);
     assert.ok(!lives('client-idle').some((l) => l.closedBy === 'goaway'), 'the client closed first');
+    // 4 in flight for 4 × 300 ms: the busy session is replaced while the load goes on, not kept to the end.
     const old = lives('client-max-age').filter((l) => l.closedBy === 'max-age');
-    assert.ok(old.length >= 1, JSON.stringify(lives('client-max-age')));
+    assert.ok(old.length >= 2, JSON.stringify(lives('client-max-age')));
     for (const l of old) assert.ok(l.closedMs - l.openedMs >= 300);
 
     assert.ok(result.explanation.length >= 3, 'one paragraph per body and one on lifetimes');
