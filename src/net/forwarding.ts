@@ -102,8 +102,10 @@ function withState(fn: (s: ForwardingState) => ForwardingState): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSyncOr(p.lock, ''));
-      if (!(holder > 0) || !alive(holder)) {
-        // Its writer died inside the lock (or before writing its pid): take it over.
+      // No pid yet: its writer is between creating the file and writing to it, or died there.
+      const stale = holder > 0 ? !alive(holder) : Date.now() - mtimeMs(p.lock) > 1000;
+      if (stale) {
+        // Its writer died inside the lock: take it over.
         try {
           unlinkSync(p.lock);
         } catch {}
@@ -127,6 +129,14 @@ function withState(fn: (s: ForwardingState) => ForwardingState): void {
   } finally {
     closeSync(fd);
     unlinkSync(p.lock);
+  }
+}
+
+function mtimeMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
   }
 }
 

@@ -237,10 +237,15 @@ describe('what a link to a server h2lab did not start exposes on the host', { sk
     assert.deepEqual(h2labTables(), []);
   });
 
-  test('a remote target, two runs overlapping: the neighbour cannot route through the host, and forwarding is as it was', async () => {
+  test('a remote target, two runs overlapping: nobody else routes through the host either way, and forwarding is as it was', async () => {
     sysctl(HOST, 'net.ipv4.ip_forward=0');
     const before = forwarding();
     servers.push(await serve(REMOTE, RM_ADDR, TARGET_PORT, 'remote'));
+    const neighbour = await serve(NEIGHBOUR, NB_ADDR, TARGET_PORT, 'neighbour');
+    servers.push(neighbour);
+    // A datagram forwarded one way is an exposure too, even when the reply cannot come back.
+    let neighbourSaw = '';
+    neighbour.stdout!.on('data', (d: string) => (neighbourSaw += d));
     const outs = [join(dir, 'remote-a.json'), join(dir, 'remote-b.json')];
     let pidA = 0;
     let pidB = 0;
@@ -248,14 +253,24 @@ describe('what a link to a server h2lab did not start exposes on the host', { sk
     await linkUp(pidA);
     const b = benchInHost(`http://${RM_ADDR}:${TARGET_PORT}/`, '3s', outs[1]!, (c) => (pidB = c.pid ?? 0));
     await linkUp(pidB);
-    const [tcp, udp] = await Promise.all([
+    // Both ways: the neighbour towards the remote host, and the remote host (on the device whose
+    // forwarding the runs switched on) towards the neighbour.
+    const seen = await Promise.all([
       probe('tcp', RM_ADDR, TARGET_PORT),
       probe('udp', RM_ADDR, TARGET_PORT),
+      probe('tcp', NB_ADDR, TARGET_PORT, { ns: REMOTE }),
+      probe('udp', NB_ADDR, TARGET_PORT, { ns: REMOTE }),
     ]);
+    const [neighbourTcp, neighbourUdp, remoteTcp, remoteUdp] = seen.map((x) =>
+      x.startsWith('unreached') ? 'unreached' : x,
+    );
     const during = {
       ipForward: inNs(HOST, 'sysctl', ['-n', 'net.ipv4.ip_forward']).trim(),
-      neighbourTcp: tcp.startsWith('unreached') ? 'unreached' : tcp,
-      neighbourUdp: udp.startsWith('unreached') ? 'unreached' : udp,
+      neighbourTcp,
+      neighbourUdp,
+      remoteTcp,
+      remoteUdp,
+      remoteUdpDelivered: neighbourSaw.includes(`udp from ${RM_ADDR}`),
     };
     const [ra, rb] = await Promise.all([a, b]);
     assert.deepEqual(
@@ -264,6 +279,9 @@ describe('what a link to a server h2lab did not start exposes on the host', { sk
         ipForward: '0',
         neighbourTcp: 'unreached',
         neighbourUdp: 'unreached',
+        remoteTcp: 'unreached',
+        remoteUdp: 'unreached',
+        remoteUdpDelivered: false,
         forwardingAfter: before,
         tables: [],
       },
