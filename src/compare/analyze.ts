@@ -14,14 +14,7 @@ import type {
   TimeBreakdown,
   Workload,
 } from '../model/index.ts';
-import {
-  bootstrapRatio,
-  classifyRatio,
-  mannWhitneyP,
-  type RatioInterval,
-  runsNeeded,
-  summarize,
-} from './inference.ts';
+import { bootstrapRatio, decide, type RatioInterval, summarize } from './inference.ts';
 
 /** The metrics compared, and their direction. */
 export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
@@ -214,27 +207,12 @@ export function compareSamples(
   options: AnalyzeOptions,
 ): SampleComparison {
   const interval = cachedInterval(id, candidate, baseline, options.confidence);
-  const pValue = mannWhitneyP(candidate, baseline);
-  const outcome = classifyRatio(interval, {
+  const d = decide(candidate, baseline, interval, {
     higherIsBetter,
     minEffect: options.minEffect,
-    pValue,
     confidence: options.confidence,
   });
-  return {
-    higherIsBetter,
-    interval,
-    pValue,
-    outcome,
-    ...(outcome === 'undecided'
-      ? {
-          runsNeeded: runsNeeded(candidate, baseline, {
-            confidence: options.confidence,
-            minEffect: options.minEffect,
-          }),
-        }
-      : {}),
-  };
+  return { higherIsBetter, ...d };
 }
 
 /** Options of {@link analyze}. */

@@ -784,7 +784,7 @@ function caveats(result: CompareResult): string[] {
     .filter((c) => Number.isFinite(c.interval.lo) && Number.isFinite(c.interval.hi))
     .map((c) => ({ c, w: Math.log(c.interval.hi / c.interval.lo) }));
   const widest = widths.sort((a, b) => b.w - a.w)[0]?.c;
-  const rule = `a difference is called only when the bootstrap interval excludes 1, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and it is at least ${minEffectPercent(result)}%`;
+  const rule = `a difference is called only when it is at least ${minEffectPercent(result)}%, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and the bootstrap interval excludes 1 (or every run of one side beats every run of the other); "no clear difference" only when the whole interval lies within ±${minEffectPercent(result)}%; anything else is undecided`;
   out.push(
     kept < floor
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
