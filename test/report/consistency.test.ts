@@ -384,3 +384,56 @@ describe('before/after of the same setup', () => {
     assert.equal(levelText(before, 'bytes-1024', 64), 'c=64');
   });
 });
+
+/** A saved result with some of its runs changed, analysed again by this code. */
+function derived(name: (typeof NAMES)[number], change: (r: CompareResult) => void): CompareResult {
+  const raw = JSON.parse(
+    readFileSync(new URL(`../fixtures/report/${name}.json`, import.meta.url), 'utf8'),
+  ) as CompareResult;
+  change(raw);
+  return reanalyze(raw);
+}
+
+describe('one decision rule, worded the same everywhere', () => {
+  for (const name of NAMES)
+    it(`${name}: "no clear difference" only where the whole interval lies within ±min-effect`, () => {
+      const r = load(name);
+      const band = Math.log(1 + Number(r.options.minEffect ?? 0.05)) + 1e-12;
+      for (const c of r.comparisons.filter((x) => x.outcome === 'no-clear-difference'))
+        assert.ok(
+          Math.abs(Math.log(c.interval.lo)) <= band && Math.abs(Math.log(c.interval.hi)) <= band,
+          `${c.protocol} ${c.net} ${c.concurrency} ${c.metric}: ${c.interval.lo}–${c.interval.hi}`,
+        );
+      // And no sentence says "no difference" beside an interval reaching beyond it.
+      for (const l of buildAnswer(r).groups.flatMap((g) => g.lines))
+        if (l.decision === 'same')
+          for (const c of l.comparisons)
+            assert.ok(
+              Math.abs(Math.log(c.interval.hi)) <= band && Math.abs(Math.log(c.interval.lo)) <= band,
+              l.text,
+            );
+    });
+
+  it('a wide interval around 1 is undecided: the grid at loss 2% with reno, h2 1.03× (0.44–2.45)', () => {
+    const r = load('grid');
+    const c = r.comparisons.find((x) => x.protocol === 'h2' && x.net === 'rtt200ms+loss2%+10mbit+reno')!;
+    assert.ok(c.interval.lo < 0.5 && c.interval.hi > 2, `${c.interval.lo}–${c.interval.hi}`);
+    assert.equal(c.outcome, 'undecided');
+  });
+
+  it('every run of one side beyond the other: one slow run does not make "about N runs" out of a spread', () => {
+    // Three kept runs a side of the 200 ms burst (the rank test's best p is 0.10, so undecided), one h2
+    // run made three times slower: what tells is the rank test's 4 a side, not a spread.
+    const r = derived('burst-200ms', (raw) => {
+      raw.runsPerCell = 4;
+      for (const cell of raw.cells) cell.runs = cell.runs.slice(0, 4);
+      const h2 = raw.cells.find((c) => c.protocol === 'h2')!;
+      h2.runs[3]!.burst!.completionMs *= 3;
+    });
+    const c = r.comparisons.find((x) => x.protocol === 'h2')!;
+    assert.equal(c.outcome, 'undecided');
+    assert.equal(c.runsNeeded, 4);
+    const t = flat(renderTerminal(r, { width: 80 }));
+    assert.match(t, /about 4 runs would tell/);
+  });
+});
