@@ -4,7 +4,7 @@
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
-import { answerLines, buildAnswer } from './answer.ts';
+import { answerLines, buildAnswer, OUTCOME_WORDS } from './answer.ts';
 import { cellFailures } from './failures.ts';
 import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
@@ -35,14 +35,6 @@ export interface ResultRow {
   /** Failed requests with their statuses and classes ("190 of 3,800: reset ×190"), or empty. */
   failed: string;
 }
-
-const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
-  better: 'better',
-  worse: 'worse',
-  'no-clear-difference': 'no clear difference',
-  undecided: 'undecided',
-  insufficient: 'too few runs',
-};
 
 /** "4,210 (4,100–4,300)". */
 function range(s: { median: number; min: number; max: number }, f: (n: number) => string): string {

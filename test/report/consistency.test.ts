@@ -437,3 +437,126 @@ describe('one decision rule, worded the same everywhere', () => {
     assert.match(t, /about 4 runs would tell/);
   });
 });
+
+/**
+ * A burst sweep N = 2–128 over the grid's four links, built from the saved grid (64 × 10 KiB at
+ * 200 ms, 10 Mbit/s): each N's cells are the saved ones with h2's completion times set to h1's run
+ * for run × 1.25 at N ≤ 16 (one connection's initial window against six: h2 15–33% slower, as
+ * measured with h2lab and h2load) and h2-pool's within a percent of h1's; above 16 as measured.
+ */
+function burstSweep(): CompareResult {
+  const levels = [2, 8, 16, 32, 64, 128];
+  return derived('grid', (raw) => {
+    const cells = raw.cells;
+    raw.cells = levels.flatMap((n) =>
+      cells.map((c) => {
+        const x = structuredClone(c);
+        x.concurrency = n;
+        x.id = x.id.replace('/c64/', `/c${n}/`);
+        const h1 = cells.find((y) => y.net === c.net && y.protocol === 'h1')!;
+        if (n <= 16 && x.protocol !== 'h1') {
+          // h2: one connection, 25% slower; h2-pool: four, within a percent of h1.
+          const [f, first] = x.protocol === 'h2' ? [1.25, 1.6] : [0.99, 1];
+          x.runs.forEach((r, i) => {
+            const b = h1.runs[i]!.burst!;
+            r.burst!.completionMs = b.completionMs * (f + 0.01 * i);
+            r.burst!.firstResponseMs = (b.firstResponseMs ?? b.completionMs) * first;
+          });
+        }
+        return x;
+      }),
+    );
+    raw.axes.concurrency = levels;
+    for (const w of raw.axes.workloads) w.burst = levels;
+  });
+}
+
+describe('answer lines: every strategy, never opposite directions, every link on the terminal', () => {
+  it('a burst sweep N=2–128 over four links: no line joins opposite directions, every strategy appears', () => {
+    const r = burstSweep();
+    for (const l of buildAnswer(r).groups.flatMap((g) => g.lines)) {
+      // Every strategy other than the baseline is named on every line.
+      for (const p of r.axes.protocols.filter((x) => x !== r.baseline))
+        assert.match(l.text, new RegExp(`(^|[^-\\w])${p}(?![-\\w])`), `${p} missing: ${l.text}`);
+      // Each strategy's levels on the line went one way: one outcome, one side of 1.
+      for (const p of r.axes.protocols.filter((x) => x !== r.baseline)) {
+        const mine = l.levels.map(
+          (n) => r.comparisons.find((c) => c.protocol === p && c.concurrency === n && c.net === l.net)!,
+        );
+        assert.equal(new Set(mine.map((c) => c.outcome)).size, 1, `${p}: ${l.text}`);
+        assert.equal(
+          new Set(mine.map((c) => Math.sign(Math.log(c.interval.ratio)))).size,
+          1,
+          `${p}: ${l.text}`,
+        );
+      }
+    }
+  });
+
+  it('where h2 loses at small N the line names the initial windows and the slow-start round trips', () => {
+    const r = burstSweep();
+    const lines = buildAnswer(r).groups.flatMap((g) => g.lines);
+    const lost = lines.filter((l) => l.decision === 'keep' && l.levels.every((n) => n <= 16));
+    assert.ok(lost.length > 0, lines.map((l) => l.text).join('\n'));
+    for (const l of lost)
+      assert.match(
+        l.why,
+        /h1's \d+ connections start with \d+ segments in the first round trip, h2's 1 with 10 .*round trips of slow start from 10, and h2's first response ended at/,
+        l.text,
+      );
+  });
+
+  it('the terminal shows an answer for every link, at most 12 lines a workload, never "more lines" alone', () => {
+    const r = burstSweep();
+    const answer = buildAnswer(r);
+    const lines = answerLines(answer, 80);
+    for (const l of lines) assert.ok(l.length <= 80, l);
+    assert.ok(lines.length <= ANSWER_MAX_LINES * answer.groups.length, lines.join('\n'));
+    assert.doesNotMatch(lines.join('\n'), /more answer lines? in the detail below/);
+    const body = lines.join(' ');
+    for (const l of answer.groups[0]!.lines) {
+      const short = l.level.split(' ')[0]!;
+      assert.ok(body.includes(short), `${short} not on the terminal:\n${lines.join('\n')}`);
+    }
+  });
+});
+
+describe("the README's example on an 80-column terminal", () => {
+  it('four links (rtt 20/200 ms × loss 0/2%) of h1 and h2 at c=1, 8 and 64: an answer line per link', () => {
+    // The saved loopback comparison of the fixture at c=1 and 64 (c=8 a copy of 64), as if run over
+    // the README's four links: h2's runs scaled per link and level so that no two levels share a line.
+    const nets = ['rtt20ms', 'rtt200ms', 'rtt20ms+loss2%', 'rtt200ms+loss2%'];
+    const scale = [0.7, 0.62, 1.3, 1.9];
+    const perLevel = new Map([
+      [1, 1.6],
+      [8, 0.5],
+      [64, 1],
+    ]);
+    const r = derived('fixture', (raw) => {
+      const at8 = raw.cells
+        .filter((c) => c.concurrency === 64)
+        .map((c) => ({ ...structuredClone(c), concurrency: 8, id: c.id.replace('/c64/', '/c8/') }));
+      const cells = [...raw.cells, ...at8];
+      raw.cells = nets.flatMap((net, k) =>
+        cells.map((c) => {
+          const x = structuredClone(c);
+          x.net = net;
+          x.id = x.id.replace('/loopback/', `/${net}/`);
+          if (x.protocol === 'h2')
+            for (const run of x.runs) run.throughput.rps *= scale[k]! * perLevel.get(c.concurrency)!;
+          return x;
+        }),
+      );
+      raw.axes.net = nets;
+      raw.axes.concurrency = [1, 8, 64];
+    });
+    const lines = answerLines(buildAnswer(r), 80);
+    for (const l of lines) assert.ok(l.length <= 80, l);
+    assert.ok(lines.length <= ANSWER_MAX_LINES, lines.join('\n'));
+    assert.doesNotMatch(lines.join('\n'), /more answer lines? in the detail below/);
+    // Every link is named on a line of its own answer.
+    const text = lines.join('\n');
+    for (const short of ['rtt20ms ', 'rtt200ms ', 'rtt20ms+loss2%', 'rtt200ms+loss2%'])
+      assert.ok(text.includes(short.trim()), `${short} missing:\n${text}`);
+  });
+});
