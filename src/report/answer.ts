@@ -23,6 +23,7 @@ import {
   keptOf,
   levelsText,
   medianRun,
+  OUTCOME_WORDS,
   queueMoved,
   timeShifts,
 } from './verdict.ts';
@@ -109,15 +110,6 @@ function groupHeading(result: CompareResult, w: Workload, common: string): strin
 function httpOf(p: StrategyName): string {
   return findStrategy(p)?.http ?? p;
 }
-
-/** An outcome in words, as the answer and the tables name it. */
-export const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
-  better: 'better',
-  worse: 'worse',
-  'no-clear-difference': 'no clear difference',
-  undecided: 'undecided',
-  insufficient: 'too few runs',
-};
 
 /** "1.48× (1.32–1.62)": the ratio and its interval (the heading says of what). */
 export function effectText(c: Comparison): string {

@@ -4,11 +4,11 @@
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
-import { answerLines, buildAnswer, OUTCOME_WORDS } from './answer.ts';
+import { answerLines, buildAnswer } from './answer.ts';
 import { cellFailures } from './failures.ts';
 import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
-import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
+import { comparisonOf, formatRatio, formatRps, OUTCOME_WORDS } from './verdict.ts';
 
 /** One row of the results table, already in words. */
 export interface ResultRow {

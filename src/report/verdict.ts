@@ -666,7 +666,7 @@ function recommend(
     client,
     strategy: best.p,
     decision: 'use',
-    text: `${who}: use ${strategyLabel(best.p)}; ${chosenSplit(result, relevant, best.p, scope)}`,
+    text: `${who}: ${splitByLink(relevant, best.p) ? `it depends on the link — use ${strategyLabel(best.p)} where it was better` : `use ${strategyLabel(best.p)}`}; ${chosenSplit(result, relevant, best.p, scope)}`,
   };
 }
 
@@ -739,13 +739,7 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: StrategyN
       `${failed.length} failed or not offered (${failed.map((c) => c.status).join(', ')}), not counted as either`,
     );
   let text = `${parts.join(', ')}.`;
-  const nets = [...new Set(mine.map((c) => c.net))];
-  const wonOn = new Set(better.map((c) => c.net));
-  if (nets.length > 1 && wonOn.size < nets.length) {
-    const elsewhere = nets.filter((n) => !wonOn.has(n));
-    const common = netParts(result).common;
-    text += ` It depends on the link${common ? ` (all ${common})` : ''}: better over ${[...wonOn].map(short).join(', ')}; not shown better over ${elsewhere.map(short).join(', ')}.`;
-  }
+  if (splitByLink(relevant, p)) text += ` By link: ${linkSplit(result, mine)}.`;
   const othersWorse = relevant.filter((c) => c.protocol !== p && c.outcome === 'worse');
   if (othersWorse.length > 0) {
     text += ` Worse than ${result.baseline}: ${othersWorse.map((c) => `${c.protocol} at ${tag(c)} ${formatRatio(c.interval.ratio)}`).join(', ')}.`;
@@ -765,6 +759,53 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: StrategyN
   });
   if (split.length > 0) text += ` The others: ${split.join('; ')}.`;
   return text;
+}
+
+/** An outcome in words, as the answer and the tables name it. */
+export const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
+  better: 'better',
+  worse: 'worse',
+  'no-clear-difference': 'no clear difference',
+  undecided: 'undecided',
+  insufficient: 'too few runs',
+};
+
+/** True when `p`'s cells span several links and it was shown better on some of them only. */
+function splitByLink(relevant: readonly Comparison[], p: StrategyName): boolean {
+  const mine = relevant.filter((c) => c.protocol === p);
+  const nets = new Set(mine.map((c) => c.net));
+  const wonOn = new Set(mine.filter((c) => c.outcome === 'better').map((c) => c.net));
+  return nets.size > 1 && wonOn.size < nets.size;
+}
+
+/**
+ * Which way a strategy went on each link, each link by its own label: "over rtt200ms+10mbit+cubic
+ * better (N=64 0.52×); over rtt200ms+loss2%+10mbit+cubic undecided (N=64 1.03×)".
+ */
+function linkSplit(result: CompareResult, mine: readonly Comparison[]): string {
+  const order: Comparison['outcome'][] = [
+    'better',
+    'worse',
+    'no-clear-difference',
+    'undecided',
+    'insufficient',
+  ];
+  return [...new Set(mine.map((c) => c.net))]
+    .map((net) => {
+      const here = mine.filter((c) => c.net === net);
+      const ways = order
+        .map((o) => {
+          const cs = here.filter((c) => c.outcome === o);
+          if (cs.length === 0) return '';
+          const at = cs.map(
+            (c) => `${levelText(result, c.workload, c.concurrency)} ${formatRatio(c.interval.ratio)}`,
+          );
+          return `${OUTCOME_WORDS[o]} (${at.join(', ')})`;
+        })
+        .filter(Boolean);
+      return `over ${net} ${ways.join(', ')}`;
+    })
+    .join('; ');
 }
 
 function caveats(result: CompareResult): string[] {

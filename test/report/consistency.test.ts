@@ -560,3 +560,69 @@ describe("the README's example on an 80-column terminal", () => {
       assert.ok(text.includes(short.trim()), `${short} missing:\n${text}`);
   });
 });
+
+/**
+ * A loss sweep 0 / 1 / 2% at 200 ms and 10 Mbit/s (cubic), h1 against h2, built from the saved grid:
+ * loss 0 as measured (h2 0.62×, better); loss 1% and 2% from the grid's loss-2% cells with h2's runs
+ * set to h1's times `factors[i]` (per run) — a loss where h2 went 2.19× slower, as measured.
+ */
+function lossSweep(factors: Record<string, number[]>): CompareResult {
+  const nets = ['rtt200ms+10mbit+cubic', 'rtt200ms+loss1%+10mbit+cubic', 'rtt200ms+loss2%+10mbit+cubic'];
+  return derived('grid', (raw) => {
+    const cells = raw.cells.filter((c) => c.net.endsWith('+cubic') && c.protocol !== 'h2-pool');
+    raw.cells = nets.flatMap((net) =>
+      cells
+        .filter((c) => c.net === (net.includes('loss') ? nets[2] : net))
+        .map((c) => {
+          const x = structuredClone(c);
+          x.net = net;
+          x.id = `${x.workload}/c${x.concurrency}/${net}/${x.protocol}`;
+          const f = factors[net];
+          const h1 = cells.find((y) => y.net === c.net && y.protocol === 'h1')!;
+          if (x.protocol === 'h2' && f)
+            x.runs.forEach((r, i) => {
+              r.burst!.completionMs = h1.runs[i]!.burst!.completionMs * f[i % f.length]!;
+            });
+          return x;
+        }),
+    );
+    raw.axes.net = nets;
+    raw.axes.protocols = ['h1', 'h2'];
+    raw.options.protocols = ['h1', 'h2'];
+  });
+}
+
+describe('recommendations count every cell (loss 0 / 1 / 2% at 200 ms)', () => {
+  it('h2 decided worse at 1% and 2%: never "use h2"; every worse cell is named', () => {
+    const r = lossSweep({
+      'rtt200ms+loss1%+10mbit+cubic': [1.3, 1.32, 1.34, 1.36, 1.38],
+      'rtt200ms+loss2%+10mbit+cubic': [2.19, 2.21, 2.23, 2.25, 2.27],
+    });
+    const rec = flat(renderTerminal(r, { width: 80 }))
+      .split('Recommendation')[1]!
+      .split('What could distort')[0]!;
+    assert.doesNotMatch(rec, /use h2\b/, rec);
+    for (const c of r.comparisons.filter((x) => x.outcome === 'worse'))
+      assert.ok(rec.includes(`(${c.net}) ${c.interval.ratio.toFixed(2)}×`), `${c.net}: ${rec}`);
+  });
+
+  it('h2 better at 0% and undecided elsewhere: "it depends on the link", each link by its own label and way', () => {
+    const r = lossSweep({
+      'rtt200ms+loss1%+10mbit+cubic': [1, 0.7, 1.5, 1.1, 1.4],
+      'rtt200ms+loss2%+10mbit+cubic': [1, 0.75, 2.4, 1.05, 2.19],
+    });
+    const cmps = r.comparisons.filter((c) => c.protocol === 'h2');
+    assert.deepEqual(
+      cmps.map((c) => c.outcome),
+      ['better', 'undecided', 'undecided'],
+    );
+    for (const rec of r.verdict!.recommendations) {
+      assert.match(rec.text, /it depends on the link/, rec.text);
+      for (const c of cmps)
+        assert.ok(
+          rec.text.includes(`over ${c.net} ${c.outcome}`),
+          `${c.net} ${c.outcome} not said: ${rec.text}`,
+        );
+    }
+  });
+});
