@@ -283,12 +283,17 @@ export interface DecideOptions {
   higherIsBetter: boolean;
   minEffect?: number;
   confidence?: number;
+  /**
+   * Some run of either side was too short for its link (src/compare/run-length.ts): the outcome is
+   * undecided whatever the numbers, and more runs of that length would not tell (no runsNeeded).
+   */
+  runsTooShort?: boolean;
 }
 
 /**
  * The decision rule applied to two samples and their interval (the one entry every report and study
  * goes through): the rank test, the separation, {@link classifyRatio}, and for an undecided outcome
- * {@link runsNeeded}.
+ * {@link runsNeeded}. Runs too short for their link (`runsTooShort`) decide nothing.
  */
 export function decide(
   candidate: readonly number[],
@@ -305,6 +310,7 @@ export function decide(
     separated: separation(candidate, baseline) !== undefined,
     confidence,
   });
+  if (options.runsTooShort && outcome !== 'insufficient') return { interval, pValue, outcome: 'undecided' };
   if (outcome !== 'undecided') return { interval, pValue, outcome };
   const need = runsNeeded(candidate, baseline, { confidence, minEffect: options.minEffect });
   return { interval, pValue, outcome, ...(need === undefined ? {} : { runsNeeded: need }) };

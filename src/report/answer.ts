@@ -14,6 +14,7 @@ import { formatMs } from '../core/index.ts';
 import type { CompareResult, Comparison, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
+import { lengthenedDurationMs, runRttMs, runShortfall } from './run-length.ts';
 import { netParts } from './settings.ts';
 import { wrapText } from './text.ts';
 import {
@@ -305,6 +306,31 @@ function slowStartClause(
 }
 
 /**
+ * "runs too short for the link (11 requests in 500 ms): --duration 7s would tell" when a kept run
+ * of these levels was too short for its link (src/compare/run-length.ts), else undefined.
+ */
+function shortRunsFix(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  levels: readonly number[],
+): string | undefined {
+  // The shortest run of these levels names it: the one furthest from the minimum.
+  const short = levels.flatMap((level) =>
+    result.axes.protocols.flatMap((p) =>
+      keptOf(cellOf(result, w.id, level, net, p))
+        .filter((r) => runShortfall(r) !== undefined)
+        .map((r) => ({ p, r, level })),
+    ),
+  );
+  if (short.length === 0) return undefined;
+  const { p, r, level } = short.reduce((a, b) => (b.r.counts.ok < a.r.counts.ok ? b : a));
+  const need = lengthenedDurationMs(0, runRttMs(r), { concurrency: level });
+  const fix = need > 0 ? `--duration ${Math.ceil(need / 1000)}s` : 'longer runs';
+  return `runs too short for the link (${p}: ${runShortfall(r)}): ${fix} would tell`;
+}
+
+/**
  * The failures in a line's cells, in words, or undefined when every request succeeded: cells that
  * failed alike are named together ("h1, h2: every request failed (404 Not Found) for /x").
  */
@@ -440,7 +466,8 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   let why: string | undefined;
   if (d === 'undecided') {
     const need = Math.max(0, ...cmps.filter((c) => c.outcome === 'undecided').map((c) => c.runsNeeded ?? 0));
-    why = need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell';
+    const short = shortRunsFix(result, w, net, levels);
+    why = short ?? (need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell');
   } else if (d === 'depends') {
     why = last.cmps.map((c) => `${c.protocol} ${effectText(c)} ${c.outcome}`).join(', ');
   } else if (quoted && (d === 'on' || d === 'keep')) {

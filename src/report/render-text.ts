@@ -119,9 +119,17 @@ function titleLine(result: CompareResult): string {
   const each = burstOnly
     ? 'one burst each on fresh connections, '
     : o.durationMs !== undefined
-      ? `${o.durationMs} ms each, `
+      ? `${o.durationMs} ms each${lengthened(result) ? ', longer over long links' : ''}, `
       : '';
   return `h2lab compare — ${target} · ${result.axes.net.map((n) => netLabel(result, n)).join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
+}
+
+/** True when compare lengthened some timed run beyond --duration (the settings' run length row). */
+function lengthened(result: CompareResult): boolean {
+  const asked = Number(result.options.durationMs);
+  return result.cells.some((c) =>
+    c.runs.some((r) => Number((r.options as { durationMs?: number }).durationMs) > asked),
+  );
 }
 
 /** The settings block under its title, or nothing. */

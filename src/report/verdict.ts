@@ -853,6 +853,9 @@ function caveats(result: CompareResult): string[] {
   }
   for (const g of groups.values())
     out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
+  // What the analysis found of a cell's runs as a whole (runs too short for their link).
+  for (const c of result.cells)
+    for (const w of c.stats?.warnings ?? []) if (/^\S+ at .*: runs too short to decide/.test(w)) out.push(w);
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   const cut = result.cells.filter((c) => c.cutOffRuns);

@@ -20,6 +20,7 @@ import {
   renderMarkdown,
   renderTerminal,
 } from '../../src/report/index.ts';
+import { lengthenedDurationMs } from '../../src/report/run-length.ts';
 import { compareSettings } from '../../src/report/settings.ts';
 import { levelText } from '../../src/report/verdict.ts';
 
@@ -624,5 +625,57 @@ describe('recommendations count every cell (loss 0 / 1 / 2% at 200 ms)', () => {
           `${c.net} ${c.outcome} not said: ${rec.text}`,
         );
     }
+  });
+});
+
+describe('runs long enough for the link', () => {
+  /** The saved lossy comparison (c=8), as if its runs had been 500 ms through a 200 ms link. */
+  const shortRuns = () =>
+    derived('lossy', (raw) => {
+      raw.options.durationMs = 500;
+      for (const c of raw.cells)
+        for (const r of c.runs) {
+          r.environment.link!.rttMs = 200;
+          r.durationMs = 500;
+          (r.options as { durationMs?: number }).durationMs = 500;
+          if (c.protocol === 'h2') r.counts.ok = Math.min(r.counts.ok, 11);
+        }
+    });
+
+  it('a 500 ms run through 200 ms (2.5 round trips, 11 requests) decides nothing and names the fix', () => {
+    const r = shortRuns();
+    for (const c of r.comparisons) {
+      assert.equal(c.outcome, 'undecided', `${c.metric}`);
+      assert.equal(c.runsNeeded, undefined, 'more runs of the same length would not tell');
+    }
+    const line = buildAnswer(r).groups[0]!.lines[0]!;
+    assert.match(
+      line.why,
+      /runs too short for the link \(h2: 11 requests in 500 ms, 2\.5 round trips of 200 ms\): --duration \d+s would tell/,
+    );
+    const t = flat(renderTerminal(r, { width: 80 }));
+    assert.match(
+      t,
+      /runs too short to decide .* use --duration \d+s, or leave --duration and --requests unset/,
+    );
+  });
+
+  it('lengthened runs are said in the settings, with the minimums', () => {
+    const r = derived('lossy', (raw) => {
+      raw.options.durationMs = 500;
+    });
+    const row = compareSettings(r).find((s) => s.name === 'run length');
+    assert.ok(row, 'a run length row');
+    assert.match(
+      row.value,
+      /500 ms asked; over rtt50ms\+loss2% 1\.50 s at c=8 \(lengthened by default to 20 round trips/,
+    );
+  });
+
+  it('the minimums: 20 round trips and 30 requests a run', () => {
+    assert.equal(lengthenedDurationMs(500, 200, { concurrency: 8 }), 4000);
+    assert.equal(lengthenedDurationMs(500, 200, { concurrency: 1 }), 6600);
+    assert.equal(lengthenedDurationMs(500, 0, { concurrency: 1 }), 500);
+    assert.equal(lengthenedDurationMs(10_000, 200, { concurrency: 8 }), 10_000);
   });
 });
