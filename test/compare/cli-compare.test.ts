@@ -28,6 +28,9 @@ after(() => {
 const run = (args: string[], onStart?: (c: ChildProcess) => void) =>
   h2lab(args, { timeoutMs: 240_000, ...(onStart ? { onStart } : {}) });
 
+/** Two 100 ms runs a cell, none discarded, written to the directory that follows. */
+const SHORT_RUNS = ['--runs', '2', '--warmup-runs', '0', '--duration', '100ms', '--out'];
+
 function readResult(path: string): CompareResult {
   return compareResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
 }
@@ -133,20 +136,7 @@ test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered"
 
 test('a dead target fails every cell, still writes the files and exits 1', async () => {
   const out = join(dir, 'dead');
-  const r = await run([
-    'compare',
-    'https://127.0.0.1:1/',
-    '--concurrency',
-    '1',
-    '--runs',
-    '2',
-    '--warmup-runs',
-    '0',
-    '--duration',
-    '100ms',
-    '--out',
-    out,
-  ]);
+  const r = await run(['compare', 'https://127.0.0.1:1/', '--concurrency', '1', ...SHORT_RUNS, out]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /H2LAB_ERR_COMPARE_NO_RESULTS/);
   const result = readResult(join(out, 'results.json'));
@@ -183,13 +173,7 @@ test('a target that stops after the first run: its cells failed, every file writ
       '1',
       '--concurrency',
       '1,8',
-      '--runs',
-      '2',
-      '--warmup-runs',
-      '0',
-      '--duration',
-      '100ms',
-      '--out',
+      ...SHORT_RUNS,
       out,
     ]);
     const result = readResult(join(out, 'results.json'));
