@@ -23,6 +23,7 @@ import {
   formatRatio,
   keptOf,
   levelsText,
+  lossRecovery,
   medianRun,
   OUTCOME_WORDS,
   queueMoved,
@@ -474,6 +475,11 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
     why = mechanism(result, w, net, last.level, quoted);
   }
   if (d === 'not-compared') why = aloneText(result, w, net, last.level, levels.length > 1);
+  // On a lossy link, what its losses cost the quoted strategy (the median run's counts).
+  const lossy = quoted ?? group[group.length - 1]!.carriers[0];
+  const lost = lossy ? keptOf(cellOf(result, w.id, last.level, net, lossy)) : [];
+  const recovery = lost.length > 0 ? lossRecovery(medianRun(lost)) : undefined;
+  if (recovery) why = [why, `loss recovery for ${lossy}: ${recovery}`].filter(Boolean).join('; ');
   // Every strategy appears: the ones the line does not quote, with their own effect and outcome.
   const others =
     d === 'depends'

@@ -378,7 +378,10 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
       const link = run.environment.link;
       if (!link || link.rttMs <= 0) return undefined;
       rttMs = link.rttMs;
-      const measured = formatMs(run.burst!.completionMs);
+      // The table's figure (the cell's median over its kept runs), not one run's.
+      const medianMs =
+        cellOf(result, w.id, n, net, p)?.stats?.burstCompletionMs?.median ?? run.burst!.completionMs;
+      const measured = `median ${formatMs(medianMs)}`;
       const k = run.transport.connections;
       if (run.protocol.negotiated === 'http/1.1') {
         const rounds = Math.ceil(n / Math.max(1, k));
@@ -388,8 +391,17 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
       } else if (link.rateBitsPerSec) {
         const bytes = run.throughput.bytesIn / Math.max(1, run.burst!.bursts);
         const floor = (bytes * 8 * 1000) / link.rateBitsPerSec;
+        const rate = `${formatBytes(bytes)} at ${+(link.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s take at least ${formatMs(floor)} of its ${measured}`;
+        // The rate is named as the bound only where it is most of the time; the rest is named by
+        // what was measured of it: the losses and retransmissions the kernel and the link counted.
+        const recovery = lossRecovery(run);
+        const rest = recovery
+          ? `the rest includes loss recovery: ${recovery}`
+          : 'the rest is handshakes, slow start and the round trips of flow control';
         parts.push(
-          `${p} sent all ${n} at once, so the link's rate bounds it instead: ${formatBytes(bytes)} at ${+(link.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s take at least ${formatMs(floor)} of its ${measured} (the rest is handshakes, slow start and the round trips of flow control)`,
+          floor >= medianMs / 2
+            ? `${p} sent all ${n} at once, so the link's rate bounds it instead: ${rate} (${rest})`
+            : `${p} sent all ${n} at once; the link's rate is not what bounds it: ${rate}${recovery ? ` — ${rest}` : ''}`,
         );
       }
     }
@@ -399,6 +411,21 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
     }
   }
   return undefined;
+}
+
+/**
+ * What a run's losses cost, from the counts the link and the kernel recorded ("the link dropped 41
+ * packets and the server retransmitted 57 segments"), or undefined on a link without loss or a run
+ * that lost nothing.
+ */
+export function lossRecovery(run: RunResult): string | undefined {
+  if (!(run.environment.link?.loss ?? 0)) return undefined;
+  const dropped = run.connections.tcp?.linkDrops?.lossPackets ?? 0;
+  const resent =
+    (run.connections.tcp?.server?.retransmittedSegments ?? 0) +
+    (run.connections.tcp?.client?.retransmittedSegments ?? 0);
+  if (dropped === 0 && resent === 0) return undefined;
+  return `the link dropped ${dropped} packet${dropped === 1 ? '' : 's'} and the endpoints retransmitted ${resent} segment${resent === 1 ? '' : 's'}`;
 }
 
 /** The MSS a run's server (else client) sockets recorded, or 1448 B (MTU 1500, TCP timestamps). */

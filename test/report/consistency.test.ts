@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { diffResults, reanalyze } from '../../src/compare/index.ts';
+import { formatMs } from '../../src/core/index.ts';
 import type { CompareResult } from '../../src/model/index.ts';
 import { ANSWER_MAX_LINES, answerLines, buildAnswer } from '../../src/report/answer.ts';
 import { cellFailures, statusText } from '../../src/report/failures.ts';
@@ -677,5 +678,42 @@ describe('runs long enough for the link', () => {
     assert.equal(lengthenedDurationMs(500, 200, { concurrency: 1 }), 6600);
     assert.equal(lengthenedDurationMs(500, 0, { concurrency: 1 }), 500);
     assert.equal(lengthenedDurationMs(10_000, 200, { concurrency: 8 }), 10_000);
+  });
+});
+
+describe('mechanism sentences only with their evidence', () => {
+  it('grid: the rate bound only where it is most of the time, loss recovery in loss cells, the table medians', () => {
+    const r = load('grid');
+    const t = flat(renderTerminal(r, { width: 80 }));
+    const toMs = (v: string, u: string) => Number(v) * (u === 's' ? 1000 : 1);
+    // "take at least 524 ms of its median 1.80 s": claimed as the bound only at half or more.
+    for (const m of t.matchAll(
+      /rate bounds it instead: [^:]*? take at least ([\d.]+) (ms|s) of its median ([\d.]+) (ms|s)/g,
+    ))
+      assert.ok(toMs(m[1]!, m[2]!) >= toMs(m[3]!, m[4]!) / 2, m[0]);
+    // Every "What bounds" paragraph of a lossy link names its loss recovery.
+    for (const net of r.axes.net.filter((n) => n.includes('loss'))) {
+      const para = t.split(`On ${net}: What bounds`)[1]?.split(' On ')[0] ?? '';
+      assert.match(
+        para,
+        /loss recovery: the link dropped \d+ packets? and the endpoints retransmitted \d+/,
+        net,
+      );
+    }
+    // The figures are the table's medians.
+    for (const c of r.cells.filter((x) => x.stats?.burstCompletionMs)) {
+      const med = c.stats!.burstCompletionMs!.median;
+      const para = t.split(`On ${c.net}: What bounds`)[1]?.split(' On ')[0] ?? '';
+      const who = c.protocol === 'h1' ? `${c.protocol}'s` : `${c.protocol} sent`;
+      const at = para.indexOf(who);
+      if (at < 0) continue;
+      assert.ok(
+        para.slice(at).includes(`median ${formatMs(med)}`),
+        `${c.protocol} ${c.net}: ${formatMs(med)}`,
+      );
+    }
+    // The answer names loss recovery on the lossy links.
+    for (const l of buildAnswer(r).groups[0]!.lines.filter((x) => x.net.includes('loss')))
+      assert.match(l.why, /loss recovery for [\w-]+: the link dropped \d+ packets?/, l.text);
   });
 });
