@@ -717,3 +717,63 @@ describe('mechanism sentences only with their evidence', () => {
       assert.match(l.why, /loss recovery for [\w-]+: the link dropped \d+ packets?/, l.text);
   });
 });
+
+describe('one source per fact', () => {
+  for (const name of NAMES)
+    it(`${name}: the fixture's TCP_NODELAY, once recorded, is never "not visible"; a quoted round trip is a recorded one`, () => {
+      const r = load(name);
+      const nagle = compareSettings(r).find((s) => s.name === 'Nagle');
+      const recorded = r.cells.flatMap((c) =>
+        c.runs.flatMap((x) => [x.environment.link?.rttMs, x.connections.tcp?.client?.rttMs?.median]),
+      );
+      for (const [kind, text] of Object.entries(renderings(r))) {
+        const t = flat(text);
+        if (nagle && /fixture server's/.test(nagle.value))
+          assert.doesNotMatch(
+            t,
+            /TCP_NODELAY is not visible|setting is not visible from here/,
+            `${name} ${kind}`,
+          );
+        for (const m of t.matchAll(/one round trip is ([\d.]+ (?:ms|s))/g))
+          assert.ok(
+            recorded.some((x) => x !== undefined && formatMs(x) === m[1]),
+            `${name} ${kind}: ${m[0]} is none of the recorded round trips`,
+          );
+      }
+    });
+
+  it('late first responses against the fixture behind a link and on loopback: no "not visible", the recorded round trip', () => {
+    // First responses 3 s later on new connections than on warm ones, no small body: the sentence that
+    // weighs Nagle speaks. Behind the 200 ms link (burst-200ms) the fixture's TCP_NODELAY is recorded;
+    // on loopback (fixture) the round trip it quotes is the kernel's, as the TCP facts quote it.
+    for (const name of ['burst-200ms', 'fixture'] as const) {
+      const r = derived(name, (raw) => {
+        for (const c of raw.cells)
+          for (const x of c.runs) {
+            const g = {
+              count: 10,
+              ttfbP50Ms: 5,
+              responseP50Ms: 5,
+              smallBodyCount: 0,
+              bodyAfterHeadersP50Ms: 0,
+            };
+            x.connectionAge = { newConnection: { ...g, ttfbP50Ms: 3005 }, warmConnection: g };
+            if (x.connections.connectMs) x.connections.connectMs.p50 = 9.49;
+          }
+      });
+      const recorded = r.cells.flatMap((c) =>
+        c.runs.flatMap((x) => [x.environment.link?.rttMs, x.connections.tcp?.client?.rttMs?.median]),
+      );
+      const t = flat(renderTerminal(r, { width: 80 }));
+      assert.match(t, /first responses on new connections reached their headers/, name);
+      assert.doesNotMatch(t, /not visible from here/, name);
+      const quoted = [...t.matchAll(/one round trip is ([\d.]+ (?:ms|s))/g)].map((m) => m[1]);
+      assert.ok(quoted.length > 0, name);
+      for (const q of quoted)
+        assert.ok(
+          recorded.some((x) => x !== undefined && formatMs(x) === q),
+          `${name}: ${q}`,
+        );
+    }
+  });
+});
