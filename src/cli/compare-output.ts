@@ -103,5 +103,18 @@ export function writeCompareOutputs(
     );
     process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
     process.exitCode = e.exitCode;
+    return;
+  }
+  // Cells that failed for a target reason: the comparison is incomplete, exit 1 (results kept).
+  const failedCells = result.cells.filter((c) => c.status === 'failed');
+  if (failedCells.length > 0) {
+    const first = failedCells[0]!;
+    const e = new H2labError(
+      'H2LAB_ERR_COMPARE_CELLS_FAILED',
+      `${failedCells.length} of ${result.cells.length} cells failed (first: ${first.id}${first.error ? `: ${first.error.message}` : ''}); every output was written — fix the target and run again`,
+      { failed: failedCells.map((c) => c.id) },
+    );
+    process.stderr.write(`h2lab: ${e.code}: ${e.message}\n`);
+    process.exitCode = e.exitCode;
   }
 }

@@ -14,14 +14,8 @@ import type {
   TimeBreakdown,
   Workload,
 } from '../model/index.ts';
-import {
-  bootstrapRatio,
-  classifyRatio,
-  mannWhitneyP,
-  type RatioInterval,
-  runsNeeded,
-  summarize,
-} from './inference.ts';
+import { runRttMs, runShortfall, shortRunsWarning } from '../report/index.ts';
+import { bootstrapRatio, decide, type RatioInterval, summarize } from './inference.ts';
 
 /** The metrics compared, and their direction. */
 export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
@@ -211,30 +205,35 @@ export function compareSamples(
   candidate: number[],
   baseline: number[],
   higherIsBetter: boolean,
-  options: AnalyzeOptions,
+  options: AnalyzeOptions & { runsTooShort?: boolean },
 ): SampleComparison {
   const interval = cachedInterval(id, candidate, baseline, options.confidence);
-  const pValue = mannWhitneyP(candidate, baseline);
-  const outcome = classifyRatio(interval, {
+  const d = decide(candidate, baseline, interval, {
     higherIsBetter,
     minEffect: options.minEffect,
-    pValue,
     confidence: options.confidence,
+    ...(options.runsTooShort ? { runsTooShort: true } : {}),
   });
-  return {
-    higherIsBetter,
-    interval,
-    pValue,
-    outcome,
-    ...(outcome === 'undecided'
-      ? {
-          runsNeeded: runsNeeded(candidate, baseline, {
-            confidence: options.confidence,
-            minEffect: options.minEffect,
-          }),
-        }
-      : {}),
-  };
+  return { higherIsBetter, ...d };
+}
+
+/**
+ * True when a kept run of the cell was too short for its link ({@link runShortfall}); the cell's
+ * statistics then carry the warning that names the fix (once).
+ */
+function shortOf(cell: CellResult): boolean {
+  const runs = keptRuns(cell);
+  const short = runs.map(runShortfall).filter((x): x is string => x !== undefined);
+  if (short.length === 0) return false;
+  const worst = runs.reduce((a, b) => (b.counts.ok < a.counts.ok ? b : a));
+  const text = shortRunsWarning(
+    `${cell.protocol} at c=${cell.concurrency} over ${cell.net}`,
+    `${short.length} of ${runs.length} kept runs, the shortest ${runShortfall(worst) ?? short[0]}`,
+    runRttMs(worst),
+    cell.concurrency,
+  );
+  if (cell.stats && !cell.stats.warnings.includes(text)) cell.stats.warnings.push(text);
+  return true;
 }
 
 /** Options of {@link analyze}. */
@@ -272,10 +271,12 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
     const base = cells.find((c) => c.protocol === result.baseline);
     if (!base) continue;
     const baseRuns = keptRuns(base);
+    const baseShort = shortOf(base);
     for (const cell of cells) {
       if (cell === base) continue;
       const runs = keptRuns(cell);
       if (runs.length === 0 || baseRuns.length === 0) continue;
+      const runsTooShort = baseShort || shortOf(cell);
       for (const m of metricsFor(workloads.get(cell.workload))) {
         const cand = runs.map((r) => metricOf(r, m.metric));
         const base = baseRuns.map((r) => metricOf(r, m.metric));
@@ -286,7 +287,10 @@ export function analyze(result: CompareResult, options: AnalyzeOptions): Compare
           protocol: cell.protocol,
           baseline: result.baseline,
           metric: m.metric,
-          ...compareSamples(`${cell.id}/${m.metric}`, cand, base, m.higherIsBetter, options),
+          ...compareSamples(`${cell.id}/${m.metric}`, cand, base, m.higherIsBetter, {
+            ...options,
+            runsTooShort,
+          }),
         });
       }
     }

@@ -6,7 +6,7 @@
 import type { CompareResult, DiffResult, DiffRow } from '../model/index.ts';
 import { formatRatio, levelText } from '../report/index.ts';
 import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './analyze.ts';
-import { bootstrapRatio, classifyRatio, DEFAULT_MIN_EFFECT, mannWhitneyP } from './inference.ts';
+import { bootstrapRatio, DEFAULT_MIN_EFFECT, decide } from './inference.ts';
 
 /** Options of {@link diffResults}. */
 export interface DiffOptions {
@@ -49,7 +49,11 @@ export function diffResults(
       const base = runsB.map((r) => metricOf(r, m.metric));
       const confidence = options.confidence ?? 0.95;
       const interval = bootstrapRatio(cand, base, { confidence, seed: 1 });
-      const pValue = mannWhitneyP(cand, base);
+      const { pValue, outcome } = decide(cand, base, interval, {
+        higherIsBetter: m.higherIsBetter,
+        minEffect,
+        confidence,
+      });
       const summary = (s: typeof sa) =>
         metricSummary(s, m.metric) ?? { median: Number.NaN, min: Number.NaN, max: Number.NaN, n: 0 };
       rows.push({
@@ -65,7 +69,7 @@ export function diffResults(
         after: summary(sa),
         interval,
         pValue,
-        outcome: classifyRatio(interval, { higherIsBetter: m.higherIsBetter, minEffect, pValue, confidence }),
+        outcome,
       });
     }
   }

@@ -52,12 +52,17 @@ export {
   type ClassifyOptions,
   classifyRatio,
   DEFAULT_MIN_EFFECT,
+  type Decided,
+  type DecideOptions,
+  decide,
   mannWhitneyP,
   type Outcome,
   type RatioInterval,
   runsNeeded,
   type Summary,
+  separation,
   summarize,
+  withinMinEffect,
 } from './inference.ts';
 export {
   type CellRunContext,

@@ -178,13 +178,16 @@ function normalCdf(z: number): number {
 }
 
 /**
- * What a ratio says, in the direction of the metric (higher-is-better or lower-is-better):
- * - `better` / `worse`: a difference of at least the minimum effect that the runs show (the interval
- *   excludes 1 and the rank test rejects "same distribution");
- * - `no-clear-difference`: the difference observed is smaller than the minimum effect (the estimate
- *   lies inside ±minEffect): whatever separates them is below what a user should act on;
- * - `undecided`: the runs cannot tell — a difference as large as the one observed may or may not be
- *   there (too few runs, or too much spread). Never read as "no difference";
+ * What a ratio says, in the direction of the metric (higher-is-better or lower-is-better). The one
+ * decision rule of h2lab: every sentence (answer, verdict, recommendation, studies, page) words this
+ * outcome and none decides again. docs/usage.md ("How a difference is decided") states it for users.
+ * - `better` / `worse`: a difference of at least the minimum effect that the runs show — the rank test
+ *   rejects "same distribution" at 1 − confidence, and the interval excludes 1 or every run of one
+ *   side beats every run of the other (then one outlier's pull on the interval does not undo it);
+ * - `no-clear-difference`: the whole interval lies within ±minEffect: the runs bound the difference
+ *   below what a user should act on;
+ * - `undecided`: anything else — the runs allow a difference of at least the minimum effect without
+ *   showing one. Never read as "no difference"; {@link runsNeeded} says what would tell;
  * - `insufficient`: fewer runs than any statistic needs.
  */
 export type Outcome = 'better' | 'worse' | 'no-clear-difference' | 'undecided' | 'insufficient';
@@ -206,6 +209,11 @@ export interface ClassifyOptions {
    * only if it is also below 1 − confidence: the bootstrap interval alone is too narrow with few runs.
    */
   pValue?: number;
+  /**
+   * Every run of one side beyond every run of the other ({@link separation}): with a p-value below
+   * 1 − confidence this decides the cell whatever the interval's width.
+   */
+  separated?: boolean;
   /** Confidence level the p-value is held to (alpha = 1 − confidence). Default 0.95. */
   confidence?: number;
 }
@@ -213,12 +221,18 @@ export interface ClassifyOptions {
 /** The default minimum effect size (5%). */
 export const DEFAULT_MIN_EFFECT = 0.05;
 
+/** True when `ratio` lies within ±minEffect of 1, symmetric in log space (1.05× and 1/1.05×). */
+export function withinMinEffect(ratio: number, minEffect: number = DEFAULT_MIN_EFFECT): boolean {
+  return Math.abs(Math.log(ratio)) <= Math.log(1 + minEffect) + 1e-12;
+}
+
 /**
- * Classifies a ratio interval (see {@link Outcome}). A difference is called when the interval excludes
- * 1, the rank test (if its p-value is given) rejects "same distribution" at 1 − confidence, and the
- * estimate is at least `minEffect` away from 1 (symmetric in log space: 1.05× and 1/1.05× are the same
- * size). A smaller estimate is "no clear difference"; a larger one without that evidence is
- * "undecided" — say how many runs would tell ({@link runsNeeded}), never "keep the baseline".
+ * Classifies a ratio interval (see {@link Outcome}): `better`/`worse` when the estimate is at least
+ * `minEffect` away from 1 and the runs show it (the rank test, if its p-value is given, rejects at
+ * 1 − confidence, and the interval excludes 1 or the runs are separated); `no-clear-difference` only
+ * when both bounds lie within ±minEffect; otherwise `undecided`.
+ *
+ * @example classifyRatio({ ratio: 1.04, lo: 0.34, hi: 1.1, confidence: 0.95, n: { candidate: 4, baseline: 4 } }, { higherIsBetter: true }) // 'undecided'
  */
 export function classifyRatio(interval: RatioInterval, options: ClassifyOptions): Outcome {
   const minRuns = options.minRuns ?? 2;
@@ -226,15 +240,80 @@ export function classifyRatio(interval: RatioInterval, options: ClassifyOptions)
   if (interval.n.candidate < minRuns || interval.n.baseline < minRuns || !Number.isFinite(interval.ratio)) {
     return 'insufficient';
   }
-  const band = Math.log(1 + minEffect);
-  const small = Math.abs(Math.log(interval.ratio)) < band;
+  const large = !withinMinEffect(interval.ratio, minEffect);
   const excludesOne = !(interval.lo <= 1 && interval.hi >= 1);
   const rankAgrees = options.pValue === undefined || options.pValue < 1 - (options.confidence ?? 0.95);
-  const significant = excludesOne && rankAgrees;
-  if (small) return 'no-clear-difference';
-  if (!significant) return 'undecided';
-  const higher = interval.ratio > 1;
-  return higher === options.higherIsBetter ? 'better' : 'worse';
+  if (large && rankAgrees && (excludesOne || options.separated === true)) {
+    return interval.ratio > 1 === options.higherIsBetter ? 'better' : 'worse';
+  }
+  if (withinMinEffect(interval.lo, minEffect) && withinMinEffect(interval.hi, minEffect)) {
+    return 'no-clear-difference';
+  }
+  return 'undecided';
+}
+
+/**
+ * Whether every run of one side beats every run of the other: `above` when every candidate value is
+ * larger than every baseline value, `below` when every one is smaller, else undefined. This is the
+ * arrangement at which the exact rank test reaches its smallest p (2 / C(2n, n) with n a side).
+ */
+export function separation(
+  candidate: readonly number[],
+  baseline: readonly number[],
+): 'above' | 'below' | undefined {
+  const a = candidate.filter(Number.isFinite);
+  const b = baseline.filter(Number.isFinite);
+  if (a.length === 0 || b.length === 0) return undefined;
+  if (Math.min(...a) > Math.max(...b)) return 'above';
+  if (Math.max(...a) < Math.min(...b)) return 'below';
+  return undefined;
+}
+
+/** What {@link decide} says of two samples. */
+export interface Decided {
+  interval: RatioInterval;
+  pValue: number;
+  outcome: Outcome;
+  /** For an undecided outcome: about how many kept runs a side would decide it, when that can be said. */
+  runsNeeded?: number;
+}
+
+/** Options of {@link decide}. */
+export interface DecideOptions {
+  higherIsBetter: boolean;
+  minEffect?: number;
+  confidence?: number;
+  /**
+   * Some run of either side was too short for its link (src/compare/run-length.ts): the outcome is
+   * undecided whatever the numbers, and more runs of that length would not tell (no runsNeeded).
+   */
+  runsTooShort?: boolean;
+}
+
+/**
+ * The decision rule applied to two samples and their interval (the one entry every report and study
+ * goes through): the rank test, the separation, {@link classifyRatio}, and for an undecided outcome
+ * {@link runsNeeded}. Runs too short for their link (`runsTooShort`) decide nothing.
+ */
+export function decide(
+  candidate: readonly number[],
+  baseline: readonly number[],
+  interval: RatioInterval,
+  options: DecideOptions,
+): Decided {
+  const pValue = mannWhitneyP(candidate, baseline);
+  const confidence = options.confidence ?? interval.confidence;
+  const outcome = classifyRatio(interval, {
+    higherIsBetter: options.higherIsBetter,
+    minEffect: options.minEffect ?? DEFAULT_MIN_EFFECT,
+    pValue,
+    separated: separation(candidate, baseline) !== undefined,
+    confidence,
+  });
+  if (options.runsTooShort && outcome !== 'insufficient') return { interval, pValue, outcome: 'undecided' };
+  if (outcome !== 'undecided') return { interval, pValue, outcome };
+  const need = runsNeeded(candidate, baseline, { confidence, minEffect: options.minEffect });
+  return { interval, pValue, outcome, ...(need === undefined ? {} : { runsNeeded: need }) };
 }
 
 /** Inverse standard normal CDF (Acklam's rational approximation, |relative error| < 1.2e-9). */
@@ -280,13 +359,19 @@ export interface RunsNeededOptions {
 }
 
 /**
- * Kept runs per side that would show a difference of the size observed, from the observed spread:
- * the two-sample normal approximation on log values, n = 2·(z₁₋α/₂ + z_power)²·s²/d², divided by the
- * rank test's asymptotic efficiency (3/π) because the rank test is what must pass, and never fewer
- * than {@link minRunsForRankTest}. `d` is the observed |log ratio of medians| (at least
- * log(1 + minEffect)), `s²` the pooled variance of the log values, and never as few as the runs
- * given (they did not tell). An estimate, as the spread of a few runs is itself uncertain: the
- * report calls it "about".
+ * About how many kept runs per side would decide an undecided comparison, from a spread one outlier
+ * cannot inflate, or undefined when no honest number can be given.
+ * - Every run of one side already beats every run of the other: the runs the exact rank test needs
+ *   to reach its alpha with that arrangement ({@link minRunsForRankTest}).
+ * - Otherwise the two-sample normal approximation on log values, n = 2·(z₁₋α/₂ + z_power)²·s²/d²,
+ *   divided by the rank test's asymptotic efficiency (3/π), where `s` is the pooled median absolute
+ *   deviation of the log values from their side's median (× 1.4826, the normal's scale) — a robust
+ *   scale, so one slow run does not turn 4 runs into "about 129" — and `d` is what must be shown:
+ *   the observed |log ratio| (at least log(1 + minEffect)) for a difference, or, where the estimate
+ *   lies inside ±minEffect, the room left between it and the band's edge for the interval to fit in.
+ * Never fewer than the runs given plus one (they did not tell) nor than the rank test's minimum;
+ * undefined above `max` (the runs would not be worth making) or when the estimate sits on the band's
+ * edge. An estimate: the report calls it "about".
  *
  * @example runsNeeded([30, 31, 29], [10, 10.5, 9.5]) // 4: every run of one side beats the other's
  */
@@ -294,29 +379,27 @@ export function runsNeeded(
   candidate: readonly number[],
   baseline: readonly number[],
   options: RunsNeededOptions = {},
-): number {
+): number | undefined {
   const alpha = 1 - (options.confidence ?? 0.95);
   const floor = minRunsForRankTest(alpha);
   const max = options.max ?? 1000;
   const la = candidate.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
   const lb = baseline.filter((x) => x > 0 && Number.isFinite(x)).map(Math.log);
-  if (la.length === 0 || lb.length === 0) return floor;
-  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const ss = (xs: number[]) => {
-    const m = mean(xs);
-    return xs.reduce((s, x) => s + (x - m) ** 2, 0);
-  };
-  const dof = la.length + lb.length - 2;
-  const variance = dof > 0 ? (ss(la) + ss(lb)) / dof : 0;
-  const d = Math.max(
-    Math.abs(Math.log(median(candidate) / median(baseline))),
-    Math.log(1 + (options.minEffect ?? DEFAULT_MIN_EFFECT)),
-  );
-  const z = normalQuantile(1 - alpha / 2) + normalQuantile(options.power ?? 0.8);
-  const n = (2 * z * z * variance) / (d * d) / (3 / Math.PI);
-  // Asked of runs that could not tell: the answer is more than they had. When their spread says they
-  // should have told (power is 0.8, not 1; the effect sat at the threshold), "about 4 runs would tell"
-  // after 4 runs would contradict itself (issue #31), so it is one more than were kept.
   const have = Math.min(la.length, lb.length);
-  return Math.min(max, Math.max(floor, have + 1, Math.ceil(n)));
+  const least = Math.max(floor, have + 1);
+  if (la.length === 0 || lb.length === 0) return floor;
+  const band = Math.log(1 + (options.minEffect ?? DEFAULT_MIN_EFFECT));
+  const observed = Math.abs(median(la) - median(lb));
+  if (observed >= band && separation(la, lb) !== undefined) return least;
+  const deviations = [la, lb].flatMap((xs) => {
+    const m = median(xs);
+    return xs.map((x) => Math.abs(x - m));
+  });
+  const s = 1.4826 * median(deviations);
+  const d = observed >= band ? observed : band - observed;
+  if (d <= 1e-9) return undefined;
+  const z = normalQuantile(1 - alpha / 2) + normalQuantile(options.power ?? 0.8);
+  const n = Math.ceil((2 * z * z * s * s) / (d * d) / (3 / Math.PI));
+  if (n > max) return undefined;
+  return Math.max(least, n);
 }

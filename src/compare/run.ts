@@ -17,6 +17,7 @@ import {
   targetAddress,
   udpClientPorts,
 } from '../net/index.ts';
+import { lengthenedDurationMs } from '../report/index.ts';
 import {
   type FixtureTarget,
   type MetricsSnapshot,
@@ -214,7 +215,9 @@ export async function runComparison(
         ...(server ? { serverInProcess: true } : {}),
       }),
     );
-  const linkedOrNot = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
+  // Timed runs over a long link are lengthened to the link unless the user chose their length.
+  const lengthen = input.durationMs === undefined && input.requests === undefined;
+  const linkedOrNot = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url, lengthen);
   const runCell: CellRunner = path
     ? async (cell, ctx) => {
         const run = await linkedOrNot(cell, ctx);
@@ -318,10 +321,27 @@ function planComparisonLinks(options: CompareOptions, embedded: boolean): Map<st
  * its metrics read around the run), or through the link's gateway to the comparison's own target;
  * records the link, its warnings and drops, and the server's side of TCP where it can be read.
  */
-function throughLinks(inner: CellRunner, links: LinkSequence, loopbackUrl: string): CellRunner {
-  return async (cell, ctx) => {
-    if (!links.has(cell.net)) return inner(cell, ctx);
+function throughLinks(
+  inner: CellRunner,
+  links: LinkSequence,
+  loopbackUrl: string,
+  lengthen: boolean,
+): CellRunner {
+  return async (cell, given) => {
+    if (!links.has(cell.net)) return inner(cell, given);
     const l = await links.get(cell.net);
+    // A timed run lasts at least MIN_RUN_ROUND_TRIPS round trips of the link and long enough for
+    // MIN_RUN_REQUESTS requests (src/report/run-length.ts); a burst's length is its N.
+    const ctx =
+      lengthen && !cell.workload.burst
+        ? {
+            ...given,
+            durationMs: lengthenedDurationMs(given.durationMs, l.link.info.rttMs, {
+              concurrency: cell.concurrency,
+              ...(cell.workload.rateRps ? { rateRps: cell.concurrency } : {}),
+            }),
+          }
+        : given;
     // What the last run's losses taught the host's TCP about this link is forgotten before each run.
     await l.link.forgetTcpMetrics();
     // The link's UDP flows so far belong to earlier cells (QUIC's client ports are not exposed).

@@ -124,6 +124,10 @@ export const ERROR_CODES = {
     exit: EXIT_FAILURE,
     summary: 'One or more compare --expect conditions failed.',
   },
+  H2LAB_ERR_COMPARE_CELLS_FAILED: {
+    exit: EXIT_FAILURE,
+    summary: 'One or more compare cells failed (the target refused, reset or stopped answering).',
+  },
   H2LAB_ERR_RESULT_FILE: {
     exit: EXIT_USAGE,
     summary: 'A results file given to `h2lab report` cannot be read or is not valid.',

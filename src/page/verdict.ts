@@ -11,7 +11,7 @@
  * | loss | the link's recorded loss | the link had loss (said as a setting that bears on the outcome, not as measured) |
  * | dilution | origins on the candidate and their share of requests | `--h2-origins` left some origins on HTTP/1.1 |
  */
-import { bootstrapRatio, classifyRatio, mannWhitneyP, runsNeeded, summarize } from '../compare/index.ts';
+import { bootstrapRatio, decide, summarize } from '../compare/index.ts';
 import {
   type PageComparison,
   type PageLoad,
@@ -86,7 +86,7 @@ function compareLoads(
   loads: readonly PageLoad[],
   candidate: PageSummary['protocol'],
   baseline: PageSummary['protocol'],
-): { c: PageComparison; runsToTell: number } {
+): { c: PageComparison; runsToTell: number | undefined } {
   const values = (p: string) =>
     loads
       .filter((l) => l.protocol === p && !l.discarded && l.metrics && !l.error)
@@ -94,8 +94,7 @@ function compareLoads(
   const a = values(candidate);
   const b = values(baseline);
   const iv = bootstrapRatio(a, b);
-  const p = a.length && b.length ? mannWhitneyP(a, b) : 1;
-  const o = classifyRatio(iv, { higherIsBetter: false, pValue: p });
+  const { outcome: o, runsNeeded: runsToTell } = decide(a, b, iv, { higherIsBetter: false });
   const outcome: PageComparison['outcome'] =
     o === 'better' ? 'faster' : o === 'worse' ? 'slower' : o === 'no-clear-difference' ? o : 'undecided';
   return {
@@ -110,7 +109,7 @@ function compareLoads(
       confidence: iv.confidence,
       outcome,
     },
-    runsToTell: runsNeeded(a, b),
+    runsToTell,
   };
 }
 
@@ -149,8 +148,8 @@ export function analyzePage(
         : c.outcome === 'slower'
           ? `${name} lost ${r0(c.deltaMs)} ms: the page loaded in ${times} (${iv}).`
           : c.outcome === 'no-clear-difference'
-            ? `No clear difference between ${name} and ${other}: ${times} (${iv}; under 5% apart).`
-            : `Undecided between ${name} and ${other}: ${times}, but the runs cannot tell (${iv}); about ${runsToTell} loads each would.`,
+            ? `No clear difference between ${name} and ${other}: ${times} (${iv}; the interval lies within 5%).`
+            : `Undecided between ${name} and ${other}: ${times}, but the runs cannot tell (${iv})${runsToTell === undefined ? '' : `; about ${runsToTell} loads each would`}.`,
     );
   }
   const cands = summaries.filter((s) => base && s !== base);

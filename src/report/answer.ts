@@ -11,9 +11,10 @@
  * connection counts), and every clause that names a cause is said only where its measurement is.
  */
 import { formatMs } from '../core/index.ts';
-import type { CompareResult, Comparison, StrategyName, Workload } from '../model/index.ts';
+import type { CompareResult, Comparison, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
+import { lengthenedDurationMs, runRttMs, runShortfall } from './run-length.ts';
 import { netParts } from './settings.ts';
 import { wrapText } from './text.ts';
 import {
@@ -22,7 +23,9 @@ import {
   formatRatio,
   keptOf,
   levelsText,
+  lossRecovery,
   medianRun,
+  OUTCOME_WORDS,
   queueMoved,
   timeShifts,
 } from './verdict.ts';
@@ -48,6 +51,8 @@ export interface AnswerLine {
   level: string;
   verdict: string;
   effect: string;
+  /** The strategies the line does not quote, each with its effect and outcome ("h2 1.03× (0.44–2.45) undecided"); may be empty. */
+  others: string;
   /** The mechanism with its number, the runs that would tell, or how the others did; may be empty. */
   why: string;
   /** The failed requests and statuses of its cells ("h1, h2: every request failed (404 Not Found) for /x"). */
@@ -83,7 +88,7 @@ export interface Answer {
 export const SATURATED_NOTE =
   "* h2lab's load client was saturated in runs of these cells: their throughput is a floor and the ratio may measure h2lab rather than the server (try --workers 2)";
 
-/** The most lines the answer takes at 80 columns (title and headings included). */
+/** The most lines one workload's answer takes at 80 columns (its heading and the note included). */
 export const ANSWER_MAX_LINES = 12;
 
 const GROUP_ORDER: ClientGroup[] = ['browsers', 'api', 'bulk'];
@@ -210,17 +215,18 @@ function mechanism(
     const k = run.transport.connections;
     const other = medianRun(cand, (r) => r.burst?.completionMs ?? 0);
     const faster = (other.burst?.completionMs ?? 0) < (run.burst?.completionMs ?? 0);
-    if (link && link.rttMs > 0 && run.protocol.negotiated === 'http/1.1' && k < level) {
+    if (link && link.rttMs > 0 && run.protocol.negotiated === 'http/1.1') {
       // The round trips a pool of HTTP/1.1 connections needs explain a multiplexed strategy that was
       // faster; where it was slower, the initial windows are what the baseline had more of.
-      if (faster) {
+      if (faster && k < level) {
         const rounds = Math.ceil(level / Math.max(1, k));
         return `${b}'s ${k} connections need ${rounds} round trips of ${formatMs(link.rttMs)} for ${level} requests, ${p} sends them at once`;
       }
       const kc = other.transport.connections;
-      if (kc < k) {
+      if (!faster && kc < k) {
         const iw = link.initialCwnd ?? 10;
-        return `${b}'s ${k} connections start with ${k * iw} segments in the first round trip, ${p}'s ${kc} with ${kc * iw} (initial windows of ${iw})`;
+        const windows = `${b}'s ${k} connections start with ${k * iw} segments in the first round trip, ${p}'s ${kc} with ${kc * iw} (initial windows of ${iw})`;
+        return `${windows}${slowStartClause(result, w, net, level, p, other, kc * iw)}`;
       }
     }
   }
@@ -256,6 +262,73 @@ function mechanism(
       return `one in flight, nothing to multiplex: p50 ${formatMs(cs)} against ${formatMs(bs)}`;
   }
   return undefined;
+}
+
+/** Round trips of slow start (the window doubling each round) to send `segments` from `window`. */
+function slowStartRounds(window: number, segments: number): number {
+  let sent = 0;
+  let rounds = 0;
+  for (let cwnd = Math.max(1, window); sent < segments; cwnd *= 2) {
+    sent += cwnd;
+    rounds++;
+  }
+  return rounds;
+}
+
+/**
+ * Why one connection's initial window costs a burst its round trips, from what the runs recorded:
+ * the responses' segments (the workload's size over the server's MSS) against the window they start
+ * from, and the first response's end on each side (the cells' medians) — ": the 8 responses' 64
+ * segments take 3 round trips of slow start from 10, and h2's first response ended at 812 ms against
+ * h1's 641 ms". Empty when the size or the MSS was not recorded.
+ */
+function slowStartClause(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  level: number,
+  p: StrategyName,
+  run: RunResult,
+  window: number,
+): string {
+  const mss = run.connections.tcp?.server?.perConnection?.[0]?.mssBytes;
+  if (!w.responseSizeBytes || !mss) return '';
+  const segments = level * Math.ceil(w.responseSizeBytes / mss);
+  const rounds = slowStartRounds(window, segments);
+  const first = (q: StrategyName) => cellOf(result, w.id, level, net, q)?.stats?.burstFirstResponseMs?.median;
+  const [fp, fb] = [first(p), first(result.baseline)];
+  const firsts =
+    fp !== undefined && fb !== undefined && fp > fb
+      ? `, and ${p}'s first response ended at ${formatMs(fp)} against ${result.baseline}'s ${formatMs(fb)}`
+      : '';
+  return rounds > 1
+    ? `: the ${level} responses' ${segments} segments take ${rounds} round trips of slow start from ${window}${firsts}`
+    : firsts;
+}
+
+/**
+ * "runs too short for the link (11 requests in 500 ms): --duration 7s would tell" when a kept run
+ * of these levels was too short for its link (src/compare/run-length.ts), else undefined.
+ */
+function shortRunsFix(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  levels: readonly number[],
+): string | undefined {
+  // The shortest run of these levels names it: the one furthest from the minimum.
+  const short = levels.flatMap((level) =>
+    result.axes.protocols.flatMap((p) =>
+      keptOf(cellOf(result, w.id, level, net, p))
+        .filter((r) => runShortfall(r) !== undefined)
+        .map((r) => ({ p, r, level })),
+    ),
+  );
+  if (short.length === 0) return undefined;
+  const { p, r, level } = short.reduce((a, b) => (b.r.counts.ok < a.r.counts.ok ? b : a));
+  const need = lengthenedDurationMs(0, runRttMs(r), { concurrency: level });
+  const fix = need > 0 ? `--duration ${Math.ceil(need / 1000)}s` : 'longer runs';
+  return `runs too short for the link (${p}: ${runShortfall(r)}): ${fix} would tell`;
 }
 
 /**
@@ -394,17 +467,35 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   let why: string | undefined;
   if (d === 'undecided') {
     const need = Math.max(0, ...cmps.filter((c) => c.outcome === 'undecided').map((c) => c.runsNeeded ?? 0));
-    why = need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell';
+    const short = shortRunsFix(result, w, net, levels);
+    why = short ?? (need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell');
   } else if (d === 'depends') {
     why = last.cmps.map((c) => `${c.protocol} ${effectText(c)} ${c.outcome}`).join(', ');
   } else if (quoted && (d === 'on' || d === 'keep')) {
     why = mechanism(result, w, net, last.level, quoted);
   }
   if (d === 'not-compared') why = aloneText(result, w, net, last.level, levels.length > 1);
+  // On a lossy link, what its losses cost the quoted strategy (the median run's counts).
+  const lossy = quoted ?? group[group.length - 1]!.carriers[0];
+  const lost = lossy ? keptOf(cellOf(result, w.id, last.level, net, lossy)) : [];
+  const recovery = lost.length > 0 ? lossRecovery(medianRun(lost)) : undefined;
+  if (recovery) why = [why, `loss recovery for ${lossy}: ${recovery}`].filter(Boolean).join('; ');
+  // Every strategy appears: the ones the line does not quote, with their own effect and outcome.
+  const others =
+    d === 'depends'
+      ? ''
+      : result.axes.protocols
+          .filter((p) => p !== result.baseline && p !== quoted && !quotedAt.includes(p))
+          .map((p) => {
+            const mine = group.flatMap((g) => g.cmps.filter((c) => c.protocol === p));
+            return mine.length === 0 ? '' : `${p} ${effectsText(mine)} ${OUTCOME_WORDS[mine[0]!.outcome]}`;
+          })
+          .filter(Boolean)
+          .join(', ');
   const failures = [notOfferedClause(result, w, net, levels), failureClause(result, w, net, levels)]
     .filter(Boolean)
     .join('; ');
-  const tail = [why, failures].filter(Boolean).join('; ');
+  const tail = [others, why, failures].filter(Boolean).join('; ');
   // Three levels or more on one line are every level between the first and the last.
   const level =
     levels.length >= 3
@@ -429,6 +520,7 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
     level,
     verdict: v,
     effect,
+    others,
     why: why ?? '',
     failures,
     saturated,
@@ -436,19 +528,32 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   };
 }
 
-/** Adjacent levels share a line when their decision is the same and some strategy carries it at all. */
+/**
+ * What every strategy did at a level, as a key: its outcome and, for an undecided one, which side of
+ * 1 its estimate fell. Levels share a line only when their keys are equal, so one line never joins
+ * opposite directions (h2 0.48× at N=2 and 1.33× at N=128 are two lines) nor hides a strategy whose
+ * outcome changed between them.
+ */
+function shapeOf(d: LevelDecision): string {
+  return d.cmps
+    .map((c) => `${c.protocol}:${c.outcome}:${c.outcome === 'undecided' ? Math.sign(gain(c)) : ''}`)
+    .sort()
+    .join(',');
+}
+
+/** Adjacent levels share a line when their decision and every strategy's outcome and direction agree. */
 function drafts(decided: readonly LevelDecision[]): LineDraft[] {
   const out: LineDraft[] = [];
   for (const d of decided) {
     const last = out[out.length - 1];
     const prev = last?.levels[last.levels.length - 1];
-    const joinable = d.decision !== 'depends' && d.decision !== 'failed' && prev?.decision === d.decision;
-    const shared = joinable ? last!.carriers.filter((p) => d.carriers.includes(p)) : [];
-    const loose = d.decision === 'undecided' || d.decision === 'same' || d.decision === 'not-compared';
-    if (last && joinable && (loose || shared.length > 0)) {
-      last.levels.push(d);
-      last.carriers = loose ? [...new Set([...last.carriers, ...d.carriers])] : shared;
-    } else out.push({ levels: [d], carriers: d.carriers });
+    const joinable =
+      d.decision !== 'depends' &&
+      d.decision !== 'failed' &&
+      prev?.decision === d.decision &&
+      shapeOf(prev) === shapeOf(d);
+    if (last && joinable) last.levels.push(d);
+    else out.push({ levels: [d], carriers: d.carriers });
   }
   return out;
 }
@@ -498,11 +603,30 @@ export function buildAnswer(result: CompareResult): Answer {
   return { title, groups, ...(saturated ? { note: SATURATED_NOTE } : {}) };
 }
 
+/** A line's strategies in the compact form: each one's estimate and outcome, no intervals. */
+function compactEffects(l: AnswerLine): string {
+  const quoted =
+    l.comparisons.length > 0
+      ? `${l.strategy ?? l.comparisons[0]!.protocol} ${spanOf(l.comparisons)} ${OUTCOME_WORDS[l.comparisons[0]!.outcome]}`
+      : '';
+  const others = l.others.replace(/ \([^)]*\)/g, '');
+  return [quoted, others].filter(Boolean).join(', ');
+}
+
+/** "0.52×" or "0.52–0.77×": the estimates of a line's comparisons. */
+function spanOf(cmps: readonly Comparison[]): string {
+  const r = cmps.map((c) => c.interval.ratio);
+  const [a, b] = [formatRatio(Math.min(...r)), formatRatio(Math.max(...r))];
+  return a === b ? a : `${a.slice(0, -1)}–${b}`;
+}
+
 /**
- * The answer as text lines within `width` columns (the title is the caller's): each group's heading and its lines as
- * aligned columns (levels, decision, effect, why), the last column wrapping under the decision. At
- * most {@link ANSWER_MAX_LINES}: groups that do not fit are left for the detail below, and a last line
- * says how many lines.
+ * The answer as text lines within `width` columns (the title is the caller's): each group's heading
+ * and its lines as aligned columns (levels, decision, effect, why), the last column wrapping under
+ * the decision. Each group (a workload) takes at most {@link ANSWER_MAX_LINES}: over that, the
+ * mechanisms give way (the verdict below has them: keep lines first, then turn-on lines, then the
+ * runs that would tell), then the group is printed compactly — the lines joined by network, every
+ * strategy's estimate without its interval. Every workload and link keeps its answer on the terminal.
  */
 export function answerLines(answer: Answer, width = 80): string[] {
   const all = answer.groups.flatMap((g) => g.lines);
@@ -511,7 +635,7 @@ export function answerLines(answer: Answer, width = 80): string[] {
   const hang = ' '.repeat(2 + wl + 2);
   const row = (l: AnswerLine, why: boolean): string[] => {
     const prefix = `  ${l.level.padEnd(wl)}  ${l.verdict.padEnd(wv)}  `;
-    const rest = [l.effect, why ? l.why : '', l.failures].filter(Boolean).join('; ');
+    const rest = [l.effect, l.others, why ? l.why : '', l.failures].filter(Boolean).join('; ');
     if (!rest) return [prefix.trimEnd()];
     // The first line after the columns, the rest wrapped under the decision (wrapText keeps a number
     // with its unit; a placeholder word holds the columns' room on the first line).
@@ -520,36 +644,53 @@ export function answerLines(answer: Answer, width = 80): string[] {
     const head = first!.length > hold.length ? `${prefix}${first!.slice(hold.length + 1)}` : prefix.trimEnd();
     return more.length > 0 ? [head, ...wrapText(more.join(' '), width, hang).split('\n')] : [head];
   };
-  // Over the budget, the mechanisms of keep, then of turn-on lines give way (the verdict below has
-  // them): the decisions, their effects and failures never do.
-  const lines = answer.groups.flatMap((g) => g.lines);
-  const dropOrder = [
-    ...lines.filter((l) => l.decision === 'keep'),
-    ...lines.filter((l) => l.decision === 'on').reverse(),
-  ].filter((l) => l.why);
-  const dropped = new Set<AnswerLine>();
-  const blocksOf = () =>
-    answer.groups.map((g) => [
-      ...wrapText(g.heading, width, '').split('\n'),
-      ...g.lines.flatMap((l) => row(l, !dropped.has(l))),
-    ]);
   // The note (what a mark means) is part of the budget: it is never left out while a mark is shown.
   const note = answer.note ? wrapText(answer.note, width, '  ').split('\n') : [];
   const budget = ANSWER_MAX_LINES - note.length;
-  let blocks = blocksOf();
-  for (const l of dropOrder) {
-    if (blocks.reduce((k, b) => k + b.length, 0) <= budget) break;
-    dropped.add(l);
-    blocks = blocksOf();
-  }
   const out: string[] = [];
-  let left = 0;
-  for (const [i, b] of blocks.entries()) {
-    // Room for the "more below" line unless this is the last block.
-    const reserve = i < blocks.length - 1 ? 1 : 0;
-    if (left === 0 && out.length + b.length <= budget - reserve) out.push(...b);
-    else left += answer.groups[i]!.lines.length;
+  for (const g of answer.groups) {
+    const heading = wrapText(g.heading, width, '').split('\n');
+    const dropOrder = [
+      ...g.lines.filter((l) => l.decision === 'keep'),
+      ...g.lines.filter((l) => l.decision === 'on').reverse(),
+      ...g.lines.filter((l) => l.decision === 'undecided'),
+    ].filter((l) => l.why);
+    const dropped = new Set<AnswerLine>();
+    const blockOf = () => [...heading, ...g.lines.flatMap((l) => row(l, !dropped.has(l)))];
+    let block = blockOf();
+    for (const l of dropOrder) {
+      if (block.length <= budget) break;
+      dropped.add(l);
+      block = blockOf();
+    }
+    if (block.length > budget) {
+      // Compact: a row per line, every strategy's estimate and outcome without its interval.
+      block = [
+        ...heading,
+        ...g.lines.flatMap((l) => row({ ...l, effect: compactEffects(l), others: '' }, false)),
+      ];
+    }
+    if (block.length > budget) {
+      // Then the lines of a network on one wrapped row.
+      const byNet = new Map<string, AnswerLine[]>();
+      for (const l of g.lines) byNet.set(l.net, [...(byNet.get(l.net) ?? []), l]);
+      block = [
+        ...heading,
+        ...[...byNet.values()].flatMap((ls) =>
+          wrapText(ls.map((l) => `${l.level} ${l.verdict}: ${compactEffects(l)}`).join('; '), width, '    ')
+            .split('\n')
+            .map((x, i) => (i === 0 ? `  ${x.trimStart()}` : x)),
+        ),
+      ];
+    }
+    if (block.length > budget) {
+      const left = block.length - (budget - 1);
+      block = [
+        ...block.slice(0, budget - 1),
+        `  … ${left} more line${left === 1 ? '' : 's'} of this answer in the detail below`,
+      ];
+    }
+    out.push(...block);
   }
-  if (left > 0) out.push(`… ${left} more answer line${left === 1 ? '' : 's'} in the detail below`);
   return [...out, ...note];
 }

@@ -86,14 +86,32 @@ function flowControlConfounder(run: RunResult): Confounder | undefined {
  * every socket it accepts. For any other server only h2lab's side is known.
  */
 export function bothEndsNoDelay(run: RunResult): boolean {
-  return run.transport.noDelay === true && run.target.embedded;
+  // The fixture server sets TCP_NODELAY on every socket, in this process or behind a link (a link's
+  // run names the fixture's address, so its `target.embedded` is false; its options record that the
+  // server is h2lab's fixture).
+  const fixture =
+    run.target.embedded || (run.options as { serverInProcess?: boolean }).serverInProcess === true;
+  return run.transport.noDelay === true && fixture;
+}
+
+/**
+ * The round trip a sentence about a run quotes, from one source: the link's RTT when the run crossed
+ * one, else the kernel's smoothed RTT of its connections (the figure the TCP facts quote), else its
+ * median TCP handshake.
+ */
+export function recordedRttMs(run: RunResult): number | undefined {
+  return (
+    run.environment.link?.rttMs ??
+    run.connections.tcp?.client?.rttMs?.median ??
+    run.connections.connectMs?.p50
+  );
 }
 
 /**
  * Nagle / delayed ACK, and what else delays first responses: a server that writes a response in two
  * pieces with TCP_NODELAY off holds a piece smaller than a segment until what it sent before is
- * acknowledged. Two signatures, each against a round trip (the link's, else the run's median TCP
- * handshake) and {@link NAGLE_MIN_DELAY_MS}, whichever is larger:
+ * acknowledged. Two signatures, each against a round trip ({@link recordedRttMs}: the link's, else the kernel's
+ * smoothed RTT, else the median TCP handshake) and {@link NAGLE_MIN_DELAY_MS}, whichever is larger:
  * - small bodies (≤ 4 KiB, inside any initial congestion window) end that long after their headers
  *   (the body waited behind the head) — the steady signature of a held write;
  * - first responses on new connections reach their headers that much later than warm ones.
@@ -111,7 +129,7 @@ export function bothEndsNoDelay(run: RunResult): boolean {
 function nagleConfounder(run: RunResult): Confounder | undefined {
   const a = run.connectionAge;
   if (!a) return undefined;
-  const rttMs = run.environment.link?.rttMs ?? run.connections.connectMs?.p50;
+  const rttMs = recordedRttMs(run);
   const threshold = Math.max(NAGLE_MIN_DELAY_MS, 0.5 * (rttMs ?? 0));
   const body = [a.warmConnection, a.newConnection]
     .filter((g) => g.smallBodyCount >= NAGLE_MIN_SAMPLES)

@@ -43,6 +43,14 @@ export {
   resultRows,
   type TerminalOptions,
 } from './render-text.ts';
+export {
+  lengthenedDurationMs,
+  MIN_RUN_REQUESTS,
+  MIN_RUN_ROUND_TRIPS,
+  runRttMs,
+  runShortfall,
+  shortRunsWarning,
+} from './run-length.ts';
 export { renderRunText } from './run-text.ts';
 export {
   formatStudyValue,

@@ -8,7 +8,7 @@ import { answerLines, buildAnswer } from './answer.ts';
 import { cellFailures } from './failures.ts';
 import { compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
-import { comparisonOf, formatRatio, formatRps } from './verdict.ts';
+import { comparisonOf, formatRatio, formatRps, OUTCOME_WORDS } from './verdict.ts';
 
 /** One row of the results table, already in words. */
 export interface ResultRow {
@@ -35,14 +35,6 @@ export interface ResultRow {
   /** Failed requests with their statuses and classes ("190 of 3,800: reset ×190"), or empty. */
   failed: string;
 }
-
-const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
-  better: 'better',
-  worse: 'worse',
-  'no-clear-difference': 'no clear difference',
-  undecided: 'undecided',
-  insufficient: 'too few runs',
-};
 
 /** "4,210 (4,100–4,300)". */
 function range(s: { median: number; min: number; max: number }, f: (n: number) => string): string {
@@ -127,9 +119,17 @@ function titleLine(result: CompareResult): string {
   const each = burstOnly
     ? 'one burst each on fresh connections, '
     : o.durationMs !== undefined
-      ? `${o.durationMs} ms each, `
+      ? `${o.durationMs} ms each${lengthened(result) ? ', longer over long links' : ''}, `
       : '';
   return `h2lab compare — ${target} · ${result.axes.net.map((n) => netLabel(result, n)).join(', ')} · ${result.runsPerCell} runs per cell (${each}${kept} kept) · baseline ${result.baseline}`;
+}
+
+/** True when compare lengthened some timed run beyond --duration (the settings' run length row). */
+function lengthened(result: CompareResult): boolean {
+  const asked = Number(result.options.durationMs);
+  return result.cells.some((c) =>
+    c.runs.some((r) => Number((r.options as { durationMs?: number }).durationMs) > asked),
+  );
 }
 
 /** The settings block under its title, or nothing. */

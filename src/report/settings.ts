@@ -8,6 +8,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CompareResult, LinkInfo, PathInfo, RunResult } from '../model/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
+import { MIN_RUN_REQUESTS, MIN_RUN_ROUND_TRIPS } from './run-length.ts';
 import { wrapText } from './text.ts';
 
 /** One setting: a short name and what was in force, in words with units. */
@@ -211,7 +212,36 @@ export function compareSettings(result: CompareResult): SettingRow[] {
       value: `${sh.shards} load processes, every run split among them and merged exactly (run ${sh.runId}, a run every ${formatMs(sh.slotMs)})${each ? `; ${each}` : ''}`,
     });
   }
+  const lengths = runLengthText(result);
+  if (lengths) rows.push({ name: 'run length', value: lengths });
   return rows;
+}
+
+/**
+ * The timed runs' length over each link whose runs compare lengthened beyond --duration (the runs
+ * record their own duration option): "500 ms asked; over rtt200ms 4 s at c=8, 64 and 6.6 s at c=1
+ * (20 round trips and 30 requests a run at least, lengthened by default)", or undefined.
+ */
+function runLengthText(result: CompareResult): string | undefined {
+  const asked = Number(result.options.durationMs);
+  const by = new Map<string, Map<number, number[]>>();
+  for (const c of result.cells)
+    for (const r of c.runs) {
+      const d = Number((r.options as { durationMs?: number }).durationMs);
+      if (r.burst !== undefined || !(d > asked)) continue;
+      const net = by.get(c.net) ?? new Map<number, number[]>();
+      net.set(
+        d,
+        [...new Set([...(net.get(d) ?? []), c.concurrency])].sort((a, b) => a - b),
+      );
+      by.set(c.net, net);
+    }
+  if (by.size === 0) return undefined;
+  const nets = [...by].map(
+    ([net, ds]) =>
+      `over ${net} ${[...ds].map(([d, levels]) => `${formatMs(d)} at c=${levels.join(', ')}`).join(' and ')}`,
+  );
+  return `${formatMs(asked)} asked; ${nets.join('; ')} (lengthened by default to ${MIN_RUN_ROUND_TRIPS} round trips of the link and ${MIN_RUN_REQUESTS} requests a run; --duration sets it)`;
 }
 
 function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {

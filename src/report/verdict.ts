@@ -378,7 +378,10 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
       const link = run.environment.link;
       if (!link || link.rttMs <= 0) return undefined;
       rttMs = link.rttMs;
-      const measured = formatMs(run.burst!.completionMs);
+      // The table's figure (the cell's median over its kept runs), not one run's.
+      const medianMs =
+        cellOf(result, w.id, n, net, p)?.stats?.burstCompletionMs?.median ?? run.burst!.completionMs;
+      const measured = `median ${formatMs(medianMs)}`;
       const k = run.transport.connections;
       if (run.protocol.negotiated === 'http/1.1') {
         const rounds = Math.ceil(n / Math.max(1, k));
@@ -388,8 +391,17 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
       } else if (link.rateBitsPerSec) {
         const bytes = run.throughput.bytesIn / Math.max(1, run.burst!.bursts);
         const floor = (bytes * 8 * 1000) / link.rateBitsPerSec;
+        const rate = `${formatBytes(bytes)} at ${+(link.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s take at least ${formatMs(floor)} of its ${measured}`;
+        // The rate is named as the bound only where it is most of the time; the rest is named by
+        // what was measured of it: the losses and retransmissions the kernel and the link counted.
+        const recovery = lossRecovery(run);
+        const rest = recovery
+          ? `the rest includes loss recovery: ${recovery}`
+          : 'the rest is handshakes, slow start and the round trips of flow control';
         parts.push(
-          `${p} sent all ${n} at once, so the link's rate bounds it instead: ${formatBytes(bytes)} at ${+(link.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s take at least ${formatMs(floor)} of its ${measured} (the rest is handshakes, slow start and the round trips of flow control)`,
+          floor >= medianMs / 2
+            ? `${p} sent all ${n} at once, so the link's rate bounds it instead: ${rate} (${rest})`
+            : `${p} sent all ${n} at once; the link's rate is not what bounds it: ${rate}${recovery ? ` — ${rest}` : ''}`,
         );
       }
     }
@@ -399,6 +411,21 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
     }
   }
   return undefined;
+}
+
+/**
+ * What a run's losses cost, from the counts the link and the kernel recorded ("the link dropped 41
+ * packets and the server retransmitted 57 segments"), or undefined on a link without loss or a run
+ * that lost nothing.
+ */
+export function lossRecovery(run: RunResult): string | undefined {
+  if (!(run.environment.link?.loss ?? 0)) return undefined;
+  const dropped = run.connections.tcp?.linkDrops?.lossPackets ?? 0;
+  const resent =
+    (run.connections.tcp?.server?.retransmittedSegments ?? 0) +
+    (run.connections.tcp?.client?.retransmittedSegments ?? 0);
+  if (dropped === 0 && resent === 0) return undefined;
+  return `the link dropped ${dropped} packet${dropped === 1 ? '' : 's'} and the endpoints retransmitted ${resent} segment${resent === 1 ? '' : 's'}`;
 }
 
 /** The MSS a run's server (else client) sockets recorded, or 1448 B (MTU 1500, TCP timestamps). */
@@ -666,7 +693,7 @@ function recommend(
     client,
     strategy: best.p,
     decision: 'use',
-    text: `${who}: use ${strategyLabel(best.p)}; ${chosenSplit(result, relevant, best.p, scope)}`,
+    text: `${who}: ${splitByLink(relevant, best.p) ? `it depends on the link — use ${strategyLabel(best.p)} where it was better` : `use ${strategyLabel(best.p)}`}; ${chosenSplit(result, relevant, best.p, scope)}`,
   };
 }
 
@@ -739,13 +766,7 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: StrategyN
       `${failed.length} failed or not offered (${failed.map((c) => c.status).join(', ')}), not counted as either`,
     );
   let text = `${parts.join(', ')}.`;
-  const nets = [...new Set(mine.map((c) => c.net))];
-  const wonOn = new Set(better.map((c) => c.net));
-  if (nets.length > 1 && wonOn.size < nets.length) {
-    const elsewhere = nets.filter((n) => !wonOn.has(n));
-    const common = netParts(result).common;
-    text += ` It depends on the link${common ? ` (all ${common})` : ''}: better over ${[...wonOn].map(short).join(', ')}; not shown better over ${elsewhere.map(short).join(', ')}.`;
-  }
+  if (splitByLink(relevant, p)) text += ` By link: ${linkSplit(result, mine)}.`;
   const othersWorse = relevant.filter((c) => c.protocol !== p && c.outcome === 'worse');
   if (othersWorse.length > 0) {
     text += ` Worse than ${result.baseline}: ${othersWorse.map((c) => `${c.protocol} at ${tag(c)} ${formatRatio(c.interval.ratio)}`).join(', ')}.`;
@@ -767,6 +788,53 @@ function chosenSplit(result: CompareResult, relevant: Comparison[], p: StrategyN
   return text;
 }
 
+/** An outcome in words, as the answer and the tables name it. */
+export const OUTCOME_WORDS: Record<Comparison['outcome'], string> = {
+  better: 'better',
+  worse: 'worse',
+  'no-clear-difference': 'no clear difference',
+  undecided: 'undecided',
+  insufficient: 'too few runs',
+};
+
+/** True when `p`'s cells span several links and it was shown better on some of them only. */
+function splitByLink(relevant: readonly Comparison[], p: StrategyName): boolean {
+  const mine = relevant.filter((c) => c.protocol === p);
+  const nets = new Set(mine.map((c) => c.net));
+  const wonOn = new Set(mine.filter((c) => c.outcome === 'better').map((c) => c.net));
+  return nets.size > 1 && wonOn.size < nets.size;
+}
+
+/**
+ * Which way a strategy went on each link, each link by its own label: "over rtt200ms+10mbit+cubic
+ * better (N=64 0.52×); over rtt200ms+loss2%+10mbit+cubic undecided (N=64 1.03×)".
+ */
+function linkSplit(result: CompareResult, mine: readonly Comparison[]): string {
+  const order: Comparison['outcome'][] = [
+    'better',
+    'worse',
+    'no-clear-difference',
+    'undecided',
+    'insufficient',
+  ];
+  return [...new Set(mine.map((c) => c.net))]
+    .map((net) => {
+      const here = mine.filter((c) => c.net === net);
+      const ways = order
+        .map((o) => {
+          const cs = here.filter((c) => c.outcome === o);
+          if (cs.length === 0) return '';
+          const at = cs.map(
+            (c) => `${levelText(result, c.workload, c.concurrency)} ${formatRatio(c.interval.ratio)}`,
+          );
+          return `${OUTCOME_WORDS[o]} (${at.join(', ')})`;
+        })
+        .filter(Boolean);
+      return `over ${net} ${ways.join(', ')}`;
+    })
+    .join('; ');
+}
+
 function caveats(result: CompareResult): string[] {
   const out: string[] = [];
   if (result.axes.net.every((n) => n === 'loopback')) {
@@ -784,7 +852,7 @@ function caveats(result: CompareResult): string[] {
     .filter((c) => Number.isFinite(c.interval.lo) && Number.isFinite(c.interval.hi))
     .map((c) => ({ c, w: Math.log(c.interval.hi / c.interval.lo) }));
   const widest = widths.sort((a, b) => b.w - a.w)[0]?.c;
-  const rule = `a difference is called only when the bootstrap interval excludes 1, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and it is at least ${minEffectPercent(result)}%`;
+  const rule = `a difference is called only when it is at least ${minEffectPercent(result)}%, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and the bootstrap interval excludes 1 (or every run of one side beats every run of the other); "no clear difference" only when the whole interval lies within ±${minEffectPercent(result)}%; anything else is undecided`;
   out.push(
     kept < floor
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
@@ -812,6 +880,9 @@ function caveats(result: CompareResult): string[] {
   }
   for (const g of groups.values())
     out.push(g.runs > 1 ? `${g.text} (said by ${g.runs} runs; this one is the first)` : g.text);
+  // What the analysis found of a cell's runs as a whole (runs too short for their link).
+  for (const c of result.cells)
+    for (const w of c.stats?.warnings ?? []) if (/^\S+ at .*: runs too short to decide/.test(w)) out.push(w);
   const missing = result.cells.filter((c) => c.status === 'interrupted').length;
   if (missing > 0) out.push(`${missing} cell(s) did not finish (the comparison was interrupted).`);
   const cut = result.cells.filter((c) => c.cutOffRuns);

@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapRatio, keptRuns, sizeWorkload } from '../compare/index.ts';
+import { bootstrapRatio, decide, keptRuns, sizeWorkload } from '../compare/index.ts';
 import { formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
 import type {
   CellResult,
@@ -291,10 +291,14 @@ function cellOf(r: ConfigResult, workload: string, concurrency: number, protocol
 const med = (xs: number[]) => medianOf(xs);
 const round = (x: number | undefined, d = 1) => rounded(x, d);
 
-/** Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval. */
+/**
+ * Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval and the outcome of
+ * the one decision rule (`better`: the fix is faster).
+ */
 function speedup(broken: number[], fixed: number[], seed: number) {
   const i = bootstrapRatio(broken, fixed, { seed });
-  return Number.isFinite(i.ratio) ? i : undefined;
+  if (!Number.isFinite(i.ratio)) return undefined;
+  return { ...i, outcome: decide(broken, fixed, i, { higherIsBetter: true }).outcome };
 }
 
 const ratioText = (i: ReturnType<typeof speedup>) => intervalText(i, { unit: '×' });
@@ -459,8 +463,10 @@ const whereOf = (o: ProxyOptions) =>
 
 /** `a` over `b` in words: "3.2× faster", "1.4× slower", or that the runs cannot tell. */
 function speedWords(i: NonNullable<ReturnType<typeof speedup>>): string {
-  if (i.lo > 1) return `${i.ratio.toFixed(1)}× faster`;
-  if (i.hi < 1) return `${(1 / i.ratio).toFixed(1)}× slower`;
+  if (i.outcome === 'better') return `${i.ratio.toFixed(1)}× faster`;
+  if (i.outcome === 'worse') return `${(1 / i.ratio).toFixed(1)}× slower`;
+  if (i.outcome === 'no-clear-difference')
+    return `no clear difference (${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
   return `not distinguishable (${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
 }
 
@@ -537,7 +543,7 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
       : undefined;
     if (parts.length)
       ctx.explain(
-        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.lo > 1 ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} ${o.upstreamRttMs > 0 ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip` : o.upstream === 'unix' ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge" : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge"}.` : ''}`,
+        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.outcome === 'better' ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} ${o.upstreamRttMs > 0 ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip` : o.upstream === 'unix' ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge" : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge"}.` : ''}`,
       );
   }
   const fixedR = by(FIXED.id);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,6 +47,9 @@ function onceRunsOnDisk(path: string, runs: number, act: (c: ChildProcess) => vo
     c.on('exit', () => clearInterval(poll));
   };
 }
+
+/** Two 100 ms runs a cell, none discarded, written to the directory that follows. */
+const SHORT_RUNS = ['--runs', '2', '--warmup-runs', '0', '--duration', '100ms', '--out'];
 
 function readResult(path: string): CompareResult {
   return compareResultSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
@@ -152,20 +156,7 @@ test('against a TLS server that offers only HTTP/1.1, h2 cells are "not offered"
 
 test('a dead target fails every cell, still writes the files and exits 1', async () => {
   const out = join(dir, 'dead');
-  const r = await run([
-    'compare',
-    'https://127.0.0.1:1/',
-    '--concurrency',
-    '1',
-    '--runs',
-    '2',
-    '--warmup-runs',
-    '0',
-    '--duration',
-    '100ms',
-    '--out',
-    out,
-  ]);
+  const r = await run(['compare', 'https://127.0.0.1:1/', '--concurrency', '1', ...SHORT_RUNS, out]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /H2LAB_ERR_COMPARE_NO_RESULTS/);
   const result = readResult(join(out, 'results.json'));
@@ -174,6 +165,52 @@ test('a dead target fails every cell, still writes the files and exits 1', async
     assert.equal(c.status, 'failed');
     assert.equal(c.runs.length, 1, 'a failed cell is not retried');
     assert.match(c.note ?? '', /ECONNREFUSED|unreachable/i);
+  }
+});
+
+test('a target that stops after the first run: its cells failed, every file written, exit 1', async () => {
+  // An HTTP/1.1 server that stops listening when the first run's connection closes (the end of that
+  // run; connections that served no request, the path's handshakes before the runs, do not count):
+  // the first run is measured, every later one meets a refused port.
+  const served = new WeakSet<object>();
+  const server = http.createServer((req, res) => {
+    if (!served.has(req.socket)) {
+      served.add(req.socket);
+      req.socket.once('close', () => server.close());
+    }
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const out = join(dir, 'stops');
+  try {
+    const r = await run([
+      'compare',
+      `http://127.0.0.1:${port}/`,
+      '--protocols',
+      'h1',
+      '--h1-connections',
+      '1',
+      '--concurrency',
+      '1,8',
+      ...SHORT_RUNS,
+      out,
+    ]);
+    const result = readResult(join(out, 'results.json'));
+    assert.ok(
+      result.cells.some((c) => c.runs.some((x) => x.counts.ok > 0)),
+      'the first run was measured',
+    );
+    assert.ok(result.cells.every((c) => c.status === 'failed'));
+    assert.equal(result.error, undefined, 'not "no cell produced a measurement"');
+    assert.ok(existsSync(join(out, 'report.html')) && existsSync(join(out, 'report.md')));
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /H2LAB_ERR_COMPARE_CELLS_FAILED: 2 of 2 cells failed \(first: url\/c1\/loopback\/h1: the target could not be reached \(ECONNREFUSED/,
+    );
+  } finally {
+    server.close();
   }
 });
 

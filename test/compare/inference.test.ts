@@ -6,10 +6,13 @@ import fc from 'fast-check';
 import {
   bootstrapRatio,
   classifyRatio,
+  decide,
   mannWhitneyP,
   minRunsForRankTest,
   runsNeeded,
+  separation,
   summarize,
+  withinMinEffect,
 } from '../../src/compare/inference.ts';
 import { medianInterpolated as median, quantileInterpolated as quantile } from '../../src/core/index.ts';
 
@@ -65,7 +68,7 @@ test('scaling the candidate by k scales the ratio and its interval by k (same se
   );
 });
 
-test('identical strategies (the same runs under two names) are never a win', () => {
+test('identical strategies (the same runs under two names) are never a win or a loss', () => {
   fc.assert(
     fc.property(
       fc.array(positive, { minLength: 2, maxLength: 8 }),
@@ -73,7 +76,10 @@ test('identical strategies (the same runs under two names) are never a win', () 
       fc.integer(),
       (xs, hib, seed) => {
         const r = bootstrapRatio(xs, [...xs], { seed, iterations: 500 });
-        assert.equal(classifyRatio(r, { higherIsBetter: hib }), 'no-clear-difference');
+        const o = classifyRatio(r, { higherIsBetter: hib });
+        // No difference when the interval is bounded within the minimum effect, else undecided.
+        const bounded = Math.max(Math.abs(Math.log(r.lo)), Math.abs(Math.log(r.hi))) <= Math.log(1.05);
+        assert.equal(o, bounded ? 'no-clear-difference' : 'undecided');
       },
     ),
     { numRuns: 200 },
@@ -158,9 +164,65 @@ test('runsNeeded: never fewer than the rank test needs, more when the spread is 
   // Never as few as the runs that could not tell: 6 a side whose spread says 4 → 7.
   assert.equal(runsNeeded([30, 31, 29, 30, 31, 29], [10, 10.5, 9.5, 10, 10.5, 9.5]), 7);
   const noisy = runsNeeded([12, 9, 14, 10], [10, 8, 11, 9.5]);
-  assert.ok(noisy > 4, String(noisy));
+  assert.ok(noisy !== undefined && noisy > 4, String(noisy));
   // Half the effect with the same spread needs about four times the runs.
-  const a = runsNeeded([1.2, 1.3, 1.1, 1.25], [1, 1.1, 0.9, 1.05], { minEffect: 0.01 });
-  const b = runsNeeded([1.1, 1.2, 1.0, 1.15], [1, 1.1, 0.9, 1.05], { minEffect: 0.01 });
+  const spread = [1, 1.25, 0.8, 1.1];
+  const a = runsNeeded(
+    spread.map((x) => x * 1.2),
+    spread,
+    { minEffect: 0.01 },
+  )!;
+  const b = runsNeeded(
+    spread.map((x) => x * 1.1),
+    spread,
+    { minEffect: 0.01 },
+  )!;
   assert.ok(b > 2.5 * a, `${a} → ${b}`);
+});
+
+test('"no clear difference" only when the whole interval lies within the minimum effect', () => {
+  const n = { candidate: 4, baseline: 4 };
+  const iv = (ratio: number, lo: number, hi: number) => ({ ratio, lo, hi, confidence: 0.95, n });
+  // The shapes a report printed as "no difference": estimates near 1, intervals reaching far.
+  for (const [r, lo, hi] of [
+    [1.04, 0.34, 1.1],
+    [1.02, 0.98, 1.52],
+    [1.05, 0.35, 3.23],
+    [0.985, 0.879, 1.003],
+  ] as const)
+    assert.equal(classifyRatio(iv(r, lo, hi), { higherIsBetter: true, pValue: 0.2 }), 'undecided');
+  assert.equal(
+    classifyRatio(iv(1.01, 0.97, 1.04), { higherIsBetter: true, pValue: 0.5 }),
+    'no-clear-difference',
+  );
+  // An interval that excludes 1 around a small estimate may still hold a large effect: undecided.
+  assert.equal(classifyRatio(iv(1.03, 1.01, 1.09), { higherIsBetter: true, pValue: 0.03 }), 'undecided');
+  // The edges of the band count as inside it, in log space both ways.
+  assert.ok(withinMinEffect(1.05) && withinMinEffect(1 / 1.05) && !withinMinEffect(1.051));
+});
+
+test('every run of one side beyond the other decides the cell whatever one outlier does to the spread', () => {
+  // h3 slower in every run, one run far slower: 4 a side, p = 2/70 < 0.05.
+  const h3 = [118, 121, 119, 400];
+  const h2 = [100, 101, 99, 102];
+  assert.equal(separation(h3, h2), 'above');
+  const d = decide(h3, h2, bootstrapRatio(h3, h2), { higherIsBetter: false });
+  assert.equal(d.outcome, 'worse');
+  // With 3 a side the rank test cannot reach 0.05 (best p 0.10): undecided, and what tells is the
+  // rank test's minimum (4 a side), not a spread the outlier inflated.
+  const d3 = decide(h3.slice(1), h2.slice(1), bootstrapRatio(h3.slice(1), h2.slice(1)), {
+    higherIsBetter: false,
+  });
+  assert.equal(d3.outcome, 'undecided');
+  assert.equal(d3.runsNeeded, 4);
+});
+
+test('runsNeeded: one outlier does not inflate the estimate; none when no honest number exists', () => {
+  const base = [100, 104, 97, 101, 99];
+  const cand = [108, 103, 111, 106, 109];
+  const clean = runsNeeded(cand, base)!;
+  const outlier = runsNeeded([...cand.slice(0, 4), 400], base)!;
+  assert.ok(outlier <= clean * 1.5, `${clean} → ${outlier}`);
+  // An estimate sitting on the edge of the band: nothing would tell, so nothing is printed.
+  assert.equal(runsNeeded([105, 106, 104, 105.5], [100, 101, 99, 100.5]), undefined);
 });
