@@ -19,7 +19,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseStudyResult, type StudyResult } from '../src/model/index.ts';
-import { loadStudy, startStudy } from '../src/studies/index.ts';
+import { loadStudy, rederived, startStudy } from '../src/studies/index.ts';
 
 const full = process.argv.includes('--full');
 const OUT = new URL(full ? '../test/fixtures/studies/full/' : '../test/fixtures/studies/', import.meta.url);
@@ -58,11 +58,11 @@ function trim(r: StudyResult): StudyResult {
 
 async function save(name: string, r: StudyResult): Promise<void> {
   mkdirSync(OUT, { recursive: true });
-  // A saved run's findings as this code derives them from its comparisons (Study.rederive), before
-  // the comparisons are trimmed away.
-  const study = await loadStudy(name);
-  if (study?.rederive && r.compares.length > 0) {
-    r.findings = study.rederive(r);
+  // A saved run's findings as this code derives them (Study.rederive), before the comparisons are
+  // trimmed away.
+  const study = await loadStudy(r.study);
+  if (study?.rederive?.(r)) {
+    r = rederived(study, r);
     r.data.findingsRederived = true;
   }
   const file = new URL(`${name}.json`, OUT);

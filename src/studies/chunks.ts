@@ -476,6 +476,22 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
   });
 }
 
+/** The explanation's paragraphs: each link, then where the answer changes between links. */
+function explainAll(perLink: Array<{ link: LinkCase; rows: Row[] }>): string[] {
+  const out = perLink.map(({ link, rows }) => {
+    const lossless = perLink.find(
+      (x) =>
+        x.link.loss === 0 &&
+        x.link.rttMs === link.rttMs &&
+        x.link.cc === link.cc &&
+        x.link.bandwidth === link.bandwidth,
+    );
+    return explainLink(link, rows, lossless && lossless.link !== link ? lossless.rows : undefined);
+  });
+  const changes = explainChanges(perLink);
+  return changes ? [...out, changes] : out;
+}
+
 export const chunksStudy = defineStudy<ChunksOptions>({
   ...CHUNKS_STUDY,
   resolve,
@@ -515,28 +531,21 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     }
     if (perLink.length === 0) return;
     ctx.section(referenceSection(perLink, o.concurrency));
-    for (const { link, rows } of perLink) {
-      const lossless = perLink.find(
-        (x) =>
-          x.link.loss === 0 &&
-          x.link.rttMs === link.rttMs &&
-          x.link.cc === link.cc &&
-          x.link.bandwidth === link.bandwidth,
-      );
-      ctx.explain(explainLink(link, rows, lossless && lossless.link !== link ? lossless.rows : undefined));
-    }
-    const changes = explainChanges(perLink);
-    if (changes) ctx.explain(changes);
+    for (const p of explainAll(perLink)) ctx.explain(p);
     for (const f of chunksFindings(perLink)) ctx.finding(f);
   },
   rederive(r) {
     const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: Row[] }>;
-    const perLink = r.compares.flatMap(({ id, result }) => {
-      const link = links.find((l) => l.link.id === id)?.link;
-      return link
-        ? [{ link, rows: rowsOf(result, result.axes.net[0] ?? 'loopback', result.axes.concurrency) }]
-        : [];
-    });
-    return chunksFindings(perLink);
+    // From the comparisons when they were kept whole, else from the rows the run saved.
+    const perLink = r.compares.length
+      ? r.compares.flatMap(({ id, result }) => {
+          const link = links.find((l) => l.link.id === id)?.link;
+          return link
+            ? [{ link, rows: rowsOf(result, result.axes.net[0] ?? 'loopback', result.axes.concurrency) }]
+            : [];
+        })
+      : links;
+    if (perLink.length === 0) return undefined;
+    return { findings: chunksFindings(perLink), explanation: explainAll(perLink) };
   },
 });

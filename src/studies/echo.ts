@@ -47,10 +47,11 @@ import {
   resolveWindow,
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
+import { accounts, direction } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy, type StudyContext } from './study.ts';
+import { defineStudy, type Rederived, type StudyContext } from './study.ts';
 import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from './table.ts';
 
 /** The window presets (`--window`'s). */
@@ -479,7 +480,8 @@ function explainBody(body: number, rows: Row[], windows: WindowName[], top: numb
   const parts: string[] = [];
   const at = (v: Variant, w: WindowName) =>
     rows.find((r) => r.variant === v && r.window === w && r.concurrency === top);
-  const w0 = windows.includes('browser') ? 'browser' : windows[0]!;
+  // The preset of the row-by-row findings (the report's libraries' 64 KiB), so the two agree.
+  const w0 = reportWindow(windows);
   const one = at('one', w0);
   const tr = one && throughputRatio(one);
   const lr = one && latencyRatio(one);
@@ -490,11 +492,17 @@ function explainBody(body: number, rows: Row[], windows: WindowName[], top: numb
   );
   const q = one.h1.clientQueueMs;
   const h1conns = o.h1Connections === 'concurrency' ? top : Math.min(o.h1Connections, top);
-  if (q !== undefined && one.h1.latencyP50Ms !== undefined) {
+  const mean = one.h1.latencyMeanMs;
+  if (q !== undefined && mean !== undefined) {
+    // The client queue is a mean wait: set against the mean latency, not the median.
+    const queued = `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms on average in the client for one (of a ${mean.toFixed(2)} ms mean latency)`;
+    const lower = one.latency ? direction(one.latency.interval) === 'below' : false;
     parts.push(
-      q > 0.25 * one.h1.latencyP50Ms
-        ? `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms in the client for one (of a ${one.h1.latencyP50Ms.toFixed(2)} ms median): that queue is the latency HTTP/2's streams avoid.`
-        : `HTTP/1.1 had a connection for every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client), so no client-side queue explains a difference.`,
+      q <= 0.25 * mean
+        ? `HTTP/1.1 had a connection for nearly every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client on average), so no client-side queue explains a difference.`
+        : lower
+          ? `${queued}: that queue is the latency HTTP/2's streams avoid.`
+          : `${queued}, yet HTTP/2's latency was not lower by the runs' interval: its streams did not turn that queue into lower latency here.`,
     );
   }
   const ind = at('independent', w0);
@@ -554,7 +562,12 @@ function windowVerdict(rows: Row[]): string {
     return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, beyond the runs' spread: flow control decides part of this result.`;
   if (gain > 1.1)
     return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, but the intervals overlap: the direction of flow control, not yet a result.`;
-  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): while one stream waited for credit the others' data kept the connection busy, so flow control is not what limits one session here.`;
+  const connStalls = Math.round(most.h2.connectionStalls ?? 0);
+  const why =
+    connStalls === 0
+      ? "while one stream waited for credit the others' data kept the connection busy"
+      : `the connection's own window stalled too (${connStalls} times in "${most.window}"), so the stalls held every stream at once, and still the throughput did not fall`;
+  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): ${why}, so flow control is not what limits one session here.`;
 }
 
 // --- row by row against the report ----------------------------------------------------------
@@ -759,10 +772,13 @@ function processCpuMechanism(r: Row, ev: Evidence): { text: string[]; accounts: 
   return { text, accounts: false };
 }
 
+/** How close the means (and medians) must come to Little's law's prediction. */
+const LITTLE_TOLERANCE = 0.2;
+
 /**
  * Little's law: with the same number of requests always in flight on both sides (a closed loop),
  * mean latency is that number ÷ throughput, so latency h1/h2 follows throughput h2/h1. It accounts for
- * the latency ratio when the medians follow it too (within 20%) and the throughput ratio is itself
+ * the latency ratio when the means follow it (within 20%, the same side of 1) and the medians too and the throughput ratio is itself
  * accounted for.
  */
 function littleMechanism(
@@ -776,14 +792,16 @@ function littleMechanism(
   const m2 = r.h2.latencyMeanMs;
   if (tr === undefined || lr === undefined || m1 === undefined || m2 === undefined)
     return { accounts: false };
-  const follows = Math.abs(lr / tr - 1) <= 0.2;
+  // Little's law ties the means; the finding's ratio is of medians, so both must follow it.
+  const meansFollow = accounts(tr, m1 / m2, { tolerance: LITTLE_TOLERANCE, ratio: true });
+  const mediansFollow = accounts(tr, lr, { tolerance: LITTLE_TOLERANCE, ratio: true });
   const head = `with ${ev.n('inFlight', r.concurrency)} requests always in flight, mean latency is that number ÷ throughput (Little's law): the throughput ratio predicts ${ev.x('littlePredicted', tr)} for latency h1/h2, the means gave ${ev.x('meanLatencyRatio', m1 / m2)} and the medians ${ev.x('medianLatencyRatio', lr)}`;
-  if (!follows)
+  if (!meansFollow || !mediansFollow)
     return {
       text: `${head}: ${
-        Math.abs(m1 / m2 / tr - 1) <= 0.2
+        meansFollow
           ? 'the means follow throughput and the medians do not, so the two latency distributions differ in shape'
-          : 'neither follows within 20%, so Little’s law does not tie these latencies to throughput here'
+          : `the means do not follow within ${ev.pct('littleTolerance', LITTLE_TOLERANCE)}, so Little’s law does not tie these latencies to throughput here`
       }`,
       accounts: false,
     };
@@ -880,6 +898,7 @@ export function echoFindings(
             reference: refValue,
             value,
             tolerance: 0.2,
+            ratio: true,
             explain: () => (m.accounts ? `${capital(m.text.join('; '))}.` : undefined),
             unexplained: `${m.text.join('; ') || 'this run measured nothing that bears on it'} — none of which accounts for the ${ev.x('ratio', value)}`,
           }),
@@ -1022,6 +1041,7 @@ export function verifyEcho(r: StudyResult): string[] {
       problems.push(
         `${bodyLabel(body)}: flow control named although an unstalled preset gave the same ratio`,
       );
+    if (paragraph) problems.push(...verifyBodyParagraph(body, paragraph, one, rows));
   }
   const life = r.sections.find((s) => s.id === 'lifetime');
   for (const row of life?.table.rows ?? [])
@@ -1034,6 +1054,42 @@ export function verifyEcho(r: StudyResult): string[] {
       problems.push(
         `lifetime ${String(row.case)} #${String(row.id)}: opened ${row.opened} ms after its last response ${row.last} ms`,
       );
+  return problems;
+}
+
+/**
+ * A body's paragraph against its rows: it headlines the findings' window preset; "that queue is the
+ * latency HTTP/2's streams avoid" only where one session's latency was lower by its interval; "the
+ * others' data kept the connection busy" only where the connection's window never stalled.
+ */
+function verifyBodyParagraph(
+  body: number,
+  paragraph: string,
+  one: readonly Row[],
+  rows: readonly Row[],
+): string[] {
+  const problems: string[] = [];
+  const label = bodyLabel(body);
+  const windows = [...new Set(rows.map((x) => x.window))];
+  const w = reportWindow(windows);
+  const said = paragraph.match(/\(windows "(\w+)"\)/)?.[1];
+  if (said && said !== w)
+    problems.push(`${label}: the paragraph headlines windows "${said}", the findings "${w}"`);
+  const head = one.find((x) => x.window === (said ?? w));
+  if (/that queue is the latency HTTP\/2's streams avoid/.test(paragraph) && head?.latency) {
+    const i = head.latency.interval;
+    if (direction(i) !== 'below')
+      problems.push(
+        `${label}: "that queue is the latency HTTP/2's streams avoid", but HTTP/2's latency ratio was ${i.ratio.toFixed(2)} (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`,
+      );
+  }
+  if (/others' data kept the connection busy/.test(paragraph)) {
+    const stalls = Math.max(...one.map((x) => x.h2.connectionStalls ?? 0));
+    if (stalls > 0)
+      problems.push(
+        `${label}: "the others' data kept the connection busy", with ${Math.round(stalls)} connection-window stalls`,
+      );
+  }
   return problems;
 }
 
@@ -1066,8 +1122,10 @@ function verifyLoopAndLittle(f: StudyFinding, all: readonly StudyFinding[]): str
   if (/latency follows throughput/.test(f.explanation)) {
     const p = evidenceNumber(f, 'littlePredicted');
     const m = evidenceNumber(f, 'medianLatencyRatio');
-    if (p === undefined || m === undefined || Math.abs(m / p - 1) > 0.2)
-      problems.push(`${f.id}: latency said to follow throughput, but ${m} against ${p}`);
+    const mean = evidenceNumber(f, 'meanLatencyRatio');
+    for (const x of [m, mean])
+      if (p === undefined || x === undefined || !accounts(p, x, { tolerance: LITTLE_TOLERANCE, ratio: true }))
+        problems.push(`${f.id}: latency said to follow throughput, but ${x} against ${p}`);
     const sibling = all.find((x) => x.id === f.id.replace(/-latency$/, '-throughput'));
     if (f.explained && !/whose own ratio/.test(f.explanation) && sibling && !sibling.explained)
       problems.push(`${f.id}: explained through a throughput ratio its own row leaves unexplained`);
@@ -1328,9 +1386,48 @@ async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): P
   return cases;
 }
 
+/**
+ * The findings and paragraphs of a saved run from its rows (data.rows keeps each row's comparisons):
+ * the comparisons' findings and paragraphs as this code words them; the lifetime and mTLS findings
+ * and the lifetime paragraph as saved, since the rows do not carry their runs.
+ */
+function rederiveEcho(r: StudyResult): Rederived | undefined {
+  const rows = r.data.rows as Row[] | undefined;
+  const machine = r.data.machine as
+    | { cpus: number; loadAverage1m: { before: number; after: number } }
+    | undefined;
+  if (!rows?.length || !machine) return undefined;
+  const o = resolve(r.options as Partial<EchoOptions>, r.mode === 'quick');
+  const top = Math.max(...o.concurrency);
+  const bodies = o.bodies.filter((b) => rows.some((x) => x.body === b));
+  const m = {
+    cpus: machine.cpus,
+    loadAverage: Math.min(machine.loadAverage1m.before, machine.loadAverage1m.after),
+  };
+  const fresh = echoFindings(rows, o, top, m);
+  const ids = new Set(fresh.map((f) => f.id));
+  const paragraphs = [
+    assumptions(o, top),
+    ...bodies.map((b) =>
+      explainBody(
+        b,
+        rows.filter((x) => x.body === b),
+        o.windows,
+        top,
+        o,
+      ),
+    ),
+  ];
+  return {
+    findings: [...fresh, ...r.findings.filter((f) => !ids.has(f.id))],
+    explanation: [...paragraphs, ...r.explanation.slice(paragraphs.length)],
+  };
+}
+
 export const echoStudy = defineStudy<EchoOptions>({
   ...ECHO_STUDY,
   verify: verifyEcho,
+  rederive: rederiveEcho,
   resolve,
   check(o) {
     if (o.rttMs !== undefined) checkNetAvailable('relay');
