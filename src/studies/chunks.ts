@@ -14,16 +14,17 @@ import {
   type SampleComparison,
 } from '../compare/index.ts';
 import { medianInterpolated } from '../core/index.ts';
-import type { CellResult, CompareResult, StudyFinding, StudySection } from '../model/index.ts';
+import type { CellResult, CompareResult, StudyFinding, StudyResult, StudySection } from '../model/index.ts';
 import { type CONGESTION_CONTROLS, checkNetAvailable, NO_LINK, planLinks } from '../net/index.ts';
 import {
   baselineStrategy,
   multiplexedStrategy,
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
+import { accounts, ratio2 } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { CHUNKS, CHUNKS_STUDY } from './descriptors.ts';
-import { Evidence, makeFinding, notMeasured } from './findings.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
 import { defineStudy } from './study.ts';
 import { intervalText, outcomeWord, rounded, sideFacts } from './table.ts';
 
@@ -378,7 +379,13 @@ function referenceSection(
       ],
       rows: concurrencies.map((c) => ({
         c,
-        ...Object.fromEntries(perLink.map(({ link, rows }) => [link.id, round3(ratio(rows, c))])),
+        // Two decimals, rounded once: the number the link tables and the findings print.
+        ...Object.fromEntries(
+          perLink.map(({ link, rows }) => {
+            const x = ratio(rows, c);
+            return [link.id, x === undefined ? null : ratio2(x)];
+          }),
+        ),
       })),
     },
     reference: {
@@ -408,9 +415,12 @@ function referenceSection(
  * initial window (Linux restarts an idle connection's window too), the first round trip carries
  * k × IW segments over k connections, and a connection that must deliver S segments needs
  * ⌈log2(S/IW + 1)⌉ round trips of slow start (RFC 5681 §3.1). Said only when HTTP/2's one connection
- * needs more rounds and those extra round trips come to between half and twice the measured
- * difference — the arithmetic then accounts for the ratio; otherwise nothing is claimed.
+ * needs more rounds and those extra round trips come within {@link SLOW_START_TOLERANCE} of the
+ * measured difference — the arithmetic then accounts for the ratio; otherwise nothing is claimed.
  */
+/** How close the slow-start arithmetic must come to the measured difference to account for it. */
+const SLOW_START_TOLERANCE = 0.25;
+
 function slowStart(row: Row, ev: Evidence): string | undefined {
   const { h1, h2 } = row;
   const iw = h1.initialCwnd ?? h2.initialCwnd;
@@ -426,7 +436,9 @@ function slowStart(row: Row, ev: Evidence): string | undefined {
   const r2 = Math.ceil(Math.log2(segs2 / iw + 1));
   const extraMs = (r2 - r1) * rtt;
   const gapMs = (h2.seconds - h1.seconds) * 1000;
-  if (r2 <= r1 || gapMs <= 0 || extraMs < gapMs / 2 || extraMs > gapMs * 2) return undefined;
+  if (r2 <= r1 || gapMs <= 0 || !accounts(extraMs, gapMs, { tolerance: SLOW_START_TOLERANCE }))
+    return undefined;
+  ev.set('slowStartTolerance', SLOW_START_TOLERANCE);
   return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
 }
 
@@ -460,6 +472,7 @@ function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyF
       reference: ref.ratio,
       value: r,
       tolerance: 0.1,
+      ratio: true,
       explain: () => {
         if (ref.concurrency === 1 && Math.abs(r - 1) <= 0.1)
           return 'With one request at a time both protocols pay the same round trips, as in the report';
@@ -492,8 +505,37 @@ function explainAll(perLink: Array<{ link: LinkCase; rows: Row[] }>): string[] {
   return changes ? [...out, changes] : out;
 }
 
+/**
+ * The chunks findings against the result: a slow-start explanation only where its extra round trips
+ * come within {@link SLOW_START_TOLERANCE} of the measured gap, and each ratio the summary's cell.
+ */
+export function verifyChunks(r: StudyResult): string[] {
+  const problems: string[] = [];
+  const summary = r.sections.find((s) => s.id === 'summary');
+  for (const f of r.findings) {
+    if (/^Slow start/.test(f.explanation)) {
+      const extra = evidenceNumber(f, 'extraMs');
+      const gap = evidenceNumber(f, 'gapMs');
+      if (
+        extra === undefined ||
+        gap === undefined ||
+        !accounts(extra, gap, { tolerance: SLOW_START_TOLERANCE })
+      )
+        problems.push(`${f.id}: slow start named, but ${extra} ms predicted against ${gap} ms measured`);
+    }
+    const ratio = evidenceNumber(f, 'ratio');
+    const link = f.evidence.link;
+    const c = evidenceNumber(f, 'concurrency');
+    const cell = summary?.table.rows.find((x) => x.c === c)?.[String(link)];
+    if (ratio !== undefined && typeof cell === 'number' && cell.toFixed(2) !== ratio2(ratio).toFixed(2))
+      problems.push(`${f.id}: the words say ${ratio2(ratio).toFixed(2)}, the summary ${cell}`);
+  }
+  return problems;
+}
+
 export const chunksStudy = defineStudy<ChunksOptions>({
   ...CHUNKS_STUDY,
+  verify: verifyChunks,
   resolve,
   check(options) {
     if (!options.loopback) checkNetAvailable('relay');
@@ -546,6 +588,14 @@ export const chunksStudy = defineStudy<ChunksOptions>({
         })
       : links;
     if (perLink.length === 0) return undefined;
-    return { findings: chunksFindings(perLink), explanation: explainAll(perLink) };
+    const o = resolve(r.options as Partial<ChunksOptions>, r.mode === 'quick');
+    return {
+      findings: chunksFindings(perLink),
+      explanation: explainAll(perLink),
+      sections: [
+        ...perLink.map(({ link, rows }) => linkSection(link, rows, o.h2Sessions)),
+        referenceSection(perLink, o.concurrency),
+      ],
+    };
   },
 });

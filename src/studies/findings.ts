@@ -7,7 +7,7 @@
  * `verify` checks the recorded fields against the tables and data of the same result.
  */
 import type { StudyFinding, StudyResult } from '../model/index.ts';
-import { agreement } from './claims.ts';
+import { agreement, ratio2 } from './claims.ts';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -46,10 +46,10 @@ export class Evidence {
     return Number.isFinite(v) ? v.toFixed(2) : '?';
   }
 
-  /** A ratio with two decimals: `0.61×`. */
+  /** A ratio with two decimals, rounded once as every table cell of it is (claims.ts): `0.61×`. */
   x(key: string, v: number): string {
     this.set(key, v);
-    return Number.isFinite(v) ? `${v.toFixed(2)}×` : '?×';
+    return Number.isFinite(v) ? `${ratio2(v).toFixed(2)}×` : '?×';
   }
 
   /** A fraction as a whole percentage: 0.273 → `27%`. */

@@ -69,6 +69,8 @@ export interface Rederived {
   findings: StudyFinding[];
   /** The explanation's paragraphs, when the study derives them all from the saved data. */
   explanation?: string[];
+  /** Tables the study builds again from the same data (each replaces the saved one of its id). */
+  sections?: StudySection[];
   /** Data the study keeps from comparisons that a saved result may later lose (merged into `data`). */
   data?: Record<string, unknown>;
 }
@@ -94,6 +96,10 @@ export function rederived(
   const out = structuredClone(r);
   out.findings = JSON.parse(JSON.stringify(d.findings)) as StudyFinding[];
   if (d.explanation) out.explanation = d.explanation;
+  for (const s of d.sections ?? []) {
+    const i = out.sections.findIndex((x) => x.id === s.id);
+    if (i >= 0) out.sections[i] = s;
+  }
   Object.assign(out.data, d.data);
   out.warnings = [
     ...out.warnings.filter((w) => !w.startsWith(DEFECT)),

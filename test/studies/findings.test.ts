@@ -308,4 +308,30 @@ describe('sentences against their own numbers (the runs of the issue, as saved)'
       problemsOf(r).join('\n'),
     );
   });
+
+  test('chunks: slow start named for 150 ms of extra round trips against a measured 96 ms', () => {
+    const r = today(load('chunks', true));
+    const f = r.findings.find((x) => x.id === 'sweep-c8')!;
+    f.explanation = 'Slow start: 3 more round trips of 50 ms, 150 ms against the measured 96 ms';
+    Object.assign(f.evidence, { extraMs: 150, gapMs: 96, extraRounds: 3, rttMs: 50 });
+    assert.ok(
+      problemsOf(r).some(
+        (p) => p === 'sweep-c8: slow start named, but 150 ms predicted against 96 ms measured',
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('chunks: a ratio the summary prints rounded twice (0.755 beside 0.75)', () => {
+    const r = today(load('chunks', true));
+    const f = r.findings.find((x) => x.id === 'sweep-c8')!;
+    const summary = r.sections.find((s) => s.id === 'summary')!;
+    const row = summary.table.rows.find((x) => x.c === 8)!;
+    assert.equal(row[String(f.evidence.link)], 0.75, 'rounded once, to two decimals');
+    row[String(f.evidence.link)] = 0.755;
+    assert.ok(
+      problemsOf(r).some((p) => p === 'sweep-c8: the words say 0.75, the summary 0.755'),
+      problemsOf(r).join('\n'),
+    );
+  });
 });
