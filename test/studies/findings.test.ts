@@ -334,4 +334,51 @@ describe('sentences against their own numbers (the runs of the issue, as saved)'
       problemsOf(r).join('\n'),
     );
   });
+
+  test('tiles: a sweep of 1, 4, 16 workers where HTTP/1.1 got 21% slower is no "doubling"', () => {
+    const r = structuredClone(load('tiles'));
+    type P = { pool: number; http?: { wallMs: number } };
+    const points = (r.data.sweep as Record<string, P[]>).loopback!;
+    assert.deepEqual(
+      points.map((p) => p.pool),
+      [1, 4, 16],
+    );
+    points[2]!.http!.wallMs = points[1]!.http!.wallMs * 1.21;
+    const t = today(r);
+    const p = t.explanation.find((x) => x.startsWith('On loopback, from '))!;
+    assert.match(
+      p,
+      /HTTP\/1\.1 stopped gaining at 4 workers \(\d+ ms; 16 workers \(4× as many\) gave 21% more wall time\)/,
+    );
+    assert.deepEqual(problemsOf(t), []);
+    const old = structuredClone(t);
+    const i = old.explanation.indexOf(p);
+    old.explanation[i] = p.replace(
+      /; 16 workers \(4× as many\) gave 21% more wall time/,
+      '; a doubling gave less than 10%',
+    );
+    assert.ok(
+      problemsOf(old).some((x) => x === 'sweep loopback: "a doubling" on a grid of 1, 4, 16 workers'),
+    );
+  });
+
+  test('tiles: cancellation is judged on the extra over idle, not on absolute times', () => {
+    const t = today(load('tiles', true));
+    const f = t.findings.find((x) => x.id === 'cancel-h2')!;
+    // 124 ms against 25 ms idle: 4.95× the idle time, against the report's 86/59 = 1.46×.
+    assert.equal(f.evidence.reportRatio, 86 / 59);
+    assert.equal(f.evidence.ratio, Number(f.evidence.wantedMs) / Number(f.evidence.baselineMs));
+    assert.equal(f.verdict, 'differs');
+  });
+
+  test('tiles: the "worth about 9%" row carries every environment the run burst on', () => {
+    const r = structuredClone(load('tiles'));
+    const burst = r.data.burst as Record<string, unknown>;
+    burst.wan = structuredClone(burst.loopback);
+    const t = today(r);
+    assert.deepEqual(problemsOf(t), []);
+    const f = t.findings.find((x) => x.id === 'burst-ratio')!;
+    assert.match(f.measured, /^h1\/h2 (\d\.\d\d)× \(loopback\); wan \1×$/);
+    assert.equal(f.evidence['ratio-wan'], f.evidence.ratio);
+  });
 });
