@@ -54,6 +54,15 @@ export function findingText(f: StudyFinding): string {
 
 const FINDINGS_TITLE = 'Row by row against the report';
 
+/**
+ * What the study said must be read before any figure (the decisions a quick run cannot make, the
+ * load-average rule): `data.upFront`, which the harness writes (src/studies/caveats.ts).
+ */
+function upFront(r: StudyResult): string[] {
+  const u = r.data.upFront;
+  return Array.isArray(u) ? u.filter((x): x is string => typeof x === 'string') : [];
+}
+
 /** The load average beside every figure: on a shared machine it says how noisy they are. */
 function loadWords(r: StudyResult): string {
   const l = r.environment.loadAverage;
@@ -102,6 +111,7 @@ export function renderStudyText(r: StudyResult, options: StudyTextOptions = {}):
     wrapText(`h2lab study ${r.study} (${r.mode}) — ${r.title}`, width, ''),
     wrapText(`Question: ${r.question}`, width, '  '),
     wrapText(`Reruns ${r.source} · ${statusWords(r)} · ${r.status}${loadWords(r)}`, width, '  '),
+    ...upFront(r).map((u) => wrapText(`! ${u}`, width, '  ')),
   ];
   for (const s of r.sections) {
     out.push('', s.title);
@@ -157,6 +167,7 @@ export function renderStudyMarkdown(r: StudyResult): string {
     `**Question:** ${r.question}`,
     '',
     `Reruns ${r.source}. Mode ${r.mode}; ${statusWords(r)}; status ${r.status}. h2lab ${r.environment.h2labVersion}, Node ${r.environment.node}, ${r.environment.cpus} CPUs, ${r.environment.startedAt}${loadWords(r)}.`,
+    ...upFront(r).flatMap((u) => ['', `> **Read first:** ${u}`]),
   ];
   for (const s of r.sections) {
     out.push('', `## ${s.title}`, '');
@@ -224,6 +235,9 @@ export function renderStudyHtml(r: StudyResult): string {
 <h1>h2lab study ${escapeHtml(r.study)}: ${escapeHtml(r.title)} <span class="badge ${escapeHtml(r.status)}">${escapeHtml(r.status)}</span></h1>
 <p><b>Question:</b> ${escapeHtml(r.question)}</p>
 <p class="meta">Reruns ${escapeHtml(r.source)} · ${escapeHtml(r.mode)} mode · ${escapeHtml(statusWords(r))} · h2lab ${escapeHtml(r.environment.h2labVersion)}, Node ${escapeHtml(r.environment.node)}, ${r.environment.cpus} CPUs · ${escapeHtml(r.environment.startedAt)}${escapeHtml(loadWords(r))}</p>
+${upFront(r)
+  .map((u) => `<p class="warn"><b>Read first:</b> ${escapeHtml(u)}</p>`)
+  .join('')}
 ${r.error ? `<p class="warn"><b>Error ${escapeHtml(r.error.code)}:</b> ${escapeHtml(r.error.message)}</p>` : ''}
 ${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
 ${r.explanation.length > 0 ? `<div class="explain"><h2>What the measurements say</h2>${r.explanation.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</div>` : ''}

@@ -21,6 +21,7 @@ import {
   multiplexedStrategy,
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
+import { quickCaveat } from './caveats.ts';
 import { accounts, ratio2 } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { CHUNKS, CHUNKS_STUDY } from './descriptors.ts';
@@ -536,6 +537,7 @@ export function verifyChunks(r: StudyResult): string[] {
 export const chunksStudy = defineStudy<ChunksOptions>({
   ...CHUNKS_STUDY,
   verify: verifyChunks,
+  quickLimits: (o) => quickCaveat(o.runs - 1, o.runs),
   resolve,
   check(options) {
     if (!options.loopback) checkNetAvailable('relay');

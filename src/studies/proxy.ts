@@ -810,6 +810,10 @@ export const proxyStudy = defineStudy<ProxyOptions>({
   ...PROXY_STUDY,
   verify: verifyProxy,
   rederive: rederiveProxy,
+  quickLimits: (o) =>
+    o.runs - 1 < 4
+      ? `Quick: ${o.runs - 1} kept run(s) a side (${o.runs} a cell, the first discarded). "Faster" and "slower" here come from a bootstrap interval of the per-run times, which with so few runs is too narrow and has no rank test behind it: read them as directions. A full run keeps ${GRID.full.runs - 1} a side.`
+      : undefined,
   resolve,
   check(o) {
     checkNginx(o.nginx);

@@ -18,6 +18,7 @@ import {
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
+import { loadCaveat } from './caveats.ts';
 import type { StudyDescriptor } from './descriptors.ts';
 import { checkFindings } from './findings.ts';
 
@@ -38,6 +39,11 @@ export interface StudyImplementation<
    */
   check?: (options: Readonly<O>, quick: boolean) => void | Promise<void>;
   run: (ctx: StudyContext<O>) => Promise<void>;
+  /**
+   * The decisions this study cannot make with these options in `--quick` mode (too few runs for its
+   * test), said up front; undefined when it can make them all (caveats.ts words the common case).
+   */
+  quickLimits?: (options: Readonly<O>) => string | undefined;
   /**
    * Checks the findings of a result against its own tables and data (the contradictions a referee
    * would look for); returns one line per problem. Run at the end of every study (problems become
@@ -218,6 +224,12 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     compares: [],
     data: {},
   };
+  // Said before any figure (the renderers print them under the title): what quick cannot decide and,
+  // at the end, the load-average rule.
+  const upFront: string[] = [];
+  const limits = quick ? study.quickLimits?.(options) : undefined;
+  if (limits) upFront.push(limits);
+  result.data.upFront = upFront;
   let planned = 0;
   let doneWeight = 0;
   const update = () => events.emit('update', result);
@@ -316,6 +328,15 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
       start: result.environment.loadAverage?.start ?? 0,
       end: round2(os.loadavg()[0]!),
     };
+    const load = loadCaveat(
+      result.environment.loadAverage.start,
+      result.environment.loadAverage.end,
+      result.environment.cpus,
+    );
+    if (load) {
+      upFront.push(load);
+      ctx.warn(load);
+    }
     result.durationMs = performance.now() - t0;
     update();
     return result;

@@ -1225,6 +1225,10 @@ export const tilesStudy = defineStudy<TilesOptions, TilesGiven>({
   ...TILES_STUDY,
   verify: verifyTiles,
   rederive: rederiveTiles,
+  quickLimits: (o) =>
+    o.runs - 1 < 3
+      ? `Quick: ${o.runs - 1} kept burst(s) a target (${o.runs}, the first discarded), ${GRID.quick.cancelRuns} run(s) a cancellation leg and ${GRID.quick.sweepRuns} a pool size: every figure is one run's, with no spread to tell noise from a difference; the verdicts against the report compare single runs. A full run keeps ${GRID.full.runs - 1} bursts a target.`
+      : undefined,
   resolve,
   check(o) {
     checkChromium(o.chromiumPath);
