@@ -51,6 +51,7 @@ export {
   renderStudyText,
   type StudyTextOptions,
   studyFindingsBlock,
+  studyTablesBlock,
 } from './study.ts';
 export { alignTable, fitTable, wrapText } from './text.ts';
 export {
