@@ -22,7 +22,7 @@ import {
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
 import { quickCaveat } from './caveats.ts';
-import { accounts, ratio2 } from './claims.ts';
+import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { CHUNKS, CHUNKS_STUDY } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
@@ -446,6 +446,61 @@ function slowStart(row: Row, ev: Evidence): string | undefined {
 function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyFinding[] {
   const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
   if (!chosen) return [];
+  return [...sweepFindings(chosen), ...conclusionFindings(chosen)];
+}
+
+/**
+ * The report's third reason (its client's CPU in pure-Python h2) and its decision (HTTP/2 for single
+ * slices, pooled HTTP/1.1 for bulk), on the same link as the sweep's rows.
+ */
+function conclusionFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
+  const cpu = notMeasured(
+    {
+      id: 'client-cpu',
+      row: 'Third reason: the client’s CPU in pure-Python h2',
+      report: 'offered as part of HTTP/2’s deficit, not measured',
+      ev: new Evidence(),
+    },
+    'not measured here, because h2lab’s client is Node’s HTTP/2, not the report’s Python one; each run records its own CPU (client.cpu), which says nothing of the report’s client',
+    'this run has no Python client to measure',
+  );
+  const ev = new Evidence();
+  ev.set('link', chosen.link.id);
+  const one = chosen.rows.find((r) => r.concurrency === 1)?.h2VsH1;
+  const bulk = chosen.rows.at(-1);
+  const base = {
+    id: 'decision',
+    section: 'summary',
+    row: 'Decision: HTTP/2 for single slices (one in flight), pooled HTTP/1.1 for bulk',
+    report: 'a tie at one in flight, HTTP/1.1 ahead as concurrency grows',
+    ev,
+  };
+  if (!one || !bulk?.h2VsH1 || bulk.concurrency === 1)
+    return [
+      cpu,
+      notMeasured(
+        base,
+        `not measured: the grid lacks concurrency ${ev.n('needConcurrency', 1)} or a higher one (--concurrency)`,
+      ),
+    ];
+  const tie = noDifference(one.interval);
+  const h1Ahead = direction(bulk.h2VsH1.interval) === 'below';
+  return [
+    cpu,
+    makeFinding({
+      ...base,
+      measured: `H1/H2 ${ev.x('ratioC1', one.interval.ratio)} at one in flight (interval ${ev.x('loC1', one.interval.lo)}–${ev.x('hiC1', one.interval.hi)}), ${ev.x('ratioBulk', bulk.h2VsH1.interval.ratio)} at ${ev.n('bulkConcurrency', bulk.concurrency)} (interval ${ev.x('loBulk', bulk.h2VsH1.interval.lo)}–${ev.x('hiBulk', bulk.h2VsH1.interval.hi)}), ${chosen.link.id}`,
+      verdict: tie && h1Ahead ? 'agrees' : 'differs',
+      explain: (v) =>
+        v === 'agrees'
+          ? 'One request at a time costs both protocols the same round trips, so HTTP/2 (one connection, one handshake) loses nothing for single slices; many in flight need HTTP/1.1’s many congestion windows (the sweep’s rows)'
+          : undefined,
+      unexplained: `the intervals do not show ${tie ? '' : `a tie at one in flight (within ${ev.pct('noEffect', NO_EFFECT)})${h1Ahead ? '' : ' and '}`}${h1Ahead ? '' : 'HTTP/1.1 ahead in bulk'} on this link`,
+    }),
+  ];
+}
+
+function sweepFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
   return REPORT_SWEEP.map((ref) => {
     const ev = new Evidence();
     ev.set('link', chosen.link.id);

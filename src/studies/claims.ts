@@ -84,6 +84,14 @@ export function toleranceFor(reference: number, tolerance: number): number {
   return Math.min(tolerance, Math.expm1(effect / 2));
 }
 
+/**
+ * Whether an interval shows no difference worth the name: it contains 1, or lies wholly within
+ * {@link NO_EFFECT} of it (0.97–1.00 is a tie, though it excludes 1).
+ */
+export function noDifference(i: Pick<Interval, 'lo' | 'hi'>): boolean {
+  return direction(i) === 'either' || (i.lo >= 1 / (1 + NO_EFFECT) && i.hi <= 1 + NO_EFFECT);
+}
+
 /** The outcome of {@link agreement}. */
 export interface Agreement {
   verdict: 'agrees' | 'differs';

@@ -910,6 +910,34 @@ export function echoFindings(
   return out;
 }
 
+/** The report's rows this run does not measure, each with its reason in one line. */
+export function echoUnmeasured(o: EchoOptions, top: number): StudyFinding[] {
+  const ev = new Evidence();
+  const h1 = o.h1Connections === 'concurrency' ? top : Math.min(o.h1Connections, top);
+  const factors = notMeasured(
+    {
+      id: 'report-factors',
+      row: '1 KB bodies: HTTP/2 6.8× lower latency, 12.7× (one session) and 22.9× (independent clients) the throughput',
+      report: `${ev.x('reportOne', 12.7)} and ${ev.x('reportIndependent', 22.9)} the throughput`,
+      ev,
+    },
+    `not reproduced as a controlled cell, because the report's HTTP/1.1 pool size and concurrency are not recorded: the rows above run the likeliest cause, ${ev.n('h1Connections', h1)} HTTP/1.1 connections (Apache HttpClient 5's default per route) for ${ev.n('inFlight', top)} callers, and show what remains of it here`,
+    'the report did not record the client settings that would make its factors a cell to rerun',
+  );
+  const bev = new Evidence();
+  const browser = notMeasured(
+    {
+      id: 'lifetime-browser',
+      row: 'Browsers close idle connections after about a minute',
+      report: `idle connections closed after about ${bev.n('reportIdleMinutes', 1)} minute`,
+      ev: bev,
+    },
+    'not measured here, because this study drives no browser (the tiles study does, in bursts that never leave a connection idle for a minute)',
+    'no browser idles a connection in this study',
+  );
+  return [factors, browser];
+}
+
 /** The report's conclusions 2 and 4 (who can bound a session's life) and its curl -v ALPN lines. */
 function lifetimeFindings(
   cases: readonly LifetimeCase[],
@@ -1405,7 +1433,7 @@ function rederiveEcho(r: StudyResult): Rederived | undefined {
     cpus: machine.cpus,
     loadAverage: Math.min(machine.loadAverage1m.before, machine.loadAverage1m.after),
   };
-  const fresh = echoFindings(rows, o, top, m);
+  const fresh = [...echoFindings(rows, o, top, m), ...echoUnmeasured(o, top)];
   const ids = new Set(fresh.map((f) => f.id));
   const paragraphs = [
     assumptions(o, top),
@@ -1571,6 +1599,7 @@ export const echoStudy = defineStudy<EchoOptions>({
     const cpus = os.availableParallelism();
     for (const f of echoFindings(rows, o, top, { cpus, loadAverage: Math.min(loadBefore, loadAfter) }))
       ctx.finding(f);
+    for (const f of echoUnmeasured(o, top)) ctx.finding(f);
     ctx.setData('machine', { cpus, loadAverage1m: { before: loadBefore, after: loadAfter } });
     const cases = await lifetimes(ctx, certs, o);
     ctx.setData(

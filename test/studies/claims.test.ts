@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { accounts, agreement, direction, directionText, toleranceFor } from '../../src/studies/claims.ts';
+import {
+  accounts,
+  agreement,
+  direction,
+  directionText,
+  noDifference,
+  toleranceFor,
+} from '../../src/studies/claims.ts';
 import { Evidence, makeFinding } from '../../src/studies/findings.ts';
 
 const words = {
@@ -92,4 +99,10 @@ describe('claims', () => {
     // A slow-start prediction of 150 ms against a measured 96 ms.
     assert.equal(accounts(150, 96, { tolerance: 0.25 }), false);
   });
+});
+
+test('noDifference: 0.97–1.00 is a tie, 0.85–0.95 is not', () => {
+  assert.equal(noDifference({ lo: 0.97, hi: 0.998 }), true);
+  assert.equal(noDifference({ lo: 0.85, hi: 0.95 }), false);
+  assert.equal(noDifference({ lo: 0.8, hi: 1.2 }), true);
 });

@@ -34,17 +34,36 @@ const SAVED = [
 
 /** The report rows each study must answer (ids of its findings). */
 const ROWS: Record<string, string[]> = {
-  tiles: ['burst-h1', 'burst-h2', 'burst-ratio', 'cancel-h2', 'cancel-h1', 'cancel-ignore', 'pool-size'],
+  tiles: [
+    'burst-h1',
+    'burst-h2',
+    'burst-ratio',
+    'cancel-abort',
+    'cancel-h2',
+    'cancel-h1',
+    'cancel-ignore',
+    'pool-size',
+  ],
   echo: [
     ...['small', 'large'].flatMap((b) =>
       ['one', 'shared', 'independent'].flatMap((v) => [`${b}-${v}-latency`, `${b}-${v}-throughput`]),
     ),
+    'report-factors',
     'lifetime-server',
     'lifetime-client',
+    'lifetime-browser',
     'mtls-alpn',
   ],
-  proxy: ['before-h1', 'before-h2', 'before-gap', 'fix-speedup', 'spool-large-buffers'],
-  chunks: ['sweep-c1', 'sweep-c4', 'sweep-c8', 'sweep-c16'],
+  proxy: [
+    'before-h1',
+    'before-h2',
+    'before-gap',
+    'fix-speedup',
+    'after-parity',
+    'tcp-nodelay',
+    'spool-large-buffers',
+  ],
+  chunks: ['sweep-c1', 'sweep-c4', 'sweep-c8', 'sweep-c16', 'client-cpu', 'decision'],
 };
 
 /** Every study, loaded: each one's `verify` reads its saved results. */
@@ -61,10 +80,17 @@ const today = (r: StudyResult) => rederived(STUDIES.get(r.study)!, r);
 
 for (const { name, full } of SAVED) {
   describe(`study ${name}: the saved ${full ? 'full' : '--quick'} run's findings`, () => {
-    const r = today(load(name, full));
+    const saved = load(name, full);
+    const r = today(saved);
     test('one finding per row of the report, each printed in terminal, Markdown and HTML', () => {
       const ids = r.findings.map((f) => f.id);
-      for (const id of ROWS[r.study]!) assert.ok(ids.includes(id), `${id} missing from ${ids.join(', ')}`);
+      // A saved run this code cannot word again (proxy runs saved without their per-cell times)
+      // carries the rows of the code that saved it.
+      const rows =
+        r === saved && r.study === 'proxy'
+          ? ROWS.proxy!.filter((x) => !/after-|tcp-/.test(x))
+          : ROWS[r.study]!;
+      for (const id of rows) assert.ok(ids.includes(id), `${id} missing from ${ids.join(', ')}`);
       const text = renderStudyText(r, { width: 10_000 });
       const md = renderStudyMarkdown(r);
       const html = renderStudyHtml(r);
