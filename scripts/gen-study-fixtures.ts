@@ -8,7 +8,9 @@
  *   npx biome check --write test/fixtures/studies && node --import tsx scripts/gen-findings-doc.ts
  *
  * (a few minutes each on two cores: Chromium for tiles, nginx for proxy; tiles on loopback only), or
- * make one from a results.json a study already wrote with `NAME=FILE`. Each file is the study result
+ * make one from a results.json a study already wrote with `NAME=FILE`. A documented flag combination
+ * is saved beside them as `NAME.VARIANT=FILE` (proxy.upstream-rtt: `h2lab study proxy --quick
+ * --upstream-rtt 20ms`); the tests check every file there. Each file is the study result
  * made smaller and nothing else: the comparisons kept whole in `compares` and the per-request lists of
  * the burst runs are dropped (the findings, tables and the data the checks read stay as written), and
  * the removed keys are listed under `data.fixtureTrimmed`.
