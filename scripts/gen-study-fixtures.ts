@@ -8,7 +8,9 @@
  *   npx biome check --write test/fixtures/studies && node --import tsx scripts/gen-findings-doc.ts
  *
  * (a few minutes each on two cores: Chromium for tiles, nginx for proxy; tiles on loopback only), or
- * make one from a results.json a study already wrote with `NAME=FILE`. Each file is the study result
+ * make one from a results.json a study already wrote with `NAME=FILE`. A documented flag combination
+ * is saved beside them as `NAME.VARIANT=FILE` (proxy.upstream-rtt: `h2lab study proxy --quick
+ * --upstream-rtt 20ms`); the tests check every file there. Each file is the study result
  * made smaller and nothing else: the comparisons kept whole in `compares` and the per-request lists of
  * the burst runs are dropped (the findings, tables and the data the checks read stay as written), and
  * the removed keys are listed under `data.fixtureTrimmed`.
@@ -19,7 +21,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseStudyResult, type StudyResult } from '../src/model/index.ts';
-import { loadStudy, startStudy } from '../src/studies/index.ts';
+import { loadStudy, rederived, startStudy } from '../src/studies/index.ts';
 
 const full = process.argv.includes('--full');
 const OUT = new URL(full ? '../test/fixtures/studies/full/' : '../test/fixtures/studies/', import.meta.url);
@@ -58,11 +60,11 @@ function trim(r: StudyResult): StudyResult {
 
 async function save(name: string, r: StudyResult): Promise<void> {
   mkdirSync(OUT, { recursive: true });
-  // A saved run's findings as this code derives them from its comparisons (Study.rederive), before
-  // the comparisons are trimmed away.
-  const study = await loadStudy(name);
-  if (study?.rederive && r.compares.length > 0) {
-    r.findings = study.rederive(r);
+  // A saved run's findings as this code derives them (Study.rederive), before the comparisons are
+  // trimmed away.
+  const study = await loadStudy(r.study);
+  if (study?.rederive?.(r)) {
+    r = rederived(study, r);
     r.data.findingsRederived = true;
   }
   const file = new URL(`${name}.json`, OUT);

@@ -59,6 +59,7 @@ export {
   renderStudyText,
   type StudyTextOptions,
   studyFindingsBlock,
+  studyTablesBlock,
 } from './study.ts';
 export { alignTable, fitTable, wrapText } from './text.ts';
 export {

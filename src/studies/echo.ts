@@ -47,10 +47,12 @@ import {
   resolveWindow,
   type Strategy as TransportStrategy,
 } from '../transport/index.ts';
+import { quickCaveat } from './caveats.ts';
+import { accounts, direction } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy, type StudyContext } from './study.ts';
+import { defineStudy, type Rederived, type StudyContext } from './study.ts';
 import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from './table.ts';
 
 /** The window presets (`--window`'s). */
@@ -479,7 +481,8 @@ function explainBody(body: number, rows: Row[], windows: WindowName[], top: numb
   const parts: string[] = [];
   const at = (v: Variant, w: WindowName) =>
     rows.find((r) => r.variant === v && r.window === w && r.concurrency === top);
-  const w0 = windows.includes('browser') ? 'browser' : windows[0]!;
+  // The preset of the row-by-row findings (the report's libraries' 64 KiB), so the two agree.
+  const w0 = reportWindow(windows);
   const one = at('one', w0);
   const tr = one && throughputRatio(one);
   const lr = one && latencyRatio(one);
@@ -490,11 +493,17 @@ function explainBody(body: number, rows: Row[], windows: WindowName[], top: numb
   );
   const q = one.h1.clientQueueMs;
   const h1conns = o.h1Connections === 'concurrency' ? top : Math.min(o.h1Connections, top);
-  if (q !== undefined && one.h1.latencyP50Ms !== undefined) {
+  const mean = one.h1.latencyMeanMs;
+  if (q !== undefined && mean !== undefined) {
+    // The client queue is a mean wait: set against the mean latency, not the median.
+    const queued = `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms on average in the client for one (of a ${mean.toFixed(2)} ms mean latency)`;
+    const lower = one.latency ? direction(one.latency.interval) === 'below' : false;
     parts.push(
-      q > 0.25 * one.h1.latencyP50Ms
-        ? `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms in the client for one (of a ${one.h1.latencyP50Ms.toFixed(2)} ms median): that queue is the latency HTTP/2's streams avoid.`
-        : `HTTP/1.1 had a connection for every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client), so no client-side queue explains a difference.`,
+      q <= 0.25 * mean
+        ? `HTTP/1.1 had a connection for nearly every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client on average), so no client-side queue explains a difference.`
+        : lower
+          ? `${queued}: that queue is the latency HTTP/2's streams avoid.`
+          : `${queued}, yet HTTP/2's latency was not lower by the runs' interval: its streams did not turn that queue into lower latency here.`,
     );
   }
   const ind = at('independent', w0);
@@ -554,7 +563,12 @@ function windowVerdict(rows: Row[]): string {
     return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, beyond the runs' spread: flow control decides part of this result.`;
   if (gain > 1.1)
     return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, but the intervals overlap: the direction of flow control, not yet a result.`;
-  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): while one stream waited for credit the others' data kept the connection busy, so flow control is not what limits one session here.`;
+  const connStalls = Math.round(most.h2.connectionStalls ?? 0);
+  const why =
+    connStalls === 0
+      ? "while one stream waited for credit the others' data kept the connection busy"
+      : `the connection's own window stalled too (${connStalls} times in "${most.window}"), so the stalls held every stream at once, and still the throughput did not fall`;
+  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): ${why}, so flow control is not what limits one session here.`;
 }
 
 // --- row by row against the report ----------------------------------------------------------
@@ -759,10 +773,13 @@ function processCpuMechanism(r: Row, ev: Evidence): { text: string[]; accounts: 
   return { text, accounts: false };
 }
 
+/** How close the means (and medians) must come to Little's law's prediction. */
+const LITTLE_TOLERANCE = 0.2;
+
 /**
  * Little's law: with the same number of requests always in flight on both sides (a closed loop),
  * mean latency is that number ÷ throughput, so latency h1/h2 follows throughput h2/h1. It accounts for
- * the latency ratio when the medians follow it too (within 20%) and the throughput ratio is itself
+ * the latency ratio when the means follow it (within 20%, the same side of 1) and the medians too and the throughput ratio is itself
  * accounted for.
  */
 function littleMechanism(
@@ -776,14 +793,16 @@ function littleMechanism(
   const m2 = r.h2.latencyMeanMs;
   if (tr === undefined || lr === undefined || m1 === undefined || m2 === undefined)
     return { accounts: false };
-  const follows = Math.abs(lr / tr - 1) <= 0.2;
+  // Little's law ties the means; the finding's ratio is of medians, so both must follow it.
+  const meansFollow = accounts(tr, m1 / m2, { tolerance: LITTLE_TOLERANCE, ratio: true });
+  const mediansFollow = accounts(tr, lr, { tolerance: LITTLE_TOLERANCE, ratio: true });
   const head = `with ${ev.n('inFlight', r.concurrency)} requests always in flight, mean latency is that number ÷ throughput (Little's law): the throughput ratio predicts ${ev.x('littlePredicted', tr)} for latency h1/h2, the means gave ${ev.x('meanLatencyRatio', m1 / m2)} and the medians ${ev.x('medianLatencyRatio', lr)}`;
-  if (!follows)
+  if (!meansFollow || !mediansFollow)
     return {
       text: `${head}: ${
-        Math.abs(m1 / m2 / tr - 1) <= 0.2
+        meansFollow
           ? 'the means follow throughput and the medians do not, so the two latency distributions differ in shape'
-          : 'neither follows within 20%, so Little’s law does not tie these latencies to throughput here'
+          : `the means do not follow within ${ev.pct('littleTolerance', LITTLE_TOLERANCE)}, so Little’s law does not tie these latencies to throughput here`
       }`,
       accounts: false,
     };
@@ -880,6 +899,7 @@ export function echoFindings(
             reference: refValue,
             value,
             tolerance: 0.2,
+            ratio: true,
             explain: () => (m.accounts ? `${capital(m.text.join('; '))}.` : undefined),
             unexplained: `${m.text.join('; ') || 'this run measured nothing that bears on it'} — none of which accounts for the ${ev.x('ratio', value)}`,
           }),
@@ -888,6 +908,34 @@ export function echoFindings(
     }
   }
   return out;
+}
+
+/** The report's rows this run does not measure, each with its reason in one line. */
+export function echoUnmeasured(o: EchoOptions, top: number): StudyFinding[] {
+  const ev = new Evidence();
+  const h1 = o.h1Connections === 'concurrency' ? top : Math.min(o.h1Connections, top);
+  const factors = notMeasured(
+    {
+      id: 'report-factors',
+      row: '1 KB bodies: HTTP/2 6.8× lower latency, 12.7× (one session) and 22.9× (independent clients) the throughput',
+      report: `${ev.x('reportOne', 12.7)} and ${ev.x('reportIndependent', 22.9)} the throughput`,
+      ev,
+    },
+    `not reproduced as a controlled cell, because the report's HTTP/1.1 pool size and concurrency are not recorded: the rows above run the likeliest cause, ${ev.n('h1Connections', h1)} HTTP/1.1 connections (Apache HttpClient 5's default per route) for ${ev.n('inFlight', top)} callers, and show what remains of it here`,
+    'the report did not record the client settings that would make its factors a cell to rerun',
+  );
+  const bev = new Evidence();
+  const browser = notMeasured(
+    {
+      id: 'lifetime-browser',
+      row: 'Browsers close idle connections after about a minute',
+      report: `idle connections closed after about ${bev.n('reportIdleMinutes', 1)} minute`,
+      ev: bev,
+    },
+    'not measured here, because this study drives no browser (the tiles study does, in bursts that never leave a connection idle for a minute)',
+    'no browser idles a connection in this study',
+  );
+  return [factors, browser];
 }
 
 /** The report's conclusions 2 and 4 (who can bound a session's life) and its curl -v ALPN lines. */
@@ -1022,6 +1070,7 @@ export function verifyEcho(r: StudyResult): string[] {
       problems.push(
         `${bodyLabel(body)}: flow control named although an unstalled preset gave the same ratio`,
       );
+    if (paragraph) problems.push(...verifyBodyParagraph(body, paragraph, one, rows));
   }
   const life = r.sections.find((s) => s.id === 'lifetime');
   for (const row of life?.table.rows ?? [])
@@ -1034,6 +1083,42 @@ export function verifyEcho(r: StudyResult): string[] {
       problems.push(
         `lifetime ${String(row.case)} #${String(row.id)}: opened ${row.opened} ms after its last response ${row.last} ms`,
       );
+  return problems;
+}
+
+/**
+ * A body's paragraph against its rows: it headlines the findings' window preset; "that queue is the
+ * latency HTTP/2's streams avoid" only where one session's latency was lower by its interval; "the
+ * others' data kept the connection busy" only where the connection's window never stalled.
+ */
+function verifyBodyParagraph(
+  body: number,
+  paragraph: string,
+  one: readonly Row[],
+  rows: readonly Row[],
+): string[] {
+  const problems: string[] = [];
+  const label = bodyLabel(body);
+  const windows = [...new Set(rows.map((x) => x.window))];
+  const w = reportWindow(windows);
+  const said = paragraph.match(/\(windows "(\w+)"\)/)?.[1];
+  if (said && said !== w)
+    problems.push(`${label}: the paragraph headlines windows "${said}", the findings "${w}"`);
+  const head = one.find((x) => x.window === (said ?? w));
+  if (/that queue is the latency HTTP\/2's streams avoid/.test(paragraph) && head?.latency) {
+    const i = head.latency.interval;
+    if (direction(i) !== 'below')
+      problems.push(
+        `${label}: "that queue is the latency HTTP/2's streams avoid", but HTTP/2's latency ratio was ${i.ratio.toFixed(2)} (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`,
+      );
+  }
+  if (/others' data kept the connection busy/.test(paragraph)) {
+    const stalls = Math.max(...one.map((x) => x.h2.connectionStalls ?? 0));
+    if (stalls > 0)
+      problems.push(
+        `${label}: "the others' data kept the connection busy", with ${Math.round(stalls)} connection-window stalls`,
+      );
+  }
   return problems;
 }
 
@@ -1066,8 +1151,10 @@ function verifyLoopAndLittle(f: StudyFinding, all: readonly StudyFinding[]): str
   if (/latency follows throughput/.test(f.explanation)) {
     const p = evidenceNumber(f, 'littlePredicted');
     const m = evidenceNumber(f, 'medianLatencyRatio');
-    if (p === undefined || m === undefined || Math.abs(m / p - 1) > 0.2)
-      problems.push(`${f.id}: latency said to follow throughput, but ${m} against ${p}`);
+    const mean = evidenceNumber(f, 'meanLatencyRatio');
+    for (const x of [m, mean])
+      if (p === undefined || x === undefined || !accounts(p, x, { tolerance: LITTLE_TOLERANCE, ratio: true }))
+        problems.push(`${f.id}: latency said to follow throughput, but ${x} against ${p}`);
     const sibling = all.find((x) => x.id === f.id.replace(/-latency$/, '-throughput'));
     if (f.explained && !/whose own ratio/.test(f.explanation) && sibling && !sibling.explained)
       problems.push(`${f.id}: explained through a throughput ratio its own row leaves unexplained`);
@@ -1328,9 +1415,49 @@ async function lifetimes(ctx: StudyContext, certs: CertFiles, o: EchoOptions): P
   return cases;
 }
 
+/**
+ * The findings and paragraphs of a saved run from its rows (data.rows keeps each row's comparisons):
+ * the comparisons' findings and paragraphs as this code words them; the lifetime and mTLS findings
+ * and the lifetime paragraph as saved, since the rows do not carry their runs.
+ */
+function rederiveEcho(r: StudyResult): Rederived | undefined {
+  const rows = r.data.rows as Row[] | undefined;
+  const machine = r.data.machine as
+    | { cpus: number; loadAverage1m: { before: number; after: number } }
+    | undefined;
+  if (!rows?.length || !machine) return undefined;
+  const o = resolve(r.options as Partial<EchoOptions>, r.mode === 'quick');
+  const top = Math.max(...o.concurrency);
+  const bodies = o.bodies.filter((b) => rows.some((x) => x.body === b));
+  const m = {
+    cpus: machine.cpus,
+    loadAverage: Math.min(machine.loadAverage1m.before, machine.loadAverage1m.after),
+  };
+  const fresh = [...echoFindings(rows, o, top, m), ...echoUnmeasured(o, top)];
+  const ids = new Set(fresh.map((f) => f.id));
+  const paragraphs = [
+    assumptions(o, top),
+    ...bodies.map((b) =>
+      explainBody(
+        b,
+        rows.filter((x) => x.body === b),
+        o.windows,
+        top,
+        o,
+      ),
+    ),
+  ];
+  return {
+    findings: [...fresh, ...r.findings.filter((f) => !ids.has(f.id))],
+    explanation: [...paragraphs, ...r.explanation.slice(paragraphs.length)],
+  };
+}
+
 export const echoStudy = defineStudy<EchoOptions>({
   ...ECHO_STUDY,
   verify: verifyEcho,
+  rederive: rederiveEcho,
+  quickLimits: (o) => quickCaveat(o.runs - 1, o.runs),
   resolve,
   check(o) {
     if (o.rttMs !== undefined) checkNetAvailable('relay');
@@ -1467,16 +1594,13 @@ export const echoStudy = defineStudy<EchoOptions>({
       ctx.section(windowSection(body, mine, o.windows, top));
       ctx.explain(explainBody(body, mine, o.windows, top, o));
     }
-    // Client, server and every other process share the cores: a busy machine widens every interval.
+    // The machine's cores and load feed the CPU mechanisms (the load warning is the harness's).
     const loadAfter = os.loadavg()[0]!;
     const cpus = os.availableParallelism();
     for (const f of echoFindings(rows, o, top, { cpus, loadAverage: Math.min(loadBefore, loadAfter) }))
       ctx.finding(f);
+    for (const f of echoUnmeasured(o, top)) ctx.finding(f);
     ctx.setData('machine', { cpus, loadAverage1m: { before: loadBefore, after: loadAfter } });
-    if (Math.max(loadBefore, loadAfter) > cpus)
-      ctx.warn(
-        `the machine's 1-minute load average was ${loadBefore.toFixed(1)} before the comparisons and ${loadAfter.toFixed(1)} after, on ${cpus} cores: other processes competed with the client and the server, so the ratios are noisier than on a quiet machine`,
-      );
     const cases = await lifetimes(ctx, certs, o);
     ctx.setData(
       'lifetime',

@@ -7,6 +7,7 @@
  * `verify` checks the recorded fields against the tables and data of the same result.
  */
 import type { StudyFinding, StudyResult } from '../model/index.ts';
+import { agreement, ratio2 } from './claims.ts';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -45,10 +46,10 @@ export class Evidence {
     return Number.isFinite(v) ? v.toFixed(2) : '?';
   }
 
-  /** A ratio with two decimals: `0.61×`. */
+  /** A ratio with two decimals, rounded once as every table cell of it is (claims.ts): `0.61×`. */
   x(key: string, v: number): string {
     this.set(key, v);
-    return Number.isFinite(v) ? `${v.toFixed(2)}×` : '?×';
+    return Number.isFinite(v) ? `${ratio2(v).toFixed(2)}×` : '?×';
   }
 
   /** A fraction as a whole percentage: 0.273 → `27%`. */
@@ -81,6 +82,11 @@ export interface FindingInput {
   value?: number;
   /** Relative difference still called agreement, as a fraction (default 0.15). */
   tolerance?: number;
+  /**
+   * The two figures are ratios (1: no difference): agreement then needs the same side of 1 and a
+   * tolerance below the report's effect (claims.ts, `agreement`).
+   */
+  ratio?: boolean;
   /** The verdict when the row is a claim, not a figure (no reference/value to compare). */
   verdict?: StudyFinding['verdict'];
   /** Builds the explanation once the verdict is known. Return undefined for "not explained". */
@@ -96,10 +102,17 @@ export function makeFinding(i: FindingInput): StudyFinding {
   let verdict: StudyFinding['verdict'] = i.verdict ?? 'not-measured';
   let difference: string | undefined;
   if (i.reference !== undefined && i.value !== undefined && Number.isFinite(i.value)) {
-    i.ev.set('tolerance', tol);
-    const rel = i.value / i.reference - 1;
-    verdict = Math.abs(rel) <= tol ? 'agrees' : 'differs';
-    difference = `${i.ev.change('change', i.value, i.reference)} against the report (tolerance ±${Math.round(tol * 100)}%)`;
+    const a = i.ratio
+      ? agreement(i.reference, i.value, tol)
+      : {
+          verdict: Math.abs(i.value / i.reference - 1) <= tol ? ('agrees' as const) : ('differs' as const),
+          tolerance: tol,
+        };
+    i.ev.set('tolerance', a.tolerance);
+    verdict = a.verdict;
+    const against =
+      'sameDirection' in a && a.sameDirection === false ? ', the other side of 1 from the report' : '';
+    difference = `${i.ev.change('change', i.value, i.reference)} against the report (tolerance ±${Math.round(a.tolerance * 100)}%${against})`;
   }
   const text = i.explain(verdict);
   return {
@@ -188,6 +201,29 @@ export function checkFindings(r: StudyResult): string[] {
       problems.push(`${f.id}: not measured, yet a difference is given`);
     if (f.section && !r.sections.some((s) => s.id === f.section))
       problems.push(`${f.id}: refers to section ${f.section}, which the result does not have`);
+    problems.push(...checkAgreement(f));
+  }
+  return problems;
+}
+
+/**
+ * An "agrees" that its own figures contradict: a change outside the tolerance, a ratio on the other
+ * side of 1 from the report's, or a tolerance as wide as the report's effect (claims.ts).
+ */
+function checkAgreement(f: StudyFinding): string[] {
+  if (f.verdict !== 'agrees') return [];
+  const problems: string[] = [];
+  const tol = evidenceNumber(f, 'tolerance');
+  const change = evidenceNumber(f, 'change');
+  if (tol !== undefined && change !== undefined && Math.abs(change) > tol + 1e-9)
+    problems.push(`${f.id}: agrees, yet ${change.toFixed(3)} is outside its tolerance ±${tol}`);
+  const ref = evidenceNumber(f, 'reportRatio');
+  const value = evidenceNumber(f, 'ratio');
+  if (ref !== undefined && value !== undefined && Math.abs(ref - 1) >= 0.05) {
+    if (value > 1 !== ref > 1)
+      problems.push(`${f.id}: agrees, yet ${value} is on the other side of 1 from the report's ${ref}`);
+    if (tol !== undefined && tol >= Math.abs(ref - 1))
+      problems.push(`${f.id}: agrees within ±${tol}, as wide as the report's effect (${ref})`);
   }
   return problems;
 }

@@ -6,6 +6,8 @@
 export { compareCell } from './compare-cell.ts';
 export * from './meta.ts';
 export {
+  type Rederived,
+  rederived,
   type StartStudyInput,
   type Study,
   type StudyContext,

@@ -27,11 +27,12 @@ import { probe } from '../probe/index.ts';
 import { type MetricsSnapshot, startFixtureTarget } from '../server/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
+import { agreement, type Direction, direction, directionText } from './claims.ts';
 import { compareCell } from './compare-cell.ts';
 import { PROXY_STUDY } from './descriptors.ts';
-import { Evidence, evidenceNumber, makeFinding } from './findings.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
 import { checkNginx, freePort, startNginx } from './nginx.ts';
-import { defineStudy, type StudyContext } from './study.ts';
+import { defineStudy, type Rederived } from './study.ts';
 import { intervalText, medianOf, rounded } from './table.ts';
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
@@ -274,31 +275,48 @@ interface ConfigResult {
   churn?: Churn;
   spool?: Spool;
   probe?: ProbeView;
-  compare?: CompareResult;
+  /**
+   * The per-run p50 latencies (ms) of each cell's kept runs, by {@link timesKey}: what every time,
+   * speedup and sentence of the study is computed from (kept in the result's data, so a saved run's
+   * words can be derived again without its comparisons).
+   */
+  times?: Record<string, number[]>;
 }
 
-/** The per-run p50 latencies (ms) of one cell's kept runs. */
-function p50s(cell: CellResult | undefined): number[] {
-  return cell ? keptRuns(cell).map((r) => r.latencyMs.p50) : [];
-}
+/** The key of one cell's times: workload, concurrency, protocol. */
+const timesKey = (workload: string, concurrency: number, protocol: string) =>
+  `${workload}/c${concurrency}/${protocol}`;
 
-function cellOf(r: ConfigResult, workload: string, concurrency: number, protocol: string) {
-  return r.compare?.cells.find(
-    (x) => x.workload === workload && x.concurrency === concurrency && x.protocol === protocol,
+/** Each cell's per-run p50s (ms) over its kept runs, from a comparison. */
+function timesOf(compare: CompareResult): Record<string, number[]> {
+  return Object.fromEntries(
+    compare.cells.map((cell: CellResult) => [
+      timesKey(cell.workload, cell.concurrency, cell.protocol),
+      keptRuns(cell).map((r) => r.latencyMs.p50),
+    ]),
   );
+}
+
+/** The per-run p50 latencies (ms) of one configuration's cell; none when it was not measured. */
+function p50s(
+  r: ConfigResult | undefined,
+  workload: string,
+  concurrency: number,
+  protocol: string,
+): number[] {
+  return r?.times?.[timesKey(workload, concurrency, protocol)] ?? [];
 }
 
 const med = (xs: number[]) => medianOf(xs);
 const round = (x: number | undefined, d = 1) => rounded(x, d);
 
-/**
- * Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval and the outcome of
- * the one decision rule (`better`: the fix is faster).
- */
+/** Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval. */
 function speedup(broken: number[], fixed: number[], seed: number) {
   const i = bootstrapRatio(broken, fixed, { seed });
   if (!Number.isFinite(i.ratio)) return undefined;
-  return { ...i, outcome: decide(broken, fixed, i, { higherIsBetter: true }).outcome };
+  const { outcome } = decide(broken, fixed, i, { higherIsBetter: true });
+  const decided: Direction = outcome === 'better' ? 'above' : outcome === 'worse' ? 'below' : 'either';
+  return { ...i, decided };
 }
 
 const ratioText = (i: ReturnType<typeof speedup>) => intervalText(i, { unit: '×' });
@@ -357,10 +375,10 @@ function timeSection(
   const rows = [];
   for (const c of o.concurrency)
     for (const r of results) {
-      const a = p50s(cellOf(r, workload.id, c, h1));
-      const b = p50s(cellOf(r, workload.id, c, h2));
-      const base1 = broken ? p50s(cellOf(broken, workload.id, c, h1)) : [];
-      const base2 = broken ? p50s(cellOf(broken, workload.id, c, h2)) : [];
+      const a = p50s(r, workload.id, c, h1);
+      const b = p50s(r, workload.id, c, h2);
+      const base1 = p50s(broken, workload.id, c, h1);
+      const base2 = p50s(broken, workload.id, c, h2);
       rows.push({
         c,
         config: r.config.id,
@@ -397,8 +415,8 @@ function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number):
   const rows = [];
   for (const c of o.concurrency)
     for (const p of [h1, h2]) {
-      const a = broken ? p50s(cellOf(broken, big, c, p)) : [];
-      const b = fixed ? p50s(cellOf(fixed, big, c, p)) : [];
+      const a = p50s(broken, big, c, p);
+      const b = p50s(fixed, big, c, p);
       const s = speedup(a, b, seed);
       rows.push({
         c,
@@ -453,27 +471,28 @@ function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number):
   };
 }
 
-/** Where the fixture was, for the notes. */
-const whereOf = (o: ProxyOptions) =>
+/** Where the fixture was, for the notes; its round trip recorded in `ev` when a finding says it. */
+const whereOf = (o: ProxyOptions, ev?: Evidence) =>
   o.upstreamRttMs > 0
-    ? `the fixture behind a ${o.upstreamRttMs} ms link`
+    ? `the fixture behind a ${ev ? ev.ms('upstreamRttMs', o.upstreamRttMs) : `${o.upstreamRttMs} ms`} link`
     : o.upstream === 'unix'
       ? 'the client on loopback, nginx → the fixture over a Unix socket'
       : 'on loopback';
 
-/** `a` over `b` in words: "3.2× faster", "1.4× slower", or that the runs cannot tell. */
+/** Broken over this configuration in words, from the interval: "2.7× faster", "2.8× slower", or neither. */
 function speedWords(i: NonNullable<ReturnType<typeof speedup>>): string {
-  if (i.outcome === 'better') return `${i.ratio.toFixed(1)}× faster`;
-  if (i.outcome === 'worse') return `${(1 / i.ratio).toFixed(1)}× slower`;
-  if (i.outcome === 'no-clear-difference')
-    return `no clear difference (${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
-  return `not distinguishable (${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`;
+  return directionText(i, {
+    above: (x) => `${x} faster`,
+    below: (x) => `${x} slower`,
+    either: 'not distinguishable',
+  });
 }
 
 const share = (n: number, of: number) => (of > 0 ? `${Math.round((100 * n) / of)}%` : '–');
 
-/** The explanation, from what was measured: churn, spooling, each fix's speedup, the probe. */
-function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): void {
+/** The explanation's paragraphs, from what was measured: churn, spooling, each fix's speedup, the probe. */
+function explain(results: ConfigResult[], o: ProxyOptions, seed: number): string[] {
+  const out: string[] = [];
   const by = (id: string) => results.find((r) => r.config.id === id);
   const off = results.filter((r) => !r.config.keepalive && r.churn);
   const on = results.filter((r) => r.config.keepalive && r.churn);
@@ -482,7 +501,7 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
     const onPer = medianInterpolated(on.map((r) => r.churn!.perRequest));
     const counts = (rs: ConfigResult[]) =>
       rs.map((r) => `${r.churn!.connections} for ${r.churn!.requests}`).join(', ');
-    ctx.explain(
+    out.push(
       offPer > 0.5 && onPer < 0.5
         ? `Without upstream keep-alive nginx opened ${offPer.toFixed(2)} connections to the fixture per request (${counts(off)}): it speaks HTTP/1.0 with "Connection: close" upstream, so every request pays a TCP handshake and a new socket at the backend, however long the client keeps its own connection. With keepalive ${UPSTREAM_KEEPALIVE}, HTTP/1.1 and an empty Connection header it opened ${onPer.toFixed(2)} per request (${counts(on)}): the pool is reused.`
         : `The upstream connections do not show the expected split: ${offPer.toFixed(2)} per request without keep-alive (${counts(off)}), ${onPer.toFixed(2)} with it (${counts(on)}); read the counters before the times.`,
@@ -510,7 +529,7 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
         : large < small * 0.9
           ? `the large buffers cut the share of spooled 2.7 MB responses from ${share(small, 1)} to ${share(large, 1)}, not to none: ${whole}`
           : `the large buffers did not cut it (${share(small, 1)} of the 2.7 MB responses with the defaults, ${share(large, 1)} with them): ${whole} either`;
-    ctx.explain(
+    out.push(
       total === 0
         ? `nginx spooled nothing to its temp path in any configuration (${words.join('; ')}): the client drained each response faster than the backend filled nginx's buffers${o.sndbufBytes > 0 ? `, even through a ${formatBytes(o.sndbufBytes)} socket send buffer` : ' (the kernel’s socket buffers took the whole response)'}, so buffer sizes did not matter.`
         : `nginx spooled responses to disk: ${words.join('; ')}. A response larger than nginx's in-memory buffers (${formatBytes(BUFFERS.small.memoryBytes)} with the defaults, ${formatBytes(BUFFERS.large.memoryBytes)} with the large ones) that the client drains slower than the backend sends is written to proxy_temp_path and read back; ${compared}.`,
@@ -519,31 +538,44 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
   const big = sizeWorkload(LARGE_BYTES).id;
   const broken = by(BROKEN.id);
   const c = o.concurrency.at(-1)!;
-  if (broken?.compare) {
+  if (broken?.times) {
     const parts: string[] = [];
     for (const p of [baselineStrategy().name, multiplexedStrategy('one')!.name]) {
-      const base = p50s(cellOf(broken, big, c, p));
+      const base = p50s(broken, big, c, p);
       const each = results
-        .filter((r) => r !== broken && r.compare)
+        .filter((r) => r !== broken && r.times)
         .map((r) => {
-          const t = p50s(cellOf(r, big, c, p));
-          const s = speedup(base, t, ctx.seed);
+          const t = p50s(r, big, c, p);
+          const s = speedup(base, t, seed);
           return s ? `${r.config.id} ${med(t)!.toFixed(1)} ms, ${speedWords(s)}` : undefined;
         })
         .filter(Boolean);
       if (each.length && base.length)
         parts.push(`over ${p}, from ${med(base)!.toFixed(1)} ms with ${BROKEN.id}: ${each.join(', ')}`);
     }
-    const fixedS = by(FIXED.id)?.compare
-      ? speedup(
-          p50s(cellOf(broken, big, c, baselineStrategy().name)),
-          p50s(cellOf(by(FIXED.id)!, big, c, baselineStrategy().name)),
-          ctx.seed,
-        )
-      : undefined;
+    const fixedS = speedup(
+      p50s(broken, big, c, baselineStrategy().name),
+      p50s(by(FIXED.id), big, c, baselineStrategy().name),
+      seed,
+    );
+    const where =
+      o.upstreamRttMs > 0
+        ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip`
+        : o.upstream === 'unix'
+          ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge"
+          : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge";
+    const reportX = REPORT.beforeS / REPORT.afterS;
+    const both = fixedS
+      ? ` Both fixes together, over HTTP/1.1: ${directionText(fixedS, {
+          above: (x) =>
+            `${x} faster, ${agreement(reportX, fixedS.ratio, 0.25).verdict === 'agrees' ? 'close to' : fixedS.ratio < reportX ? 'less than' : 'more than'} the report’s 6×`,
+          below: (x) => `${x} slower, the opposite of the report’s 6×`,
+          either: 'no difference the runs could show',
+        })}, ${where}.`
+      : '';
     if (parts.length)
-      ctx.explain(
-        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${fixedS ? ` ${fixedS.outcome === 'better' ? `Both fixes together gave ${fixedS.ratio.toFixed(1)}× over HTTP/1.1, ${fixedS.ratio > 6.2 * 0.8 && fixedS.ratio < 6.2 * 1.25 ? 'close to the report’s 6×' : fixedS.ratio < 6.2 ? 'less than the report’s 6×' : 'more than the report’s 6×'}` : 'Both fixes together made no difference the runs could show over HTTP/1.1'} ${o.upstreamRttMs > 0 ? `with the backend ${o.upstreamRttMs} ms away, where each new upstream connection adds its handshake's round trip` : o.upstream === 'unix' ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge" : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge"}.` : ''}`,
+      out.push(
+        `The report saw 6× (1.36 s → 0.22 s) from both fixes. One 2.7 MB response at concurrency ${c} here, ${parts.join('; ')}.${both}`,
       );
   }
   const fixedR = by(FIXED.id);
@@ -551,7 +583,7 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
     // Every configuration ran the same cells for the same measured time: requests served is its
     // throughput over all of them.
     const x = fixedR.churn.requests / broken.churn.requests;
-    ctx.explain(
+    out.push(
       `In the same measured time (${o.runs} runs of ${o.durationMs} ms per cell, the same cells) nginx served ${broken.churn.requests} requests through ${BROKEN.id} and ${fixedR.churn.requests} through ${FIXED.id}: ${x >= 1 ? `${x.toFixed(1)}× the throughput` : `${(1 / x).toFixed(1)}× less`} with both fixes, all workloads and protocols together.`,
     );
   }
@@ -565,10 +597,11 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
     const clientKa = probed.every((r) => r.probe!.keepAliveHonoured === true);
     const lates = probed.filter((r) => r.probe!.large === 'late').map((r) => r.config.id);
     const spooledAny = results.some((r) => (r.spool?.responses.bytes ?? 0) > 0);
-    ctx.explain(
+    out.push(
       `h2lab probe: its HTTP/1.1 keep-alive check ${clientKa ? 'passed against every configuration — nginx keeps the client’s connection whatever it does upstream, so that check alone cannot see the fault' : 'failed against some configuration (see the table)'}; its upstream check (the h2lab origin’s connection counter, read through the proxy) flagged ${caught} of ${noKa.length} configurations without upstream keep-alive${falseAlarms ? ` and, wrongly, ${falseAlarms} with it` : ' and none with it'}${unseen ? `, and could not read the origin's counters in ${unseen}` : ''}. Its --large timing called the 2.7 MB response ${[...new Set(probed.map((r) => r.probe!.large ?? 'not timed'))].join(' / ')}${lates.length ? ` (late through ${lates.join(', ')})` : ''}: ${lates.length ? 'a late first body byte is what a proxy holding the response looks like from the client' : spooledAny ? 'nginx spools the part of a response its buffers cannot hold while it already sends the start, so the first byte is not late and the client cannot tell; only nginx’s side (its warnings and temp files, above) shows the spooling' : 'nothing was late, and nothing was spooled for it to see'}.`,
     );
   }
+  return out;
 }
 
 // --- row by row against the report ----------------------------------------------------------
@@ -577,6 +610,59 @@ function explain(ctx: StudyContext, results: ConfigResult[], o: ProxyOptions): v
 function memoryFor(b: keyof typeof BUFFERS): number {
   const x = BUFFERS[b];
   return x.memoryBytes + parseBytes(x.bufferSize, 'proxy_buffer_size');
+}
+
+/**
+ * After both fixes, HTTP/1.1 against HTTP/2 ("0.22 s against 0.24 s": parity), and the report's
+ * other nginx settings this study does not vary.
+ */
+function afterFixRows(f1: number | undefined, f2: number | undefined): StudyFinding[] {
+  const out: StudyFinding[] = [];
+  {
+    const ev = new Evidence();
+    const reportGap = REPORT.afterS / REPORT.afterH2S;
+    out.push(
+      f1 !== undefined && f2 !== undefined
+        ? makeFinding({
+            id: 'after-parity',
+            section: 'summary',
+            row: 'After both fixes, HTTP/1.1 against HTTP/2 (“0.22 s against 0.24 s”)',
+            report: `h1/h2 ${ev.x('reportRatio', reportGap)} (${ev.s('reportH1S', REPORT.afterS)} against ${ev.s('reportH2S', REPORT.afterH2S)})`,
+            measured: `h1/h2 ${ev.x('ratio', f1 / f2)} (${ev.ms('h1Ms', f1)} against ${ev.ms('h2Ms', f2)})`,
+            reference: reportGap,
+            value: f1 / f2,
+            tolerance: 0.15,
+            ratio: true,
+            explain: () => undefined,
+            unexplained:
+              'the report’s parity is a client over the internet; here both protocols end at the same nginx on this machine, and what separates them is each client’s CPU per byte, which this row does not break down',
+            ev,
+          })
+        : notMeasured(
+            {
+              id: 'after-parity',
+              section: 'summary',
+              row: 'After both fixes, HTTP/1.1 against HTTP/2',
+              report: 'h1/h2 0.22 s against 0.24 s',
+              ev,
+            },
+            'not measured: the fixed configuration did not finish',
+          ),
+    );
+  }
+  out.push(
+    notMeasured(
+      {
+        id: 'tcp-nodelay',
+        row: 'tcp_nodelay / tcp_nopush (the report’s other nginx settings)',
+        report: 'named among the settings checked',
+        ev: new Evidence(),
+      },
+      'not measured here, because the four configurations vary upstream keep-alive and proxy buffers only; nginx’s own defaults (tcp_nodelay on, tcp_nopush off) stay as they are in all of them',
+      'no configuration varies them',
+    ),
+  );
+  return out;
 }
 
 /** The report's figures, each answered with this run's at the largest concurrency. */
@@ -589,8 +675,8 @@ function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): 
   const h2 = multiplexedStrategy('one')!.name;
   const broken = by(BROKEN.id);
   const fixed = by(FIXED.id);
-  const t = (r: ConfigResult | undefined, p: string) => (r ? med(p50s(cellOf(r, big, c, p))) : undefined);
-  const where = whereOf(o);
+  const t = (r: ConfigResult | undefined, p: string) => med(p50s(r, big, c, p));
+  const where = (ev: Evidence) => whereOf(o, ev);
   const churn = (ev: Evidence) =>
     broken?.churn && fixed?.churn
       ? `nginx opened ${ev.d2('brokenConnsPerRequest', broken.churn.perRequest)} upstream connections a request before the fix and ${ev.d2('fixedConnsPerRequest', fixed.churn.perRequest)} after`
@@ -612,10 +698,10 @@ function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): 
         measured:
           value === undefined
             ? 'not measured'
-            : `${ev.ms('ms', value)} (${where}, ${ev.n('concurrency', c)} in flight)`,
+            : `${ev.ms('ms', value)} (${where(ev)}, ${ev.n('concurrency', c)} in flight)`,
         ...(value !== undefined ? { reference: ref * 1000, value } : {}),
         explain: () => undefined,
-        unexplained: `the report's time is a client over the internet to a production proxy, whose round trip and bandwidth it did not record; this run has no such path (${where}), so its absolute times say nothing about the report's`,
+        unexplained: `the report's time is a client over the internet to a production proxy, whose round trip and bandwidth it did not record; this run has no such path (${where(ev)}), so its absolute times say nothing about the report's`,
         ev,
       }),
     );
@@ -634,6 +720,7 @@ function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): 
         reference: reportGap,
         value: gap,
         tolerance: 0.2,
+        ratio: true,
         explain: () => undefined,
         unexplained: `both faults are on nginx's upstream side, which is the same whatever the client speaks (${churn(ev)}; HTTP/1.0 with Connection: close upstream for either protocol), and here they cost HTTP/1.1 ${ev.x('gap', gap)} what they cost HTTP/2; what made the report's HTTP/1.1 client ${ev.x('reportGap', reportGap)} slower lies on its client's side over the internet, which the report did not record and this run does not have`,
         ev,
@@ -646,7 +733,7 @@ function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): 
     const ev = new Evidence();
     const ka = t(by('ka-on+small'), h1);
     const buf = t(by('ka-off+large'), h1);
-    const s = speedup(p50s(cellOf(broken!, big, c, h1)), p50s(cellOf(fixed!, big, c, h1)), seed);
+    const s = speedup(p50s(broken, big, c, h1), p50s(fixed, big, c, h1), seed);
     out.push(
       makeFinding({
         id: 'fix-speedup',
@@ -657,15 +744,17 @@ function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: number): 
         reference: REPORT.beforeS / REPORT.afterS,
         value: b1 / f1,
         tolerance: 0.25,
+        ratio: true,
         explain: () =>
           ka !== undefined && buf !== undefined
-            ? `Each fix alone, from the two middle configurations: upstream keep-alive ${ev.ms('kaMs', ka)} (${ev.x('kaSpeedup', b1 / ka)}), the large buffers ${ev.ms('bufMs', buf)} (${ev.x('bufSpeedup', b1 / buf)}); ${churn(ev)}. ${o.upstream === 'unix' && o.upstreamRttMs === 0 ? 'A new connection over a Unix socket on the same host costs no round trip — the report’s topology too — so neither fix has a round trip to save here: what each can save is this machine’s CPU per upstream connection and per temp-file write, and the times above say how much that was' : o.upstreamRttMs > 0 ? `With the backend ${ev.ms('upstreamRttMs', o.upstreamRttMs)} away each new upstream connection costs its handshake's round trip, which keep-alive saves` : 'A new TCP connection on loopback costs no round trip; what each fix can save is this machine’s CPU per upstream connection and per temp-file write'}`
+            ? `Each fix alone, from the two middle configurations: upstream keep-alive ${ev.ms('kaMs', ka)} (${ev.x('kaSpeedup', b1 / ka)}), the large buffers ${ev.ms('bufMs', buf)} (${ev.x('bufSpeedup', b1 / buf)}); ${churn(ev)}. ${o.upstream === 'unix' && o.upstreamRttMs === 0 ? 'A new connection over a Unix socket on the same host costs no round trip — the report’s topology too — so neither fix has a round trip to save here: what each can save is this machine’s CPU per upstream connection and per temp-file write, and the times above say how much that was. In the report’s own topology, then, its 6× stays unexplained: this run has no mechanism that gives it' : o.upstreamRttMs > 0 ? `With the backend ${ev.ms('upstreamRttMs', o.upstreamRttMs)} away each new upstream connection costs its handshake's round trip, which keep-alive saves` : 'A new TCP connection on loopback costs no round trip; what each fix can save is this machine’s CPU per upstream connection and per temp-file write'}`
             : undefined,
         unexplained: 'the middle configurations were not measured, so the fix cannot be split',
         ev,
       }),
     );
   }
+  out.push(...afterFixRows(f1, t(fixed, h2)));
   // 3. "2 MB in-memory buffers … without disk I/O".
   const large = results.filter((r) => r.config.buffers === 'large' && r.spool && r.churn);
   if (large.length) {
@@ -733,15 +822,55 @@ export function verifyProxy(r: StudyResult): string[] {
     if (spool.verdict === 'agrees' && n > 0)
       problems.push('spool-large-buffers: “no spooling” with spooled responses');
   }
+  // The paragraph on both fixes against the summary's interval at the same concurrency.
+  const both = r.explanation
+    .find((p) => p.startsWith('The report saw 6×'))
+    ?.match(/Both fixes together[^.]*/)?.[0];
+  const ci = String(row(baselineStrategy().name)?.ci ?? '')
+    .split('–')
+    .map(Number);
+  if (both && ci.length === 2 && ci.every(Number.isFinite)) {
+    const side = direction({ lo: ci[0]!, hi: ci[1]! });
+    const said = /no difference/.test(both) ? 'either' : /slower/.test(both) ? 'below' : 'above';
+    if (side !== said)
+      problems.push(
+        `the paragraph on both fixes says "${both}", but the summary's interval is ${ci.join('–')}`,
+      );
+  }
   const gap = f('before-gap');
   if (gap?.explained)
     problems.push('before-gap: explained, though this run has no client path like the report’s');
   return problems;
 }
 
+/**
+ * The findings and paragraphs of a saved run, from its data: the configurations' counts and each
+ * cell's times (from the comparisons when the result kept them whole).
+ */
+function rederiveProxy(r: StudyResult): Rederived | undefined {
+  const o = r.data.settings as ProxyOptions | undefined;
+  const results = structuredClone((r.data.configurations ?? []) as ConfigResult[]);
+  for (const x of results) {
+    const compare = r.compares.find((c) => c.id === x.config.id)?.result;
+    if (compare) x.times = timesOf(compare);
+  }
+  if (!o || results.length === 0 || results.some((x) => !x.times)) return undefined;
+  const seed = Number(r.options.seed ?? 1);
+  return {
+    findings: proxyFindings(results, o, seed),
+    explanation: explain(results, o, seed),
+    data: { configurations: results },
+  };
+}
+
 export const proxyStudy = defineStudy<ProxyOptions>({
   ...PROXY_STUDY,
   verify: verifyProxy,
+  rederive: rederiveProxy,
+  quickLimits: (o) =>
+    o.runs - 1 < 4
+      ? `Quick: ${o.runs - 1} kept run(s) a side (${o.runs} a cell, the first discarded). "Faster" and "slower" here come from a bootstrap interval of the per-run times, which with so few runs is too narrow and has no rank test behind it: read them as directions. A full run keeps ${GRID.full.runs - 1} a side.`
+      : undefined,
   resolve,
   check(o) {
     checkNginx(o.nginx);
@@ -871,16 +1000,13 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
           perRequest: requests > 0 ? connections / requests : 0,
         };
         if (r.spool.firstError) ctx.warn(`nginx (${config.id}): ${r.spool.firstError}`);
-        if (compare) r.compare = compare;
-        ctx.setData(
-          'configurations',
-          results.map(({ compare: _c, ...rest }) => rest),
-        );
+        if (compare) r.times = timesOf(compare);
+        ctx.setData('configurations', results);
         ctx.section(configSection(results, o));
       }
       for (const w of workloads) ctx.section(timeSection(results, w, o, ctx.seed));
       ctx.section(summarySection(results, o, ctx.seed));
-      explain(ctx, results, o);
+      for (const p of explain(results, o, ctx.seed)) ctx.explain(p);
       for (const f of proxyFindings(results, o, ctx.seed)) ctx.finding(f);
       const failure = fixture.failure();
       if (failure) ctx.warn(failure);

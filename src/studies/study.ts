@@ -18,6 +18,7 @@ import {
   type StudyResult,
   type StudySection,
 } from '../model/index.ts';
+import { loadCaveat } from './caveats.ts';
 import type { StudyDescriptor } from './descriptors.ts';
 import { checkFindings } from './findings.ts';
 
@@ -39,17 +40,25 @@ export interface StudyImplementation<
   check?: (options: Readonly<O>, quick: boolean) => void | Promise<void>;
   run: (ctx: StudyContext<O>) => Promise<void>;
   /**
+   * The decisions this study cannot make with these options in `--quick` mode (too few runs for its
+   * test), said up front; undefined when it can make them all (caveats.ts words the common case).
+   */
+  quickLimits?: (options: Readonly<O>) => string | undefined;
+  /**
    * Checks the findings of a result against its own tables and data (the contradictions a referee
    * would look for); returns one line per problem. Run at the end of every study (problems become
    * warnings) and by the tests over saved results.
    */
   verify?: (r: StudyResult) => string[];
   /**
-   * The findings of a saved result (one that kept its comparisons whole), derived again by this code:
-   * how a full run saved before a finding's wording or mechanism changed is brought up to date
-   * without rerunning it (scripts/gen-study-fixtures.ts). Absent: the saved findings stand.
+   * The findings (and, where the study can, the explanation's paragraphs) of a saved result, derived
+   * again by this code from what the result kept: its comparisons when they were kept whole, else the
+   * study's own data (rows, links, times). How a saved run is brought up to date without rerunning it
+   * (scripts/gen-study-fixtures.ts), and how the tests check today's sentences against saved runs
+   * ({@link rederived}). Undefined when the result lacks what the study needs; absent: the saved
+   * findings stand.
    */
-  rederive?: (r: StudyResult) => StudyFinding[];
+  rederive?: (r: StudyResult) => Rederived | undefined;
 }
 
 /**
@@ -60,6 +69,50 @@ export interface StudyImplementation<
 export interface Study<O extends object = Record<string, unknown>, G extends object = Partial<O>>
   extends StudyDescriptor<keyof G & string>,
     StudyImplementation<O, G> {}
+
+/** What {@link StudyImplementation.rederive} gives back. */
+export interface Rederived {
+  findings: StudyFinding[];
+  /** The explanation's paragraphs, when the study derives them all from the saved data. */
+  explanation?: string[];
+  /** Tables the study builds again from the same data (each replaces the saved one of its id). */
+  sections?: StudySection[];
+  /** Data the study keeps from comparisons that a saved result may later lose (merged into `data`). */
+  data?: Record<string, unknown>;
+}
+
+/** The start of the warning the self-check adds for each problem it finds. */
+const DEFECT = "a finding disagrees with this run's data (a defect of h2lab): ";
+
+/** The self-check of a result's words: the generic checks, then the study's own. */
+export function selfCheck(study: Pick<StudyImplementation, 'verify'>, r: StudyResult): string[] {
+  return [...checkFindings(r), ...(study.verify?.(r) ?? [])];
+}
+
+/**
+ * A saved result with its findings and paragraphs as this code derives them (the study's `rederive`)
+ * and the self-check's warnings redone on them; as saved when the study cannot derive them from it.
+ */
+export function rederived(
+  study: Pick<StudyImplementation, 'rederive' | 'verify'>,
+  r: StudyResult,
+): StudyResult {
+  const d = study.rederive?.(r);
+  if (!d) return r;
+  const out = structuredClone(r);
+  out.findings = JSON.parse(JSON.stringify(d.findings)) as StudyFinding[];
+  if (d.explanation) out.explanation = d.explanation;
+  for (const s of d.sections ?? []) {
+    const i = out.sections.findIndex((x) => x.id === s.id);
+    if (i >= 0) out.sections[i] = s;
+  }
+  Object.assign(out.data, d.data);
+  out.warnings = [
+    ...out.warnings.filter((w) => !w.startsWith(DEFECT)),
+    ...selfCheck(study, out).map((p) => `${DEFECT}${p}`),
+  ];
+  return out;
+}
 
 /** What a study works with. */
 export interface StudyContext<O extends object = Record<string, unknown>> {
@@ -171,6 +224,12 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     compares: [],
     data: {},
   };
+  // Said before any figure (the renderers print them under the title): what quick cannot decide and,
+  // at the end, the load-average rule.
+  const upFront: string[] = [];
+  const limits = quick ? study.quickLimits?.(options) : undefined;
+  if (limits) upFront.push(limits);
+  result.data.upFront = upFront;
   let planned = 0;
   let doneWeight = 0;
   const update = () => events.emit('update', result);
@@ -249,8 +308,7 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     try {
       await study.check?.(options, quick);
       await study.run(ctx);
-      for (const p of [...checkFindings(result), ...(study.verify?.(result) ?? [])])
-        ctx.warn(`a finding disagrees with this run's data (a defect of h2lab): ${p}`);
+      for (const p of selfCheck(study, result)) ctx.warn(`${DEFECT}${p}`);
       result.status = controller.signal.aborted ? 'interrupted' : 'complete';
     } catch (err) {
       result.status = controller.signal.aborted ? 'interrupted' : 'failed';
@@ -270,6 +328,15 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
       start: result.environment.loadAverage?.start ?? 0,
       end: round2(os.loadavg()[0]!),
     };
+    const load = loadCaveat(
+      result.environment.loadAverage.start,
+      result.environment.loadAverage.end,
+      result.environment.cpus,
+    );
+    if (load) {
+      upFront.push(load);
+      ctx.warn(load);
+    }
     result.durationMs = performance.now() - t0;
     update();
     return result;

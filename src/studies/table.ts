@@ -8,6 +8,7 @@
 import { keptRuns } from '../compare/index.ts';
 import { medianInterpolated, medianNearestRank } from '../core/index.ts';
 import { type CellResult, cpuApart, type RunResult } from '../model/index.ts';
+import { ratio2 } from './claims.ts';
 
 /**
  * The median of the finite values, undefined when there is none. Interpolated by default (the
@@ -57,8 +58,10 @@ export function intervalText(
   o: { invert?: boolean; unit?: string } = {},
 ): string | null {
   if (!i) return null;
-  const [r, lo, hi] = o.invert ? [1 / i.ratio, 1 / i.hi, 1 / i.lo] : [i.ratio, i.lo, i.hi];
-  return `${r.toFixed(2)}${o.unit ?? ''} (${lo.toFixed(2)}–${hi.toFixed(2)})`;
+  const [r, lo, hi] = (o.invert ? [1 / i.ratio, 1 / i.hi, 1 / i.lo] : [i.ratio, i.lo, i.hi]).map((x) =>
+    ratio2(x).toFixed(2),
+  );
+  return `${r}${o.unit ?? ''} (${lo}–${hi})`;
 }
 
 /** A comparison's verdict, as compare gives it (src/model/compare.ts). */

@@ -53,7 +53,7 @@ import {
 // The render-time model and the report's cores sit beside the flags whose help quotes them.
 import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from './descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy, type StudyContext } from './study.ts';
+import { defineStudy, type Rederived, type StudyContext } from './study.ts';
 import { counted, medianOf, rounded } from './table.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
@@ -574,15 +574,32 @@ function sweepSection(env: string, points: SweepPoint[], o: TilesOptions): Study
   };
 }
 
-/** The first pool size after which doubling the workers gains less than 10%, or undefined. */
-function knee(points: SweepPoint[], side: 'http' | 'https'): { pool: number; wall: number } | undefined {
+/** A step of the sweep gains when its wall falls below this share of the step before. */
+const KNEE_GAIN = 0.9;
+
+/**
+ * The first pool size after which the sweep's next step (whatever its factor: 1, 4, 16 steps by 4)
+ * gains less than 10%, with that next step, or undefined.
+ */
+function knee(
+  points: SweepPoint[],
+  side: 'http' | 'https',
+): { pool: number; wall: number; next: number; nextWall: number } | undefined {
   const pts = points.filter((p) => p[side] !== undefined);
   for (let i = 0; i + 1 < pts.length; i++) {
     const a = pts[i]![side]!.wallMs;
     const b = pts[i + 1]![side]!.wallMs;
-    if (b > a * 0.9) return { pool: pts[i]!.pool, wall: a };
+    if (b > a * KNEE_GAIN) return { pool: pts[i]!.pool, wall: a, next: pts[i + 1]!.pool, nextWall: b };
   }
   return undefined;
+}
+
+/** What the step after the knee did: "4× the workers gave 3% less wall time" or "… 21% more". */
+function kneeStep(k: NonNullable<ReturnType<typeof knee>>): string {
+  const factor = k.next / k.pool;
+  const times = Number.isInteger(factor) ? `${factor}×` : `${factor.toFixed(1)}×`;
+  const change = Math.round((k.nextWall / k.wall - 1) * 100);
+  return `${k.next} workers (${times} as many) gave ${change > 0 ? `${change}% more wall time` : change < 0 ? `${-change}% less wall time, under ${Math.round((1 - KNEE_GAIN) * 100)}%` : 'the same wall time'}`;
 }
 
 function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): string | undefined {
@@ -612,7 +629,7 @@ function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): strin
           ? `the queue sat in the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool at ${last.pool} workers): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
           : `the measurements here do not say which limit it met (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms, pool queue p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers)`;
     parts.push(
-      `${name} stopped gaining at ${counted(k.pool, 'worker')} (${Math.round(k.wall)} ms; a doubling gave less than 10%): ${why}.`,
+      `${name} stopped gaining at ${counted(k.pool, 'worker')} (${Math.round(k.wall)} ms; ${kneeStep(k)}): ${why}.`,
     );
   }
   return parts.join(' ');
@@ -627,11 +644,17 @@ function tilesFindings(
   cs: readonly CancelSummary[],
   points: SweepPoint[] | undefined,
   o: TilesOptions,
+  elsewhere: Readonly<Record<string, CleanBursts>> = {},
 ): StudyFinding[] {
-  const by = new Map((clean?.summaries ?? []).map((s) => [s.target, s]));
+  const byTarget = (c: CleanBursts | undefined) => new Map((c?.summaries ?? []).map((s) => [s.target, s]));
+  const by = byTarget(clean);
+  const others = Object.entries(elsewhere)
+    .filter(([id]) => id !== env)
+    .map(([id, c]) => ({ env: id, by: byTarget(c) }));
   return [
     ...burstRows(env, clean, by, points, o),
-    ...burstRatioRow(env, by, o),
+    ...burstRatioRow(env, by, o, others),
+    ...cancelAbortRow(env, cs),
     ...cancelRows(env, cs),
     ...cancelIgnoreRow(env, cs),
     ...poolSizeRow(env, points, o),
@@ -722,8 +745,16 @@ function burstRows(
   return out;
 }
 
-/** The report's conclusion: HTTP/2 about 9% faster (wall h1/h2), against the backend's floors. */
-function burstRatioRow(env: string, by: BurstsByTarget, o: TilesOptions): StudyFinding[] {
+/**
+ * The report's conclusion: HTTP/2 about 9% faster (wall h1/h2), against the backend's floors; the
+ * same ratio on the run's other environments (a link) beside it, so the row cannot leave them out.
+ */
+function burstRatioRow(
+  env: string,
+  by: BurstsByTarget,
+  o: TilesOptions,
+  others: ReadonlyArray<{ env: string; by: BurstsByTarget }> = [],
+): StudyFinding[] {
   const out: StudyFinding[] = [];
   const h1 = by.get('http');
   const h2 = by.get('https');
@@ -740,10 +771,17 @@ function burstRatioRow(env: string, by: BurstsByTarget, o: TilesOptions): StudyF
         section: `burst-${env}`,
         row: 'HTTP/2 against HTTP/1.1: “worth about 9%” (wall h1/h2)',
         report: `h1/h2 ${ev.x('reportRatio', reportRatio)}`,
-        measured: `h1/h2 ${ev.x('ratio', ratio)}`,
+        measured: `h1/h2 ${ev.x('ratio', ratio)} (${env})${others
+          .flatMap((x) => {
+            const a = x.by.get('http');
+            const b = x.by.get('https');
+            return a && b ? [`; ${x.env} ${ev.x(`ratio-${x.env}`, a.wallMs / b.wallMs)}`] : [];
+          })
+          .join('')}`,
         reference: reportRatio,
         value: ratio,
         tolerance: 0.1,
+        ratio: true,
         explain: () =>
           Math.abs(ratio / predicted - 1) <= 0.15
             ? `Explained by the tiles each protocol lets render at once: ${ev.n('h1Rendering', rendering(o, o.poolSize, h1.peakInFlight.median))} over HTTP/1.1 against ${ev.n('h2Rendering', rendering(o, o.poolSize, h2.peakInFlight.median))} over h2 (${backendWords(ev, o)}), floors ${ev.ms('h1FloorMs', f1)} and ${ev.ms('h2FloorMs', f2)}, a predicted h1/h2 of ${ev.x('predictedRatio', predicted)}; the report's rows imply ${ev.ms('reportH1TileMs', (REPORT_BURST[0]!.wall * REPORT_BURST[0]!.peak) / BURST)} of pool time a tile at ${ev.n('reportPeak1', REPORT_BURST[0]!.peak)} in flight against ${ev.ms('reportH2TileMs', (REPORT_BURST[1]!.wall * REPORT_CORES) / BURST)} at ${ev.n('reportCores', REPORT_CORES)} busy — a tile's cost rising with concurrency, as CPU-bound tiles do`
@@ -763,6 +801,31 @@ function cancelSummaryOf(
   mode: string,
 ): CancelSummary | undefined {
   return cs.find((c) => c.target === target && c.serverMode === mode);
+}
+
+/**
+ * The report's abort "after 60 ms": when this run's abort ran (cancelWhenReached waits until every
+ * abandoned tile has reached the server, so the abort comes after the browser has issued them all).
+ */
+function cancelAbortRow(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
+  const c = cancelSummaryOf(cs, 'https', 'honour');
+  if (!c) return [];
+  const ev = new Evidence();
+  return [
+    makeFinding({
+      id: 'cancel-abort',
+      section: `cancel-${env}`,
+      row: `h2: ${BURST} tiles abandoned after 60 ms`,
+      report: `the abort after ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}`,
+      measured: `the abort after ${ev.ms('abortMs', c.actualAbortMs)} (median of ${ev.n('runs', c.runs)} run(s))`,
+      reference: REPORT_CANCEL.abortMs,
+      value: c.actualAbortMs,
+      tolerance: 0.5,
+      explain: () => undefined,
+      unexplained: `this run aborts once every abandoned tile has reached the server (so that the server's side of the cancellation can be counted), not at a fixed ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}; issuing ${ev.n('tiles', BURST)} fetch() calls on this machine took longer than that, so the report's 60 ms abort, which left tiles unsent, is not measured here`,
+      ev,
+    }),
+  ];
 }
 
 /** The report's cancellation rows, the server honouring cancellation. */
@@ -785,11 +848,13 @@ function cancelRows(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
         id,
         section: `cancel-${env}`,
         row: `${targetLabel(target)}: ${BURST} tiles abandoned, then one wanted tile (server honours cancellation)`,
-        report: `wanted tile ${ev.ms('reportWantedMs', wanted)} against an idle baseline of ${ev.ms('reportBaselineMs', baseline)}`,
-        measured: `wanted tile ${ev.ms('wantedMs', c.wantedMs)} against ${ev.ms('baselineMs', c.baselineMs)} idle, the abort after ${ev.ms('abortMs', c.actualAbortMs)} (the report's ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}), ${ev.n('runs', c.runs)} run(s)`,
-        reference: wanted,
-        value: c.wantedMs,
+        report: `wanted tile ${ev.ms('reportWantedMs', wanted)} against an idle baseline of ${ev.ms('reportBaselineMs', baseline)}: ${ev.x('reportRatio', wanted / baseline)} the idle time`,
+        measured: `wanted tile ${ev.ms('wantedMs', c.wantedMs)} against ${ev.ms('baselineMs', c.baselineMs)} idle: ${ev.x('ratio', c.wantedMs / c.baselineMs)} the idle time; the abort after ${ev.ms('abortMs', c.actualAbortMs)} (the report's ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}), ${ev.n('runs', c.runs)} run(s)`,
+        // The claim is the extra over an idle server, not the absolute time of either machine.
+        reference: wanted / baseline,
+        value: c.wantedMs / c.baselineMs,
         tolerance: 0.25,
+        ratio: true,
         explain: () =>
           unwanted === 0
             ? `${ev.n('reached', reached)} abandoned tiles reached the server in ${ev.n('runs', c.runs)} run(s); it dropped ${ev.n('dropped', dropped)} from the queue and aborted ${ev.n('aborted', aborted)} while rendering, none rendered for nobody, so no abandoned work stood ahead of the wanted tile: its ${ev.ms('extraMs', c.wantedMs - c.baselineMs)} over the idle baseline (the report: ${ev.ms('reportExtraMs', wanted - baseline)}) is not the pool's${target === 'http' ? '; over HTTP/1.1 the tiles not yet sent died in the browser’s queue' : ''}`
@@ -890,6 +955,13 @@ function poolSizeRow(env: string, points: SweepPoint[] | undefined, o: TilesOpti
  */
 export function verifyTiles(r: StudyResult): string[] {
   const problems: string[] = [];
+  // A sweep paragraph that calls a step "a doubling" on a grid whose steps are not.
+  for (const [id, points] of Object.entries((r.data.sweep ?? {}) as Record<string, SweepPoint[]>)) {
+    const p = r.explanation.find((x) => x.startsWith(`On ${id}, from `));
+    const pools = points.map((x) => x.pool);
+    if (p && /a doubling/.test(p) && pools.some((x, k) => k > 0 && x !== 2 * pools[k - 1]!))
+      problems.push(`sweep ${id}: "a doubling" on a grid of ${pools.join(', ')} workers`);
+  }
   const f = (id: string) => r.findings.find((x) => x.id === id);
   const burst = (r.data.burst ?? {}) as Record<string, BrowserResult>;
   const close = (a: number | undefined, b: number | undefined, tol = 1) =>
@@ -1145,9 +1217,44 @@ async function sweepCell(
   return points;
 }
 
+/**
+ * The rows and the sweep paragraphs of a saved run, from its data: each environment's bursts (their
+ * runs' statistics; a saved run drops only their per-request lists), the cancellation legs' summaries
+ * and the sweep's points.
+ */
+function rederiveTiles(r: StudyResult): Rederived | undefined {
+  const burst = r.data.burst as Record<string, BrowserResult> | undefined;
+  const sweep = (r.data.sweep ?? {}) as Record<string, SweepPoint[]>;
+  if (!burst || Object.keys(burst).length === 0) return undefined;
+  const o = resolve(r.options as TilesGiven, r.mode === 'quick');
+  const clean = Object.fromEntries(
+    Object.entries(burst).map(([id, b]) => [
+      id,
+      cleanBursts(
+        b.burst,
+        b.targets.map((t) => t.id),
+      ),
+    ]),
+  );
+  const envs = Object.keys(burst);
+  const env = envs.includes('loopback') ? 'loopback' : envs[0]!;
+  return {
+    findings: tilesFindings(env, clean[env], burst[env]!.cancelSummaries ?? [], sweep[env], o, clean),
+    explanation: r.explanation.map((p) => {
+      const id = Object.keys(sweep).find((x) => p.startsWith(`On ${x}, from `));
+      return (id && explainSweep(id, sweep[id]!, o)) || p;
+    }),
+  };
+}
+
 export const tilesStudy = defineStudy<TilesOptions, TilesGiven>({
   ...TILES_STUDY,
   verify: verifyTiles,
+  rederive: rederiveTiles,
+  quickLimits: (o) =>
+    o.runs - 1 < 3
+      ? `Quick: ${o.runs - 1} kept burst(s) a target (${o.runs}, the first discarded), ${GRID.quick.cancelRuns} run(s) a cancellation leg and ${GRID.quick.sweepRuns} a pool size: every figure is one run's, with no spread to tell noise from a difference; the verdicts against the report compare single runs. A full run keeps ${GRID.full.runs - 1} bursts a target.`
+      : undefined,
   resolve,
   check(o) {
     checkChromium(o.chromiumPath);
@@ -1288,6 +1395,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
       burstData[env]?.cancelSummaries ?? [],
       sweepData[env],
       o,
+      cleanData,
     ))
       ctx.finding(f);
   }

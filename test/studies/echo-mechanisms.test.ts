@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
 import { type EchoOptions, echoFindings, echoStudy, type Row } from '../../src/studies/echo.ts';
 import { checkFindings } from '../../src/studies/findings.ts';
+import { rederived } from '../../src/studies/index.ts';
 
 const saved = parseStudyResult(
   JSON.parse(readFileSync(new URL('../fixtures/studies/echo.json', import.meta.url), 'utf8')),
@@ -15,13 +16,18 @@ const saved = parseStudyResult(
 const options = echoStudy.resolve!({}, true) as unknown as EchoOptions;
 const top = Math.max(...options.concurrency);
 
-/** The saved result with its echo findings rebuilt from `rows` on `machine`. */
+/** The saved result with its echo findings and paragraphs rebuilt from `rows` on `machine`. */
 function rebuilt(rows: Row[], machine: { cpus: number; loadAverage: number }): StudyResult {
   const r = structuredClone(saved);
-  const others = r.findings.filter((f) => !/^(small|large)-/.test(f.id));
-  r.findings = [...echoFindings(rows, options, top, machine), ...others];
   r.data.rows = rows;
-  return r;
+  const load = machine.loadAverage;
+  r.data.machine = { cpus: machine.cpus, loadAverage1m: { before: load, after: load } };
+  const out = rederived(echoStudy, r);
+  assert.deepEqual(
+    out.findings.filter((f) => /^(small|large)-/.test(f.id)),
+    JSON.parse(JSON.stringify(echoFindings(rows, options, top, machine))),
+  );
+  return out;
 }
 
 const problems = (r: StudyResult) => [...checkFindings(r), ...(echoStudy.verify?.(r) ?? [])];
