@@ -355,6 +355,12 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A field value HTTP/1.1, HTTP/2 and node:http all carry: no CR, LF, NUL or other control (RFC 9110 §5.5). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
+/**
+ * The most bytes of header fields one replayed response carries; fields beyond are left out. Real
+ * responses carry a few KiB; a HAR can claim megabytes in one value.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /** Entry `i` checked, or why it is left out (a string); throws H2LAB_ERR_HAR_INVALID on a damaged one. */
 function entryOf(raw: unknown, i: number, file: string): Entry | string {
   const e = objectOr(raw);
@@ -378,15 +384,21 @@ function entryOf(raw: unknown, i: number, file: string): Entry | string {
     );
   const headers: Array<readonly [string, string]> = [];
   let droppedHeaders = 0;
+  let headerBytes = 0;
   for (const h of (res.headers as unknown[] | undefined) ?? []) {
     const o = objectOr(h);
     const name = text(o.name);
     const value = typeof o.value === 'number' ? String(o.value) : text(o.value);
     // HTTP/2 and HTTP/3 pseudo-header fields (`:status`) some tools export: never served as fields.
     if (name?.startsWith(':') && TOKEN.test(name.slice(1))) continue;
-    if (name !== undefined && value !== undefined && TOKEN.test(name) && FIELD_VALUE.test(value))
+    const fits =
+      name !== undefined &&
+      value !== undefined &&
+      headerBytes + name.length + value.length <= MAX_HEADER_BYTES;
+    if (fits && TOKEN.test(name) && FIELD_VALUE.test(value)) {
       headers.push([name, value]);
-    else droppedHeaders++;
+      headerBytes += name.length + value.length;
+    } else droppedHeaders++;
   }
   const content = objectOr(res.content);
   const body = text(content.text);
@@ -589,7 +601,7 @@ export function siteOfHar(har: unknown, file: string, limits: Partial<HarLimits>
   const dropped = usable.filter((e) => e.droppedHeaders > 0);
   if (dropped.length > 0)
     warnings.push(
-      `HAR header fields: ${dropped.reduce((n, e) => n + e.droppedHeaders, 0)} in ${dropped.length} entries (first: entry ${dropped[0]!.index}) were left out: a name that is not an HTTP token, or a value with CR, LF, NUL or another control character, which no HTTP version can carry`,
+      `HAR header fields: ${dropped.reduce((n, e) => n + e.droppedHeaders, 0)} in ${dropped.length} entries (first: entry ${dropped[0]!.index}) were left out: a name that is not an HTTP token, a value with CR, LF, NUL or another control character, which no HTTP version can carry, or fields beyond ${MAX_HEADER_BYTES / 1024} KiB in one response`,
     );
   if (cut.length > 0)
     warnings.push(

@@ -101,7 +101,7 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
       if (load.error && (!doc || doc.status === undefined)) {
         throw new H2labError(
           'H2LAB_ERR_PAGE_LOAD',
-          `Chromium could not load ${url}: ${load.error}. Check the URL opens in a browser; for a private CA pass --trust-cert CA.pem`,
+          `Chromium could not load ${url}: ${load.error}. Check the URL opens in a browser; for a private CA pass --trust-cert CA.pem, or -k to accept the certificate the origin presents`,
           { url, error: load.error },
         );
       }
