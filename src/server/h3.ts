@@ -88,13 +88,14 @@ export async function startH3Listener(
   const binding = await loadBinding();
   return binding.listen(
     {
-      host: opts.host,
+      host: opts.h3Host ?? opts.host,
       port,
       certPem: tls.certPem,
       keyPem: tls.keyPem,
       // The same stream limit an HTTP/2 client gets in SETTINGS_MAX_CONCURRENT_STREAMS.
       maxStreams: opts.maxConcurrentStreams,
       idleTimeoutMs: opts.h2IdleTimeoutMs || 30_000,
+      retry: opts.quicRetry,
       onConnection: () => {
         metrics.connectionsTotal.quic.h3++;
         metrics.connectionsOpen.quic.h3++;

@@ -49,6 +49,27 @@ const ServerOptionFields = z.strictObject({
     .meta(
       m('h3-port', 'int', 'UDP port of HTTP/3 (implies --h3; 0 = a free port; default: the TLS port number)'),
     ),
+  h3Host: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      m(
+        'h3-host',
+        'string',
+        "address HTTP/3's UDP listener binds (default: --host); 0.0.0.0 or :: keeps QUIC's path-MTU probes at 1,472 bytes, where one address lets them grow to loopback's (docs/net.md)",
+      ),
+    ),
+  quicRetry: z
+    .boolean()
+    .default(false)
+    .meta(
+      m(
+        'quic-retry',
+        'bool',
+        'validate every QUIC client address with a Retry packet first (RFC 9000 §8.1.2): one more round trip per HTTP/3 handshake, as a server under attack does',
+      ),
+    ),
   plain: z
     .boolean()
     .default(true)
