@@ -86,6 +86,13 @@ export async function startH3Listener(
   metrics: ServerMetrics,
 ): Promise<H3Listener> {
   const binding = await loadBinding();
+  metrics.quic.settings = {
+    binding: binding.id,
+    retry: opts.quicRetry,
+    maxStreams: opts.maxConcurrentStreams,
+    congestionControl: binding.congestionControl,
+    congestionControlSource: binding.congestionControlSource,
+  };
   return binding.listen(
     {
       host: opts.h3Host ?? opts.host,
@@ -96,12 +103,14 @@ export async function startH3Listener(
       maxStreams: opts.maxConcurrentStreams,
       idleTimeoutMs: opts.h2IdleTimeoutMs || 30_000,
       retry: opts.quicRetry,
-      onConnection: () => {
+      onConnection: (c) => {
         metrics.connectionsTotal.quic.h3++;
         metrics.connectionsOpen.quic.h3++;
+        metrics.quic.opened(c);
       },
-      onConnectionClose: () => {
+      onConnectionClose: (c) => {
         metrics.connectionsOpen.quic.h3--;
+        metrics.quic.ended(c);
       },
     },
     (s) => {

@@ -148,7 +148,10 @@ class H3Conn extends PoolConnBase implements PoolConn {
 
   facts(): ConnectionFacts {
     this.takeReading();
-    return this.reading ? { quic: this.reading } : {};
+    const port = this.c.localPort;
+    return this.reading
+      ? { quic: port !== undefined ? { ...this.reading, clientPort: port } : this.reading }
+      : {};
   }
 
   /** The binding's reading of the connection, taken while it is open (the last one stays after). */
