@@ -41,6 +41,7 @@ import {
   invalidOption,
   KEY_FLAG,
   parseList,
+  QUIC_RETRY_FLAG,
   readFlag,
   TIMEOUT_FLAG,
 } from '../core/index.ts';
@@ -94,6 +95,7 @@ export interface CompareFlags extends PlanFlags {
   h1Connections?: string;
   h2Sessions?: string;
   h2PoolPolicy?: string;
+  quicRetry?: boolean;
   workers?: string;
   window?: string;
   net?: string;
@@ -208,6 +210,7 @@ const COMPARE_FLAG_USES = [
   { of: H1_CONNECTIONS_FLAG, key: 'h1Connections' },
   { of: H2_SESSIONS_FLAG, key: 'h2PoolSessions' },
   { of: H2_POOL_POLICY_FLAG, key: 'h2PoolPolicy' },
+  { of: QUIC_RETRY_FLAG, key: 'quicRetry' },
   {
     of: WORKERS_FLAG,
     key: 'workers',

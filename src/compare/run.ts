@@ -120,7 +120,7 @@ export async function runComparison(
 ): Promise<StartedComparison> {
   // Fail on bad options before a server starts; the fixture serves HTTP/3 when a strategy needs it.
   const asked = resolveCompareOptions(input);
-  const h3 = usesQuic(asked.protocols) ? { h3: true } : {};
+  const h3 = usesQuic(asked.protocols) ? { h3: true, quicRetry: asked.quicRetry } : {};
   // A body that cannot be read would fail every cell one by one: say so once, before any run.
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
   checkPoolsFit(asked, input);
