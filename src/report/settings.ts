@@ -82,6 +82,20 @@ export function netParts(result: CompareResult): { common: string; short: (net: 
   return { common: shared.join('+'), short };
 }
 
+/**
+ * What a comparison compared, for its title: the HTTP versions of its strategies against the
+ * baseline's ("HTTP/3 vs HTTP/2", "HTTP/2, HTTP/3 vs HTTP/1.1"), or the strategies by name when they
+ * all speak one version ("h2-pool vs h2 (HTTP/2)").
+ */
+export function comparedTitle(result: CompareResult): string {
+  const http = (n: string) => findStrategy(n)?.http ?? n;
+  const base = http(result.baseline);
+  const others = distinct(result.axes.protocols.map(http)).filter((h) => h !== base);
+  if (others.length > 0) return `${others.join(', ')} vs ${base}`;
+  const names = result.axes.protocols.filter((p) => p !== result.baseline);
+  return `${names.join(', ') || result.baseline} vs ${result.baseline} (${base})`;
+}
+
 /** The path to a target h2lab did not start, as measured without a link. */
 export function pathText(p: PathInfo): string {
   const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { compare } from '../../src/compare/engine.ts';
 import { syntheticRunner } from '../../src/compare/synthetic.ts';
 import { BINDING_FACTS } from '../../src/h3/index.ts';
-import { buildVerdict } from '../../src/report/index.ts';
+import { buildVerdict, renderMarkdown } from '../../src/report/index.ts';
+import { comparedTitle } from '../../src/report/settings.ts';
 import { congestionControlCaveat } from '../../src/report/verdict.ts';
 
 const workloads = [{ id: 'small', label: '1 KiB', paths: ['/bytes/1024'], kind: 'interactive' as const }];
@@ -39,4 +40,10 @@ test('QUIC cubic against TCP bbr: the caveat names both and says what it may mea
 
 test('the same controller on both sides: no caveat', async () => {
   assert.equal(congestionControlCaveat(await run('cubic')), undefined);
+});
+
+test('the report says what was compared: HTTP/3 vs HTTP/2', async () => {
+  const result = await run('cubic');
+  assert.equal(comparedTitle(result), 'HTTP/3 vs HTTP/2');
+  assert.match(renderMarkdown(result), /^# HTTP\/3 vs HTTP\/2 — h2lab compare/);
 });
