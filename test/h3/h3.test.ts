@@ -131,6 +131,15 @@ describe('HTTP/3 against the fixture server', { skip: binding }, () => {
       return true;
     });
   });
+
+  test('a certificate the client does not trust is named, with --ca and -k, not "unreachable"', async () => {
+    const untrusted = createTransport('h3', { url: srv.h3Url!, connections: 1, connectTimeoutMs: 3000 });
+    await assert.rejects(untrusted.open(), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'H2LAB_ERR_TLS_HANDSHAKE', err.message);
+      assert.match(err.message, /certificate is not trusted.*--ca FILE.*-k/);
+      return true;
+    });
+  });
 });
 
 describe('a load run over h3 (embedded fixture)', { skip: binding }, () => {
