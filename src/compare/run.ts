@@ -5,7 +5,7 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { measurePath, observe, preflightTarget } from '../load/index.ts';
+import { measurePath, observe, preflightQuic, preflightTarget } from '../load/index.ts';
 import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
   checkNetAvailable,
@@ -150,6 +150,7 @@ export async function runComparison(
   let plan: Map<string, PlannedLink>;
   let path: PathInfo | undefined;
   let gatewayTo: string | undefined;
+  let noQuic: string | undefined;
   try {
     plan = planComparisonLinks(options, server !== undefined);
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
@@ -157,6 +158,9 @@ export async function runComparison(
     if (!server) {
       // Trust settings that cannot work fail here, once, with the fix: not in every cell.
       await preflightTarget(url, input.tls ?? {}, asked.connectTimeoutMs);
+      // A server without HTTP/3 ignores QUIC: said once within a probe's timeout, not by every h3
+      // cell after its connect timeout.
+      if (usesQuic(asked.protocols) && plan.size === 0) noQuic = await preflightQuic(url, input.tls ?? {});
       const u = new URL(url);
       const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
       gatewayTo = await targetAddress(u.hostname, plan.size > 0 ? '--net' : 'URL').catch((err) => {
@@ -201,7 +205,17 @@ export async function runComparison(
         ...(server ? { serverInProcess: true } : {}),
       }),
     );
-  const linkedOrNot = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url);
+  const offered: CellRunner = noQuic
+    ? async (cell, ctx) => {
+        if (!usesQuic([cell.protocol])) return baseRunCell(cell, ctx);
+        throw new H2labError(
+          'H2LAB_ERR_PROTOCOL_MISMATCH',
+          `requested h3 but the server did not answer QUIC (${noQuic}): it does not offer HTTP/3 on this port`,
+          { requested: 'h3', negotiated: 'none', target: url },
+        );
+      }
+    : baseRunCell;
+  const linkedOrNot = plan.size === 0 ? offered : throughLinks(offered, linked, url);
   const runCell: CellRunner = path
     ? async (cell, ctx) => {
         const run = await linkedOrNot(cell, ctx);
