@@ -21,7 +21,9 @@ import {
   H2_SESSIONS_FLAG,
   INITCWND_FLAG,
   JITTER_FLAG,
+  LOSS_DOWN_FLAG,
   LOSS_FLAG,
+  LOSS_UP_FLAG,
   MAX_COMPARE_WORKLOADS,
   MIN_EFFECT_FLAG,
   NET_BACKEND_FLAG,
@@ -102,6 +104,8 @@ export interface CompareFlags extends PlanFlags {
   rtt?: string;
   jitter?: string;
   loss?: string;
+  lossUp?: string;
+  lossDown?: string;
   bandwidth?: string;
   cc?: string;
   initcwnd?: string;
@@ -232,6 +236,8 @@ const COMPARE_LINK_USES = [
   { of: RTT_FLAG, key: 'links.rttMs', list: true },
   { of: JITTER_FLAG, key: 'links.jitterMs', list: true },
   { of: LOSS_FLAG, key: 'links.loss', list: true },
+  { of: LOSS_UP_FLAG, key: 'links.lossUp', list: true },
+  { of: LOSS_DOWN_FLAG, key: 'links.lossDown', list: true },
   { of: BANDWIDTH_FLAG, key: 'links.rateBitsPerSec', list: true },
   { of: CC_FLAG, key: 'links.congestionControl', list: true },
   { of: INITCWND_FLAG, key: 'links.initialCwnd' },
