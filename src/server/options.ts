@@ -12,6 +12,7 @@ import {
   flagMeta,
   KEY_FLAG,
   optionMeta,
+  QUIC_RETRY_FLAG,
 } from '../core/index.ts';
 
 export { METRICS_URL_FLAG } from './flags.ts';
@@ -64,9 +65,8 @@ const ServerOptionFields = z.strictObject({
     .boolean()
     .default(false)
     .meta(
-      m(
-        'quic-retry',
-        'bool',
+      flagMeta(
+        QUIC_RETRY_FLAG,
         'validate every QUIC client address with a Retry packet first (RFC 9000 §8.1.2): one more round trip per HTTP/3 handshake, as a server under attack does',
       ),
     ),
