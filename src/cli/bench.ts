@@ -51,6 +51,7 @@ export interface BenchFlags {
   cert?: string;
   key?: string;
   insecure?: boolean;
+  quicRetry?: boolean;
   idleTimeout?: string;
   giveUp?: string;
   maxAge?: string;

@@ -21,7 +21,9 @@ import {
   H2_SESSIONS_FLAG,
   INITCWND_FLAG,
   JITTER_FLAG,
+  LOSS_DOWN_FLAG,
   LOSS_FLAG,
+  LOSS_UP_FLAG,
   MAX_COMPARE_WORKLOADS,
   MIN_EFFECT_FLAG,
   NET_BACKEND_FLAG,
@@ -41,6 +43,7 @@ import {
   invalidOption,
   KEY_FLAG,
   parseList,
+  QUIC_RETRY_FLAG,
   readFlag,
   TIMEOUT_FLAG,
 } from '../core/index.ts';
@@ -94,12 +97,15 @@ export interface CompareFlags extends PlanFlags {
   h1Connections?: string;
   h2Sessions?: string;
   h2PoolPolicy?: string;
+  quicRetry?: boolean;
   workers?: string;
   window?: string;
   net?: string;
   rtt?: string;
   jitter?: string;
   loss?: string;
+  lossUp?: string;
+  lossDown?: string;
   bandwidth?: string;
   cc?: string;
   initcwnd?: string;
@@ -208,6 +214,7 @@ const COMPARE_FLAG_USES = [
   { of: H1_CONNECTIONS_FLAG, key: 'h1Connections' },
   { of: H2_SESSIONS_FLAG, key: 'h2PoolSessions' },
   { of: H2_POOL_POLICY_FLAG, key: 'h2PoolPolicy' },
+  { of: QUIC_RETRY_FLAG, key: 'quicRetry' },
   {
     of: WORKERS_FLAG,
     key: 'workers',
@@ -229,6 +236,8 @@ const COMPARE_LINK_USES = [
   { of: RTT_FLAG, key: 'links.rttMs', list: true },
   { of: JITTER_FLAG, key: 'links.jitterMs', list: true },
   { of: LOSS_FLAG, key: 'links.loss', list: true },
+  { of: LOSS_UP_FLAG, key: 'links.lossUp', list: true },
+  { of: LOSS_DOWN_FLAG, key: 'links.lossDown', list: true },
   { of: BANDWIDTH_FLAG, key: 'links.rateBitsPerSec', list: true },
   { of: CC_FLAG, key: 'links.congestionControl', list: true },
   { of: INITCWND_FLAG, key: 'links.initialCwnd' },

@@ -250,6 +250,8 @@ export const EXPECT_UNDECIDED_FLAG = declareFlag({
 export const RTT_FLAG = conditionFlag('rtt');
 export const JITTER_FLAG = conditionFlag('jitter');
 export const LOSS_FLAG = conditionFlag('loss');
+export const LOSS_UP_FLAG = conditionFlag('loss-up');
+export const LOSS_DOWN_FLAG = conditionFlag('loss-down');
 export const BANDWIDTH_FLAG = conditionFlag('rate');
 export const QUEUE_FLAG = conditionFlag('queue');
 export { CC_FLAG, INITCWND_FLAG, NET_BACKEND_FLAG, SLOW_START_AFTER_IDLE_FLAG };

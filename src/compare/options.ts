@@ -120,6 +120,12 @@ export const compareOptionsSchema = z
       .describe(
         "HTTP/1.1 connections per cell: a number (default 6, a browser's per-origin limit, capped at the cell's concurrency), 'concurrency', or one number per concurrency value.",
       ),
+    quicRetry: z
+      .boolean()
+      .default(false)
+      .describe(
+        "The embedded fixture's QUIC server sends a Retry before every handshake (RFC 9000 §8.1.2): one more round trip per HTTP/3 connection.",
+      ),
     h2PoolSessions: z
       .number()
       .int()

@@ -5,7 +5,7 @@
  */
 
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { measurePath, observe, preflightTarget } from '../load/index.ts';
+import { measurePath, observe, preflightQuic, preflightTarget } from '../load/index.ts';
 import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
   checkNetAvailable,
@@ -121,7 +121,7 @@ export async function runComparison(
 ): Promise<StartedComparison> {
   // Fail on bad options before a server starts; the fixture serves HTTP/3 when a strategy needs it.
   const asked = resolveCompareOptions(input);
-  const h3 = usesQuic(asked.protocols) ? { h3: true } : {};
+  const h3 = usesQuic(asked.protocols) ? { h3: true, quicRetry: asked.quicRetry } : {};
   // A body that cannot be read would fail every cell one by one: say so once, before any run.
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
   checkPoolsFit(asked, input);
@@ -152,6 +152,7 @@ export async function runComparison(
   let path: PathInfo | undefined;
   let gatewayTo: string | undefined;
   let gatewayPort = 0;
+  let noQuic: string | undefined;
   try {
     plan = planComparisonLinks(options, server !== undefined);
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
@@ -159,6 +160,9 @@ export async function runComparison(
     if (!server) {
       // Trust settings that cannot work fail here, once, with the fix: not in every cell.
       await preflightTarget(url, input.tls ?? {}, asked.connectTimeoutMs);
+      // A server without HTTP/3 ignores QUIC: said once within a probe's timeout, not by every h3
+      // cell after its connect timeout.
+      if (usesQuic(asked.protocols) && plan.size === 0) noQuic = await preflightQuic(url, input.tls ?? {});
       const u = new URL(url);
       const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
       gatewayPort = port;
@@ -217,7 +221,17 @@ export async function runComparison(
     );
   // Timed runs over a long link are lengthened to the link unless the user chose their length.
   const lengthen = input.durationMs === undefined && input.requests === undefined;
-  const linkedOrNot = plan.size === 0 ? baseRunCell : throughLinks(baseRunCell, linked, url, lengthen);
+  const offered: CellRunner = noQuic
+    ? async (cell, ctx) => {
+        if (!usesQuic([cell.protocol])) return baseRunCell(cell, ctx);
+        throw new H2labError(
+          'H2LAB_ERR_PROTOCOL_MISMATCH',
+          `requested h3 but the server did not answer QUIC (${noQuic}): it does not offer HTTP/3 on this port`,
+          { requested: 'h3', negotiated: 'none', target: url },
+        );
+      }
+    : baseRunCell;
+  const linkedOrNot = plan.size === 0 ? offered : throughLinks(offered, linked, url, lengthen);
   const runCell: CellRunner = path
     ? async (cell, ctx) => {
         const run = await linkedOrNot(cell, ctx);

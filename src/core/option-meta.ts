@@ -301,6 +301,17 @@ export const KEY_FLAG = declareFlag({
   arg: 'file',
   description: 'client key (PEM) for mutual TLS',
 });
+/**
+ * `--quic-retry`: the fixture's QUIC server validates each client address with a Retry before the
+ * handshake (RFC 9000 §8.1.2), one more round trip; off by default, as deployed servers run outside
+ * an attack.
+ */
+export const QUIC_RETRY_FLAG = declareFlag({
+  flag: 'quic-retry',
+  grammar: 'bool',
+  description:
+    "the fixture's QUIC server sends a Retry before every handshake (RFC 9000 §8.1.2): 2 round trips to set up HTTP/3 instead of 1, as a server under attack",
+});
 export const INSECURE_FLAG = declareFlag({
   flag: 'insecure',
   short: 'k',

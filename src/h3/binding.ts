@@ -15,8 +15,10 @@
  * - its server always binds an HTTP/2 fallback on the same TCP port as the UDP one, which would
  *   collide with the fixture's own TLS listener (HTTP/3 is advertised on the TLS port, RFC 9114
  *   §3.1.1): the fallback is replaced by an inert stand-in (`noFallback`);
- * - its metrics have packets sent and received but no packets lost, and no congestion-control
- *   setting: quiche's default (CUBIC) is what runs, recorded as {@link H3Binding.congestionControl}.
+ * - its metrics (per connection, on either end: packets and bytes sent and received, smoothed RTT,
+ *   congestion window, handshake time) have no packets lost, no bytes in flight, and there is no
+ *   congestion-control setting: quiche's default (CUBIC) is what runs, recorded as
+ *   {@link H3Binding.congestionControl} with {@link H3Binding.congestionControlSource} saying so.
  */
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -83,6 +85,8 @@ export interface H3Connection {
     h: H3ResponseHandler,
   ): { cancel(): void } | 'stream-limit';
   facts(): QuicConnectionInfo | undefined;
+  /** The client's UDP port (what the server and the link see), when the binding tells it. */
+  readonly localPort: number | undefined;
   /** `cb` runs once when the connection is closed, by either side. */
   onClose(cb: (reason: string) => void): void;
   close(): Promise<void>;
@@ -99,6 +103,18 @@ export interface H3ServerStream {
   reset(code: number): void;
   /** Closes the whole QUIC connection this stream is on. */
   closeConnection(code: number): void;
+}
+
+/** One QUIC connection a listener accepted, as its server sees it. */
+export interface H3ServerConnection {
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  /**
+   * The server's reading of the connection — the sender's of a download: its congestion window,
+   * smoothed RTT, packets and bytes it sent — taken now while open, else the last one taken (each
+   * stream's end takes one).
+   */
+  facts(): QuicConnectionInfo | undefined;
 }
 
 /** A listening HTTP/3 server. */
@@ -121,13 +137,13 @@ export interface H3ListenOptions {
   maxStreams: number;
   /** Idle timeout, ms. */
   idleTimeoutMs: number;
-  onConnection(): void;
-  onConnectionClose(): void;
+  onConnection(c: H3ServerConnection): void;
+  onConnectionClose(c: H3ServerConnection): void;
   /**
    * Address validation by a Retry packet before every handshake (RFC 9000 §8.1.2): one more round
-   * trip per connection. Default true, the binding's own default; deployed servers mostly send Retry
-   * only under load or attack, so a replay of a real page turns it off (measured through a 100 ms
-   * link: QUIC setup 205 ms with it, like TCP + TLS).
+   * trip per connection. Default false — what deployed servers do outside an attack — where the
+   * binding's own default is true (measured through a 100 ms link: QUIC setup 205 ms with it, like
+   * TCP + TLS; 105 ms without).
    */
   retry?: boolean;
 }
@@ -141,6 +157,8 @@ export interface H3Binding {
    * user space: the kernel's `--cc` pins TCP only.
    */
   readonly congestionControl: string;
+  /** How {@link congestionControl} is known: read from the stack, or whose documented default it is. */
+  readonly congestionControlSource: string;
   /** Opens a connection and completes the handshake; rejects with an Error naming why. */
   connect(o: H3ConnectOptions): Promise<H3Connection>;
   listen(o: H3ListenOptions, onStream: (s: H3ServerStream) => void): Promise<H3Listener>;
@@ -153,6 +171,8 @@ export interface H3Binding {
 export const BINDING_FACTS = Object.freeze({
   binding: `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`,
   congestionControl: 'cubic',
+  congestionControlSource:
+    "not readable from the binding: quiche's default (Config::new sets CongestionControlAlgorithm::CUBIC; quiche 0.29, which the binding builds on, sets no other)",
 });
 
 let loading: Promise<H3Binding> | undefined;
@@ -197,11 +217,30 @@ interface CsMetrics {
   rttMs: number;
   cwnd: number;
 }
+/** One reading of the binding's metrics as h2lab records it. */
+function factsOf(x: CsMetrics): QuicConnectionInfo {
+  return {
+    handshakeMs: x.handshakeTimeMs,
+    rttMs: x.rttMs,
+    cwndBytes: x.cwnd,
+    packetsSent: x.packetsOut,
+    packetsReceived: x.packetsIn,
+    bytesSent: x.bytesOut,
+    bytesReceived: x.bytesIn,
+  };
+}
+interface CsSession extends EventEmitter {
+  remoteAddress?: string;
+  remotePort?: number;
+  getMetrics(): CsMetrics | null;
+}
 interface CsStream extends Duplex {
   respond(h: Record<string, string>, o?: { endStream?: boolean }): void;
   respondWithBody(h: Record<string, string>, body: Buffer | string): void;
   close(code?: number): void;
-  session?: { close(code?: number): Promise<void> };
+  session?: CsSession & { close(code?: number): Promise<void> };
+  /** The pinned version's server streams carry their connection's handle, not the session. */
+  _connHandle?: number;
 }
 interface CsClientSession extends EventEmitter {
   alpnProtocol: string;
@@ -209,8 +248,12 @@ interface CsClientSession extends EventEmitter {
   getMetrics(): CsMetrics | null;
   close(): Promise<void>;
   destroy(): Promise<void>;
+  /** The pinned version's event loop; its worker knows the local UDP address. */
+  _eventLoop?: { worker?: { localAddress?(): { port: number } } } | null;
 }
 interface CsServer extends EventEmitter {
+  /** The pinned version's sessions by connection handle. */
+  _sessions?: Map<number, CsSession & { close(code?: number): Promise<void> }>;
   listen(port: number, host: string): unknown;
   address(): { port: number } | null;
   close(): Promise<void>;
@@ -233,6 +276,7 @@ async function importBinding(): Promise<H3Binding> {
   return {
     id: BINDING_FACTS.binding,
     congestionControl: BINDING_FACTS.congestionControl,
+    congestionControlSource: BINDING_FACTS.congestionControlSource,
     connect: (o) => connect(m, o),
     listen: (o, onStream) => listen(m, o, onStream),
   };
@@ -278,19 +322,18 @@ async function connect(m: CsModule, o: H3ConnectOptions): Promise<H3Connection> 
   const facts = (): QuicConnectionInfo | undefined => {
     const x = s.getMetrics();
     if (!x) return lastFacts;
-    lastFacts = {
-      handshakeMs: x.handshakeTimeMs,
-      rttMs: x.rttMs,
-      cwndBytes: x.cwnd,
-      packetsSent: x.packetsOut,
-      packetsReceived: x.packetsIn,
-      bytesSent: x.bytesOut,
-      bytesReceived: x.bytesIn,
-    };
+    lastFacts = factsOf(x);
     return lastFacts;
   };
+  let localPort: number | undefined;
+  try {
+    localPort = s._eventLoop?.worker?.localAddress?.().port;
+  } catch {
+    localPort = undefined;
+  }
   return {
     alpn: s.alpnProtocol,
+    localPort,
     request(headers, body, h) {
       let st: CsStream;
       try {
@@ -365,6 +408,28 @@ async function listen(
   onStream: (s: H3ServerStream) => void,
 ): Promise<H3Listener> {
   let open = 0;
+  const conns = new WeakMap<CsSession, H3ServerConnection>();
+  const serverConn = (session: CsSession): H3ServerConnection => {
+    let c = conns.get(session);
+    if (!c) {
+      let last: QuicConnectionInfo | undefined;
+      c = {
+        remoteAddress: session.remoteAddress ?? '',
+        remotePort: session.remotePort ?? 0,
+        facts: () => {
+          try {
+            const x = session.getMetrics();
+            if (x) last = factsOf(x);
+          } catch {
+            // closed: the last reading stands
+          }
+          return last;
+        },
+      };
+      conns.set(session, c);
+    }
+    return c;
+  };
   const server = m.createSecureServer(
     {
       key: o.keyPem,
@@ -372,26 +437,38 @@ async function listen(
       initialMaxStreamsBidi: o.maxStreams,
       maxIdleTimeoutMs: o.idleTimeoutMs,
       metricsIntervalMs: 60_000,
-      ...(o.retry === false ? { disableRetry: true } : {}),
+      disableRetry: o.retry !== true,
     },
     (st, headers) => {
+      // The server's reading of its connection at each stream's end: the binding's handle may be
+      // gone by the time the connection's close is seen.
+      const session = () =>
+        st.session ?? (st._connHandle !== undefined ? server._sessions?.get(st._connHandle) : undefined);
+      st.once('close', () => {
+        const ss = session();
+        if (ss) serverConn(ss).facts();
+      });
       onStream({
         headers,
         duplex: st,
         respond: (h, endStream) => st.respond(h, { endStream }),
         respondWithBody: (h, body) => st.respondWithBody(h, body),
         reset: (code) => st.close(code),
-        closeConnection: (code) => void st.session?.close(code).catch(() => {}),
+        closeConnection: (code) =>
+          void session()
+            ?.close(code)
+            .catch(() => {}),
       });
     },
   );
   Object.defineProperty(server, '_createH2Server', { value: noFallback });
-  server.on('session', (session: EventEmitter) => {
+  server.on('session', (session: CsSession) => {
     open++;
-    o.onConnection();
+    const c = serverConn(session);
+    o.onConnection(c);
     session.once('close', () => {
       open--;
-      o.onConnectionClose();
+      o.onConnectionClose(c);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ export {
   type H3Listener,
   type H3ListenOptions,
   type H3ResponseHandler,
+  type H3ServerConnection,
   type H3ServerStream,
   h3UnavailableReason,
   loadBinding,

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { connect } from 'node:tls';
 import { H2labError, tlsFailureHint, tlsHintError } from '../core/index.ts';
-import { readTlsFiles } from '../tls/index.ts';
+import { readPemFile, readTlsFiles } from '../tls/index.ts';
 import { createTransport, DEFAULT_STRATEGY } from '../transport/index.ts';
 
 /** TLS material of the run, as the transports get it. */
@@ -151,6 +151,42 @@ export async function preflightTarget(
     await t.open();
   } catch (err) {
     if (err instanceof H2labError && err.code === 'H2LAB_ERR_TLS_HANDSHAKE') throw err;
+  } finally {
+    await t.close().catch(() => {});
+  }
+}
+
+/**
+ * How long compare waits for a QUIC handshake before it calls HTTP/3 not offered, ms: `h2lab probe`'s
+ * own timeout, so a server without HTTP/3 costs one probe's wait, not every h3 cell's connect
+ * timeout.
+ */
+export const PREFLIGHT_QUIC_MS = 5000;
+
+/**
+ * Before a comparison runs an HTTP/3 strategy against a server h2lab did not start: one QUIC
+ * handshake with the user's trust settings. Resolves with the reason HTTP/3 is not offered when
+ * nothing answered on UDP within `timeoutMs` (a server without HTTP/3 ignores QUIC's Initial), else
+ * undefined — any other failure is left for the runs to report in their own words.
+ */
+export async function preflightQuic(
+  url: string,
+  tls: PreflightTls,
+  timeoutMs = PREFLIGHT_QUIC_MS,
+): Promise<string | undefined> {
+  const pem = {
+    ...(tls.ca ? { ca: readPemFile(tls.ca, '--ca') } : {}),
+    ...(tls.insecure ? { insecure: true } : {}),
+  };
+  const t = createTransport('h3', { url, connections: 1, tls: pem, connectTimeoutMs: timeoutMs });
+  try {
+    await t.open();
+    return undefined;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    if (!/timed out/i.test(msg)) return undefined;
+    const u = new URL(url);
+    return `no answer to a QUIC handshake on UDP ${u.port || 443} of ${u.hostname} within ${timeoutMs} ms`;
   } finally {
     await t.close().catch(() => {});
   }

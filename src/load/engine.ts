@@ -150,7 +150,7 @@ async function startTarget(
   }
   const plain = o.embeddedListener === 'plain';
   // In a thread of its own, so that this client measures only itself (its event loop and CPU).
-  const h3 = usesQuic([o.protocol]) ? { h3: true } : {};
+  const h3 = usesQuic([o.protocol]) ? { h3: true, quicRetry: o.quicRetry } : {};
   const { startFixtureTarget } = (await loadRunModules()).server;
   const t = given ?? (await startFixtureTarget({ plain, tls: !plain, ...h3 }, 'thread'));
   const base = plain ? t.plainUrl : t.tlsUrl;

@@ -15,6 +15,7 @@ import {
   KEY_FLAG,
   parseDurationMs,
   parseList,
+  QUIC_RETRY_FLAG,
   readOptionText,
   TIMEOUT_FLAG,
 } from '../core/index.ts';
@@ -402,6 +403,7 @@ export const LOAD_FLAGS = [
   { of: CERT_FLAG, key: 'cert' },
   { of: KEY_FLAG, key: 'key' },
   { of: INSECURE_FLAG, key: 'insecure' },
+  { of: QUIC_RETRY_FLAG, key: 'quicRetry' },
   { of: IDLE_TIMEOUT_FLAG, key: 'idleTimeoutMs' },
   { of: GIVE_UP_FLAG, key: 'reconnectGiveUpMs' },
   { of: MAX_AGE_FLAG, key: 'maxAgeMs' },

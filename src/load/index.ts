@@ -4,7 +4,7 @@
  */
 
 export { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
-export { preflightTarget } from './diagnose.ts';
+export { PREFLIGHT_QUIC_MS, preflightQuic, preflightTarget } from './diagnose.ts';
 export {
   EMBEDDED_DEFAULT_PATH,
   isEmbedded,

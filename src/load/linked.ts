@@ -83,7 +83,9 @@ export function runLoadThroughLink(
     (await import('../server/index.ts')).withLinkedTarget(
       { ...link, ...seed },
       ({ link: l, target }) => start(l, target, { ...input, serverMetrics: input.serverMetrics ?? true }),
-      usesQuic([input.protocol ?? DEFAULT_STRATEGY]) ? { ...hooks.server, h3: true } : hooks.server,
+      usesQuic([input.protocol ?? DEFAULT_STRATEGY])
+        ? { ...hooks.server, h3: true, quicRetry: input.quicRetry ?? false }
+        : hooks.server,
     ),
   );
 }

@@ -9,6 +9,7 @@
 import type { RunResult } from '../model/index.ts';
 import { attachLinkDrops, attachQuicLinkDrops, type Link, linkWarnings } from '../net/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
+import { attachServerQuic } from './quic.ts';
 import { attachServerTcp, attachServerTcpFromLink } from './tcp.ts';
 
 /** What was around the run. */
@@ -38,6 +39,7 @@ export async function observe(run: RunResult, seen: Observed): Promise<void> {
     }
     // A run through a link has its server's side from that link's server already.
     if (after && !run.connections.tcp?.server) attachServerTcp(run, after);
+    if (after) attachServerQuic(run, after);
   }
   if (seen.link) {
     const { link, profile, udpBefore } = seen.link;

@@ -71,6 +71,8 @@ export const LoadOptionsSchema = z.strictObject({
   url: z.string().min(1).optional(),
   /** Embedded target only: which listener to drive. */
   embeddedListener: z.enum(['tls', 'plain']).default('tls'),
+  /** Embedded target only: its QUIC server sends a Retry before every handshake (one more round trip). */
+  quicRetry: z.boolean().default(false),
   /** The client strategy: a registered name (default `h2`, one HTTP/2 session). */
   protocol: registeredStrategySchema.default(DEFAULT_STRATEGY),
   /** Connections (h1) or sessions (h2-pool); ignored by a fixed count (h2: one). Default: the strategy's. */

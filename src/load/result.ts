@@ -192,7 +192,7 @@ function connectionsSection(
   const h = tally.histograms;
   const multiplexed = getStrategy(o.protocol).multiplexed;
   const tcp = tcpFactsOf([t], tally.server?.after?.metrics, Date.parse(ctx.environment.startedAt));
-  const quic = quicFactsOf([t]);
+  const quic = quicFactsOf([t], tally.server?.after?.metrics);
   const rpc = t.requestsPerConnection;
   return {
     opened: t.opened,

@@ -374,6 +374,7 @@ export const quicConnectionInfoSchema = z.strictObject({
     .describe('packets the client declared lost (RFC 9002 §6); absent: the binding does not report it'),
   bytesSent: count('UDP payload bytes sent'),
   bytesReceived: count('UDP payload bytes received'),
+  clientPort: z.number().int().optional().describe("the client's UDP port, when the binding tells it"),
 });
 /** One QUIC connection's facts (see {@link quicConnectionInfoSchema}). */
 export type QuicConnectionInfo = z.infer<typeof quicConnectionInfoSchema>;
@@ -401,6 +402,39 @@ export const quicFactsSchema = z
       .optional()
       .describe("what the emulated link dropped of the run's UDP (QUIC) packets"),
     perConnection: z.array(quicConnectionInfoSchema).describe('at most 64 readings (the summary covers all)'),
+    server: z
+      .strictObject({
+        binding: z.string().describe("the server's HTTP/3 implementation: package@version"),
+        retry: z
+          .boolean()
+          .describe(
+            'whether the server sent a Retry before every handshake (RFC 9000 §8.1.2): one more round trip',
+          ),
+        maxStreams: count('initial_max_streams_bidi the server granted'),
+        congestionControl: z
+          .string()
+          .describe("the server's QUIC congestion controller (the sender's of a download)"),
+        congestionControlSource: z
+          .string()
+          .describe('how that is known: read from the stack, or whose documented default it is'),
+        connections: count("the run's connections the server's readings matched (by the client's UDP port)"),
+        cwndBytes: z
+          .strictObject({ median: z.number(), max: z.number() })
+          .optional()
+          .describe("the server's congestion windows at each reading, bytes"),
+        rttMs: z
+          .strictObject({ median: z.number(), max: z.number() })
+          .optional()
+          .describe("the server's smoothed RTT at each reading, ms"),
+        packetsSent: count('Σ packets the server sent'),
+        packetsReceived: count('Σ packets the server received'),
+        bytesSent: count('Σ UDP payload bytes the server sent'),
+        perConnection: z.array(quicConnectionInfoSchema).describe('at most 64 readings'),
+      })
+      .optional()
+      .describe(
+        "h2lab's own QUIC server (the fixture): its settings, read from it, and its stack's reading of each of the run's connections — the sender's side of a download",
+      ),
   })
   .describe("The QUIC facts of the run's HTTP/3 connections, from the binding.");
 /** A run's QUIC facts (see {@link quicFactsSchema}). */
@@ -481,6 +515,10 @@ export const runResultSchema = z
             .describe(
               "the QUIC congestion controller of h2lab's client, e.g. cubic (user space: --cc pins TCP only)",
             ),
+          congestionControlSource: z
+            .string()
+            .optional()
+            .describe('how the controller is known: read from the stack, or whose documented default it is'),
           window: windowInfoSchema
             .optional()
             .describe(

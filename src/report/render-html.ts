@@ -22,7 +22,7 @@ import { findStrategy, listStrategies } from '../transport/index.ts';
 import { buildAnswer, type Decision } from './answer.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
-import { compareSettings, netLabel } from './settings.ts';
+import { comparedTitle, compareSettings, netLabel } from './settings.ts';
 import { formatRatio, levelText } from './verdict.ts';
 
 /** The chart library's sources, inlined into the page. */
@@ -526,7 +526,7 @@ ${wv ? `<h3>In detail</h3><div class="verdict"><p class="headline">${esc(wv.head
 <title>h2lab compare — ${esc(result.axes.workloads.map((w) => w.label).join(', '))}</title>
 <style>${assets.uplotCss}</style><style>${CSS}</style></head>
 <body><main>
-<h1>HTTP/2 vs HTTP/1.1 — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
+<h1>${esc(comparedTitle(result))} — what it is worth here <span class="badge ${esc(result.status)}">${esc(result.status)}</span></h1>
 <div class="meta">${esc(target)} · network: ${esc(result.axes.net.map((n) => netLabel(result, n)).join(', '))} · ${result.runsPerCell} runs per cell, first ${result.warmupRuns} discarded (${kept} kept) · baseline ${esc(result.baseline)} · ${esc(result.environment.startedAt)} · h2lab ${esc(result.environment.h2labVersion)}, Node ${esc(result.environment.node)}, ${result.environment.cpus} CPUs</div>
 ${statusNote}
 ${answerHtml(result)}

@@ -6,7 +6,7 @@ import { formatBytes, formatMs } from '../core/index.ts';
 import type { CellResult, CompareResult, Comparison } from '../model/index.ts';
 import { answerLines, buildAnswer } from './answer.ts';
 import { cellFailures } from './failures.ts';
-import { compareSettings, netLabel, settingsText } from './settings.ts';
+import { comparedTitle, compareSettings, netLabel, settingsText } from './settings.ts';
 import { fitTable, wrapText } from './text.ts';
 import { comparisonOf, formatRatio, formatRps, OUTCOME_WORDS } from './verdict.ts';
 
@@ -275,7 +275,7 @@ function mdEscape(s: string): string {
 /** The Markdown report: the same tables and words, plus where the time went. */
 export function renderMarkdown(result: CompareResult): string {
   const out: string[] = [
-    '# HTTP/2 vs HTTP/1.1 — h2lab compare',
+    `# ${comparedTitle(result)} — h2lab compare`,
     '',
     titleLine(result).replace(/^h2lab compare — /, 'Target: '),
   ];

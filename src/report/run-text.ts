@@ -7,6 +7,7 @@ import {
   cpuApart,
   type LatencySummaryMs,
   type LinkDropsSummary,
+  type QuicConnectionInfo,
   type RunResult,
   type TcpSideSummary,
 } from '../model/index.ts';
@@ -68,6 +69,28 @@ function tcpLine(t: TcpSideSummary): string {
     `RTT median ${formatMs(t.rttMs.median)}`,
   ];
   if (t.congestionControl) parts.push(t.congestionControl.join('/'));
+  return parts.join(', ');
+}
+
+/**
+ * One end's QUIC facts on one line, as its stack read them: windows at the end, packets sent and
+ * received, smoothed RTT; the client's line adds what the server sent that never arrived.
+ */
+function quicLine(q: readonly QuicConnectionInfo[], sentByPeer?: number): string {
+  const n = q.length;
+  const sum = (f: (c: QuicConnectionInfo) => number) => q.reduce((a, c) => a + f(c), 0);
+  const cwnd = q.map((c) => c.cwndBytes).sort((a, b) => a - b)[n >> 1]!;
+  const rtt = q.map((c) => c.rttMs).sort((a, b) => a - b)[n >> 1]!;
+  const parts = [
+    `${n} read`,
+    `cwnd at the end Σ ${formatBytes(sum((c) => c.cwndBytes))}${n > 1 ? `, median ${formatBytes(cwnd)}` : ''}`,
+    `${sum((c) => c.packetsSent)} packets sent (${formatBytes(sum((c) => c.bytesSent))}), ${sum((c) => c.packetsReceived)} received (${formatBytes(sum((c) => c.bytesReceived))})`,
+    `RTT median ${formatMs(rtt)}`,
+  ];
+  if (sentByPeer !== undefined) {
+    const missing = sentByPeer - sum((c) => c.packetsReceived);
+    if (missing > 0) parts.push(`the server sent ${missing} more than it received (of ${sentByPeer})`);
+  }
   return parts.join(', ');
 }
 
@@ -181,6 +204,24 @@ export function renderRunText(r: RunResult, options: { width?: number } = {}): s
   if (k.tcp?.server) out.push(row('TCP, server side', tcpLine(k.tcp.server)));
   if (k.tcp?.client) out.push(row('TCP, client side', tcpLine(k.tcp.client)));
   if (k.tcp?.linkDrops) out.push(row('link drops', dropsLine(k.tcp.linkDrops)));
+  if (k.quic?.server && k.quic.server.connections > 0) {
+    out.push(row('QUIC, server side', quicLine(k.quic.server.perConnection)));
+  }
+  if (k.quic) {
+    const mine = new Set(k.quic.server?.perConnection.map((c) => c.clientPort));
+    const matched = k.quic.perConnection.filter((c) => mine.has(c.clientPort));
+    const sent = matched.length > 0 ? k.quic.server!.packetsSent : undefined;
+    out.push(row('QUIC, client side', quicLine(k.quic.perConnection, sent)));
+  }
+  if (k.quic?.linkDrops) {
+    const d = k.quic.linkDrops;
+    out.push(
+      row(
+        'link drops',
+        `${d.lossPackets + d.queuePackets} UDP packets of ${d.flows} flow${d.flows === 1 ? '' : 's'} (${d.lossPackets} by loss, ${d.queuePackets} at the full queue; ${d.downPackets} down, ${d.upPackets} up)`,
+      ),
+    );
+  }
   if (r.connectionAge) {
     out.push(row('new connections', age(r.connectionAge.newConnection)));
     out.push(row('warm connections', age(r.connectionAge.warmConnection)));

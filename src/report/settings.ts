@@ -83,6 +83,20 @@ export function netParts(result: CompareResult): { common: string; short: (net: 
   return { common: shared.join('+'), short };
 }
 
+/**
+ * What a comparison compared, for its title: the HTTP versions of its strategies against the
+ * baseline's ("HTTP/3 vs HTTP/2", "HTTP/2, HTTP/3 vs HTTP/1.1"), or the strategies by name when they
+ * all speak one version ("h2-pool vs h2 (HTTP/2)").
+ */
+export function comparedTitle(result: CompareResult): string {
+  const http = (n: string) => findStrategy(n)?.http ?? n;
+  const base = http(result.baseline);
+  const others = distinct(result.axes.protocols.map(http)).filter((h) => h !== base);
+  if (others.length > 0) return `${others.join(', ')} vs ${base}`;
+  const names = result.axes.protocols.filter((p) => p !== result.baseline);
+  return `${names.join(', ') || result.baseline} vs ${result.baseline} (${base})`;
+}
+
 /** The path to a target h2lab did not start, as measured without a link. */
 export function pathText(p: PathInfo): string {
   const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';
@@ -287,12 +301,17 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
         .join(', '),
     });
   }
-  rows.push({
-    name: 'Nagle',
-    value: embedded
-      ? "off (TCP_NODELAY) on h2lab's sockets and on the fixture server's"
-      : "off (TCP_NODELAY) on h2lab's sockets; the server's own setting is not visible from here",
-  });
+  // Nagle is TCP's: a run of QUIC strategies only has none.
+  if (runs.some((r) => !r.transport.quic)) {
+    rows.push({
+      name: 'Nagle',
+      value: embedded
+        ? "off (TCP_NODELAY) on h2lab's sockets and on the fixture server's"
+        : "off (TCP_NODELAY) on h2lab's sockets; the server's own setting is not visible from here",
+    });
+  }
+  const quic = quicSetting(runs);
+  if (quic) rows.push(quic);
   // What the runs recorded; an https:// run without a version (QUIC's handshake, or no connection
   // completed) is TLS all the same, never "cleartext" (issue #25).
   const tls = distinct(
@@ -330,6 +349,67 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
     rows.push({ name: `link ${name}`, value: linkSettingText(l, path) });
   }
   return rows;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/**
+ * QUIC as the runs recorded it: the binding; Retry as h2lab's own server reported it, and the
+ * handshake's round trips as the client's stack timed them (handshake time over smoothed RTT, where
+ * the RTT is long enough to count in); the congestion controller and how it is known, beside TCP's
+ * on the links; the client's receive windows; the server's stream limit.
+ */
+function quicSetting(runs: RunResult[]): SettingRow | undefined {
+  const q = runs.filter((r) => r.transport.quic);
+  if (q.length === 0) return undefined;
+  const t = q[0]!.transport.quic!;
+  const servers = q.map((r) => r.connections.quic?.server).filter((x) => x !== undefined);
+  const parts = [t.binding];
+  const retry = distinct(servers.map((x) => x.retry));
+  if (retry.length === 1)
+    parts.push(
+      retry[0]
+        ? 'Retry on (--quic-retry): 2 round trips to set up each connection, like TCP + TLS 1.3'
+        : 'no Retry: 1 round trip to set up each connection (QUIC + TLS 1.3; --quic-retry adds one), against 2 for TCP + TLS 1.3',
+    );
+  else if (retry.length === 0) parts.push("Retry: the server's choice (not h2lab's server: not visible)");
+  // Over the link's RTT where there is one (a bulk transfer's queue inflates the smoothed RTT read at
+  // the end), else the stack's own. The client's time includes the binding's set-up before its
+  // first packet; the server's starts at the Initial it accepted (after a Retry, the second).
+  const trips = q.flatMap((r) =>
+    (r.connections.quic?.perConnection ?? [])
+      .map((c) => ({ c, rtt: r.environment.link?.rttMs ?? c.rttMs }))
+      .filter(({ rtt }) => rtt >= 5)
+      .map(({ c, rtt }) => c.handshakeMs / rtt),
+  );
+  const own = q.flatMap((r) => r.connections.quic?.perConnection ?? []).map((c) => c.handshakeMs);
+  if (own.length > 0) {
+    const serverMs = servers.flatMap((x) => x.perConnection.map((c) => c.handshakeMs));
+    parts.push(
+      `handshake median ${formatMs(median(own))} by the client's stack${trips.length > 0 ? ` (${median(trips).toFixed(1)} round trips)` : ''}${serverMs.length > 0 ? `, ${formatMs(median(serverMs))} by the server's from the Initial it accepted` : ''}`,
+    );
+  }
+  const cc = servers[0]?.congestionControl ?? t.congestionControl;
+  const source = servers[0]?.congestionControlSource ?? t.congestionControlSource;
+  const tcp = distinct(
+    runs
+      .filter((r) => r.environment.link)
+      .map((r) => r.environment.link!.congestionControl ?? 'host default'),
+  ).filter((c) => c !== cc);
+  parts.push(
+    `congestion control ${cc}${source ? ` (${source})` : ''}; --cc pins TCP only${tcp.length > 0 ? `: TCP ran ${tcp.join(', ')} on the links, so the two protocols did not run the same controller` : ''}`,
+  );
+  if (t.window)
+    parts.push(
+      `client windows stream ${formatBytes(t.window.streamWindowBytes)}, connection ${formatBytes(t.window.connectionWindowBytes)}`,
+    );
+  const streams = distinct(servers.map((x) => x.maxStreams));
+  if (streams.length > 0) parts.push(`server stream limit initial_max_streams_bidi ${streams.join(', ')}`);
+  return { name: 'QUIC', value: parts.join('; ') };
 }
 
 /** The rows as aligned text lines, each prefixed by `indent`. */

@@ -25,6 +25,7 @@ import {
 } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
 import { cellFailures, pathsText } from './failures.ts';
+import { type HandshakeSide, handshakeSentence } from './handshakes.ts';
 import { comparePath, netParts } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
@@ -370,11 +371,13 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
   );
   for (const n of levels) {
     const parts: string[] = [];
+    const sides: HandshakeSide[] = [];
     let rttMs = 0;
     for (const p of result.axes.protocols) {
       const runs = keptOf(cellOf(result, w.id, n, net, p)).filter((r) => r.burst);
       if (runs.length === 0) continue;
       const run = medianRun(runs, (r) => r.burst!.completionMs);
+      sides.push({ strategy: p, run });
       const link = run.environment.link;
       if (!link || link.rttMs <= 0) return undefined;
       rttMs = link.rttMs;
@@ -407,7 +410,8 @@ function burstBounds(result: CompareResult, w: Workload, net: string): string | 
     }
     if (parts.length > 0) {
       const slow = slowStartRounds(result, w, n, net);
-      return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.${slow ? ` ${slow}` : ''}`;
+      const setup = handshakeSentence(sides, rttMs);
+      return `What bounds a burst of ${n} at ${formatMs(rttMs)} RTT: ${parts.join('; ')}.${slow ? ` ${slow}` : ''}${setup ? ` ${setup}` : ''}`;
     }
   }
   return undefined;

@@ -86,21 +86,31 @@ export async function startH3Listener(
   metrics: ServerMetrics,
 ): Promise<H3Listener> {
   const binding = await loadBinding();
+  metrics.quic.settings = {
+    binding: binding.id,
+    retry: opts.quicRetry,
+    maxStreams: opts.maxConcurrentStreams,
+    congestionControl: binding.congestionControl,
+    congestionControlSource: binding.congestionControlSource,
+  };
   return binding.listen(
     {
-      host: opts.host,
+      host: opts.h3Host ?? opts.host,
       port,
       certPem: tls.certPem,
       keyPem: tls.keyPem,
       // The same stream limit an HTTP/2 client gets in SETTINGS_MAX_CONCURRENT_STREAMS.
       maxStreams: opts.maxConcurrentStreams,
       idleTimeoutMs: opts.h2IdleTimeoutMs || 30_000,
-      onConnection: () => {
+      retry: opts.quicRetry,
+      onConnection: (c) => {
         metrics.connectionsTotal.quic.h3++;
         metrics.connectionsOpen.quic.h3++;
+        metrics.quic.opened(c);
       },
-      onConnectionClose: () => {
+      onConnectionClose: (c) => {
         metrics.connectionsOpen.quic.h3--;
+        metrics.quic.ended(c);
       },
     },
     (s) => {

@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import type { WireProtocol } from '../model/index.ts';
 import { TcpLog, type TcpReading } from '../net/index.ts';
+import { QuicServerLog, type QuicServerReading, type QuicServerSettings } from './quic-log.ts';
 
 /** Route families (the `route` label). `other` is any path the server does not know (404). */
 export const ROUTES = [
@@ -136,6 +137,12 @@ export interface MetricsSnapshot {
    */
   tcp?: { connections: TcpReading[]; unread: number };
   /**
+   * HTTP/3: the QUIC listener's settings and its stack's reading of each connection — the most
+   * recent {@link SERVER_TCP_READINGS} closed ones, read at their last stream's end, and every open
+   * one, read now. Absent when the server serves no HTTP/3. Not reset by a reset.
+   */
+  quic?: QuicServerSettings & { connections: QuicServerReading[]; unread: number };
+  /**
    * The server's own cost since start or reset: CPU seconds (user + system) of the thread that runs
    * its event loop (`scope: 'thread'`, a worker thread of its own) or of its whole process
    * (`'process'`, a process of its own), and how long that event loop was busy and idle. Absent when
@@ -206,6 +213,8 @@ export class ServerMetrics {
   rstStream: Record<string, number> = {};
   /** The connections' TCP facts: the server watches each accepted socket here. */
   readonly tcp = new TcpLog('server', SERVER_TCP_READINGS);
+  /** The QUIC listener's settings and connections (HTTP/3 only). */
+  readonly quic = new QuicServerLog(SERVER_TCP_READINGS);
   private resetAt = performance.now();
   /**
    * Whose CPU the server can call its own: its worker thread's, its process's (a process of its own:
@@ -295,6 +304,9 @@ export class ServerMetrics {
       cancellations: clone(this.cancellations),
       rstStream: { ...this.rstStream },
       ...(this.tcp.enabled ? { tcp: { connections: this.tcp.readings(), unread: this.tcp.unread } } : {}),
+      ...(this.quic.settings
+        ? { quic: { ...this.quic.settings, connections: this.quic.readings(), unread: this.quic.unread } }
+        : {}),
       ...(loop ? { loop } : {}),
     };
   }

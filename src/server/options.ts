@@ -12,6 +12,7 @@ import {
   flagMeta,
   KEY_FLAG,
   optionMeta,
+  QUIC_RETRY_FLAG,
 } from '../core/index.ts';
 
 export { METRICS_URL_FLAG } from './flags.ts';
@@ -48,6 +49,26 @@ const ServerOptionFields = z.strictObject({
     .optional()
     .meta(
       m('h3-port', 'int', 'UDP port of HTTP/3 (implies --h3; 0 = a free port; default: the TLS port number)'),
+    ),
+  h3Host: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      m(
+        'h3-host',
+        'string',
+        "address HTTP/3's UDP listener binds (default: --host); 0.0.0.0 or :: keeps QUIC's path-MTU probes at 1,472 bytes, where one address lets them grow to loopback's (docs/net.md)",
+      ),
+    ),
+  quicRetry: z
+    .boolean()
+    .default(false)
+    .meta(
+      flagMeta(
+        QUIC_RETRY_FLAG,
+        'validate every QUIC client address with a Retry packet first (RFC 9000 §8.1.2): one more round trip per HTTP/3 handshake, as a server under attack does',
+      ),
     ),
   plain: z
     .boolean()

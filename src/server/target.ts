@@ -17,6 +17,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -232,6 +233,13 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
         options: {
           ...options,
           host: link.serverAddress,
+          // QUIC on the namespace's only address all the same, by the unspecified one: bound to
+          // the address itself, quiche probes the path MTU up to loopback's (the route to a local
+          // address), the kernel fragments its 8–16 KB datagrams onto the link's 1,500-byte MTU,
+          // and one fragment dropped at the queue loses the whole packet (docs/net.md).
+          ...(options.h3 || options.h3Port !== undefined
+            ? { h3Host: options.h3Host ?? (isIPv6(link.serverAddress) ? '::' : '0.0.0.0') }
+            : {}),
           port: options.port ?? 0,
           tlsPort: options.tlsPort ?? 0,
           cert: join(dir, CERT_FILES.serverPem),

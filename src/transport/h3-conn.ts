@@ -72,22 +72,36 @@ async function openH3Conn(id: number, opts: H3Options, onClose: (c: PoolConn) =>
   });
   const t = opts.target;
   const started = opts.pool.now();
+  const how = {
+    host: t.host,
+    port: t.port,
+    ...(t.servername ? { servername: t.servername } : {}),
+    ...(t.ca ? { ca: t.ca } : {}),
+    ...(t.insecure ? { insecure: true } : {}),
+    timeoutMs: t.connectTimeoutMs,
+    streamWindowBytes: opts.window.streamWindowBytes,
+    connectionWindowBytes: opts.window.connectionWindowBytes,
+  };
   let c: H3Connection;
   try {
-    c = await binding.connect({
-      host: t.host,
-      port: t.port,
-      ...(t.servername ? { servername: t.servername } : {}),
-      ...(t.ca ? { ca: t.ca } : {}),
-      ...(t.insecure ? { insecure: true } : {}),
-      timeoutMs: t.connectTimeoutMs,
-      streamWindowBytes: opts.window.streamWindowBytes,
-      connectionWindowBytes: opts.window.connectionWindowBytes,
-    });
+    c = await binding.connect(how);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     // The binding's words: "timed out" for a handshake that never completed (nothing on UDP there).
-    throw new ConnectError(/time/i.test(msg) ? 'timeout' : 'connect', `QUIC handshake: ${msg}`);
+    if (/time/i.test(msg)) throw new ConnectError('timeout', `QUIC handshake: ${msg}`);
+    // It says only that the session closed, also when its client rejected the certificate: one
+    // handshake without verification tells the two apart, so the error names --ca / -k as h2's does.
+    if (!t.insecure) {
+      const unverified = await binding.connect({ ...how, insecure: true }).catch(() => undefined);
+      if (unverified) {
+        await unverified.close();
+        throw new ConnectError(
+          'tls',
+          `QUIC handshake: the server's certificate is not trusted (${msg}; the same handshake without verification completes)`,
+        );
+      }
+    }
+    throw new ConnectError('connect', `QUIC handshake: ${msg}`);
   }
   if (c.alpn !== 'h3') {
     await c.close();
@@ -150,7 +164,10 @@ class H3Conn extends PoolConnBase implements PoolConn {
 
   facts(): ConnectionFacts {
     this.takeReading();
-    return this.reading ? { quic: this.reading } : {};
+    const port = this.c.localPort;
+    return this.reading
+      ? { quic: port !== undefined ? { ...this.reading, clientPort: port } : this.reading }
+      : {};
   }
 
   /** The binding's reading of the connection, taken while it is open (the last one stays after). */

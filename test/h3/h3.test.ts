@@ -131,6 +131,15 @@ describe('HTTP/3 against the fixture server', { skip: binding }, () => {
       return true;
     });
   });
+
+  test('a certificate the client does not trust is named, with --ca and -k, not "unreachable"', async () => {
+    const untrusted = createTransport('h3', { url: srv.h3Url!, connections: 1, connectTimeoutMs: 3000 });
+    await assert.rejects(untrusted.open(), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'H2LAB_ERR_TLS_HANDSHAKE', err.message);
+      assert.match(err.message, /certificate is not trusted.*--ca FILE.*-k/);
+      return true;
+    });
+  });
 });
 
 describe('a load run over h3 (embedded fixture)', { skip: binding }, () => {
@@ -148,6 +157,22 @@ describe('a load run over h3 (embedded fixture)', { skip: binding }, () => {
     assert.equal(r.connections.quic?.connections, 1);
     assert.ok((r.connections.quic?.packetsSent ?? 0) > 0);
     assert.equal(r.server?.requests, 200, 'the server saw every request');
+    // The controller is the binding's documented default, and the result says that is how it is known.
+    assert.match(
+      r.transport.quic?.congestionControlSource ?? '',
+      /not readable from the binding: quiche's default/,
+    );
+    // The server's side, read from its stack through /metrics and matched by the client's UDP port.
+    const client = r.connections.quic!.perConnection[0]!;
+    const server = r.connections.quic?.server;
+    assert.ok(server, "the fixture's own reading of the connection");
+    assert.equal(server.retry, false, 'no Retry by default');
+    assert.equal(server.connections, 1);
+    const s = server.perConnection[0]!;
+    assert.equal(s.clientPort, client.clientPort);
+    assert.ok(s.cwndBytes > 0 && s.rttMs >= 0);
+    assert.ok(s.bytesSent >= 200 * 1024, `the server sent the responses: ${s.bytesSent} B`);
+    assert.ok(s.packetsReceived <= client.packetsSent + 5, 'what the server received, the client sent');
   });
 });
 

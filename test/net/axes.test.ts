@@ -8,6 +8,17 @@ import { planLinks } from '../../src/net/index.ts';
 import { netSkipReason } from './helpers.ts';
 
 describe('planLinks', () => {
+  it('crosses loss on one direction: --loss-down and --loss-up are axes too', () => {
+    const plan = planLinks(['loopback'], { rttMs: [50], lossDown: [0, 0.02], lossUp: [0.01] }, 1);
+    assert.deepEqual(
+      plan.map((l) => l.name),
+      ['rtt50ms+lossup1%', 'rtt50ms+lossup1%+lossdown2%'],
+    );
+    const spec = plan[1]!.options.profile as { lossUp?: number; lossDown?: number };
+    assert.equal(spec.lossUp, 0.01);
+    assert.equal(spec.lossDown, 0.02);
+  });
+
   it('crosses the axis lists with each other and with named profiles, in order', () => {
     const plan = planLinks(
       ['loopback'],

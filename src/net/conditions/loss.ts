@@ -41,6 +41,7 @@ export const lossCondition = defineCondition({
       grammar: 'fraction',
       arg: 'fraction',
       help: 'loss client → server only',
+      axisTag: (v) => (v === 0 ? undefined : `lossup${+(v * 100).toPrecision(6)}%`),
       asksForLink: true,
     },
     lossDown: {
@@ -52,6 +53,7 @@ export const lossCondition = defineCondition({
       grammar: 'fraction',
       arg: 'fraction',
       help: 'loss server → client only',
+      axisTag: (v) => (v === 0 ? undefined : `lossdown${+(v * 100).toPrecision(6)}%`),
       asksForLink: true,
     },
   },
