@@ -299,6 +299,14 @@ export const KEY_FLAG = declareFlag({
   arg: 'file',
   description: 'client key (PEM) for mutual TLS',
 });
+/** `--keylog`: the NSS key log of a TLS client (bench, compare) or server (serve). */
+export const KEYLOG_FLAG = declareFlag({
+  flag: 'keylog',
+  grammar: 'string',
+  arg: 'file',
+  description:
+    'append the TLS secrets of every connection to this NSS key log (SSLKEYLOGFILE format), to decrypt a capture; anyone holding it can read that traffic',
+});
 export const INSECURE_FLAG = declareFlag({
   flag: 'insecure',
   short: 'k',

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { checkOpenFiles, checkOutputPath, H2labError, isH2labError, readOptionFile } from '../core/index.ts';
 import type { RunResult, Sample } from '../model/index.ts';
 import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
-import { readPemFile } from '../tls/index.ts';
+import { KEY_LOG_UNLOCKS, readPemFile } from '../tls/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
@@ -80,6 +80,7 @@ export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   const files = loadFiles(opts);
   // Before any load: a samples file that cannot be written would otherwise fail mid-run.
   if (opts.samplesFile) checkOutputPath(opts.samplesFile, '--samples', 'file');
+  if (opts.keyLogFile) checkOutputPath(opts.keyLogFile, '--keylog', 'file');
   // …and a pool larger than the process may open would fail part-way with EMFILE. An embedded
   // target in this process holds the server end of every connection too.
   checkOpenFiles(
@@ -225,6 +226,7 @@ async function execute(
     ...(ca ? { ca } : {}),
     ...(files.cert ? { cert: files.cert, key: files.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),
+    ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
   };
   try {
     const n = o.workers;
@@ -305,6 +307,9 @@ async function execute(
     if (crashed) result.warnings.push(crashed);
     // A samples write that failed after the last part stopped (the final flush) still fails the run.
     if (samplesError && !result.error) result.error = samplesError.toJSON();
+    if (o.keyLogFile && new URL(target.url).protocol === 'https:') {
+      result.evidence = { ...result.evidence, keyLog: { file: o.keyLogFile, unlocks: KEY_LOG_UNLOCKS } };
+    }
     return result;
   } catch (err) {
     let e = toH2labError(err);

@@ -32,7 +32,7 @@ import {
 } from '../core/index.ts';
 import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
-import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
+import { appendKeyLog, ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
 import { type GuardCounts, H2Guard, headerListBytes, refuseH1 } from './guard.ts';
 import { startH3Listener } from './h3.ts';
@@ -544,6 +544,8 @@ function createTlsListener(
   });
   s.on('connection', accept.onTlsConnection);
   s.on('secureConnection', accept.onSecure);
+  const keyLogFile = opts.keyLogFile;
+  if (keyLogFile !== undefined) s.on('keylog', (line) => appendKeyLog(keyLogFile, line));
   s.on('tlsClientError', () => {
     metrics.connectionsTotal.tls.unknown++;
   });

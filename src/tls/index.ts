@@ -16,6 +16,7 @@ export {
   type TlsMaterial,
   writeCertificateSet,
 } from './files.ts';
+export { appendKeyLog, KEY_LOG_UNLOCKS } from './keylog.ts';
 export {
   type CertificateSet,
   DEFAULT_CERT_HOSTS,

@@ -8,6 +8,7 @@ import tls from 'node:tls';
 import { socketFailureOf } from '../core/index.ts';
 import type { FailureClass, WireProtocol } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
+import { appendKeyLog } from '../tls/index.ts';
 
 /** Where and how to connect. TLS material is already loaded (PEM text). */
 export interface ConnectTarget {
@@ -33,6 +34,8 @@ export interface ConnectTarget {
   connectTimeoutMs: number;
   /** Where each connected socket's TCP_INFO is recorded (read at its close, or at the run's end). */
   tcp?: TcpLog;
+  /** Append each TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
+  keyLogFile?: string;
 }
 
 /** A connected socket with how long each phase took. */
@@ -180,6 +183,8 @@ export function connectTimed(
         rejectUnauthorized: !target.insecure,
         ...(target.verifyHost !== undefined ? { checkServerIdentity: identityOf(target.verifyHost) } : {}),
       });
+      const keyLogFile = target.keyLogFile;
+      if (keyLogFile !== undefined) socket.on('keylog', (line) => appendKeyLog(keyLogFile, line));
       socket.once('secureConnect', () => {
         if (settled) return;
         settled = true;

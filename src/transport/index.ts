@@ -92,7 +92,15 @@ export interface TransportOptions {
   /** HTTP/2 windows; default the {@link DEFAULT_WINDOW_PRESET} preset. */
   window?: WindowInfo;
   /** TLS material (PEM text) and verification. */
-  tls?: { ca?: string; cert?: string; key?: string; insecure?: boolean; servername?: string };
+  tls?: {
+    ca?: string;
+    cert?: string;
+    key?: string;
+    insecure?: boolean;
+    servername?: string;
+    /** Append every TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
+    keyLogFile?: string;
+  };
   /**
    * Dial this address instead of the URL's host; the URL still gives the port, the authority, SNI and
    * the name the certificate must carry (curl's `--connect-to`). How a run reaches a server through
@@ -153,6 +161,7 @@ export function createTransport(name: StrategyName, opts: TransportOptions): Tra
     ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
     ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
     ...(opts.tls?.insecure ? { insecure: true } : {}),
+    ...(opts.tls?.keyLogFile ? { keyLogFile: opts.tls.keyLogFile } : {}),
   };
   // The TLS context (trust roots, client certificate) is built now, not inside a timed handshake.
   if (isTls) secureContextFor(target);
