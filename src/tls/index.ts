@@ -16,7 +16,6 @@ export {
   type TlsMaterial,
   writeCertificateSet,
 } from './files.ts';
-export { appendKeyLog, KEY_LOG_UNLOCKS } from './keylog.ts';
 export {
   type CertificateSet,
   DEFAULT_CERT_HOSTS,
@@ -26,3 +25,4 @@ export {
   spkiSha256Base64,
   validateHosts,
 } from './generate.ts';
+export { appendKeyLog, KEY_LOG_UNLOCKS } from './keylog.ts';
