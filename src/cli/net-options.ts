@@ -9,10 +9,18 @@
  * list, of which bench takes exactly one name. It imports the network's light face (src/net/meta.ts),
  * so that a command's help loads no link (issue 29).
  */
+
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { invalidOption, parseInteger, parseList } from '../core/index.ts';
+import { checkOutputPath, H2labError, invalidOption, parseInteger, parseList } from '../core/index.ts';
+import type { Evidence } from '../model/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
+  CAPTURE_DEFAULTS,
+  CAPTURE_FLAG,
+  CAPTURE_MAX_FLAG,
+  CAPTURE_SNAP_FLAG,
   CC_FLAG,
   type CongestionControl,
   INITCWND_FLAG,
@@ -26,7 +34,7 @@ import {
   profileNames,
   SLOW_START_AFTER_IDLE_FLAG,
 } from '../net/meta.ts';
-import { addFlags, optionOf } from './flags.ts';
+import { addFlags, optionOf, valuesOf } from './flags.ts';
 
 /**
  * Declares `--net` on `cmd`: a comma list of network names, each `loopback` (no link: the target
@@ -163,4 +171,58 @@ export function linkOptionsFromFlags(
   if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
   if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');
   return opts;
+}
+
+/** The capture flags (`--capture DIR`, `--capture-snap`, `--capture-max`), for bench and compare. */
+export const CAPTURE_FLAGS = [
+  { of: CAPTURE_FLAG, key: 'dir' },
+  { of: CAPTURE_SNAP_FLAG, key: 'snapBytes' },
+  { of: CAPTURE_MAX_FLAG, key: 'maxBytes' },
+] as const;
+
+/**
+ * The capture a command's flags ask for, checked before any load: undefined without `--capture`;
+ * H2LAB_ERR_CAPTURE_NO_LINK when the command has no link (loopback: no relay sees the packets);
+ * H2LAB_ERR_OUTPUT when the directory cannot be written. Makes the directory.
+ */
+export function captureRequestFromFlags(
+  flags: Readonly<Record<string, unknown>>,
+  hasLink: boolean,
+): { dir: string; snapBytes: number; maxBytes: number } | undefined {
+  const v = valuesOf(flags, CAPTURE_FLAGS) as { dir?: string; snapBytes?: number; maxBytes?: number };
+  if (v.dir === undefined) return undefined;
+  if (!hasLink) {
+    throw new H2labError(
+      'H2LAB_ERR_CAPTURE_NO_LINK',
+      `--capture ${v.dir}: this run has no emulated link, so no packet passes h2lab's relay and nothing can be captured on loopback; add a link (--rtt 0ms, --net lan, …) or capture loopback yourself (tcpdump -i lo)`,
+      { option: '--capture', value: v.dir },
+    );
+  }
+  checkOutputPath(v.dir, '--capture', 'dir');
+  mkdirSync(v.dir, { recursive: true });
+  return {
+    dir: resolve(v.dir),
+    snapBytes: v.snapBytes ?? CAPTURE_DEFAULTS.snapBytes,
+    maxBytes: v.maxBytes ?? CAPTURE_DEFAULTS.maxBytes,
+  };
+}
+
+/** What a run's evidence files are, in words, for the terminal (one line each). */
+export function evidenceLines(e: Evidence | undefined): string[] {
+  if (!e) return [];
+  const out: string[] = [];
+  const c = e.capture;
+  if (c) {
+    const cut =
+      c.truncatedPackets + c.packetsNotRecorded === 0
+        ? 'nothing cut'
+        : `${c.truncatedPackets} packets cut to ${c.snapBytes} bytes, ${c.packetsNotRecorded} not recorded beyond the ${c.maxBytes}-byte cap`;
+    out.push(
+      `capture ${c.file}: ${c.packets.up + c.packets.down} packets, ${c.dropped.loss + c.dropped.queue} marked dropped; ${cut}`,
+    );
+  }
+  if (e.noCapture) out.push(`no capture: ${e.noCapture}`);
+  if (e.keyLog) out.push(`TLS key log ${e.keyLog.file}: decrypts the capture (keep it private)`);
+  if (e.frames) out.push(`HTTP/2 frame log ${e.frames.file}`);
+  return out;
 }

@@ -6,6 +6,10 @@
 export { linkSpecKeys } from './conditions/index.ts';
 export type { LinkKey } from './conditions/types.ts';
 export {
+  CAPTURE_DEFAULTS,
+  CAPTURE_FLAG,
+  CAPTURE_MAX_FLAG,
+  CAPTURE_SNAP_FLAG,
   CC_FLAG,
   conditionFlag,
   conditionFlagName,
