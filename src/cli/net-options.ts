@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { checkOutputPath, H2labError, invalidOption, parseInteger, parseList } from '../core/index.ts';
+import { checkOutputPath, invalidOption, parseInteger, parseList } from '../core/index.ts';
 import type { Evidence } from '../model/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
@@ -23,6 +23,7 @@ import {
   CAPTURE_SNAP_FLAG,
   CC_FLAG,
   type CongestionControl,
+  captureNoLinkError,
   INITCWND_FLAG,
   type LinkKey,
   linkSpecKeys,
@@ -191,13 +192,7 @@ export function captureRequestFromFlags(
 ): { dir: string; snapBytes: number; maxBytes: number } | undefined {
   const v = valuesOf(flags, CAPTURE_FLAGS) as { dir?: string; snapBytes?: number; maxBytes?: number };
   if (v.dir === undefined) return undefined;
-  if (!hasLink) {
-    throw new H2labError(
-      'H2LAB_ERR_CAPTURE_NO_LINK',
-      `--capture ${v.dir}: this run has no emulated link, so no packet passes h2lab's relay and nothing can be captured on loopback; add a link (--rtt 0ms, --net lan, …) or capture loopback yourself (tcpdump -i lo)`,
-      { option: '--capture', value: v.dir },
-    );
-  }
+  if (!hasLink) throw captureNoLinkError(v.dir);
   checkOutputPath(v.dir, '--capture', 'dir');
   mkdirSync(v.dir, { recursive: true });
   return {

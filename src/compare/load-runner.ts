@@ -24,6 +24,8 @@ export interface LoadRunnerOptions {
   cert?: string;
   key?: string;
   insecure?: boolean;
+  /** NSS key log every run appends its TLS secrets to. */
+  keyLogFile?: string;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
   /** Per-request timeout, ms. Default: the load engine's (30 s). */
@@ -88,6 +90,7 @@ export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunCo
     ...(o.cert ? { cert: o.cert } : {}),
     ...(o.key ? { key: o.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),
+    ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
     // The comparison reads the server's metrics itself, around each run.
     serverMetrics: false,
     ...(o.window ? { window: o.window } : {}),
@@ -113,6 +116,7 @@ export function loadRunnerOptionsOf(
     ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
     ...(options.tls?.key ? { key: options.tls.key } : {}),
     ...(reach.insecure ? { insecure: true } : {}),
+    ...(options.tls?.keyLogFile ? { keyLogFile: options.tls.keyLogFile } : {}),
     ...(reach.serverInProcess ? { serverInProcess: true } : {}),
   };
 }

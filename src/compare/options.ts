@@ -42,6 +42,12 @@ export const tlsOptionsSchema = z.strictObject({
   cert: z.string().optional().describe('Client certificate (mTLS), PEM file.'),
   key: z.string().optional().describe('Client key (mTLS), PEM file.'),
   insecure: z.boolean().default(false).describe('Do not verify the server certificate.'),
+  keyLogFile: z
+    .string()
+    .optional()
+    .describe(
+      'NSS key log (SSLKEYLOGFILE format) every run appends its TLS secrets to, and the embedded fixture server too.',
+    ),
 });
 
 /** `--h1-connections`: one number, `concurrency` (= each cell's), or one number per concurrency. */

@@ -10,6 +10,7 @@ import {
   declareFlag,
   type FlagDeclaration,
   type FlagGrammar,
+  H2labError,
   invalidOption,
   parseBitRate,
   parseBytes,
@@ -168,4 +169,18 @@ export const CAPTURE_MAX_FLAG = declareFlag({
   min: 64 * 1024,
   max: 4 * 1024 * 1024 * 1024,
   defaultText: '64MiB',
+});
+
+/** `--capture` on a run or comparison without a link: loopback never passes the relay. */
+export function captureNoLinkError(dir: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_CAPTURE_NO_LINK',
+    `--capture ${dir}: no emulated link, so no packet passes h2lab's relay and nothing can be captured on loopback; add a link (--rtt 0ms, --net lan, …) or capture loopback yourself (tcpdump -i lo)`,
+    { option: '--capture', value: dir },
+  );
+}
+export const CAPTURE_ALL_FLAG = declareFlag({
+  flag: 'capture-all',
+  grammar: 'bool',
+  description: "with --capture: keep every measured run's capture, not only each cell's representative run",
 });
