@@ -8,26 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { LinkCapture } from '../../src/net/capture.ts';
-
-/** Why tshark cannot be used here (.ci/run installs Debian's tshark), or undefined. */
-export function tsharkSkipReason(): string | undefined {
-  const r = spawnSync('tshark', ['--version'], { stdio: 'ignore' });
-  return r.error || r.status !== 0 ? 'tshark is not installed (Debian: apt-get install tshark)' : undefined;
-}
-
-/** tshark's fields of every packet in `file`, tab-separated, one array per packet. */
-export function tsharkFields(file: string, fields: string[], extra: string[] = []): string[][] {
-  const r = spawnSync(
-    'tshark',
-    ['-r', file, '-T', 'fields', '-E', 'separator=/t', ...extra, ...fields.flatMap((f) => ['-e', f])],
-    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => l.split('\t'));
-}
+import { tsharkFields, tsharkSkipReason } from './helpers.ts';
 
 /** An IPv4 + TCP segment of `len` bytes from client port `sport`. */
 function segment(len: number, sport: number): Buffer {
