@@ -299,6 +299,14 @@ export const KEY_FLAG = declareFlag({
   arg: 'file',
   description: 'client key (PEM) for mutual TLS',
 });
+/** `--frames`: the HTTP/2 frame log of h2lab's own client (bench, compare). */
+export const FRAMES_FLAG = declareFlag({
+  flag: 'frames',
+  grammar: 'string',
+  arg: 'file',
+  description:
+    "append one JSON line per HTTP/2 frame in and out of h2lab's own client to this file (type, stream, flags, length, window updates, SETTINGS), as nghttp -v prints them",
+});
 /** `--keylog`: the NSS key log of a TLS client (bench, compare) or server (serve). */
 export const KEYLOG_FLAG = declareFlag({
   flag: 'keylog',

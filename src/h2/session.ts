@@ -157,6 +157,8 @@ export interface H2SessionOptions {
    * and copies whatever it keeps past a call. Default: `data` events.
    */
   reads?: { attach(reader: (bytes: Buffer) => void): void };
+  /** Handed every byte the session reads and writes (the frame log, `frame-log.ts`). Default none. */
+  frameLog?: { bytes(dir: 'in' | 'out', chunk: Buffer): void };
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -386,6 +388,7 @@ export class H2ClientSession {
   // ---- reading ------------------------------------------------------------------------------------
 
   private onData(chunk: Buffer): void {
+    this.opts.frameLog?.bytes('in', chunk);
     let buf = chunk;
     if (this.pending) {
       buf = Buffer.concat([this.pending, chunk]);
@@ -886,6 +889,7 @@ export class H2ClientSession {
       return;
     }
     this.out = [];
+    if (this.opts.frameLog) for (const b of out) this.opts.frameLog.bytes('out', b);
     if (out.length === 1) {
       this.socket.write(out[0]!);
     } else {

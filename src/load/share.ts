@@ -120,6 +120,7 @@ export class LoadShare {
       window: resolveWindowFor(o),
       tls: this.input.tls,
       ...(o.connectTo ? { connectTo: o.connectTo } : {}),
+      ...(o.framesFile ? { framesFile: o.framesFile } : {}),
       timeoutMs: o.timeoutMs,
       connectTimeoutMs: o.connectTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,

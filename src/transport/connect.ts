@@ -36,6 +36,8 @@ export interface ConnectTarget {
   tcp?: TcpLog;
   /** Append each TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
   keyLogFile?: string;
+  /** h2lab's HTTP/2 client appends one JSON line per frame in and out to this file (`--frames`). */
+  framesFile?: string;
 }
 
 /** A connected socket with how long each phase took. */

@@ -101,6 +101,8 @@ export interface TransportOptions {
     /** Append every TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
     keyLogFile?: string;
   };
+  /** h2lab's HTTP/2 client logs every frame in and out to this file, one JSON line each. */
+  framesFile?: string;
   /**
    * Dial this address instead of the URL's host; the URL still gives the port, the authority, SNI and
    * the name the certificate must carry (curl's `--connect-to`). How a run reaches a server through
@@ -162,6 +164,7 @@ export function createTransport(name: StrategyName, opts: TransportOptions): Tra
     ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
     ...(opts.tls?.insecure ? { insecure: true } : {}),
     ...(opts.tls?.keyLogFile ? { keyLogFile: opts.tls.keyLogFile } : {}),
+    ...(opts.framesFile ? { framesFile: opts.framesFile } : {}),
   };
   // The TLS context (trust roots, client certificate) is built now, not inside a timed handshake.
   if (isTls) secureContextFor(target);
