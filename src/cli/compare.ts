@@ -37,6 +37,7 @@ import {
 import {
   CA_FLAG,
   CERT_FLAG,
+  FRAMES_FLAG,
   INSECURE_FLAG,
   invalidOption,
   KEY_FLAG,
@@ -242,6 +243,7 @@ const COMPARE_LINK_USES = [
   { of: KEY_FLAG, key: 'tls.key', description: 'client key (PEM) for mTLS' },
   { of: INSECURE_FLAG, key: 'tls.insecure', description: 'accept any server certificate (do not verify it)' },
   { of: KEYLOG_FLAG, key: 'tls.keyLogFile' },
+  { of: FRAMES_FLAG, key: 'framesFile' },
   { of: METRICS_URL_FLAG, key: 'metricsUrl' },
   { of: EXPECT_FLAG, key: 'expect' },
   { of: EXPECT_UNDECIDED_FLAG, key: 'expectUndecided' },

@@ -26,6 +26,8 @@ export interface LoadRunnerOptions {
   insecure?: boolean;
   /** NSS key log every run appends its TLS secrets to. */
   keyLogFile?: string;
+  /** HTTP/2 frame log every run of h2lab's client appends to. */
+  framesFile?: string;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
   /** Per-request timeout, ms. Default: the load engine's (30 s). */
@@ -91,6 +93,7 @@ export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunCo
     ...(o.key ? { key: o.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),
     ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
+    ...(o.framesFile ? { framesFile: o.framesFile } : {}),
     // The comparison reads the server's metrics itself, around each run.
     serverMetrics: false,
     ...(o.window ? { window: o.window } : {}),
@@ -117,6 +120,7 @@ export function loadRunnerOptionsOf(
     ...(options.tls?.key ? { key: options.tls.key } : {}),
     ...(reach.insecure ? { insecure: true } : {}),
     ...(options.tls?.keyLogFile ? { keyLogFile: options.tls.keyLogFile } : {}),
+    ...(options.framesFile ? { framesFile: options.framesFile } : {}),
     ...(reach.serverInProcess ? { serverInProcess: true } : {}),
   };
 }

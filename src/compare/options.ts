@@ -210,6 +210,12 @@ export const compareOptionsSchema = z
         '`--expect-undecided`: whether a condition the runs cannot decide fails the gate (default pass: the runs did not show a regression).',
       ),
     tls: tlsOptionsSchema.optional(),
+    framesFile: z
+      .string()
+      .optional()
+      .describe(
+        "`--frames`: every run of h2lab's HTTP/2 client appends its frames here, one JSON line each.",
+      ),
     metricsUrl: z
       .string()
       .url()
