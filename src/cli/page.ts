@@ -9,6 +9,7 @@ import { RUNS_FLAG } from '../compare/index.ts';
 import {
   checkOutputPath,
   H2labError,
+  KEYLOG_FLAG,
   parseList,
   readFlag,
   TIMEOUT_FLAG,
@@ -48,6 +49,7 @@ interface RecordFlags {
 }
 
 interface ReplayFlags extends LinkFlags {
+  keylog?: string;
   protocols: string;
   h2Origins?: string;
   runs: string;
@@ -144,6 +146,12 @@ export function register(program: Command): void {
     )
     .addOption(optionOf(PAGE_RUNS))
     .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
+    .addOption(
+      optionOf({
+        of: KEYLOG_FLAG,
+        description: "Chromium's TLS key log (its SSLKEYLOGFILE), to decrypt a capture",
+      }),
+    )
     .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on one page load', defaultValue: '60s' }))
     .addOption(
       optionOf({
@@ -169,6 +177,7 @@ export function register(program: Command): void {
       protocols: parseProtocols(f.protocols),
       runs: readFlag(PAGE_RUNS, f.runs) as number,
       chromiumPath: f.chromium,
+      ...(f.keylog ? { keyLogFile: f.keylog } : {}),
       loadTimeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
       maxConcurrentStreams: readFlag({ of: MAX_STREAMS_FLAG, max: 10_000 }, f.maxStreams) as number,
       linkLabel: linkLabel(f),

@@ -42,6 +42,8 @@ export const PageReplayOptionsSchema = z.strictObject({
   runs: z.number().int().min(1).max(100).default(5),
   /** The Chromium executable. */
   chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /** Chromium's NSS key log (its `SSLKEYLOGFILE`): the secrets of every connection it makes. */
+  keyLogFile: z.string().optional(),
   /** Bound on one page load (navigation to the last request settled), ms. Default 60 000. */
   loadTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
   /** SETTINGS_MAX_CONCURRENT_STREAMS / initial_max_streams_bidi of the replay origins. Default 128 (nginx). */

@@ -263,6 +263,7 @@ export async function replayPage(
         spki: o.certPems.flatMap(spkiPins),
         extraFlags: [`--host-resolver-rules=${resolverRules(o.listeners, origins.address)}`],
         ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
+        ...(opts.keyLogFile ? { keyLogFile: opts.keyLogFile } : {}),
       });
       cleanups.push(() => browser.close());
       if (settings.length === 0)
