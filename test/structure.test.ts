@@ -124,7 +124,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   h3: ['core', 'model'],
   net: ['core', 'model'],
   server: ['core', 'model', 'tls', 'net', 'h3'],
-  transport: ['core', 'model', 'tls', 'h2', 'net', 'h3'],
+  transport: ['core', 'model', 'h2', 'net', 'h3'],
   load: ['core', 'model', 'tls', 'h2', 'net', 'server', 'transport', 'report'],
   report: ['core', 'model', 'transport'],
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],

@@ -7,11 +7,18 @@ import { EventEmitter } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { checkOpenFiles, checkOutputPath, H2labError, isH2labError, readOptionFile } from '../core/index.ts';
+import {
+  checkOpenFiles,
+  checkOutputPath,
+  H2labError,
+  isH2labError,
+  KEY_LOG_UNLOCKS,
+  readOptionFile,
+} from '../core/index.ts';
 import { flushFrameLogs } from '../h2/index.ts';
 import type { RunResult, Sample } from '../model/index.ts';
 import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
-import { KEY_LOG_UNLOCKS, readPemFile } from '../tls/index.ts';
+import { readPemFile } from '../tls/index.ts';
 import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';

@@ -24,6 +24,7 @@ import { cpus as osCpus } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import {
+  appendKeyLog,
   type ErrorCode,
   H2labError,
   invalidOption,
@@ -32,7 +33,7 @@ import {
 } from '../core/index.ts';
 import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
-import { appendKeyLog, ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
+import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
 import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
 import { type GuardCounts, H2Guard, headerListBytes, refuseH1 } from './guard.ts';
 import { startH3Listener } from './h3.ts';

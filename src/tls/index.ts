@@ -25,4 +25,3 @@ export {
   spkiSha256Base64,
   validateHosts,
 } from './generate.ts';
-export { appendKeyLog, KEY_LOG_UNLOCKS } from './keylog.ts';

@@ -5,10 +5,9 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { socketFailureOf } from '../core/index.ts';
+import { appendKeyLog, socketFailureOf } from '../core/index.ts';
 import type { FailureClass, WireProtocol } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
-import { appendKeyLog } from '../tls/index.ts';
 
 /** Where and how to connect. TLS material is already loaded (PEM text). */
 export interface ConnectTarget {
