@@ -20,7 +20,6 @@ import {
   addLinkOptions,
   CAPTURE_FLAGS,
   captureRequestFromFlags,
-  evidenceLines,
   type LinkFlags,
   linkOptionsFromFlags,
   wantsLink,
@@ -167,7 +166,6 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   if (!f.quiet) {
     const out = toStdout ? process.stderr : process.stdout;
     out.write(`${renderRunText(result, { width: outputWidth(out) })}\n`);
-    for (const line of evidenceLines(result.evidence)) process.stderr.write(`h2lab bench: ${line}\n`);
   }
   if (f.csv === '-') process.stdout.write(runCsv(result));
   if (f.json === '-') process.stdout.write(json);

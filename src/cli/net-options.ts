@@ -14,7 +14,6 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { checkOutputPath, invalidOption, parseInteger, parseList } from '../core/index.ts';
-import type { Evidence } from '../model/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
   CAPTURE_DEFAULTS,
@@ -200,24 +199,4 @@ export function captureRequestFromFlags(
     snapBytes: v.snapBytes ?? CAPTURE_DEFAULTS.snapBytes,
     maxBytes: v.maxBytes ?? CAPTURE_DEFAULTS.maxBytes,
   };
-}
-
-/** What a run's evidence files are, in words, for the terminal (one line each). */
-export function evidenceLines(e: Evidence | undefined): string[] {
-  if (!e) return [];
-  const out: string[] = [];
-  const c = e.capture;
-  if (c) {
-    const cut =
-      c.truncatedPackets + c.packetsNotRecorded === 0
-        ? 'nothing cut'
-        : `${c.truncatedPackets} packets cut to ${c.snapBytes} bytes, ${c.packetsNotRecorded} not recorded beyond the ${c.maxBytes}-byte cap`;
-    out.push(
-      `capture ${c.file}: ${c.packets.up + c.packets.down} packets, ${c.dropped.loss + c.dropped.queue} marked dropped; ${cut}`,
-    );
-  }
-  if (e.noCapture) out.push(`no capture: ${e.noCapture}`);
-  if (e.keyLog) out.push(`TLS key log ${e.keyLog.file}: decrypts the capture (keep it private)`);
-  if (e.frames) out.push(`HTTP/2 frame log ${e.frames.file}`);
-  return out;
 }

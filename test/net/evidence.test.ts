@@ -87,6 +87,10 @@ describe('evidence: a capture decrypted with the key log matches results.json', 
     const h2run = h2[0]!;
     const h1run = h1[0]!;
     assert.equal(h2run.evidence?.keyLog?.file, keys);
+    // The report says where the evidence is and what the key log unlocks.
+    const report = readFileSync(join(out, 'report.md'), 'utf8');
+    assert.match(report, new RegExp(`2 pcapng files in ${cap}`));
+    assert.match(report, /TLS key log.*decrypts/s);
 
     const frames = h2Frames(h2run.evidence!.capture!.file, keys);
     const headers = new Set(frames.filter(([d, t]) => d === 'up' && t === 1).map(([, , s]) => s));
