@@ -49,6 +49,20 @@ const CHUNK = 1 << 20;
  * two interface blocks' count against the cap from the start.
  */
 const HEADER_ROOM = 1024;
+/**
+ * Chunks allocated before the capture starts (as many as the size cap, up to this) and kept from one
+ * capture to the next: memory outside V8's heap that grows while packets flow makes V8 collect, and
+ * those collections (up to 1.1 ms each, three per 5 s at 100 Mbit/s) delayed packets
+ * (docs/performance.md). Untouched, the chunks cost address space, not memory.
+ */
+const PREALLOCATED_BYTES = 256 << 20;
+const spare: Buffer[] = [];
+
+/** A chunk from the spares, or a new one. */
+function chunk(): Buffer {
+  return spare.pop() ?? Buffer.allocUnsafe(CHUNK);
+}
+
 /** Longest comment: "down: delay 123456789.123 ms (queue 123456789.123 ms)" with room to spare. */
 const COMMENT_ROOM = 96;
 
@@ -81,7 +95,7 @@ function writeMs(out: Buffer, at: number, v: number): number {
 export class LinkCapture {
   readonly #opts: CaptureOptions;
   readonly #chunks: Buffer[] = [];
-  #chunk: Buffer = Buffer.allocUnsafe(CHUNK);
+  #chunk: Buffer;
   #used = 0;
   /** Bytes the file will hold: the header blocks' room (written last, see {@link writeTo}) and the packets. */
   #bytes = HEADER_ROOM;
@@ -89,6 +103,9 @@ export class LinkCapture {
 
   constructor(opts: CaptureOptions) {
     this.#opts = opts;
+    const want = Math.min(opts.maxBytes, PREALLOCATED_BYTES) / CHUNK;
+    for (let i = spare.length; i < want; i++) spare.push(Buffer.allocUnsafe(CHUNK));
+    this.#chunk = chunk();
     this.summary = {
       packets: { up: 0, down: 0 },
       dropped: { loss: 0, queue: 0 },
@@ -123,7 +140,7 @@ export class LinkCapture {
     }
     if (this.#used + room > CHUNK) {
       this.#chunks.push(this.#chunk.subarray(0, this.#used));
-      this.#chunk = Buffer.allocUnsafe(CHUNK);
+      this.#chunk = chunk();
       this.#used = 0;
     }
     const out = this.#chunk;
@@ -175,6 +192,13 @@ export class LinkCapture {
     } finally {
       closeSync(fd);
     }
+    // The chunks go back to the spares for the next capture (as many as the preallocation holds).
+    for (const c of [...this.#chunks, this.#chunk]) {
+      if (spare.length * CHUNK >= PREALLOCATED_BYTES) break;
+      spare.push(Buffer.from(c.buffer, c.byteOffset, CHUNK));
+    }
+    this.#chunks.length = 0;
+    this.#used = 0;
     s.bytes = bytes;
     return s;
   }

@@ -124,6 +124,8 @@ process.on('message', async (raw) => {
           monotonicToEpochMs: native.nowMs() - Date.now(),
         }),
       );
+      // The capture's chunks were just allocated: let V8 account for them now, not mid-run.
+      (globalThis as { gc?: () => void }).gc?.();
       send({ type: 'capture-start', ok: relay !== undefined });
     } else if (msg.type === 'capture-stop') {
       const path = (msg as { type: string; path: string }).path;
