@@ -71,7 +71,11 @@ export interface RunComparisonHooks {
    * of each cell is kept (the median of its measured runs by latency p50), every measured run with
    * `all`. Warm-up runs are never captured.
    */
-  capture?: CaptureRequest & { all?: boolean };
+  capture?: CaptureRequest & {
+    all?: boolean;
+    /** Without any link, capture nothing instead of refusing (a study's loopback comparisons). */
+    linkOptional?: boolean;
+  };
 }
 
 /** A started comparison and what it runs against. */
@@ -165,7 +169,8 @@ export async function runComparison(
   let gatewayTo: string | undefined;
   try {
     plan = planComparisonLinks(options, server !== undefined);
-    if (hooks.capture && plan.size === 0) throw captureNoLinkError(hooks.capture.dir);
+    if (hooks.capture && plan.size === 0 && !hooks.capture.linkOptional)
+      throw captureNoLinkError(hooks.capture.dir);
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
     // every run (what a link's delay adds to); behind a link it is reached through a gateway.
     if (!server) {
