@@ -43,6 +43,7 @@ import {
   KEY_FLAG,
   KEYLOG_FLAG,
   parseList,
+  QLOG_FLAG,
   readFlag,
   TIMEOUT_FLAG,
 } from '../core/index.ts';
@@ -244,6 +245,7 @@ const COMPARE_LINK_USES = [
   { of: INSECURE_FLAG, key: 'tls.insecure', description: 'accept any server certificate (do not verify it)' },
   { of: KEYLOG_FLAG, key: 'tls.keyLogFile' },
   { of: FRAMES_FLAG, key: 'framesFile' },
+  { of: QLOG_FLAG, key: 'qlogDir' },
   { of: METRICS_URL_FLAG, key: 'metricsUrl' },
   { of: EXPECT_FLAG, key: 'expect' },
   { of: EXPECT_UNDECIDED_FLAG, key: 'expectUndecided' },

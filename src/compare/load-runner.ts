@@ -28,6 +28,8 @@ export interface LoadRunnerOptions {
   keyLogFile?: string;
   /** HTTP/2 frame log every run of h2lab's client appends to. */
   framesFile?: string;
+  /** Where every HTTP/3 run writes one qlog per QUIC connection. */
+  qlogDir?: string;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
   /** Per-request timeout, ms. Default: the load engine's (30 s). */
@@ -94,6 +96,7 @@ export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunCo
     ...(o.insecure ? { insecure: true } : {}),
     ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
     ...(o.framesFile ? { framesFile: o.framesFile } : {}),
+    ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
     // The comparison reads the server's metrics itself, around each run.
     serverMetrics: false,
     ...(o.window ? { window: o.window } : {}),
@@ -121,6 +124,7 @@ export function loadRunnerOptionsOf(
     ...(reach.insecure ? { insecure: true } : {}),
     ...(options.tls?.keyLogFile ? { keyLogFile: options.tls.keyLogFile } : {}),
     ...(options.framesFile ? { framesFile: options.framesFile } : {}),
+    ...(options.qlogDir ? { qlogDir: options.qlogDir } : {}),
     ...(reach.serverInProcess ? { serverInProcess: true } : {}),
   };
 }

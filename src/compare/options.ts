@@ -210,6 +210,10 @@ export const compareOptionsSchema = z
         '`--expect-undecided`: whether a condition the runs cannot decide fails the gate (default pass: the runs did not show a regression).',
       ),
     tls: tlsOptionsSchema.optional(),
+    qlogDir: z
+      .string()
+      .optional()
+      .describe('`--qlog`: every run of the HTTP/3 client writes one qlog per QUIC connection here.'),
     framesFile: z
       .string()
       .optional()

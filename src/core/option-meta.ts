@@ -307,6 +307,14 @@ export const FRAMES_FLAG = declareFlag({
   description:
     "append one JSON line per HTTP/2 frame in and out of h2lab's own client to this file (type, stream, flags, length, window updates, SETTINGS), as nghttp -v prints them",
 });
+/** `--qlog`: the qlog of the HTTP/3 client's connections (bench, compare). */
+export const QLOG_FLAG = declareFlag({
+  flag: 'qlog',
+  grammar: 'string',
+  arg: 'dir',
+  description:
+    "write one qlog (JSON-SEQ, for qvis) per QUIC connection of h2lab's HTTP/3 client into this directory",
+});
 /** `--keylog`: the NSS key log of a TLS client (bench, compare) or server (serve). */
 export const KEYLOG_FLAG = declareFlag({
   flag: 'keylog',

@@ -4,7 +4,7 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
@@ -90,6 +90,10 @@ export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   if (opts.samplesFile) checkOutputPath(opts.samplesFile, '--samples', 'file');
   if (opts.keyLogFile) checkOutputPath(opts.keyLogFile, '--keylog', 'file');
   if (opts.framesFile) checkOutputPath(opts.framesFile, '--frames', 'file');
+  if (opts.qlogDir) {
+    checkOutputPath(opts.qlogDir, '--qlog', 'dir');
+    mkdirSync(opts.qlogDir, { recursive: true });
+  }
   // …and a pool larger than the process may open would fail part-way with EMFILE. An embedded
   // target in this process holds the server end of every connection too.
   checkOpenFiles(
@@ -321,6 +325,8 @@ async function execute(
       flushFrameLogs();
       result.evidence = { ...result.evidence, frames: { file: o.framesFile } };
     }
+    if (o.qlogDir && usesQuic([o.protocol]))
+      result.evidence = { ...result.evidence, qlog: { dir: o.qlogDir } };
     if (o.keyLogFile && new URL(target.url).protocol === 'https:') {
       result.evidence = { ...result.evidence, keyLog: { file: o.keyLogFile, unlocks: KEY_LOG_UNLOCKS } };
     }

@@ -17,6 +17,7 @@ import {
   KEYLOG_FLAG,
   parseDurationMs,
   parseList,
+  QLOG_FLAG,
   readOptionText,
   TIMEOUT_FLAG,
 } from '../core/index.ts';
@@ -406,6 +407,7 @@ export const LOAD_FLAGS = [
   { of: INSECURE_FLAG, key: 'insecure' },
   { of: KEYLOG_FLAG, key: 'keyLogFile' },
   { of: FRAMES_FLAG, key: 'framesFile' },
+  { of: QLOG_FLAG, key: 'qlogDir' },
   { of: IDLE_TIMEOUT_FLAG, key: 'idleTimeoutMs' },
   { of: GIVE_UP_FLAG, key: 'reconnectGiveUpMs' },
   { of: MAX_AGE_FLAG, key: 'maxAgeMs' },

@@ -153,6 +153,8 @@ export const LoadOptionsSchema = z.strictObject({
    * session to this file (src/h2/frame-log.ts). Default: none.
    */
   framesFile: z.string().optional(),
+  /** The HTTP/3 client writes one qlog (JSON-SEQ, for qvis) per QUIC connection here. Default: none. */
+  qlogDir: z.string().optional(),
   /**
    * Dial this address instead of the URL's host (the URL still names the server: port, authority,
    * SNI, certificate name), as curl's `--connect-to`. Set by a run through an emulated link to a

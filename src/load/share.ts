@@ -121,6 +121,7 @@ export class LoadShare {
       tls: this.input.tls,
       ...(o.connectTo ? { connectTo: o.connectTo } : {}),
       ...(o.framesFile ? { framesFile: o.framesFile } : {}),
+      ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
       timeoutMs: o.timeoutMs,
       connectTimeoutMs: o.connectTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,

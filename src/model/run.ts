@@ -469,8 +469,12 @@ export const evidenceSchema = z
       .strictObject({ file: z.string() })
       .optional()
       .describe("the HTTP/2 frame log of h2lab's own client (one JSON line per frame)"),
+    qlog: z
+      .strictObject({ dir: z.string() })
+      .optional()
+      .describe('where the HTTP/3 client wrote one qlog (JSON-SEQ) per QUIC connection'),
   })
-  .describe('Evidence behind the numbers, written on request (--capture, --keylog, --frames)');
+  .describe('Evidence behind the numbers, written on request (--capture, --keylog, --frames, --qlog)');
 export type Evidence = z.infer<typeof evidenceSchema>;
 
 export const runResultSchema = z

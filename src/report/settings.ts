@@ -330,6 +330,12 @@ function evidenceRows(runs: RunResult[]): SettingRow[] {
       name: 'HTTP/2 frame log',
       value: `${frames.join(', ')}: one JSON line per frame of h2lab's client`,
     });
+  const qlogs = distinct(runs.flatMap((r) => (r.evidence?.qlog ? [r.evidence.qlog.dir] : [])));
+  if (qlogs.length > 0)
+    rows.push({
+      name: 'qlog',
+      value: `${qlogs.join(', ')}: one JSON-SEQ file per QUIC connection (qvis reads them)`,
+    });
   return rows;
 }
 

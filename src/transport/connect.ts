@@ -37,6 +37,8 @@ export interface ConnectTarget {
   keyLogFile?: string;
   /** h2lab's HTTP/2 client appends one JSON line per frame in and out to this file (`--frames`). */
   framesFile?: string;
+  /** The HTTP/3 client's qlog directory (`--qlog`): one JSON-SEQ file per QUIC connection. */
+  qlogDir?: string;
 }
 
 /** A connected socket with how long each phase took. */

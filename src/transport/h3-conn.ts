@@ -81,6 +81,7 @@ async function openH3Conn(id: number, opts: H3Options, onClose: (c: PoolConn) =>
       timeoutMs: t.connectTimeoutMs,
       streamWindowBytes: opts.window.streamWindowBytes,
       connectionWindowBytes: opts.window.connectionWindowBytes,
+      ...(t.qlogDir ? { qlogDir: t.qlogDir } : {}),
     });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);

@@ -103,6 +103,8 @@ export interface TransportOptions {
   };
   /** h2lab's HTTP/2 client logs every frame in and out to this file, one JSON line each. */
   framesFile?: string;
+  /** The HTTP/3 client writes one qlog file per QUIC connection into this directory. */
+  qlogDir?: string;
   /**
    * Dial this address instead of the URL's host; the URL still gives the port, the authority, SNI and
    * the name the certificate must carry (curl's `--connect-to`). How a run reaches a server through
@@ -165,6 +167,7 @@ export function createTransport(name: StrategyName, opts: TransportOptions): Tra
     ...(opts.tls?.insecure ? { insecure: true } : {}),
     ...(opts.tls?.keyLogFile ? { keyLogFile: opts.tls.keyLogFile } : {}),
     ...(opts.framesFile ? { framesFile: opts.framesFile } : {}),
+    ...(opts.qlogDir ? { qlogDir: opts.qlogDir } : {}),
   };
   // The TLS context (trust roots, client certificate) is built now, not inside a timed handshake.
   if (isTls) secureContextFor(target);
