@@ -27,7 +27,14 @@ import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { optionOf } from './flags.ts';
-import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
+import {
+  addLinkOptions,
+  CAPTURE_FLAGS,
+  captureRequestFromFlags,
+  type LinkFlags,
+  linkOptionsFromFlags,
+  wantsLink,
+} from './net-options.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
 
 /** page replay's `--runs`: kept loads per setting (a discarded round is made first, beyond them). */
@@ -152,6 +159,9 @@ export function register(program: Command): void {
         description: "Chromium's TLS key log (its SSLKEYLOGFILE), to decrypt a capture",
       }),
     )
+    .addOption(optionOf(CAPTURE_FLAGS[0]))
+    .addOption(optionOf(CAPTURE_FLAGS[1]))
+    .addOption(optionOf(CAPTURE_FLAGS[2]))
     .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on one page load', defaultValue: '60s' }))
     .addOption(
       optionOf({
@@ -187,10 +197,12 @@ export function register(program: Command): void {
     if (link) checkNetAvailable(link.backend ?? 'auto');
     if (f.out) checkOutputPath(f.out, '--out', 'dir');
     if (f.json && f.json !== '-') checkOutputPath(f.json, '--json', 'file');
+    const capture = captureRequestFromFlags(f, link !== undefined);
     const ac = new AbortController();
     const result = await untilDoneOrStopped(
       replayPage(opts, {
         ...(link ? { link } : {}),
+        ...(capture ? { capture } : {}),
         signal: ac.signal,
         onProgress: (m, step, of) => {
           if (!f.quiet) process.stderr.write(`h2lab page replay: [${step + 1}/${of}] ${m}\n`);

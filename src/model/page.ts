@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { count, ms, nanAsNull, publishedJsonSchema, resultErrorSchema } from './fields.ts';
-import { linkInfoSchema } from './run.ts';
+import { captureInfoSchema, linkInfoSchema } from './run.ts';
 import { wireProtocolSchema } from './sample.ts';
 
 /**
@@ -107,6 +107,7 @@ export const pageLoadSchema = z.strictObject({
       connections: count('connections (flows) that lost at least one packet'),
     })
     .optional(),
+  capture: captureInfoSchema.optional().describe("this load's packet capture (--capture)"),
   error: z.string().optional(),
 });
 export type PageLoad = z.infer<typeof pageLoadSchema>;
