@@ -14,9 +14,15 @@
 //      Loads: idle, a paced 50 or 90 Mbit/s stream (the peer's /paced route), bulk TCP, and
 //      `curl --limit-rate` (window-sized bursts: the earlier harness's load). `--rate 0` removes the
 //      link's rate limit (no bottleneck queue), `--rtt` sets its RTT.
+//   3. With `--capture-snap N` (bytes kept per packet), the cost of the link's capture stage
+//      (src/net/capture.ts): each throughput run is made without and with capture, alternately on
+//      the same link, and the delay scenarios run with capture on (compare a run without the flag).
 // Run as root: node --import tsx bench/net-relay.ts [--runs 3] [--mbytes 400] [--loads all|idle,paced,bulk,curl]
-//   [--rate 100] [--rtt 5] [--skip-throughput] [--parts]
+//   [--rate 100] [--rtt 5] [--skip-throughput] [--parts] [--capture-snap 65535] [--capture-max-mib 1024]
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { medianInterpolated as median, quantileNearestRank } from '../src/core/index.ts';
@@ -40,8 +46,30 @@ const { values } = parseArgs({
     rtt: { type: 'string', default: '5' },
     rate: { type: 'string', default: '100' },
     'skip-throughput': { type: 'boolean', default: false },
+    'capture-snap': { type: 'string', default: '0' },
+    'capture-max-mib': { type: 'string', default: '1024' },
   },
 });
+const CAPTURE_SNAP = Number(values['capture-snap']);
+const CAPTURE_MAX = Number(values['capture-max-mib']) * 1024 * 1024;
+const captureFile = join(tmpdir(), `h2lab-net-relay-${process.pid}.pcapng`);
+
+/** Starts the link's capture stage when `snap` > 0. */
+async function startCapture(link: Link, snap: number): Promise<void> {
+  if (snap > 0 && !(await link.startCapture({ snapBytes: snap, maxBytes: CAPTURE_MAX })))
+    throw new Error('the link did not start its capture');
+}
+
+/** Ends the capture (when `snap` > 0): its file size and the packets beyond the cap; the file is removed. */
+async function stopCapture(
+  link: Link,
+  snap: number,
+): Promise<{ bytes: number; notRecorded: number } | undefined> {
+  if (snap === 0) return undefined;
+  const s = await link.stopCapture(captureFile);
+  rmSync(captureFile, { force: true });
+  return s && { bytes: s.bytes, notRecorded: s.packetsNotRecorded };
+}
 const runs = Number(values.runs);
 const bytes = Number(values.mbytes) * 1024 * 1024;
 const peerScript = fileURLToPath(new URL('../test/net/fixtures/peer.mjs', import.meta.url));
@@ -80,21 +108,33 @@ async function relayCpu(link: Link): Promise<number> {
   return (await link.stats()).relayCpuSeconds ?? 0;
 }
 
-async function throughputThroughRelay(): Promise<{ bps: number; cpu: number }[]> {
-  const link = await createLink({ profile: 'loopback', backend: 'relay' });
+interface Throughput {
+  bps: number;
+  cpu: number;
+  /** Bytes kept per packet; 0 = no capture. */
+  snap: number;
+  capture?: { bytes: number; notRecorded: number } | undefined;
+}
+
+async function throughputThroughRelay(): Promise<Throughput[]> {
+  const link = await createLink({ profile: 'relay', backend: 'relay' });
   const peer = await startPeer(() =>
     link.spawnInServer(process.execPath, [peerScript, link.serverAddress], {
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
-  const out: { bps: number; cpu: number }[] = [];
+  const out: Throughput[] = [];
   try {
     for (let i = 0; i < runs; i++) {
-      const c0 = await relayCpu(link);
-      const t0 = performance.now();
-      const bps = curlBitsPerSec(`http://${link.serverAddress}:${peer.h1Port}/bytes/${bytes}`);
-      const wall = (performance.now() - t0) / 1000;
-      out.push({ bps, cpu: ((await relayCpu(link)) - c0) / wall });
+      for (const snap of CAPTURE_SNAP > 0 ? [0, CAPTURE_SNAP] : [0]) {
+        await startCapture(link, snap);
+        const c0 = await relayCpu(link);
+        const t0 = performance.now();
+        const bps = curlBitsPerSec(`http://${link.serverAddress}:${peer.h1Port}/bytes/${bytes}`);
+        const wall = (performance.now() - t0) / 1000;
+        const cpu = ((await relayCpu(link)) - c0) / wall;
+        out.push({ bps, cpu, snap, capture: await stopCapture(link, snap) });
+      }
     }
   } finally {
     peer.child.kill('SIGTERM');
@@ -211,11 +251,13 @@ async function addedDelay(sc: Scenario): Promise<DelayResult> {
       load = spawn('curl', ['-s', '-o', '/dev/null', '--max-time', '20', ...limit, url]);
       await new Promise((r) => setTimeout(r, 2000));
     }
+    await startCapture(link, CAPTURE_SNAP);
     const s0 = await link.stats();
     const w0 = native.nowMs();
     const pings = pingBySeq(link.serverAddress, 500);
     const w1 = native.nowMs();
     const s1 = await link.stats();
+    await stopCapture(link, CAPTURE_SNAP);
     const trace = (await link.relayTrace())!;
     load?.kill('SIGTERM');
     const wall = (w1 - w0) / 1000;
@@ -341,13 +383,21 @@ console.log(
 if (!values['skip-throughput']) {
   const relay = await throughputThroughRelay();
   const veth = await throughputOverVeth();
-  const relayMedian = median(relay.map((r) => r.bps));
+  const plain = relay.filter((r) => r.snap === 0);
+  const relayMedian = median(plain.map((r) => r.bps));
   const vethMedian = median(veth);
   console.log('\n| path (delay 0, one TCP flow) | median | runs | relay CPU (1.0 = one core) |');
   console.log('|---|---|---|---|');
   console.log(
-    `| relay (2 TUN devices) | ${g(relayMedian)} | ${relay.map((r) => g(r.bps)).join(', ')} | ${median(relay.map((r) => r.cpu)).toFixed(2)} |`,
+    `| relay (2 TUN devices) | ${g(relayMedian)} | ${plain.map((r) => g(r.bps)).join(', ')} | ${median(plain.map((r) => r.cpu)).toFixed(2)} |`,
   );
+  const captured = relay.filter((r) => r.snap > 0);
+  if (captured.length > 0) {
+    const mib = (r: Throughput) => ((r.capture?.bytes ?? 0) / 2 ** 20).toFixed(0);
+    console.log(
+      `| relay, capture on (snap ${CAPTURE_SNAP} B; MiB written ${captured.map(mib).join(', ')}; packets beyond the cap ${captured.map((r) => r.capture?.notRecorded ?? '?').join(', ')}) | ${g(median(captured.map((r) => r.bps)))} | ${captured.map((r) => g(r.bps)).join(', ')} | ${median(captured.map((r) => r.cpu)).toFixed(2)} |`,
+    );
+  }
   console.log(`| veth pair (kernel only) | ${g(vethMedian)} | ${veth.map(g).join(', ')} | — |`);
   console.log(`relay / veth = ${(relayMedian / vethMedian).toFixed(2)}`);
 }

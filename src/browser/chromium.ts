@@ -8,7 +8,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { H2labError } from '../core/index.ts';
 
@@ -77,6 +77,11 @@ export interface ChromiumLaunchOptions {
    * a recorded origin to a replay listener without touching DNS.
    */
   extraFlags?: readonly string[];
+  /**
+   * Chromium appends the TLS secrets of its connections (TLS and QUIC) to this NSS key log: its
+   * `SSLKEYLOGFILE` variable. Default none.
+   */
+  keyLogFile?: string;
 }
 
 /** A running Chromium with its own throw-away profile. */
@@ -125,6 +130,7 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
       executablePath: opts.executablePath,
       headless: true,
       args: flags,
+      ...(opts.keyLogFile ? { env: { ...process.env, SSLKEYLOGFILE: resolve(opts.keyLogFile) } } : {}),
       timeout: 60_000,
       // h2lab handles Ctrl-C itself (stop after the run, keep what was measured, close Chromium);
       // Playwright's own handlers would kill Chromium and exit 130 before the result is written.

@@ -186,7 +186,7 @@ export async function measureBrowser(
     const pins = [...new Set([...origins.spki, ...(await trustPins(trusted, origins.origins))])];
     const targets = targetsFor(origins.origins, opts.control, opts.h3);
     progress({ phase: 'start', message: `launching Chromium (${opts.chromiumPath})` });
-    const browsers = await launchBrowsers(opts.chromiumPath, targets, pins, cleanups);
+    const browsers = await launchBrowsers(opts.chromiumPath, targets, pins, cleanups, opts.keyLogFile);
     const main = browsers.main;
     const result: BrowserResult = {
       kind: 'h2lab.browser',
@@ -288,6 +288,7 @@ async function launchBrowsers(
   targets: readonly BrowserTarget[],
   pins: string[],
   cleanups: Array<() => Promise<void>>,
+  keyLogFile: string | undefined,
 ): Promise<{ main: ChromiumHandle; pageFor: Session['pageFor'] }> {
   const browsers = new Map<string, ChromiumHandle>();
   const mode = (t: BrowserTarget) => `${t.h2Disabled}|${t.quic ?? ''}`;
@@ -298,6 +299,7 @@ async function launchBrowsers(
       spki: pins,
       disableHttp2: t.h2Disabled,
       ...(t.quic ? { forceQuicOn: t.quic } : {}),
+      ...(keyLogFile ? { keyLogFile } : {}),
     });
     cleanups.push(() => b.close());
     browsers.set(mode(t), b);

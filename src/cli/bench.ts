@@ -16,7 +16,14 @@ import type { LoadOptionsInput, LoadProgress, LoadRun } from '../load/index.ts';
 import { LOAD_FLAGS } from '../load/meta.ts';
 import { CSV_FLAG, JSON_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { addFlags, optionOf, valuesOf } from './flags.ts';
-import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
+import {
+  addLinkOptions,
+  CAPTURE_FLAGS,
+  captureRequestFromFlags,
+  type LinkFlags,
+  linkOptionsFromFlags,
+  wantsLink,
+} from './net-options.ts';
 import { exitWithError, outputWidth } from './output.ts';
 import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
@@ -75,6 +82,9 @@ export function register(program: Command): void {
       ),
   )
     .option('--samples <file>', 'write one record per request: NDJSON, or CSV when the name ends in .csv')
+    .addOption(optionOf(CAPTURE_FLAGS[0]))
+    .addOption(optionOf(CAPTURE_FLAGS[1]))
+    .addOption(optionOf(CAPTURE_FLAGS[2]))
     .addOption(optionOf(JSON_FLAG))
     .addOption(
       optionOf({
@@ -100,6 +110,7 @@ export function register(program: Command): void {
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
+    const capture = captureRequestFromFlags(flags, link !== undefined);
     // The engine loads with a run, not with the command's flags (`bench --help`, issue 29).
     const { runLoad, runLoadThroughLink } = await import('../load/index.ts');
     const { describeLink } = await import('./net.ts');
@@ -108,6 +119,7 @@ export function register(program: Command): void {
           onLink: (l) => {
             if (!flags.quiet) process.stderr.write(`h2lab bench: link ${describeLink(l)}\n`);
           },
+          ...(capture ? { capture } : {}),
         })
       : runLoad(input);
     await bench(run, flags);

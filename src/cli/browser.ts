@@ -15,6 +15,7 @@ import { RUNS_FLAG } from '../compare/index.ts';
 import {
   checkOutputPath,
   H2labError,
+  KEYLOG_FLAG,
   parseDurationMs,
   parseInteger,
   readFlag,
@@ -39,6 +40,7 @@ const BROWSER_RUNS = {
 
 interface Flags {
   chromium: string;
+  keylog?: string;
   count: string;
   runs: string;
   pathTemplate: string;
@@ -67,6 +69,7 @@ export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOpt
   const opts: BrowserOptionsInput = {
     origins,
     chromiumPath: f.chromium,
+    ...(f.keylog ? { keyLogFile: f.keylog } : {}),
     count: parseInteger(f.count, '--count', 1, 2000),
     runs: readFlag(BROWSER_RUNS, f.runs) as number,
     pathTemplate: f.pathTemplate,
@@ -95,6 +98,12 @@ export function register(program: Command): void {
     .argument('[origins...]', 'origins to measure, e.g. http://127.0.0.1:8080 https://127.0.0.1:8443')
     .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
     .option('--count <n>', 'requests fired at once', '121')
+    .addOption(
+      optionOf({
+        of: KEYLOG_FLAG,
+        description: "Chromium's TLS key log (its SSLKEYLOGFILE), to decrypt a capture",
+      }),
+    )
     .addOption(optionOf(BROWSER_RUNS))
     .option(
       '--path-template <t>',

@@ -17,6 +17,7 @@ import {
 } from '../shard/index.ts';
 import type { CompareFlags } from './compare.ts';
 import { checkCompareOutputs, writeCompareOutputs } from './compare-output.ts';
+import { captureRequestFromFlags } from './net-options.ts';
 import { untilDoneOrStopped } from './output.ts';
 import { planInputFromFlags } from './plan-flags.ts';
 import { progressBar } from './progress.ts';
@@ -42,6 +43,9 @@ function progress(stream: NodeJS.WriteStream) {
 /** Runs the comparison the parsed flags describe (`input`: their options), and writes its outputs. */
 export async function runCompareCommand(input: CompareOptionsInput, flags: CompareFlags): Promise<void> {
   if (flags.shards !== undefined) {
+    const dir = (flags as { capture?: string }).capture;
+    if (dir !== undefined)
+      throw invalidOption('--capture', dir, 'capture runs on one machine: give it without --shards');
     await shardedCompare(input, flags);
     return;
   }
@@ -100,7 +104,10 @@ export async function runCompareCommand(input: CompareOptionsInput, flags: Compa
       );
     }
   };
-  const c = await runComparison(input, { onUpdate });
+  // Before the first run, as --out: a capture directory that cannot be written refuses now.
+  const capture = captureRequestFromFlags(flags as unknown as Record<string, unknown>, true);
+  const all = (flags as { captureAll?: boolean }).captureAll === true;
+  const c = await runComparison(input, { onUpdate, ...(capture ? { capture: { ...capture, all } } : {}) });
   if (!flags.quiet) {
     process.stderr.write(
       `h2lab compare: ${c.target.url}${c.target.embedded ? ' (embedded fixture server)' : ''} → ${resultsPath}\n`,

@@ -39,10 +39,13 @@ import {
 import {
   CA_FLAG,
   CERT_FLAG,
+  FRAMES_FLAG,
   INSECURE_FLAG,
   invalidOption,
   KEY_FLAG,
+  KEYLOG_FLAG,
   parseList,
+  QLOG_FLAG,
   QUIC_RETRY_FLAG,
   readFlag,
   TIMEOUT_FLAG,
@@ -65,10 +68,11 @@ import {
   WORKERS_FLAG,
 } from '../load/meta.ts';
 import type { WorkloadInput } from '../model/index.ts';
+import { CAPTURE_ALL_FLAG } from '../net/meta.ts';
 import { METRICS_URL_FLAG } from '../server/meta.ts';
 import { CSV_FLAG, JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { addFlags, optionOf, valuesOf } from './flags.ts';
-import { addNetOption, parseNet } from './net-options.ts';
+import { addNetOption, CAPTURE_FLAGS, parseNet } from './net-options.ts';
 import { addPlanFlags, type PlanFlags } from './plan-flags.ts';
 import { addConfigFlag, flagsWithConfig } from './schema-flags.ts';
 
@@ -248,6 +252,9 @@ const COMPARE_LINK_USES = [
   { of: CERT_FLAG, key: 'tls.cert', description: 'client certificate (PEM) for mTLS' },
   { of: KEY_FLAG, key: 'tls.key', description: 'client key (PEM) for mTLS' },
   { of: INSECURE_FLAG, key: 'tls.insecure', description: 'accept any server certificate (do not verify it)' },
+  { of: KEYLOG_FLAG, key: 'tls.keyLogFile' },
+  { of: FRAMES_FLAG, key: 'framesFile' },
+  { of: QLOG_FLAG, key: 'qlogDir' },
   { of: METRICS_URL_FLAG, key: 'metricsUrl' },
   { of: EXPECT_FLAG, key: 'expect' },
   { of: EXPECT_UNDECIDED_FLAG, key: 'expectUndecided' },
@@ -358,6 +365,10 @@ export function register(program: Command): void {
       }),
     )
     .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress, no table' }))
+    .addOption(optionOf(CAPTURE_FLAGS[0]))
+    .addOption(optionOf(CAPTURE_FLAGS[1]))
+    .addOption(optionOf(CAPTURE_FLAGS[2]))
+    .addOption(optionOf(CAPTURE_ALL_FLAG))
     .option(
       '--brief',
       'print the answer alone (what to decide, for which clients, why); the files are complete',

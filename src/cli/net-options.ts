@@ -9,12 +9,20 @@
  * list, of which bench takes exactly one name. It imports the network's light face (src/net/meta.ts),
  * so that a command's help loads no link (issue 29).
  */
+
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { invalidOption, parseInteger, parseList } from '../core/index.ts';
+import { checkOutputPath, invalidOption, parseInteger, parseList } from '../core/index.ts';
 import type { LinkOptions, LinkSpecInput } from '../net/index.ts';
 import {
+  CAPTURE_DEFAULTS,
+  CAPTURE_FLAG,
+  CAPTURE_MAX_FLAG,
+  CAPTURE_SNAP_FLAG,
   CC_FLAG,
   type CongestionControl,
+  captureNoLinkError,
   INITCWND_FLAG,
   type LinkKey,
   linkSpecKeys,
@@ -26,7 +34,7 @@ import {
   profileNames,
   SLOW_START_AFTER_IDLE_FLAG,
 } from '../net/meta.ts';
-import { addFlags, optionOf } from './flags.ts';
+import { addFlags, optionOf, valuesOf } from './flags.ts';
 
 /**
  * Declares `--net` on `cmd`: a comma list of network names, each `loopback` (no link: the target
@@ -163,4 +171,32 @@ export function linkOptionsFromFlags(
   if (flags.addressRange !== undefined) opts.addressRange = flags.addressRange;
   if (flags.seed !== undefined) opts.seed = parseInteger(flags.seed, '--seed');
   return opts;
+}
+
+/** The capture flags (`--capture DIR`, `--capture-snap`, `--capture-max`), for bench and compare. */
+export const CAPTURE_FLAGS = [
+  { of: CAPTURE_FLAG, key: 'dir' },
+  { of: CAPTURE_SNAP_FLAG, key: 'snapBytes' },
+  { of: CAPTURE_MAX_FLAG, key: 'maxBytes' },
+] as const;
+
+/**
+ * The capture a command's flags ask for, checked before any load: undefined without `--capture`;
+ * H2LAB_ERR_CAPTURE_NO_LINK when the command has no link (loopback: no relay sees the packets);
+ * H2LAB_ERR_OUTPUT when the directory cannot be written. Makes the directory.
+ */
+export function captureRequestFromFlags(
+  flags: Readonly<Record<string, unknown>>,
+  hasLink: boolean,
+): { dir: string; snapBytes: number; maxBytes: number } | undefined {
+  const v = valuesOf(flags, CAPTURE_FLAGS) as { dir?: string; snapBytes?: number; maxBytes?: number };
+  if (v.dir === undefined) return undefined;
+  if (!hasLink) throw captureNoLinkError(v.dir);
+  checkOutputPath(v.dir, '--capture', 'dir');
+  mkdirSync(v.dir, { recursive: true });
+  return {
+    dir: resolve(v.dir),
+    snapBytes: v.snapBytes ?? CAPTURE_DEFAULTS.snapBytes,
+    maxBytes: v.maxBytes ?? CAPTURE_DEFAULTS.maxBytes,
+  };
 }

@@ -10,6 +10,7 @@ import {
   checkOutputPath,
   H2labError,
   INSECURE_FLAG,
+  KEYLOG_FLAG,
   parseList,
   readFlag,
   TIMEOUT_FLAG,
@@ -27,7 +28,14 @@ import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { optionOf } from './flags.ts';
-import { addLinkOptions, type LinkFlags, linkOptionsFromFlags, wantsLink } from './net-options.ts';
+import {
+  addLinkOptions,
+  CAPTURE_FLAGS,
+  captureRequestFromFlags,
+  type LinkFlags,
+  linkOptionsFromFlags,
+  wantsLink,
+} from './net-options.ts';
 import { exitWithError, untilDoneOrStopped } from './output.ts';
 
 /** page replay's `--runs`: kept loads per setting (a discarded round is made first, beyond them). */
@@ -50,6 +58,7 @@ interface RecordFlags {
 }
 
 interface ReplayFlags extends LinkFlags {
+  keylog?: string;
   protocols: string;
   h2Origins?: string;
   runs: string;
@@ -156,6 +165,15 @@ export function register(program: Command): void {
     )
     .addOption(optionOf(PAGE_RUNS))
     .addOption(optionOf({ of: CHROMIUM_FLAG, defaultValue: DEFAULT_CHROMIUM_PATH }))
+    .addOption(
+      optionOf({
+        of: KEYLOG_FLAG,
+        description: "Chromium's TLS key log (its SSLKEYLOGFILE), to decrypt a capture",
+      }),
+    )
+    .addOption(optionOf(CAPTURE_FLAGS[0]))
+    .addOption(optionOf(CAPTURE_FLAGS[1]))
+    .addOption(optionOf(CAPTURE_FLAGS[2]))
     .addOption(optionOf({ of: TIMEOUT_FLAG, description: 'bound on one page load', defaultValue: '60s' }))
     .addOption(
       optionOf({
@@ -183,6 +201,7 @@ export function register(program: Command): void {
       protocols: parseProtocols(f.protocols),
       runs: readFlag(PAGE_RUNS, f.runs) as number,
       chromiumPath: f.chromium,
+      ...(f.keylog ? { keyLogFile: f.keylog } : {}),
       loadTimeoutMs: readFlag(TIMEOUT_FLAG, f.timeout) as number,
       maxConcurrentStreams: readFlag({ of: MAX_STREAMS_FLAG, max: 10_000 }, f.maxStreams) as number,
       harMaxBodyBytes: readFlag(HAR_MAX_BODY_FLAG, f.harMaxBody) as number,
@@ -194,10 +213,12 @@ export function register(program: Command): void {
     if (link) checkNetAvailable(link.backend ?? 'auto');
     if (f.out) checkOutputPath(f.out, '--out', 'dir');
     if (f.json && f.json !== '-') checkOutputPath(f.json, '--json', 'file');
+    const capture = captureRequestFromFlags(f, link !== undefined);
     const ac = new AbortController();
     const result = await untilDoneOrStopped(
       replayPage(opts, {
         ...(link ? { link } : {}),
+        ...(capture ? { capture } : {}),
         signal: ac.signal,
         onProgress: (m, step, of) => {
           if (!f.quiet) process.stderr.write(`h2lab page replay: [${step + 1}/${of}] ${m}\n`);

@@ -15,6 +15,7 @@ import { SEED_FLAG } from '../load/meta.ts';
 import type { StudyResult } from '../model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../report/index.ts';
 import { loadStudy, type StudyDescriptor, startStudy } from '../studies/index.ts';
+import { captureRequestFromFlags } from './net-options.ts';
 import { exitWithError, outputWidth, untilDoneOrStopped } from './output.ts';
 import { progressBar } from './progress.ts';
 import type { StudyCommonFlags } from './study.ts';
@@ -45,8 +46,10 @@ export async function runStudyCommand(
   const study = await loadStudy(descriptor.name);
   if (!study) throw new Error(`study ${descriptor.name} is listed but cannot be loaded`);
   const bar = progressBar(process.stderr);
+  const capture = captureRequestFromFlags(flags, true);
   const h = startStudy(study, {
     quick: flags.quick === true,
+    ...(capture ? { capture: { ...capture, all: flags.captureAll === true } } : {}),
     ...(seed !== undefined ? { seed } : {}),
     options,
   });

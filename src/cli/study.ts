@@ -8,9 +8,11 @@
 import type { Command } from 'commander';
 import { H2labError } from '../core/index.ts';
 import { SEED_FLAG } from '../load/meta.ts';
+import { CAPTURE_ALL_FLAG } from '../net/meta.ts';
 import { listStudies, type StudyDescriptor } from '../studies/meta.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { addFlags, optionOf, valuesOf } from './flags.ts';
+import { CAPTURE_FLAGS } from './net-options.ts';
 import { exitWithError } from './output.ts';
 
 /** The flags every study takes, and its own by their names. */
@@ -20,6 +22,7 @@ export interface StudyCommonFlags {
   json?: string;
   seed?: string;
   quiet?: boolean;
+  captureAll?: boolean;
   [key: string]: unknown;
 }
 
@@ -65,6 +68,8 @@ export function register(program: Command): void {
       .addOption(optionOf(SEED_FLAG))
       .addOption(optionOf({ of: QUIET_FLAG, description: 'no progress, no tables' }));
     addFlags(sub, study.flags ?? []);
+    // The linked runs of the study's comparisons, captured as compare captures them.
+    addFlags(sub, [...CAPTURE_FLAGS, CAPTURE_ALL_FLAG]);
     sub.action(async (flags: StudyCommonFlags) => {
       // The flags are read first, so a bad value is refused before the study's code loads.
       const options = studyOptionsFromFlags(study, flags);

@@ -24,6 +24,12 @@ export interface LoadRunnerOptions {
   cert?: string;
   key?: string;
   insecure?: boolean;
+  /** NSS key log every run appends its TLS secrets to. */
+  keyLogFile?: string;
+  /** HTTP/2 frame log every run of h2lab's client appends to. */
+  framesFile?: string;
+  /** Where every HTTP/3 run writes one qlog per QUIC connection. */
+  qlogDir?: string;
   /** HTTP/2 flow-control window preset of every h2 and h2-pool run. Default: the load engine's (`browser`). */
   window?: 'node' | 'browser' | 'max';
   /** Per-request timeout, ms. Default: the load engine's (30 s). */
@@ -88,6 +94,9 @@ export function cellLoadOptions(o: LoadRunnerOptions, cell: Cell, ctx: CellRunCo
     ...(o.cert ? { cert: o.cert } : {}),
     ...(o.key ? { key: o.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),
+    ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
+    ...(o.framesFile ? { framesFile: o.framesFile } : {}),
+    ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
     // The comparison reads the server's metrics itself, around each run.
     serverMetrics: false,
     ...(o.window ? { window: o.window } : {}),
@@ -113,6 +122,9 @@ export function loadRunnerOptionsOf(
     ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
     ...(options.tls?.key ? { key: options.tls.key } : {}),
     ...(reach.insecure ? { insecure: true } : {}),
+    ...(options.tls?.keyLogFile ? { keyLogFile: options.tls.keyLogFile } : {}),
+    ...(options.framesFile ? { framesFile: options.framesFile } : {}),
+    ...(options.qlogDir ? { qlogDir: options.qlogDir } : {}),
     ...(reach.serverInProcess ? { serverInProcess: true } : {}),
   };
 }

@@ -43,6 +43,12 @@ export const tlsOptionsSchema = z.strictObject({
   cert: z.string().optional().describe('Client certificate (mTLS), PEM file.'),
   key: z.string().optional().describe('Client key (mTLS), PEM file.'),
   insecure: z.boolean().default(false).describe('Do not verify the server certificate.'),
+  keyLogFile: z
+    .string()
+    .optional()
+    .describe(
+      'NSS key log (SSLKEYLOGFILE format) every run appends its TLS secrets to, and the embedded fixture server too.',
+    ),
 });
 
 /** `--h1-connections`: one number, `concurrency` (= each cell's), or one number per concurrency. */
@@ -211,6 +217,16 @@ export const compareOptionsSchema = z
         '`--expect-undecided`: whether a condition the runs cannot decide fails the gate (default pass: the runs did not show a regression).',
       ),
     tls: tlsOptionsSchema.optional(),
+    qlogDir: z
+      .string()
+      .optional()
+      .describe('`--qlog`: every run of the HTTP/3 client writes one qlog per QUIC connection here.'),
+    framesFile: z
+      .string()
+      .optional()
+      .describe(
+        "`--frames`: every run of h2lab's HTTP/2 client appends its frames here, one JSON line each.",
+      ),
     metricsUrl: z
       .string()
       .url()

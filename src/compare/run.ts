@@ -4,10 +4,20 @@
  * runs the matrix. The embedded server is stopped when the comparison ends.
  */
 
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { checkOpenFiles, H2labError, readOptionFile } from '../core/index.ts';
-import { measurePath, observe, preflightQuic, preflightTarget } from '../load/index.ts';
-import type { PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
 import {
+  type CaptureRequest,
+  capturedRun,
+  measurePath,
+  observe,
+  preflightQuic,
+  preflightTarget,
+} from '../load/index.ts';
+import type { CompareResult, PathInfo, RunResult, WorkloadInput } from '../model/index.ts';
+import {
+  captureNoLinkError,
   checkNetAvailable,
   createLink,
   type Link,
@@ -64,6 +74,16 @@ export interface RunComparisonHooks {
    * thread (the caller owns it and closes it). Links still get their own copy behind each link.
    */
   target?: FixtureTarget;
+  /**
+   * Record each linked run's packets into `capture.dir` (src/net/capture.ts): the representative run
+   * of each cell is kept (the median of its measured runs by latency p50), every measured run with
+   * `all`. Warm-up runs are never captured.
+   */
+  capture?: CaptureRequest & {
+    all?: boolean;
+    /** Without any link, capture nothing instead of refusing (a study's loopback comparisons). */
+    linkOptional?: boolean;
+  };
 }
 
 /** A started comparison and what it runs against. */
@@ -121,7 +141,11 @@ export async function runComparison(
 ): Promise<StartedComparison> {
   // Fail on bad options before a server starts; the fixture serves HTTP/3 when a strategy needs it.
   const asked = resolveCompareOptions(input);
-  const h3 = usesQuic(asked.protocols) ? { h3: true, quicRetry: asked.quicRetry } : {};
+  const h3 = {
+    ...(usesQuic(asked.protocols) ? { h3: true, quicRetry: asked.quicRetry } : {}),
+    // Absolute: the copy of the fixture behind a link runs in a process of its own.
+    ...(asked.tls?.keyLogFile ? { keyLogFile: resolve(asked.tls.keyLogFile) } : {}),
+  };
   // A body that cannot be read would fail every cell one by one: say so once, before any run.
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });
   checkPoolsFit(asked, input);
@@ -155,6 +179,8 @@ export async function runComparison(
   let noQuic: string | undefined;
   try {
     plan = planComparisonLinks(options, server !== undefined);
+    if (hooks.capture && plan.size === 0 && !hooks.capture.linkOptional)
+      throw captureNoLinkError(hooks.capture.dir);
     // A server h2lab did not start: the round trip to it without any link, measured once, goes into
     // every run (what a link's delay adds to); behind a link it is reached through a gateway.
     if (!server) {
@@ -231,7 +257,10 @@ export async function runComparison(
         );
       }
     : baseRunCell;
-  const linkedOrNot = plan.size === 0 ? offered : throughLinks(offered, linked, url, lengthen);
+  const linkedOrNot =
+    plan.size === 0
+      ? offered
+      : throughLinks(offered, linked, url, lengthen, hooks.capture && { ...hooks.capture, options });
   const runCell: CellRunner = path
     ? async (cell, ctx) => {
         const run = await linkedOrNot(cell, ctx);
@@ -255,10 +284,15 @@ export async function runComparison(
     await closeLinks();
     throw err;
   }
-  const done = handle.done.finally(async () => {
-    await closeLinks();
-    await closeServer();
-  });
+  const done = handle.done
+    .finally(async () => {
+      await closeLinks();
+      await closeServer();
+    })
+    .then((r) => {
+      if (hooks.capture && !hooks.capture.all) keepRepresentativeCaptures(r);
+      return r;
+    });
   return { ...handle, done, target };
 }
 
@@ -340,9 +374,14 @@ function throughLinks(
   links: LinkSequence,
   loopbackUrl: string,
   lengthen: boolean,
+  capture?: CaptureRequest & { options: CompareOptions },
 ): CellRunner {
   return async (cell, given) => {
-    if (!links.has(cell.net)) return inner(cell, given);
+    if (!links.has(cell.net)) {
+      const run = await inner(cell, given);
+      if (capture) run.evidence = { ...run.evidence, noCapture: NO_LINK_NO_CAPTURE };
+      return run;
+    }
     const l = await links.get(cell.net);
     // A timed run lasts at least MIN_RUN_ROUND_TRIPS round trips of the link and long enough for
     // MIN_RUN_REQUESTS requests (src/report/run-length.ts); a burst's length is its N.
@@ -362,19 +401,51 @@ function throughLinks(
     const udpBefore = usesQuic([cell.protocol]) ? udpClientPorts(await l.link.stats()) : undefined;
     let run: RunResult;
     let before: MetricsSnapshot | undefined;
+    let go: () => Promise<RunResult>;
     if (l.fixture) {
       const base = new URL(loopbackUrl);
       const url = new URL(`${base.pathname}${base.search}`, l.fixture.tlsUrl).toString();
       await l.fixture.metrics.reset();
       before = await l.fixture.metrics.tryRead();
-      run = await inner(cell, { ...ctx, url, ca: l.fixture.caFile! });
+      go = () => inner(cell, { ...ctx, url, ca: l.fixture!.caFile! });
     } else {
-      run = await inner(cell, { ...ctx, connectTo: l.link.serverAddress });
+      go = () => inner(cell, { ...ctx, connectTo: l.link.serverAddress });
     }
+    // Warm-up runs are discarded: never captured.
+    if (capture && ctx.run >= capture.options.warmupRuns)
+      run = await capturedRun(l.link, capture, `${cell.id}/run${ctx.run}`, go);
+    else run = await go();
     await observe(run, {
       link: { link: l.link, profile: cell.net, ...(udpBefore ? { udpBefore } : {}) },
       ...(l.fixture ? { metrics: { client: l.fixture.metrics, ...(before ? { before } : {}) } } : {}),
     });
     return run;
   };
+}
+
+const NO_LINK_NO_CAPTURE =
+  'loopback: no emulated link, so no packet passes the relay and there is nothing to capture';
+
+/**
+ * Of each cell's captured runs, keeps the capture of the representative one (the median of its
+ * measured runs by latency p50, the lower middle of an even count) and deletes the others' files,
+ * saying so on those runs.
+ */
+function keepRepresentativeCaptures(result: CompareResult): void {
+  for (const cell of result.cells) {
+    const captured = cell.runs.filter((r) => r.evidence?.capture !== undefined);
+    if (captured.length < 2) continue;
+    const byP50 = [...captured].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50);
+    const keep = byP50[(byP50.length - 1) >> 1];
+    for (const r of captured) {
+      if (r === keep || !r.evidence?.capture) continue;
+      rmSync(r.evidence.capture.file, { force: true });
+      const { capture: _dropped, ...rest } = r.evidence;
+      r.evidence = {
+        ...rest,
+        noCapture:
+          "not the cell's representative run: its capture was deleted (--capture-all keeps every run's)",
+      };
+    }
+  }
 }

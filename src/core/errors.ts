@@ -74,6 +74,10 @@ export const ERROR_CODES = {
     exit: EXIT_USAGE,
     summary: 'The requested emulation backend is not supported by this kernel.',
   },
+  H2LAB_ERR_CAPTURE_NO_LINK: {
+    exit: EXIT_USAGE,
+    summary: '--capture was asked for a run without an emulated link: only the link relay sees packets.',
+  },
   H2LAB_ERR_NET_SETUP: {
     exit: EXIT_FAILURE,
     summary: 'Setting up the emulated link failed (a namespace, device, address or sysctl step).',

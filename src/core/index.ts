@@ -8,6 +8,7 @@ export * from './csv.ts';
 export * from './errors.ts';
 export * from './files.ts';
 export * from './header-field.ts';
+export * from './keylog.ts';
 export * from './launch.ts';
 export * from './lazy-module.ts';
 export * from './open-files.ts';

@@ -312,6 +312,30 @@ export const QUIC_RETRY_FLAG = declareFlag({
   description:
     "the fixture's QUIC server sends a Retry before every handshake (RFC 9000 §8.1.2): 2 round trips to set up HTTP/3 instead of 1, as a server under attack",
 });
+/** `--frames`: the HTTP/2 frame log of h2lab's own client (bench, compare). */
+export const FRAMES_FLAG = declareFlag({
+  flag: 'frames',
+  grammar: 'string',
+  arg: 'file',
+  description:
+    "append one JSON line per HTTP/2 frame in and out of h2lab's own client to this file (type, stream, flags, length, window updates, SETTINGS), as nghttp -v prints them",
+});
+/** `--qlog`: the qlog of the HTTP/3 client's connections (bench, compare). */
+export const QLOG_FLAG = declareFlag({
+  flag: 'qlog',
+  grammar: 'string',
+  arg: 'dir',
+  description:
+    "write one qlog (JSON-SEQ, for qvis) per QUIC connection of h2lab's HTTP/3 client into this directory",
+});
+/** `--keylog`: the NSS key log of a TLS client (bench, compare) or server (serve). */
+export const KEYLOG_FLAG = declareFlag({
+  flag: 'keylog',
+  grammar: 'string',
+  arg: 'file',
+  description:
+    'append the TLS secrets of every connection to this NSS key log (SSLKEYLOGFILE format), to decrypt a capture; anyone holding it can read that traffic',
+});
 export const INSECURE_FLAG = declareFlag({
   flag: 'insecure',
   short: 'k',

@@ -3,6 +3,7 @@
  * the stall accounting of its receive windows. Entered only through this file.
  */
 export { mergeFlowControl } from './flow-stalls.ts';
+export { FrameLog, flushFrameLogs } from './frame-log.ts';
 export type { Frame } from './frames.ts';
 export {
   CLIENT_PREFACE,

@@ -192,6 +192,8 @@ export interface H2SessionOptions {
   reads?: { attach(reader: (bytes: Buffer) => void): void };
   /** How long one response header block may stay open, ms; default {@link HEADER_BLOCK_TIMEOUT_MS}. */
   headerBlockTimeoutMs?: number;
+  /** Handed every byte the session reads and writes (the frame log, `frame-log.ts`). Default none. */
+  frameLog?: { bytes(dir: 'in' | 'out', chunk: Buffer): void };
 }
 
 /** Why {@link H2ClientSession.ready} failed. */
@@ -437,6 +439,7 @@ export class H2ClientSession {
   // ---- reading ------------------------------------------------------------------------------------
 
   private onData(chunk: Buffer): void {
+    this.opts.frameLog?.bytes('in', chunk);
     let buf = chunk;
     if (this.pending) {
       buf = Buffer.concat([this.pending, chunk]);
@@ -989,6 +992,7 @@ export class H2ClientSession {
       return;
     }
     this.out = [];
+    if (this.opts.frameLog) for (const b of out) this.opts.frameLog.bytes('out', b);
     if (out.length === 1) {
       this.socket.write(out[0]!);
     } else {

@@ -61,6 +61,8 @@ export interface H3ConnectOptions {
   streamWindowBytes?: number;
   /** Connection receive window, bytes (QUIC initial_max_data). */
   connectionWindowBytes?: number;
+  /** The binding writes the connection's qlog (JSON-SEQ) into this directory, one file each. */
+  qlogDir?: string;
 }
 
 /** Callbacks of one request's response. Exactly one of `end` or `error` is called last. */
@@ -305,6 +307,7 @@ async function connect(m: CsModule, o: H3ConnectOptions): Promise<H3Connection> 
     ...(o.connectionWindowBytes ? { initialMaxData: o.connectionWindowBytes } : {}),
     // The binding polls metrics on this interval; the facts are read at the end, so rarely.
     metricsIntervalMs: 1000,
+    ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
   });
   const closers: Array<(reason: string) => void> = [];
   let closed: string | undefined;

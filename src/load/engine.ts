@@ -4,10 +4,18 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { checkOpenFiles, checkOutputPath, H2labError, isH2labError, readOptionFile } from '../core/index.ts';
+import {
+  checkOpenFiles,
+  checkOutputPath,
+  H2labError,
+  isH2labError,
+  KEY_LOG_UNLOCKS,
+  readOptionFile,
+} from '../core/index.ts';
+import { flushFrameLogs } from '../h2/index.ts';
 import type { RunResult, Sample } from '../model/index.ts';
 import type { FixtureTarget, MetricsTls, ServerMetricsClient } from '../server/index.ts';
 import { readTlsFiles } from '../tls/index.ts';
@@ -80,6 +88,12 @@ export function runLoad(input: LoadOptionsInput, deps: LoadDeps = {}): LoadRun {
   const files = loadFiles(opts);
   // Before any load: a samples file that cannot be written would otherwise fail mid-run.
   if (opts.samplesFile) checkOutputPath(opts.samplesFile, '--samples', 'file');
+  if (opts.keyLogFile) checkOutputPath(opts.keyLogFile, '--keylog', 'file');
+  if (opts.framesFile) checkOutputPath(opts.framesFile, '--frames', 'file');
+  if (opts.qlogDir) {
+    checkOutputPath(opts.qlogDir, '--qlog', 'dir');
+    mkdirSync(opts.qlogDir, { recursive: true });
+  }
   // …and a pool larger than the process may open would fail part-way with EMFILE. An embedded
   // target in this process holds the server end of every connection too.
   checkOpenFiles(
@@ -223,6 +237,7 @@ async function execute(
     ...(ca ? { ca } : {}),
     ...(files.cert ? { cert: files.cert, key: files.key } : {}),
     ...(o.insecure ? { insecure: true } : {}),
+    ...(o.keyLogFile ? { keyLogFile: o.keyLogFile } : {}),
   };
   try {
     const n = o.workers;
@@ -303,6 +318,16 @@ async function execute(
     if (crashed) result.warnings.push(crashed);
     // A samples write that failed after the last part stopped (the final flush) still fails the run.
     if (samplesError && !result.error) result.error = samplesError.toJSON();
+    // h2lab's own client logs frames; HTTP/1.1, HTTP/3 and node:http2 have none to log.
+    if (o.framesFile && getStrategy(o.protocol).requests.tls === 'h2' && o.h2Client === 'h2lab') {
+      flushFrameLogs();
+      result.evidence = { ...result.evidence, frames: { file: o.framesFile } };
+    }
+    if (o.qlogDir && usesQuic([o.protocol]))
+      result.evidence = { ...result.evidence, qlog: { dir: o.qlogDir } };
+    if (o.keyLogFile && new URL(target.url).protocol === 'https:') {
+      result.evidence = { ...result.evidence, keyLog: { file: o.keyLogFile, unlocks: KEY_LOG_UNLOCKS } };
+    }
     return result;
   } catch (err) {
     let e = toH2labError(err);

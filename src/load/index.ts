@@ -15,7 +15,13 @@ export {
 } from './engine.ts';
 export { judgeClient } from './judge.ts';
 export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
-export { type Observed, observe } from './observe.ts';
+export {
+  type CaptureRequest,
+  capturedRun,
+  captureFileName,
+  type Observed,
+  observe,
+} from './observe.ts';
 export * from './options.ts';
 export {
   checkHeaderFields,

@@ -19,7 +19,7 @@ import {
 import type { FixtureTarget, ServerOptionsInput } from '../server/index.ts';
 import { DEFAULT_STRATEGY, usesQuic } from '../transport/index.ts';
 import { isEmbedded, type LoadRun, runLoad } from './engine.ts';
-import { observe } from './observe.ts';
+import { type CaptureRequest, capturedRun, observe } from './observe.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
 
 /** Hooks of {@link runLoadThroughLink}. */
@@ -31,6 +31,8 @@ export interface LinkedLoadHooks {
   onLink?: (link: Link, target: FixtureTarget | undefined) => void;
   /** Fixture server options (its host, ports and certificate are the link's). */
   server?: ServerOptionsInput;
+  /** Record the link's packets into `capture.dir` (`bench-<protocol>.pcapng`). */
+  capture?: CaptureRequest;
 }
 
 /**
@@ -105,10 +107,15 @@ function linkedLoadRun(
   let stopped = false;
   const start: StartLinked = async (l, target, load) => {
     hooks.onLink?.(l, target);
-    inner = runLoad(load, target ? { target } : {});
-    inner.events.on('progress', (p) => events.emit('progress', p));
-    if (stopped) inner.stop();
-    const result = await inner.done;
+    const go = (): Promise<RunResult> => {
+      inner = runLoad(load, target ? { target } : {});
+      inner.events.on('progress', (p) => events.emit('progress', p));
+      if (stopped) inner.stop();
+      return inner.done;
+    };
+    const { capture } = hooks;
+    const name = `bench-${load.protocol ?? DEFAULT_STRATEGY}`;
+    const result = capture ? await capturedRun(l, capture, name, go) : await go();
     await observe(result, { link: { link: l } });
     return result;
   };

@@ -6,8 +6,16 @@
  * beside a server they own (runLoadThroughLink, compare's engine and its linked cells) call
  * {@link observe} on the result.
  */
+
+import { join } from 'node:path';
 import type { RunResult } from '../model/index.ts';
-import { attachLinkDrops, attachQuicLinkDrops, type Link, linkWarnings } from '../net/index.ts';
+import {
+  attachLinkDrops,
+  attachQuicLinkDrops,
+  type CaptureSummary,
+  type Link,
+  linkWarnings,
+} from '../net/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
 import { attachServerQuic } from './quic.ts';
 import { attachServerTcp, attachServerTcpFromLink } from './tcp.ts';
@@ -53,4 +61,51 @@ export async function observe(run: RunResult, seen: Observed): Promise<void> {
     // The server's side of TCP through the link's gateway, where the metrics did not give it.
     if (!run.connections.tcp?.server) await attachServerTcpFromLink(run, link);
   }
+}
+
+/** A capture asked for (`--capture DIR`, `--capture-snap`, `--capture-max`). */
+export interface CaptureRequest {
+  /** Directory of the pcapng files (checked, and made, before any load runs). */
+  dir: string;
+  snapBytes: number;
+  maxBytes: number;
+}
+
+/** A run's name as a file name: `10k.bin/c32/wan/h2` → `10k.bin_c32_wan_h2`. */
+export function captureFileName(name: string): string {
+  return `${name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '')}.pcapng`;
+}
+
+/**
+ * Runs `body` with the link's capture stage recording, then writes `<dir>/<name>.pcapng` and records
+ * it on the run (`evidence.capture`), or why there is none (`evidence.noCapture`: a netem link has no
+ * relay to see packets). A run that throws still leaves its capture on disk.
+ * @example const run = await capturedRun(link, { dir: 'cap', snapBytes: 65535, maxBytes: 64 << 20 }, 'h2', () => start());
+ */
+export async function capturedRun(
+  link: Link,
+  capture: CaptureRequest,
+  name: string,
+  body: () => Promise<RunResult>,
+): Promise<RunResult> {
+  const started = await link.startCapture({ snapBytes: capture.snapBytes, maxBytes: capture.maxBytes });
+  const file = join(capture.dir, captureFileName(name));
+  let summary: CaptureSummary | undefined;
+  let run: RunResult;
+  try {
+    run = await body();
+  } finally {
+    if (started) summary = await link.stopCapture(file).catch(() => undefined);
+  }
+  const noCapture = !started
+    ? `the ${link.info.backend} backend has no relay that sees the packets: use --net-backend relay`
+    : summary === undefined
+      ? 'the link relay did not write its capture (it stopped or did not answer)'
+      : undefined;
+  run.evidence = {
+    ...run.evidence,
+    ...(summary ? { capture: { file, ...summary } } : {}),
+    ...(noCapture ? { noCapture } : {}),
+  };
+  return run;
 }

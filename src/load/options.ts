@@ -146,6 +146,18 @@ export const LoadOptionsSchema = z.strictObject({
   /** Accept any server certificate. */
   insecure: z.boolean().default(false),
   /**
+   * Append the TLS secrets of every connection this run opens to this NSS key log (`SSLKEYLOGFILE`
+   * format), for decrypting a capture of them. Default: none (secrets are written only on request).
+   */
+  keyLogFile: z.string().optional(),
+  /**
+   * h2lab's HTTP/2 client (`h2Client: 'h2lab'`) appends one JSON line per frame in and out of every
+   * session to this file (src/h2/frame-log.ts). Default: none.
+   */
+  framesFile: z.string().optional(),
+  /** The HTTP/3 client writes one qlog (JSON-SEQ, for qvis) per QUIC connection here. Default: none. */
+  qlogDir: z.string().optional(),
+  /**
    * Dial this address instead of the URL's host (the URL still names the server: port, authority,
    * SNI, certificate name), as curl's `--connect-to`. Set by a run through an emulated link to a
    * server h2lab did not start: the link's gateway address (src/net/gateway.ts).

@@ -120,6 +120,8 @@ export class LoadShare {
       window: resolveWindowFor(o),
       tls: this.input.tls,
       ...(o.connectTo ? { connectTo: o.connectTo } : {}),
+      ...(o.framesFile ? { framesFile: o.framesFile } : {}),
+      ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
       timeoutMs: o.timeoutMs,
       connectTimeoutMs: o.connectTimeoutMs,
       idleTimeoutMs: o.idleTimeoutMs,

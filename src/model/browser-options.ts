@@ -46,6 +46,8 @@ export const BrowserOptionsSchema = z
     origins: z.array(z.string()).default([]),
     /** The Chromium executable. Default {@link DEFAULT_CHROMIUM_PATH}. */
     chromiumPath: z.string().min(1).default(DEFAULT_CHROMIUM_PATH),
+    /** Chromium's NSS key log (its `SSLKEYLOGFILE`): the secrets of every connection it makes. */
+    keyLogFile: z.string().optional(),
     /** Requests fired at once by the burst (and by the cancellation experiment). Default 121. */
     count: z.number().int().min(1).max(2000).default(121),
     /** Burst repetitions per target, alternating targets; the first one is discarded. Default 6. */

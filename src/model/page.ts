@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { count, ms, nanAsNull, publishedJsonSchema, resultErrorSchema } from './fields.ts';
-import { linkInfoSchema } from './run.ts';
+import { captureInfoSchema, linkInfoSchema } from './run.ts';
 import { wireProtocolSchema } from './sample.ts';
 
 /**
@@ -50,6 +50,8 @@ export const PageReplayOptionsSchema = z.strictObject({
   runs: z.number().int().min(1).max(100).default(5),
   /** The Chromium executable. */
   chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
+  /** Chromium's NSS key log (its `SSLKEYLOGFILE`): the secrets of every connection it makes. */
+  keyLogFile: z.string().optional(),
   /** Bound on one page load (navigation to the last request settled), ms. Default 60 000. */
   loadTimeoutMs: z.number().int().min(1000).max(600_000).default(60_000),
   /** SETTINGS_MAX_CONCURRENT_STREAMS / initial_max_streams_bidi of the replay origins. Default 128 (nginx). */
@@ -127,6 +129,7 @@ export const pageLoadSchema = z.strictObject({
       connections: count('connections (flows) that lost at least one packet'),
     })
     .optional(),
+  capture: captureInfoSchema.optional().describe("this load's packet capture (--capture)"),
   error: z.string().optional(),
 });
 export type PageLoad = z.infer<typeof pageLoadSchema>;

@@ -474,6 +474,44 @@ export const connectionAgeMediansSchema = z.strictObject({
 export type ConnectionAgeMedians = z.infer<typeof connectionAgeMediansSchema>;
 
 /** The zod schema of one run's result: the source of the {@link RunResult} type and its JSON Schema. */
+export const captureInfoSchema = z
+  .strictObject({
+    file: z.string().describe('the pcapng file: the link as its relay saw it'),
+    packets: z
+      .strictObject({ up: z.number().int(), down: z.number().int() })
+      .describe('packets recorded: client → server (up), server → client (down)'),
+    dropped: z
+      .strictObject({ loss: z.number().int(), queue: z.number().int() })
+      .describe('recorded packets marked dropped, by random loss or by the full bottleneck queue'),
+    truncatedPackets: z.number().int().describe('packets cut to the snap length'),
+    packetsNotRecorded: z.number().int().describe('packets seen after the size cap was reached'),
+    bytes: z.number().int().describe('file size, bytes'),
+    snapBytes: z.number().int(),
+    maxBytes: z.number().int(),
+  })
+  .describe('A packet capture of the link (--capture): its file and what it holds and cut.');
+
+/** Files a run wrote for a user to open in Wireshark / tshark (see docs/usage.md, "Evidence"). */
+export const evidenceSchema = z
+  .strictObject({
+    capture: captureInfoSchema.optional().describe('the packet capture of this run'),
+    noCapture: z.string().optional().describe('why this run has no capture although one was asked for'),
+    keyLog: z
+      .strictObject({ file: z.string(), unlocks: z.string() })
+      .optional()
+      .describe('the NSS key log (SSLKEYLOGFILE format) the run appended its TLS secrets to'),
+    frames: z
+      .strictObject({ file: z.string() })
+      .optional()
+      .describe("the HTTP/2 frame log of h2lab's own client (one JSON line per frame)"),
+    qlog: z
+      .strictObject({ dir: z.string() })
+      .optional()
+      .describe('where the HTTP/3 client wrote one qlog (JSON-SEQ) per QUIC connection'),
+  })
+  .describe('Evidence behind the numbers, written on request (--capture, --keylog, --frames, --qlog)');
+export type Evidence = z.infer<typeof evidenceSchema>;
+
 export const runResultSchema = z
   .strictObject({
     kind: z.literal('h2lab.run'),
@@ -736,6 +774,7 @@ export const runResultSchema = z
      * (node:http2 does not expose when its windows run out).
      */
     flowControl: flowControlStatsSchema.optional(),
+    evidence: evidenceSchema.optional(),
     /**
      * A request is "new" when it opened its connection or was the first on one opened before the run
      * (src/report/confounders.ts reads the Nagle / delayed-ACK signature from the difference).

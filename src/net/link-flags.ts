@@ -10,6 +10,7 @@ import {
   declareFlag,
   type FlagDeclaration,
   type FlagGrammar,
+  H2labError,
   invalidOption,
   parseBitRate,
   parseBytes,
@@ -136,4 +137,50 @@ export const NET_FLAG = declareFlag({
       );
     return text;
   },
+});
+
+/**
+ * The capture of a link (`capture.ts`): where each run's pcapng goes and its bounds. Defaults: whole
+ * packets (a TLS record cut short cannot be decrypted) and 64 MiB per run (the relay holds a run's
+ * capture in memory until the run ends).
+ */
+export const CAPTURE_DEFAULTS = Object.freeze({ snapBytes: 65_535, maxBytes: 64 * 1024 * 1024 });
+export const CAPTURE_FLAG = declareFlag({
+  flag: 'capture',
+  grammar: 'string',
+  arg: 'dir',
+  description:
+    "write a pcapng of each run's link, as its relay saw it (both directions, each packet's fate as its comment), into this directory",
+});
+export const CAPTURE_SNAP_FLAG = declareFlag({
+  flag: 'capture-snap',
+  grammar: 'bytes',
+  arg: 'bytes',
+  description: 'bytes kept of each captured packet (less than a packet cannot be decrypted)',
+  min: 64,
+  max: 65_535,
+  defaultText: '65535 (whole packets)',
+});
+export const CAPTURE_MAX_FLAG = declareFlag({
+  flag: 'capture-max',
+  grammar: 'bytes',
+  arg: 'bytes',
+  description: 'size cap of one run’s capture; packets beyond it are counted, not kept',
+  min: 64 * 1024,
+  max: 4 * 1024 * 1024 * 1024,
+  defaultText: '64MiB',
+});
+
+/** `--capture` on a run or comparison without a link: loopback never passes the relay. */
+export function captureNoLinkError(dir: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_CAPTURE_NO_LINK',
+    `--capture ${dir}: no emulated link, so no packet passes h2lab's relay and nothing can be captured on loopback; add a link (--rtt 0ms, --net lan, …) or capture loopback yourself (tcpdump -i lo)`,
+    { option: '--capture', value: dir },
+  );
+}
+export const CAPTURE_ALL_FLAG = declareFlag({
+  flag: 'capture-all',
+  grammar: 'bool',
+  description: "with --capture: keep every measured run's capture, not only each cell's representative run",
 });

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { H2labError, nodeArgv } from '../core/index.ts';
 import type { LinkInfo } from '../model/index.ts';
+import type { CaptureSummary } from './capture.ts';
 import type { FlowDrops } from './flows.ts';
 import { type Gateway, missingGatewayPrerequisite, setupGateway, sweepGateways } from './gateway.ts';
 import { loadNative } from './native.ts';
@@ -165,6 +166,13 @@ export interface Link {
   ): Promise<TcpReading[] | undefined>;
   /** The relay's per-packet trace so far (needs `relayTraceCapacity`), else undefined. */
   relayTrace(): Promise<RelayTraceData | undefined>;
+  /**
+   * Starts the link's capture stage (`capture.ts`): every packet from now on, both directions, with
+   * its fate. False when this link cannot capture (the netem backend has no relay to see packets).
+   */
+  startCapture(opts: { snapBytes: number; maxBytes: number }): Promise<boolean>;
+  /** Ends the capture and writes it to `path` as pcapng; undefined when none was running. */
+  stopCapture(path: string): Promise<CaptureSummary | undefined>;
   /** Stops the relay, deletes the namespace and restores what was changed globally. Idempotent. */
   close(): Promise<void>;
 }
@@ -557,6 +565,17 @@ function linkHandle(
       if (!relayChild || parts.closed || opts.relayTraceCapacity === 0) return undefined;
       return readRelayTrace(relayChild);
     },
+    async startCapture(capture) {
+      if (!relayChild || parts.closed) return false;
+      const reply = await askRelay(relayChild, { type: 'capture-start', ...capture }, 5000);
+      return reply?.ok === true;
+    },
+    async stopCapture(path) {
+      if (!relayChild || parts.closed) return undefined;
+      // Writing a capture at its size cap takes the relay a moment: a generous wait.
+      const reply = await askRelay(relayChild, { type: 'capture-stop', path }, 30_000);
+      return reply?.summary as CaptureSummary | undefined;
+    },
     close: parts.close,
   };
 }
@@ -723,6 +742,37 @@ function relayStats(child: ChildProcess): Promise<LinkStats> {
       if (!err) return;
       clearTimeout(timer);
       resolve({});
+    });
+  });
+}
+
+/**
+ * Sends `msg` to the relay and resolves with its answer of the same type, or undefined when the
+ * relay is gone or silent for `timeoutMs`.
+ */
+function askRelay(
+  child: ChildProcess,
+  msg: { type: string } & Record<string, unknown>,
+  timeoutMs: number,
+): Promise<Record<string, unknown> | undefined> {
+  return new Promise((resolve) => {
+    if (!child.connected) {
+      resolve(undefined);
+      return;
+    }
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    function onMessage(raw: unknown): void {
+      const reply = raw as { type: string };
+      if (reply.type === msg.type) done(reply as Record<string, unknown>);
+    }
+    function done(reply: Record<string, unknown> | undefined): void {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(reply);
+    }
+    child.on('message', onMessage);
+    child.send(msg, (err) => {
+      if (err) done(undefined);
     });
   });
 }

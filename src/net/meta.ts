@@ -6,7 +6,13 @@
 export { linkSpecKeys } from './conditions/index.ts';
 export type { LinkKey } from './conditions/types.ts';
 export {
+  CAPTURE_ALL_FLAG,
+  CAPTURE_DEFAULTS,
+  CAPTURE_FLAG,
+  CAPTURE_MAX_FLAG,
+  CAPTURE_SNAP_FLAG,
   CC_FLAG,
+  captureNoLinkError,
   conditionFlag,
   conditionFlagName,
   INITCWND_FLAG,

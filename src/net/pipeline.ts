@@ -6,6 +6,7 @@
  *
  * ```
  *   packet in ─▶ loss (i.i.d. or Gilbert–Elliott) ─▶ rate + shared drop-tail queue ─▶ delay ─▶ jitter ─▶ due time
+ *                                                                                     fate ─▶ capture (capture.ts)
  * ```
  * Loss comes first (a lost packet does not occupy the bottleneck), then the bottleneck, then
  * propagation; jitter last because with `reorder` it is the only stage whose output is not in order.
@@ -44,9 +45,16 @@ export class DirectionPipeline {
   /** Why the last packet {@link admit} returned DROP for was dropped. */
   lastDropReason: DropReason = 'loss';
   readonly #stages: LinkCondition[];
+  readonly #queue: LinkCondition | undefined;
 
   constructor(stages: LinkCondition[]) {
     this.#stages = stages;
+    this.#queue = stages.find((s) => s.lastWaitMs !== undefined);
+  }
+
+  /** How long the last packet {@link admit} passed waits in the bottleneck queue, ms (0 without one). */
+  get lastQueueMs(): number {
+    return this.#queue?.lastWaitMs ?? 0;
   }
 
   /** True when packets pass through unchanged and at once (the relay may skip its queue). */

@@ -6,12 +6,16 @@
  * server one into its namespace). `{type:'stats'}` → `{type:'stats', stats, cpuUs, uptimeMs, gc}`. With `traceCapacity` in
  * `start`, `{type:'trace', path}` writes the per-packet trace (`relay-trace.ts`) to `path.packets`,
  * `path.wakes` (raw Float64Array) and `path.json`, then answers `{type:'trace'}`.
+ * `{type:'capture-start', snapBytes, maxBytes}` starts the capture stage (`capture.ts`) and answers
+ * `{type:'capture-start'}`; `{type:'capture-stop', path}` writes what it holds to `path` as pcapng
+ * and answers `{type:'capture-stop', summary}` (no summary when none was running).
  * `{type:'stop'}` or a closed channel (the parent died) → exit; the kernel then destroys both TUN
  * devices because they are not persistent.
  */
 import { writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { LinkCapture } from './capture.ts';
 import type { DirectionSpec } from './conditions/types.ts';
 import { loadNative } from './native.ts';
 import { createLinkPipeline } from './pipeline.ts';
@@ -110,6 +114,23 @@ process.on('message', async (raw) => {
         writeFileSync(`${path}.json`, JSON.stringify({ gcs: data.gcs, missed: data.missed }));
       }
       send({ type: 'trace', ok: data !== undefined });
+    } else if (msg.type === 'capture-start') {
+      const m = msg as { type: string; snapBytes: number; maxBytes: number };
+      const native = loadNative();
+      relay?.captureInto(
+        new LinkCapture({
+          snapBytes: m.snapBytes,
+          maxBytes: m.maxBytes,
+          monotonicToEpochMs: native.nowMs() - Date.now(),
+        }),
+      );
+      // The capture's chunks were just allocated: let V8 account for them now, not mid-run.
+      (globalThis as { gc?: () => void }).gc?.();
+      send({ type: 'capture-start', ok: relay !== undefined });
+    } else if (msg.type === 'capture-stop') {
+      const path = (msg as { type: string; path: string }).path;
+      const capture = relay?.captureInto(undefined);
+      send({ type: 'capture-stop', summary: capture?.writeTo(path) });
     } else if (msg.type === 'stop') {
       stop(0);
     }

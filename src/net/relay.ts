@@ -13,6 +13,7 @@
  * late; a timerfd about 0.02 ms). Each wake-up releases every packet due within `slackMs`, which cuts
  * wake-ups under load for a bounded error.
  */
+import type { LinkCapture } from './capture.ts';
 import { DROP } from './conditions/types.ts';
 import { type FlowDrops, FlowDropTable } from './flows.ts';
 import type { NetNative } from './native.ts';
@@ -104,6 +105,7 @@ export class Relay {
   readonly #clock = new Float64Array(1);
   readonly #late = new Uint32Array(LATE_BUCKETS);
   readonly #flowDrops = new FlowDropTable();
+  #capture: LinkCapture | undefined;
   #lateMax = 0;
   #armedAt = 0;
   #wakeups = 0;
@@ -149,6 +151,16 @@ export class Relay {
     };
   }
 
+  /**
+   * Records every packet from now on into `capture` (the link's capture stage), or stops recording
+   * (undefined); returns the capture that was recording.
+   */
+  captureInto(capture: LinkCapture | undefined): LinkCapture | undefined {
+    const was = this.#capture;
+    this.#capture = capture;
+    return was;
+  }
+
   /** Stops watching and closes the timer; the TUN fds belong to the caller. */
   close(): void {
     if (this.#closed) return;
@@ -176,6 +188,21 @@ export class Relay {
         const len = lens[i]!;
         const due = pipeline.admit(len, now);
         const offset = i * PACKET_STRIDE;
+        const capture = this.#capture;
+        if (capture !== undefined) {
+          const dropped = due === DROP;
+          const reason = pipeline.lastDropReason;
+          capture.record(
+            side.dir as 0 | 1,
+            slab,
+            offset,
+            len,
+            now,
+            dropped ? undefined : due,
+            reason,
+            dropped ? 0 : pipeline.lastQueueMs,
+          );
+        }
         if (due === DROP) {
           this.#flowDrops.drop(side.dir, pipeline.lastDropReason, slab, offset, len);
           continue;

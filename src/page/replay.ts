@@ -14,6 +14,7 @@
  * follows `forgetTcpMetrics()`, so every load is a first visit.
  */
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import type { ChromiumHandle } from '../browser/index.ts';
 import { launchChromium, spkiPins } from '../browser/index.ts';
 import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
@@ -44,6 +45,8 @@ export interface ReplayHooks {
   onProgress?: (message: string, step: number, of: number) => void;
   /** Stops between loads; the loads so far are kept and the result carries H2LAB_ERR_INTERRUPTED. */
   signal?: AbortSignal;
+  /** With a link: capture each kept load into `capture.dir/<protocol>_round<N>.pcapng`. */
+  capture?: { dir: string; snapBytes: number; maxBytes: number };
 }
 
 /** Validates options; H2LAB_ERR_INVALID_OPTION names the first bad one. */
@@ -268,6 +271,7 @@ export async function replayPage(
         spki: o.certPems.flatMap(spkiPins),
         extraFlags: [`--host-resolver-rules=${resolverRules(o.listeners, origins.address)}`],
         ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
+        ...(opts.keyLogFile ? { keyLogFile: opts.keyLogFile } : {}),
       });
       cleanups.push(() => browser.close());
       if (settings.length === 0)
@@ -290,6 +294,8 @@ export async function replayPage(
         if (!b)
           throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
         const before = link ? await link.stats() : undefined;
+        const recording = hooks.capture && link && round > 0 ? hooks.capture : undefined;
+        if (recording) await link!.startCapture(recording);
         let captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
         // Chromium aborts what is in flight when the host's interfaces change (another link or
         // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
@@ -305,6 +311,14 @@ export async function replayPage(
           discarded: round === 0,
           requests: pageRequestsOf(captured),
         };
+        if (recording) {
+          const file = join(
+            recording.dir,
+            `${s.protocol.replace(/[^A-Za-z0-9.-]+/g, '_')}_round${round}.pcapng`,
+          );
+          const summary = await link!.stopCapture(file);
+          if (summary) l.capture = { file, ...summary };
+        }
         if (captured.metrics) l.metrics = captured.metrics;
         if (captured.error) l.error = captured.error;
         if (link && before?.flows) {

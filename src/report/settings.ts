@@ -5,6 +5,7 @@
  * stream limit, the TLS version, whether handshakes fell inside the timed period, and the link.
  * Pure: `(result) → rows`; the renderers print them under their header.
  */
+import { dirname } from 'node:path';
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { CompareResult, LinkInfo, PathInfo, RunResult } from '../model/index.ts';
 import { findStrategy, strategyNames } from '../transport/index.ts';
@@ -348,6 +349,42 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   for (const [name, l] of links) {
     rows.push({ name: `link ${name}`, value: linkSettingText(l, path) });
   }
+  rows.push(...evidenceRows(runs));
+  return rows;
+}
+
+/** Where the runs' evidence files are (`--capture`, `--keylog`, `--frames`) and what they hold. */
+function evidenceRows(runs: RunResult[]): SettingRow[] {
+  const rows: SettingRow[] = [];
+  const captures = runs.flatMap((r) => (r.evidence?.capture ? [r.evidence.capture] : []));
+  if (captures.length > 0) {
+    const dirs = distinct(captures.map((c) => dirname(c.file)));
+    const cut = captures.reduce((n, c) => n + c.truncatedPackets + c.packetsNotRecorded, 0);
+    const dropped = captures.reduce((n, c) => n + c.dropped.loss + c.dropped.queue, 0);
+    rows.push({
+      name: 'packet captures',
+      value: `${captures.length} pcapng ${captures.length === 1 ? 'file' : 'files'} in ${dirs.join(', ')}: the link as its relay saw it, each packet's fate in its comment (${dropped} marked dropped); ${cut === 0 ? 'nothing cut' : `${cut} packets cut by the snap length or the size cap`}`,
+    });
+  }
+  const keyLogs = distinct(runs.flatMap((r) => (r.evidence?.keyLog ? [r.evidence.keyLog.file] : [])));
+  if (keyLogs.length > 0) {
+    rows.push({
+      name: 'TLS key log',
+      value: `${keyLogs.join(', ')}: decrypts the runs' TLS (tshark or Wireshark -o tls.keylog_file:FILE); anyone holding it can read that traffic`,
+    });
+  }
+  const frames = distinct(runs.flatMap((r) => (r.evidence?.frames ? [r.evidence.frames.file] : [])));
+  if (frames.length > 0)
+    rows.push({
+      name: 'HTTP/2 frame log',
+      value: `${frames.join(', ')}: one JSON line per frame of h2lab's client`,
+    });
+  const qlogs = distinct(runs.flatMap((r) => (r.evidence?.qlog ? [r.evidence.qlog.dir] : [])));
+  if (qlogs.length > 0)
+    rows.push({
+      name: 'qlog',
+      value: `${qlogs.join(', ')}: one JSON-SEQ file per QUIC connection (qvis reads them)`,
+    });
   return rows;
 }
 

@@ -11,6 +11,7 @@ import {
   describeOptions,
   flagMeta,
   KEY_FLAG,
+  KEYLOG_FLAG,
   optionMeta,
   QUIC_RETRY_FLAG,
 } from '../core/index.ts';
@@ -100,6 +101,15 @@ const ServerOptionFields = z.strictObject({
     .default('none')
     .meta(
       m('client-auth', 'enum', 'mTLS: none, request (verify when sent) or require (refuse in the handshake)'),
+    ),
+  keyLogFile: z
+    .string()
+    .optional()
+    .meta(
+      flagMeta(
+        KEYLOG_FLAG,
+        'append the TLS secrets of every connection the TLS port accepts to this NSS key log (SSLKEYLOGFILE format), to decrypt a capture',
+      ),
     ),
 
   poolSize: z

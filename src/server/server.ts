@@ -24,6 +24,7 @@ import { cpus as osCpus } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from 'node:tls';
 import {
+  appendKeyLog,
   type ErrorCode,
   H2labError,
   invalidOption,
@@ -544,6 +545,8 @@ function createTlsListener(
   });
   s.on('connection', accept.onTlsConnection);
   s.on('secureConnection', accept.onSecure);
+  const keyLogFile = opts.keyLogFile;
+  if (keyLogFile !== undefined) s.on('keylog', (line) => appendKeyLog(keyLogFile, line));
   s.on('tlsClientError', () => {
     metrics.connectionsTotal.tls.unknown++;
   });

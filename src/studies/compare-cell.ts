@@ -2,6 +2,8 @@
  * A comparison as one cell of a study: runs `runComparison` (src/compare), stops it when the study is
  * stopped, keeps the whole result in the study's, and hands it back for the study's tables.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type CompareOptionsInput, type RunComparisonHooks, runComparison } from '../compare/index.ts';
 import type { CompareResult } from '../model/index.ts';
 import type { StudyContext } from './study.ts';
@@ -20,7 +22,16 @@ export async function compareCell(
   return ctx.cell(
     id,
     async (progress) => {
-      const c = await runComparison({ seed: ctx.seed, ...input }, hooks);
+      const capture = ctx.capture && {
+        ...ctx.capture,
+        dir: join(ctx.capture.dir, id.replace(/[^A-Za-z0-9._-]+/g, '_')),
+        linkOptional: true,
+      };
+      if (capture) mkdirSync(capture.dir, { recursive: true });
+      const c = await runComparison(
+        { seed: ctx.seed, ...input },
+        { ...hooks, ...(capture ? { capture } : {}) },
+      );
       c.events.on('run-end', ({ done, total }) => progress(done / total));
       const stop = () => c.stop();
       ctx.signal.addEventListener('abort', stop, { once: true });

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import type { CaptureRequest } from '../load/index.ts';
 import {
   type CompareResult,
   STUDY_RESULT_VERSION,
@@ -124,6 +125,8 @@ export interface StudyContext<O extends object = Record<string, unknown>> {
   readonly signal: AbortSignal;
   /** A private temporary directory, removed when the study ends (generated configs, certificates). */
   readonly tmpDir: string;
+  /** The capture asked for (`--capture`), for the study's comparisons ({@link StartStudyInput.capture}). */
+  readonly capture?: CaptureRequest & { all?: boolean };
   /** Adds `weight` units to the planned work (the ETA's denominator). Call before the cells run. */
   plan: (weight: number) => void;
   /**
@@ -176,6 +179,11 @@ export interface StartStudyInput {
   quick?: boolean;
   seed?: number;
   options?: Record<string, unknown>;
+  /**
+   * Capture the linked runs of the study's comparisons (`--capture`): each comparison cell into
+   * `dir/<cell id>/`, as compare does (src/compare/run.ts). Comparisons without a link capture nothing.
+   */
+  capture?: CaptureRequest & { all?: boolean };
 }
 
 /**
@@ -240,6 +248,7 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     options,
     signal: controller.signal,
     tmpDir,
+    ...(input.capture ? { capture: input.capture } : {}),
     plan(weight) {
       planned += weight;
     },

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { socketFailureOf } from '../core/index.ts';
+import { appendKeyLog, socketFailureOf } from '../core/index.ts';
 import type { FailureClass, WireProtocol } from '../model/index.ts';
 import type { TcpLog } from '../net/index.ts';
 
@@ -33,6 +33,12 @@ export interface ConnectTarget {
   connectTimeoutMs: number;
   /** Where each connected socket's TCP_INFO is recorded (read at its close, or at the run's end). */
   tcp?: TcpLog;
+  /** Append each TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
+  keyLogFile?: string;
+  /** h2lab's HTTP/2 client appends one JSON line per frame in and out to this file (`--frames`). */
+  framesFile?: string;
+  /** The HTTP/3 client's qlog directory (`--qlog`): one JSON-SEQ file per QUIC connection. */
+  qlogDir?: string;
 }
 
 /** A connected socket with how long each phase took. */
@@ -180,6 +186,8 @@ export function connectTimed(
         rejectUnauthorized: !target.insecure,
         ...(target.verifyHost !== undefined ? { checkServerIdentity: identityOf(target.verifyHost) } : {}),
       });
+      const keyLogFile = target.keyLogFile;
+      if (keyLogFile !== undefined) socket.on('keylog', (line) => appendKeyLog(keyLogFile, line));
       socket.once('secureConnect', () => {
         if (settled) return;
         settled = true;

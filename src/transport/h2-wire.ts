@@ -6,6 +6,7 @@
 
 import { type H2labError, Slots, type Slotted, VERSION } from '../core/index.ts';
 import {
+  FrameLog,
   H2ClientSession,
   H2Code,
   H2SetupError,
@@ -64,6 +65,7 @@ export async function openWireH2Conn(
     connectionWindowBytes: opts.window.connectionWindowBytes,
     // The TCP handshake is this connection's round trip: a WINDOW_UPDATE takes half of it to arrive.
     rttMs: c.connectMs,
+    ...(t.framesFile ? { frameLog: new FrameLog(t.framesFile, id) } : {}),
   });
   if (!beforeRun) {
     // No SETTINGS within the timeout, or first bytes that are not HTTP/2, end the session and its

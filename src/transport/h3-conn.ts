@@ -81,6 +81,7 @@ async function openH3Conn(id: number, opts: H3Options, onClose: (c: PoolConn) =>
     timeoutMs: t.connectTimeoutMs,
     streamWindowBytes: opts.window.streamWindowBytes,
     connectionWindowBytes: opts.window.connectionWindowBytes,
+    ...(t.qlogDir ? { qlogDir: t.qlogDir } : {}),
   };
   let c: H3Connection;
   try {
@@ -92,7 +93,9 @@ async function openH3Conn(id: number, opts: H3Options, onClose: (c: PoolConn) =>
     // It says only that the session closed, also when its client rejected the certificate: one
     // handshake without verification tells the two apart, so the error names --ca / -k as h2's does.
     if (!t.insecure) {
-      const unverified = await binding.connect({ ...how, insecure: true }).catch(() => undefined);
+      const unverified = await binding
+        .connect({ ...how, insecure: true, qlogDir: undefined })
+        .catch(() => undefined);
       if (unverified) {
         await unverified.close();
         throw new ConnectError(

@@ -88,7 +88,19 @@ export interface TransportOptions {
   /** HTTP/2 windows; default the {@link DEFAULT_WINDOW_PRESET} preset. */
   window?: WindowInfo;
   /** TLS material (PEM text) and verification. */
-  tls?: { ca?: string; cert?: string; key?: string; insecure?: boolean; servername?: string };
+  tls?: {
+    ca?: string;
+    cert?: string;
+    key?: string;
+    insecure?: boolean;
+    servername?: string;
+    /** Append every TLS connection's secrets to this NSS key log (`SSLKEYLOGFILE` format). */
+    keyLogFile?: string;
+  };
+  /** h2lab's HTTP/2 client logs every frame in and out to this file, one JSON line each. */
+  framesFile?: string;
+  /** The HTTP/3 client writes one qlog file per QUIC connection into this directory. */
+  qlogDir?: string;
   /**
    * Dial this address instead of the URL's host; the URL still gives the port, the authority, SNI and
    * the name the certificate must carry (curl's `--connect-to`). How a run reaches a server through
@@ -149,6 +161,9 @@ export function createTransport(name: StrategyName, opts: TransportOptions): Tra
     ...(opts.tls?.ca ? { ca: opts.tls.ca } : {}),
     ...(opts.tls?.cert ? { cert: opts.tls.cert, key: opts.tls.key } : {}),
     ...(opts.tls?.insecure ? { insecure: true } : {}),
+    ...(opts.tls?.keyLogFile ? { keyLogFile: opts.tls.keyLogFile } : {}),
+    ...(opts.framesFile ? { framesFile: opts.framesFile } : {}),
+    ...(opts.qlogDir ? { qlogDir: opts.qlogDir } : {}),
   };
   // The TLS context (trust roots, client certificate) is built now, not inside a timed handshake.
   if (isTls) secureContextFor(target);

@@ -1,4 +1,5 @@
 // Shared by the net tests: skip reasons, a peer in the server namespace, TCP measurements.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -131,4 +132,24 @@ export async function bulkDownload(
     totalBitsPerSec: perFlow.reduce((a, b) => a + b, 0),
     maxWindowBitsPerSec: maxWindow,
   };
+}
+
+/** Why tshark cannot be used here (.ci/run installs Debian's tshark), or undefined. */
+export function tsharkSkipReason(): string | undefined {
+  const r = spawnSync('tshark', ['--version'], { stdio: 'ignore' });
+  return r.error || r.status !== 0 ? 'tshark is not installed (Debian: apt-get install tshark)' : undefined;
+}
+
+/** tshark's fields of every packet in `file`, tab-separated, one array per packet. */
+export function tsharkFields(file: string, fields: string[], extra: string[] = []): string[][] {
+  const r = spawnSync(
+    'tshark',
+    ['-r', file, '-T', 'fields', '-E', 'separator=/t', ...extra, ...fields.flatMap((f) => ['-e', f])],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\t'));
 }

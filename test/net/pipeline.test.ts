@@ -210,3 +210,32 @@ describe('PacketQueue', () => {
     );
   });
 });
+
+describe('the queue wait the capture stage reads', () => {
+  it('is what each packet waits behind the ones before it, serialisation excluded', () => {
+    // 8 Mbit/s: a 1000-byte packet takes 1 ms on the wire.
+    const r = rate({ rateBitsPerSec: 8e6, queueBytes: 10_000 });
+    assert.equal(r.admit(1000, 0), 1);
+    assert.equal(r.lastWaitMs, 0);
+    assert.equal(r.admit(1000, 0), 2);
+    assert.equal(r.lastWaitMs, 1);
+    assert.equal(r.admit(1000, 0.5), 3);
+    assert.equal(r.lastWaitMs, 1.5);
+    // An idle link: no wait.
+    assert.equal(r.admit(1000, 10), 11);
+    assert.equal(r.lastWaitMs, 0);
+  });
+
+  it('reaches the pipeline through its bottleneck; 0 without one', () => {
+    const spec = { delayMs: 10, jitterMs: 0, reorder: false, loss: 0, burstPackets: 1 };
+    const linked = createLinkPipeline(
+      { up: { ...spec, rateBitsPerSec: 8e6, queueBytes: 10_000 }, down: spec },
+      1,
+    );
+    linked.up.admit(1000, 0);
+    assert.equal(linked.up.admit(1000, 0), 12);
+    assert.equal(linked.up.lastQueueMs, 1);
+    linked.down.admit(1000, 0);
+    assert.equal(linked.down.lastQueueMs, 0);
+  });
+});

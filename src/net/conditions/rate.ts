@@ -30,12 +30,17 @@ export function rate(opts: RateOptions): LinkCondition {
   const msPerByte = 8000 / opts.rateBitsPerSec;
   const { queueBytes } = opts;
   let busyUntil = Number.NEGATIVE_INFINITY;
+  let waitMs = 0;
   return {
     kind: 'rate',
     dropReason: 'queue',
+    get lastWaitMs() {
+      return waitMs;
+    },
     admit(sizeBytes, atMs) {
       const backlogBytes = busyUntil > atMs ? (busyUntil - atMs) / msPerByte : 0;
       if (backlogBytes + sizeBytes > queueBytes) return DROP;
+      waitMs = busyUntil > atMs ? busyUntil - atMs : 0;
       busyUntil = Math.max(busyUntil, atMs) + sizeBytes * msPerByte;
       return busyUntil;
     },

@@ -24,6 +24,11 @@ export interface LinkCondition {
   /** The reason recorded when this stage drops a packet. */
   readonly dropReason?: DropReason;
   /**
+   * A queue's stage: how long the last packet it admitted waits behind the ones before it, ms
+   * (serialisation excluded). Read by the capture stage for each packet's comment.
+   */
+  readonly lastWaitMs?: number;
+  /**
    * A packet of `sizeBytes` (the whole IP packet) arrives at `atMs`. Returns its departure time
    * (≥ `atMs`) or {@link DROP}. Calls come in non-decreasing `atMs` order, except after a stage that
    * reorders (jitter with `reorder`), which is therefore always the last stage.
