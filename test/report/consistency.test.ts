@@ -74,7 +74,7 @@ describe('the answer block', () => {
       for (const g of buildAnswer(r).groups)
         for (const l of g.lines) {
           assert.ok(markdown.includes(l.text), `report.md lacks: ${l.text}`);
-          for (const part of [l.level, l.verdict, l.effect, l.why, l.failures].filter(Boolean))
+          for (const part of [l.level, l.verdict, l.effect, l.others, l.why, l.failures].filter(Boolean))
             assert.ok(flat(html).includes(flat(part)), `report.html lacks: ${part}`);
         }
       assert.ok(markdown.indexOf('## Answer') < markdown.indexOf('Settings that can decide'));
