@@ -777,3 +777,34 @@ describe('one source per fact', () => {
     }
   });
 });
+
+describe('labels in lists name workload and link', () => {
+  it('two workloads, h2 worse on both at c=64: each entry of a recommendation names its workload', () => {
+    const r = derived('fixture', (raw) => {
+      const second = raw.cells.map((c) => {
+        const x = structuredClone(c);
+        x.workload = 'bytes-2048';
+        x.id = x.id.replace('bytes-1024', 'bytes-2048');
+        return x;
+      });
+      raw.cells = [...raw.cells, ...second];
+      raw.axes.workloads = [
+        ...raw.axes.workloads,
+        { ...structuredClone(raw.axes.workloads[0]!), id: 'bytes-2048', label: '2 KiB responses' },
+      ];
+      for (const c of raw.cells)
+        if (c.protocol === 'h2')
+          for (const x of c.runs) {
+            x.throughput.rps *= c.workload === 'bytes-2048' ? 0.15 : 0.08;
+            x.latencyMs.p50 /= c.workload === 'bytes-2048' ? 0.15 : 0.08;
+          }
+    });
+    for (const rec of r.verdict!.recommendations) {
+      const tags = [
+        ...rec.text.matchAll(/\b(h2(?:-pool)?) at (c=\d+)( on [^,;()]+?)?( \([^)]*\))? [\d.]+×/g),
+      ].map((m) => m.slice(1, 5).join('|'));
+      assert.ok(tags.length >= 2, rec.text);
+      assert.equal(new Set(tags).size, tags.length, `the same label twice: ${rec.text}`);
+    }
+  });
+});
