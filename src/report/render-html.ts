@@ -22,7 +22,7 @@ import { findStrategy, listStrategies } from '../transport/index.ts';
 import { buildAnswer, type Decision } from './answer.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
-import { comparedTitle, compareSettings, netLabel } from './settings.ts';
+import { comparedTitle, compareSettings, netLabel, netParts } from './settings.ts';
 import { formatRatio, levelText } from './verdict.ts';
 
 /** The chart library's sources, inlined into the page. */
@@ -105,8 +105,11 @@ function nines(p: number): number {
 
 interface ChartData {
   workloads: Array<{
+    /** The element key of this workload's charts over one network (`chartKey`). */
     id: string;
     label: string;
+    /** The network these charts are of, named when the comparison has several (else empty). */
+    net: string;
     /** What a cell's level is: requests in flight, an offered rate (`--rate`), or a burst's N. */
     level: 'concurrency' | 'rate' | 'burst';
     /** Burst workloads chart the completion time (ms) against N instead of req/s against concurrency. */
@@ -126,39 +129,47 @@ interface ChartData {
 function chartData(result: CompareResult): ChartData {
   return {
     colors: strategyColors(result),
-    workloads: result.axes.workloads.map((w) => {
-      const cells = result.cells.filter((c) => c.workload === w.id && c.net === result.axes.net[0]);
-      const at = (p: StrategyName, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
-      const burst = w.burst !== undefined;
-      const concs = workloadConcurrency(result, w);
-      return {
-        id: w.id,
-        label: w.label,
-        level: burst ? 'burst' : w.rateRps ? 'rate' : 'concurrency',
-        throughput: {
-          unit: burst ? 'ms' : 'req/s',
-          x: concs,
-          series: result.axes.protocols.map((p) => ({
-            protocol: p,
-            median: concs.map((c) => {
-              const s = at(p, c)?.stats;
-              return (burst ? s?.burstCompletionMs?.median : s?.rps.median) ?? null;
+    workloads: result.axes.workloads
+      .flatMap((w) => result.axes.net.map((net) => ({ w, net })))
+      .map(({ w, net }) => {
+        const cells = result.cells.filter((c) => c.workload === w.id && c.net === net);
+        const at = (p: StrategyName, c: number) => cells.find((x) => x.protocol === p && x.concurrency === c);
+        const burst = w.burst !== undefined;
+        const concs = workloadConcurrency(result, w);
+        return {
+          id: chartKey(result, w, net),
+          label: w.label,
+          net: result.axes.net.length > 1 ? net : '',
+          level: burst ? 'burst' : w.rateRps ? 'rate' : 'concurrency',
+          throughput: {
+            unit: burst ? 'ms' : 'req/s',
+            x: concs,
+            series: result.axes.protocols.map((p) => ({
+              protocol: p,
+              median: concs.map((c) => {
+                const s = at(p, c)?.stats;
+                return (burst ? s?.burstCompletionMs?.median : s?.rps.median) ?? null;
+              }),
+            })),
+          },
+          curves: concs.map((c) => ({
+            concurrency: c,
+            series: result.axes.protocols.flatMap((p) => {
+              const cell = at(p, c);
+              const curve = cell ? latencyCurve(cell) : undefined;
+              return curve
+                ? [{ protocol: p, x: curve.map(([q]) => nines(q)), y: curve.map(([, ms]) => ms) }]
+                : [];
             }),
           })),
-        },
-        curves: concs.map((c) => ({
-          concurrency: c,
-          series: result.axes.protocols.flatMap((p) => {
-            const cell = at(p, c);
-            const curve = cell ? latencyCurve(cell) : undefined;
-            return curve
-              ? [{ protocol: p, x: curve.map(([q]) => nines(q)), y: curve.map(([, ms]) => ms) }]
-              : [];
-          }),
-        })),
-      };
-    }),
+        };
+      }),
   };
+}
+
+/** The key of a workload's charts over one network: its id, with the network's index when several. */
+function chartKey(result: CompareResult, w: Workload, net: string): string {
+  return result.axes.net.length > 1 ? `${w.id}--n${result.axes.net.indexOf(net)}` : w.id;
 }
 
 /** The concurrency values (burst sizes for a burst workload) that a workload's cells have. */
@@ -208,9 +219,14 @@ export function ratioSvg(
     return '<p class="muted">No ratio: the baseline or every other strategy has no kept run.</p>';
   const lo = Math.min(1, ...rows.map((r) => r.interval.lo)) / 1.15;
   const hi = Math.max(1, ...rows.map((r) => r.interval.hi)) * 1.15;
-  const W = 640;
-  const left = 130;
+  // Room for the longest row label (about 7 px a character at 12 px), so none is clipped; the SVG
+  // scales down to its column (CSS max-width), never pushing the page wider.
+  const short = netParts(result).short;
+  const labelOf = (r: Comparison) =>
+    `${r.protocol} ${levelText(result, r.workload, r.concurrency)}${result.axes.net.length > 1 ? ` ${short(r.net)}` : ''}`;
+  const left = Math.max(130, 16 + 7 * Math.max(...rows.map((r) => labelOf(r).length)));
   const right = 190;
+  const W = left + 320 + right;
   const rowH = 26;
   const top = 28;
   const H = top + rows.length * rowH + 30;
@@ -237,7 +253,7 @@ export function ratioSvg(
     const y = top + i * rowH + rowH / 2;
     const col = strategyColor(r.protocol);
     const m = OUTCOME_MARK[r.outcome];
-    const net = result.axes.net.length > 1 ? ` ${r.net}` : '';
+    const net = result.axes.net.length > 1 ? ` ${short(r.net)}` : '';
     const dot =
       r.outcome === 'no-clear-difference'
         ? `<rect x="${x(r.interval.ratio) - 4}" y="${y - 4}" width="8" height="8" fill="#888"/>`
@@ -253,8 +269,8 @@ export function ratioSvg(
 }
 
 /** Where the time went: one stacked bar per strategy and concurrency, scaled per concurrency. */
-export function breakdownSvg(result: CompareResult, w: Workload): string {
-  const cells = result.cells.filter((c) => c.workload === w.id && c.stats && c.net === result.axes.net[0]);
+export function breakdownSvg(result: CompareResult, w: Workload, net = result.axes.net[0]): string {
+  const cells = result.cells.filter((c) => c.workload === w.id && c.stats && c.net === net);
   if (cells.length === 0) return '<p class="muted">No finished cell.</p>';
   const keys = (Object.keys(PART_COLORS) as Array<keyof typeof PART_COLORS>).filter((k) =>
     cells.some((c) => (c.stats!.breakdownMs[k] ?? 0) > 0),
@@ -335,7 +351,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:38px 0 6px;padding-top
 .verdict p{margin:6px 0;max-width:1000px}.headline{font-weight:600}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:18px 28px;align-items:start}
 .charts3{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:10px}
-svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
+svg.ratio{max-width:100%;height:auto}main table{display:block;max-width:100%;overflow-x:auto}.chart{max-width:100%;overflow:hidden}svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
 table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
 tr.better td:last-child{color:#0072b2;font-weight:600}tr.worse td:last-child{color:#d55e00;font-weight:600}
 ul.caveats li{margin:3px 0;color:#444}
@@ -368,7 +384,8 @@ const CHART_SCRIPT = `
         series.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2.5, points: { size: 8, fill: data.colors[s.protocol] }, value: function(u, v){ return ms ? fmtMs(v) : fmtN(v) + ' req/s'; } });
         rows.push(s.median);
       });
-      new uPlot({ width: 560, height: 300, title: ms ? 'Burst completion time vs burst size (median)' : w.level === 'rate' ? 'Throughput vs offered rate (median req/s)' : 'Throughput vs concurrency (median req/s)', series: series,
+      var over = w.net ? ' — ' + w.net : '';
+      new uPlot({ width: Math.min(560, el.parentNode.clientWidth || 560), height: 300, title: (ms ? 'Burst completion time vs burst size (median)' : w.level === 'rate' ? 'Throughput vs offered rate (median req/s)' : 'Throughput vs concurrency (median req/s)') + over, series: series,
         scales: { x: { time: false, distr: 3, log: 2 }, y: { range: function(u, min, max){ return [0, max * 1.1 || 1]; } } },
         axes: [ { label: ms ? 'requests in the burst (log scale)' : w.level === 'rate' ? 'offered rate, req/s (log scale)' : 'concurrency (log scale)', values: function(u, vals){ return vals.map(function(v){ return String(Math.round(v)); }); }, splits: function(){ return w.throughput.x; } },
                 { label: ms ? 'time to the last response' : 'req/s', size: 70, values: function(u, vals){ return vals.map(ms ? fmtMs : fmtN); } } ],
@@ -384,7 +401,7 @@ const CHART_SCRIPT = `
         series2.push({ label: s.protocol, stroke: data.colors[s.protocol], width: 2, points: { size: 5, fill: data.colors[s.protocol] }, value: function(u, v){ return fmtMs(v); } });
         rows2.push(s.y);
       });
-      new uPlot({ width: 400, height: 250, title: ms ? 'Latency percentiles in a burst of ' + c.concurrency : w.level === 'rate' ? 'Latency percentiles at ' + c.concurrency + ' req/s' : 'Latency percentiles at concurrency ' + c.concurrency, series: series2,
+      new uPlot({ width: Math.min(370, el2.clientWidth || 370), height: 250, title: (ms ? 'Latency percentiles in a burst of ' + c.concurrency : w.level === 'rate' ? 'Latency percentiles at ' + c.concurrency + ' req/s' : 'Latency percentiles at concurrency ' + c.concurrency) + (w.net ? ' — ' + w.net : ''), series: series2,
         scales: { x: { time: false, range: [0, 4.7] }, y: { distr: 3 } },
         axes: [ { splits: function(){ return nineTicks; }, values: function(u, vals){ return vals.map(function(v){ return nineLabels[v] || ''; }); } },
                 { size: 64, values: function(u, vals){ return vals.map(fmtMs); } } ], legend: { show: false } }, rows2, el2);
@@ -447,7 +464,7 @@ function answerHtml(result: CompareResult): string {
         `<h3>${esc(g.heading)}</h3><table class="answer">${g.lines
           .map((l) => {
             const m = DECISION_MARK[l.decision];
-            const why = [l.why, l.failures].filter(Boolean).join('; ');
+            const why = [l.others, l.why, l.failures].filter(Boolean).join('; ');
             return `<tr class="${m.cls}"><td>${esc(l.level)}</td><td class="decision"><span class="mark">${m.mark}</span> ${esc(l.verdict)}</td><td>${esc(l.effect)}</td><td class="why">${esc(why)}</td></tr>`;
           })
           .join('')}</table>`,
@@ -469,6 +486,7 @@ export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
     : result.target.url;
   const kept = result.runsPerCell - result.warmupRuns;
   const done = result.cells.filter((c) => c.status === 'done').length;
+  const multiNet = result.axes.net.length > 1;
   const sections = result.axes.workloads
     .map((w) => {
       const wv = v?.workloads.find((x) => x.workload === w.id);
@@ -484,18 +502,14 @@ export function renderHtml(result: CompareResult, assets: HtmlAssets): string {
         )}${w.paths.length > 3 ? ` … (${w.paths.length} paths, requested in turn)` : ''}${esc(size)}</div>
 ${legendHtml(result)}
 <div class="grid">
-  <div><div id="tp-${esc(w.id)}" class="chart"></div></div>
+  ${multiNet ? '' : `<div><div id="tp-${esc(w.id)}" class="chart"></div></div>`}
   <div><h3>${w.burst ? 'Burst completion time' : 'Throughput'} relative to ${esc(result.baseline)}, with its 95% interval${w.burst ? ' (below 1× = faster)' : ''}</h3>${ratioSvg(result, w)}${
     w.burst
       ? ''
       : `<h3>Median latency relative to ${esc(result.baseline)}, with its 95% interval (below 1× = faster)</h3>${ratioSvg(result, w, 'latencyP50Ms')}`
   }${INTERVAL_KEY}</div>
 </div>
-<h3>Latency percentile curves (merged histograms of the kept runs; log scale)</h3>
-<div class="charts3">${workloadConcurrency(result, w)
-        .map((c) => `<div id="lat-${esc(w.id)}-${c}" class="chart"></div>`)
-        .join('')}</div>
-<h3>Where the time went (mean per request; bars scaled per concurrency)</h3>${breakdownSvg(result, w)}
+${result.axes.net.map((net) => perNetHtml(result, w, net)).join('\n')}
 ${wv ? `<h3>In detail</h3><div class="verdict"><p class="headline">${esc(wv.headline)}</p>${wv.paragraphs.map((p) => `<p>${esc(p)}</p>`).join('')}</div>` : ''}
 <h3>Numbers</h3>${resultsTable(result, w)}
 </section>`;
@@ -545,6 +559,22 @@ ${shardsHtml(result)}
 <script>${CHART_SCRIPT}</script>
 </body></html>
 `;
+}
+
+/**
+ * A workload's charts over one network, each titled with its link when there are several: the
+ * throughput (or burst completion) chart, the latency percentile curves and where the time went.
+ */
+function perNetHtml(result: CompareResult, w: Workload, net: string): string {
+  const multi = result.axes.net.length > 1;
+  const key = chartKey(result, w, net);
+  const over = multi ? ` — ${esc(netLabel(result, net))}` : '';
+  return `${multi ? `<h3 class="net">Over ${esc(net)}</h3><div class="grid"><div><div id="tp-${esc(key)}" class="chart"></div></div></div>` : ''}
+<h3>Latency percentile curves${over} (merged histograms of the kept runs; log scale)</h3>
+<div class="charts3">${workloadConcurrency(result, w)
+    .map((c) => `<div id="lat-${esc(key)}-${c}" class="chart"></div>`)
+    .join('')}</div>
+<h3>Where the time went${over} (mean per request; bars scaled per concurrency)</h3>${breakdownSvg(result, w, net)}`;
 }
 
 /**

@@ -649,8 +649,11 @@ function recommend(
   if (!best) {
     // No strategy has evidence for it. Say which of three things is true — it depends, the runs cannot
     // tell, or they show no difference that matters — never "keep the baseline" for want of evidence.
+    // Each entry names its workload when the list spans several, and its link when there are several.
+    const several = new Set(relevant.map((c) => c.workload)).size > 1;
+    const label = (id: string) => result.axes.workloads.find((w) => w.id === id)?.label ?? id;
     const tag = (c: Comparison) =>
-      `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${formatRatio(c.interval.ratio)}`;
+      `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}${several ? ` on ${label(c.workload)}` : ''}${result.axes.net.length > 1 ? ` (${c.net})` : ''} ${formatRatio(c.interval.ratio)}`;
     const better = relevant.filter((c) => c.outcome === 'better');
     const worse = relevant.filter((c) => c.outcome === 'worse');
     const open = relevant.filter((c) => c.outcome === 'undecided');

@@ -2,11 +2,12 @@
 // headless Chromium (charts drawn, screenshot non-empty), and
 // `h2lab report` re-rendering and diffing saved files.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { compare } from '../../src/compare/engine.ts';
+import { reanalyze } from '../../src/compare/reanalyze.ts';
 import { writeResultsAtomic } from '../../src/compare/results-file.ts';
 import { syntheticRunner } from '../../src/compare/synthetic.ts';
 import type { CompareResult } from '../../src/model/compare.ts';
@@ -137,6 +138,61 @@ test('the HTML opens in headless Chromium with every chart drawn', async (t) => 
     const png = await page.screenshot({ fullPage: true });
     assert.ok(png.length > 50_000, `screenshot is ${png.length} bytes`);
     writeFileSync(join(dir, 'report.png'), png);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('several networks: a chart per network titled with its link; nothing clipped or wider than 1280 or 800 px', async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    t.skip(`Chromium not found at ${CHROMIUM} (install Debian's chromium or set H2LAB_CHROMIUM)`);
+    return;
+  }
+  const { chromium } = await import('playwright-core');
+  // The saved grid: 64 × 10 KiB through four links (200 ms, 10 Mbit/s, loss 0 and 2%, cubic and reno).
+  const grid = reanalyze(
+    JSON.parse(
+      readFileSync(new URL('../fixtures/report/grid.json', import.meta.url), 'utf8'),
+    ) as CompareResult,
+  );
+  const file = join(dir, 'grid.html');
+  writeFileSync(file, renderHtml(grid, loadHtmlAssets()));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    for (const width of [1280, 800]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await page.goto(`file://${file}`);
+      await page.waitForSelector('body[data-charts="drawn"]', { timeout: 15_000 });
+      const seen = await page.evaluate(() => {
+        const d = document.documentElement;
+        const clipped = Array.from(document.querySelectorAll('svg text'))
+          .filter((el) => {
+            const b = el.getBoundingClientRect();
+            const s = (el as SVGTextElement).ownerSVGElement!.getBoundingClientRect();
+            return b.left < s.left - 0.5 || b.right > s.right + 0.5;
+          })
+          .map((el) => el.textContent);
+        const titles = Array.from(document.querySelectorAll('.uplot .u-title')).map((el) => el.textContent);
+        return { scroll: d.scrollWidth, client: d.clientWidth, clipped, titles };
+      });
+      assert.ok(
+        seen.scroll <= seen.client,
+        `${width} px: the page is ${seen.scroll - seen.client} px too wide`,
+      );
+      assert.deepEqual(seen.clipped, [], `${width} px`);
+      for (const net of grid.axes.net) {
+        assert.equal(
+          seen.titles.filter((x) => x?.startsWith('Burst completion time') && x.endsWith(`— ${net}`)).length,
+          1,
+          `${width} px: ${net}`,
+        );
+        assert.equal(
+          seen.titles.filter((x) => x?.startsWith('Latency percentiles') && x.endsWith(`— ${net}`)).length,
+          1,
+        );
+      }
+      await page.close();
+    }
   } finally {
     await browser.close();
   }

@@ -74,7 +74,7 @@ describe('the answer block', () => {
       for (const g of buildAnswer(r).groups)
         for (const l of g.lines) {
           assert.ok(markdown.includes(l.text), `report.md lacks: ${l.text}`);
-          for (const part of [l.level, l.verdict, l.effect, l.why, l.failures].filter(Boolean))
+          for (const part of [l.level, l.verdict, l.effect, l.others, l.why, l.failures].filter(Boolean))
             assert.ok(flat(html).includes(flat(part)), `report.html lacks: ${part}`);
         }
       assert.ok(markdown.indexOf('## Answer') < markdown.indexOf('Settings that can decide'));
@@ -675,7 +675,7 @@ describe('runs long enough for the link', () => {
 
   it('the minimums: 20 round trips and 30 requests a run', () => {
     assert.equal(lengthenedDurationMs(500, 200, { concurrency: 8 }), 4000);
-    assert.equal(lengthenedDurationMs(500, 200, { concurrency: 1 }), 6600);
+    assert.equal(lengthenedDurationMs(500, 200, { concurrency: 1 }), 9600);
     assert.equal(lengthenedDurationMs(500, 0, { concurrency: 1 }), 500);
     assert.equal(lengthenedDurationMs(10_000, 200, { concurrency: 8 }), 10_000);
   });
@@ -774,6 +774,37 @@ describe('one source per fact', () => {
           recorded.some((x) => x !== undefined && formatMs(x) === q),
           `${name}: ${q}`,
         );
+    }
+  });
+});
+
+describe('labels in lists name workload and link', () => {
+  it('two workloads, h2 worse on both at c=64: each entry of a recommendation names its workload', () => {
+    const r = derived('fixture', (raw) => {
+      const second = raw.cells.map((c) => {
+        const x = structuredClone(c);
+        x.workload = 'bytes-2048';
+        x.id = x.id.replace('bytes-1024', 'bytes-2048');
+        return x;
+      });
+      raw.cells = [...raw.cells, ...second];
+      raw.axes.workloads = [
+        ...raw.axes.workloads,
+        { ...structuredClone(raw.axes.workloads[0]!), id: 'bytes-2048', label: '2 KiB responses' },
+      ];
+      for (const c of raw.cells)
+        if (c.protocol === 'h2')
+          for (const x of c.runs) {
+            x.throughput.rps *= c.workload === 'bytes-2048' ? 0.15 : 0.08;
+            x.latencyMs.p50 /= c.workload === 'bytes-2048' ? 0.15 : 0.08;
+          }
+    });
+    for (const rec of r.verdict!.recommendations) {
+      const tags = [
+        ...rec.text.matchAll(/\b(h2(?:-pool)?) at (c=\d+)( on [^,;()]+?)?( \([^)]*\))? [\d.]+×/g),
+      ].map((m) => m.slice(1, 5).join('|'));
+      assert.ok(tags.length >= 2, rec.text);
+      assert.equal(new Set(tags).size, tags.length, `the same label twice: ${rec.text}`);
     }
   });
 });
