@@ -1,7 +1,7 @@
 // The floor of an HTTP/1.1 client in Node on this machine: node:net keep-alive connections, one
 // request at a time each, reading into one shared buffer — nothing recorded, nothing checked but the
 // Content-Length that ends a response. bench/load-vs-reference.ts --cpu runs it beside h2load --h1
-// and h2lab -p h1 (suite h1), so h2lab's own cost per request is told apart from Node's (issue 29).
+// and h2lab -p h1 (suite h1), so h2lab's own cost per request is told apart from Node's.
 // Usage: node --import tsx bench/bare-h1-client.ts URL REQUESTS [CONNECTIONS=6]
 import net from 'node:net';
 

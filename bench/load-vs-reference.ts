@@ -7,7 +7,7 @@
 // Prints req/s per run, medians and ratios; --node PATH runs h2lab under another Node as well.
 // Usage: node --import tsx bench/load-vs-reference.ts [--rounds 3] [--seconds 5] [--node PATH]
 //
-// --cpu: CPU time per request instead of req/s, the steadier figure on a shared machine (issue 29).
+// --cpu: CPU time per request instead of req/s, the steadier figure on a shared machine.
 // Each client runs --small and --large requests (closed loop, no warm-up) in every round, clients
 // interleaved and their order rotated; per request it reports
 //   whole:        the process's user + system CPU (getrusage of the child: module loading included)
@@ -398,7 +398,7 @@ async function cpuMode(): Promise<void> {
       `  h2lab -p h1 steady CPU per request / bare node:net: ${median(h1.steady.map((v, r) => v / bare.steady[r]!)).toFixed(2)} (median of per-round ratios)`,
     );
   }
-  // Workers: requests per CPU-second of two workers against one (issue 29: ≥ 1.8 wanted), steady.
+  // Workers: requests per CPU-second of two workers against one (≥ 1.8 wanted), steady.
   const one = us.get('h2 h2lab -p h2 -c 100');
   const two = us.get('h2w2 h2lab -p h2 -c 100 --workers 2');
   if (one && two) {

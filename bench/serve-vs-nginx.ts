@@ -2,7 +2,7 @@
 // driven by h2load for h2c (1 connection × 100 streams) and HTTP/1.1 (16 connections), alternating
 // which server goes first in each round. Prints req/s per run, medians, and the ratio h2lab / nginx;
 // a bare Node server (respond + end, nothing else) runs too, to show how much of the gap is Node's own.
-// Target (issue 2): ratio ≥ 0.5 on both protocols; issue 29: server CPU per request within 1.2× nginx's.
+// Target: ratio ≥ 0.5 on both protocols; server CPU per request within 1.2× nginx's.
 // h2lab runs through bin/h2lab.js, as an installed package does (dist/ when it is built and fresh).
 // --baseline DIR runs another build's `serve` beside it (DIR/bin/h2lab.js, its dist/ built; see
 // docs/performance.md), in the same rotation: a before/after of a change to the server.

@@ -2,11 +2,11 @@
 // `dist/` built into a scratch copy of this checkout, run as an installed package runs it) and from
 // the sources through tsx (this checkout, as a fresh clone runs it). The two alternate within every
 // round so machine load hits both alike, beside Node starting an empty module (the floor). Prints the
-// medians and the ratios. The goal (issue 14, then 29) is `bench --help` under 0.2 s from an installed
+// medians and the ratios. The goal is `bench --help` under 0.2 s from an installed
 // package; this is a benchmark, not a timed test. --node PATH runs the commands under another Node.
 // --baseline DIR (repeatable) times another build beside them, DIR/bin/h2lab.js with its dist/ built
 // (e.g. `git archive main | tar -x -C DIR`, node_modules linked, `tsc -p tsconfig.build.json` there),
-// the runs interleaved with the others: a before/after of a change (issue 29). --command "ARGS"
+// the runs interleaved with the others: a before/after of a change. --command "ARGS"
 // (repeatable) times those command lines instead of the three above, e.g. --command "study --help".
 // Usage: node --import tsx bench/startup.ts [--runs 15] [--baseline DIR] [--node PATH] [--command ARGS]
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * Saves the results of real comparisons under test/fixtures/report/, for the report's consistency
- * tests (test/report/consistency.test.ts, issue #25): every renderer is checked against what real
+ * tests (test/report/consistency.test.ts): every renderer is checked against what real
  * runs recorded, not against numbers written by hand. Regenerate with
  *
  *   node --import tsx scripts/gen-report-fixtures.ts [name…]
@@ -122,7 +122,7 @@ const cases: Record<string, () => Promise<CompareResult>> = {
       burst: [8],
       links: { rttMs: [200], rateBitsPerSec: [10_000_000] },
     }),
-  // A grid of links (the C5 conditions of issue #31, fewer of them): 64 × 10 KiB through 200 ms and
+  // A grid of links (a smaller grid of the conditions a user compares): 64 × 10 KiB through 200 ms and
   // 10 Mbit/s, loss 0 and 2%, cubic and reno (root; about 8 minutes).
   grid: () =>
     compare({

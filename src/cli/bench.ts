@@ -1,7 +1,7 @@
 /**
  * `h2lab bench [URL]`: one load run. Flags map onto LoadOptions (src/load/options.ts, the source of
  * truth for defaults and validation); this file parses, shows progress and writes. `register()` loads
- * only the flags' declarations (src/load/meta.ts); the engine loads when the command runs (issue 29).
+ * only the flags' declarations (src/load/meta.ts); the engine loads when the command runs.
  */
 import type { Command } from 'commander';
 import {
@@ -111,7 +111,7 @@ export function register(program: Command): void {
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
     const capture = captureRequestFromFlags(flags, link !== undefined);
-    // The engine loads with a run, not with the command's flags (`bench --help`, issue 29).
+    // The engine loads with a run, not with the command's flags (`bench --help`).
     const { runLoad, runLoadThroughLink } = await import('../load/index.ts');
     const { describeLink } = await import('./net.ts');
     const run = link
@@ -145,7 +145,7 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   // The run may fail while the renderers load (a dead target behind a link fails in milliseconds):
   // its rejection is handled here and rethrown by the await below, not left unhandled (a crash).
   run.done.catch(() => {});
-  // The renderers load with a run, not with the command's flags (`bench --help`, issue 29).
+  // The renderers load with a run, not with the command's flags (`bench --help`).
   const { renderRunText, runCsv } = await import('../report/index.ts');
   const tty = process.stderr.isTTY === true;
   if (!f.quiet) {

@@ -1,7 +1,7 @@
 /**
  * What `h2lab compare` does once its flags are parsed (src/cli/compare.ts): run the comparison here or
  * as shards, show progress, write results.json after every run and the reports. Loaded by the
- * command's action, so that `compare --help` loads none of it (issue 29).
+ * command's action, so that `compare --help` loads none of it.
  */
 import { join } from 'node:path';
 import type { Cell, CompareOptionsInput } from '../compare/index.ts';

@@ -3,7 +3,7 @@
  * an ETA over the runs, writes results.json after every run (so Ctrl-C or a crash leaves a valid
  * file), then report.md / report.html, and prints the table and the verdict. This file declares the
  * flags and maps them (it loads only the flags' declarations, the folders' meta.ts); the run is
- * compare-run.ts, loaded by the action (issue 29).
+ * compare-run.ts, loaded by the action.
  */
 import type { Command } from 'commander';
 import type { CompareOptionsInput } from '../compare/index.ts';
@@ -147,7 +147,7 @@ function pathWorkload(path: string, i: number, bodySizeBytes?: number): Workload
  * A list that becomes one workload an entry: each entry once (a workload twice is the same cells
  * measured twice), and no more than {@link MAX_COMPARE_WORKLOADS} — every workload is crossed with
  * every level, strategy and run, and the report holds each (2,000 URLs made 90,000 runs and a
- * 328 MB report.md, issue #26).
+ * 328 MB report.md).
  */
 function checkWorkloadList(option: string, list: readonly string[]): void {
   const seen = new Map<string, number>();
@@ -385,7 +385,7 @@ export function register(program: Command): void {
   addConfigFlag(cmd).action(async (url: string | undefined, _flags: CompareFlags, self: Command) => {
     const flags = flagsWithConfig<CompareFlags>(self);
     const input = compareOptionsFromFlags(url, flags);
-    // The engine, the shards and the renderers load with a run, not with the flags (issue 29).
+    // The engine, the shards and the renderers load with a run, not with the flags.
     const { runCompareCommand } = await import('./compare-run.ts');
     await runCompareCommand(input, flags);
   });

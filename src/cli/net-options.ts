@@ -7,7 +7,7 @@
  * `--net` and the link's other settings are declared beside them (src/net/link-flags.ts); here they
  * are added to commands and parsed ({@link addNetOption}, {@link parseNet}): one grammar, a comma
  * list, of which bench takes exactly one name. It imports the network's light face (src/net/meta.ts),
- * so that a command's help loads no link (issue 29).
+ * so that a command's help loads no link.
  */
 
 import { mkdirSync } from 'node:fs';

@@ -4,7 +4,7 @@
  *   net profiles                                                      the presets
  *   net check                                                         what this machine can do
  *   net clean [--all]                                                 remove namespaces left by crashes
- * Each action loads src/net when it runs; the flags need only its light face (issue 29).
+ * Each action loads src/net when it runs; the flags need only its light face.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Command } from 'commander';

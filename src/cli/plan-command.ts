@@ -24,7 +24,7 @@ export function register(program: Command): void {
     optionOf({ of: OUT_FLAG, arg: 'file', description: 'write the plan here', defaultText: 'stdout' }),
   );
   plan.action(async (url: string | undefined, f: BenchFlags & PlanFlags & { out?: string }) => {
-    // The planner (src/shard) loads when the command runs, not with its flags (issue 29).
+    // The planner (src/shard) loads when the command runs, not with its flags.
     const { planFromFlags } = await import('./plan.ts');
     const p = planFromFlags(url, f);
     const text = `${JSON.stringify(p, null, 2)}\n`;

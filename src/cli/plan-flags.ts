@@ -1,6 +1,6 @@
 /**
  * The flags of a plan split into shards (`h2lab plan`, `compare --shards`) and their parsing: light to
- * load, so that a command's help does not load the shards' machinery (issue 29).
+ * load, so that a command's help does not load the shards' machinery.
  */
 import type { Command } from 'commander';
 import { H2labError, parseDurationMs, parseInteger, readFlag } from '../core/index.ts';

@@ -43,7 +43,7 @@ export function register(program: Command): void {
       // stack trace after the table (nor a hang on /proc).
       const outDir = flags.out ?? dirname(second ?? first);
       checkOutputPath(outDir, flags.out !== undefined ? '--out' : "the results file's directory", 'dir');
-      // The analysis and the renderers load when the command runs, not with its flags (issue 29).
+      // The analysis and the renderers load when the command runs, not with its flags.
       const { DEFAULT_MIN_EFFECT, diffResults, loadCompareResult, reanalyze } = await import(
         '../compare/index.ts'
       );

@@ -1,6 +1,6 @@
 /**
  * `h2lab study NAME`'s run, loaded by its action (src/cli/study.ts) when a study runs: the study's
- * implementation, the harness and the renderers are not what `h2lab study --help` needs (issue 29).
+ * implementation, the harness and the renderers are not what `h2lab study --help` needs.
  */
 import { join } from 'node:path';
 import {

@@ -3,7 +3,7 @@
  * flags declared by the study), the same output as compare: results.json after every cell (so Ctrl-C
  * or a crash leaves a valid file), report.md and report.html, the tables and the explanation on the
  * terminal. `register()` reads the studies' descriptors only (src/studies/meta.ts); the action loads
- * the study and the run (study-run.ts) when it runs (issue 29).
+ * the study and the run (study-run.ts) when it runs.
  */
 import type { Command } from 'commander';
 import { H2labError } from '../core/index.ts';

@@ -80,7 +80,7 @@ export function diffResults(
     latencyP99Ms: 'p99 latency',
     burstCompletionMs: 'burst completion time',
   } as const;
-  // Two files of the same setup (issue #25: "improved 3.13×" between identical runs): nothing was
+  // Two files of the same setup ("improved 3.13×" between identical runs): nothing was
   // changed between them, so a difference is the machine's drift, never an improvement.
   const same = sameSetup(before, after);
   for (const r of rows) {

@@ -258,6 +258,6 @@ export { CC_FLAG, INITCWND_FLAG, NET_BACKEND_FLAG, SLOW_START_AFTER_IDLE_FLAG };
 
 /**
  * The most workloads one comparison takes: each is crossed with every level, strategy, network and
- * run, and the report holds every one (issue #26: 2,000 made 90,000 runs and a 328 MB report.md).
+ * run, and the report holds every one (2,000 made 90,000 runs and a 328 MB report.md).
  */
 export const MAX_COMPARE_WORKLOADS = 64;

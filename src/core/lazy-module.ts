@@ -1,7 +1,7 @@
 /**
  * A dependency loaded on its first use instead of at start-up. Evaluating a package costs time every
  * command pays before its first line of output (`h2lab bench --help` spent 90 ms in hdr-histogram-js
- * and pako, 45 ms in yaml; issue 29); a command that never records a histogram or reads a YAML file
+ * and pako, 45 ms in yaml); a command that never records a histogram or reads a YAML file
  * should not pay it. Synchronous (`require`), so callers keep synchronous signatures; the packages
  * named here ship CommonJS for Node.
  */
@@ -37,7 +37,7 @@ let hdrLib: HdrHistogramLib | undefined;
 /**
  * hdr-histogram-js, loaded on first use from the two modules h2lab needs. Its index also loads
  * `HistogramLogWriter`, which builds an `Intl.NumberFormat` at load time (ICU data: 10–30 ms of a
- * run's CPU in a profile, issue 29) for a log format h2lab never writes.
+ * run's CPU in a profile) for a log format h2lab never writes.
  */
 export function hdrHistogram(): HdrHistogramLib {
   if (!hdrLib) {

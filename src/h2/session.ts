@@ -59,7 +59,7 @@ export const H2Code = {
 /**
  * The largest response header block (HEADERS + CONTINUATION, as received: HPACK-encoded) the client
  * takes, bytes: the bound HTTP/1.1's response head has (`MAX_HEAD_BYTES`, h1-pool.ts). Without it a
- * server could grow one block without end (issue 26: a 1.2 GB block took bench to 2.67 GB of RSS).
+ * server could grow one block without end (a 1.2 GB block took bench to 2.67 GB of RSS).
  */
 export const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
 

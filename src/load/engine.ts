@@ -194,8 +194,8 @@ export function split(total: number, n: number, i: number): number {
 
 /**
  * The fixture server's and the report's modules, loaded when a run starts rather than with the
- * engine: `bench --help` and every command that only builds load options loaded them for nothing
- * (issue 29). {@link execute} loads them before anything that uses them.
+ * engine: `bench --help` and every command that only builds load options needs none of them.
+ * {@link execute} loads them before anything that uses them.
  */
 let runModules:
   | { server: typeof import('../server/index.ts'); report: typeof import('../report/index.ts') }

@@ -300,7 +300,7 @@ export class LoadShare {
 
   /**
    * Closed loop: each lane sends its next request from the callback of the previous one, with no
-   * promise per request (issue 29). A request that completes before issueCb returns (a failure at
+   * promise per request. A request that completes before issueCb returns (a failure at
    * once) sends the next one from a microtask, as an awaited promise did, so that a run of such
    * failures neither grows the stack nor loops without end inside one call.
    */
@@ -436,7 +436,7 @@ export class LoadShare {
 }
 
 /**
- * The event loop and the CPU over the measured period only, from the end of the warm-up (issue 29:
+ * The event loop and the CPU over the measured period only, from the end of the warm-up (a
  * JIT warm-up was a quarter of a short run's CPU, and the saturation check should judge the steady
  * state). `end()` reads both.
  */

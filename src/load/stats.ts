@@ -58,7 +58,7 @@ const COUNTS_LENGTH = (TOP_BUCKET + 2) << SUB_BUCKET_HALF_MAGNITUDE;
  * Counts of integer microseconds in HdrHistogram's layout, recorded with integer arithmetic: the
  * bucket from the value's leading zeros and the sub-bucket by a shift. hdr-histogram-js computes
  * `floor(log2(v))` and `2^k` in floating point for every value it records, about 3 % of the CPU of
- * a run at 100k requests/s (six values a request; issue 29). {@link toHistogram} hands the counts to
+ * a run at 100k requests/s (six values a request). {@link toHistogram} hands the counts to
  * an hdr-histogram-js histogram, which encodes, merges and reads percentiles as before: the result is
  * the histogram recording each value would have made (values in one bucket are equivalent in it).
  */

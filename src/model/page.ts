@@ -10,7 +10,7 @@ import { wireProtocolSchema } from './sample.ts';
 
 /**
  * 2: a protocol setting is named by the wire protocol Chromium speaks to the replay's origins
- * (`http/1.1`, `h2`, `h3`: ALPN ids), no longer `h1`, a name shared with the load strategies.
+ * (`http/1.1`, `h2`, `h3`: ALPN ids) rather than `h1`, a name shared with the load strategies.
  */
 export const PAGE_RESULT_VERSION = 2;
 

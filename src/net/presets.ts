@@ -20,8 +20,7 @@ export const NO_LINK = 'loopback';
 /**
  * The presets. Figures are typical, not any particular network; each says what it stands for.
  * `relay` is a link with no impairment: the namespace, the TUN devices and the relay alone, to see
- * what the emulation itself costs. `bench --net loopback` used to mean this preset while
- * `compare --net loopback` meant no link; `loopback` now means no link in every command.
+ * what the emulation itself costs. `loopback` means no link in every command.
  */
 export const PROFILES: Readonly<Record<string, { description: string; spec: LinkSpecValues }>> =
   Object.freeze({

@@ -1,5 +1,5 @@
 /**
- * The answer block: what a user decides, first, in a few lines (issue #25). For each workload ×
+ * The answer block: what a user decides, first, in a few lines. For each workload ×
  * network × level the user asked about, one decision — turn HTTP/2 on, keep HTTP/1.1, no difference,
  * undecided (with the runs that would tell), it depends, or failed — with the effect and its interval
  * and, where one is measured, the mechanism in one clause with its number. Levels with the same

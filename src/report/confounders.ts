@@ -119,7 +119,7 @@ export function recordedRttMs(run: RunResult): number | undefined {
  * bodies 143 ms after their headers on warm connections, first responses 233–236 ms to headers
  * against 101 ms warm; with TCP_NODELAY 0.03–0.9 ms and 102 ms against 101 ms.
  *
- * Checked against the recorded settings before it speaks (issue #25): a held body is Nagle only
+ * Checked against the recorded settings before it speaks: a held body is Nagle only
  * where the server's TCP_NODELAY is not recorded (with both ends recorded, the cause is unknown and
  * said so); late first responses alone are not Nagle's signature — they are a queue at start when
  * the requests in flight from the first instant take the server at least that long to answer (their

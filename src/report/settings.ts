@@ -314,7 +314,7 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   const quic = quicSetting(runs);
   if (quic) rows.push(quic);
   // What the runs recorded; an https:// run without a version (QUIC's handshake, or no connection
-  // completed) is TLS all the same, never "cleartext" (issue #25).
+  // completed) is TLS all the same, never "cleartext".
   const tls = distinct(
     runs.map(
       (r) =>

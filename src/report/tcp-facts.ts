@@ -98,7 +98,7 @@ function cwndSentence(a: Side, b: Side, end: 'server' | 'client'): string | unde
   if (pl.bytes <= 0 || ratio(ph.bytes, pl.bytes) < TCP_FACT_THRESHOLDS.cwndRatio) return undefined;
   // The count in words is the pool the run recorded (`transport.connections`, as the settings
   // table prints it); when more were read, some were replaced during the run, and that is said
-  // (issue #25: "h1's 12 connections" when h1 had 6).
+  // ("h1's 12 connections" when h1 had 6).
   const whose = (s: Side, p: typeof pa) => {
     const pool = s.run.burst ? p.conns : s.run.transport.connections;
     return pool === p.conns || pool <= 0

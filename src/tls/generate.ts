@@ -9,7 +9,7 @@ import { invalidOption } from '../core/index.ts';
 
 /**
  * `@peculiar/x509` and its ASN.1 stack, loaded on the first generation: evaluating them took about
- * 0.3 s, which every command paid at start-up while most never generate a certificate (issue 29).
+ * 0.3 s, which every command paid at start-up while most never generate a certificate.
  */
 let x509Module: Promise<typeof X509> | undefined;
 function loadX509(): Promise<typeof X509> {

@@ -145,7 +145,7 @@ export class ReadSink {
  * One buffer every cleartext socket of this thread reads into (`onread`, net.Socket): a read then
  * allocates no buffer (Node's default path allocates 64 KiB per read and shrinks it) and skips the
  * readable stream's push and `data` emit — about a third of the HTTP/1.1 client's CPU per request
- * (issue 29, docs/performance.md). Shared because each read is handed on synchronously.
+ * (docs/performance.md). Shared because each read is handed on synchronously.
  */
 let readBuffer: Buffer | undefined;
 const READ_BUFFER_BYTES = 64 * 1024;

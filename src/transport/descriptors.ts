@@ -1,7 +1,7 @@
 /**
  * What each built-in strategy declares about itself, apart from how it is built: its name, wire
  * protocols, connection model and report labels (a {@link StrategyDescriptor}). The registry and the
- * flags' help read these without loading a transport (`bench --help`, issue 29); each strategy's
+ * flags' help read these without loading a transport (`bench --help`); each strategy's
  * `create` is in its file under strategies/, handed to the registry by src/transport/index.ts.
  */
 import { BINDING_FACTS } from '../h3/index.ts';

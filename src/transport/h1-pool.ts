@@ -137,7 +137,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
     return new Promise((resolve) => this.sendCb(spec, sample, resolve));
   }
 
-  /** The request path as callbacks (issue 29): no promise per request between the socket and the pool. */
+  /** The request path as callbacks: no promise per request between the socket and the pool. */
   sendCb(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     this.sample = sample;
     this.resolve = done;
@@ -253,7 +253,7 @@ class H1Conn extends PoolConnBase implements PoolConn {
       return;
     }
     this.head = undefined;
-    // Read as bytes, not as a string: the head is parsed once per response (issue 29).
+    // Read as bytes, not as a string: the head is parsed once per response.
     const status = end >= 12 ? (buf[9]! - 48) * 100 + (buf[10]! - 48) * 10 + (buf[11]! - 48) : -1;
     if (!(status >= 100 && status < 600)) {
       const line = buf.toString('latin1', 0, Math.min(end, 40));

@@ -215,7 +215,7 @@ export class WireH2Conn extends PoolConnBase implements PoolConn {
 
   /**
    * Sends with a callback: `done` runs from the session's frame handling when the stream ends (or
-   * at once when the session refuses the stream), with no promise in between (issue 29).
+   * at once when the session refuses the stream), with no promise in between.
    */
   sendCb(spec: RequestSpec, sample: Sample, done: (s: Sample) => void): void {
     const body = spec.body && spec.body.length > 0 ? spec.body : undefined;

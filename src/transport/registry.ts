@@ -63,7 +63,7 @@ export function registerStrategy(s: Strategy): () => void {
 /**
  * The built-ins' `create` functions, by name: handed over by src/transport/index.ts when the
  * transports load ({@link provideBuiltIns}). The registry itself loads only their descriptors, so
- * that a command's flags can list the strategies without loading a transport (issue 29).
+ * that a command's flags can list the strategies without loading a transport.
  */
 const builtInCreate = new Map<string, Strategy['create']>();
 

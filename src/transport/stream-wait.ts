@@ -1,6 +1,6 @@
 /**
  * Why requests waited for a stream slot on a multiplexed connection, from what a run recorded: the
- * one rule behind the load engine's warning and the compare verdict's sentence (issue #25: the two
+ * one rule behind the load engine's warning and the compare verdict's sentence (the two
  * once named different limits for the same run).
  *
  * - `server-limit`: a connection reached the SETTINGS_MAX_CONCURRENT_STREAMS the server announced;
@@ -9,7 +9,7 @@
  *   server's limit;
  * - `goaway`: the server ended sessions with GOAWAY (a requests-per-connection limit such as nginx's
  *   `keepalive_requests`, 1000 by default), and requests waited for the session that replaced each —
- *   what nginx showed at c=8 against a limit of 128 (issue #25);
+ *   what nginx showed at c=8 against a limit of 128;
  * - `credit`: QUIC counts streams opened and returns credit later (MAX_STREAMS, RFC 9000 §4.6), so a
  *   request can wait with fewer streams open than the limit;
  * - `unknown`: no connection reached either limit and it is not QUIC: the wait is one h2lab cannot

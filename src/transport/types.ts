@@ -90,7 +90,7 @@ export interface Transport {
   request(spec: RequestSpec, timing: RequestTiming): Promise<Sample>;
   /**
    * {@link request} with a callback, where the transport's request path has no promise of its own
-   * (the pools: issue 29). `done` runs once, possibly before this returns.
+   * (the pools). `done` runs once, possibly before this returns.
    */
   requestCb?(spec: RequestSpec, timing: RequestTiming, done: (s: Sample) => void): void;
   /** The protocol seen on the wire so far (`none` before the first connection). */
