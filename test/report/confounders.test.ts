@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { runLoad } from '../../src/load/index.ts';
 import type { RunResult } from '../../src/model/run.ts';
 import { createLink, type Link } from '../../src/net/index.ts';
-import { confoundersOf } from '../../src/report/confounders.ts';
+import { confoundersOf, NAGLE_MIN_DELAY_MS } from '../../src/report/confounders.ts';
 import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
 import { netSkipReason } from '../net/helpers.ts';
@@ -293,6 +293,13 @@ describe('HTTP/2 flow-control stalls through a 100 ms link', { skip }, () => {
 });
 
 describe('the Nagle signature through a 100 ms link', { skip }, () => {
+  /**
+   * What the detector calls held or late for this run: half the round trip the run recorded (its
+   * median connect time here, which scheduling delay lengthens on a loaded machine), at least
+   * NAGLE_MIN_DELAY_MS.
+   */
+  const thresholdOf = (r: RunResult): number =>
+    Math.max(NAGLE_MIN_DELAY_MS, 0.5 * (r.environment.link?.rttMs ?? r.connections.connectMs?.p50 ?? 0));
   let link: Link;
   let certs: TestCerts | undefined;
   const servers: ChildProcess[] = [];
@@ -344,20 +351,25 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
     assert.equal(r.error, undefined, r.error?.message);
     const a = r.connectionAge!;
     console.log(`# nagle: ${JSON.stringify(a)}`);
-    // At least one round trip (waiting for the client's ACK), plus up to its delayed-ACK time.
+    // The held body waits for the client's ACK: at least one round trip, which no load shortens, plus
+    // up to the delayed-ACK time.
     const body = a.warmConnection.bodyAfterHeadersP50Ms;
     assert.ok(body >= RTT_MS * 0.9 && body <= RTT_MS + 250, `body after headers ${body} ms`);
+    // First responses trail warm ones by about one RTT on a quiet machine; the warm requests' TTFB
+    // carries scheduling delay on a loaded one, which shrinks the difference (45 ms at load 16), so
+    // the warning is checked against the figure this run recorded rather than against the RTT.
     const first = a.newConnection.ttfbP50Ms - a.warmConnection.ttfbP50Ms;
-    // The warm requests' own TTFB carries scheduling delay on a loaded machine, which shrinks the
-    // difference (87 ms once at load average 14); without Nagle it is about 2 ms (the next test).
-    assert.ok(first >= RTT_MS * 0.75 && first <= RTT_MS + 250, `first response excess ${first} ms`);
+    assert.ok(first <= RTT_MS + 250, `first response excess ${first} ms`);
     const c = confoundersOf(r).find((x) => x.kind === 'nagle');
     assert.ok(c, `no Nagle confounder: ${JSON.stringify(a)}`);
     assert.equal(c.magnitudeMs, Math.max(body, first));
     assert.equal(c.flag, undefined);
     const w = r.warnings.find((x) => x.includes("Nagle's algorithm on (TCP_NODELAY off"));
     assert.ok(w, r.warnings.join(' | '));
-    assert.match(w, /ended \d+ ms after their headers .* later than on warm ones .*one round trip is/);
+    assert.match(w, /ended \d+ ms after their headers .*one round trip is/);
+    const late = / later than on warm ones /.test(w);
+    const threshold = thresholdOf(r);
+    assert.equal(late, first >= threshold, `first response excess ${first} ms against ${threshold}: ${w}`);
     // The knob of this server (Node, setNoDelay(false)) is named.
     assert.match(w, /socket\.setNoDelay\(true\)/);
   });
@@ -367,8 +379,11 @@ describe('the Nagle signature through a 100 ms link', { skip }, () => {
     assert.equal(r.error, undefined, r.error?.message);
     const a = r.connectionAge!;
     console.log(`# nodelay: ${JSON.stringify(a)}`);
-    assert.ok(a.warmConnection.bodyAfterHeadersP50Ms < 20, JSON.stringify(a));
-    assert.ok(a.newConnection.ttfbP50Ms - a.warmConnection.ttfbP50Ms < 20, JSON.stringify(a));
+    const threshold = thresholdOf(r);
+    // Nothing held for an ACK: both figures below the detector's threshold, half a round trip, which a
+    // held write (a whole one) cannot be and scheduling delay on a loaded machine (25 ms) is not.
+    assert.ok(a.warmConnection.bodyAfterHeadersP50Ms < threshold, JSON.stringify(a));
+    assert.ok(a.newConnection.ttfbP50Ms - a.warmConnection.ttfbP50Ms < threshold, JSON.stringify(a));
     assert.deepEqual(kinds(r), [], r.warnings.join(' | '));
   });
 });
