@@ -251,7 +251,7 @@ function clientSection(
   if (note && getStrategy(o.protocol).quic && tally.counts.total > 0) {
     // The number that explains it: HTTP/3's client costs several times HTTP/2's per request.
     const us = ((cpu * secs) / tally.counts.total) * 1e6;
-    note += `; the HTTP/3 client (the QUIC binding) used ${us.toFixed(0)} µs CPU per request${ctx.target.cpuIncludesServer ? ' with the embedded server' : ''}, about 7× h2lab's HTTP/2 client (docs/performance.md, bench/h3-client-cpu.ts)`;
+    note += `; the HTTP/3 client (the QUIC binding) used ${us.toFixed(0)} µs CPU per request${ctx.target.cpuIncludesServer ? ' with the embedded server' : ''}, where h2lab's HTTP/2 client needed about a seventh of that on the machine docs/performance.md measured (bench/h3-client-cpu.ts; compare sets HTTP/3's beside HTTP/2's of the same comparison)`;
   }
   const threads = ps.reduce((n, p) => n + p.threads, 0);
   const rss = ps.flatMap((p) => (p.maxRssBytes === undefined ? [] : [p.maxRssBytes]));

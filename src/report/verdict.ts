@@ -26,6 +26,7 @@ import {
 import { confoundersOf } from './confounders.ts';
 import { cellFailures, pathsText } from './failures.ts';
 import { type HandshakeSide, handshakeSentence } from './handshakes.ts';
+import { quicCpuCaveat } from './quic-cpu.ts';
 import { comparePath, netParts } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
@@ -867,6 +868,8 @@ function caveats(result: CompareResult): string[] {
   );
   const cc = congestionControlCaveat(result);
   if (cc) out.push(cc);
+  const quicCpu = quicCpuCaveat(result);
+  if (quicCpu) out.push(quicCpu);
   const sharded = shardingCaveat(result);
   if (sharded) out.push(sharded);
   const saturated = result.cells.filter((c) => (c.stats?.saturatedRuns ?? 0) > 0).length;
