@@ -30,7 +30,7 @@ const REPORT = '#d55e00';
 function fmt(v: number, unit: string): string {
   const a = Math.abs(v);
   const n =
-    a >= 100
+    a >= 100 || Number.isInteger(v)
       ? Math.round(v).toLocaleString('en-US')
       : a >= 10
         ? v.toFixed(1)
@@ -40,8 +40,11 @@ function fmt(v: number, unit: string): string {
   return unit === '×' ? `${n}×` : unit ? `${n} ${unit}` : n;
 }
 
+/** At most n characters, the middle cut out: rows often differ only at their ends. */
 function shorten(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1).trimEnd()}…`;
+  if (s.length <= n) return s;
+  const head = Math.ceil((n - 1) / 2);
+  return `${s.slice(0, head).trimEnd()}…${s.slice(s.length - (n - 1 - head)).trimStart()}`;
 }
 
 /** Tick values for an axis from lo to hi: powers of 1, 2, 5 on a log axis, round steps otherwise. */
@@ -83,9 +86,9 @@ export function dotPlotSvg(lines: readonly DotLine[], unit: string, aria: string
     lo = Math.min(0, lo - pad);
     hi += pad;
   }
-  const W = 760;
-  const left = 290;
-  const right = 170;
+  const W = 800;
+  const left = 265;
+  const right = 225;
   const rowH = 24;
   const top = 18;
   const H = top + lines.length * rowH + 26;
@@ -110,7 +113,7 @@ export function dotPlotSvg(lines: readonly DotLine[], unit: string, aria: string
   lines.forEach((l, i) => {
     const y = top + i * rowH + rowH / 2;
     parts.push(
-      `<text x="${left - 8}" y="${y + 4}" text-anchor="end" class="lbl"><title>${esc(l.title)}</title>${esc(shorten(l.label, 42))}</text>`,
+      `<text x="${left - 8}" y="${y + 4}" text-anchor="end" class="lbl"><title>${esc(l.title)}</title>${esc(shorten(l.label, 36))}</text>`,
     );
     const o = l.ours;
     if (o) {
@@ -272,10 +275,11 @@ function rowKey(v: unknown): string {
   return s;
 }
 
+/** The same row: the same words, or one the other with an aside ("HTTP/1.1 (http://)"). */
 function sameRow(a: unknown, b: unknown): boolean {
   const x = rowKey(a);
   const y = rowKey(b);
-  return x !== '' && y !== '' && (x === y || x.startsWith(`${y} `) || y.startsWith(`${x} `));
+  return x !== '' && y !== '' && (x === y || x.startsWith(`${y} (`) || y.startsWith(`${x} (`));
 }
 
 const MAX_LINES = 30;
@@ -283,7 +287,8 @@ const MAX_LINES = 30;
 /**
  * The numbers of a section's table as dot-plot lines: its ratio columns if it has any (the figures
  * with intervals), else its times, else its other numbers; each line beside the report's figure where
- * the report's table has a row with the same first cell and a column with the same key (or the key
+ * the report's table has a row whose first cell names the row (one of its cells, "h1" for "HTTP/1.1")
+ * and a column with the same key (or the key
  * before a dash: "lat-node" reads the report's "lat").
  */
 export function tableLines(s: StudySection): { unit: string; lines: DotLine[] } {
@@ -305,6 +310,7 @@ export function tableLines(s: StudySection): { unit: string; lines: DotLine[] } 
         kinds[i] === undefined &&
         c.key !== 'outcome' &&
         varies(c) &&
+        !t.rows.some((r) => typeof r[c.key] === 'string' && RANGE_CELL.test(String(r[c.key]).trim())) &&
         t.rows.every((r) => typeof r[c.key] !== 'number')),
   );
   const perRow = Math.max(1, Math.floor(MAX_LINES / Math.max(1, t.rows.length)));
@@ -320,7 +326,10 @@ export function tableLines(s: StudySection): { unit: string; lines: DotLine[] } 
       })
       .filter((x) => x !== '' && x !== '–')
       .join(' · ');
-    const refRow = ref?.rows.find((r) => sameRow(r[ref.columns[0]!.key], row[first.key]));
+    const refRow =
+      ref?.rows.find((r) =>
+        t.columns.some((c) => typeof row[c.key] === 'string' && sameRow(r[ref.columns[0]!.key], row[c.key])),
+      ) ?? ref?.rows.find((r) => sameRow(r[ref.columns[0]!.key], row[first.key]));
     for (const c of cols) {
       const at = t.columns.indexOf(c);
       const f = figureOf(row, c, t.columns[at + 1]);

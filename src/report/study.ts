@@ -239,8 +239,9 @@ function sectionCharts(r: StudyResult, s: StudySection, lineCharts: LineChart[])
     lineCharts.push(line);
     out.push(`<div id="${escapeHtml(line.id)}" class="chart line"></div>`);
   }
-  if (s.id === 'lifetime') out.push(lifetimeSvg(s));
-  if (!line) {
+  const lifetimes = s.id === 'lifetime' ? lifetimeSvg(s) : '';
+  if (lifetimes) out.push(lifetimes);
+  if (!line && !lifetimes) {
     const t = tableLines(s);
     if (t.lines.length > 0)
       out.push(
@@ -307,7 +308,7 @@ th:first-child,td:first-child{text-align:left}table.ref{background:#f3f3f8}
 .badge{font-size:12px;padding:2px 8px;border-radius:8px;background:#ddd;vertical-align:middle}
 .badge.complete{background:#cfc}.badge.failed{background:#fcc}.badge.interrupted{background:#fec}
 .charts{margin:8px 0 12px;max-width:100%}.charts h3{margin-top:10px}
-svg.chart{display:block;width:100%;max-width:760px;height:auto;background:#fff}
+svg.chart{display:block;width:100%;max-width:800px;height:auto;background:#fff}
 svg.chart text{font:12px system-ui,sans-serif;fill:#222}svg.chart .tick{fill:#666;font-size:11px}
 .chart.line{max-width:760px;background:#fff}.key{font-size:12px;color:#444;margin:2px 0 6px}.key span{margin-right:14px}
 table.findings-table{margin:6px 0 10px;font-size:13px}table.findings-table th{text-align:left}table.findings-table td.text{min-width:6em}
