@@ -27,10 +27,10 @@ const OURS = '#0072b2';
 const REPORT = '#d55e00';
 
 /** "1.17×", "29 ms", "4,056 ms": a figure as the chart's value column prints it. */
-function fmt(v: number, unit: string): string {
+function fmt(v: number, unit: string, tick = false): string {
   const a = Math.abs(v);
   const n =
-    a >= 100 || Number.isInteger(v)
+    a >= 100 || (tick && Number.isInteger(v))
       ? Math.round(v).toLocaleString('en-US')
       : a >= 10
         ? v.toFixed(1)
@@ -47,12 +47,23 @@ function shorten(s: string, n: number): string {
   return `${s.slice(0, head).trimEnd()}…${s.slice(s.length - (n - 1 - head)).trimStart()}`;
 }
 
-/** Tick values for an axis from lo to hi: powers of 1, 2, 5 on a log axis, round steps otherwise. */
+/** A row's label on at most two lines of at most 36 characters, broken between words. */
+function wrapLabel(s: string): string[] {
+  if (s.length <= 36) return [s];
+  const words = s.split(' ');
+  let first = '';
+  while (words.length > 0 && `${first} ${words[0]}`.trim().length <= 36)
+    first = `${first} ${words.shift()}`.trim();
+  if (first === '') return [shorten(s, 36)];
+  return [first, shorten(words.join(' '), 36)];
+}
+
+/** Tick values for an axis from lo to hi: 1, 1.5, 2, 3, 5, 7 times powers of ten on a log axis, round steps otherwise. */
 function ticks(lo: number, hi: number, log: boolean): number[] {
   if (log) {
     const out: number[] = [];
     for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++)
-      for (const m of [1, 2, 5]) {
+      for (const m of [1, 1.5, 2, 3, 5, 7]) {
         const t = m * 10 ** e;
         if (t >= lo && t <= hi) out.push(Number(t.toPrecision(3)));
       }
@@ -89,7 +100,8 @@ export function dotPlotSvg(lines: readonly DotLine[], unit: string, aria: string
   const W = 800;
   const left = 265;
   const right = 225;
-  const rowH = 24;
+  const labels = lines.map((l) => wrapLabel(l.label));
+  const rowH = labels.some((l) => l.length > 1) ? 34 : 24;
   const top = 18;
   const H = top + lines.length * rowH + 26;
   const span = log ? Math.log(hi) - Math.log(lo) : hi - lo;
@@ -105,15 +117,18 @@ export function dotPlotSvg(lines: readonly DotLine[], unit: string, aria: string
     );
     if (tx - lastX >= 36) {
       parts.push(
-        `<text x="${tx.toFixed(1)}" y="${H - 8}" text-anchor="middle" class="tick">${esc(fmt(t, unit))}</text>`,
+        `<text x="${tx.toFixed(1)}" y="${H - 8}" text-anchor="middle" class="tick">${esc(fmt(t, unit, true))}</text>`,
       );
       lastX = tx;
     }
   }
   lines.forEach((l, i) => {
     const y = top + i * rowH + rowH / 2;
+    const label = labels[i]!;
     parts.push(
-      `<text x="${left - 8}" y="${y + 4}" text-anchor="end" class="lbl"><title>${esc(l.title)}</title>${esc(shorten(l.label, 36))}</text>`,
+      `<text x="${left - 8}" y="${y + 4 - (label.length - 1) * 7}" text-anchor="end" class="lbl"><title>${esc(l.title)}</title>${label
+        .map((t, k) => `<tspan x="${left - 8}"${k > 0 ? ' dy="14"' : ''}>${esc(t)}</tspan>`)
+        .join('')}</text>`,
     );
     const o = l.ours;
     if (o) {
@@ -372,7 +387,7 @@ export function lifetimeSvg(s: StudySection): string {
   for (const t of ticks(0, max, false)) {
     parts.push(
       `<line x1="${x(t).toFixed(1)}" x2="${x(t).toFixed(1)}" y1="${top}" y2="${H - 36}" stroke="#e3e3e3"/>`,
-      `<text x="${x(t).toFixed(1)}" y="${H - 22}" text-anchor="middle" class="tick">${esc(fmt(t, 'ms'))}</text>`,
+      `<text x="${x(t).toFixed(1)}" y="${H - 22}" text-anchor="middle" class="tick">${esc(fmt(t, 'ms', true))}</text>`,
     );
   }
   rows.forEach((r, i) => {
