@@ -5,7 +5,9 @@
  * and uPlot line charts (the library compare's report inlines) for the sweeps: chunks' ratio per
  * concurrency and link, tiles' wall time per backend pool size. Pure functions.
  */
-import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
+import { formatMs } from '../core/index.ts';
+import type { BrowserResult, StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
+import { representativeRun, waterfallSvg } from './browser-html.ts';
 import { escapeHtml as esc } from './html.ts';
 
 /** One figure on a line of a dot plot: a value and, where the run has one, its interval. */
@@ -415,6 +417,33 @@ export function lifetimeSvg(s: StudySection): string {
     `<text x="${left}" y="${H - 4}" class="tick">ms on the run clock · bar: open → closed (colour: what ended it) · | last response · ○ GOAWAY</text>`,
   );
   return `<svg class="chart lifetimes" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Connection lifetimes">${parts.join('')}</svg>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tiles: the burst of each target as the browser report draws it.
+
+/**
+ * tiles' burst section (`burst-NET`) as one waterfall per target, the run with the median wall time,
+ * all on one time scale: from `data.burst[NET]` (the browser result), when its runs kept their
+ * requests (the saved fixtures drop them to stay small).
+ */
+export function tilesWaterfalls(r: StudyResult, s: StudySection): string {
+  if (r.study !== 'tiles' || !s.id.startsWith('burst-')) return '';
+  const b = (r.data.burst as Record<string, BrowserResult | undefined> | undefined)?.[s.id.slice(6)];
+  const runs = b?.burst?.runs;
+  if (!b || !Array.isArray(runs)) return '';
+  const reps = b.targets.flatMap((t) => {
+    const run = representativeRun(runs, t.id);
+    return run && run.requests.length > 0 ? [{ t, run }] : [];
+  });
+  if (reps.length === 0) return '';
+  const scale = Math.max(1, ...reps.flatMap(({ run }) => run.requests.map((q) => q.endMs)));
+  return reps
+    .map(
+      ({ t, run }) =>
+        `<h3>Waterfall — ${esc(t.label)} (run ${run.index}, peak ${run.stats.peakInFlight} in flight on ${run.stats.connections} connection${run.stats.connections === 1 ? '' : 's'}, wall ${esc(formatMs(run.stats.wallMs))})</h3><div class="waterfall">${waterfallSvg(run, scale)}</div>`,
+    )
+    .join('');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
   lifetimeSvg,
   sectionLineChart,
   tableLines,
+  tilesWaterfalls,
 } from './study-charts.ts';
 import { fitTable, wrapText } from './text.ts';
 
@@ -231,7 +232,7 @@ function htmlTable(t: StudyTable, cls: string): string {
     .join('')}</tbody></table>`;
 }
 
-/** A section's charts: its sweep as a line chart where it is one, its lifetimes, its dot plot. */
+/** A section's charts: its sweep as a line chart, its lifetimes, its waterfalls, its dot plot. */
 function sectionCharts(r: StudyResult, s: StudySection, lineCharts: LineChart[]): string {
   const out: string[] = [];
   const line = sectionLineChart(r, s);
@@ -241,6 +242,7 @@ function sectionCharts(r: StudyResult, s: StudySection, lineCharts: LineChart[])
   }
   const lifetimes = s.id === 'lifetime' ? lifetimeSvg(s) : '';
   if (lifetimes) out.push(lifetimes);
+  out.push(tilesWaterfalls(r, s));
   if (!line && !lifetimes) {
     const t = tableLines(s);
     if (t.lines.length > 0)
@@ -309,6 +311,7 @@ th:first-child,td:first-child{text-align:left}table.ref{background:#f3f3f8}
 .badge.complete{background:#cfc}.badge.failed{background:#fcc}.badge.interrupted{background:#fec}
 .charts{margin:8px 0 12px;max-width:100%}.charts h3{margin-top:10px}
 svg.chart{display:block;width:100%;max-width:800px;height:auto;background:#fff}
+.waterfall svg{display:block;max-width:100%;height:auto;background:#fff}
 svg.chart text{font:12px system-ui,sans-serif;fill:#222}svg.chart .tick{fill:#666;font-size:11px}
 .chart.line{max-width:760px;background:#fff}.key{font-size:12px;color:#444;margin:2px 0 6px}.key span{margin-right:14px}
 table.findings-table{margin:6px 0 10px;font-size:13px}table.findings-table th{text-align:left}table.findings-table td.text{min-width:6em}

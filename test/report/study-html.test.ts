@@ -29,12 +29,13 @@ interface Layout {
   clipped: string[];
   firstTableTop: number;
   charts: number;
+  waterfalls: number;
 }
 
 /** Runs in the page: every pair of laid-out boxes that intersect, and every table its box cuts off. */
 function measure(): Layout {
   const boxes = Array.from(
-    document.querySelectorAll('table, .finding, .explain p, h2, .note, svg.chart, .chart.line'),
+    document.querySelectorAll('table, .finding, .explain p, h2, .note, svg.chart, .chart.line, .waterfall'),
   ).map((el, i) => ({
     el,
     name: `${el.tagName.toLowerCase()}#${i} ${(el.closest('section')?.id ?? el.className) || ''}`,
@@ -79,7 +80,42 @@ function measure(): Layout {
     clipped,
     firstTableTop: document.querySelector('table')?.getBoundingClientRect().top ?? Infinity,
     charts: document.querySelectorAll('svg.chart, .chart.line canvas').length,
+    waterfalls: document.querySelectorAll('.waterfall svg').length,
   };
+}
+
+interface SavedBursts {
+  data: {
+    burst: Record<string, { burst: { runs: Array<{ stats: { wallMs: number }; requests: unknown[] }> } }>;
+  };
+}
+
+/**
+ * The saved full tiles run with requests put back into its bursts (the fixture drops them to stay
+ * small), so its waterfalls are drawn: 121 a run, spread over its wall time on six connections.
+ */
+function withRequests(raw: SavedBursts): SavedBursts {
+  for (const b of Object.values(raw.data.burst))
+    for (const run of b.burst.runs)
+      run.requests = Array.from({ length: 121 }, (_, i) => {
+        const startMs = i * 0.1;
+        const sendMs = startMs + (i / 121) * run.stats.wallMs * 0.6;
+        const endMs = sendMs + run.stats.wallMs * 0.3;
+        return {
+          index: i,
+          url: `/tiles/7/${i}/0`,
+          startMs,
+          sendMs,
+          headersMs: endMs - 1,
+          endMs,
+          totalMs: endMs - startMs,
+          stalledMs: sendMs - startMs,
+          wireMs: endMs - sendMs,
+          connectionId: String(i % 6),
+          protocol: 'h2',
+        };
+      });
+  return raw;
 }
 
 describe('report.html of each study in Chromium', { skip }, () => {
@@ -95,13 +131,18 @@ describe('report.html of each study in Chromium', { skip }, () => {
   const saved = STUDIES.flatMap((name) =>
     [`${name}.json`, `full/${name}.json`]
       .filter((f) => existsSync(new URL(`../fixtures/studies/${f}`, import.meta.url)))
-      .map((f) => ({ name: f.startsWith('full/') ? `${name} (full run)` : name, file: f })),
+      .map((f) => ({
+        name: f.startsWith('full/') ? `${name} (full run)` : name,
+        file: f,
+        fill: (x: SavedBursts) => x,
+      })),
   );
-  for (const { name, file } of saved)
+  saved.push({ name: 'tiles (full run, with its requests)', file: 'full/tiles.json', fill: withRequests });
+  for (const { name, file, fill } of saved)
     for (const width of [1280, 800])
       test(`${name} at ${width} px: nothing drawn over anything, no overflow, a chart per table${width === 1280 ? ', no table cut off' : ''}`, async () => {
         const r = parseStudyResult(
-          JSON.parse(readFileSync(new URL(`../fixtures/studies/${file}`, import.meta.url), 'utf8')),
+          fill(JSON.parse(readFileSync(new URL(`../fixtures/studies/${file}`, import.meta.url), 'utf8'))),
         );
         const page = await chromium.context.newPage();
         try {
@@ -109,7 +150,7 @@ describe('report.html of each study in Chromium', { skip }, () => {
           await page.setContent(renderStudyHtml(r, assets));
           if (await page.$('.chart.line'))
             await page.waitForSelector('body[data-charts="drawn"]', { timeout: 10_000 });
-          const shot = join(tmpdir(), `h2lab-study-${file.replace(/\W+/g, '-')}-${width}.png`);
+          const shot = join(tmpdir(), `h2lab-study-${name.replace(/\W+/g, '-')}-${width}.png`);
           await page.screenshot({ path: shot, fullPage: true });
           const layout = await page.evaluate(measure);
           assert.deepEqual(
