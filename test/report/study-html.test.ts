@@ -71,6 +71,11 @@ function measure(): Layout {
     const c = u.querySelector('canvas');
     if (c && c.getBoundingClientRect().right > u.getBoundingClientRect().right + 1)
       clipped.push(`${u.id}: the canvas is wider than its box`);
+    // uPlot drew its lines: enough pixels with ink.
+    const d = c?.getContext('2d')?.getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    for (let i = 3; d && i < d.length; i += 4) if (d[i]! > 0) inked++;
+    if (inked < 500) clipped.push(`${u.id}: the line chart is (nearly) empty (${inked} px)`);
   }
   return {
     overlaps,
