@@ -69,7 +69,7 @@ const RENDERERS: ByKind = {
   'h2lab.study': {
     text: (r, o) => renderStudyText(r, width(o)),
     markdown: renderStudyMarkdown,
-    html: renderStudyHtml,
+    html: (r) => renderStudyHtml(r, loadHtmlAssets()),
   },
   // A merged run: the run's own table, then its shards (as `h2lab shard merge` prints it).
   'h2lab.merged': { text: (m, o) => `${renderRunText(m.result, width(o))}\n${renderMergedText(m)}` },

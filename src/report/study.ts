@@ -1,11 +1,25 @@
 /**
  * Renderers of a study result (`h2lab study NAME`): the terminal text, Markdown and a self-contained
  * HTML page. Each section shows h2lab's table and, beside it, the field report's table for the same
- * question; the explanation the study derived from its measurements closes the page. Pure functions.
+ * question; the row-by-row findings open it, with charts of every table. Pure functions (report.html
+ * reads the chart library unless it is handed in).
  */
 import { formatMs } from '../core/index.ts';
 import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
-import { escapeHtml } from './html.ts';
+import { loadHtmlAssets } from './assets.ts';
+import { escapeHtml, scriptJson } from './html.ts';
+import type { HtmlAssets } from './render-html.ts';
+import {
+  dotKey,
+  dotPlotSvg,
+  findingLines,
+  LINE_CHART_SCRIPT,
+  type LineChart,
+  lifetimeSvg,
+  sectionLineChart,
+  tableLines,
+  tilesWaterfalls,
+} from './study-charts.ts';
 import { fitTable, wrapText } from './text.ts';
 
 /** A table cell as text: numbers with at most three significant decimals, null as a dash. */
@@ -218,12 +232,66 @@ function htmlTable(t: StudyTable, cls: string): string {
     .join('')}</tbody></table>`;
 }
 
-function sectionHtml(s: StudySection): string {
+/** A section's charts: its sweep as a line chart, its lifetimes, its waterfalls, its dot plot. */
+function sectionCharts(r: StudyResult, s: StudySection, lineCharts: LineChart[]): string {
+  const out: string[] = [];
+  const line = sectionLineChart(r, s);
+  if (line) {
+    lineCharts.push(line);
+    out.push(`<div id="${escapeHtml(line.id)}" class="chart line"></div>`);
+  }
+  const lifetimes = s.id === 'lifetime' ? lifetimeSvg(s) : '';
+  if (lifetimes) out.push(lifetimes);
+  out.push(tilesWaterfalls(r, s));
+  if (!line && !lifetimes) {
+    const t = tableLines(s);
+    if (t.lines.length > 0)
+      out.push(
+        `${dotPlotSvg(t.lines, t.unit, `${s.title}: h2lab beside the report`)}${dotKey(t.lines.some((l) => l.report))}`,
+      );
+  }
+  const charts = out.filter(Boolean);
+  return charts.length > 0 ? `<div class="charts">${charts.join('')}</div>` : '';
+}
+
+function sectionHtml(r: StudyResult, s: StudySection, lineCharts: LineChart[]): string {
   const ours = `<div><h3>h2lab, measured here</h3>${htmlTable(s.table, 'ours')}</div>`;
   const ref = s.reference
     ? `<div><h3>${escapeHtml(s.reference.source)}</h3>${htmlTable(s.reference.table, 'ref')}${s.reference.note ? `<p class="note">${escapeHtml(s.reference.note)}</p>` : ''}</div>`
     : '';
-  return `<section id="s-${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>${s.note ? `<p class="note">${escapeHtml(s.note)}</p>` : ''}<div class="pair">${ours}${ref}</div></section>`;
+  return `<section id="s-${escapeHtml(s.id)}"><h2>${escapeHtml(s.title)}</h2>${s.note ? `<p class="note">${escapeHtml(s.note)}</p>` : ''}${sectionCharts(r, s, lineCharts)}<div class="pair">${ours}${ref}</div></section>`;
+}
+
+/** A finding's figure as one short line: the figure without its trailing aside in parentheses. */
+function shortFigure(s: string): string {
+  const m = /^(.{3,}?)\s*\(([^()]*)\)$/.exec(s);
+  const bare = m && !/interval/.test(m[2]!) ? m[1]! : s;
+  return bare.length <= 70 ? bare : `${bare.slice(0, 69).trimEnd()}…`;
+}
+
+/** The findings as a table, one short line per row of the report; the paragraphs come later. */
+function findingsTable(findings: readonly StudyFinding[]): string {
+  return `<table class="findings-table"><thead><tr><th>verdict</th><th>the report's row</th><th>the report</th><th>this run</th></tr></thead><tbody>${findings
+    .map(
+      (f) =>
+        `<tr class="${f.verdict}"><td class="v">${escapeHtml(VERDICT_WORD[f.verdict])}</td><td class="text"><a href="#f-${escapeHtml(f.id)}">${escapeHtml(shortFigure(f.row))}</a></td><td class="text">${escapeHtml(shortFigure(f.report))}</td><td class="text">${escapeHtml(shortFigure(f.measured))}</td></tr>`,
+    )
+    .join('')}</tbody></table>`;
+}
+
+/** The findings' figures as dot plots: ratios on one axis, times on another. */
+function findingsCharts(findings: readonly StudyFinding[]): string {
+  const { ratio, ms } = findingLines(findings);
+  const out: string[] = [];
+  if (ratio.length > 0)
+    out.push(
+      `<h3>Ratios, this run beside the report (log scale)</h3>${dotPlotSvg(ratio, '×', 'Ratios: h2lab beside the report')}`,
+    );
+  if (ms.length > 0)
+    out.push(
+      `<h3>Times, this run beside the report</h3>${dotPlotSvg(ms, 'ms', 'Times: h2lab beside the report')}`,
+    );
+  return out.length > 0 ? `<div class="charts">${out.join('')}${dotKey(true)}</div>` : '';
 }
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
@@ -240,18 +308,38 @@ th{font-weight:600;font-size:13px}
 th:first-child,td:first-child{text-align:left}table.ref{background:#f3f3f8}
 .explain{background:#fff;border-left:4px solid #2a7;padding:8px 16px}.warn{color:#a40}
 .badge{font-size:12px;padding:2px 8px;border-radius:8px;background:#ddd;vertical-align:middle}
-.badge.complete{background:#cfc}.badge.failed{background:#fcc}.badge.interrupted{background:#fec}`;
+.badge.complete{background:#cfc}.badge.failed{background:#fcc}.badge.interrupted{background:#fec}
+.charts{margin:8px 0 12px;max-width:100%}.charts h3{margin-top:10px}
+svg.chart{display:block;width:100%;max-width:800px;height:auto;background:#fff}
+.waterfall svg{display:block;max-width:100%;height:auto;background:#fff}
+svg.chart text{font:12px system-ui,sans-serif;fill:#222}svg.chart .tick{fill:#666;font-size:11px}
+.chart.line{max-width:760px;background:#fff}.key{font-size:12px;color:#444;margin:2px 0 6px}.key span{margin-right:14px}
+table.findings-table{margin:6px 0 10px;font-size:13px}table.findings-table th{text-align:left}table.findings-table td.text{min-width:6em}
+table.findings-table td.v{font-size:12px;font-weight:600;text-transform:uppercase;color:#555}
+tr.agrees td.v{color:#1a7f37}tr.differs td.v{color:#b35c00}`;
 
 function findingHtml(f: StudyFinding): string {
   return `<div class="finding ${f.verdict}" id="f-${escapeHtml(f.id)}"><p><span class="verdict">${escapeHtml(VERDICT_WORD[f.verdict])}</span> <b>${escapeHtml(f.row)}</b> — report: ${escapeHtml(f.report)}; this run: ${escapeHtml(f.measured)}${f.difference ? ` (${escapeHtml(f.difference)})` : ''}.</p><p>${escapeHtml(f.explanation)}</p></div>`;
 }
 
-/** The HTML rendering (report.html): self-contained, no script, no network. */
-export function renderStudyHtml(r: StudyResult): string {
+/**
+ * The HTML rendering (report.html): self-contained, no network. The findings first, as a table of
+ * short lines with their charts; then each section's charts and tables; the findings' paragraphs
+ * last. The line charts are drawn by uPlot, inlined from `assets`.
+ */
+export function renderStudyHtml(r: StudyResult, assets: HtmlAssets = loadHtmlAssets()): string {
   const failed = r.cells.filter((c) => c.status !== 'done');
+  const lineCharts: LineChart[] = [];
+  const sections = r.sections.map((s) => sectionHtml(r, s, lineCharts)).join('\n');
+  const scripts =
+    lineCharts.length === 0
+      ? ''
+      : `<script id="h2lab-charts" type="application/json">${scriptJson(lineCharts)}</script>
+<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>
+<script>${LINE_CHART_SCRIPT}</script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>h2lab study ${escapeHtml(r.study)} — ${escapeHtml(r.title)}</title><style>${CSS}</style></head>
+<title>h2lab study ${escapeHtml(r.study)} — ${escapeHtml(r.title)}</title>${lineCharts.length > 0 ? `<style>${assets.uplotCss}</style>` : ''}<style>${CSS}</style></head>
 <body><main>
 <h1>h2lab study ${escapeHtml(r.study)}: ${escapeHtml(r.title)} <span class="badge ${escapeHtml(r.status)}">${escapeHtml(r.status)}</span></h1>
 <p><b>Question:</b> ${escapeHtml(r.question)}</p>
@@ -260,12 +348,15 @@ ${upFront(r)
   .map((u) => `<p class="warn"><b>Read first:</b> ${escapeHtml(u)}</p>`)
   .join('')}
 ${r.error ? `<p class="warn"><b>Error ${escapeHtml(r.error.code)}:</b> ${escapeHtml(r.error.message)}</p>` : ''}
-${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
+${r.findings.length > 0 ? `<section id="findings"><h2>${FINDINGS_TITLE}</h2>${findingsTable(r.findings)}${findingsCharts(r.findings)}</section>` : ''}
 ${r.explanation.length > 0 ? `<div class="explain"><h2>What the measurements say</h2>${r.explanation.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</div>` : ''}
-${r.sections.map(sectionHtml).join('\n')}
+${sections}
+${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}, in detail</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
 ${failed.length > 0 ? `<h2>Cells not measured</h2><ul>${failed.map((c) => `<li>${escapeHtml(c.id)}: ${escapeHtml(c.status)}${c.reason ? ` — ${escapeHtml(c.reason)}` : ''}</li>`).join('')}</ul>` : ''}
 ${r.warnings.length > 0 ? `<h2>Warnings</h2><ul class="warn">${r.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
 <details><summary>Options of this study</summary><pre>${escapeHtml(JSON.stringify(r.options, null, 2))}</pre></details>
-</main></body></html>
+</main>
+${scripts}
+</body></html>
 `;
 }
