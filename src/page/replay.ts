@@ -12,6 +12,14 @@
  * ```
  * Each load is a new browser context (no socket, ticket or cache carried over) and, behind a link,
  * follows `forgetTcpMetrics()`, so every load is a first visit.
+ *
+ * Chromium's isolation: Chromium aborts every request in flight with net::ERR_NETWORK_CHANGED when
+ * an address or interface of its network namespace comes or goes, and each other h2lab link (or
+ * container) adds and removes a veth in the host's. On loopback, when root, Chromium and the origins
+ * therefore run in a private namespace holding only `lo` (one per replay), where no other run's
+ * interfaces appear. Behind a link Chromium stays in the host namespace, the link's client side, and
+ * a load that meets a change is repeated (at most twice, with a warning); so is every load without
+ * root.
  */
 import { loadavg } from 'node:os';
 import type { ChromiumHandle } from '../browser/index.ts';
@@ -29,12 +37,19 @@ import {
   type ReplayProtocol,
   replayProtocolLabel,
 } from '../model/index.ts';
-import { createLink, type FlowDrops, type Link, type LinkOptions } from '../net/index.ts';
+import {
+  createLink,
+  createPrivateNamespace,
+  type FlowDrops,
+  type Link,
+  type LinkOptions,
+  missingPrerequisite,
+} from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
-import { startReplayOrigins } from './origins-host.ts';
+import { linkPlace, type OriginsPlace, startReplayOrigins } from './origins-host.ts';
 import { analyzePage, originProtocols } from './verdict.ts';
 
 /** Hooks of {@link replayPage}. */
@@ -163,6 +178,21 @@ function protocolWarnings(
   return out;
 }
 
+/**
+ * Where the origins run: the link's server side; else, when root, a private namespace Chromium runs
+ * in too (`netns`); else this process on the host's loopback.
+ */
+async function originsPlace(
+  link: Link | undefined,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ place?: OriginsPlace; netns?: string }> {
+  if (link) return { place: linkPlace(link) };
+  if (missingPrerequisite(false) !== undefined) return {};
+  const ns = await createPrivateNamespace();
+  cleanups.push(() => ns.close());
+  return { place: { namespace: ns.name, address: '127.0.0.1', spawn: ns.spawn }, netns: ns.name };
+}
+
 function interrupted(): H2labError {
   return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
 }
@@ -198,7 +228,7 @@ export async function replayPage(
   const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`), ...site.warnings];
   const loads: PageLoad[] = [];
   let link: Link | undefined;
-  let chromium: { path: string; version: string; flags: string[] } = {
+  let chromium: { path: string; version: string; flags: string[]; netns?: string } = {
     path: opts.chromiumPath,
     version: 'unknown',
     flags: [],
@@ -249,13 +279,14 @@ export async function replayPage(
       const l = link;
       cleanups.push(() => l.close());
     }
+    const { place, netns } = await originsPlace(link, cleanups);
     const origins = await startReplayOrigins(
       site,
       { file: opts.har, limits },
       opts.protocols.map((protocol) => ({ protocol, map: originProtocols(protocol, hosts, opts.h2Origins) })),
       dev,
       opts.maxConcurrentStreams,
-      link,
+      place,
     );
     cleanups.push(() => origins.close());
     const settings: Array<{ protocol: ReplayProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
@@ -268,10 +299,16 @@ export async function replayPage(
         spki: o.certPems.flatMap(spkiPins),
         extraFlags: [`--host-resolver-rules=${resolverRules(o.listeners, origins.address)}`],
         ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
+        ...(netns ? { netns } : {}),
       });
       cleanups.push(() => browser.close());
       if (settings.length === 0)
-        chromium = { path: opts.chromiumPath, version: browser.version, flags: browser.flags };
+        chromium = {
+          path: opts.chromiumPath,
+          version: browser.version,
+          flags: browser.flags,
+          ...(netns ? { netns } : {}),
+        };
       settings.push({ protocol: o.protocol, browser, ports: new Set(o.listeners.map((l) => l.port)) });
     }
     const total = (opts.runs + 1) * settings.length;
