@@ -4,7 +4,7 @@
  * ```
  *   no link   this process, 127.0.0.1; Chromium dials 127.0.0.1:port
  *   { link }  a child process inside the link's server namespace (page/origins-entry.ts), bound to
- *             link.serverAddress there; Chromium, in the host namespace, dials it, so every
+ *             link.serverAddress there; Chromium, on the link's client side, dials it, so every
  *             connection crosses the emulated link both ways, and the server's side of TCP has the
  *             link's pinned congestion control and initial window, as the fixture behind a link does
  *   private   no link, but root: a child process in the namespace Chromium runs in, on 127.0.0.1 there

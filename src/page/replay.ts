@@ -17,9 +17,10 @@
  * an address or interface of its network namespace comes or goes, and each other h2lab link (or
  * container) adds and removes a veth in the host's. On loopback, when root, Chromium and the origins
  * therefore run in a private namespace holding only `lo` (one per replay), where no other run's
- * interfaces appear. Behind a link Chromium stays in the host namespace, the link's client side, and
- * a load that meets a change is repeated (at most twice, with a warning); so is every load without
- * root.
+ * interfaces appear. Behind a link the link's client side gets a namespace of its own (the
+ * link's `clientNamespace`) and Chromium runs there, seeing that link's interface only. Without root
+ * (loopback only) Chromium stays in the host's namespace, and a load that meets a change is
+ * repeated (at most twice, with a warning).
  */
 import { loadavg } from 'node:os';
 import type { ChromiumHandle } from '../browser/index.ts';
@@ -179,14 +180,16 @@ function protocolWarnings(
 }
 
 /**
- * Where the origins run: the link's server side; else, when root, a private namespace Chromium runs
- * in too (`netns`); else this process on the host's loopback.
+ * Where the origins run, and Chromium (`netns`): the link's server side, Chromium on its client side;
+ * else, when root, a private namespace for both; else this process on the host's loopback, Chromium
+ * in the host's namespace.
  */
 async function originsPlace(
   link: Link | undefined,
   cleanups: Array<() => Promise<void>>,
 ): Promise<{ place?: OriginsPlace; netns?: string }> {
-  if (link) return { place: linkPlace(link) };
+  if (link)
+    return { place: linkPlace(link), ...(link.clientNamespace ? { netns: link.clientNamespace } : {}) };
   if (missingPrerequisite(false) !== undefined) return {};
   const ns = await createPrivateNamespace();
   cleanups.push(() => ns.close());
@@ -275,7 +278,8 @@ export async function replayPage(
     const dev = await ensureDevCertificates();
     if (hooks.link) {
       hooks.onProgress?.('creating the link', 0, 1);
-      link = await createLink(hooks.link);
+      // The client side gets a namespace of its own, and Chromium runs there (see the file's doc).
+      link = await createLink({ ...hooks.link, clientNamespace: true });
       const l = link;
       cleanups.push(() => l.close());
     }
