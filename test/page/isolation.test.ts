@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { createLink, missingPrerequisite } from '../../src/net/index.ts';
+import { after, before, test } from 'node:test';
+import { createLink, type LinkOptions, missingPrerequisite } from '../../src/net/index.ts';
 import { recordPage, replayPage } from '../../src/page/index.ts';
 import { parseSiteSpec } from '../../src/server/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
@@ -27,30 +27,36 @@ async function churnLinks(stop: () => boolean, max: number): Promise<number> {
   return n;
 }
 
-test('page replay beside another link coming and going: no request fails, no load is repeated', async (t) => {
-  const missing = chromiumMissing() ?? missingPrerequisite(true);
-  if (missing) return t.skip(`needs ${missing}`);
+const missing = chromiumMissing() ?? missingPrerequisite(true);
+let harFile = '';
+
+before(async () => {
+  if (missing) return;
   const rec = await recordPage({
     generate: parseSiteSpec('origins=2,resources=40,think=20ms'),
     chromiumPath: CHROMIUM,
     timeoutMs: 30_000,
   });
-  const harFile = join(dir, 'site.har');
+  harFile = join(dir, 'site.har');
   writeFileSync(harFile, JSON.stringify(rec.har));
+});
+
+/**
+ * Replays h1 and h2 (`runs` kept loads each) while links come and go beside it, and asserts that no
+ * request failed and no load was repeated. Returns Chromium's namespace.
+ */
+async function replayBesideChurn(runs: number, link?: LinkOptions): Promise<string | undefined> {
   let done = false;
   const churn = churnLinks(() => done, 200);
-  const r = await replayPage({
-    har: harFile,
-    protocols: ['http/1.1', 'h2'],
-    runs: 3,
-    chromiumPath: CHROMIUM,
-  }).finally(() => {
+  const r = await replayPage(
+    { har: harFile, protocols: ['http/1.1', 'h2'], runs, chromiumPath: CHROMIUM },
+    link ? { link } : {},
+  ).finally(() => {
     done = true;
   });
   const links = await churn;
   assert.ok(links >= 3, `the other links came and went during the replay (${links})`);
   assert.equal(r.error, undefined, JSON.stringify(r.error));
-  assert.ok(r.environment.chromium.netns, 'Chromium ran in a namespace of its own');
   const failed = r.loads.flatMap((l) => l.requests).filter((q) => q.failed);
   const repeated = r.warnings.filter((w) => w.includes('ERR_NETWORK_CHANGED'));
   assert.deepEqual(
@@ -58,5 +64,18 @@ test('page replay beside another link coming and going: no request fails, no loa
     { failed: [], repeated: [] },
     `${links} links came and went during ${r.loads.length} loads`,
   );
-  assert.equal(r.loads.length, 8, 'one warm-up and three kept loads per setting, none repeated');
+  assert.equal(r.loads.length, 2 * (runs + 1), 'one warm-up and the kept loads per setting, none repeated');
+  return r.environment.chromium.netns;
+}
+
+test('page replay on loopback beside another link coming and going: no request fails, no load is repeated', async (t) => {
+  if (missing) return t.skip(`needs ${missing}`);
+  const netns = await replayBesideChurn(3);
+  assert.match(netns ?? '', /^h2lab-\d+-p\d+$/, 'Chromium ran in a private namespace');
+});
+
+test('page replay behind a link beside another link coming and going: Chromium on its own client side', async (t) => {
+  if (missing) return t.skip(`needs ${missing}`);
+  const netns = await replayBesideChurn(2, { profile: 'relay', overrides: { rttMs: 10 } });
+  assert.match(netns ?? '', /^h2lab-\d+-\d+c$/, "Chromium ran in the link's client namespace");
 });
