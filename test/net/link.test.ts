@@ -219,6 +219,12 @@ describe('emulated link (relay backend): kernel knobs, cleanup and prerequisites
       await link.close();
     }
     assert.ok(!(await listH2labNamespaces()).includes(cns), 'the client namespace is deleted');
+    await assert.rejects(
+      createLink({ profile: 'lan', target: '127.0.0.1', targetPort: 9, clientNamespace: true }),
+      (e: Error & { code?: string }) =>
+        e.code === 'H2LAB_ERR_INVALID_OPTION' && /clientNamespace/.test(e.message),
+      'a gateway keeps its client side in the host namespace',
+    );
   });
 
   it('after a crash (SIGKILL) the TUN device dies with the relay and the next run sweeps the namespace', async () => {
