@@ -6,7 +6,7 @@
  * the page is a secure context exactly as on a real site; the blanket flag marks the page insecure.
  */
 import { createHash, X509Certificate } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
@@ -82,6 +82,12 @@ export interface ChromiumLaunchOptions {
    * `SSLKEYLOGFILE` variable. Default none.
    */
   keyLogFile?: string;
+  /**
+   * A network namespace (by `ip netns` name) to run Chromium in, so that it sees that namespace's
+   * interfaces only: Chromium aborts what is in flight with net::ERR_NETWORK_CHANGED whenever an
+   * address or link of its namespace changes, as every other link's veth does in the host's.
+   */
+  netns?: string;
 }
 
 /** A running Chromium with its own throw-away profile. */
@@ -90,8 +96,24 @@ export interface ChromiumHandle {
   version: string;
   /** Every flag passed, for the result. */
   flags: string[];
+  /** The namespace it runs in, when not the host's. */
+  netns?: string;
   /** Closes the browser and deletes the profile directory. Safe to call twice. */
   close(): Promise<void>;
+}
+
+/**
+ * A launcher script in `dir` that starts `executable` inside namespace `ns` with the arguments it is
+ * given (Playwright runs one executable with its own arguments, so the `ip netns exec` prefix goes in
+ * a script). Returns its path.
+ */
+function netnsLauncher(dir: string, ns: string, executable: string): string {
+  const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const path = join(dir, 'chromium-in-netns');
+  writeFileSync(path, `#!/bin/sh\nexec ip netns exec ${quote(ns)} ${quote(executable)} "$@"\n`, {
+    mode: 0o755,
+  });
+  return path;
 }
 
 /** Throws H2LAB_ERR_BROWSER_MISSING unless `executablePath` is an executable (checked before a run). */
@@ -126,8 +148,10 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
   const profile = mkdtempSync(join(tmpdir(), 'h2lab-chromium-'));
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: opts.executablePath,
+    context = await chromium.launchPersistentContext(join(profile, 'profile'), {
+      executablePath: opts.netns
+        ? netnsLauncher(profile, opts.netns, opts.executablePath)
+        : opts.executablePath,
       headless: true,
       args: flags,
       ...(opts.keyLogFile ? { env: { ...process.env, SSLKEYLOGFILE: resolve(opts.keyLogFile) } } : {}),
@@ -152,6 +176,7 @@ export async function launchChromium(opts: ChromiumLaunchOptions): Promise<Chrom
     context,
     version: context.browser()?.version() ?? 'unknown',
     flags,
+    ...(opts.netns ? { netns: opts.netns } : {}),
     async close() {
       if (closed) return;
       closed = true;

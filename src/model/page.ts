@@ -217,7 +217,17 @@ export const pageResultSchema = z.strictObject({
     platform: z.string(),
     cpus: z.number().int(),
     loadAverage: z.array(z.number()).describe('1, 5 and 15 minute load average at the start'),
-    chromium: z.strictObject({ path: z.string(), version: z.string(), flags: z.array(z.string()) }),
+    chromium: z.strictObject({
+      path: z.string(),
+      version: z.string(),
+      flags: z.array(z.string()),
+      netns: z
+        .string()
+        .optional()
+        .describe(
+          "the private network namespace Chromium and the origins ran in (absent: the host's, where other links' interfaces come and go)",
+        ),
+    }),
     h3Binding: z.string().optional(),
     startedAt: z.string(),
   }),

@@ -40,7 +40,13 @@ export {
 // The light face's names (the link flags, the presets' names), loaded with it.
 export * from './meta.ts';
 export { netemAvailable } from './netem.ts';
-export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
+export {
+  createPrivateNamespace,
+  missingPrerequisite,
+  type PrivateNamespace,
+  readSysctl,
+  sweepNamespaces,
+} from './netns.ts';
 export {
   createLinkPipeline,
   DirectionPipeline,

@@ -77,6 +77,12 @@ export const LinkOptionsSchema = z.strictObject({
    * runs in the namespace).
    */
   target: z.string().optional(),
+  /**
+   * Put the client side in a namespace of its own (`clientNamespace`) instead of the host's: a
+   * process started there (`spawnInClient`) sees this link's interface and loopback only, never the
+   * ones other links add and remove in the host's. Not with `target`.
+   */
+  clientNamespace: z.boolean().default(false),
   /** With `target`: the target's port, the only one the gateway forwards to (required). */
   targetPort: z.number().int().min(1).max(65535).optional(),
   /** With `target`: UDP to that port crosses too (the run speaks QUIC). TCP always does. */
@@ -142,12 +148,16 @@ export interface Link {
    * reach the target through the link (on the target's port, the only one forwarded).
    */
   readonly serverAddress: string;
-  /** The client side's address (host namespace). */
+  /** The client side's address (host namespace, or `clientNamespace`). */
   readonly clientAddress: string;
+  /** The client side's own namespace, when asked for (`clientNamespace: true`); else the host's. */
+  readonly clientNamespace: string | undefined;
   /** The relay process's pid (relay backend; undefined with netem), e.g. to watch its CPU. */
   readonly relayPid: number | undefined;
   /** Runs a command inside the server namespace (as `ip netns exec NS cmd args`). */
   spawnInServer(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
+  /** Runs a command on the client side: in `clientNamespace`, or here in the host's. */
+  spawnInClient(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
   stats(): Promise<LinkStats>;
   /**
    * Forgets what the host's TCP metrics cache learnt about this link's addresses (ssthresh, RTT), so
@@ -228,17 +238,31 @@ export async function createLink(options: LinkOptions = {}): Promise<Link> {
     missingPrerequisite(opts.backend !== 'netem') ??
     (opts.target !== undefined ? missingGatewayPrerequisite() : undefined);
   if (missing) throw unavailable(missing);
+  if (opts.clientNamespace && opts.target !== undefined) {
+    throw new H2labError(
+      'H2LAB_ERR_INVALID_OPTION',
+      'link option clientNamespace: a link to a target keeps its client side in the host namespace: drop one of the two',
+      { option: 'clientNamespace' },
+    );
+  }
   await sweepLinks();
   const backend = await chooseBackend(opts.backend);
   const parts = new LinkParts(
     linkCounter++,
     (opts.congestionControl ?? readSysctl('net.ipv4.tcp_congestion_control') ?? 'cubic') as string,
+    opts.clientNamespace,
   );
   try {
     await run('ip', ['netns', 'add', parts.namespace]);
     process.on('exit', parts.onExit);
     parts.cleanups.push(() => deleteNamespace(parts.namespace));
     await ip(parts.namespace, 'link', 'set', 'lo', 'up');
+    if (parts.clientNamespace) {
+      const cns = parts.clientNamespace;
+      await run('ip', ['netns', 'add', cns]);
+      parts.cleanups.push(() => deleteNamespace(cns));
+      await ip(cns, 'link', 'set', 'lo', 'up');
+    }
     await allowCongestionControl(parts);
     const pair = await allocatePair(opts.addressRange);
     if (backend === 'relay') await attachRelay(parts, profile, opts);
@@ -309,12 +333,17 @@ class LinkParts {
   readonly clientDev: string;
   readonly serverDev: string;
 
+  /** `h2lab-<pid>-<n>c`: the client side's namespace, when it has one. */
+  readonly clientNamespace: string | undefined;
+
   constructor(
     n: number,
     /** The congestion control pinned on both ends. */
     readonly cc: string,
+    ownClientNamespace = false,
   ) {
     this.namespace = `h2lab-${process.pid}-${n}`;
+    this.clientNamespace = ownClientNamespace ? `${this.namespace}c` : undefined;
     this.id = `${process.pid.toString(36)}${n.toString(36)}`;
     this.clientDev = `h2l${this.id}c`;
     this.serverDev = `h2l${this.id}s`;
@@ -324,6 +353,7 @@ class LinkParts {
     this.relayChild?.kill('SIGKILL');
     this.gateway?.closeSync();
     deleteNamespaceSync(this.namespace);
+    if (this.clientNamespace) deleteNamespaceSync(this.clientNamespace);
   };
 
   readonly close = async (): Promise<void> => {
@@ -368,6 +398,8 @@ async function attachRelay(
   parts.relayPriority = await prioritise(child, opts.relayPriority);
   parts.cleanups.push(() => stopRelay(child));
   await ip(undefined, 'link', 'set', parts.serverDev, 'netns', parts.namespace);
+  if (parts.clientNamespace)
+    await ip(undefined, 'link', 'set', parts.clientDev, 'netns', parts.clientNamespace);
 }
 
 /** netem backend: a veth pair with netem on each end's egress. */
@@ -376,12 +408,13 @@ async function attachNetem(parts: LinkParts, profile: LinkProfile, mtuBytes: num
     ns: parts.namespace,
     clientDev: parts.clientDev,
     serverDev: parts.serverDev,
+    ...(parts.clientNamespace ? { clientNs: parts.clientNamespace } : {}),
     up: profile.up,
     down: profile.down,
     mtuBytes,
   });
   parts.cleanups.push(() =>
-    ip(undefined, 'link', 'del', parts.clientDev)
+    ip(parts.clientNamespace, 'link', 'del', parts.clientDev)
       .then(() => {})
       .catch(() => {}),
   );
@@ -393,14 +426,15 @@ async function addressDevices(
   pair: { client: string; server: string },
   mtuBytes: number,
 ): Promise<void> {
-  const { namespace, clientDev, serverDev } = parts;
+  const { namespace, clientNamespace: cns, clientDev, serverDev } = parts;
   const mtu = String(mtuBytes);
   // IPv4 only: without this the kernel sends IPv6 router/multicast chatter through the link, which
   // takes loss and jitter draws and shows up in the counters.
-  await run('sysctl', ['-q', '-w', `net.ipv6.conf.${clientDev}.disable_ipv6=1`]).catch(() => {});
+  const noV6 = `net.ipv6.conf.${clientDev}.disable_ipv6`;
+  await (cns ? setSysctls(cns, { [noV6]: 1 }) : run('sysctl', ['-q', '-w', `${noV6}=1`])).catch(() => {});
   await setSysctls(namespace, { [`net.ipv6.conf.${serverDev}.disable_ipv6`]: 1 }).catch(() => {});
-  await ip(undefined, 'addr', 'add', pair.client, 'peer', pair.server, 'dev', clientDev);
-  await ip(undefined, 'link', 'set', clientDev, 'mtu', mtu, 'up');
+  await ip(cns, 'addr', 'add', pair.client, 'peer', pair.server, 'dev', clientDev);
+  await ip(cns, 'link', 'set', clientDev, 'mtu', mtu, 'up');
   await ip(namespace, 'addr', 'add', pair.server, 'peer', pair.client, 'dev', serverDev);
   await ip(namespace, 'link', 'set', serverDev, 'mtu', mtu, 'up');
 }
@@ -417,7 +451,7 @@ async function pinRoutes(
   pins: string[],
 ): Promise<void> {
   await ip(
-    undefined,
+    parts.clientNamespace,
     'route',
     'replace',
     `${pair.server}/32`,
@@ -539,7 +573,7 @@ function linkHandle(
   pair: { client: string; server: string },
   opts: z.output<typeof LinkOptionsSchema>,
 ): Link {
-  const { namespace, gateway, relayChild } = parts;
+  const { namespace, clientNamespace, gateway, relayChild } = parts;
   return {
     info,
     profile,
@@ -547,12 +581,18 @@ function linkHandle(
     serverAddress: pair.server,
     clientAddress: pair.client,
     relayPid: relayChild?.pid,
+    clientNamespace,
     spawnInServer(cmd, args = [], spawnOpts = {}) {
       return spawn('ip', ['netns', 'exec', namespace, cmd, ...args], spawnOpts);
     },
+    spawnInClient(cmd, args = [], spawnOpts = {}) {
+      if (!clientNamespace) return spawn(cmd, [...args], spawnOpts);
+      return spawn('ip', ['netns', 'exec', clientNamespace, cmd, ...args], spawnOpts);
+    },
     async forgetTcpMetrics() {
       const addresses = [pair.server, ...(gateway?.serverSide ? [gateway.serverSide] : [])];
-      for (const a of addresses) await ip(undefined, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
+      for (const a of addresses)
+        await ip(clientNamespace, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
     },
     async serverTcp(connections) {
       return gateway?.serverSockets?.readings(connections);

@@ -56,6 +56,8 @@ export function netemArgs(d: DirectionSpec, mtuBytes: number): string[] {
 /** Creates the veth pair and puts netem on both ends. Returns the device names. */
 export async function setupNetem(opts: {
   ns: string;
+  /** The client side's namespace, when not the host's. */
+  clientNs?: string;
   clientDev: string;
   serverDev: string;
   up: DirectionSpec;
@@ -78,13 +80,25 @@ export async function setupNetem(opts: {
     'netns',
     ns,
   );
+  // Moved before any qdisc is set: a move to another namespace drops the device's qdiscs.
+  if (opts.clientNs) await ip(undefined, 'link', 'set', clientDev, 'netns', opts.clientNs);
+  const inClient = opts.clientNs ? ['ip', 'netns', 'exec', opts.clientNs] : [];
   // Offloads off (best effort: ethtool may be absent), so netem sees real packets, not GSO super-packets.
   const offloads = ['-K', 'tso', 'off', 'gso', 'off', 'gro', 'off'];
-  await run('ethtool', [offloads[0]!, clientDev, ...offloads.slice(1)]).catch(() => {});
+  const [cmd, ...args] = [...inClient, 'ethtool', offloads[0]!, clientDev, ...offloads.slice(1)];
+  await run(cmd!, args).catch(() => {});
   await run('ip', ['netns', 'exec', ns, 'ethtool', offloads[0]!, serverDev, ...offloads.slice(1)]).catch(
     () => {},
   );
-  await run('tc', ['qdisc', 'replace', 'dev', clientDev, 'root', ...netemArgs(opts.up, opts.mtuBytes)]);
+  await run('tc', [
+    ...(opts.clientNs ? ['-n', opts.clientNs] : []),
+    'qdisc',
+    'replace',
+    'dev',
+    clientDev,
+    'root',
+    ...netemArgs(opts.up, opts.mtuBytes),
+  ]);
   await run('tc', [
     '-n',
     ns,

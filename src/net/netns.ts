@@ -5,7 +5,7 @@
  * Names: namespaces are `h2lab-<pid>-<n>` and devices `h2l<pid36><n36>c|s`, so parallel runs never
  * collide and a sweep can tell a stale namespace (its owner pid is gone) from a live one.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { H2labError } from '../core/index.ts';
 
@@ -206,4 +206,46 @@ export async function allocatePair(cidr: string): Promise<{ client: string; serv
       value: cidr,
     },
   );
+}
+
+/** A network namespace with only its loopback, owned by this process (see {@link createPrivateNamespace}). */
+export interface PrivateNamespace {
+  /** `h2lab-<pid>-p<n>`: swept like a link's once this process is gone. */
+  readonly name: string;
+  /** Starts a process inside it. */
+  spawn(cmd: string, args?: readonly string[], opts?: SpawnOptions): ChildProcess;
+  /** Ends its processes and deletes it. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+let privateCounter = 0;
+
+/**
+ * A namespace holding nothing but `lo` (up): a process in it sees no interface of the host, so the
+ * veths other links add and remove are out of its view, and it reaches only what runs inside it.
+ * Needs root, as a link does.
+ */
+export async function createPrivateNamespace(): Promise<PrivateNamespace> {
+  const name = `${NS_PREFIX}${process.pid}-p${privateCounter++}`;
+  await run('ip', ['netns', 'add', name]);
+  const onExit = () => deleteNamespaceSync(name);
+  process.on('exit', onExit);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    process.off('exit', onExit);
+    await deleteNamespace(name).catch(() => {});
+  };
+  try {
+    await ip(name, 'link', 'set', 'lo', 'up');
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    name,
+    spawn: (cmd, args = [], opts = {}) => spawn('ip', ['netns', 'exec', name, cmd, ...args], opts),
+    close,
+  };
 }

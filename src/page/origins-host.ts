@@ -4,9 +4,11 @@
  * ```
  *   no link   this process, 127.0.0.1; Chromium dials 127.0.0.1:port
  *   { link }  a child process inside the link's server namespace (page/origins-entry.ts), bound to
- *             link.serverAddress there; Chromium, in the host namespace, dials it, so every
+ *             link.serverAddress there; Chromium, on the link's client side, dials it, so every
  *             connection crosses the emulated link both ways, and the server's side of TCP has the
  *             link's pinned congestion control and initial window, as the fixture behind a link does
+ *   private   no link, but root: a child process in the namespace Chromium runs in, on 127.0.0.1 there
+ *             (page/replay.ts says why Chromium gets a namespace of its own)
  * ```
  * Why a namespace and not the gateway to this host's loopback that `compare` uses for a user's
  * server: QUIC. The HTTP/3 server (quiche) answers from an unconnected UDP socket; bound to 127.0.0.1
@@ -90,16 +92,35 @@ export async function startSettings(
   return { settings: out, servers };
 }
 
-/** Starts the origins here (no link) or in the link's namespace. */
+/**
+ * A namespace to serve from: a link's server side (`address` its server address), or the private
+ * namespace Chromium runs in on a loopback replay (`address` 127.0.0.1 there).
+ */
+export interface OriginsPlace {
+  namespace: string;
+  address: string;
+  spawn: Link['spawnInServer'];
+}
+
+/** The place of a link's server side. */
+export function linkPlace(link: Link): OriginsPlace {
+  return {
+    namespace: link.namespace,
+    address: link.serverAddress,
+    spawn: (cmd, args, opts) => link.spawnInServer(cmd, args, opts),
+  };
+}
+
+/** Starts the origins here (no place) or in a namespace (a link's server side, or Chromium's own). */
 export async function startReplayOrigins(
   site: ReplaySite,
   har: OriginsStart['har'],
   settings: readonly SettingSpec[],
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,
-  link: Link | undefined,
+  place: OriginsPlace | undefined,
 ): Promise<ReplayOrigins> {
-  if (!link) {
+  if (!place) {
     const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
     return {
       address: '127.0.0.1',
@@ -111,7 +132,7 @@ export async function startReplayOrigins(
     };
   }
   const [node, ...args] = nodeArgv('page/origins-entry');
-  const c: ChildProcess = link.spawnInServer(node!, args, {
+  const c: ChildProcess = place.spawn(node!, args, {
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     detached: true,
   });
@@ -125,8 +146,8 @@ export async function startReplayOrigins(
         reject(
           new H2labError(
             'H2LAB_ERR_NET_SETUP',
-            `the replay origins in namespace ${link.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
-            { namespace: link.namespace },
+            `the replay origins in namespace ${place.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+            { namespace: place.namespace },
           ),
         );
       const timer = setTimeout(() => fail(`did not answer within ${timeoutMs / 1000} s`), timeoutMs);
@@ -142,7 +163,7 @@ export async function startReplayOrigins(
         c.off('exit', onExit);
         if (m.type === want) resolve(m as Extract<FromOrigins, { type: T }>);
         else if (m.type === 'error')
-          reject(new H2labError(m.error.code as never, m.error.message, { namespace: link.namespace }));
+          reject(new H2labError(m.error.code as never, m.error.message, { namespace: place.namespace }));
         else fail(`answered ${m.type} to ${msg.type}`);
       });
       c.send(msg);
@@ -156,13 +177,13 @@ export async function startReplayOrigins(
         settings: [...settings],
         ca,
         maxStreams,
-        address: link.serverAddress,
+        address: place.address,
       } satisfies OriginsStart,
       'ready',
       60_000,
     );
     return {
-      address: link.serverAddress,
+      address: place.address,
       settings: ready.settings,
       misses: async () => (await ask({ type: 'misses' }, 'misses', 10_000)).misses,
       close: stop,

@@ -12,6 +12,15 @@
  * ```
  * Each load is a new browser context (no socket, ticket or cache carried over) and, behind a link,
  * follows `forgetTcpMetrics()`, so every load is a first visit.
+ *
+ * Chromium's isolation: Chromium aborts every request in flight with net::ERR_NETWORK_CHANGED when
+ * an address or interface of its network namespace comes or goes, and each other h2lab link (or
+ * container) adds and removes a veth in the host's. On loopback, when root, Chromium and the origins
+ * therefore run in a private namespace holding only `lo` (one per replay), where no other run's
+ * interfaces appear. Behind a link the link's client side gets a namespace of its own (the
+ * link's `clientNamespace`) and Chromium runs there, seeing that link's interface only. Without root
+ * (loopback only) Chromium stays in the host's namespace, and a load that meets a change is
+ * repeated (at most twice, with a warning).
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,12 +39,19 @@ import {
   type ReplayProtocol,
   replayProtocolLabel,
 } from '../model/index.ts';
-import { createLink, type FlowDrops, type Link, type LinkOptions } from '../net/index.ts';
+import {
+  createLink,
+  createPrivateNamespace,
+  type FlowDrops,
+  type Link,
+  type LinkOptions,
+  missingPrerequisite,
+} from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
-import { startReplayOrigins } from './origins-host.ts';
+import { linkPlace, type OriginsPlace, startReplayOrigins } from './origins-host.ts';
 import { analyzePage, originProtocols } from './verdict.ts';
 
 /** Hooks of {@link replayPage}. */
@@ -166,6 +182,23 @@ function protocolWarnings(
   return out;
 }
 
+/**
+ * Where the origins run, and Chromium (`netns`): the link's server side, Chromium on its client side;
+ * else, when root, a private namespace for both; else this process on the host's loopback, Chromium
+ * in the host's namespace.
+ */
+async function originsPlace(
+  link: Link | undefined,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ place?: OriginsPlace; netns?: string }> {
+  if (link)
+    return { place: linkPlace(link), ...(link.clientNamespace ? { netns: link.clientNamespace } : {}) };
+  if (missingPrerequisite(false) !== undefined) return {};
+  const ns = await createPrivateNamespace();
+  cleanups.push(() => ns.close());
+  return { place: { namespace: ns.name, address: '127.0.0.1', spawn: ns.spawn }, netns: ns.name };
+}
+
 function interrupted(): H2labError {
   return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
 }
@@ -201,7 +234,7 @@ export async function replayPage(
   const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`), ...site.warnings];
   const loads: PageLoad[] = [];
   let link: Link | undefined;
-  let chromium: { path: string; version: string; flags: string[] } = {
+  let chromium: { path: string; version: string; flags: string[]; netns?: string } = {
     path: opts.chromiumPath,
     version: 'unknown',
     flags: [],
@@ -248,17 +281,19 @@ export async function replayPage(
     const dev = await ensureDevCertificates();
     if (hooks.link) {
       hooks.onProgress?.('creating the link', 0, 1);
-      link = await createLink(hooks.link);
+      // The client side gets a namespace of its own, and Chromium runs there (see the file's doc).
+      link = await createLink({ ...hooks.link, clientNamespace: true });
       const l = link;
       cleanups.push(() => l.close());
     }
+    const { place, netns } = await originsPlace(link, cleanups);
     const origins = await startReplayOrigins(
       site,
       { file: opts.har, limits },
       opts.protocols.map((protocol) => ({ protocol, map: originProtocols(protocol, hosts, opts.h2Origins) })),
       dev,
       opts.maxConcurrentStreams,
-      link,
+      place,
     );
     cleanups.push(() => origins.close());
     const settings: Array<{ protocol: ReplayProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];
@@ -272,10 +307,16 @@ export async function replayPage(
         extraFlags: [`--host-resolver-rules=${resolverRules(o.listeners, origins.address)}`],
         ...(quic.length ? { forceQuicOn: quic.join(',') } : {}),
         ...(opts.keyLogFile ? { keyLogFile: opts.keyLogFile } : {}),
+        ...(netns ? { netns } : {}),
       });
       cleanups.push(() => browser.close());
       if (settings.length === 0)
-        chromium = { path: opts.chromiumPath, version: browser.version, flags: browser.flags };
+        chromium = {
+          path: opts.chromiumPath,
+          version: browser.version,
+          flags: browser.flags,
+          ...(netns ? { netns } : {}),
+        };
       settings.push({ protocol: o.protocol, browser, ports: new Set(o.listeners.map((l) => l.port)) });
     }
     const total = (opts.runs + 1) * settings.length;

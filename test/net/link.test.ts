@@ -178,6 +178,55 @@ describe('emulated link (relay backend): kernel knobs, cleanup and prerequisites
     await link.close(); // idempotent
   });
 
+  it('clientNamespace: the client device lives there only, a process there crosses the link, close() removes it', async () => {
+    const link = await createLink({ profile: 'lan', backend: 'relay', clientNamespace: true });
+    const cns = link.clientNamespace!;
+    try {
+      assert.equal(cns, `${link.namespace}c`);
+      const hostLinks = execFileSync('ip', ['-o', 'link'], { encoding: 'utf8' });
+      const nsLinks = execFileSync('ip', ['-n', cns, '-o', 'link'], { encoding: 'utf8' });
+      const dev = /\d+: (h2l\w+c)[:@]/.exec(nsLinks)?.[1];
+      assert.ok(dev, `the client device is in ${cns}: ${nsLinks}`);
+      assert.ok(!hostLinks.includes(`${dev}:`), "the client device is not in the host's namespace");
+      const peer = await startPeer(link);
+      try {
+        const c = link.spawnInClient('curl', [
+          '-s',
+          '-o',
+          '/dev/null',
+          '--max-time',
+          '5',
+          '-w',
+          '%{http_code} %{time_connect} %{local_ip}',
+          `http://${link.serverAddress}:${peer.h1Port}/bytes/1`,
+        ]);
+        let out = '';
+        c.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+        });
+        await new Promise((r) => c.once('exit', r));
+        const [code, connectS, local] = out.split(' ');
+        assert.equal(code, '200', out);
+        assert.equal(local, link.clientAddress, 'the request left from the link client address');
+        assert.ok(
+          Number(connectS) * 1000 >= link.profile.rttMs - 0.1,
+          `connect ${connectS} s crossed the link`,
+        );
+      } finally {
+        await peer.stop();
+      }
+    } finally {
+      await link.close();
+    }
+    assert.ok(!(await listH2labNamespaces()).includes(cns), 'the client namespace is deleted');
+    await assert.rejects(
+      createLink({ profile: 'lan', target: '127.0.0.1', targetPort: 9, clientNamespace: true }),
+      (e: Error & { code?: string }) =>
+        e.code === 'H2LAB_ERR_INVALID_OPTION' && /clientNamespace/.test(e.message),
+      'a gateway keeps its client side in the host namespace',
+    );
+  });
+
   it('after a crash (SIGKILL) the TUN device dies with the relay and the next run sweeps the namespace', async () => {
     let err = '';
     let child: ChildProcess | undefined;

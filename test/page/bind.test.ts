@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createLink } from '../../src/net/index.ts';
 import { HAR_LIMITS, readHar } from '../../src/page/index.ts';
-import { type ReplayOrigins, startReplayOrigins } from '../../src/page/origins-host.ts';
+import { linkPlace, type ReplayOrigins, startReplayOrigins } from '../../src/page/origins-host.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
 import { netSkipReason } from '../net/helpers.ts';
@@ -143,7 +143,7 @@ describe('page replay: every listener binds the address it reports', { skip: h3S
         ],
         { caPem: certs!.caPem, caKeyPem: certs!.caKeyPem },
         100,
-        link,
+        linkPlace(link),
       );
       assert.equal(inLink.address, link.serverAddress);
       const listeners = inLink.settings.flatMap((s) => s.listeners);
