@@ -15,10 +15,10 @@ interface Entry {
 }
 
 const STUDIES: Entry[] = [
-  { descriptor: CHUNKS_STUDY, load: async () => (await import('./chunks.ts')).chunksStudy },
-  { descriptor: ECHO_STUDY, load: async () => (await import('./echo.ts')).echoStudy },
-  { descriptor: PROXY_STUDY, load: async () => (await import('./proxy.ts')).proxyStudy },
-  { descriptor: TILES_STUDY, load: async () => (await import('./tiles.ts')).tilesStudy },
+  { descriptor: CHUNKS_STUDY, load: async () => (await import('./chunks/run.ts')).chunksStudy },
+  { descriptor: ECHO_STUDY, load: async () => (await import('./echo/run.ts')).echoStudy },
+  { descriptor: PROXY_STUDY, load: async () => (await import('./proxy/run.ts')).proxyStudy },
+  { descriptor: TILES_STUDY, load: async () => (await import('./tiles/run.ts')).tilesStudy },
 ];
 
 /**

@@ -26,8 +26,8 @@ import {
   runMapSession,
   spkiPins,
   summarizeBurst,
-} from '../browser/index.ts';
-import { medianNearestRank } from '../core/index.ts';
+} from '../../browser/index.ts';
+import { medianNearestRank } from '../../core/index.ts';
 import {
   type BrowserResult,
   type BrowserTarget,
@@ -39,8 +39,8 @@ import {
   type StudyFinding,
   type StudyResult,
   type StudySection,
-} from '../model/index.ts';
-import { checkNetAvailable, createLink, type Link } from '../net/index.ts';
+} from '../../model/index.ts';
+import { checkNetAvailable, createLink, type Link } from '../../net/index.ts';
 import {
   type FixtureTarget,
   otherCpus,
@@ -49,12 +49,12 @@ import {
   type ServerOptionsInput,
   serverViewOf,
   startFixtureTarget,
-} from '../server/index.ts';
+} from '../../server/index.ts';
 // The render-time model and the report's cores sit beside the flags whose help quotes them.
-import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from './descriptors.ts';
-import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy, type Rederived, type StudyContext } from './study.ts';
-import { counted, medianOf, rounded } from './table.ts';
+import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from '../descriptors.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { defineStudy, type Rederived, type StudyContext } from '../study.ts';
+import { counted, medianOf, rounded } from '../table.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
 const REPORT_BURST = [

@@ -25,8 +25,8 @@
  */
 
 import os from 'node:os';
-import { formatBytes, invalidOption, medianInterpolated } from '../core/index.ts';
-import { type LoadOptionsInput, runLoad } from '../load/index.ts';
+import { formatBytes, invalidOption, medianInterpolated } from '../../core/index.ts';
+import { type LoadOptionsInput, runLoad } from '../../load/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -37,23 +37,23 @@ import type {
   StudyResult,
   StudySection,
   WorkloadInput,
-} from '../model/index.ts';
-import { checkNetAvailable } from '../net/index.ts';
-import { type FixtureTarget, type ServerOptionsInput, startFixtureTarget } from '../server/index.ts';
-import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
+} from '../../model/index.ts';
+import { checkNetAvailable } from '../../net/index.ts';
+import { type FixtureTarget, type ServerOptionsInput, startFixtureTarget } from '../../server/index.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../tls/index.ts';
 import {
   baselineStrategy,
   multiplexedStrategy,
   resolveWindow,
   type Strategy as TransportStrategy,
-} from '../transport/index.ts';
-import { quickCaveat } from './caveats.ts';
-import { accounts, direction } from './claims.ts';
-import { compareCell } from './compare-cell.ts';
-import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from './descriptors.ts';
-import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy, type Rederived, type StudyContext } from './study.ts';
-import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from './table.ts';
+} from '../../transport/index.ts';
+import { quickCaveat } from '../caveats.ts';
+import { accounts, direction } from '../claims.ts';
+import { compareCell } from '../compare-cell.ts';
+import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from '../descriptors.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { defineStudy, type Rederived, type StudyContext } from '../study.ts';
+import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from '../table.ts';
 
 /** The window presets (`--window`'s). */
 type WindowName = 'node' | 'browser' | 'max';

@@ -12,8 +12,8 @@
  */
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootstrapRatio, decide, keptRuns, sizeWorkload } from '../compare/index.ts';
-import { formatBytes, invalidOption, medianInterpolated, parseBytes } from '../core/index.ts';
+import { bootstrapRatio, decide, keptRuns, sizeWorkload } from '../../compare/index.ts';
+import { formatBytes, invalidOption, medianInterpolated, parseBytes } from '../../core/index.ts';
 import type {
   CellResult,
   CompareResult,
@@ -21,19 +21,19 @@ import type {
   StudyFinding,
   StudyResult,
   StudySection,
-} from '../model/index.ts';
-import { checkNetAvailable, createLink } from '../net/index.ts';
-import { probe } from '../probe/index.ts';
-import { type MetricsSnapshot, startFixtureTarget } from '../server/index.ts';
-import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
-import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
-import { agreement, type Direction, direction, directionText } from './claims.ts';
-import { compareCell } from './compare-cell.ts';
-import { PROXY_STUDY } from './descriptors.ts';
-import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { checkNginx, freePort, startNginx } from './nginx.ts';
-import { defineStudy, type Rederived } from './study.ts';
-import { intervalText, medianOf, rounded } from './table.ts';
+} from '../../model/index.ts';
+import { checkNetAvailable, createLink } from '../../net/index.ts';
+import { probe } from '../../probe/index.ts';
+import { type MetricsSnapshot, startFixtureTarget } from '../../server/index.ts';
+import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../tls/index.ts';
+import { baselineStrategy, multiplexedStrategy } from '../../transport/index.ts';
+import { agreement, type Direction, direction, directionText } from '../claims.ts';
+import { compareCell } from '../compare-cell.ts';
+import { PROXY_STUDY } from '../descriptors.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { checkNginx, freePort, startNginx } from '../nginx.ts';
+import { defineStudy, type Rederived } from '../study.ts';
+import { intervalText, medianOf, rounded } from '../table.ts';
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
 const LARGE_BYTES = 2_831_155;

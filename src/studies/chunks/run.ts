@@ -12,22 +12,28 @@ import {
   compareSamples,
   keptRuns,
   type SampleComparison,
-} from '../compare/index.ts';
-import { medianInterpolated } from '../core/index.ts';
-import type { CellResult, CompareResult, StudyFinding, StudyResult, StudySection } from '../model/index.ts';
-import { type CONGESTION_CONTROLS, checkNetAvailable, NO_LINK, planLinks } from '../net/index.ts';
+} from '../../compare/index.ts';
+import { medianInterpolated } from '../../core/index.ts';
+import type {
+  CellResult,
+  CompareResult,
+  StudyFinding,
+  StudyResult,
+  StudySection,
+} from '../../model/index.ts';
+import { type CONGESTION_CONTROLS, checkNetAvailable, NO_LINK, planLinks } from '../../net/index.ts';
 import {
   baselineStrategy,
   multiplexedStrategy,
   type Strategy as TransportStrategy,
-} from '../transport/index.ts';
-import { quickCaveat } from './caveats.ts';
-import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from './claims.ts';
-import { compareCell } from './compare-cell.ts';
-import { CHUNKS, CHUNKS_STUDY } from './descriptors.ts';
-import { Evidence, evidenceNumber, makeFinding, notMeasured } from './findings.ts';
-import { defineStudy } from './study.ts';
-import { intervalText, outcomeWord, rounded, sideFacts } from './table.ts';
+} from '../../transport/index.ts';
+import { quickCaveat } from '../caveats.ts';
+import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from '../claims.ts';
+import { compareCell } from '../compare-cell.ts';
+import { CHUNKS, CHUNKS_STUDY } from '../descriptors.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { defineStudy } from '../study.ts';
+import { intervalText, outcomeWord, rounded, sideFacts } from '../table.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
 const REPORT_SWEEP = [
