@@ -19,7 +19,7 @@ import {
   type StudySection,
 } from '../model/index.ts';
 import { loadCaveat } from './caveats.ts';
-import type { StudyDescriptor } from './descriptors.ts';
+import type { StudyDescriptor } from './describe.ts';
 import { checkFindings } from './findings.ts';
 
 /**

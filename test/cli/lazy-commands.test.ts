@@ -159,7 +159,7 @@ for (const args of [
     assert.deepEqual(heavy, [], `modules loaded for ${args.join(' ')}`);
     // The check sees what it is meant to: the descriptors are there.
     assert.ok(
-      r.files.some((f) => f.endsWith('/src/studies/descriptors.ts')),
+      r.files.some((f) => f.endsWith('/src/studies/echo/descriptor.ts')),
       'the descriptors were loaded',
     );
   });

@@ -30,10 +30,10 @@ import {
 import { quickCaveat } from '../caveats.ts';
 import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from '../claims.ts';
 import { compareCell } from '../compare-cell.ts';
-import { CHUNKS, CHUNKS_STUDY } from '../descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { defineStudy } from '../study.ts';
 import { intervalText, outcomeWord, rounded, sideFacts } from '../table.ts';
+import { CHUNKS, CHUNKS_STUDY } from './descriptor.ts';
 
 /** The report's concurrency sweep (64 chunks against its tuned production server, medians). */
 const REPORT_SWEEP = [

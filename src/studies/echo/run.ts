@@ -50,10 +50,10 @@ import {
 import { quickCaveat } from '../caveats.ts';
 import { accounts, direction } from '../claims.ts';
 import { compareCell } from '../compare-cell.ts';
-import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from '../descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { defineStudy, type Rederived, type StudyContext } from '../study.ts';
 import { intervalText, outcomeWord, percentCell, rounded, sideFacts, timesWords } from '../table.ts';
+import { ECHO_STUDY, LIBRARY_POOL_SESSIONS } from './descriptor.ts';
 
 /** The window presets (`--window`'s). */
 type WindowName = 'node' | 'browser' | 'max';

@@ -29,11 +29,11 @@ import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../tls
 import { baselineStrategy, multiplexedStrategy } from '../../transport/index.ts';
 import { agreement, type Direction, direction, directionText } from '../claims.ts';
 import { compareCell } from '../compare-cell.ts';
-import { PROXY_STUDY } from '../descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { checkNginx, freePort, startNginx } from '../nginx.ts';
 import { defineStudy, type Rederived } from '../study.ts';
 import { intervalText, medianOf, rounded } from '../table.ts';
+import { PROXY_STUDY } from './descriptor.ts';
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
 const LARGE_BYTES = 2_831_155;

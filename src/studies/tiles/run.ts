@@ -50,11 +50,11 @@ import {
   serverViewOf,
   startFixtureTarget,
 } from '../../server/index.ts';
-// The render-time model and the report's cores sit beside the flags whose help quotes them.
-import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from '../descriptors.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { defineStudy, type Rederived, type StudyContext } from '../study.ts';
 import { counted, medianOf, rounded } from '../table.ts';
+// The render-time model and the report's cores sit beside the flags whose help quotes them.
+import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from './descriptor.ts';
 
 /** The report's burst table (121 tiles at once, headless Chrome over CDP, medians). */
 const REPORT_BURST = [
