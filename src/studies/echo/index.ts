@@ -3,4 +3,8 @@
  * the tests feed their own rows and headers through.
  */
 export { ECHO_STUDY } from './descriptor.ts';
-export { apiHeaders, type EchoOptions, echoFindings, echoStudy, type Row } from './run.ts';
+export { echoFindings } from './findings.ts';
+export type { EchoOptions } from './options.ts';
+export { apiHeaders } from './plan.ts';
+export type { Row } from './rows.ts';
+export { echoStudy } from './run.ts';
