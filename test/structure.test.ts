@@ -130,7 +130,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
   browser: ['core', 'model', 'server', 'tls'],
   probe: ['core', 'model', 'h2', 'tls', 'h3', 'report'],
-  page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser'],
+  page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser', 'report'],
   studies: [
     'core',
     'model',

@@ -19,7 +19,7 @@ export interface StudyFlag<K extends string = string> extends FlagUse {
 
 /**
  * What `h2lab study` needs to list a study and print its help: everything about it but its code. `K`
- * is the keys its flags fill; the study's file checks them against its options' type when it builds
+ * is the keys its flags fill; the study's run.ts checks them against its options' type when it builds
  * the `Study` (`defineStudy<ChunksOptions>({ ...CHUNKS_STUDY, resolve, run })`).
  */
 export interface StudyDescriptor<K extends string = string> {

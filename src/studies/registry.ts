@@ -33,7 +33,7 @@ export function findStudy(name: string): StudyDescriptor | undefined {
 }
 
 /**
- * The study of this name, whole (`resolve`, `run`, `verify`, `rederive`), loading its file; undefined
+ * The study of this name, whole (`resolve`, `run`, `verify`, `rederive`), loading its folder; undefined
  * when no study has the name.
  *
  * @example const study = await loadStudy('chunks'); startStudy(study!, { quick: true });
