@@ -130,7 +130,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
   browser: ['core', 'model', 'server', 'tls'],
   probe: ['core', 'model', 'h2', 'tls', 'h3', 'report'],
-  page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser'],
+  page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser', 'report'],
   studies: [
     'core',
     'model',
@@ -204,4 +204,22 @@ test('the checks above can fail: a known cycle and a deep import are found', () 
   ]);
   assert.deepEqual(findCycle(g), ['a', 'b', 'c', 'a']);
   assert.equal(findCycle(new Map([['a', ['b']]])), undefined);
+});
+
+// A study grows by files of its own folder, each one concern (docs/design.md, "Studies"): a study file
+// over 500 lines is a concern that wants a file of its own.
+const STUDY_FILE_MAX_LINES = 500;
+test(`no file of src/studies over ${STUDY_FILE_MAX_LINES} lines, and every study a folder`, () => {
+  const studies = sources(join(SRC, 'studies'));
+  const long = studies
+    .map((f) => [rel(f), readFileSync(f, 'utf8').split('\n').length] as const)
+    .filter(([, n]) => n > STUDY_FILE_MAX_LINES);
+  assert.deepEqual(long, [], 'split the file by concern inside its study folder');
+  const folders = readdirSync(join(SRC, 'studies')).filter((n) =>
+    statSync(join(SRC, 'studies', n)).isDirectory(),
+  );
+  assert.ok(folders.length >= 4, `the studies' folders: ${folders.join(', ')}`);
+  for (const d of folders)
+    for (const f of ['descriptor.ts', 'index.ts', 'run.ts'])
+      assert.ok(studies.includes(join(SRC, 'studies', d, f)), `src/studies/${d}/${f}`);
 });

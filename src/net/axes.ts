@@ -47,7 +47,7 @@ export interface PlannedLink {
   /**
    * The `net` and `links` that plan this link alone: a comparison given them (`runComparison({ ...alone
    * })`) runs over exactly this link, with this name, seed and settings. How a study runs one
-   * comparison per link of a grid it planned here (src/studies/chunks.ts).
+   * comparison per link of a grid it planned here (src/studies/chunks/).
    */
   alone: { net?: string[]; links: LinkAxes };
 }

@@ -2,6 +2,8 @@
  * `h2lab page`: record a real page as a HAR and replay it under HTTP/1.1, HTTP/2 and HTTP/3 through
  * the same emulated link, with Chromium as the client, and say why it loaded faster or slower.
  */
+
+export { analyzePage, originProtocols } from './analyze.ts';
 export { type CapturedLoad, type CapturedRequest, capturePageLoad } from './capture.ts';
 export {
   HAR_LIMITS,
@@ -23,4 +25,3 @@ export {
   replayPage,
   resolvePageReplayOptions,
 } from './replay.ts';
-export { analyzePage, originProtocols } from './verdict.ts';

@@ -49,10 +49,10 @@ import {
 } from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
+import { analyzePage, originProtocols } from './analyze.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
 import { linkPlace, type OriginsPlace, startReplayOrigins } from './origins-host.ts';
-import { analyzePage, originProtocols } from './verdict.ts';
 
 /** Hooks of {@link replayPage}. */
 export interface ReplayHooks {

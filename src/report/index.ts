@@ -19,6 +19,7 @@ export {
 export { escapeHtml, scriptJson } from './html.ts';
 export { renderMergedText } from './merged-text.ts';
 export { medianLoad, renderPageHtml, renderPageMarkdown } from './page.ts';
+export { type PageVerdictInput, pageVerdict, type VerdictPair } from './page-verdict.ts';
 export { renderProbeText } from './probe-text.ts';
 export {
   RENDER_FORMATS,

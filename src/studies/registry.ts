@@ -1,29 +1,20 @@
 /**
- * The studies `h2lab study` offers: each one's descriptor (descriptors.ts), read without loading it,
- * and how to load the study itself. `h2lab study --help` lists and describes them from the descriptors
- * alone; a study's file — and with it the comparison engine, Chromium's driver, nginx's driver — is
- * loaded by {@link loadStudy} when the study runs or a saved result's findings are derived again
- * (issue 29; docs/design.md, "Studies").
+ * The studies `h2lab study` offers: each one's descriptor (its folder's descriptor.ts, listed in
+ * descriptors.ts), read without loading it, and how to load the study itself. `h2lab study --help`
+ * lists and describes them from the descriptors alone; a study's folder — and with it the comparison
+ * engine, Chromium's driver, nginx's driver — is loaded by {@link loadStudy} when the study runs or a
+ * saved result's findings are derived again (docs/design.md, "Studies").
  */
-import { CHUNKS_STUDY, ECHO_STUDY, PROXY_STUDY, type StudyDescriptor, TILES_STUDY } from './descriptors.ts';
+
+import type { StudyDescriptor } from './describe.ts';
+import { BUILT_IN, type StudyEntry } from './descriptors.ts';
 import type { Study } from './study.ts';
 
-/** One registered study: what it declares, and its whole self on demand. */
-interface Entry {
-  descriptor: StudyDescriptor;
-  load: () => Promise<Study>;
-}
-
-const STUDIES: Entry[] = [
-  { descriptor: CHUNKS_STUDY, load: async () => (await import('./chunks.ts')).chunksStudy },
-  { descriptor: ECHO_STUDY, load: async () => (await import('./echo.ts')).echoStudy },
-  { descriptor: PROXY_STUDY, load: async () => (await import('./proxy.ts')).proxyStudy },
-  { descriptor: TILES_STUDY, load: async () => (await import('./tiles.ts')).tilesStudy },
-];
+const STUDIES: StudyEntry[] = [...BUILT_IN];
 
 /**
- * Adds a study, whole (tests and scripts add their own; the built-in ones are listed above by their
- * descriptors). Throws when the name is taken.
+ * Adds a study, whole (tests and scripts add their own; the built-in ones are listed in
+ * descriptors.ts). Throws when the name is taken.
  */
 export function registerStudy(study: Study): void {
   if (STUDIES.some((s) => s.descriptor.name === study.name))
@@ -42,7 +33,7 @@ export function findStudy(name: string): StudyDescriptor | undefined {
 }
 
 /**
- * The study of this name, whole (`resolve`, `run`, `verify`, `rederive`), loading its file; undefined
+ * The study of this name, whole (`resolve`, `run`, `verify`, `rederive`), loading its folder; undefined
  * when no study has the name.
  *
  * @example const study = await loadStudy('chunks'); startStudy(study!, { quick: true });

@@ -1,5 +1,5 @@
 /**
- * The study harness. A study (one file each in this folder) reruns one field report with h2lab's own
+ * The study harness. A study (one folder each in this folder) reruns one field report with h2lab's own
  * pieces — comparisons, browser sessions, probes, the fixture server, links — and has no engine logic
  * of its own. The harness gives it a {@link StudyContext}: units of work ("cells") with progress and an
  * ETA, tables beside the report's numbers, the explanation, and a result that is valid JSON after every
@@ -20,13 +20,13 @@ import {
   type StudySection,
 } from '../model/index.ts';
 import { loadCaveat } from './caveats.ts';
-import type { StudyDescriptor } from './descriptors.ts';
+import type { StudyDescriptor } from './describe.ts';
 import { checkFindings } from './findings.ts';
 
 /**
- * What a study does (its descriptor, what it declares, is in descriptors.ts): `O` is its resolved
- * options (what `run` reads, typed), `G` the options a caller gives (the flags' values): `resolve`
- * fills in the defaults of the mode.
+ * What a study does (its descriptor, what it declares, is in its folder's descriptor.ts): `O` is its
+ * resolved options (what `run` reads, typed), `G` the options a caller gives (the flags' values):
+ * `resolve` fills in the defaults of the mode.
  */
 export interface StudyImplementation<
   O extends object = Record<string, unknown>,
@@ -64,7 +64,7 @@ export interface StudyImplementation<
 
 /**
  * One study: what it declares (name, title, the report it reruns, its question, its flags, whose keys
- * must be keys of `G`) and what it does. Built in the study's file from its descriptor:
+ * must be keys of `G`) and what it does. Built in the study's run.ts from its descriptor:
  * `defineStudy<ChunksOptions>({ ...CHUNKS_STUDY, resolve, run })`.
  */
 export interface Study<O extends object = Record<string, unknown>, G extends object = Partial<O>>

@@ -65,7 +65,7 @@ const EXEMPT: Record<string, { files: string[]; why: string }> = {
         ],
         [
           'render-cores',
-          ['server/options.ts', 'studies/descriptors.ts'],
+          ['server/options.ts', 'studies/tiles/descriptor.ts'],
           "serve's render cores: the tiles study passes it to the fixture",
         ],
         [

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parseStudyResult, type StudyResult } from '../../src/model/index.ts';
-import { type EchoOptions, echoFindings, echoStudy, type Row } from '../../src/studies/echo.ts';
+import { type EchoOptions, echoFindings, echoStudy, type Row } from '../../src/studies/echo/index.ts';
 import { checkFindings } from '../../src/studies/findings.ts';
 import { rederived } from '../../src/studies/index.ts';
 

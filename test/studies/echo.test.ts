@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ConnectionLifetime, StudyResult } from '../../src/model/index.ts';
 import { parseStudyResult } from '../../src/model/index.ts';
-import { apiHeaders } from '../../src/studies/echo.ts';
+import { apiHeaders } from '../../src/studies/echo/index.ts';
 import { multiplexedStrategy } from '../../src/transport/index.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { testHome } from '../helpers/fixture.ts';

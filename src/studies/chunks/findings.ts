@@ -1,0 +1,176 @@
+/** The chunks study's findings against the report's, and their verification. */
+import type { StudyFinding, StudyResult } from '../../model/index.ts';
+import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from '../claims.ts';
+import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { CHUNKS } from './descriptor.ts';
+import { REPORT_SWEEP } from './options.ts';
+import type { LinkCase } from './plan.ts';
+import type { Row } from './rows.ts';
+
+// --- row by row against the report ----------------------------------------------------------
+
+/**
+ * One finding per row of the report's sweep, answered on the first link without loss (the report
+ * recorded no loss; its RTT was its production path's, unrecorded), else the first link.
+ */
+/**
+ * Slow start, where it accounts for HTTP/1.1's lead: every connection starts a run at the link's
+ * initial window (Linux restarts an idle connection's window too), the first round trip carries
+ * k × IW segments over k connections, and a connection that must deliver S segments needs
+ * ⌈log2(S/IW + 1)⌉ round trips of slow start (RFC 5681 §3.1). Said only when HTTP/2's one connection
+ * needs more rounds and those extra round trips come within {@link SLOW_START_TOLERANCE} of the
+ * measured difference — the arithmetic then accounts for the ratio; otherwise nothing is claimed.
+ */
+/** How close the slow-start arithmetic must come to the measured difference to account for it. */
+const SLOW_START_TOLERANCE = 0.25;
+
+function slowStart(row: Row, ev: Evidence): string | undefined {
+  const { h1, h2 } = row;
+  const iw = h1.initialCwnd ?? h2.initialCwnd;
+  const mss = h1.mssBytes ?? h2.mssBytes;
+  const rtt = h1.linkRttMs ?? h2.linkRttMs;
+  const k = h1.connections;
+  if (!iw || !mss || !rtt || !k || !h1.bytesIn || !h2.bytesIn) return undefined;
+  if (h1.seconds === undefined || h2.seconds === undefined || (h1.drops ?? 0) > 0 || (h2.drops ?? 0) > 0)
+    return undefined;
+  const segs1 = Math.ceil(h1.bytesIn / k / mss);
+  const segs2 = Math.ceil(h2.bytesIn / mss);
+  const r1 = Math.ceil(Math.log2(segs1 / iw + 1));
+  const r2 = Math.ceil(Math.log2(segs2 / iw + 1));
+  const extraMs = (r2 - r1) * rtt;
+  const gapMs = (h2.seconds - h1.seconds) * 1000;
+  if (r2 <= r1 || gapMs <= 0 || !accounts(extraMs, gapMs, { tolerance: SLOW_START_TOLERANCE }))
+    return undefined;
+  ev.set('slowStartTolerance', SLOW_START_TOLERANCE);
+  return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
+}
+
+export function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyFinding[] {
+  const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
+  if (!chosen) return [];
+  return [...sweepFindings(chosen), ...conclusionFindings(chosen)];
+}
+
+/**
+ * The report's third reason (its client's CPU in pure-Python h2) and its decision (HTTP/2 for single
+ * slices, pooled HTTP/1.1 for bulk), on the same link as the sweep's rows.
+ */
+function conclusionFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
+  const cpu = notMeasured(
+    {
+      id: 'client-cpu',
+      row: 'Third reason: the client’s CPU in pure-Python h2',
+      report: 'offered as part of HTTP/2’s deficit, not measured',
+      ev: new Evidence(),
+    },
+    'not measured here, because h2lab’s client is Node’s HTTP/2, not the report’s Python one; each run records its own CPU (client.cpu), which says nothing of the report’s client',
+    'this run has no Python client to measure',
+  );
+  const ev = new Evidence();
+  ev.set('link', chosen.link.id);
+  const one = chosen.rows.find((r) => r.concurrency === 1)?.h2VsH1;
+  const bulk = chosen.rows.at(-1);
+  const base = {
+    id: 'decision',
+    section: 'summary',
+    row: 'Decision: HTTP/2 for single slices (one in flight), pooled HTTP/1.1 for bulk',
+    report: 'a tie at one in flight, HTTP/1.1 ahead as concurrency grows',
+    ev,
+  };
+  if (!one || !bulk?.h2VsH1 || bulk.concurrency === 1)
+    return [
+      cpu,
+      notMeasured(
+        base,
+        `not measured: the grid lacks concurrency ${ev.n('needConcurrency', 1)} or a higher one (--concurrency)`,
+      ),
+    ];
+  const tie = noDifference(one.interval);
+  const h1Ahead = direction(bulk.h2VsH1.interval) === 'below';
+  return [
+    cpu,
+    makeFinding({
+      ...base,
+      measured: `H1/H2 ${ev.x('ratioC1', one.interval.ratio)} at one in flight (interval ${ev.x('loC1', one.interval.lo)}–${ev.x('hiC1', one.interval.hi)}), ${ev.x('ratioBulk', bulk.h2VsH1.interval.ratio)} at ${ev.n('bulkConcurrency', bulk.concurrency)} (interval ${ev.x('loBulk', bulk.h2VsH1.interval.lo)}–${ev.x('hiBulk', bulk.h2VsH1.interval.hi)}), ${chosen.link.id}`,
+      verdict: tie && h1Ahead ? 'agrees' : 'differs',
+      explain: (v) =>
+        v === 'agrees'
+          ? 'One request at a time costs both protocols the same round trips, so HTTP/2 (one connection, one handshake) loses nothing for single slices; many in flight need HTTP/1.1’s many congestion windows (the sweep’s rows)'
+          : undefined,
+      unexplained: `the intervals do not show ${tie ? '' : `a tie at one in flight (within ${ev.pct('noEffect', NO_EFFECT)})${h1Ahead ? '' : ' and '}`}${h1Ahead ? '' : 'HTTP/1.1 ahead in bulk'} on this link`,
+    }),
+  ];
+}
+
+function sweepFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
+  return REPORT_SWEEP.map((ref) => {
+    const ev = new Evidence();
+    ev.set('link', chosen.link.id);
+    const row = chosen.rows.find((r) => r.concurrency === ref.concurrency);
+    const c = row?.h2VsH1;
+    const base = {
+      id: `sweep-c${ref.concurrency}`,
+      section: 'summary',
+      row: `${ev.n('concurrency', ref.concurrency)} in flight, ${ev.n('chunks', CHUNKS)} chunks: H1/H2`,
+      report: `${ev.x('reportRatio', ref.ratio)} (${ev.s('reportH1S', ref.http1)} against ${ev.s('reportH2S', ref.http2)})`,
+      ev,
+    };
+    if (!row || !c || row.h1.seconds === undefined || row.h2.seconds === undefined)
+      return notMeasured(
+        base,
+        `not measured: concurrency ${ev.n('concurrency', ref.concurrency)} is not in this run's grid (--concurrency)`,
+        'no run at this concurrency',
+      );
+    const r = c.interval.ratio;
+    const w1 = row.h1.cwndSum;
+    const w2 = row.h2.cwndSum;
+    return makeFinding({
+      ...base,
+      measured: `${ev.x('ratio', r)} (${ev.s('h1S', row.h1.seconds)} against ${ev.s('h2S', row.h2.seconds)}, ${chosen.link.id})`,
+      reference: ref.ratio,
+      value: r,
+      tolerance: 0.1,
+      ratio: true,
+      explain: () => {
+        if (ref.concurrency === 1 && Math.abs(r - 1) <= 0.1)
+          return 'With one request at a time both protocols pay the same round trips, as in the report';
+        if (r < 0.95 && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
+          return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
+        const slow = slowStart(row, ev);
+        if (slow) return slow;
+        if (r >= 0.95 && w1 !== undefined && w2 !== undefined)
+          return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
+        return undefined;
+      },
+      unexplained: `the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio`,
+    });
+  });
+}
+
+/**
+ * The chunks findings against the result: a slow-start explanation only where its extra round trips
+ * come within {@link SLOW_START_TOLERANCE} of the measured gap, and each ratio the summary's cell.
+ */
+export function verifyChunks(r: StudyResult): string[] {
+  const problems: string[] = [];
+  const summary = r.sections.find((s) => s.id === 'summary');
+  for (const f of r.findings) {
+    if (/^Slow start/.test(f.explanation)) {
+      const extra = evidenceNumber(f, 'extraMs');
+      const gap = evidenceNumber(f, 'gapMs');
+      if (
+        extra === undefined ||
+        gap === undefined ||
+        !accounts(extra, gap, { tolerance: SLOW_START_TOLERANCE })
+      )
+        problems.push(`${f.id}: slow start named, but ${extra} ms predicted against ${gap} ms measured`);
+    }
+    const ratio = evidenceNumber(f, 'ratio');
+    const link = f.evidence.link;
+    const c = evidenceNumber(f, 'concurrency');
+    const cell = summary?.table.rows.find((x) => x.c === c)?.[String(link)];
+    if (ratio !== undefined && typeof cell === 'number' && cell.toFixed(2) !== ratio2(ratio).toFixed(2))
+      problems.push(`${f.id}: the words say ${ratio2(ratio).toFixed(2)}, the summary ${cell}`);
+  }
+  return problems;
+}

@@ -1,0 +1,174 @@
+/** The tiles study's explanations, one per table, derived from the numbers. */
+import type { BurstSummary, CancelSummary } from '../../model/index.ts';
+import { counted } from '../table.ts';
+import { BURST, type TilesOptions } from './options.ts';
+import { floorMs, fmt1, meanTileMs, med, rendering, targetLabel } from './plan.ts';
+import { type MapRow, pctDiff, perTile, reachedPerRun, type SweepPoint, sumOf } from './tables.ts';
+
+export function explainBurst(env: string, summaries: readonly BurstSummary[], o: TilesOptions): string {
+  const by = new Map(summaries.map((s) => [s.target, s]));
+  const h1 = by.get('http');
+  const h2 = by.get('https');
+  if (!h1 || !h2)
+    return `On ${env} the burst has no clean run of both targets (runs with a failed request are excluded), so it says nothing.`;
+  const floor = floorMs(o, BURST, o.poolSize, h2.peakInFlight.median);
+  const queueWhere = (s: BurstSummary) =>
+    (s.serverPoolQueueP50Ms ?? 0) > s.stalledP50Ms ? 'at the server’s pool' : 'in the browser';
+  const parts = [
+    `On ${env}, over http:// Chromium had ${h1.peakInFlight.median} tiles in flight at most, on ${h1.connections.median} connections, and the queue sat ${queueWhere(h1)} (stalled p50 ${Math.round(h1.stalledP50Ms)} ms, server queue p50 ${Math.round(h1.serverPoolQueueP50Ms ?? 0)} ms); over h2 ${h2.peakInFlight.median} were in flight on ${h2.connections.median} connection(s) and the queue sat ${queueWhere(h2)} (stalled p50 ${Math.round(h2.stalledP50Ms)} ms, server queue p50 ${Math.round(h2.serverPoolQueueP50Ms ?? 0)} ms).`,
+  ];
+  const faster = h2.wallMs < h1.wallMs ? 'h2' : 'HTTP/1.1';
+  const h1Busy = rendering(o, o.poolSize, h1.peakInFlight.median);
+  const h2Busy = rendering(o, o.poolSize, h2.peakInFlight.median);
+  const h1Floor = floorMs(o, BURST, o.poolSize, h1.peakInFlight.median);
+  const near = (wall: number, f: number) => `${Math.round((wall / f - 1) * 100)}%`;
+  parts.push(
+    `The last tile arrived after ${Math.round(h1.wallMs)} ms over HTTP/1.1 and ${Math.round(h2.wallMs)} ms over h2 (${faster} ${pctDiff(h1.wallMs, h2.wallMs)} faster). ${o.render === 'cpu' ? `Tiles burn CPU on ${o.renderCores} core(s), so at most ${h2Busy} render at full speed whatever the pool (${o.poolSize} workers) and the protocol allow; ` : ''}the backend's floor is ${Math.round(floor)} ms for h2 (${BURST} tiles × ${fmt1(meanTileMs(o))} ms mean / ${h2Busy} rendering at once) and ${Math.round(h1Floor)} ms for HTTP/1.1 (${h1Busy} at once with ${h1.peakInFlight.median} in flight). HTTP/1.1 finished ${near(h1.wallMs, h1Floor)} above its floor, h2 ${near(h2.wallMs, floor)} above its own: ${
+      h1.wallMs < h1Floor * 1.25 && h2.wallMs < floor * 1.25
+        ? h1Busy < h2Busy
+          ? 'both ran at the limit their queue allowed, so h2 moved the queue into the pool and shortened it only by the workers HTTP/1.1 left idle'
+          : 'both ran at the backend’s limit, so h2 moved the queue into the pool without shortening it'
+        : 'the rest is time outside the pool: the browser’s own work on this machine and, behind a link, the round trip before each connection’s next tile'
+    }.`,
+  );
+  const ctl = by.get('https-h1');
+  if (ctl)
+    parts.push(
+      `HTTP/1.1 over TLS took ${Math.round(ctl.wallMs)} ms with ${ctl.peakInFlight.median} in flight: ${Math.abs(ctl.wallMs - h1.wallMs) < Math.abs(ctl.wallMs - h2.wallMs) ? 'like plain HTTP/1.1, so the difference is the protocol, not TLS' : 'closer to h2 than to plain HTTP/1.1, so part of the difference is TLS or the connection setup, not the protocol'}.`,
+    );
+  return parts.join(' ');
+}
+
+/**
+ * Whether two cancellation legs abandoned comparable work: the same order of abandoned tiles reached
+ * each server per run (within a factor of 1.5, and at least 10 a run). Otherwise the wanted tile's
+ * time of one leg says nothing about the other's.
+ */
+export function comparableLegs(a: CancelSummary, b: CancelSummary): boolean {
+  const x = reachedPerRun(a);
+  const y = reachedPerRun(b);
+  if (x === undefined || y === undefined || Math.min(x, y) < 10) return false;
+  return Math.max(x, y) / Math.min(x, y) <= 1.5;
+}
+
+export function explainCancel(env: string, cs: readonly CancelSummary[]): string | undefined {
+  const get = (t: string, m: string) => cs.find((c) => c.target === t && c.serverMode === m);
+  const honour = get('https', 'honour');
+  const ignore = get('https', 'ignore');
+  const h1 = get('http', 'honour');
+  if (!honour || !ignore) return undefined;
+  const parts = [
+    `On ${env}, abandoning ${BURST} tiles over h2 (the abort ran after ${Math.round(honour.actualAbortMs)} ms, median) delivered ${honour.server?.reachedHandler ?? '?'} abandoned tiles in ${honour.runs} run(s) to a server that honours cancellation (it dropped ${honour.server?.jobs.dropped ?? '?'} from its queue and aborted ${honour.server?.jobs.aborted ?? '?'} while rendering) and ${ignore.server?.reachedHandler ?? '?'} in ${ignore.runs} run(s) to one that ignores it (it rendered ${ignore.server?.jobs.unwanted ?? '?'} for nobody).`,
+  ];
+  const extraH = honour.wantedMs - honour.baselineMs;
+  const extraI = ignore.wantedMs - ignore.baselineMs;
+  if (comparableLegs(honour, ignore)) {
+    const worse = extraI > extraH + Math.max(10, 0.2 * honour.baselineMs);
+    parts.push(
+      `With comparable abandoned work (${Math.round(reachedPerRun(honour)!)} against ${Math.round(reachedPerRun(ignore)!)} reached a run), the wanted tile took ${Math.round(extraH)} ms over its idle baseline against ${Math.round(extraI)} ms: ${worse ? `ignoring cancellation cost it ${Math.round(extraI - extraH)} ms, the abandoned tiles still rendering ahead of it` : 'within the noise of the baseline, so here the abandoned work had drained before the wanted tile or ran beside it'}.`,
+    );
+  } else {
+    parts.push(
+      `The two legs are not comparable — ${reachedPerRun(honour) === undefined ? '?' : Math.round(reachedPerRun(honour)!)} against ${reachedPerRun(ignore) === undefined ? '?' : Math.round(reachedPerRun(ignore)!)} abandoned tiles reached the server a run — so the wanted tile's ${Math.round(extraH)} against ${Math.round(extraI)} ms over the idle baseline says nothing about what ignoring cancellation costs; per abandoned tile that reached it, that is ${perTile(extraH, honour)} against ${perTile(extraI, ignore)} ms.`,
+    );
+  }
+  if (h1)
+    parts.push(
+      `Over HTTP/1.1 ${h1.server?.reachedHandler ?? '?'} abandoned tiles reached a handler in ${h1.runs} run(s) of ${BURST}: the rest were still queued in the browser, where cancelling costs the server nothing.`,
+    );
+  return parts.join(' ');
+}
+
+export function explainMap(env: string, rows: MapRow[]): string | undefined {
+  const get = (t: string, m: string) => rows.find((r) => r.target === t && r.mode === m);
+  const parts: string[] = [];
+  for (const r of rows.filter((x) => x.mode === 'honour')) {
+    const req = sumOf(r.sessions, (s) => s.tilesRequested);
+    const canc = sumOf(r.sessions, (s) => s.tilesCanceled);
+    const reached = sumOf(r.sessions, (s) => s.server?.reachedHandler ?? 0);
+    const cancelled = sumOf(r.sessions, (s) =>
+      Object.values(s.server?.cancellations ?? {}).reduce((a, b) => a + b, 0),
+    );
+    const moves = r.sessions.flatMap((s) => s.moves.map((m) => m.completeMs));
+    // None abandoned on the network: the server answered each tile before the map's next frame
+    // dropped it (CDP's account); the page may still count aborts of tiles whose bytes had arrived.
+    const none =
+      canc === 0
+        ? ` (none was still in flight when the map moved on: a tile was on the wire ${Math.round(med(r.sessions.map((s) => s.wireMs.p50)))} ms, p50)`
+        : '';
+    parts.push(
+      `${targetLabel(r.target)}: the map asked for ${req} tiles and abandoned ${canc} itself${none}; ${reached} reached the server, where ${cancelled} were cancelled; the viewport was complete ${Math.round(med(moves))} ms (median) after a move.`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  const ig = get('https', 'ignore');
+  if (ig) {
+    const wasted = sumOf(ig.sessions, (s) => s.server?.renderedForNothing ?? 0);
+    const moves = ig.sessions.flatMap((s) => s.moves.map((m) => m.completeMs));
+    parts.push(
+      `With a server that ignores cancellation, h2 sessions had ${counted(wasted, 'tile')} rendered for nobody and the viewport was complete ${Math.round(med(moves))} ms after a move.`,
+    );
+  }
+  return `On ${env}, in MapLibre sessions — ${parts.join(' ')}`;
+}
+
+/** A step of the sweep gains when its wall falls below this share of the step before. */
+const KNEE_GAIN = 0.9;
+
+/**
+ * The first pool size after which the sweep's next step (whatever its factor: 1, 4, 16 steps by 4)
+ * gains less than 10%, with that next step, or undefined.
+ */
+function knee(
+  points: SweepPoint[],
+  side: 'http' | 'https',
+): { pool: number; wall: number; next: number; nextWall: number } | undefined {
+  const pts = points.filter((p) => p[side] !== undefined);
+  for (let i = 0; i + 1 < pts.length; i++) {
+    const a = pts[i]![side]!.wallMs;
+    const b = pts[i + 1]![side]!.wallMs;
+    if (b > a * KNEE_GAIN) return { pool: pts[i]!.pool, wall: a, next: pts[i + 1]!.pool, nextWall: b };
+  }
+  return undefined;
+}
+
+/** What the step after the knee did: "4× the workers gave 3% less wall time" or "… 21% more". */
+function kneeStep(k: NonNullable<ReturnType<typeof knee>>): string {
+  const factor = k.next / k.pool;
+  const times = Number.isInteger(factor) ? `${factor}×` : `${factor.toFixed(1)}×`;
+  const change = Math.round((k.nextWall / k.wall - 1) * 100);
+  return `${k.next} workers (${times} as many) gave ${change > 0 ? `${change}% more wall time` : change < 0 ? `${-change}% less wall time, under ${Math.round((1 - KNEE_GAIN) * 100)}%` : 'the same wall time'}`;
+}
+
+export function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): string | undefined {
+  const full = points.filter((p) => p.http && p.https);
+  if (full.length < 2) return undefined;
+  const first = full[0]!;
+  const last = full.at(-1)!;
+  const parts = [
+    `On ${env}, from ${first.pool} to ${last.pool} workers the ${BURST}-tile burst went from ${Math.round(first.http!.wallMs)} to ${Math.round(last.http!.wallMs)} ms over HTTP/1.1 and from ${Math.round(first.https!.wallMs)} to ${Math.round(last.https!.wallMs)} ms over h2 (clean bursts only).`,
+  ];
+  for (const side of ['http', 'https'] as const) {
+    const name = side === 'http' ? 'HTTP/1.1' : 'h2';
+    const k = knee(full, side);
+    const atLast = last[side]!;
+    if (!k) {
+      parts.push(`${name} kept gaining up to ${last.pool} workers.`);
+      continue;
+    }
+    const pk = full.find((p) => p.pool === k.pool)!;
+    const rk = pk.serviceMs[side];
+    const rl = last.serviceMs[side];
+    const cores = o.render === 'cpu' ? o.renderCores : undefined;
+    const why =
+      cores !== undefined && k.pool >= cores && rk !== undefined && rl !== undefined && rl > rk * 1.25
+        ? `tiles burn CPU on ${cores} core(s), and more busy workers only share them: a tile's render time rose from ${Math.round(rk)} ms at ${counted(k.pool, 'worker')} to ${Math.round(rl)} ms at ${last.pool}`
+        : atLast.peakInFlight.median < last.pool && atLast.stalledP50Ms > (atLast.serverPoolQueueP50Ms ?? 0)
+          ? `the queue sat in the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool at ${last.pool} workers): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
+          : `the measurements here do not say which limit it met (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms, pool queue p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers)`;
+    parts.push(
+      `${name} stopped gaining at ${counted(k.pool, 'worker')} (${Math.round(k.wall)} ms; ${kneeStep(k)}): ${why}.`,
+    );
+  }
+  return parts.join(' ');
+}
