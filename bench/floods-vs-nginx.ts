@@ -1,4 +1,4 @@
-// The floods of issue 26 against the fixture server and nginx side by side, each server in its own
+// Hostile floods against the fixture server and nginx side by side, each server in its own
 // process (so RSS and CPU are the server's alone; the attacker is this process): rapid reset spread
 // over 50 connections (with h2load beside it, for the normal client's share), WINDOW_UPDATE(0, +1)
 // and unknown-type floods after one GET, header lists of 39/63/98 KB, and a first request on stream

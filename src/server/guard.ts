@@ -264,7 +264,7 @@ export class H2Guard {
     // A stream reset while it waits is skipped, and is counted against the session's bucket. One
     // listener shared by every stream ('aborted' fires at most once), which finds the entry on the
     // stream: a `once` and a closure per stream made the fixture's garbage collection twice as
-    // costly (issue 29, docs/performance.md).
+    // costly (docs/performance.md).
     stream.on('aborted', this.onStreamAborted);
     if (st) {
       this.seen(st, stream);

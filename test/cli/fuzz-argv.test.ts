@@ -1,4 +1,4 @@
-// A quick fuzz of the command line (issue 17): random flags from each command's own option list
+// A quick fuzz of the command line: random flags from each command's own option list
 // (read from the commander definition, so a new option is fuzzed without touching this file) with
 // random values (numbers, units, overflows, unicode, control characters, hostile paths), in process
 // through the CLI's own `main`. Every case must end with status 0, 1 or 2; when not 0, with one coded

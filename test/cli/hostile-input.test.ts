@@ -1,4 +1,4 @@
-// No input crashes the CLI (issue 17): devices, FIFOs, directories and huge files given to every
+// No input crashes the CLI: devices, FIFOs, directories and huge files given to every
 // option that reads a file; config files that bomb or nest; URL templates that expand to millions;
 // durations past Node's timer limit; saved results that are truncated, of the wrong kind or deeply
 // nested. Each ends in a coded error (exit 2 for usage, 1 for the target), never a stack trace, never

@@ -226,7 +226,7 @@ export function hpackIndexedLiteral(name: string, value: string): Buffer {
 /**
  * A GET on `streamId` whose header list is about `kb` × 1000 bytes as SETTINGS_MAX_HEADER_LIST_SIZE
  * counts it (RFC 9113 §6.5.2: name + value + 32 per field), in 4,000-byte fields, as HEADERS and as
- * many CONTINUATIONs as 16 KiB frames need (the referee's shape of issue 26).
+ * many CONTINUATIONs as 16 KiB frames need.
  */
 export function largeHeaderList(streamId: number, kb: number): Buffer {
   const fields: Array<[string, string]> = [

@@ -74,7 +74,7 @@ const FLOODS: Flood[] = [
     expect: { closes: true },
   },
   // Node 20 reports neither to JavaScript and nghttp2 limits neither: the guard's flood bucket counts
-  // the bytes they take (issue 26: before, kept with a core busy; nginx ends them past ~650k frames).
+  // the bytes they take (before, kept with a core busy; nginx ends them past ~650k frames).
   {
     name: 'WINDOW_UPDATE flood',
     unit: () => windowUpdate(0, 1),

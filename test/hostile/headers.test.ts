@@ -1,7 +1,7 @@
 // Header abuse: an HPACK bomb (a 4 KB entry indexed once, referenced many times per stream, on
 // 2000 streams: a few bytes each on the wire, 40 KB each decoded) and a CONTINUATION flood (a header
 // block that never ends). Both must end the connection within 1 s; nginx beside it. Header lists
-// above --max-header-list-size are refused even in a client's first flight (issue 26, item 3), and a
+// above --max-header-list-size are refused even in a client's first flight, and a
 // client that skips stream ids is served, not taken for one whose streams were refused (item 4).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';

@@ -54,7 +54,7 @@ test('--duration bounds the run, warm-up requests are counted apart and reach th
     const warm = (r.counts as { warmup?: number }).warmup ?? 0;
     assert.ok(warm > 0, 'some requests fell in the warm-up');
     assert.equal(server.seen.requests, r.counts.total + warm);
-    // client.cpu covers the measured period only (issue 29), cpuSeconds the whole run from connect:
+    // client.cpu covers the measured period only, cpuSeconds the whole run from connect:
     // the first, as CPU seconds, is a part of the second (5 ms of slack for the two clocks' grain).
     const measuredCpuS = (r.client.cpu * r.durationMs) / 1000;
     assert.ok(r.client.cpuSeconds !== undefined && r.client.cpuSeconds > 0, 'cpuSeconds recorded');

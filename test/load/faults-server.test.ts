@@ -1,5 +1,5 @@
 /**
- * The load client under faults of the server itself (issue 17): a fixture server killed mid-run and
+ * The load client under faults of the server itself: a fixture server killed mid-run and
  * started again, nginx rotating its connections, a server resetting every N-th stream, and mTLS
  * refusals in a loop. Every request is accounted for (`total = responses by status + Σ failures by
  * class`) and, where the server counts its handlers, `attempts − unprocessed` is that count. Real

@@ -1,5 +1,5 @@
 /**
- * The load client under faults (issue 17): every request it issues is accounted for, in the class
+ * The load client under faults: every request it issues is accounted for, in the class
  * that says what went wrong, over real loopback sockets.
  */
 import assert from 'node:assert/strict';

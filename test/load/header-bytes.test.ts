@@ -1,5 +1,5 @@
 /**
- * The bytes of response headers, a measured fact added through the run's tally (#27's example): against
+ * The bytes of response headers, a measured fact added through the run's tally: against
  * Debian's nginx, h2lab's per-response figure must equal what two referees no one here wrote report for
  * the same response — curl's `%{size_header}` for HTTP/1.1 (the head as text) and the length of
  * nghttp's received HEADERS frame for HTTP/2 (the HPACK-encoded block). nginx encodes the same fields

@@ -2,8 +2,8 @@
 // GET on a fresh HTTP/1.1-over-TLS connection is answered one round trip after the handshake, not
 // two. With Nagle on the TLS listener's sockets the response's last partial segment waited for the
 // ACK of the small segment written just before it (curl and h2load both saw one extra RTT; Node's own
-// TLS client did not), which biased every HTTP/1.1-over-TLS figure on a delayed link against h1
-// (issue 11). curl is the referee: it is what a user would check with.
+// TLS client did not), which biased every HTTP/1.1-over-TLS figure on a delayed link against h1.
+// curl is the referee: it is what a user would check with.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';

@@ -97,7 +97,7 @@ describe('the rules, on a real run edited at their thresholds', () => {
         else delete r.connections.connectMs;
       });
     // The base run is the embedded fixture's: both ends recorded TCP_NODELAY, so a held body is
-    // never blamed on Nagle (issue #25); against another server, whose setting h2lab cannot see, it is.
+    // never blamed on Nagle; against another server, whose setting h2lab cannot see, it is.
     const foreign = (r: RunResult) => {
       r.target.embedded = false;
       return r;

@@ -1,4 +1,4 @@
-// Every sentence h2lab prints is true of its own data (issue #25). Saved results of real comparisons
+// Every sentence h2lab prints is true of its own data. Saved results of real comparisons
 // (test/fixtures/report/, written by scripts/gen-report-fixtures.ts: the fixture server, nginx with
 // its defaults, the same nginx behind a 50 ms link losing 2%, a burst of 8 × 10 KiB through 200 ms
 // and 10 Mbit/s, the same at 64 over a grid of four links (loss 0 and 2%, cubic and reno), a 404 target, a refused port, 5% reset
@@ -176,7 +176,7 @@ describe('no sentence contradicts a recorded setting', () => {
           );
           assert.ok(pools.has(n), `${name} ${kind}: "${m[0]}" but ${m[1]} recorded ${[...pools].join(', ')}`);
         }
-        // "about N runs would tell" is more than the runs that could not tell (issue #31).
+        // "about N runs would tell" is more than the runs that could not tell.
         const kept = r.runsPerCell - r.warmupRuns;
         for (const m of t.matchAll(/(?:about|~)(\d+) (?:kept )?runs (?:a side |per strategy )?would tell/g))
           assert.ok(Number(m[1]) > kept, `${name} ${kind}: "${m[0]}" after ${kept} kept runs`);

@@ -1,5 +1,5 @@
 /**
- * One failure taxonomy across clients (issue 26, item 11): a response that breaks HTTP/1.1's framing
+ * One failure taxonomy across clients: a response that breaks HTTP/1.1's framing
  * — a status line that is not one, a head larger than the client accepts — is the server breaking the
  * protocol, `protocol` as for HTTP/2 (a malformed response, an oversized header block), not `other`.
  * Raw TCP servers on port 0 send the bytes.
