@@ -45,24 +45,27 @@ export function planBudget(o: {
 }
 
 /**
- * Cells (by id) with a comparison against the baseline still undecided, that more runs of the same
- * length could decide: runs too short for their link (either side) decide nothing whatever their
- * number, so none are spent on them.
+ * Cells (by id) with a comparison against the baseline still undecided (`all`), and those of them
+ * more runs of the same length could decide (`open`): runs too short for their link (either side)
+ * decide nothing whatever their number, so none are spent on them.
  */
-export function undecidedCells(result: CompareResult): Set<string> {
+export function undecidedCells(result: CompareResult): { all: Set<string>; open: Set<string> } {
   const short = (c: CellResult | undefined) =>
     c !== undefined && keptRuns(c).some((r) => runShortfall(r) !== undefined);
-  const ids = new Set<string>();
+  const all = new Set<string>();
+  const open = new Set<string>();
   for (const c of result.comparisons) {
     if (c.outcome !== 'undecided') continue;
     const same = (x: CellResult) =>
       x.workload === c.workload && x.concurrency === c.concurrency && x.net === c.net;
     const cell = result.cells.find((x) => same(x) && x.protocol === c.protocol);
+    if (!cell) continue;
+    all.add(cell.id);
     const base = result.cells.find((x) => same(x) && x.protocol === result.baseline);
-    if (!cell || short(cell) || short(base)) continue;
-    if (cell.status === 'done' || cell.status === 'running') ids.add(cell.id);
+    if (short(cell) || short(base)) continue;
+    if (cell.status === 'done' || cell.status === 'running') open.add(cell.id);
   }
-  return ids;
+  return { all, open };
 }
 
 /**

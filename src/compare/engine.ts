@@ -282,7 +282,14 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
     const runsBefore = result.cells.map((c) => c.runs.length);
     const t0 = performance.now();
     let stoppedBy: NonNullable<CompareResult['budget']>['stoppedBy'] = 'decided';
+    const settle = () => {
+      undecided = undecidedCells(result);
+      // Left undecided only by runs too short for their link: more of them were not spent.
+      if (stoppedBy === 'decided' && undecided.all.size > 0 && undecided.open.size === 0)
+        stoppedBy = 'runs-too-short';
+    };
     let undecided = undecidedCells(result);
+    settle();
     const record = () => {
       result.budget = {
         ms: budgetMs,
@@ -295,13 +302,13 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
           result.cells.map((c, i) => [c.id, c.runs.length - runsBefore[i]!]).filter(([, n]) => n !== 0),
         ),
         stoppedBy,
-        undecided: [...undecided],
+        undecided: [...undecided.all],
       };
     };
     record();
     await publish();
-    rounds: for (let round = 0; undecided.size > 0; round++) {
-      const order = budgetRound(result, undecided, plan.maxRuns, round);
+    rounds: for (let round = 0; undecided.open.size > 0; round++) {
+      const order = budgetRound(result, undecided.open, plan.maxRuns, round);
       if (order.length === 0) {
         // Every open cell made the most runs: the runs cap's doing, or the budget's (it set the looks).
         stoppedBy = plan.maxRuns >= BUDGET_MAX_RUNS ? 'max-runs' : 'budget';
@@ -324,11 +331,11 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
         }
       }
       refresh();
-      undecided = undecidedCells(result);
+      settle();
       record();
     }
     refresh();
-    undecided = undecidedCells(result);
+    settle();
     record();
   };
   const done = (async (): Promise<CompareResult> => {

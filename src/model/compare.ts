@@ -350,9 +350,9 @@ export const compareResultSchema = z.object({
         ),
       extraRuns: z.record(z.string(), z.number().int()).describe('Extra runs each cell made, by cell id.'),
       stoppedBy: z
-        .enum(['decided', 'budget', 'max-runs', 'interrupted'])
+        .enum(['decided', 'runs-too-short', 'budget', 'max-runs', 'interrupted'])
         .describe(
-          'Why the extra runs ended: every cell decided, the budget left no room for another run, the runs cap, or a stop.',
+          'Why the extra runs ended: every cell decided, the cells left undecided had runs too short for their link (more would not tell), the budget left no room for another run, the runs cap, or a stop.',
         ),
       undecided: z.array(z.string()).describe('Cells still undecided when the extra runs ended, by id.'),
     })

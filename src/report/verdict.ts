@@ -843,6 +843,15 @@ function linkSplit(result: CompareResult, mine: readonly Comparison[]): string {
     .join('; ');
 }
 
+/** Why a budget's extra runs ended, before the cells they left undecided. */
+const STOPPED_BY: Record<NonNullable<CompareResult['budget']>['stoppedBy'], string> = {
+  decided: 'ended',
+  'runs-too-short': 'no runs spent on runs too short for their link (more of them would not tell)',
+  budget: 'budget spent',
+  'max-runs': 'runs cap (# a cell) reached',
+  interrupted: 'stopped',
+};
+
 /**
  * `--budget`: what the extra runs were, the corrected alpha every look was held to, and whether the
  * budget ended with cells still undecided.
@@ -863,7 +872,7 @@ function budgetCaveat(result: CompareResult): string | undefined {
   const end =
     b.undecided.length === 0
       ? `every cell decided after ${formatMs(b.spentMs)} of it`
-      : `${b.stoppedBy === 'budget' ? 'budget spent' : b.stoppedBy === 'max-runs' ? `runs cap (${b.maxRuns} a cell) reached` : 'stopped'} with ${b.undecided.map(cellTag).join(', ')} still undecided`;
+      : `${STOPPED_BY[b.stoppedBy].replace('#', String(b.maxRuns))} with ${b.undecided.map(cellTag).join(', ')} still undecided`;
   return `--budget ${b.ms / 1000}s: after the planned runs, the undecided cells and their baseline ran again in interleaved rounds, each stopping once decided (${made}); judging after every round is a sequential test, so every look, the planned one included, was held to alpha ${nominal.toFixed(2)} / ${b.looks} looks = ${b.alpha.toPrecision(2)} (Bonferroni over the most looks the budget allowed); ${end}.`;
 }
 
