@@ -867,7 +867,7 @@ function budgetCaveat(result: CompareResult): string | undefined {
   const made =
     extra.length === 0
       ? 'no extra runs were made'
-      : `extra runs: ${extra.map(([id, n]) => `${cellTag(id)} ${n} extra runs`).join(', ')}`;
+      : `extra runs: ${extra.map(([id, n]) => `${cellTag(id)} ${n} extra run${n === 1 ? '' : 's'}`).join(', ')}`;
   const nominal = 1 - b.nominalConfidence;
   const end =
     b.undecided.length === 0
@@ -898,7 +898,7 @@ function caveats(result: CompareResult): string[] {
   out.push(
     kept < floor && !result.budget
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
-      : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at ${levelText(result, widest.workload, widest.concurrency)}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
+      : `Each cell ran ${result.runsPerCell} times${result.budget ? ' as planned (the undecided ones more under --budget, below)' : ''}, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at ${levelText(result, widest.workload, widest.concurrency)}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
   );
   const budget = budgetCaveat(result);
   if (budget) out.push(budget);
