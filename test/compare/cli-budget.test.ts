@@ -79,7 +79,8 @@ test('a --budget too short to decide ends with the cell undecided and says so', 
   assert.equal(b.stoppedBy, 'budget', JSON.stringify(b));
   const h2 = h2Cell(result);
   assert.deepEqual(b.undecided, [h2.id]);
-  assert.ok(b.spentMs <= b.ms, `${b.spentMs} ms of ${b.ms}`);
+  // A run starts only when its expected length (about 1 s) still fits; it may overrun by its variation.
+  assert.ok(b.spentMs < b.ms + 1000, `${b.spentMs} ms of ${b.ms}`);
   assert.ok(result.comparisons.some((c) => c.protocol === 'h2' && c.outcome === 'undecided'));
   assert.match(stdout, /budget spent with h2 at c=8 still undecided/);
   // The answer line says the runs were made, not only advised.
