@@ -46,6 +46,12 @@ export async function runCompareCommand(input: CompareOptionsInput, flags: Compa
     const dir = (flags as { capture?: string }).capture;
     if (dir !== undefined)
       throw invalidOption('--capture', dir, 'capture runs on one machine: give it without --shards');
+    if (input.budgetMs !== undefined)
+      throw invalidOption(
+        '--budget',
+        `${input.budgetMs / 1000}s`,
+        'the extra runs follow the runs before them on one machine: give it without --shards',
+      );
     await shardedCompare(input, flags);
     return;
   }

@@ -10,6 +10,7 @@ import type { CompareOptionsInput } from '../compare/index.ts';
 import {
   BANDWIDTH_FLAG,
   BASELINE_FLAG,
+  BUDGET_FLAG,
   CC_FLAG,
   COMPARE_DEFAULTS,
   COMPARE_RUNS,
@@ -98,6 +99,7 @@ export interface CompareFlags extends PlanFlags {
   warmupRuns?: string;
   seed?: string;
   minEffect?: string;
+  budget?: string;
   h1Connections?: string;
   h2Sessions?: string;
   h2PoolPolicy?: string;
@@ -215,6 +217,7 @@ const COMPARE_FLAG_USES = [
   { of: WARMUP_RUNS_FLAG, key: 'warmupRuns' },
   { of: SEED_FLAG, key: 'seed' },
   { of: MIN_EFFECT_FLAG, key: 'minEffect' },
+  { of: BUDGET_FLAG, key: 'budgetMs' },
   { of: H1_CONNECTIONS_FLAG, key: 'h1Connections' },
   { of: H2_SESSIONS_FLAG, key: 'h2PoolSessions' },
   { of: H2_POOL_POLICY_FLAG, key: 'h2PoolPolicy' },

@@ -24,6 +24,7 @@ import { buildVerdict } from '../report/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
 import { getStrategy } from '../transport/index.ts';
 import { analyze, keptRuns } from './analyze.ts';
+import { BUDGET_MAX_RUNS, budgetRound, planBudget, undecidedCells } from './budget.ts';
 import { checkConditions, evaluateConditions, parseCondition } from './expect.ts';
 import { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
 
@@ -67,6 +68,9 @@ export interface RunContext {
  * not offer the strategy's protocol (the cell becomes "not offered"); any other throw fails the cell.
  */
 export type CellRunner = (cell: Cell, ctx: RunContext) => Promise<RunResult>;
+
+/** Runs round `round` of cell `i` (`last` is the round after which the cell is done); false when stopped. */
+type RunOne = (i: number, round: number, last: number) => Promise<boolean>;
 
 /** Progress of a comparison. */
 export interface CompareEvents {
@@ -254,21 +258,103 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
     await deps.onUpdate?.(result);
   };
 
+  /**
+   * `--budget`: rounds of the undecided cells and their baseline until each is decided, the next
+   * run would not end inside the budget, or the runs cap; every look at alpha / looks.
+   */
+  const spendBudget = async (
+    budgetMs: number,
+    runOne: RunOne,
+    wall: number[][],
+    onRound: (runs: number) => void,
+  ): Promise<void> => {
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    const plan = planBudget({
+      budgetMs,
+      runMs: mean(wall.flat()),
+      runs: options.runs,
+      confidence: options.confidence,
+    });
+    const nominalConfidence = options.confidence;
+    // The resolved options are the result's: reports and re-analysis hold every look to this level.
+    options.confidence = 1 - plan.alpha;
+    refresh();
+    const runsBefore = result.cells.map((c) => c.runs.length);
+    const t0 = performance.now();
+    let stoppedBy: NonNullable<CompareResult['budget']>['stoppedBy'] = 'decided';
+    const settle = () => {
+      undecided = undecidedCells(result);
+      // Left undecided only by runs too short for their link: more of them were not spent.
+      if (stoppedBy === 'decided' && undecided.all.size > 0 && undecided.open.size === 0)
+        stoppedBy = 'runs-too-short';
+    };
+    let undecided = undecidedCells(result);
+    settle();
+    const record = () => {
+      result.budget = {
+        ms: budgetMs,
+        spentMs: Math.round(performance.now() - t0),
+        maxRuns: plan.maxRuns,
+        looks: plan.looks,
+        nominalConfidence,
+        alpha: plan.alpha,
+        extraRuns: Object.fromEntries(
+          result.cells.map((c, i) => [c.id, c.runs.length - runsBefore[i]!]).filter(([, n]) => n !== 0),
+        ),
+        stoppedBy,
+        undecided: [...undecided.all],
+      };
+    };
+    record();
+    await publish();
+    rounds: for (let round = 0; undecided.open.size > 0; round++) {
+      const order = budgetRound(result, undecided.open, plan.maxRuns, round);
+      if (order.length === 0) {
+        // Every open cell made the most runs: the runs cap's doing, or the budget's (it set the looks).
+        stoppedBy = plan.maxRuns >= BUDGET_MAX_RUNS ? 'max-runs' : 'budget';
+        break;
+      }
+      onRound(order.length);
+      for (const i of order) {
+        if (controller.signal.aborted) {
+          stoppedBy = 'interrupted';
+          break rounds;
+        }
+        if (performance.now() - t0 + mean(wall[i]!) > budgetMs) {
+          stoppedBy = 'budget';
+          break rounds;
+        }
+        const run = result.cells[i]!.runs.length;
+        if (!(await runOne(i, run, run + 1))) {
+          stoppedBy = 'interrupted';
+          break rounds;
+        }
+      }
+      refresh();
+      settle();
+      record();
+    }
+    refresh();
+    settle();
+    record();
+  };
   const done = (async (): Promise<CompareResult> => {
     const order = runOrder(cells, options.runs);
-    const total = order.length;
+    let total = order.length;
     let finished = 0;
     let started = 0;
-    await publish();
-    for (const [i, round] of order) {
-      if (controller.signal.aborted) break;
+    /** Wall time of each cell's runs, ms: what an extra run is expected to take. */
+    const wall: number[][] = cells.map(() => []);
+    /** Runs one round of cell `i`; false when the comparison was stopped during it. */
+    const runOne: RunOne = async (i, round, last) => {
       const cell = cells[i]!;
       const state = result.cells[i]!;
       if (state.status === 'not-offered' || state.status === 'failed') {
         finished++;
         events.emit('run-end', { cell, run: round, done: finished, total, status: state.status });
-        continue;
+        return true;
       }
+      const t0 = performance.now();
       state.status = 'running';
       events.emit('run-start', { cell, run: round, index: ++started, total });
       let before: MetricsSnapshot | undefined;
@@ -287,17 +373,28 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
           ...(options.tls ? { tls: options.tls } : {}),
           signal: controller.signal,
         });
-        if (controller.signal.aborted) break; // a partial run is not a run: discard it
+        if (controller.signal.aborted) return false; // a partial run is not a run: discard it
         if (deps.metrics)
           await observe(run, { metrics: { client: deps.metrics, ...(before ? { before } : {}) } });
-        recordRun(state, cell, round, run, options.runs);
+        recordRun(state, cell, round, run, last);
       } catch (err) {
-        if (controller.signal.aborted) break;
+        if (controller.signal.aborted) return false;
         recordRunFailure(state, cell, err);
       }
+      wall[i]!.push(performance.now() - t0);
       finished++;
       events.emit('run-end', { cell, run: round, done: finished, total, status: state.status });
       await publish();
+      return true;
+    };
+    await publish();
+    for (const [i, round] of order) {
+      if (controller.signal.aborted || !(await runOne(i, round, options.runs))) break;
+    }
+    if (options.budgetMs !== undefined && !controller.signal.aborted) {
+      await spendBudget(options.budgetMs, runOne, wall, (n) => {
+        total += n;
+      });
     }
     finishCompareResult(result, options.runs, controller.signal.aborted);
     result.finishedAt = new Date().toISOString();

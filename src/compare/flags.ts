@@ -182,6 +182,17 @@ export const MIN_EFFECT_FLAG = declareFlag({
     return n;
   },
 });
+/**
+ * `--budget`: time compare may spend after the planned runs on the cells still undecided, each
+ * further round a sequential look held to a Bonferroni-corrected alpha (src/compare/budget.ts).
+ */
+export const BUDGET_FLAG = declareFlag({
+  flag: 'budget',
+  grammar: 'seconds',
+  arg: 'time',
+  description:
+    'after the planned runs, spend up to this much time on more runs of the undecided cells, e.g. 2m',
+});
 export const H1_CONNECTIONS_FLAG = declareFlag({
   flag: 'h1-connections',
   grammar: 'int',

@@ -169,6 +169,14 @@ export const compareOptionsSchema = z
       .optional()
       .describe('Burst: connections opened inside the timed period (include, default) or before it.'),
     minEffect: z.number().min(0).max(MIN_EFFECT_FLAG.max).default(COMPARE_DEFAULTS.minEffect),
+    budgetMs: z
+      .number()
+      .positive()
+      .max(86_400_000)
+      .optional()
+      .describe(
+        '`--budget`: after the planned runs, time spent on further interleaved runs of the cells still undecided (each stops once decided); every look is held to alpha / looks (Bonferroni), ms.',
+      ),
     confidence: z.number().gt(0).lt(1).default(COMPARE_DEFAULTS.confidence),
     method: httpMethodSchema
       .optional()

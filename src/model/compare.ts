@@ -329,6 +329,35 @@ export const compareResultSchema = z.object({
     .array(expectationSchema)
     .optional()
     .describe('`--expect` conditions, each evaluated on the statistics; written when any was given.'),
+  budget: z
+    .object({
+      ms: z.number().describe('`--budget`: time allowed for runs after the planned ones, ms.'),
+      spentMs: z.number().describe('Time the extra runs took, ms.'),
+      maxRuns: z.number().int().describe('Most runs a cell could make, planned ones included.'),
+      looks: z
+        .number()
+        .int()
+        .describe(
+          'Most times a comparison could be judged: after the planned runs and after each extra round.',
+        ),
+      nominalConfidence: z
+        .number()
+        .describe('The confidence asked for (`--confidence`), before the correction.'),
+      alpha: z
+        .number()
+        .describe(
+          'The corrected significance level every look is held to: (1 − nominalConfidence) / looks (Bonferroni); options.confidence is 1 − alpha.',
+        ),
+      extraRuns: z.record(z.string(), z.number().int()).describe('Extra runs each cell made, by cell id.'),
+      stoppedBy: z
+        .enum(['decided', 'runs-too-short', 'budget', 'max-runs', 'interrupted'])
+        .describe(
+          'Why the extra runs ended: every cell decided, the cells left undecided had runs too short for their link (more would not tell), the budget left no room for another run, the runs cap, or a stop.',
+        ),
+      undecided: z.array(z.string()).describe('Cells still undecided when the extra runs ended, by id.'),
+    })
+    .optional()
+    .describe('`--budget`: runs spent after the planned ones on the cells still undecided.'),
   sharding: shardingSchema
     .optional()
     .describe('A comparison run as shards: each run is the exact merge of its shards’ runs.'),

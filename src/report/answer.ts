@@ -443,6 +443,12 @@ interface LineDraft {
   carriers: StrategyName[];
 }
 
+/** The kept runs a comparison's candidate made, or 0 when its cell is not found. */
+function runsMade(result: CompareResult, c: Comparison): number {
+  const cell = cellOf(result, c.workload, c.concurrency, c.net, c.protocol);
+  return cell ? Math.max(0, cell.runs.length - cell.warmupRuns) : 0;
+}
+
 function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraft): AnswerLine {
   const group = draft.levels;
   const d = group[0]!.decision;
@@ -468,7 +474,13 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   if (d === 'undecided') {
     const need = Math.max(0, ...cmps.filter((c) => c.outcome === 'undecided').map((c) => c.runsNeeded ?? 0));
     const short = shortRunsFix(result, w, net, levels);
-    why = short ?? (need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell');
+    const made = result.budget
+      ? Math.max(0, ...cmps.map((c) => (c.outcome === 'undecided' ? runsMade(result, c) : 0)))
+      : 0;
+    // Under --budget the runs were made where it allowed: say how many, then what would tell.
+    const spent = made > 0 ? `${made} runs a side under --budget did not tell` : undefined;
+    const more = need > 0 ? `about ${need} runs would tell` : 'the runs cannot tell';
+    why = short ?? (spent ? `${spent}; ${more}` : more);
   } else if (d === 'depends') {
     why = last.cmps.map((c) => `${c.protocol} ${effectText(c)} ${c.outcome}`).join(', ');
   } else if (quoted && (d === 'on' || d === 'keep')) {

@@ -674,7 +674,7 @@ function recommend(
       const more =
         need === undefined
           ? ''
-          : `; about ${need} kept runs per strategy would tell most of them (--runs ${need + result.warmupRuns})${most !== undefined && most > need ? `, the noisiest about ${most}` : ''}`;
+          : `; ${result.budget ? `the --budget ended with them undecided, and about ${need} kept runs per strategy would tell most of them` : `about ${need} kept runs per strategy would tell most of them (--runs ${need + result.warmupRuns})`}${most !== undefined && most > need ? `, the noisiest about ${most}` : ''}`;
       return {
         client,
         strategy: null,
@@ -843,6 +843,39 @@ function linkSplit(result: CompareResult, mine: readonly Comparison[]): string {
     .join('; ');
 }
 
+/** Why a budget's extra runs ended, before the cells they left undecided. */
+const STOPPED_BY: Record<NonNullable<CompareResult['budget']>['stoppedBy'], string> = {
+  decided: 'ended',
+  'runs-too-short': 'no runs spent on runs too short for their link (more of them would not tell)',
+  budget: 'budget spent',
+  'max-runs': 'runs cap (# a cell) reached',
+  interrupted: 'stopped',
+};
+
+/**
+ * `--budget`: what the extra runs were, the corrected alpha every look was held to, and whether the
+ * budget ended with cells still undecided.
+ */
+function budgetCaveat(result: CompareResult): string | undefined {
+  const b = result.budget;
+  if (!b) return undefined;
+  const cellTag = (id: string) => {
+    const c = result.cells.find((x) => x.id === id);
+    return c ? `${c.protocol} at ${levelText(result, c.workload, c.concurrency)}` : id;
+  };
+  const extra = Object.entries(b.extraRuns);
+  const made =
+    extra.length === 0
+      ? 'no extra runs were made'
+      : `extra runs: ${extra.map(([id, n]) => `${cellTag(id)} ${n} extra run${n === 1 ? '' : 's'}`).join(', ')}`;
+  const nominal = 1 - b.nominalConfidence;
+  const end =
+    b.undecided.length === 0
+      ? `every cell decided after ${formatMs(b.spentMs)} of it`
+      : `${STOPPED_BY[b.stoppedBy].replace('#', String(b.maxRuns))} with ${b.undecided.map(cellTag).join(', ')} still undecided`;
+  return `--budget ${b.ms / 1000}s: after the planned runs, the undecided cells and their baseline ran again in interleaved rounds, each stopping once decided (${made}); judging after every round is a sequential test, so every look, the planned one included, was held to alpha ${nominal.toFixed(2)} / ${b.looks} looks = ${b.alpha.toPrecision(2)} (Bonferroni over the most looks the budget allowed); ${end}.`;
+}
+
 function caveats(result: CompareResult): string[] {
   const out: string[] = [];
   if (result.axes.net.every((n) => n === 'loopback')) {
@@ -860,12 +893,15 @@ function caveats(result: CompareResult): string[] {
     .filter((c) => Number.isFinite(c.interval.lo) && Number.isFinite(c.interval.hi))
     .map((c) => ({ c, w: Math.log(c.interval.hi / c.interval.lo) }));
   const widest = widths.sort((a, b) => b.w - a.w)[0]?.c;
-  const rule = `a difference is called only when it is at least ${minEffectPercent(result)}%, the rank test agrees (p < ${(1 - confidence).toFixed(2)}) and the bootstrap interval excludes 1 (or every run of one side beats every run of the other); "no clear difference" only when the whole interval lies within ±${minEffectPercent(result)}%; anything else is undecided`;
+  const alpha = 1 - confidence;
+  const rule = `a difference is called only when it is at least ${minEffectPercent(result)}%, the rank test agrees (p < ${alpha >= 0.01 ? alpha.toFixed(2) : alpha.toPrecision(2)}) and the bootstrap interval excludes 1 (or every run of one side beats every run of the other); "no clear difference" only when the whole interval lies within ±${minEffectPercent(result)}%; anything else is undecided`;
   out.push(
-    kept < floor
+    kept < floor && !result.budget
       ? `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy, too few for the rank test ever to pass at ${Math.round(confidence * 100)}% (it needs ${floor} a side), so every difference larger than ${minEffectPercent(result)}% is "undecided"; use --runs ${floor + result.warmupRuns} or more.`
-      : `Each cell ran ${result.runsPerCell} times, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at ${levelText(result, widest.workload, widest.concurrency)}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
+      : `Each cell ran ${result.runsPerCell} times${result.budget ? ' as planned (the undecided ones more under --budget, below)' : ''}, the first ${result.warmupRuns} discarded: ${kept} runs per strategy; ${rule}.${widest ? ` The widest interval is ${formatRatio(widest.interval.lo).slice(0, -1)}–${formatRatio(widest.interval.hi)} (${widest.protocol} at ${levelText(result, widest.workload, widest.concurrency)}, ${METRIC_WORDS[widest.metric].name}).` : ''}`,
   );
+  const budget = budgetCaveat(result);
+  if (budget) out.push(budget);
   const cc = congestionControlCaveat(result);
   if (cc) out.push(cc);
   const quicCpu = quicCpuCaveat(result);
