@@ -265,18 +265,14 @@ function exportedNames(): Set<string> {
 }
 
 /**
- * Backticked code symbols: a PascalCase name, an UPPER_SNAKE constant, or a call `name(…)`. Words of
- * the protocols and of the platform in the same spelling are not h2lab's symbols.
+ * Backticked code symbols: a PascalCase name, an UPPER_SNAKE constant, or a call `name(…)`. Names of
+ * the protocols, the kernel and the environment in the same spelling are not h2lab's symbols.
  */
 const NOT_SYMBOLS = new Set([
   'SETTINGS_MAX_CONCURRENT_STREAMS',
   'REFUSED_STREAM',
-  'NO_ERROR',
   'TCP_NODELAY',
-  'TCP_INFO',
   'H2LAB_HOME',
-  'import',
-  'JSON',
 ]);
 function namedSymbols(text: string): string[] {
   const found = new Set<string>();
