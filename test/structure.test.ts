@@ -223,3 +223,121 @@ test(`no file of src/studies over ${STUDY_FILE_MAX_LINES} lines, and every study
     for (const f of ['descriptor.ts', 'index.ts', 'run.ts'])
       assert.ok(studies.includes(join(SRC, 'studies', d, f)), `src/studies/${d}/${f}`);
 });
+
+// docs/design.md cannot drift from the code: every path it names exists, every code symbol it puts
+// in backticks is exported by some module, and its may-import table is MAY_IMPORT.
+const DESIGN = readFileSync('docs/design.md', 'utf8');
+
+/** Paths the doc names: repository-relative, or relative to src/ (`load/flags.ts`). */
+function namedPaths(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(
+    /(?<![\w./<-])((?:[\w.-]+\/)+[\w.-]*\.(?:ts|mjs|js|md|json|jsonc|cc|gyp))\b/g,
+  )) {
+    found.add(m[1]!);
+  }
+  for (const m of text.matchAll(/`((?:src|test|docs|scripts|bench|native)\/[\w./-]*)`/g)) found.add(m[1]!);
+  return [...found];
+}
+
+function pathExists(p: string): boolean {
+  return [p, join('src', p)].some((q) => {
+    try {
+      statSync(q);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The .ts and .mjs files under a folder. */
+function scripts(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? scripts(p) : /\.(ts|mjs)$/.test(n) ? [p] : [];
+  });
+}
+
+/** Every name exported by a module of src/, the test helpers, the scripts and the benches. */
+function exportedNames(): Set<string> {
+  const names = new Set<string>();
+  const files = ['src', 'test/helpers', 'scripts', 'bench'].flatMap(scripts);
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    const decl =
+      /export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|function\*?|class|type|interface|enum)\s+(\w+)/g;
+    for (const m of text.matchAll(decl)) names.add(m[1]!);
+    for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
+      for (const part of m[1]!.split(',')) {
+        const name = part
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()
+          ?.replace(/^type\s+/, '');
+        if (name) names.add(name);
+      }
+    }
+  }
+  return names;
+}
+
+/**
+ * Backticked code symbols: a PascalCase name, an UPPER_SNAKE constant, or a call `name(…)`. Names of
+ * the protocols, the kernel and the environment in the same spelling are not h2lab's symbols.
+ */
+const NOT_SYMBOLS = new Set([
+  'SETTINGS_MAX_CONCURRENT_STREAMS',
+  'REFUSED_STREAM',
+  'TCP_NODELAY',
+  'H2LAB_HOME',
+]);
+function namedSymbols(text: string): string[] {
+  const found = new Set<string>();
+  for (const span of text.matchAll(/`([^`\n]+)`/g)) {
+    const s = span[1]!;
+    if (/^--|^-\w$/.test(s)) continue; // a flag
+    const whole = /^([A-Za-z_]\w*)(?:\(.*\))?$/.exec(s);
+    const candidates = whole ? [whole[1]!] : [...s.matchAll(/(?<![.\w])([A-Za-z_]\w*)\(/g)].map((m) => m[1]!);
+    for (const c of candidates) {
+      const isCall = s.includes(`${c}(`);
+      const pascal = /^[A-Z][a-z0-9]+[A-Z]\w*$|^[A-Z][a-z]+[a-z0-9]*$/.test(c) && /[a-z]/.test(c);
+      const constant = /^[A-Z][A-Z0-9]*_[A-Z0-9_]+$/.test(c);
+      if ((isCall || pascal || constant) && !NOT_SYMBOLS.has(c) && !c.startsWith('H2LAB_ERR_')) found.add(c);
+    }
+  }
+  return [...found];
+}
+
+test('every path docs/design.md names exists', () => {
+  const missing = namedPaths(DESIGN).filter((p) => !pathExists(p));
+  assert.deepEqual(missing, [], 'docs/design.md names a path that does not exist: fix the doc');
+});
+
+test('every code symbol docs/design.md puts in backticks is exported by a module', () => {
+  const exported = exportedNames();
+  const missing = namedSymbols(DESIGN).filter((s) => !exported.has(s));
+  assert.deepEqual(missing, [], 'docs/design.md names a symbol no module exports: fix the doc');
+});
+
+test("docs/design.md's may-import table is MAY_IMPORT", () => {
+  const folders = Object.keys(MAY_IMPORT);
+  const table: Record<string, string[]> = {};
+  for (const m of DESIGN.matchAll(/^\| `(\w+)\/` \|[^|]*\| ([^|]*) \|$/gm)) {
+    const may = m[2]!.replace(/\([^)]*\)/g, '');
+    table[m[1]!] = folders.filter((f) => new RegExp(`\\b${f}\\b`).test(may)).sort();
+  }
+  for (const f of folders) assert.deepEqual(table[f], [...MAY_IMPORT[f]!].sort(), `the row of ${f}/`);
+});
+
+test('the doc checks can fail: a missing path and an unexported symbol are found', () => {
+  assert.deepEqual(
+    namedPaths('see `src/nowhere/x.ts` and load/flags.ts').filter((p) => !pathExists(p)),
+    ['src/nowhere/x.ts'],
+  );
+  const exported = exportedNames();
+  assert.deepEqual(
+    namedSymbols('`NoSuchThing`, `runLoad(o)`, `toRunResult`, `h1`, `--rtt`').filter((s) => !exported.has(s)),
+    ['NoSuchThing'],
+  );
+});

@@ -319,7 +319,7 @@ async function execute(
     // A samples write that failed after the last part stopped (the final flush) still fails the run.
     if (samplesError && !result.error) result.error = samplesError.toJSON();
     // h2lab's own client logs frames; HTTP/1.1, HTTP/3 and node:http2 have none to log.
-    if (o.framesFile && getStrategy(o.protocol).requests.tls === 'h2' && o.h2Client === 'h2lab') {
+    if (o.framesFile && getStrategy(o.protocol).http2 && o.h2Client === 'h2lab') {
       flushFrameLogs();
       result.evidence = { ...result.evidence, frames: { file: o.framesFile } };
     }

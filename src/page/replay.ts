@@ -24,6 +24,7 @@
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import type { ChromiumHandle } from '../browser/index.ts';
 import { launchChromium, spkiPins } from '../browser/index.ts';
 import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
@@ -204,6 +205,51 @@ function interrupted(): H2labError {
 }
 
 /**
+ * One page load of one protocol setting: the link's counters around it, a capture when asked, and
+ * the load repeated when Chromium saw the host's interfaces change mid-load.
+ */
+async function measureLoad(
+  b: Browser,
+  site: ReplaySite,
+  timeoutMs: number,
+  s: { protocol: ReplayProtocol; ports: Set<number>; round: number },
+  link: Link | undefined,
+  recording: ReplayHooks['capture'],
+  warnings: string[],
+): Promise<PageLoad> {
+  const round = s.round;
+  const before = link ? await link.stats() : undefined;
+  if (recording) await link!.startCapture(recording);
+  let captured = await capturePageLoad(b, site.url, { timeoutMs });
+  // Chromium aborts what is in flight when the host's interfaces change (another link or
+  // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
+  for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(captured); retry++) {
+    warnings.push(
+      `${replayProtocolLabel(s.protocol)}: load ${round} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during it).`,
+    );
+    captured = await capturePageLoad(b, site.url, { timeoutMs });
+  }
+  const l: PageLoad = {
+    protocol: s.protocol,
+    round,
+    discarded: round === 0,
+    requests: pageRequestsOf(captured),
+  };
+  if (recording) {
+    const file = join(recording.dir, `${s.protocol.replace(/[^A-Za-z0-9.-]+/g, '_')}_round${round}.pcapng`);
+    const summary = await link!.stopCapture(file);
+    if (summary) l.capture = { file, ...summary };
+  }
+  if (captured.metrics) l.metrics = captured.metrics;
+  if (captured.error) l.error = captured.error;
+  if (link && before?.flows) {
+    const after = await link.stats();
+    if (after.flows) l.linkDrops = dropsOf(before.flows, after.flows, s.ports);
+  }
+  return l;
+}
+
+/**
  * Replays a HAR under each protocol setting and explains the difference.
  *
  * @example const r = await replayPage({ har: 'site.har', protocols: ['http/1.1', 'h2'], runs: 5 });
@@ -334,39 +380,18 @@ export async function replayPage(
         const b = s.browser.context.browser();
         if (!b)
           throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
-        const before = link ? await link.stats() : undefined;
         const recording = hooks.capture && link && round > 0 ? hooks.capture : undefined;
-        if (recording) await link!.startCapture(recording);
-        let captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
-        // Chromium aborts what is in flight when the host's interfaces change (another link or
-        // container starting: net::ERR_NETWORK_CHANGED): that load measured the host. Redo it.
-        for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(captured); retry++) {
-          warnings.push(
-            `${replayProtocolLabel(s.protocol)}: load ${round} was repeated because Chromium reported net::ERR_NETWORK_CHANGED (the host's network interfaces changed during it).`,
-          );
-          captured = await capturePageLoad(b, site.url, { timeoutMs: opts.loadTimeoutMs });
-        }
-        const l: PageLoad = {
-          protocol: s.protocol,
-          round,
-          discarded: round === 0,
-          requests: pageRequestsOf(captured),
-        };
-        if (recording) {
-          const file = join(
-            recording.dir,
-            `${s.protocol.replace(/[^A-Za-z0-9.-]+/g, '_')}_round${round}.pcapng`,
-          );
-          const summary = await link!.stopCapture(file);
-          if (summary) l.capture = { file, ...summary };
-        }
-        if (captured.metrics) l.metrics = captured.metrics;
-        if (captured.error) l.error = captured.error;
-        if (link && before?.flows) {
-          const after = await link.stats();
-          if (after.flows) l.linkDrops = dropsOf(before.flows, after.flows, s.ports);
-        }
-        loads.push(l);
+        loads.push(
+          await measureLoad(
+            b,
+            site,
+            opts.loadTimeoutMs,
+            { protocol: s.protocol, ports: s.ports, round },
+            link,
+            recording,
+            warnings,
+          ),
+        );
       }
     }
     warnings.push(...protocolWarnings(loads, hosts, opts.h2Origins));

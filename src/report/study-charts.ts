@@ -7,6 +7,7 @@
  */
 import { formatMs } from '../core/index.ts';
 import type { BrowserResult, StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
+import { baselineStrategy, findStrategy } from '../transport/index.ts';
 import { representativeRun, waterfallSvg } from './browser-html.ts';
 import { escapeHtml as esc } from './html.ts';
 
@@ -282,14 +283,18 @@ function toUnit(v: number, from: string | undefined, to: string): number {
   return v;
 }
 
-/** A row's first cell as a key to find the report's row: "h1" is the report's "HTTP/1.1". */
+/**
+ * A row's first cell as a key to find the report's row: a strategy's name is its HTTP version, so
+ * "h1" is the report's "HTTP/1.1" (the registry says which).
+ */
 function rowKey(v: unknown): string {
   const s = String(v ?? '')
     .toLowerCase()
     .trim();
-  if (s === 'h1') return 'http/1.1';
-  if (s === 'h2') return 'http/2';
-  return s;
+  const st = findStrategy(s);
+  // The baseline and the one-session strategy stand for their protocol; a pool is a row of its own.
+  const stands = st && (st.name === baselineStrategy(false)?.name || st.connections.fixed === 1);
+  return stands ? st.http.toLowerCase() : s;
 }
 
 /** The same row: the same words, or one the other with an aside ("HTTP/1.1 (http://)"). */

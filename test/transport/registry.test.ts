@@ -1,5 +1,5 @@
 /**
- * The strategy registry is the one owner of strategies (docs/design.md, "Strategies: the registry"):
+ * The strategy registry is the one owner of strategies (docs/design.md, "Add a strategy"):
  * (a) no file above src/transport compares a strategy's name to a string literal, switches on it or
  * keys a record by it — it asks the registry; (b) a fourth strategy defined here, in this file, and
  * registered at run time runs end to end against the real fixture server: `runLoad`, compare's option
