@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBytes } from '../src/core/units.ts';
 import { runLoad } from '../src/load/index.ts';
-import { createLink, type Link } from '../src/net/index.ts';
+import { createLink, type Link, type LinkStats } from '../src/net/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../src/server/index.ts';
 import { list, median, requireTools, runTool, scratch } from './common.ts';
 
@@ -183,6 +183,19 @@ for (const rttMs of rtts)
   for (const rateMbit of rates) for (const lossPct of losses) points.push({ rttMs, rateMbit, lossPct });
 const times = new Map<string, number[]>();
 const failures = new Map<string, string[]>();
+/** Packets the link's queue dropped server → client during each measurement. */
+const drops = new Map<string, number[]>();
+/** What the link carried and dropped server → client between two readings (one client at a time). */
+function linkDelta(
+  a: LinkStats,
+  b: LinkStats,
+): { packetsDown: number; bytesDown: number; dropsDown: number } {
+  return {
+    packetsDown: (b.down?.packetsIn ?? 0) - (a.down?.packetsIn ?? 0),
+    bytesDown: (b.down?.bytesIn ?? 0) - (a.down?.bytesIn ?? 0),
+    dropsDown: (b.down?.droppedQueue ?? 0) - (a.down?.droppedQueue ?? 0),
+  };
+}
 const key = (p: Point, c: ClientName): string => `${label(p)}|${c}`;
 const push = <T>(m: Map<string, T[]>, k: string, v: T): void => {
   m.set(k, [...(m.get(k) ?? []), v]);
@@ -216,9 +229,14 @@ for (const p of points) {
       const order = clients.map((_, i) => clients[(i + r) % clients.length]!);
       for (const c of order) {
         try {
+          const before = await l.link.stats();
           const m = await CLIENT_FNS[c](l.target);
+          const d = linkDelta(before, await l.link.stats());
           push(times, key(p, c), m.ms);
-          console.log(`  r${r + 1} ${c.padEnd(10)} ${m.ms.toFixed(0).padStart(7)} ms ${m.protocol}`);
+          push(drops, key(p, c), d.dropsDown);
+          console.log(
+            `  r${r + 1} ${c.padEnd(10)} ${m.ms.toFixed(0).padStart(7)} ms ${m.protocol}; link, server → client: ${d.packetsDown} packets of ${d.packetsDown ? (d.bytesDown / d.packetsDown).toFixed(0) : 0} B, ${d.dropsDown} dropped at the full queue`,
+          );
         } catch (err) {
           const msg = (err as Error).message.split('\n')[0]!;
           push(failures, key(p, c), msg);
@@ -241,11 +259,14 @@ const cellText = (p: Point, c: ClientName): string => {
   const xs = times.get(key(p, c)) ?? [];
   const f = failures.get(key(p, c))?.length ?? 0;
   if (xs.length === 0) return f ? `failed ×${f}` : '—';
-  return `${(median(xs) / 1000).toFixed(2)} (${(Math.min(...xs) / 1000).toFixed(2)}–${(Math.max(...xs) / 1000).toFixed(2)})${f ? ` +${f} failed` : ''}`;
+  const ds = drops.get(key(p, c)) ?? [];
+  return `${(median(xs) / 1000).toFixed(2)} (${(Math.min(...xs) / 1000).toFixed(2)}–${(Math.max(...xs) / 1000).toFixed(2)}) [drops ${median(ds).toFixed(0)}]${f ? ` +${f} failed` : ''}`;
 };
 const ratioText = (a: number | undefined, b: number | undefined): string =>
   a !== undefined && b !== undefined ? (a / b).toFixed(2) : '—';
-console.log(`\n### ${sizeSpec}: time to the whole body, s — median (min–max) of ${rounds} rounds`);
+console.log(
+  `\n### ${sizeSpec}: time to the whole body, s — median (min–max) of ${rounds} rounds [median packets the link's queue dropped, server → client]`,
+);
 console.log(`| link | ${clients.join(' | ')} | h2lab-h3 / gtlsclient | h2lab-h3 / h2lab-h2 |`);
 console.log(`|---|${clients.map(() => '---').join('|')}|---|---|`);
 const summary: unknown[] = [];
@@ -260,6 +281,7 @@ for (const p of points) {
     point: p,
     medians: Object.fromEntries(clients.map((c) => [c, med(p, c)])),
     times: Object.fromEntries(clients.map((c) => [c, times.get(key(p, c)) ?? []])),
+    drops: Object.fromEntries(clients.map((c) => [c, drops.get(key(p, c)) ?? []])),
     failures: Object.fromEntries(clients.map((c) => [c, failures.get(key(p, c)) ?? []])),
   });
 }
