@@ -1,9 +1,10 @@
 // The HTTP/3 referee: one bulk download of SIZE through an emulated link (src/net, relay backend),
 // from the fixture server (h2lab serve with h3, in the link's server namespace), fetched by ngtcp2's
 // `gtlsclient` (Debian ngtcp2-client) and by h2lab's own h3 and h2 clients, interleaved over rounds
-// (the client order rotates every round). Prints each client's median time and the ratios
-// h2lab-h3 / gtlsclient and h2lab-h3 / h2lab-h2, per link. gtlsclient is the referee: when it and
-// h2lab's h3 client disagree on the same link and server, h2lab is wrong until shown otherwise.
+// (the client order rotates every round). Prints each client's median time, the packets the link's
+// queue dropped on the way down, and the ratios h2lab-h3 / gtlsclient and h2lab-h3 / h2lab-h2.
+// gtlsclient is the referee: when it and h2lab's h3 client disagree on the same link and server,
+// h2lab is wrong until shown otherwise.
 //
 // Clients (each one request on a fresh connection; time from the client's start until the body is in,
 // handshake included):
