@@ -1,6 +1,6 @@
 // What the benchmark harnesses share: medians, a check for the tools they drive, free ports, and a
 // scratch directory whose child processes (nginx, servers) are stopped however the harness ends.
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,3 +43,25 @@ export function scratch(prefix: string): { dir: string; children: ChildProcess[]
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, () => process.exit(130));
   return { dir, children, cleanup };
 }
+
+/** A comma-separated option as its trimmed, non-empty items. */
+export const list = (s: string): string[] =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * Runs `cmd` to its end and resolves with its standard output; rejects naming the command and the
+ * tail of its standard error when it fails or outlives `timeoutMs` (then it is killed).
+ */
+export const runTool = (cmd: string, args: string[], timeoutMs: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile(
+      cmd,
+      args,
+      { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 26 },
+      (err, out, errOut) =>
+        err ? reject(new Error(`${cmd}: ${err.message}\n${errOut.slice(-1000)}`)) : resolve(out),
+    );
+  });

@@ -30,7 +30,6 @@
 //     [--rate 50] [--burst 64x10KiB] [--bulk 6x256KiB] [--workloads burst,bulk]
 //     [--clients h2lab-h1,h2lab-h2,h2load-h1,h2load-h2,curl-h1,curl-h2] [--listener tls|plain]
 //     [--fresh-link [--fresh-warm]] [--no-metrics-save] [--seed 1] [--timeout 90] [--json FILE]
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -40,7 +39,7 @@ import { runLoad } from '../src/load/index.ts';
 import { createLink, type Link } from '../src/net/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../src/server/index.ts';
 import { resolveWindow } from '../src/transport/index.ts';
-import { median, requireTools, scratch } from './common.ts';
+import { list, median, requireTools, runTool, scratch } from './common.ts';
 import {
   CURL_WRITE_OUT,
   disagree,
@@ -71,11 +70,6 @@ const { values } = parseArgs({
     json: { type: 'string' },
   },
 });
-const list = (s: string): string[] =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
 const quick = values.quick;
 const runs = Number(values.runs ?? (quick ? 2 : 3));
 const rtts = list(values.rtt ?? '20,200').map(Number);
@@ -151,16 +145,7 @@ interface Measured {
 }
 type Workload = (typeof workloads)[number];
 
-const run = (cmd: string, args: string[]): Promise<string> =>
-  new Promise((resolve, reject) => {
-    execFile(
-      cmd,
-      args,
-      { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1 << 26 },
-      (err, out, errOut) =>
-        err ? reject(new Error(`${cmd}: ${err.message}\n${errOut.slice(-1000)}`)) : resolve(out),
-    );
-  });
+const run = (cmd: string, args: string[]): Promise<string> => runTool(cmd, args, timeoutMs);
 
 async function h2lab(proto: 'h1' | 'h2', t: Target, w: Workload, window = WINDOW.preset): Promise<Measured> {
   // The engine's burst schedule: COUNT requests handed over at t0, the connections opened on demand
