@@ -333,8 +333,9 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
   for (const r of runs) if (r.environment.link) links.set(r.environment.link.profile, r.environment.link);
   const path = runs.find((r) => r.environment.path)?.environment.path;
   if (path) rows.push({ name: 'path', value: pathText(path) });
+  // The kernel's controller is TCP's: a QUIC run's is in its own line.
   const unlinkedCc = distinct(
-    runs.filter((r) => !r.environment.link).map((r) => r.environment.congestionControl),
+    runs.filter((r) => !r.environment.link && !r.transport.quic).map((r) => r.environment.congestionControl),
   );
   if (unlinkedCc.length > 0 && unlinkedCc.some((x) => x !== undefined)) {
     const why =
@@ -343,7 +344,7 @@ function settingsOf(runs: RunResult[], embedded: boolean): SettingRow[] {
         : `no emulated link: the real path to the target, base RTT ${formatMs(path.baseRttMs)}`;
     rows.push({
       name: 'congestion control',
-      value: `${unlinkedCc.filter(Boolean).join(', ')} (the host's default; ${why})`,
+      value: `TCP ${unlinkedCc.filter(Boolean).join(', ')} (the host's default; ${why})`,
     });
   }
   for (const [name, l] of links) {

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { H3_BINDING_ENV } from '../../src/h3/index.ts';
 import { runLoad } from '../../src/load/index.ts';
 import { parseRunResult, type RequestSpec, type Sample } from '../../src/model/index.ts';
+import { renderRunText } from '../../src/report/index.ts';
 import type { RunningServer } from '../../src/server/index.ts';
 import { createTransport, type Transport } from '../../src/transport/index.ts';
 import { scrape, startFixture, testHome } from '../helpers/fixture.ts';
@@ -173,6 +174,14 @@ describe('a load run over h3 (embedded fixture)', { skip: binding }, () => {
     assert.ok(s.cwndBytes > 0 && s.rttMs >= 0);
     assert.ok(s.bytesSent >= 200 * 1024, `the server sent the responses: ${s.bytesSent} B`);
     assert.ok(s.packetsReceived <= client.packetsSent + 5, 'what the server received, the client sent');
+    // bench's text gives a QUIC client QUIC's facts, not the kernel's TCP ones.
+    const text = renderRunText(r, { width: 200 });
+    assert.match(text, /QUIC, server side/);
+    assert.match(text, /QUIC, client side/);
+    assert.doesNotMatch(
+      text,
+      /TCP_NODELAY|TCP, client side|congestion control +(TCP )?(bbr|cubic|reno) \(the host's default/,
+    );
   });
 });
 
