@@ -250,7 +250,8 @@ test('a second SIGINT quits at once and still writes results.json as "interrupte
   const out = join(dir, 'interrupted-twice');
   const resultsPath = join(out, 'results.json');
   let secondAt = 0;
-  const r = await run(
+  let firstSaid = false;
+  const r = await h2lab(
     [
       'compare',
       '--sizes',
@@ -265,14 +266,18 @@ test('a second SIGINT quits at once and still writes results.json as "interrupte
       out,
       '-q',
     ],
-    // Twice, 100 ms apart, once a run is on disk and the next one has 3 s to go.
-    onceRunsOnDisk(resultsPath, 1, (c) => {
-      c.kill('SIGINT');
-      setTimeout(() => {
+    {
+      timeoutMs: 240_000,
+      // The first once a run is on disk and the next one has 3 s to go; the second as soon as the
+      // first was answered, while the stop it started (the run's end, the writes) is under way.
+      onStart: onceRunsOnDisk(resultsPath, 1, (c) => c.kill('SIGINT')),
+      onStderr: (chunk, c) => {
+        if (firstSaid || !/Ctrl-C again to quit now/.test(chunk)) return;
+        firstSaid = true;
         secondAt = performance.now();
         c.kill('SIGINT');
-      }, 100);
-    }),
+      },
+    },
   );
   const quitMs = performance.now() - secondAt;
   t.diagnostic(`exit ${r.code} ${quitMs.toFixed(0)} ms after the second SIGINT`);
