@@ -159,7 +159,10 @@ describe('head-of-line blocking through the emulated link', { skip }, () => {
       assert.equal(stats.down?.droppedQueue, 0);
       assert.ok(c2.events >= 3, 'the HTTP/2 run should see stalls under loss');
       assert.ok(c1.events >= 3, 'the HTTP/1.1 run should see stalls under loss');
-      assert.ok(c2.share >= 0.8, `HTTP/2 streams should stall together: ${c2.share}`);
+      // Not 1: a stream also waits for its turn while the session sends the others, and Node 22+
+      // interleaves streams more coarsely than 20 did (0.70-0.76 here on Node 24, 0.90-0.95 on 20),
+      // so a turn can outlast the threshold; six connections stall together far less (0.09-0.41).
+      assert.ok(c2.share >= 0.6, `HTTP/2 streams should stall together: ${c2.share}`);
       // Independent connections still overlap by chance (each is stalled part of the time) and a
       // stall of this test's own event loop silences all of them at once: hence a margin, not 0.
       assert.ok(c1.share <= 0.6, `HTTP/1.1 connections should stall apart: ${c1.share}`);
