@@ -88,9 +88,41 @@ function unknownKey(path: string, key: string, flags: string[]): H2labError {
   );
 }
 
+/**
+ * How deep a config may nest `[` and `{`: a config is one mapping of flags to scalars and short
+ * lists, so a few levels; the parser recurses per level and builds every level before it fails.
+ */
+const CONFIG_MAX_FLOW_DEPTH = 64;
+
+/** The deepest nesting of flow collections in `text`, outside quoted strings and comments. */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!)))
+      while (i < text.length && text[i] !== '\n') i++;
+    else if (c === '[' || c === '{') max = Math.max(max, ++depth);
+    else if (c === ']' || c === '}') depth = Math.max(0, depth - 1);
+  }
+  return max;
+}
+
 /** A `--config` file's mapping, read (bounded) and parsed (YAML 1.2, so JSON too). */
 function readConfigDocument(path: string): Record<string, unknown> {
   const text = readOptionText(path, '--config', { kind: 'config', code: 'H2LAB_ERR_CONFIG_FILE' });
+  if (flowDepth(text) > CONFIG_MAX_FLOW_DEPTH) {
+    throw new H2labError(
+      'H2LAB_ERR_CONFIG_FILE',
+      `--config ${path}: not valid YAML: nested too deeply (more than ${CONFIG_MAX_FLOW_DEPTH} levels of [ ] or { }; a config is one mapping of option names to values)`,
+      { option: '--config', path },
+    );
+  }
   let doc: unknown;
   try {
     // The yaml library's own bound on aliases (its default, stated so an upgrade cannot drop it): an
