@@ -158,7 +158,7 @@ function readState(path: string): ForwardingState {
 
 /**
  * Drops owners that are gone and `leaving`; a device nobody needs any more is put back to what it
- * was (unless it is no longer on: someone else switched it since). Returns what was put back, in
+ * was (unless it is off now: someone else switched it since). Returns what was put back, in
  * words (`forwarding on eth0 put back to 0`).
  */
 function settle(s: ForwardingState, leaving?: string): { state: ForwardingState; restored: string[] } {
@@ -205,7 +205,7 @@ export function acquireForwarding(dev: string, owner: string): string {
 }
 
 /**
- * The gateway `owner` no longer needs forwarding: devices nobody needs are put back (returned, in
+ * The gateway `owner` is done with forwarding: devices nobody needs are put back (returned, in
  * words). Never throws.
  */
 export function releaseForwarding(owner: string): string[] {
