@@ -2,6 +2,8 @@
 // library starts its own children (src/core's launcher: a fresh dist/ build, else the sources through
 // tsx), bounded in time, and never rejecting, so a test asserts on the exit status and output.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { dirname, resolve as resolvePath } from 'node:path';
 import { nodeArgv } from '../../src/core/index.ts';
 
 /** How one CLI run ended. */
@@ -114,6 +116,34 @@ export function h2lab(args: readonly string[], opts: CliOptions = {}): Promise<C
     child.once('close', end);
     opts.onStart?.(child);
   });
+}
+
+/**
+ * Why the CLI cannot run as another user here, or undefined when it can: every directory on the way
+ * to the Node binary and to the repository must be searchable by others, and the binary executable
+ * (a Node kept under /root is not). CI installs its Node under /opt for this (.ci/run).
+ */
+export function otherUserSkipReason(): string | undefined {
+  const script = resolvePath(H2LAB_ARGV[H2LAB_ARGV.length - 1] ?? '.');
+  // The binary must be executable by others, the script readable, and every directory above searchable.
+  const needs: [string, number][] = [
+    [process.execPath, 0o001],
+    [script, 0o004],
+  ];
+  for (const [target, leafBit] of needs) {
+    for (let p = target, bit = leafBit; ; p = dirname(p), bit = 0o001) {
+      let mode: number;
+      try {
+        mode = statSync(p).mode;
+      } catch {
+        break;
+      }
+      if ((mode & bit) === 0)
+        return `${p} (mode ${(mode & 0o777).toString(8)}) is out of other users' reach; run with a Node and a clone they can read`;
+      if (p === dirname(p)) break;
+    }
+  }
+  return undefined;
 }
 
 /** `h2lab serve` running, after it printed its listening lines. */

@@ -8,7 +8,7 @@ import { setTimeout as sleepMs } from 'node:timers/promises';
 import { medianInterpolated as median, quantileNearestRank as quantile } from '../../src/core/index.ts';
 import { createLink, type Link, sweepNamespaces } from '../../src/net/index.ts';
 import { listH2labNamespaces } from '../../src/net/netns.ts';
-import { h2lab } from '../helpers/cli.ts';
+import { h2lab, otherUserSkipReason } from '../helpers/cli.ts';
 import { pingSkipReason, startPeer } from './helpers.ts';
 
 const skip = pingSkipReason();
@@ -277,7 +277,9 @@ describe('emulated link (relay backend): kernel knobs, cleanup and prerequisites
     assert.deepEqual(orphans.filter(alive), [], 'processes left in the swept namespace');
   });
 
-  it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', async () => {
+  it('without root, `h2lab net run` exits 2 with H2LAB_ERR_NET_UNAVAILABLE naming root', {
+    skip: otherUserSkipReason() ?? false,
+  }, async () => {
     const r = await h2lab(['net', 'run', '--profile', 'wan', '--', 'true'], {
       uid: 65534,
       gid: 65534,
