@@ -40,7 +40,7 @@ export interface Cell {
 }
 
 /** What a runner gets besides the cell: the same for every strategy of a round. */
-export interface RunContext {
+export interface RoundContext {
   /** Target base URL. */
   url: string;
   /** Round number, 0-based (round 0 .. warmupRuns-1 are warm-up). */
@@ -67,7 +67,7 @@ export interface RunContext {
  * Runs one cell once. Throws an H2labError whose code names a protocol mismatch when the server does
  * not offer the strategy's protocol (the cell becomes "not offered"); any other throw fails the cell.
  */
-export type CellRunner = (cell: Cell, ctx: RunContext) => Promise<RunResult>;
+export type CellRunner = (cell: Cell, ctx: RoundContext) => Promise<RunResult>;
 
 /** Runs round `round` of cell `i` (`last` is the round after which the cell is done); false when stopped. */
 type RunOne = (i: number, round: number, last: number) => Promise<boolean>;

@@ -30,7 +30,7 @@ export {
   newCompareResult,
   planCells,
   prepareMatrix,
-  type RunContext,
+  type RoundContext,
   recordRun,
   refreshCompareResult,
   runOrder,

@@ -4,7 +4,7 @@
  */
 import { type LoadOptionsInput, runLoad } from '../load/index.ts';
 import { getStrategy, type PoolPolicy } from '../transport/index.ts';
-import type { Cell, CellRunner, RunContext } from './engine.ts';
+import type { Cell, CellRunner, RoundContext } from './engine.ts';
 import { type CompareOptions, cellConnections, type H1Connections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
@@ -42,7 +42,7 @@ export interface LoadRunnerOptions {
 
 /** What one run of a cell needs besides the cell: the target, the round's seed, the run's length. */
 export type CellRunContext = Pick<
-  RunContext,
+  RoundContext,
   'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca' | 'connectTo'
 >;
 

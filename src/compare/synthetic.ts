@@ -17,7 +17,7 @@ import {
   type RunResult,
 } from '../model/index.ts';
 import { getStrategy } from '../transport/index.ts';
-import type { Cell, CellRunner, RunContext } from './engine.ts';
+import type { Cell, CellRunner, RoundContext } from './engine.ts';
 
 /** The latency model of one strategy. Times in ms. */
 export interface SyntheticProfile {
@@ -88,7 +88,7 @@ function seedOf(text: string): number {
 /** Builds one synthetic RunResult for `cell` in round `ctx.run`. */
 export function syntheticRun(
   cell: Cell,
-  ctx: Pick<RunContext, 'run' | 'seed' | 'durationMs' | 'url'>,
+  ctx: Pick<RoundContext, 'run' | 'seed' | 'durationMs' | 'url'>,
   p: SyntheticProfile,
 ): RunResult {
   const rng = createRng(seedOf(`${cell.id}#${ctx.run}#${ctx.seed}`));

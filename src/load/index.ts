@@ -35,7 +35,7 @@ export {
   resolveLoadOptions,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
-export { environmentOf, type RunContext, toRunResult } from './result.ts';
+export { environmentOf, type ResultContext, toRunResult } from './result.ts';
 export {
   addCounts,
   type Counts,

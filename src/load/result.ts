@@ -27,7 +27,7 @@ import type { ProcessReading, RunTally, ServerReadings } from './tally.ts';
 import { tcpFactsOf } from './tcp.ts';
 
 /** What a result needs besides its tally. */
-export interface RunContext {
+export interface ResultContext {
   options: ResolvedLoadOptions;
   target: { url: string; embedded: boolean; cpuIncludesServer?: boolean };
   environment: RunResult['environment'];
@@ -46,7 +46,7 @@ type RunNote = (r: RunResult, o: ResolvedLoadOptions) => string | undefined;
  * The result of a tally. Deterministic: the same tally and context give the same result (the shard
  * merge relies on it: test/shard/merge-exact.test.ts).
  */
-export function toRunResult(tally: RunTally, ctx: RunContext): RunResult {
+export function toRunResult(tally: RunTally, ctx: ResultContext): RunResult {
   const o = ctx.options;
   const durationMs = ctx.durationMs ?? Math.max(0, tally.measureEndMs - tally.measureStartMs);
   const secs = durationMs / 1000;
@@ -186,7 +186,7 @@ function burstSection(o: ResolvedLoadOptions, tally: RunTally): RunResult['burst
 function connectionsSection(
   o: ResolvedLoadOptions,
   tally: RunTally,
-  ctx: RunContext,
+  ctx: ResultContext,
 ): RunResult['connections'] {
   const t = tally.transport;
   const h = tally.histograms;
@@ -227,7 +227,7 @@ function cpuOf(p: ProcessReading): number {
 function clientSection(
   o: ResolvedLoadOptions,
   tally: RunTally,
-  ctx: RunContext,
+  ctx: ResultContext,
   secs: number,
 ): { section: RunResult['client']; notes: string[] } {
   const ps = Object.values(tally.processes);

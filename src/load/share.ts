@@ -28,7 +28,7 @@ import {
   PROCESS_KEY,
   type RunTally,
 } from './tally.ts';
-import { buildWorkload } from './workload.ts';
+import { buildRequestSource } from './workload.ts';
 
 /** Failures without a success after which a run asks what is wrong with the target (diagnose.ts). */
 const EARLY_DIAGNOSIS_FAILURES = 20;
@@ -161,7 +161,7 @@ export class LoadShare {
     const open = this.input.rateRps !== undefined;
     const stats = new SampleStats(open, o.lateToleranceMs);
     const rng = createRng(this.input.seed);
-    const workload = buildWorkload({
+    const workload = buildRequestSource({
       url: this.input.url,
       ...(o.paths ? { paths: o.paths } : {}),
       pick: o.pick,

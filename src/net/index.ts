@@ -9,7 +9,7 @@
  * await link.close();
  */
 export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
-export { type CaptureOptions, type CaptureSummary, LinkCapture } from './capture.ts';
+export { type CaptureSummary, LinkCapture, type LinkCaptureOptions } from './capture.ts';
 export { buildStages, LINK_CONDITIONS, linkSpecKeys } from './conditions/index.ts';
 export {
   type ConditionDeclaration,
