@@ -5,7 +5,8 @@
 import { type LoadOptionsInput, runLoad } from '../load/index.ts';
 import { getStrategy, type PoolPolicy } from '../transport/index.ts';
 import type { Cell, CellRunner, RoundContext } from './engine.ts';
-import { type CompareOptions, cellConnections, type H1Connections } from './options.ts';
+import type { H1Connections } from './flags.ts';
+import { type CompareOptions, cellConnections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
 export interface LoadRunnerOptions {

@@ -36,8 +36,6 @@ import {
 } from './flags.ts';
 import { checkWorkloadSize } from './workload.ts';
 
-export * from './flags.ts';
-
 const positiveMs = z.number().positive().finite();
 
 /**

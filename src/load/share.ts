@@ -18,7 +18,8 @@ import type { Transport, TransportStats } from '../transport/index.ts';
 import { createTransport, isTargetGone, setupFailureError } from '../transport/index.ts';
 import { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
-import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
+import { LOAD_DEFAULTS } from './flags.ts';
+import type { ResolvedLoadOptions } from './options.ts';
 import { resolveWindowFor } from './result.ts';
 import { SampleStats } from './stats.ts';
 import {
