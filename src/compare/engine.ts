@@ -15,8 +15,7 @@
  * result (`onUpdate`), so an interrupted comparison leaves a valid file with the finished runs.
  */
 import { EventEmitter } from 'node:events';
-import os from 'node:os';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
 import { observe } from '../load/index.ts';
 import type { CellResult, CompareResult, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
@@ -417,13 +416,7 @@ export function newCompareResult(
     version: COMPARE_RESULT_VERSION,
     status: 'running',
     options: options as unknown as Record<string, unknown>,
-    environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: os.cpus().length,
-      startedAt: new Date().toISOString(),
-    },
+    environment: { ...hostFacts(), startedAt: new Date().toISOString() },
     target,
     axes: {
       workloads,

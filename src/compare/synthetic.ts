@@ -5,7 +5,7 @@
  * transport under two names" must give no clear difference, an injected 3× must give a winner), and
  * so a library user can try a renderer without a server.
  */
-import { createRng, H2labError, hdrHistogram, type Rng, VERSION } from '../core/index.ts';
+import { createRng, H2labError, hdrHistogram, hostFacts, type Rng } from '../core/index.ts';
 
 const hdr = hdrHistogram;
 
@@ -111,13 +111,8 @@ export function syntheticRun(
     kind: 'h2lab.run',
     version: RUN_RESULT_VERSION,
     options: { synthetic: p, concurrency: cell.concurrency, durationMs: ctx.durationMs, seed: ctx.seed },
-    environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: 1,
-      startedAt: new Date(0).toISOString(),
-    },
+    // One CPU and the epoch, so a synthetic run reads the same on every machine.
+    environment: { ...hostFacts(), cpus: 1, startedAt: new Date(0).toISOString() },
     target: { url: ctx.url, embedded: false },
     transport: { name: cell.protocol, connections },
     protocol: { requested: negotiated, negotiated },

@@ -5,8 +5,7 @@
  * result, after src/report/confounders.ts.
  */
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
-import { H2labError, medianInterpolated, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, medianInterpolated } from '../core/index.ts';
 import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';
 import { RUN_RESULT_VERSION } from '../model/index.ts';
 import {
@@ -122,14 +121,7 @@ export function environmentOf(startedAt: string): RunResult['environment'] {
   } catch {
     cc = undefined;
   }
-  return {
-    h2labVersion: VERSION,
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    cpus: os.availableParallelism(),
-    ...(cc ? { congestionControl: cc } : {}),
-    startedAt,
-  };
+  return { ...hostFacts(), ...(cc ? { congestionControl: cc } : {}), startedAt };
 }
 
 /** What the transport was, as the options and its strategy made it. */
