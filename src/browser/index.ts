@@ -32,7 +32,7 @@ export {
   type StartFixture,
   startFixtureInProcess,
 } from './measure.ts';
-export * from './meta.ts';
+export { CHROMIUM_FLAG, MAX_STREAMS_FLAG, POOL_FLAG, TRUST_CERT_FLAG } from './meta.ts';
 export { resolveBrowserOptions } from './options.ts';
 export { peakConcurrency, spread } from './spread.ts';
 export { trustPins, verifiedPin } from './trust.ts';

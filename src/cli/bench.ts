@@ -113,11 +113,11 @@ export function register(program: Command): void {
     const capture = captureRequestFromFlags(flags, link !== undefined);
     // The engine loads with a run, not with the command's flags (`bench --help`).
     const { runLoad, runLoadThroughLink } = await import('../load/index.ts');
-    const { describeLink } = await import('./net.ts');
+    const { linkSummary } = await import('./net.ts');
     const run = link
       ? runLoadThroughLink(input, link, {
           onLink: (l) => {
-            if (!flags.quiet) process.stderr.write(`h2lab bench: link ${describeLink(l)}\n`);
+            if (!flags.quiet) process.stderr.write(`h2lab bench: link ${linkSummary(l)}\n`);
           },
           ...(capture ? { capture } : {}),
         })

@@ -77,7 +77,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     name: 'shard',
     summary:
       'Run one shard of a plan (chunk lines on stdout, a digest as termination message), or all of them here',
-    load: () => import('./shard.ts'),
+    load: async () => ({ register: (await import('./plan.ts')).registerShard }),
   },
   {
     name: 'merge',
@@ -92,6 +92,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'clock',
     summary: 'The reference clock of a plan: answer every GET with {"epochMs": n}',
-    load: () => import('./clock.ts'),
+    load: async () => ({ register: (await import('./plan.ts')).registerClock }),
   },
 ];

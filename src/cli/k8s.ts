@@ -10,7 +10,7 @@ import {
   collectRun,
   type KubectlOptions,
   kubectl,
-  type RenderOptions,
+  type ManifestOptions,
   renderManifests,
   renderYaml,
   waitForJob,
@@ -42,8 +42,8 @@ interface K8sFlags {
   memory?: string;
 }
 
-function renderOptions(f: K8sFlags): RenderOptions {
-  const o: RenderOptions = { image: f.image, nowEpochMs: Date.now() };
+function renderOptions(f: K8sFlags): ManifestOptions {
+  const o: ManifestOptions = { image: f.image, nowEpochMs: Date.now() };
   if (f.command) o.command = f.command.split(/\s+/).filter(Boolean);
   if (f.namespace) o.namespace = f.namespace;
   if (f.activeDeadline) {

@@ -14,7 +14,7 @@ import { addLinkOptions, type LinkFlags, linkOptionsFromFlags } from './net-opti
 import { exitWithError } from './output.ts';
 
 /** One line describing a link, for people. */
-export function describeLink(link: Link): string {
+export function linkSummary(link: Link): string {
   const i = link.info;
   const parts = [`profile ${i.profile}`, `backend ${i.backend}`, `rtt ${formatMs(i.rttMs)}`];
   if (i.jitterMs) parts.push(`jitter ±${formatMs(i.jitterMs)}`);
@@ -57,7 +57,7 @@ export function register(program: Command): void {
     process.stderr.write(
       flags.json
         ? `${JSON.stringify(link.info)}\n`
-        : `h2lab net: ${describeLink(link)}\nh2lab net: server ${link.serverAddress} (namespace ${link.namespace}), client ${link.clientAddress}\n`,
+        : `h2lab net: ${linkSummary(link)}\nh2lab net: server ${link.serverAddress} (namespace ${link.namespace}), client ${link.clientAddress}\n`,
     );
     const child: ChildProcess = link.spawnInServer(cmd[0]!, cmd.slice(1), {
       stdio: 'inherit',

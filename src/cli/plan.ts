@@ -130,7 +130,7 @@ export function outputShards(
   writeCompareOutputs(result, { ...f, out: f.out ?? 'h2lab-report' }, undecided);
 }
 
-/** `h2lab shard run|local` (src/cli/shard.ts is its entry in the command registry). */
+/** `h2lab shard run|local`, loaded by its entry in src/cli/commands.ts. */
 export function registerShard(program: Command): void {
   const shard = program.command('shard').description('Run the shards of a plan');
   shard
@@ -216,7 +216,7 @@ export function registerShard(program: Command): void {
   });
 }
 
-/** `h2lab clock serve` (src/cli/clock.ts is its entry in the command registry). */
+/** `h2lab clock serve`, loaded by its entry in src/cli/commands.ts. */
 export function registerClock(program: Command): void {
   program
     .command('clock')

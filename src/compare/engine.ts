@@ -15,8 +15,7 @@
  * result (`onUpdate`), so an interrupted comparison leaves a valid file with the finished runs.
  */
 import { EventEmitter } from 'node:events';
-import os from 'node:os';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
 import { observe } from '../load/index.ts';
 import type { CellResult, CompareResult, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { COMPARE_RESULT_VERSION } from '../model/index.ts';
@@ -40,7 +39,7 @@ export interface Cell {
 }
 
 /** What a runner gets besides the cell: the same for every strategy of a round. */
-export interface RunContext {
+export interface RoundContext {
   /** Target base URL. */
   url: string;
   /** Round number, 0-based (round 0 .. warmupRuns-1 are warm-up). */
@@ -67,7 +66,7 @@ export interface RunContext {
  * Runs one cell once. Throws an H2labError whose code names a protocol mismatch when the server does
  * not offer the strategy's protocol (the cell becomes "not offered"); any other throw fails the cell.
  */
-export type CellRunner = (cell: Cell, ctx: RunContext) => Promise<RunResult>;
+export type CellRunner = (cell: Cell, ctx: RoundContext) => Promise<RunResult>;
 
 /** Runs round `round` of cell `i` (`last` is the round after which the cell is done); false when stopped. */
 type RunOne = (i: number, round: number, last: number) => Promise<boolean>;
@@ -417,13 +416,7 @@ export function newCompareResult(
     version: COMPARE_RESULT_VERSION,
     status: 'running',
     options: options as unknown as Record<string, unknown>,
-    environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: os.cpus().length,
-      startedAt: new Date().toISOString(),
-    },
+    environment: { ...hostFacts(), startedAt: new Date().toISOString() },
     target,
     axes: {
       workloads,

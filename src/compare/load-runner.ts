@@ -4,8 +4,9 @@
  */
 import { type LoadOptionsInput, runLoad } from '../load/index.ts';
 import { getStrategy, type PoolPolicy } from '../transport/index.ts';
-import type { Cell, CellRunner, RunContext } from './engine.ts';
-import { type CompareOptions, cellConnections, type H1Connections } from './options.ts';
+import type { Cell, CellRunner, RoundContext } from './engine.ts';
+import type { H1Connections } from './flags.ts';
+import { type CompareOptions, cellConnections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
 export interface LoadRunnerOptions {
@@ -42,7 +43,7 @@ export interface LoadRunnerOptions {
 
 /** What one run of a cell needs besides the cell: the target, the round's seed, the run's length. */
 export type CellRunContext = Pick<
-  RunContext,
+  RoundContext,
   'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca' | 'connectTo'
 >;
 

@@ -31,9 +31,6 @@ import {
   WARMUP_RUNS_FLAG,
 } from './flags.ts';
 
-export * from './flags.ts';
-export * from './workloads.ts';
-
 /** The window presets compare offers (explicit sizes are a `bench` matter): `--window`'s. */
 const WINDOW_PRESETS = WINDOW_FLAG.choices as unknown as readonly ['node', 'browser', 'max'];
 

@@ -42,10 +42,9 @@ import {
   type CompareOptions,
   type CompareOptionsInput,
   cellConnections,
-  defaultFixtureWorkloads,
   resolveCompareOptions,
-  urlWorkloads,
 } from './options.ts';
+import { defaultFixtureWorkloads, urlWorkloads } from './workloads.ts';
 
 /**
  * The embedded fixture server as the default comparison wants it: a backend pool of 8 workers (the

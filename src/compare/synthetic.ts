@@ -5,7 +5,7 @@
  * transport under two names" must give no clear difference, an injected 3× must give a winner), and
  * so a library user can try a renderer without a server.
  */
-import { createRng, H2labError, hdrHistogram, type Rng, VERSION } from '../core/index.ts';
+import { createRng, H2labError, hdrHistogram, hostFacts, type Rng } from '../core/index.ts';
 
 const hdr = hdrHistogram;
 
@@ -17,7 +17,7 @@ import {
   type RunResult,
 } from '../model/index.ts';
 import { getStrategy } from '../transport/index.ts';
-import type { Cell, CellRunner, RunContext } from './engine.ts';
+import type { Cell, CellRunner, RoundContext } from './engine.ts';
 
 /** The latency model of one strategy. Times in ms. */
 export interface SyntheticProfile {
@@ -88,7 +88,7 @@ function seedOf(text: string): number {
 /** Builds one synthetic RunResult for `cell` in round `ctx.run`. */
 export function syntheticRun(
   cell: Cell,
-  ctx: Pick<RunContext, 'run' | 'seed' | 'durationMs' | 'url'>,
+  ctx: Pick<RoundContext, 'run' | 'seed' | 'durationMs' | 'url'>,
   p: SyntheticProfile,
 ): RunResult {
   const rng = createRng(seedOf(`${cell.id}#${ctx.run}#${ctx.seed}`));
@@ -111,13 +111,8 @@ export function syntheticRun(
     kind: 'h2lab.run',
     version: RUN_RESULT_VERSION,
     options: { synthetic: p, concurrency: cell.concurrency, durationMs: ctx.durationMs, seed: ctx.seed },
-    environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: 1,
-      startedAt: new Date(0).toISOString(),
-    },
+    // One CPU and the epoch, so a synthetic run reads the same on every machine.
+    environment: { ...hostFacts(), cpus: 1, startedAt: new Date(0).toISOString() },
     target: { url: ctx.url, embedded: false },
     transport: { name: cell.protocol, connections },
     protocol: { requested: negotiated, negotiated },

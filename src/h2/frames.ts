@@ -29,7 +29,10 @@ export const FrameType = {
   CONTINUATION: 0x9,
 } as const;
 
-/** RFC 9113 §6.9.2: the initial window of every stream and of the connection, bytes. */
+/**
+ * RFC 9113 §6.9.2: the initial window of every stream and of the connection, bytes; only
+ * WINDOW_UPDATE changes the connection's.
+ */
 export const DEFAULT_WINDOW_BYTES = 65_535;
 /** RFC 9113 §6.9.1: the largest flow-control window, bytes. */
 export const MAX_WINDOW_BYTES = 2 ** 31 - 1;
@@ -41,13 +44,6 @@ export const FLAG_ACK = 0x1;
 
 /** Length of the fixed frame header (RFC 9113 §4.1), bytes. */
 export const FRAME_HEADER_BYTES = 9;
-
-/**
- * Largest frame payload the reader accepts, bytes. A server may not send more than the client's
- * SETTINGS_MAX_FRAME_SIZE, which the probe leaves at its initial 16,384 (RFC 9113 §4.2); anything
- * larger is a protocol error (or not HTTP/2 at all, e.g. "HTTP/1.1 400" read as a frame header).
- */
-export const MAX_ACCEPTED_PAYLOAD_BYTES = DEFAULT_MAX_FRAME_BYTES;
 
 /** Setting identifiers (RFC 9113 §6.5.2; ENABLE_CONNECT_PROTOCOL: RFC 8441; NO_RFC7540_PRIORITIES: RFC 9218). */
 export const SETTING_NAMES: Readonly<Record<number, string>> = Object.freeze({
@@ -69,15 +65,12 @@ export const SETTING_DEFAULTS: Readonly<Record<string, number | null>> = Object.
   HEADER_TABLE_SIZE: 4096,
   ENABLE_PUSH: 1,
   MAX_CONCURRENT_STREAMS: null,
-  INITIAL_WINDOW_SIZE: 65_535,
-  MAX_FRAME_SIZE: 16_384,
+  INITIAL_WINDOW_SIZE: DEFAULT_WINDOW_BYTES,
+  MAX_FRAME_SIZE: DEFAULT_MAX_FRAME_BYTES,
   MAX_HEADER_LIST_SIZE: null,
   ENABLE_CONNECT_PROTOCOL: 0,
   NO_RFC7540_PRIORITIES: 0,
 });
-
-/** The initial connection flow-control window, bytes (RFC 9113 §6.9.2); only WINDOW_UPDATE changes it. */
-export const INITIAL_CONNECTION_WINDOW_BYTES = DEFAULT_WINDOW_BYTES;
 
 /** One decoded frame. `payload` is a view into the reader's buffer copy. */
 export interface Frame {
@@ -169,7 +162,9 @@ export const H2_ERROR_NAMES: Readonly<Record<number, string>> = Object.freeze({
 /**
  * Splits a byte stream into frames. Feed it chunks as they arrive; it returns the frames completed by
  * each chunk and keeps the remainder. Throws when a frame header announces more than
- * {@link MAX_ACCEPTED_PAYLOAD_BYTES} (the peer is not speaking HTTP/2, or violates the frame size).
+ * `maxPayloadBytes`, by default {@link DEFAULT_MAX_FRAME_BYTES}: a server may not send more than the
+ * client's SETTINGS_MAX_FRAME_SIZE, which the probe leaves at its initial value (RFC 9113 §4.2), so a
+ * larger frame is a protocol error or not HTTP/2 at all ("HTTP/1.1 400" read as a frame header).
  *
  * @example
  * const reader = new FrameReader();
@@ -178,7 +173,7 @@ export const H2_ERROR_NAMES: Readonly<Record<number, string>> = Object.freeze({
 export class FrameReader {
   private buffered: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly maxPayloadBytes = MAX_ACCEPTED_PAYLOAD_BYTES) {}
+  constructor(private readonly maxPayloadBytes = DEFAULT_MAX_FRAME_BYTES) {}
 
   /** Bytes received but not yet part of a complete frame. */
   get pendingBytes(): number {

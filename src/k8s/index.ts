@@ -14,10 +14,10 @@ export {
 export {
   CONTAINER,
   defaultDeadlineSeconds,
+  type ManifestOptions,
   objectName,
   PLAN_MOUNT,
   RENDER_DEFAULTS,
-  type RenderOptions,
   RUN_LABEL,
   renderManifests,
   renderYaml,

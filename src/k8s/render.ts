@@ -31,7 +31,7 @@ export const CONFIGMAP_MAX_BYTES = 1_048_576;
 export const PLAN_MOUNT = '/etc/h2lab';
 
 /** What rendering needs besides the plan. */
-export interface RenderOptions {
+export interface ManifestOptions {
   /** The container image: h2lab and a supported Node.js (22 or 24) in it. */
   image: string;
   /** The command that runs h2lab in that image. Default `['h2lab']`. */
@@ -48,7 +48,7 @@ export interface RenderOptions {
   resources?: Record<string, Record<string, string>>;
 }
 
-/** Defaults of {@link RenderOptions}. */
+/** Defaults of {@link ManifestOptions}. */
 export const RENDER_DEFAULTS = Object.freeze({
   command: ['h2lab'],
   /** s: long enough to read every shard's log after the run, short enough not to pile up. */
@@ -90,7 +90,7 @@ export function objectName(plan: AnyPlan): string {
 /** The ConfigMap and the Job of a plan, as plain objects in apply order. */
 export function renderManifests(
   plan: AnyPlan,
-  o: RenderOptions,
+  o: ManifestOptions,
 ): [Record<string, unknown>, Record<string, unknown>] {
   if (!o.image || /\s/.test(o.image)) {
     throw new H2labError(

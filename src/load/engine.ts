@@ -23,7 +23,7 @@ import { getStrategy, usesQuic } from '../transport/index.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
 import { type LoadOptionsInput, type ResolvedLoadOptions, resolveLoadOptions } from './options.ts';
 import { type LoadProgress, progressTimer } from './progress.ts';
-import { environmentOf, type RunContext, resolveWindowFor, toRunResult } from './result.ts';
+import { environmentOf, type ResultContext, resolveWindowFor, toRunResult } from './result.ts';
 import { LoadShare, type ShareInput } from './share.ts';
 import { emptyTally, mergeAll, PROCESS_KEY, type RunTally, type ServerReading } from './tally.ts';
 import { runWorkerParts } from './workers.ts';
@@ -308,7 +308,7 @@ async function execute(
     }
     if (before || after) tally.server = { ...(before ? { before } : {}), ...(after ? { after } : {}) };
     deps.onTally?.(tally);
-    const result = toRunResult(tally, runContext(o, target, startedAt));
+    const result = toRunResult(tally, resultContext(o, target, startedAt));
     if (result.error?.code === 'H2LAB_ERR_ERROR_RATE' && result.counts.ok === 0 && !target.embedded) {
       // Every request failed: a wrong scheme or a missing client certificate explains that better.
       const named = await diagnoseNoSuccess(target.url, tls);
@@ -398,7 +398,7 @@ function toH2labError(err: unknown): H2labError {
 
 /** A result for a run that measured nothing (target unreachable, protocol mismatch at open…). */
 function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string, err: H2labError): RunResult {
-  const r = toRunResult(emptyTally(), runContext(o, target, startedAt));
+  const r = toRunResult(emptyTally(), resultContext(o, target, startedAt));
   const negotiated = err.details.negotiated;
   if (negotiated === 'http/1.1' || negotiated === 'h2' || negotiated === 'h2c') {
     r.protocol.negotiated = negotiated;
@@ -408,7 +408,7 @@ function failedResult(o: ResolvedLoadOptions, target: Target, startedAt: string,
 }
 
 /** What a result of this engine's run needs besides its tally. */
-function runContext(o: ResolvedLoadOptions, target: Target, startedAt: string): RunContext {
+function resultContext(o: ResolvedLoadOptions, target: Target, startedAt: string): ResultContext {
   // execute() loaded the server's and the report's modules before any result is built.
   const { server, report } = runModules!;
   return {

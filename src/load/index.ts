@@ -16,17 +16,54 @@ export {
 export { judgeClient } from './judge.ts';
 export { type LinkedLoadHooks, measurePath, runLoadThroughLink } from './linked.ts';
 export {
+  ARRIVALS,
+  ARRIVALS_FLAG,
+  BODY_FLAG,
+  BODY_SIZE_FLAG,
+  BURST_FLAG,
+  BURST_GAP_FLAG,
+  BURST_HANDSHAKES,
+  BURST_HANDSHAKES_FLAG,
+  BURSTS_FLAG,
+  CONCURRENCY_FLAG,
+  CONNECT_TIMEOUT_FLAG,
+  CONNECTION_WINDOW_FLAG,
+  CONNECTIONS_FLAG,
+  DURATION_FLAG,
+  GIVE_UP_FLAG,
+  H2_CLIENT_FLAG,
+  HEADER_FLAG,
+  IDLE_TIMEOUT_FLAG,
+  LOAD_DEFAULTS,
+  LOAD_FLAGS,
+  MAX_AGE_FLAG,
+  MAX_ERROR_RATE_FLAG,
+  METHOD_FLAG,
+  PICK_FLAG,
+  PICKS,
+  POLICY_FLAG,
+  PROTOCOL_FLAG,
+  parseHeaders,
+  RATE_FLAG,
+  REQUESTS_FLAG,
+  SEED_FLAG,
+  STREAM_WINDOW_FLAG,
+  URLS_FLAG,
+  WARMUP_FLAG,
+  WINDOW_FLAG,
+  WORKERS_FLAG,
+} from './meta.ts';
+export {
   type CaptureRequest,
   capturedRun,
   captureFileName,
   type Observed,
   observe,
 } from './observe.ts';
-export * from './options.ts';
+
 export {
   checkHeaderFields,
   checkTargetUrl,
-  LOAD_DEFAULTS,
   type LoadOptions,
   type LoadOptionsInput,
   LoadOptionsSchema,
@@ -35,7 +72,7 @@ export {
   resolveLoadOptions,
 } from './options.ts';
 export type { LoadProgress } from './progress.ts';
-export { environmentOf, type RunContext, toRunResult } from './result.ts';
+export { environmentOf, type ResultContext, toRunResult } from './result.ts';
 export {
   addCounts,
   type Counts,

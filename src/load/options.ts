@@ -36,8 +36,6 @@ import {
 } from './flags.ts';
 import { checkWorkloadSize } from './workload.ts';
 
-export * from './flags.ts';
-
 const positiveMs = z.number().positive().finite();
 
 /**
@@ -324,7 +322,7 @@ export function resolveLoadOptions(input: LoadOptionsInput): ResolvedLoadOptions
   if (o.workers > 1 && !isBuiltInStrategy(o.protocol)) {
     throw new H2labError(
       'H2LAB_ERR_INVALID_OPTION',
-      `--workers ${o.workers} cannot run --protocol ${o.protocol}: it was registered at run time in this thread, and worker threads know only the built-in strategies; use --workers 1, or add it to BUILT_IN in src/transport/descriptors.ts`,
+      `--workers ${o.workers} cannot run --protocol ${o.protocol}: it was registered at run time in this thread, and worker threads know only the built-in strategies; use --workers 1, or add it to BUILT_IN_STRATEGIES in src/transport/descriptors.ts`,
       { option: '--workers', value: o.workers },
     );
   }

@@ -5,8 +5,7 @@
  * result, after src/report/confounders.ts.
  */
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
-import { H2labError, medianInterpolated, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, medianInterpolated } from '../core/index.ts';
 import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';
 import { RUN_RESULT_VERSION } from '../model/index.ts';
 import {
@@ -27,7 +26,7 @@ import type { ProcessReading, RunTally, ServerReadings } from './tally.ts';
 import { tcpFactsOf } from './tcp.ts';
 
 /** What a result needs besides its tally. */
-export interface RunContext {
+export interface ResultContext {
   options: ResolvedLoadOptions;
   target: { url: string; embedded: boolean; cpuIncludesServer?: boolean };
   environment: RunResult['environment'];
@@ -46,7 +45,7 @@ type RunNote = (r: RunResult, o: ResolvedLoadOptions) => string | undefined;
  * The result of a tally. Deterministic: the same tally and context give the same result (the shard
  * merge relies on it: test/shard/merge-exact.test.ts).
  */
-export function toRunResult(tally: RunTally, ctx: RunContext): RunResult {
+export function toRunResult(tally: RunTally, ctx: ResultContext): RunResult {
   const o = ctx.options;
   const durationMs = ctx.durationMs ?? Math.max(0, tally.measureEndMs - tally.measureStartMs);
   const secs = durationMs / 1000;
@@ -122,14 +121,7 @@ export function environmentOf(startedAt: string): RunResult['environment'] {
   } catch {
     cc = undefined;
   }
-  return {
-    h2labVersion: VERSION,
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    cpus: os.availableParallelism(),
-    ...(cc ? { congestionControl: cc } : {}),
-    startedAt,
-  };
+  return { ...hostFacts(), ...(cc ? { congestionControl: cc } : {}), startedAt };
 }
 
 /** What the transport was, as the options and its strategy made it. */
@@ -186,7 +178,7 @@ function burstSection(o: ResolvedLoadOptions, tally: RunTally): RunResult['burst
 function connectionsSection(
   o: ResolvedLoadOptions,
   tally: RunTally,
-  ctx: RunContext,
+  ctx: ResultContext,
 ): RunResult['connections'] {
   const t = tally.transport;
   const h = tally.histograms;
@@ -227,7 +219,7 @@ function cpuOf(p: ProcessReading): number {
 function clientSection(
   o: ResolvedLoadOptions,
   tally: RunTally,
-  ctx: RunContext,
+  ctx: ResultContext,
   secs: number,
 ): { section: RunResult['client']; notes: string[] } {
   const ps = Object.values(tally.processes);

@@ -18,7 +18,8 @@ import type { Transport, TransportStats } from '../transport/index.ts';
 import { createTransport, isTargetGone, setupFailureError } from '../transport/index.ts';
 import { arrivalTimes, type OwnArrival, ownArrivals } from './arrivals.ts';
 import { diagnoseNoSuccess } from './diagnose.ts';
-import { LOAD_DEFAULTS, type ResolvedLoadOptions } from './options.ts';
+import { LOAD_DEFAULTS } from './flags.ts';
+import type { ResolvedLoadOptions } from './options.ts';
 import { resolveWindowFor } from './result.ts';
 import { SampleStats } from './stats.ts';
 import {
@@ -28,7 +29,7 @@ import {
   PROCESS_KEY,
   type RunTally,
 } from './tally.ts';
-import { buildWorkload } from './workload.ts';
+import { buildRequestSource } from './workload.ts';
 
 /** Failures without a success after which a run asks what is wrong with the target (diagnose.ts). */
 const EARLY_DIAGNOSIS_FAILURES = 20;
@@ -161,7 +162,7 @@ export class LoadShare {
     const open = this.input.rateRps !== undefined;
     const stats = new SampleStats(open, o.lateToleranceMs);
     const rng = createRng(this.input.seed);
-    const workload = buildWorkload({
+    const workload = buildRequestSource({
       url: this.input.url,
       ...(o.paths ? { paths: o.paths } : {}),
       pick: o.pick,

@@ -11,7 +11,7 @@ import type { RequestSpec } from '../model/index.ts';
 export const MAX_TEMPLATE_PATHS = 1_000_000;
 
 /** A resolved workload. */
-export interface Workload {
+export interface RequestSource {
   /** `http(s)://host:port` every request goes to. */
   origin: string;
   /** The expanded paths. */
@@ -103,7 +103,7 @@ export function expandTemplate(template: string, option = 'URL template'): strin
 /**
  * Refuses, before anything is expanded or connected, a URL path or `--urls` list whose templates
  * expand to more than {@link MAX_TEMPLATE_PATHS} paths in all (H2LAB_ERR_TEMPLATE_TOO_LARGE naming
- * the count and the cap). `urlPath` counts only when `paths` is empty, as in {@link buildWorkload}.
+ * the count and the cap). `urlPath` counts only when `paths` is empty, as in {@link buildRequestSource}.
  */
 export function checkWorkloadSize(urlPath: string, paths: readonly string[] | undefined): void {
   const list = paths && paths.length > 0;
@@ -118,8 +118,8 @@ export function checkWorkloadSize(urlPath: string, paths: readonly string[] | un
     );
 }
 
-/** Inputs of {@link buildWorkload}. */
-export interface WorkloadInput {
+/** Inputs of {@link buildRequestSource}. */
+export interface RequestSourceInput {
   url: string;
   paths?: string[];
   pick: 'sequential' | 'random';
@@ -130,7 +130,7 @@ export interface WorkloadInput {
 }
 
 /** Builds the workload; paths given as full URLs must share the target's origin. */
-export function buildWorkload(input: WorkloadInput): Workload {
+export function buildRequestSource(input: RequestSourceInput): RequestSource {
   const { origin, path } = splitUrl(input.url);
   const sources = input.paths && input.paths.length > 0 ? input.paths : [path];
   const expanded: string[] = [];

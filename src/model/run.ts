@@ -510,7 +510,7 @@ export const evidenceSchema = z
       .describe('where the HTTP/3 client wrote one qlog (JSON-SEQ) per QUIC connection'),
   })
   .describe('Evidence behind the numbers, written on request (--capture, --keylog, --frames, --qlog)');
-export type Evidence = z.infer<typeof evidenceSchema>;
+export type EvidenceFiles = z.infer<typeof evidenceSchema>;
 
 export const runResultSchema = z
   .strictObject({

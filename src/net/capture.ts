@@ -18,7 +18,7 @@ import type { DropReason } from './conditions/types.ts';
 import { interfaceDescription, packetBlockBytes, sectionHeader, writePacketBlock } from './pcapng.ts';
 
 /** What to capture. */
-export interface CaptureOptions {
+export interface LinkCaptureOptions {
   /** Bytes of each packet kept (headers of IP, TCP/UDP and TLS fit in the default 256). */
   snapBytes: number;
   /** Stop recording once the file would exceed this many bytes (the rest is counted, not kept). */
@@ -93,7 +93,7 @@ function writeMs(out: Buffer, at: number, v: number): number {
 }
 
 export class LinkCapture {
-  readonly #opts: CaptureOptions;
+  readonly #opts: LinkCaptureOptions;
   readonly #chunks: Buffer[] = [];
   #chunk: Buffer;
   #used = 0;
@@ -101,7 +101,7 @@ export class LinkCapture {
   #bytes = HEADER_ROOM;
   readonly summary: CaptureSummary;
 
-  constructor(opts: CaptureOptions) {
+  constructor(opts: LinkCaptureOptions) {
     this.#opts = opts;
     const want = Math.min(opts.maxBytes, PREALLOCATED_BYTES) / CHUNK;
     for (let i = spare.length; i < want; i++) spare.push(Buffer.allocUnsafe(CHUNK));

@@ -9,7 +9,7 @@
  * await link.close();
  */
 export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
-export { type CaptureOptions, type CaptureSummary, LinkCapture } from './capture.ts';
+export { type CaptureSummary, LinkCapture, type LinkCaptureOptions } from './capture.ts';
 export { buildStages, LINK_CONDITIONS, linkSpecKeys } from './conditions/index.ts';
 export {
   type ConditionDeclaration,
@@ -38,7 +38,27 @@ export {
   sweepLinks,
 } from './link.ts';
 // The light face's names (the link flags, the presets' names), loaded with it.
-export * from './meta.ts';
+export {
+  CAPTURE_ALL_FLAG,
+  CAPTURE_DEFAULTS,
+  CAPTURE_FLAG,
+  CAPTURE_MAX_FLAG,
+  CAPTURE_SNAP_FLAG,
+  CC_FLAG,
+  CONGESTION_CONTROLS,
+  type CongestionControl,
+  captureNoLinkError,
+  conditionFlag,
+  conditionFlagName,
+  INITCWND_FLAG,
+  NET_BACKEND_FLAG,
+  NET_FLAG,
+  NO_LINK,
+  parseConditionValue,
+  presetNamed,
+  profileNames,
+  SLOW_START_AFTER_IDLE_FLAG,
+} from './meta.ts';
 export { netemAvailable } from './netem.ts';
 export {
   createPrivateNamespace,

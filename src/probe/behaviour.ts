@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { encodeFrame, encodeHeaderBlock, FrameReader, FrameType } from '../h2/index.ts';
 import type { Failure, IdleReport, LargeReport, ResponseReport } from '../model/index.ts';
 import { exchangePreface, readResponseHead } from './h2.ts';
-import { connectH2, fetchH1, fetchH2, type Origin, type TimedResponse, watchIdle } from './http.ts';
+import { fetchH1, fetchH2, type Origin, openH2Session, type TimedResponse, watchIdle } from './http.ts';
 import type { ProbeOptions } from './options.ts';
 import { connectTcp, connectTls, Inbox } from './wire.ts';
 
@@ -28,7 +28,7 @@ export async function timeLarge(
 ): Promise<LargeReport> {
   let r: TimedResponse;
   if (h2Via) {
-    const session = await connectH2(origin, opts.timeoutMs);
+    const session = await openH2Session(origin, opts.timeoutMs);
     try {
       r = await fetchH2(session, h2Via, path, opts.timeoutMs, opts.maxBodyBytes);
     } finally {

@@ -4,7 +4,7 @@
  */
 
 import { formatBytes, formatMs } from '../core/index.ts';
-import { INITIAL_CONNECTION_WINDOW_BYTES } from '../h2/index.ts';
+import { DEFAULT_WINDOW_BYTES } from '../h2/index.ts';
 import type { Finding, ProbeResult } from '../model/index.ts';
 import { H3_ALPN } from './target.ts';
 
@@ -87,7 +87,7 @@ const rules: Rule[] = [
       out.push({
         id: 'h2-no-connection-window-update',
         level: 'info',
-        text: `The server sends no connection-level WINDOW_UPDATE at the start: its connection window stays at ${INITIAL_CONNECTION_WINDOW_BYTES} bytes until it reads data, so all uploads on one connection together start capped at ≈ ${capMbit(INITIAL_CONNECTION_WINDOW_BYTES)} Mbit/s at ${REFERENCE_RTT_MS} ms RTT.`,
+        text: `The server sends no connection-level WINDOW_UPDATE at the start: its connection window stays at ${DEFAULT_WINDOW_BYTES} bytes until it reads data, so all uploads on one connection together start capped at ≈ ${capMbit(DEFAULT_WINDOW_BYTES)} Mbit/s at ${REFERENCE_RTT_MS} ms RTT.`,
       });
     } else {
       out.push({

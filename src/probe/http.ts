@@ -9,7 +9,7 @@ import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IdleReport, KeepAliveReport, ResponseReport } from '../model/index.ts';
-import { type Endpoint, Inbox, type TlsMaterial, timeoutError } from './wire.ts';
+import { type ClientTlsMaterial, type Endpoint, Inbox, timeoutError } from './wire.ts';
 
 /** Offered on every request so the probe can report what compression the server uses. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
@@ -21,7 +21,7 @@ export interface Origin {
   ep: Endpoint;
   /** `host[:port]` for Host / :authority. */
   authority: string;
-  material: TlsMaterial;
+  material: ClientTlsMaterial;
 }
 
 /** A response with the arrival of its body over time. */
@@ -173,7 +173,7 @@ export function fetchH1(
 }
 
 /** An HTTP/2 client session over TLS (ALPN h2) or cleartext with prior knowledge. */
-export function connectH2(origin: Origin, timeoutMs: number): Promise<http2.ClientHttp2Session> {
+export function openH2Session(origin: Origin, timeoutMs: number): Promise<http2.ClientHttp2Session> {
   return new Promise((resolve, reject) => {
     const url = `${origin.scheme}://${origin.authority}`;
     const session = http2.connect(url, {

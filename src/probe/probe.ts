@@ -28,7 +28,7 @@ import { strip, timeLarge, watchIdleConnections } from './behaviour.ts';
 import { evaluateExpectations } from './expect.ts';
 import { findingsFor } from './findings.ts';
 import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
-import { checkKeepAlive, connectH2, fetchH2, type Origin } from './http.ts';
+import { checkKeepAlive, fetchH2, type Origin, openH2Session } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
 import { altSvcH3Port, probeH3, quicTransportParameters } from './quic.ts';
 import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
@@ -387,7 +387,7 @@ async function refuseNonHttpPort(p: Probing): Promise<void> {
 async function fetchOverH2(p: Probing, h2Via: 'h2' | 'h2c'): Promise<void> {
   const { opts, target } = p;
   try {
-    const session = await connectH2(p.origin, opts.timeoutMs);
+    const session = await openH2Session(p.origin, opts.timeoutMs);
     try {
       p.result.responses.push(
         strip(await fetchH2(session, h2Via, target.path, opts.timeoutMs, opts.maxBodyBytes)),

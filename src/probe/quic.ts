@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { H2labError } from '../core/index.ts';
 import { loadBinding } from '../h3/index.ts';
 import type { Availability } from '../model/index.ts';
-import type { TlsMaterial } from './wire.ts';
+import type { ClientTlsMaterial } from './wire.ts';
 
 /** The UDP port an Alt-Svc header offers h3 on for the same host, or undefined. */
 export function altSvcH3Port(header: string | undefined): number | undefined {
@@ -23,7 +23,7 @@ export async function probeH3(
   host: string,
   port: number,
   via: string,
-  tls: TlsMaterial & { insecure: boolean },
+  tls: ClientTlsMaterial & { insecure: boolean },
   timeoutMs: number,
 ): Promise<Availability> {
   let binding: Awaited<ReturnType<typeof loadBinding>>;

@@ -5,7 +5,7 @@
 import { H2labError } from '../core/index.ts';
 import { readTlsFiles } from '../tls/index.ts';
 import type { ProbeOptions } from './options.ts';
-import type { TlsMaterial } from './wire.ts';
+import type { ClientTlsMaterial } from './wire.ts';
 
 /** Parses and validates the URL to probe. */
 export function parseTarget(url: string): {
@@ -44,7 +44,7 @@ export function parseTarget(url: string): {
 }
 
 /** Reads --ca/--cert/--key. */
-export function loadTlsMaterial(opts: Pick<ProbeOptions, 'ca' | 'cert' | 'key'>): TlsMaterial {
+export function loadTlsMaterial(opts: Pick<ProbeOptions, 'ca' | 'cert' | 'key'>): ClientTlsMaterial {
   return readTlsFiles({ ca: opts.ca, cert: opts.cert, key: opts.key }, 'to send no client certificate');
 }
 

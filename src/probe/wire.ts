@@ -19,7 +19,7 @@ export interface Endpoint {
 }
 
 /** The TLS material the user handed over: CA to trust, client certificate and key (PEM). */
-export interface TlsMaterial {
+export interface ClientTlsMaterial {
   ca?: string | Buffer;
   cert?: string | Buffer;
   key?: string | Buffer;
@@ -326,7 +326,7 @@ export interface TlsConnection {
  */
 export async function connectTls(
   ep: Endpoint,
-  material: TlsMaterial,
+  material: ClientTlsMaterial,
   attempt: TlsAttempt,
   timeoutMs: number,
 ): Promise<TlsConnection> {

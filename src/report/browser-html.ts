@@ -14,7 +14,7 @@ import { escapeHtml } from './html.ts';
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22'];
 
 /** The kept run whose wall time is the median of its target (the one a waterfall should show). */
-export function representativeRun(runs: readonly BurstRun[], target: string): BurstRun | undefined {
+export function medianBurstRun(runs: readonly BurstRun[], target: string): BurstRun | undefined {
   const kept = runs
     .filter((r) => r.target === target && !r.discarded)
     .sort((a, b) => a.stats.wallMs - b.stats.wallMs);
@@ -141,7 +141,7 @@ export function renderBrowserHtml(result: BrowserResult): string {
       ),
     );
     const reps = result.targets.flatMap((t) => {
-      const r = representativeRun(result.burst.runs, t.id);
+      const r = medianBurstRun(result.burst.runs, t.id);
       return r ? [{ t, r }] : [];
     });
     // One time scale for every waterfall, so their widths compare.

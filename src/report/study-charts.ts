@@ -8,7 +8,7 @@
 import { formatMs } from '../core/index.ts';
 import type { BrowserResult, StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
 import { baselineStrategy, findStrategy } from '../transport/index.ts';
-import { representativeRun, waterfallSvg } from './browser-html.ts';
+import { medianBurstRun, waterfallSvg } from './browser-html.ts';
 import { escapeHtml as esc } from './html.ts';
 
 /** One figure on a line of a dot plot: a value and, where the run has one, its interval. */
@@ -438,7 +438,7 @@ export function tilesWaterfalls(r: StudyResult, s: StudySection): string {
   const runs = b?.burst?.runs;
   if (!b || !Array.isArray(runs)) return '';
   const reps = b.targets.flatMap((t) => {
-    const run = representativeRun(runs, t.id);
+    const run = medianBurstRun(runs, t.id);
     return run && run.requests.length > 0 ? [{ t, run }] : [];
   });
   if (reps.length === 0) return '';

@@ -18,7 +18,7 @@ export interface StudyEntry {
 }
 
 /** The built-in studies. */
-export const BUILT_IN: readonly StudyEntry[] = [
+export const BUILT_IN_STUDIES: readonly StudyEntry[] = [
   { descriptor: CHUNKS_STUDY, load: async () => (await import('./chunks/index.ts')).chunksStudy },
   { descriptor: ECHO_STUDY, load: async () => (await import('./echo/index.ts')).echoStudy },
   { descriptor: PROXY_STUDY, load: async () => (await import('./proxy/index.ts')).proxyStudy },

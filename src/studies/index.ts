@@ -5,7 +5,14 @@
  * descriptors.ts); the harness is study.ts.
  */
 export { compareCell } from './compare-cell.ts';
-export * from './meta.ts';
+export {
+  findStudy,
+  listStudies,
+  loadStudy,
+  registerStudy,
+  type StudyDescriptor,
+  type StudyFlag,
+} from './meta.ts';
 export {
   type Rederived,
   rederived,

@@ -7,10 +7,10 @@
  */
 
 import type { StudyDescriptor } from './describe.ts';
-import { BUILT_IN, type StudyEntry } from './descriptors.ts';
+import { BUILT_IN_STUDIES, type StudyEntry } from './descriptors.ts';
 import type { Study } from './study.ts';
 
-const STUDIES: StudyEntry[] = [...BUILT_IN];
+const STUDIES: StudyEntry[] = [...BUILT_IN_STUDIES];
 
 /**
  * Adds a study, whole (tests and scripts add their own; the built-in ones are listed in

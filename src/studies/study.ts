@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { H2labError, isH2labError, VERSION } from '../core/index.ts';
+import { H2labError, hostFacts, isH2labError } from '../core/index.ts';
 import type { CaptureRequest } from '../load/index.ts';
 import {
   type CompareResult,
@@ -217,10 +217,7 @@ export function startStudy(study: Study, input: StartStudyInput = {}): StudyHand
     status: 'running',
     options: { ...given, quick, seed },
     environment: {
-      h2labVersion: VERSION,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      cpus: os.cpus().length,
+      ...hostFacts(),
       startedAt: new Date().toISOString(),
       loadAverage: { start: round2(os.loadavg()[0]!) },
     },

@@ -5,7 +5,7 @@
  * its plan, its rows and its explanations (docs/design.md, "To add a study"); the finding of each
  * report row is built in findings.ts.
  */
-import { keptRuns } from '../compare/index.ts';
+import { keptRuns, type Outcome, type RatioInterval } from '../compare/index.ts';
 import { medianInterpolated, medianNearestRank } from '../core/index.ts';
 import { type CellResult, cpuApart, type RunResult } from '../model/index.ts';
 import { ratio2 } from './claims.ts';
@@ -43,18 +43,14 @@ export function percentCell(fraction: number | undefined): number | null {
 }
 
 /** A ratio and its interval (a bootstrap interval, or a comparison's `interval`). */
-export interface RatioInterval {
-  ratio: number;
-  lo: number;
-  hi: number;
-}
+type IntervalCell = Pick<RatioInterval, 'ratio' | 'lo' | 'hi'>;
 
 /**
  * A ratio with its interval as a table cell, two decimals: `0.61 (0.55–0.68)`; `unit` after the ratio
  * (`1.31× (1.20–1.45)`); `invert` shows 1/ratio (a candidate/baseline latency as h1/h2).
  */
 export function intervalText(
-  i: RatioInterval | undefined,
+  i: IntervalCell | undefined,
   o: { invert?: boolean; unit?: string } = {},
 ): string | null {
   if (!i) return null;
@@ -65,8 +61,8 @@ export function intervalText(
 }
 
 /** A comparison's verdict, as compare gives it (src/model/compare.ts). */
-export interface Outcome {
-  outcome: 'better' | 'worse' | 'no-clear-difference' | 'undecided' | 'insufficient';
+interface OutcomeCell {
+  outcome: Outcome;
   runsNeeded?: number | undefined;
 }
 
@@ -75,7 +71,7 @@ export interface Outcome {
  * candidate and the baseline ("h2 faster", "h1 faster"); `runsNeeded` adds "(~N runs)" to undecided.
  */
 export function outcomeWord(
-  c: Outcome | undefined,
+  c: OutcomeCell | undefined,
   words: { better: string; worse: string; runsNeeded?: boolean },
 ): string | null {
   if (!c) return null;

@@ -103,4 +103,4 @@ export const H3_POOL: StrategyDescriptor = {
 };
 
 /** The built-in strategies, in the order they are documented, listed and compared. */
-export const BUILT_IN: readonly StrategyDescriptor[] = [H1, H2, H2_POOL, H3, H3_POOL];
+export const BUILT_IN_STRATEGIES: readonly StrategyDescriptor[] = [H1, H2, H2_POOL, H3, H3_POOL];

@@ -24,7 +24,32 @@ export type { ConnectTarget } from './connect.ts';
 export { connectTimed } from './connect.ts';
 export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 // The light face's names (the registry, the descriptors' types, the named choices), loaded with it.
-export * from './meta.ts';
+export {
+  baselineStrategy,
+  type ConnectionModel,
+  DEFAULT_STRATEGY,
+  DEFAULT_WINDOW_PRESET,
+  defaultMatrixStrategies,
+  findStrategy,
+  getStrategy,
+  H2_CLIENTS,
+  type H2ClientImpl,
+  isBuiltInStrategy,
+  listStrategies,
+  multiplexedStrategy,
+  POOL_POLICIES,
+  type PoolPolicy,
+  registerStrategy,
+  requestedWire,
+  type Strategy,
+  type StrategyBuild,
+  type StrategyDescriptor,
+  strategyLabel,
+  strategyNames,
+  usesQuic,
+  WINDOW_PRESETS,
+  type WindowPreset,
+} from './meta.ts';
 export { setupFailureError } from './setup-errors.ts';
 export {
   type StreamWaitCause,
@@ -33,7 +58,7 @@ export {
   streamWaitWords,
 } from './stream-wait.ts';
 export { isTargetGone, RECONNECT_BACKOFF } from './supervisor.ts';
-export type * from './types.ts';
+
 export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
 
 /**

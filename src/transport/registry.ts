@@ -4,7 +4,7 @@
  * connections and how reports draw it; nothing there compares a strategy's name to a string
  * (test/transport/registry.test.ts holds that).
  *
- * To add a strategy: declare it in descriptors.ts (and add it to `BUILT_IN` there), write
+ * To add a strategy: declare it in descriptors.ts (and add it to `BUILT_IN_STRATEGIES` there), write
  * `strategies/<name>.ts` exporting the {@link Strategy} (the descriptor with its `create`), and hand it
  * over in src/transport/index.ts. A library user (or a test) can also {@link registerStrategy} one at
  * run time.
@@ -14,7 +14,7 @@
  */
 import { invalidOption } from '../core/index.ts';
 import { STRATEGY_NAME_PATTERN } from '../model/meta.ts';
-import { BUILT_IN, H2 } from './descriptors.ts';
+import { BUILT_IN_STRATEGIES, H2 } from './descriptors.ts';
 import type { Strategy, StrategyDescriptor } from './strategy.ts';
 
 /**
@@ -29,7 +29,7 @@ const strategies = new Map<string, Strategy>();
  * Adds a strategy. Its name must be new and a short lower-case id (it is a CLI value and a file
  * name); at most one strategy may be the baseline. Returns a function that removes it again.
  * It is registered in this thread only: `--workers` threads load the registry afresh and know the
- * built-ins alone, so a run-time strategy runs with one worker (a built-in one in `BUILT_IN`).
+ * built-ins alone, so a run-time strategy runs with one worker (a built-in one in `BUILT_IN_STRATEGIES`).
  * @example
  * // One HTTP/1.1 connection, whatever --connections says (not a second baseline).
  * const remove = registerStrategy({
@@ -91,7 +91,7 @@ export function provideBuiltIns(list: readonly Pick<Strategy, 'name' | 'create'>
   }
 }
 
-for (const d of BUILT_IN) registerStrategy(builtIn(d));
+for (const d of BUILT_IN_STRATEGIES) registerStrategy(builtIn(d));
 
 /** Names of every registered strategy, in registration order (the built-ins first). */
 export function strategyNames(): string[] {
@@ -103,9 +103,9 @@ export function listStrategies(): Strategy[] {
   return [...strategies.values()];
 }
 
-/** Whether `name` is one of {@link BUILT_IN}: known to every thread, worker threads included. */
+/** Whether `name` is one of {@link BUILT_IN_STRATEGIES}: known to every thread, worker threads included. */
 export function isBuiltInStrategy(name: string): boolean {
-  return BUILT_IN.some((s) => s.name === name);
+  return BUILT_IN_STRATEGIES.some((s) => s.name === name);
 }
 
 /** The strategy registered as `name`, or undefined (e.g. a result file written with an extension). */

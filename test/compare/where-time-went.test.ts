@@ -3,7 +3,7 @@
 // backend pool (read from its /metrics). The verdict must say that the queue moved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FIXTURE_ROUTES } from '../../src/compare/options.ts';
+import { FIXTURE_ROUTES } from '../../src/compare/workloads.ts';
 import { runComparison } from '../../src/compare/run.ts';
 
 test('tiles at concurrency 32: h1 queues in the client, h2 at the backend pool, and the verdict says so', async () => {

@@ -14,11 +14,11 @@ import { lossCondition } from './loss.ts';
 import { rateCondition } from './rate.ts';
 import type {
   ConditionDeclaration,
-  Direction,
   DirectionSpec,
   KeyInput,
   KeyValues,
   LinkCondition,
+  LinkDirection,
   LinkKey,
   LinkKeys,
   NumberKey,
@@ -77,7 +77,7 @@ export function checkLinkSpec(
 }
 
 /** What one direction does: each condition's part of it, from a resolved spec. */
-export function directionSpec(spec: ResolvedLinkSpec, dir: Direction): DirectionSpec {
+export function directionSpec(spec: ResolvedLinkSpec, dir: LinkDirection): DirectionSpec {
   const all = spec as unknown as Readonly<Record<string, unknown>>;
   return Object.assign(
     {},

@@ -121,7 +121,7 @@ export type KeyValues<K extends LinkKeys> = { -readonly [P in WithDefault<K>]: V
 export type KeyInput<K extends LinkKeys> = { -readonly [P in keyof K]?: ValueOf<K[P]> };
 
 /** A direction: `up` is client → server (requests, ACKs), `down` server → client (responses). */
-export type Direction = 'up' | 'down';
+export type LinkDirection = 'up' | 'down';
 
 /** A condition's declaration, typed by its keys `K`. */
 export interface ConditionDeclaration<K extends LinkKeys = LinkKeys> {
@@ -138,7 +138,7 @@ export interface ConditionDeclaration<K extends LinkKeys = LinkKeys> {
   direction(
     own: KeyValues<K>,
     spec: Readonly<Record<string, unknown>>,
-    dir: Direction,
+    dir: LinkDirection,
   ): Partial<DirectionSpec>;
   /** A rule across keys, checked with the whole spec: the message names the key at `path`. */
   check?(

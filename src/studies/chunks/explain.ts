@@ -2,10 +2,10 @@
 import type { SampleComparison } from '../../compare/index.ts';
 import { medianInterpolated } from '../../core/index.ts';
 import type { LinkCase } from './plan.ts';
-import { faster, fmtS, outcomeWords, type Row } from './rows.ts';
+import { type ChunksRow, faster, fmtS, outcomeWords } from './rows.ts';
 
 /** The explanation of one link, from its rows: who won where, and the mechanism's numbers. */
-function explainLink(link: LinkCase, rows: Row[], lossless?: Row[]): string {
+function explainLink(link: LinkCase, rows: ChunksRow[], lossless?: ChunksRow[]): string {
   const top = rows.at(-1)!;
   const serial = rows[0]!;
   const parts: string[] = [];
@@ -73,7 +73,7 @@ function explainLink(link: LinkCase, rows: Row[], lossless?: Row[]): string {
 }
 
 /** Where the answer changes between links (loss on/off, one congestion control or the other). */
-function explainChanges(perLink: Array<{ link: LinkCase; rows: Row[] }>): string | undefined {
+function explainChanges(perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>): string | undefined {
   const verdicts = perLink
     .map(({ link, rows }) => ({ link, c: rows.at(-1)?.h2VsH1 }))
     .filter((x): x is { link: LinkCase; c: SampleComparison } => x.c !== undefined);
@@ -115,7 +115,7 @@ function explainChanges(perLink: Array<{ link: LinkCase; rows: Row[] }>): string
 }
 
 /** The explanation's paragraphs: each link, then where the answer changes between links. */
-export function explainAll(perLink: Array<{ link: LinkCase; rows: Row[] }>): string[] {
+export function explainAll(perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>): string[] {
   const out = perLink.map(({ link, rows }) => {
     const lossless = perLink.find(
       (x) =>

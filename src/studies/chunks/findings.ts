@@ -5,7 +5,7 @@ import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.
 import { CHUNKS } from './descriptor.ts';
 import { REPORT_SWEEP } from './options.ts';
 import type { LinkCase } from './plan.ts';
-import type { Row } from './rows.ts';
+import type { ChunksRow } from './rows.ts';
 
 // --- row by row against the report ----------------------------------------------------------
 
@@ -24,7 +24,7 @@ import type { Row } from './rows.ts';
 /** How close the slow-start arithmetic must come to the measured difference to account for it. */
 const SLOW_START_TOLERANCE = 0.25;
 
-function slowStart(row: Row, ev: Evidence): string | undefined {
+function slowStart(row: ChunksRow, ev: Evidence): string | undefined {
   const { h1, h2 } = row;
   const iw = h1.initialCwnd ?? h2.initialCwnd;
   const mss = h1.mssBytes ?? h2.mssBytes;
@@ -45,7 +45,7 @@ function slowStart(row: Row, ev: Evidence): string | undefined {
   return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
 }
 
-export function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>): StudyFinding[] {
+export function chunksFindings(perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>): StudyFinding[] {
   const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
   if (!chosen) return [];
   return [...sweepFindings(chosen), ...conclusionFindings(chosen)];
@@ -55,7 +55,7 @@ export function chunksFindings(perLink: Array<{ link: LinkCase; rows: Row[] }>):
  * The report's third reason (its client's CPU in pure-Python h2) and its decision (HTTP/2 for single
  * slices, pooled HTTP/1.1 for bulk), on the same link as the sweep's rows.
  */
-function conclusionFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
+function conclusionFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFinding[] {
   const cpu = notMeasured(
     {
       id: 'client-cpu',
@@ -102,7 +102,7 @@ function conclusionFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFindi
   ];
 }
 
-function sweepFindings(chosen: { link: LinkCase; rows: Row[] }): StudyFinding[] {
+function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFinding[] {
   return REPORT_SWEEP.map((ref) => {
     const ev = new Evidence();
     ev.set('link', chosen.link.id);

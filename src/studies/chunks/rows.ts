@@ -43,7 +43,7 @@ function sideOf(cell: CellResult | undefined): Side {
   };
 }
 
-export interface Row {
+export interface ChunksRow {
   concurrency: number;
   h1: Side;
   h2: Side;
@@ -79,7 +79,7 @@ function timeComparison(
   });
 }
 
-export function rowsOf(result: CompareResult, net: string, concurrencies: number[]): Row[] {
+export function chunksRowsOf(result: CompareResult, net: string, concurrencies: number[]): ChunksRow[] {
   const s = strategies();
   const cell = (c: number, p: string) =>
     result.cells.find((x) => x.net === net && x.concurrency === c && x.protocol === p);
@@ -100,7 +100,7 @@ export function rowsOf(result: CompareResult, net: string, concurrencies: number
 
 const round3 = (x: number | undefined) => rounded(x, 3);
 
-export function linkSection(link: LinkCase, rows: Row[], h2Sessions: number): StudySection {
+export function linkSection(link: LinkCase, rows: ChunksRow[], h2Sessions: number): StudySection {
   return {
     id: `sweep-${link.id}`,
     title: `64 chunks, time to fetch all, ${link.id === 'loopback' ? 'loopback (no link)' : `link ${link.id}`}`,
@@ -147,10 +147,11 @@ export function faster(timeRatio: number): string {
 }
 
 export function referenceSection(
-  perLink: Array<{ link: LinkCase; rows: Row[] }>,
+  perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>,
   concurrencies: number[],
 ): StudySection {
-  const ratio = (rows: Row[], c: number) => rows.find((r) => r.concurrency === c)?.h2VsH1?.interval.ratio;
+  const ratio = (rows: ChunksRow[], c: number) =>
+    rows.find((r) => r.concurrency === c)?.h2VsH1?.interval.ratio;
   return {
     id: 'summary',
     title: 'H1/H2 per concurrency on every link, beside the report',

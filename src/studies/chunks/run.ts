@@ -15,7 +15,7 @@ import { explainAll } from './explain.ts';
 import { chunksFindings, verifyChunks } from './findings.ts';
 import { type ChunksOptions, resolve } from './options.ts';
 import { type LinkCase, linkCases, strategies } from './plan.ts';
-import { linkSection, type Row, referenceSection, rowsOf } from './rows.ts';
+import { type ChunksRow, chunksRowsOf, linkSection, referenceSection } from './rows.ts';
 
 export const chunksStudy = defineStudy<ChunksOptions>({
   ...CHUNKS_STUDY,
@@ -32,7 +32,7 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     const runsPerLink = o.concurrency.length * 3 * o.runs;
     ctx.plan(links.length * runsPerLink);
     const paths = Array.from({ length: CHUNKS }, (_, i) => `/chunks/${i}`);
-    const perLink: Array<{ link: LinkCase; rows: Row[] }> = [];
+    const perLink: Array<{ link: LinkCase; rows: ChunksRow[] }> = [];
     for (const { link, input } of links) {
       const result = await compareCell(
         ctx,
@@ -51,7 +51,7 @@ export const chunksStudy = defineStudy<ChunksOptions>({
         runsPerLink,
       );
       if (!result) continue;
-      const rows = rowsOf(result, result.axes.net[0] ?? 'loopback', o.concurrency);
+      const rows = chunksRowsOf(result, result.axes.net[0] ?? 'loopback', o.concurrency);
       perLink.push({ link, rows });
       ctx.section(linkSection(link, rows, o.h2Sessions));
       ctx.setData('links', perLink);
@@ -62,13 +62,18 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     for (const f of chunksFindings(perLink)) ctx.finding(f);
   },
   rederive(r) {
-    const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: Row[] }>;
+    const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: ChunksRow[] }>;
     // From the comparisons when they were kept whole, else from the rows the run saved.
     const perLink = r.compares.length
       ? r.compares.flatMap(({ id, result }) => {
           const link = links.find((l) => l.link.id === id)?.link;
           return link
-            ? [{ link, rows: rowsOf(result, result.axes.net[0] ?? 'loopback', result.axes.concurrency) }]
+            ? [
+                {
+                  link,
+                  rows: chunksRowsOf(result, result.axes.net[0] ?? 'loopback', result.axes.concurrency),
+                },
+              ]
             : [];
         })
       : links;

@@ -8,9 +8,9 @@ import type { ConnectionLifetime, RunResult, StudySection } from '../../model/in
 import { type FixtureTarget, startFixtureTarget } from '../../server/index.ts';
 import type { Strategy as TransportStrategy } from '../../transport/index.ts';
 import type { StudyContext } from '../study.ts';
+import { rounded } from '../table.ts';
 import type { EchoOptions } from './options.ts';
 import { apiHeaders, type CertFiles, fixtureFor, roles } from './plan.ts';
-import { r0 } from './rows.ts';
 
 /** One connection lifetime case: a run, and the lives of its sessions. */
 export interface LifetimeCase {
@@ -44,12 +44,12 @@ export function lifetimeSection(cases: LifetimeCase[]): StudySection {
         c.lives.map((l) => ({
           case: c.label,
           id: l.id,
-          opened: r0(l.openedMs),
-          last: r0(l.lastActiveMs),
-          goaway: l.goawayMs !== undefined ? r0(l.goawayMs) : null,
-          closed: r0(l.closedMs),
-          idle: r0((l.goawayMs ?? l.closedMs) - l.lastActiveMs),
-          age: r0(l.closedMs - l.openedMs),
+          opened: rounded(l.openedMs),
+          last: rounded(l.lastActiveMs),
+          goaway: l.goawayMs !== undefined ? rounded(l.goawayMs) : null,
+          closed: rounded(l.closedMs),
+          idle: rounded((l.goawayMs ?? l.closedMs) - l.lastActiveMs),
+          age: rounded(l.closedMs - l.openedMs),
           requests: l.requests,
           by: l.closedBy,
         })),

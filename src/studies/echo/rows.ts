@@ -107,7 +107,7 @@ export function rowsOf(
 }
 
 const r2 = (x: number | undefined) => rounded(x, 2);
-export const r0 = (x: number | undefined) => rounded(x);
+const r0 = (x: number | undefined) => rounded(x);
 
 export function bodyLabel(n: number): string {
   return formatBytes(n);

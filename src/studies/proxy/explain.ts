@@ -8,8 +8,8 @@ import {
   BUFFERS,
   FIXED,
   LARGE_BYTES,
+  PROXY_REPORT,
   type ProxyOptions,
-  REPORT,
   UPSTREAM_KEEPALIVE,
 } from './options.ts';
 import { type ConfigResult, med, p50s, share, speedup, speedWords } from './tables.ts';
@@ -88,7 +88,7 @@ export function explain(results: ConfigResult[], o: ProxyOptions, seed: number):
         : o.upstream === 'unix'
           ? "with nginx reaching the fixture over a Unix socket on the same host, as the report's did, where a new upstream connection and a temp-file write cost only what this machine's CPU and page cache charge"
           : "on loopback, where a backend handshake and a temp-file write cost only what this machine's CPU and page cache charge";
-    const reportX = REPORT.beforeS / REPORT.afterS;
+    const reportX = PROXY_REPORT.beforeS / PROXY_REPORT.afterS;
     const both = fixedS
       ? ` Both fixes together, over HTTP/1.1: ${directionText(fixedS, {
           above: (x) =>

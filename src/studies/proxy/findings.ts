@@ -10,9 +10,9 @@ import {
   BUFFERS,
   FIXED,
   LARGE_BYTES,
+  PROXY_REPORT,
   type ProxyConfig,
   type ProxyOptions,
-  REPORT,
 } from './options.ts';
 import type { Spool } from './plan.ts';
 import { type Churn, type ConfigResult, med, p50s, speedup, whereOf } from './tables.ts';
@@ -33,14 +33,14 @@ function afterFixRows(f1: number | undefined, f2: number | undefined): StudyFind
   const out: StudyFinding[] = [];
   {
     const ev = new Evidence();
-    const reportGap = REPORT.afterS / REPORT.afterH2S;
+    const reportGap = PROXY_REPORT.afterS / PROXY_REPORT.afterH2S;
     out.push(
       f1 !== undefined && f2 !== undefined
         ? makeFinding({
             id: 'after-parity',
             section: 'summary',
             row: 'After both fixes, HTTP/1.1 against HTTP/2 (“0.22 s against 0.24 s”)',
-            report: `h1/h2 ${ev.x('reportRatio', reportGap)} (${ev.s('reportH1S', REPORT.afterS)} against ${ev.s('reportH2S', REPORT.afterH2S)})`,
+            report: `h1/h2 ${ev.x('reportRatio', reportGap)} (${ev.s('reportH1S', PROXY_REPORT.afterS)} against ${ev.s('reportH2S', PROXY_REPORT.afterH2S)})`,
             measured: `h1/h2 ${ev.x('ratio', f1 / f2)} (${ev.ms('h1Ms', f1)} against ${ev.ms('h2Ms', f2)})`,
             reference: reportGap,
             value: f1 / f2,
@@ -98,8 +98,8 @@ export function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: nu
   const b1 = t(broken, h1);
   const b2 = t(broken, h2);
   for (const [id, p, ref, value] of [
-    ['before-h1', 'HTTP/1.1', REPORT.beforeS, b1],
-    ['before-h2', 'HTTP/2', REPORT.beforeH2S, b2],
+    ['before-h1', 'HTTP/1.1', PROXY_REPORT.beforeS, b1],
+    ['before-h2', 'HTTP/2', PROXY_REPORT.beforeH2S, b2],
   ] as const) {
     const ev = new Evidence();
     out.push(
@@ -122,13 +122,13 @@ export function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: nu
   if (b1 !== undefined && b2 !== undefined) {
     const ev = new Evidence();
     const gap = b1 / b2;
-    const reportGap = REPORT.beforeS / REPORT.beforeH2S;
+    const reportGap = PROXY_REPORT.beforeS / PROXY_REPORT.beforeH2S;
     out.push(
       makeFinding({
         id: 'before-gap',
         section: 'summary',
         row: 'Before the fix, HTTP/1.1 against HTTP/2 (“HTTP/1.1 ~4.3× slower”)',
-        report: `h1/h2 ${ev.x('reportGap', reportGap)} (${ev.s('reportH1S', REPORT.beforeS)} against ${ev.s('reportH2S', REPORT.beforeH2S)})`,
+        report: `h1/h2 ${ev.x('reportGap', reportGap)} (${ev.s('reportH1S', PROXY_REPORT.beforeS)} against ${ev.s('reportH2S', PROXY_REPORT.beforeH2S)})`,
         measured: `h1/h2 ${ev.x('gap', gap)} (${ev.ms('h1Ms', b1)} against ${ev.ms('h2Ms', b2)})`,
         reference: reportGap,
         value: gap,
@@ -152,9 +152,9 @@ export function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: nu
         id: 'fix-speedup',
         section: 'summary',
         row: 'Both fixes, HTTP/1.1 (“1.36 s → 0.22 s, 6×”)',
-        report: `${ev.s('reportBeforeS', REPORT.beforeS)} → ${ev.s('reportAfterS', REPORT.afterS)}, ${ev.x('reportSpeedup', REPORT.beforeS / REPORT.afterS)}`,
+        report: `${ev.s('reportBeforeS', PROXY_REPORT.beforeS)} → ${ev.s('reportAfterS', PROXY_REPORT.afterS)}, ${ev.x('reportSpeedup', PROXY_REPORT.beforeS / PROXY_REPORT.afterS)}`,
         measured: `${ev.ms('beforeMs', b1)} → ${ev.ms('afterMs', f1)}, ${ev.x('speedup', b1 / f1)}${s ? ` (${ev.pct('confidence', 0.95)} interval ${ev.x('lo', s.lo)}–${ev.x('hi', s.hi)})` : ''}`,
-        reference: REPORT.beforeS / REPORT.afterS,
+        reference: PROXY_REPORT.beforeS / PROXY_REPORT.afterS,
         value: b1 / f1,
         tolerance: 0.25,
         ratio: true,

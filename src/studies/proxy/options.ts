@@ -2,13 +2,13 @@
 
 /** The report's response: 2.7 MB (taken as MiB: 2.7 × 2^20 bytes). */
 export const LARGE_BYTES = 2_831_155;
-export const CHUNKS = 64;
+export const SLICE_CHUNKS = 64;
 
 /**
  * The report's numbers: before the fix one slice took 1.36 s over HTTP/1.1 and 0.32 s over HTTP/2
  * (4.3×); both fixes took HTTP/1.1 to 0.22 s (6×), with HTTP/2 at 0.24 s.
  */
-export const REPORT = { beforeS: 1.36, afterS: 0.22, beforeH2S: 0.32, afterH2S: 0.24 };
+export const PROXY_REPORT = { beforeS: 1.36, afterS: 0.22, beforeH2S: 0.32, afterH2S: 0.24 };
 
 /** nginx's buffers, as the two configurations set them. */
 export const BUFFERS = {
@@ -36,7 +36,7 @@ export const BROKEN = CONFIGS[0]!;
 export const FIXED = CONFIGS[3]!;
 
 /** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
-export const GRID = {
+export const PROXY_GRID = {
   full: { concurrency: [1, 8], runs: 7, durationMs: 1000 },
   quick: { concurrency: [4], runs: 3, durationMs: 400 },
 } as const;
@@ -67,7 +67,7 @@ export interface ProxyOptions {
 }
 
 export function resolve(o: Partial<ProxyOptions>, quick: boolean): ProxyOptions {
-  const g = quick ? GRID.quick : GRID.full;
+  const g = quick ? PROXY_GRID.quick : PROXY_GRID.full;
   return {
     concurrency: o.concurrency ?? [...g.concurrency],
     runs: o.runs ?? g.runs,

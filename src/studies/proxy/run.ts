@@ -28,12 +28,12 @@ import { explain } from './explain.ts';
 import { proxyFindings, verifyProxy } from './findings.ts';
 import {
   BUFFERS,
-  CHUNKS,
   CONFIGS,
-  GRID,
   LARGE_BYTES,
+  PROXY_GRID,
   type ProxyOptions,
   resolve,
+  SLICE_CHUNKS,
   UPSTREAM_KEEPALIVE,
 } from './options.ts';
 import { accepted, served, serverBlock, sum, watchSpool } from './plan.ts';
@@ -41,7 +41,7 @@ import {
   type ConfigResult,
   configSection,
   probeView,
-  summarySection,
+  proxySummarySection,
   timeSection,
   timesOf,
 } from './tables.ts';
@@ -72,7 +72,7 @@ export const proxyStudy = defineStudy<ProxyOptions>({
   rederive: rederiveProxy,
   quickLimits: (o) =>
     o.runs - 1 < 4
-      ? `Quick: ${o.runs - 1} kept run(s) a side (${o.runs} a cell, the first discarded). "Faster" and "slower" here come from a bootstrap interval of the per-run times, which with so few runs is too narrow and has no rank test behind it: read them as directions. A full run keeps ${GRID.full.runs - 1} a side.`
+      ? `Quick: ${o.runs - 1} kept run(s) a side (${o.runs} a cell, the first discarded). "Faster" and "slower" here come from a bootstrap interval of the per-run times, which with so few runs is too narrow and has no rank test behind it: read them as directions. A full run keeps ${PROXY_GRID.full.runs - 1} a side.`
       : undefined,
   resolve,
   check(o) {
@@ -95,8 +95,8 @@ export const proxyStudy = defineStudy<ProxyOptions>({
       sizeWorkload(LARGE_BYTES),
       {
         id: 'chunks',
-        label: `${CHUNKS} chunks of 20–50 KiB`,
-        paths: Array.from({ length: CHUNKS }, (_, i) => `/chunks/${i}`),
+        label: `${SLICE_CHUNKS} chunks of 20–50 KiB`,
+        paths: Array.from({ length: SLICE_CHUNKS }, (_, i) => `/chunks/${i}`),
       },
     ];
     const runsPerConfig = workloads.length * o.concurrency.length * 2 * o.runs;
@@ -208,7 +208,7 @@ ${CONFIGS.map((c, i) => serverBlock(c, ports[i]!, nginxDir, o.sndbufBytes, upstr
         ctx.section(configSection(results, o));
       }
       for (const w of workloads) ctx.section(timeSection(results, w, o, ctx.seed));
-      ctx.section(summarySection(results, o, ctx.seed));
+      ctx.section(proxySummarySection(results, o, ctx.seed));
       for (const p of explain(results, o, ctx.seed)) ctx.explain(p);
       for (const f of proxyFindings(results, o, ctx.seed)) ctx.finding(f);
       const failure = fixture.failure();

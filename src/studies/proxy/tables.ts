@@ -11,9 +11,9 @@ import {
   BUFFERS,
   FIXED,
   LARGE_BYTES,
+  PROXY_REPORT,
   type ProxyConfig,
   type ProxyOptions,
-  REPORT,
   UPSTREAM_KEEPALIVE,
 } from './options.ts';
 import { SPOOL_SAMPLE_MS, type Spool } from './plan.ts';
@@ -192,7 +192,7 @@ export function timeSection(
   };
 }
 
-export function summarySection(results: ConfigResult[], o: ProxyOptions, seed: number): StudySection {
+export function proxySummarySection(results: ConfigResult[], o: ProxyOptions, seed: number): StudySection {
   const h1 = baselineStrategy().name;
   const h2 = multiplexedStrategy('one')!.name;
   const broken = results.find((r) => r.config.id === BROKEN.id);
@@ -240,15 +240,15 @@ export function summarySection(results: ConfigResult[], o: ProxyOptions, seed: n
         rows: [
           {
             protocol: 'HTTP/1.1',
-            before: REPORT.beforeS,
-            after: REPORT.afterS,
-            speedup: Math.round((REPORT.beforeS / REPORT.afterS) * 10) / 10,
+            before: PROXY_REPORT.beforeS,
+            after: PROXY_REPORT.afterS,
+            speedup: Math.round((PROXY_REPORT.beforeS / PROXY_REPORT.afterS) * 10) / 10,
           },
           {
             protocol: 'HTTP/2',
-            before: REPORT.beforeH2S,
-            after: REPORT.afterH2S,
-            speedup: Math.round((REPORT.beforeH2S / REPORT.afterH2S) * 10) / 10,
+            before: PROXY_REPORT.beforeH2S,
+            after: PROXY_REPORT.afterH2S,
+            speedup: Math.round((PROXY_REPORT.beforeH2S / PROXY_REPORT.afterH2S) * 10) / 10,
           },
         ],
       },

@@ -2,7 +2,7 @@
 import type { BurstSummary, CancelSummary } from '../../model/index.ts';
 import { counted } from '../table.ts';
 import { BURST, type TilesOptions } from './options.ts';
-import { floorMs, fmt1, meanTileMs, med, rendering, targetLabel } from './plan.ts';
+import { floorMs, fmt1, meanTileMs, medNearestRank, rendering, targetLabel } from './plan.ts';
 import { type MapRow, pctDiff, perTile, reachedPerRun, type SweepPoint, sumOf } from './tables.ts';
 
 export function explainBurst(env: string, summaries: readonly BurstSummary[], o: TilesOptions): string {
@@ -94,10 +94,10 @@ export function explainMap(env: string, rows: MapRow[]): string | undefined {
     // dropped it (CDP's account); the page may still count aborts of tiles whose bytes had arrived.
     const none =
       canc === 0
-        ? ` (none was still in flight when the map moved on: a tile was on the wire ${Math.round(med(r.sessions.map((s) => s.wireMs.p50)))} ms, p50)`
+        ? ` (none was still in flight when the map moved on: a tile was on the wire ${Math.round(medNearestRank(r.sessions.map((s) => s.wireMs.p50)))} ms, p50)`
         : '';
     parts.push(
-      `${targetLabel(r.target)}: the map asked for ${req} tiles and abandoned ${canc} itself${none}; ${reached} reached the server, where ${cancelled} were cancelled; the viewport was complete ${Math.round(med(moves))} ms (median) after a move.`,
+      `${targetLabel(r.target)}: the map asked for ${req} tiles and abandoned ${canc} itself${none}; ${reached} reached the server, where ${cancelled} were cancelled; the viewport was complete ${Math.round(medNearestRank(moves))} ms (median) after a move.`,
     );
   }
   if (parts.length === 0) return undefined;
@@ -106,7 +106,7 @@ export function explainMap(env: string, rows: MapRow[]): string | undefined {
     const wasted = sumOf(ig.sessions, (s) => s.server?.renderedForNothing ?? 0);
     const moves = ig.sessions.flatMap((s) => s.moves.map((m) => m.completeMs));
     parts.push(
-      `With a server that ignores cancellation, h2 sessions had ${counted(wasted, 'tile')} rendered for nobody and the viewport was complete ${Math.round(med(moves))} ms after a move.`,
+      `With a server that ignores cancellation, h2 sessions had ${counted(wasted, 'tile')} rendered for nobody and the viewport was complete ${Math.round(medNearestRank(moves))} ms after a move.`,
     );
   }
   return `On ${env}, in MapLibre sessions — ${parts.join(' ')}`;

@@ -44,7 +44,7 @@ export const fmt1 = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(
 export const r0 = (x: number | undefined) => rounded(x);
 export const r2 = (x: number | undefined) => rounded(x, 2);
 /** Nearest-rank, as the burst summaries beside these figures (src/browser/burst.ts); NaN for none. */
-export const med = (xs: number[]) => medianOf(xs, 'nearest-rank') ?? Number.NaN;
+export const medNearestRank = (xs: number[]) => medianOf(xs, 'nearest-rank') ?? Number.NaN;
 
 export function targetLabel(id: string): string {
   return id === 'http' ? 'HTTP/1.1 (http://)' : id === 'https' ? 'HTTP/2 (TLS)' : 'HTTP/1.1 over TLS';

@@ -49,7 +49,7 @@ import {
   type TilesOptions,
   WARM_UP,
 } from './options.ts';
-import { type Env, fixtureOptions, launchFor, meanTileMs, med, targetsOf } from './plan.ts';
+import { type Env, fixtureOptions, launchFor, meanTileMs, medNearestRank, targetsOf } from './plan.ts';
 import {
   burstSection,
   type CleanBursts,
@@ -161,7 +161,7 @@ async function sweepBursts(
     ...(has('http') ? { http: summarizeBurst('http', all) } : {}),
     ...(has('https') ? { https: summarizeBurst('https', all) } : {}),
     excluded,
-    serviceMs: Object.fromEntries(Object.entries(service).map(([k, v]) => [k, med(v)])),
+    serviceMs: Object.fromEntries(Object.entries(service).map(([k, v]) => [k, medNearestRank(v)])),
   };
 }
 

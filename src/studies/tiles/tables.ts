@@ -9,7 +9,7 @@ import type {
   StudySection,
 } from '../../model/index.ts';
 import { BURST, failedBurst, REPORT_BURST, REPORT_CANCEL, type TilesOptions } from './options.ts';
-import { floorMs, med, modelWords, r0, r2, targetLabel } from './plan.ts';
+import { floorMs, medNearestRank, modelWords, r0, r2, targetLabel } from './plan.ts';
 
 // --- the burst and cancellation (measureBrowser) ------------------------------------------------
 
@@ -236,9 +236,9 @@ export function mapSection(env: string, rows: MapRow[], quick: boolean): StudySe
           reached: sumOf(r.sessions, (s) => s.server?.reachedHandler ?? 0),
           nothing: sumOf(r.sessions, (s) => s.server?.renderedForNothing ?? 0),
           peak: Math.max(...r.sessions.map((s) => s.peakInFlight)),
-          stalled: r0(med(r.sessions.map((s) => s.stalledMs.p50))),
-          wire: r0(med(r.sessions.map((s) => s.wireMs.p50))),
-          complete: r0(med(moves)),
+          stalled: r0(medNearestRank(r.sessions.map((s) => s.stalledMs.p50))),
+          wire: r0(medNearestRank(r.sessions.map((s) => s.wireMs.p50))),
+          complete: r0(medNearestRank(moves)),
           completeMax: r0(Math.max(...moves.filter(Number.isFinite))),
         };
       }),

@@ -1,2 +1,0 @@
-/** `h2lab clock serve`: the reference clock of a plan (src/cli/plan.ts). */
-export { registerClock as register } from './plan.ts';
