@@ -7,8 +7,8 @@
 import { analyze, keptRuns } from '../src/compare/analyze.ts';
 import { compare } from '../src/compare/engine.ts';
 import { bootstrapRatio } from '../src/compare/inference.ts';
-import { defaultFixtureWorkloads } from '../src/compare/workloads.ts';
 import { syntheticRunner } from '../src/compare/synthetic.ts';
+import { defaultFixtureWorkloads } from '../src/compare/workloads.ts';
 import { medianInterpolated as median } from '../src/core/index.ts';
 import { loadHtmlAssets } from '../src/report/assets.ts';
 import { renderHtml } from '../src/report/render-html.ts';

@@ -206,7 +206,7 @@ test('the checks above can fail: a known cycle and a deep import are found', () 
   assert.equal(findCycle(new Map([['a', ['b']]])), undefined);
 });
 
-// A study grows by files of its own folder, each one concern (docs/design.md, "Studies"): a study file
+// A study grows by files of its own folder, each one concern (docs/design.md, "Add a study"): a study file
 // over 500 lines is a concern that wants a file of its own.
 const STUDY_FILE_MAX_LINES = 500;
 test(`no file of src/studies over ${STUDY_FILE_MAX_LINES} lines, and every study a folder`, () => {
@@ -225,7 +225,7 @@ test(`no file of src/studies over ${STUDY_FILE_MAX_LINES} lines, and every study
 });
 
 // docs/design.md cannot drift from the code: every path it names exists, every code symbol it puts
-// in backticks is exported by some module, and its may-import table is MAY_IMPORT.
+// in backticks is declared by some module, and its may-import table is MAY_IMPORT.
 const DESIGN = readFileSync('docs/design.md', 'utf8');
 
 /** Paths the doc names: repository-relative, or relative to src/ (`load/flags.ts`). */
@@ -259,14 +259,18 @@ function scripts(dir: string): string[] {
   });
 }
 
-/** Every name exported by a module of src/, the test helpers, the scripts and the benches. */
-function exportedNames(): Set<string> {
+/**
+ * Every name declared at the top of a module of src/, the test helpers, the scripts and the benches,
+ * exported or not (a module exports only what another takes: test/exports.test.ts), and every name
+ * they export.
+ */
+function declaredNames(): Set<string> {
   const names = new Set<string>();
   const files = ['src', 'test/helpers', 'scripts', 'bench'].flatMap(scripts);
   for (const f of files) {
     const text = readFileSync(f, 'utf8');
     const decl =
-      /export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|function\*?|class|type|interface|enum)\s+(\w+)/g;
+      /^(?:export\s+)?(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:abstract\s+)?(?:const|let|function\*?|class|type|interface|enum)\s+(\w+)/gm;
     for (const m of text.matchAll(decl)) names.add(m[1]!);
     for (const m of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
       for (const part of m[1]!.split(',')) {
@@ -314,10 +318,10 @@ test('every path docs/design.md names exists', () => {
   assert.deepEqual(missing, [], 'docs/design.md names a path that does not exist: fix the doc');
 });
 
-test('every code symbol docs/design.md puts in backticks is exported by a module', () => {
-  const exported = exportedNames();
+test('every code symbol docs/design.md puts in backticks is declared by a module', () => {
+  const exported = declaredNames();
   const missing = namedSymbols(DESIGN).filter((s) => !exported.has(s));
-  assert.deepEqual(missing, [], 'docs/design.md names a symbol no module exports: fix the doc');
+  assert.deepEqual(missing, [], 'docs/design.md names a symbol no module declares: fix the doc');
 });
 
 test("docs/design.md's may-import table is MAY_IMPORT", () => {
@@ -335,9 +339,68 @@ test('the doc checks can fail: a missing path and an unexported symbol are found
     namedPaths('see `src/nowhere/x.ts` and load/flags.ts').filter((p) => !pathExists(p)),
     ['src/nowhere/x.ts'],
   );
-  const exported = exportedNames();
+  const exported = declaredNames();
   assert.deepEqual(
     namedSymbols('`NoSuchThing`, `runLoad(o)`, `toRunResult`, `h1`, `--rtt`').filter((s) => !exported.has(s)),
     ['NoSuchThing'],
   );
+});
+
+// A comment that cites a section of a page of docs/ (`docs/performance.md, "Studies (src/studies)"`)
+// names a heading of that page, or the start of one of its bold paragraphs, so a moved section
+// cannot leave its citations behind.
+const CITATION = /(?:docs\/)?([\w-]+)\.md,\s*"([^"]+)"/g;
+
+/** The citations in a source text that name no heading or bold paragraph of their page. */
+function staleCitations(text: string, page: (name: string) => string | undefined): string[] {
+  const flat = text.replace(/\n\s*(?:\/\/|\*|#)?\s*/g, ' ');
+  const stale: string[] = [];
+  for (const m of flat.matchAll(CITATION)) {
+    const doc = page(m[1]!);
+    if (doc === undefined) continue; // not a page of docs/ (a README elsewhere)
+    const cited = m[2]!;
+    const found = doc
+      .split('\n')
+      .some(
+        (l) =>
+          (/^#+\s/.test(l) && l.replace(/^#+\s+/, '').startsWith(cited)) ||
+          (l.replace(/^\s*(?:[-*]\s+)?\*\*/, '').startsWith(cited) && /^\s*(?:[-*]\s+)?\*\*/.test(l)),
+      );
+    if (!found) stale.push(`${m[1]}.md, "${cited}"`);
+  }
+  return stale;
+}
+
+const docPage = (name: string): string | undefined => {
+  try {
+    return readFileSync(`docs/${name}.md`, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+test('every section of docs/ a comment cites is a heading or a bold paragraph there', () => {
+  const stale = ['src', 'test', 'bench', 'scripts']
+    .flatMap(scripts)
+    .flatMap((f) => staleCitations(readFileSync(f, 'utf8'), docPage).map((c) => `${f}: ${c}`));
+  assert.deepEqual(
+    stale,
+    [],
+    'cite the heading as the page has it (a section may have moved to another page)',
+  );
+});
+
+test('the citation check can fail: a moved section is found, a split line and a bold paragraph are not', () => {
+  const page = (n: string) =>
+    n === 'p' ? '# P\n## Studies (src/studies)\n- **A bold claim.** text\n' : undefined;
+  assert.deepEqual(
+    staleCitations(
+      '// docs/p.md, "Studies"\n// (docs/p.md, "Studies\n// (src/studies)"; p.md, "A bold claim")',
+      page,
+    ),
+    [],
+  );
+  assert.deepEqual(staleCitations('/* (docs/p.md, "Fixture server") docs/other.md, "x" */', page), [
+    'p.md, "Fixture server"',
+  ]);
 });

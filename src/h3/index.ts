@@ -1,21 +1,15 @@
 /**
  * HTTP/3: the binding h2lab drives QUIC through (client and server), behind one thin interface so
- * that `node:quic` can replace it (docs/design.md, "HTTP/3").
+ * that `node:quic` can replace it (docs/performance.md,
+ * "HTTP/3 (src/h3, strategies h3 and h3-pool, the fixture's QUIC listener)").
  */
 export {
   BINDING_FACTS,
   H3_BINDING_ENV,
-  H3_PACKAGE,
-  H3_PACKAGE_VERSION,
-  type H3Binding,
   type H3Connection,
-  type H3ConnectOptions,
   type H3Listener,
-  type H3ListenOptions,
-  type H3ResponseHandler,
   type H3ServerConnection,
   type H3ServerStream,
-  h3UnavailableReason,
   loadBinding,
   unavailable,
 } from './binding.ts';

@@ -1,6 +1,6 @@
 /**
  * Session hardening the Node 20 http2 core does not do by itself (see docs/reliability.md and the
- * measured defaults in docs/design.md, "Fixture server"):
+ * measured defaults in docs/performance.md, "Fixture server (src/server) and certificates (src/tls)"):
  *
  *   - rapid reset (CVE-2023-44487): client RST_STREAMs are counted per connection in a token bucket;
  *     above it the session ends with GOAWAY(ENHANCE_YOUR_CALM). Handlers start after the read that carried their HEADERS, so a stream reset in the same bytes runs none (Go limits started handlers
@@ -35,7 +35,7 @@ const CALM_FLUSH_MS = 50;
 const PROBE_CHECK_MS = 50;
 
 /** The limits the guard enforces (a subset of the server options, all resolved). */
-export interface GuardLimits {
+interface GuardLimits {
   /** Client RST_STREAMs per connection: a bucket of this size refilled over 10 s; 0 = no limit. */
   h2MaxResets: number;
   /** PRIORITY frames per connection: a bucket of this size refilled over 10 s; 0 = no limit. */

@@ -3,8 +3,8 @@
 // backend pool (read from its /metrics). The verdict must say that the queue moved.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FIXTURE_ROUTES } from '../../src/compare/workloads.ts';
 import { runComparison } from '../../src/compare/run.ts';
+import { FIXTURE_ROUTES } from '../../src/compare/workloads.ts';
 
 test('tiles at concurrency 32: h1 queues in the client, h2 at the backend pool, and the verdict says so', async () => {
   // 20 ms tiles: the pool (8 workers) is the bottleneck by far, whatever else runs on the machine.

@@ -2,8 +2,8 @@
 // every run records the link it went through (root: skipped with the reason otherwise).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sizeWorkload } from '../../src/compare/workloads.ts';
 import { runComparison } from '../../src/compare/run.ts';
+import { sizeWorkload } from '../../src/compare/workloads.ts';
 import { planLinks } from '../../src/net/index.ts';
 import { netSkipReason } from './helpers.ts';
 
