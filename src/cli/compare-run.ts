@@ -133,9 +133,9 @@ export async function runCompareCommand(input: CompareOptionsInput, flags: Compa
   try {
     result = await untilDoneOrStopped(
       c.done,
-      () => c.stop(),
+      () => c.finish(),
       (m) => bar.cellEnd(m),
-      'h2lab compare: stopping after the run in progress; finished runs are kept',
+      'h2lab compare: stopping after the run in progress, which ends at its own --duration or --requests; it and the finished runs are kept',
       () => {
         // The second Ctrl-C: the runs finished so far, marked interrupted, before the exit.
         if (!latest) return undefined;

@@ -93,8 +93,14 @@ export interface CompareHandle {
   /** Resolves with the final result (status `complete`, `interrupted` or `failed`); never rejects for run errors. */
   done: Promise<CompareResult>;
   events: EventEmitter<CompareEvents>;
-  /** Stops after aborting the run in progress; `done` then resolves with status `interrupted`. */
+  /** Stops after aborting the run in progress (discarded); `done` then resolves with status `interrupted`. */
   stop(): void;
+  /**
+   * Stops once the run in progress has ended and been recorded (it ends by its own duration or
+   * request count); no run starts after it. `done` then resolves with status `interrupted`. A later
+   * {@link stop} still aborts that run.
+   */
+  finish(): void;
 }
 
 /**
@@ -247,6 +253,9 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
   const { workloads, cells, conditions } = prepareMatrix(options);
   const events = new EventEmitter<CompareEvents>();
   const controller = new AbortController();
+  // finish(): no run starts after the one in progress, which ends and is recorded as usual.
+  let finishing = false;
+  const stopping = () => finishing || controller.signal.aborted;
   const result = newCompareResult(options, workloads, cells, deps.target);
   const refresh = () => refreshCompareResult(result, options, conditions);
   const publish = async () => {
@@ -312,7 +321,7 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
       }
       onRound(order.length);
       for (const i of order) {
-        if (controller.signal.aborted) {
+        if (stopping()) {
           stoppedBy = 'interrupted';
           break rounds;
         }
@@ -385,20 +394,29 @@ export function compare(input: CompareOptionsInput, deps: CompareDeps): CompareH
     };
     await publish();
     for (const [i, round] of order) {
-      if (controller.signal.aborted || !(await runOne(i, round, options.runs))) break;
+      if (stopping() || !(await runOne(i, round, options.runs))) break;
     }
-    if (options.budgetMs !== undefined && !controller.signal.aborted) {
+    if (options.budgetMs !== undefined && !stopping()) {
       await spendBudget(options.budgetMs, runOne, wall, (n) => {
         total += n;
       });
     }
-    finishCompareResult(result, options.runs, controller.signal.aborted);
+    // Stopped with runs still to make: a finish() during the last planned run leaves none.
+    const left = result.cells.some((c) => c.status === 'pending' || c.status === 'running');
+    finishCompareResult(result, options.runs, controller.signal.aborted || (finishing && left));
     result.finishedAt = new Date().toISOString();
     await publish();
     return result;
   })();
 
-  return { done, events, stop: () => controller.abort() };
+  return {
+    done,
+    events,
+    stop: () => controller.abort(),
+    finish: () => {
+      finishing = true;
+    },
+  };
 }
 
 /** A comparison's result before its first run: every cell pending. */

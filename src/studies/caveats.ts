@@ -20,7 +20,7 @@ const CONFIDENCE = 0.95;
 export function quickCaveat(kept: number, runs: number): string | undefined {
   const need = minRunsForRankTest(1 - CONFIDENCE);
   if (kept >= need) return undefined;
-  return `Quick: ${kept} kept run${kept === 1 ? '' : 's'} a side (${runs} a cell, the first discarded). The rank test behind "better", "worse" and "same" needs at least ${need} a side at ${Math.round(CONFIDENCE * 100)}%, so no comparison of this run can decide: every outcome reads undecided, and its ratios and intervals are directions, not results. A full run decides.`;
+  return `Quick: ${kept} kept run${kept === 1 ? '' : 's'} a side (${runs} a cell, the first discarded); the rank test behind "better", "worse" and "same" needs at least ${need} a side at ${Math.round(CONFIDENCE * 100)}%, so no comparison here can decide: every outcome reads undecided, its ratio and interval a direction, not a result.`;
 }
 
 /**

@@ -2,8 +2,9 @@
  * The three kinds of claim a study's sentences make, each decided in one place from the numbers the
  * sentence prints, so the words cannot disagree with the figure beside them:
  *
- *   direction   which side of 1 a ratio's interval lies ("faster", "slower", "no difference the runs
- *               could show"), from the interval and nothing else;
+ *   direction   faster, slower, the same, or undecided: the outcome of compare's decision rule
+ *               (`decide` in src/compare/inference.ts: the interval, the rank test and the minimum
+ *               effect, over the runs), never the interval alone;
  *   agreement   whether this run's ratio agrees with a report's: the same direction, and within a
  *               tolerance that is smaller than the report's effect (a band that contains 1 cannot
  *               test a claim of +11%);
@@ -11,35 +12,69 @@
  *               tolerance and, for a ratio, on the same side of 1.
  *
  * Ratios are rounded once ({@link ratio2}); the sentence, the table cell and the evidence then carry
- * the same two decimals. compare has its own decision rule for its outcomes; these helpers take an
- * interval or two figures so that rule can stand behind them.
+ * the same two decimals.
  */
-
-/** A ratio with its interval (a bootstrap interval, or a comparison's). */
-interface Interval {
-  ratio: number;
-  lo: number;
-  hi: number;
-  /**
-   * The side compare's decision rule (`decide`: interval, rank test, minimum effect) chose, where the
-   * runs behind the interval are at hand; it then stands in place of the interval's own side.
-   */
-  decided?: Direction;
-}
-
-/** Which side of 1 an interval lies: `above` (lo > 1), `below` (hi < 1), else `either`. */
-export type Direction = 'above' | 'below' | 'either';
+import { bootstrapRatio, DEFAULT_MIN_EFFECT, decide, type Outcome } from '../compare/index.ts';
+import { minRunsForRankTest } from '../core/index.ts';
 
 /**
- * The direction an interval shows: it excludes 1 on one side, or it does not.
- *
- * @example direction({ ratio: 0.36, lo: 0.19, hi: 0.74 }) // 'below'
+ * A comparison as compare's decision rule left it: the ratio with its interval (and the runs a side
+ * behind it), the outcome, and for an undecided one the runs that would tell. compare's `Comparison`
+ * and a study's `SampleComparison` are both one.
  */
-export function direction(i: Pick<Interval, 'lo' | 'hi' | 'decided'>): Direction {
-  if (i.decided) return i.decided;
-  if (i.lo > 1) return 'above';
-  if (i.hi < 1) return 'below';
-  return 'either';
+export interface ClaimDecision {
+  interval: { ratio: number; lo: number; hi: number; n?: { candidate: number; baseline: number } };
+  outcome: Outcome;
+  runsNeeded?: number | undefined;
+}
+
+/**
+ * Which way a decision went: the ratio `above` or `below` 1 by at least the minimum effect,
+ * `same` (the whole interval within ±min-effect: compare's "no clear difference"), or `undecided`
+ * (the runs allow a difference without showing one, or are too few).
+ */
+export type Direction = 'above' | 'below' | 'same' | 'undecided';
+
+/**
+ * The direction a decision shows. `better`/`worse` lie on the ratio's side of 1 whatever the metric
+ * (compare calls a ratio above 1 better exactly when higher is better).
+ *
+ * @example direction({ interval: { ratio: 0.36, lo: 0.19, hi: 0.74 }, outcome: 'worse' }) // 'below'
+ */
+export function direction(d: Pick<ClaimDecision, 'interval' | 'outcome'>): Direction {
+  switch (d.outcome) {
+    case 'better':
+    case 'worse':
+      return d.interval.ratio > 1 ? 'above' : 'below';
+    case 'no-clear-difference':
+      return 'same';
+    default:
+      return 'undecided';
+  }
+}
+
+/**
+ * compare's decision rule over two lists of run values (`higherIsBetter` as compare reads it): the
+ * bootstrap interval of median(candidate) / median(baseline) and {@link decide}'s outcome. Undefined
+ * when either side has no finite value.
+ *
+ * @example decideRuns([100, 102, 99, 101], [50, 51, 49, 52], { higherIsBetter: true }).outcome // 'better'
+ */
+export function decideRuns(
+  candidate: readonly number[],
+  baseline: readonly number[],
+  o: { higherIsBetter: boolean; seed?: number; minEffect?: number; confidence?: number },
+): ClaimDecision | undefined {
+  const interval = bootstrapRatio(candidate, baseline, {
+    seed: o.seed ?? 1,
+    confidence: o.confidence ?? 0.95,
+  });
+  if (!Number.isFinite(interval.ratio)) return undefined;
+  const { outcome, runsNeeded } = decide(candidate, baseline, interval, {
+    higherIsBetter: o.higherIsBetter,
+    minEffect: o.minEffect ?? DEFAULT_MIN_EFFECT,
+  });
+  return { interval, outcome, ...(runsNeeded === undefined ? {} : { runsNeeded }) };
 }
 
 /** A ratio rounded once to two decimals: the number every sentence and cell of it prints. */
@@ -47,34 +82,80 @@ export function ratio2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-/** Words for a ratio's direction; `size` is the ratio (above 1) or its inverse (below 1), one decimal. */
+/**
+ * What would decide an undecided comparison, no more than the method can say: with fewer kept runs a
+ * side than the rank test can ever decide with, that minimum (an estimate from so few runs would be
+ * a guess); else compare's `runsNeeded` as "about N"; else that the spread gives no estimate.
+ *
+ * @example wouldTell({ interval: { ratio: 1.3, lo: 0.9, hi: 1.8, n: { candidate: 2, baseline: 2 } }, outcome: 'undecided', runsNeeded: 22 })
+ * // "2 kept runs a side; the rank test decides nothing with fewer than 4"
+ */
+export function wouldTell(d: ClaimDecision, ev?: Recorder, key = ''): string {
+  const n = (k: string, v: number) => (ev ? ev.n(`${key}${k}`, v) : String(v));
+  const floor = minRunsForRankTest(0.05);
+  const sides = d.interval.n;
+  const kept = sides ? Math.min(sides.candidate, sides.baseline) : undefined;
+  if (d.outcome === 'insufficient' || (kept !== undefined && kept < 2))
+    return `${kept === undefined ? 'too few' : n('KeptRuns', kept)} kept run${kept === 1 ? '' : 's'} a side: no spread to decide from`;
+  if (kept !== undefined && kept < floor)
+    return `${n('KeptRuns', kept)} kept runs a side; the rank test decides nothing with fewer than ${n('RankTestRuns', floor)}`;
+  if (d.runsNeeded !== undefined) return `about ${n('RunsNeeded', d.runsNeeded)} runs a side would tell`;
+  return 'the spread gives no estimate of the runs that would tell';
+}
+
+/** Records a figure under a name and returns it formatted (a finding's `Evidence`). */
+interface Recorder {
+  n(key: string, v: number): string;
+}
+
+/** Words for each direction; `size` is the ratio (above 1) or its inverse (below 1), one decimal. */
 interface DirectionWords {
   above: (size: string) => string;
   below: (size: string) => string;
-  either: string;
+  /** compare's "no clear difference": the whole interval within ±min-effect. */
+  same: string;
+  /** Said with {@link wouldTell} after it. */
+  undecided: string;
 }
 
 /**
- * A ratio's interval in words, the size inverted below 1 so it reads "2.8× slower" for 0.36×; an
- * interval that contains 1 gives `either` with the interval.
+ * A decision in words, the size inverted below 1 so it reads "2.8× slower" for 0.36×, then the ratio
+ * and its interval; an undecided one says what would tell ({@link wouldTell}).
  *
- * @example directionText({ ratio: 0.36, lo: 0.19, hi: 0.74 }, { above: (s) => `${s} faster`, below: (s) => `${s} slower`, either: 'no difference the runs could show' })
+ * @example directionText({ interval: { ratio: 0.36, lo: 0.19, hi: 0.74 }, outcome: 'worse' }, { above: (s) => `${s} faster`, below: (s) => `${s} slower`, same: 'the same', undecided: 'undecided' })
  * // "2.8× slower (0.36×, interval 0.19–0.74)"
  */
-export function directionText(i: Interval, words: DirectionWords): string {
+export function directionText(d: ClaimDecision, words: DirectionWords, ev?: Recorder, key = ''): string {
+  const i = d.interval;
   const detail = `${i.ratio.toFixed(2)}×, interval ${i.lo.toFixed(2)}–${i.hi.toFixed(2)}`;
-  switch (direction(i)) {
+  switch (direction(d)) {
     case 'above':
       return `${words.above(`${i.ratio.toFixed(1)}×`)} (${detail})`;
     case 'below':
       return `${words.below(`${(1 / i.ratio).toFixed(1)}×`)} (${detail})`;
-    case 'either':
-      return `${words.either} (${detail})`;
+    case 'same':
+      return `${words.same} (${detail})`;
+    case 'undecided':
+      return `${words.undecided} (${detail}; ${wouldTell(d, ev, key)})`;
   }
 }
 
+/**
+ * Whether a sentence's direction words match the decision: every `said` direction must be the
+ * decision's. Returns the problem in words, or undefined.
+ *
+ * @example directionProblem('both fixes', 'same', { interval: { ratio: 0.36, lo: 0.19, hi: 0.74 }, outcome: 'worse' })
+ * // 'both fixes: the words say same, the runs decided below (0.36×, 0.19–0.74, worse)'
+ */
+export function directionProblem(what: string, said: Direction, d: ClaimDecision): string | undefined {
+  const side = direction(d);
+  if (side === said) return undefined;
+  const i = d.interval;
+  return `${what}: the words say ${said}, the runs decided ${side} (${i.ratio.toFixed(2)}×, ${i.lo.toFixed(2)}–${i.hi.toFixed(2)}, ${d.outcome})`;
+}
+
 /** A report's ratio this close to 1 claims no difference. */
-export const NO_EFFECT = 0.05;
+const NO_EFFECT = 0.05;
 
 /**
  * The tolerance a report's ratio can be judged with: the stated one, but never more than half the
@@ -90,12 +171,9 @@ export function toleranceFor(reference: number, tolerance: number): number {
   return Math.min(tolerance, Math.expm1(effect / 2));
 }
 
-/**
- * Whether an interval shows no difference worth the name: it contains 1, or lies wholly within
- * {@link NO_EFFECT} of it (0.97–1.00 is a tie, though it excludes 1).
- */
-export function noDifference(i: Pick<Interval, 'lo' | 'hi'>): boolean {
-  return direction(i) === 'either' || (i.lo >= 1 / (1 + NO_EFFECT) && i.hi <= 1 + NO_EFFECT);
+/** Whether a decision is compare's "no clear difference": the whole interval within ±min-effect. */
+export function noDifference(d: Pick<ClaimDecision, 'interval' | 'outcome'>): boolean {
+  return direction(d) === 'same';
 }
 
 /** The outcome of {@link agreement}. */

@@ -92,12 +92,18 @@ function selfCheck(study: Pick<StudyImplementation, 'verify'>, r: StudyResult): 
  * and the self-check's warnings redone on them; as saved when the study cannot derive them from it.
  */
 export function rederived(
-  study: Pick<StudyImplementation, 'rederive' | 'verify'>,
+  study: Pick<StudyImplementation, 'rederive' | 'verify'> & Partial<Pick<Study, 'quickLimits' | 'resolve'>>,
   r: StudyResult,
 ): StudyResult {
   const d = study.rederive?.(r);
   if (!d) return r;
   const out = structuredClone(r);
+  // What a quick run cannot decide, said up front as this code words it (the load line as saved).
+  if (r.mode === 'quick' && study.quickLimits) {
+    const limits = study.quickLimits(study.resolve ? study.resolve(r.options, true) : r.options);
+    const saved = ((r.data.upFront ?? []) as string[]).filter((u) => !u.startsWith('Quick: '));
+    out.data.upFront = limits ? [limits, ...saved] : saved;
+  }
   out.findings = JSON.parse(JSON.stringify(d.findings)) as StudyFinding[];
   if (d.explanation) out.explanation = d.explanation;
   for (const s of d.sections ?? []) {

@@ -6,7 +6,7 @@
  * report row is built in findings.ts.
  */
 import { keptRuns, type Outcome, type RatioInterval } from '../compare/index.ts';
-import { medianInterpolated, medianNearestRank } from '../core/index.ts';
+import { medianInterpolated, medianNearestRank, minRunsForRankTest } from '../core/index.ts';
 import { type CellResult, cpuApart, type RunResult } from '../model/index.ts';
 import { ratio2 } from './claims.ts';
 
@@ -64,11 +64,14 @@ export function intervalText(
 interface OutcomeCell {
   outcome: Outcome;
   runsNeeded?: number | undefined;
+  /** The runs a side behind it: with fewer than the rank test can decide with, no "~N runs". */
+  interval?: { n?: { candidate: number; baseline: number } };
 }
 
 /**
  * A comparison's outcome in a word for a table: `better`/`worse` in the study's words for the
- * candidate and the baseline ("h2 faster", "h1 faster"); `runsNeeded` adds "(~N runs)" to undecided.
+ * candidate and the baseline ("h2 faster", "h1 faster"); `runsNeeded` adds "(~N runs)" to undecided
+ * where the kept runs are enough for an estimate (claims.ts, `wouldTell`).
  */
 export function outcomeWord(
   c: OutcomeCell | undefined,
@@ -83,10 +86,16 @@ export function outcomeWord(
     case 'no-clear-difference':
       return 'same';
     case 'undecided':
-      return `undecided${words.runsNeeded && c.runsNeeded ? ` (~${c.runsNeeded} runs)` : ''}`;
+      return `undecided${words.runsNeeded && c.runsNeeded && estimable(c) ? ` (~${c.runsNeeded} runs)` : ''}`;
     case 'insufficient':
       return 'too few runs';
   }
+}
+
+/** Whether the kept runs behind an outcome are enough for the rank test to decide at 95% at all. */
+function estimable(c: OutcomeCell): boolean {
+  const n = c.interval?.n;
+  return !n || Math.min(n.candidate, n.baseline) >= minRunsForRankTest(0.05);
 }
 
 /**

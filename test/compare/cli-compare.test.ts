@@ -214,34 +214,53 @@ test('a target that stops after the first run: its cells failed, every file writ
   }
 });
 
-test('SIGINT mid-run leaves a parseable results.json with the finished runs and exits 130', async () => {
+test('SIGINT mid-run: the run in progress ends at its own duration and is kept, as the words say; exit 130', async (t) => {
   const out = join(dir, 'interrupted');
   const resultsPath = join(out, 'results.json');
+  let onDisk = 0;
+  let signalledAt = 0;
   const r = await run(
     [
       'compare',
       '--sizes',
       '1KiB',
       '--concurrency',
-      '1,8,64',
+      '1,8',
       '--runs',
       '5',
       '--duration',
-      '300ms',
+      '2s',
       '--out',
       out,
       '-q',
     ],
-    // Interrupt once at least two runs are on disk.
-    onceRunsOnDisk(resultsPath, 2, (c) => c.kill('SIGINT')),
+    // Interrupt once at least two runs are on disk: the third is then in progress, with up to 2 s to go.
+    onceRunsOnDisk(resultsPath, 2, (c) => {
+      onDisk = readResult(resultsPath).cells.reduce((n, x) => n + x.runs.length, 0);
+      signalledAt = performance.now();
+      c.kill('SIGINT');
+    }),
   );
+  const exitMs = performance.now() - signalledAt;
+  t.diagnostic(`${onDisk} runs on disk at SIGINT; exit ${exitMs.toFixed(0)} ms after it`);
   assert.equal(r.code, 130, r.stderr);
-  assert.match(r.stderr, /stopping after the run in progress/);
+  assert.match(
+    r.stderr,
+    /stopping after the run in progress, which ends at its own --duration or --requests; it and the finished runs are kept/,
+  );
   const result = readResult(resultsPath);
   assert.equal(result.status, 'interrupted');
   assert.equal(result.error?.code, 'H2LAB_ERR_INTERRUPTED');
-  const runs = result.cells.reduce((n, c) => n + c.runs.length, 0);
-  assert.ok(runs >= 2 && runs < 45, `runs kept: ${runs}`);
+  // What the words promise: the run in progress at the signal was finished and kept, whole.
+  const runs = result.cells.flatMap((c) => c.runs);
+  assert.equal(runs.length, onDisk + 1, `${runs.length} runs kept, ${onDisk} on disk at the signal`);
+  const last = runs.reduce((a, b) =>
+    Date.parse(b.environment.startedAt) > Date.parse(a.environment.startedAt) ? b : a,
+  );
+  assert.ok(last.durationMs >= 1900, `the run in progress measured ${last.durationMs} ms of its 2 s`);
+  assert.ok(last.counts.ok > 0);
+  // Bounded by that run's own length (2 s), plus its warm-up and the writes.
+  assert.ok(exitMs < 2000 + 8000, `exited ${exitMs.toFixed(0)} ms after SIGINT`);
   assert.ok(result.cells.some((c) => c.status === 'interrupted'));
   assert.ok(existsSync(join(out, 'report.html')));
 });

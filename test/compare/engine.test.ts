@@ -141,6 +141,32 @@ test('every update is a valid result; a stop leaves the finished runs and says w
   assert.equal(last.status, 'interrupted');
 });
 
+test('finish: the run in progress ends and is kept, no run starts after it', async () => {
+  const h = compare(
+    { protocols: ['h1', 'h2'], concurrency: [1, 8], workloads, runs: 3 },
+    { target, runCell: syntheticRunner({}, { latencyMs: 2, delayMs: 5 }) },
+  );
+  h.events.on('run-start', ({ index }) => {
+    if (index === 8) h.finish();
+  });
+  const r = await h.done;
+  assert.equal(r.status, 'interrupted');
+  assert.equal(
+    r.cells.reduce((n, c) => n + c.runs.length, 0),
+    8,
+    'the eighth run, in progress at finish(), was kept',
+  );
+  // A finish during the last planned run leaves nothing unrun: the comparison is complete.
+  const whole = compare(
+    { protocols: ['h1', 'h2'], concurrency: [1], workloads: [workloads[0]!], runs: 3 },
+    { target, runCell: syntheticRunner({}, { latencyMs: 2, delayMs: 5 }) },
+  );
+  whole.events.on('run-start', ({ index, total }) => {
+    if (index === total) whole.finish();
+  });
+  assert.equal((await whole.done).status, 'complete');
+});
+
 test('the verdict says when responses outgrow the HTTP/2 flow-control window and when streams ran out', async () => {
   const { buildVerdict } = await import('../../src/report/verdict.ts');
   const r = await compare(

@@ -1,49 +1,95 @@
 // The three kinds of claim (src/studies/claims.ts), on the figures the issue found worded against
-// themselves: an interval below 1 is "slower", never "no difference"; "agrees" needs the report's
+// themselves: a direction is compare's decision over the runs, never the interval alone; "agrees" needs the report's
 // direction and a tolerance below its effect; a mechanism accounts only within its tolerance.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { bootstrapRatio, decide } from '../../src/compare/index.ts';
 import {
   accounts,
   agreement,
+  decideRuns,
   direction,
+  directionProblem,
   directionText,
   noDifference,
   toleranceFor,
+  wouldTell,
 } from '../../src/studies/claims.ts';
 import { Evidence, makeFinding } from '../../src/studies/findings.ts';
 
 const words = {
   above: (x: string) => `${x} faster`,
   below: (x: string) => `${x} slower`,
-  either: 'no difference the runs could show',
+  same: 'the same',
+  undecided: 'undecided',
 };
 
+const n4 = { candidate: 4, baseline: 4 };
+
 describe('claims', () => {
-  test('direction: proxy 0.36× (0.19–0.74) is slower, and says so with its interval', () => {
-    const i = { ratio: 0.36, lo: 0.19, hi: 0.74 };
-    assert.equal(direction(i), 'below');
-    assert.equal(directionText(i, words), '2.8× slower (0.36×, interval 0.19–0.74)');
+  test('direction: the decision, never the interval alone', () => {
+    const slower = { interval: { ratio: 0.36, lo: 0.19, hi: 0.74, n: n4 }, outcome: 'worse' as const };
+    assert.equal(direction(slower), 'below');
+    assert.equal(directionText(slower, words), '2.8× slower (0.36×, interval 0.19–0.74)');
+    // The same interval from 2 runs a side: the rank test cannot decide, and the words say so.
+    const quick = { interval: { ratio: 0.36, lo: 0.19, hi: 0.74, n: { candidate: 2, baseline: 2 } } };
+    assert.equal(direction({ ...quick, outcome: 'undecided' }), 'undecided');
     assert.equal(
-      directionText({ ratio: 1.63, lo: 0.85, hi: 4.01 }, words),
-      'no difference the runs could show (1.63×, interval 0.85–4.01)',
+      directionText({ ...quick, outcome: 'undecided', runsNeeded: 22 }, words),
+      'undecided (0.36×, interval 0.19–0.74; 2 kept runs a side; the rank test decides nothing with fewer than 4)',
+    );
+    // An interval containing 1 but reaching far beyond ±5% is undecided, not "no difference".
+    const wide = { interval: { ratio: 1.04, lo: 0.34, hi: 1.1, n: n4 }, outcome: 'undecided' as const };
+    assert.equal(noDifference(wide), false);
+    assert.equal(
+      directionText({ ...wide, runsNeeded: 9 }, words),
+      'undecided (1.04×, interval 0.34–1.10; about 9 runs a side would tell)',
     );
   });
 
-  test('direction words never contradict the interval', () => {
+  test('direction words never contradict decide() over the runs', () => {
     fc.assert(
       fc.property(
-        fc.double({ min: 0.05, max: 20, noNaN: true }),
-        fc.double({ min: 1, max: 3, noNaN: true }),
-        (r, w) => {
-          const i = { ratio: r, lo: r / w, hi: r * w };
-          const t = directionText(i, words);
-          if (i.lo > 1) assert.match(t, /faster/);
-          else if (i.hi < 1) assert.match(t, /slower/);
-          else assert.match(t, /^no difference/);
+        fc.array(fc.double({ min: 1, max: 100, noNaN: true }), { minLength: 2, maxLength: 8 }),
+        fc.array(fc.double({ min: 1, max: 100, noNaN: true }), { minLength: 2, maxLength: 8 }),
+        (a, b) => {
+          const d = decideRuns(a, b, { higherIsBetter: true })!;
+          const { outcome } = decide(a, b, bootstrapRatio(a, b, { seed: 1 }), { higherIsBetter: true });
+          assert.equal(d.outcome, outcome);
+          const t = directionText(d, words);
+          if (outcome === 'better') assert.match(t, /faster/);
+          else if (outcome === 'worse') assert.match(t, /slower/);
+          else if (outcome === 'no-clear-difference') assert.match(t, /^the same/);
+          else assert.match(t, /^undecided/);
+          // Fewer kept runs than the rank test needs: never an estimate of how many would tell.
+          if (Math.min(a.length, b.length) < 4) assert.doesNotMatch(t, /about \d+ runs/);
+          assert.equal(directionProblem('x', direction(d), d), undefined);
         },
       ),
+    );
+  });
+
+  test('directionProblem: "no difference" beside a decided slower result', () => {
+    const d = { interval: { ratio: 0.36, lo: 0.19, hi: 0.74, n: n4 }, outcome: 'worse' as const };
+    assert.equal(
+      directionProblem('both fixes', 'same', d),
+      'both fixes: the words say same, the runs decided below (0.36×, 0.19–0.74, worse)',
+    );
+  });
+
+  test('wouldTell: no estimate from fewer runs than the rank test needs', () => {
+    const d = decideRuns([30, 31, 29, 30.5], [10, 10.5, 9.5, 10.2], { higherIsBetter: true })!;
+    assert.equal(d.outcome, 'better');
+    const u = decideRuns([30, 31, 29], [10, 10.5, 9.5], { higherIsBetter: true })!;
+    assert.equal(u.outcome, 'undecided');
+    assert.equal(wouldTell(u), '3 kept runs a side; the rank test decides nothing with fewer than 4');
+    assert.equal(
+      wouldTell({
+        interval: { ratio: 1, lo: 1, hi: 1, n: { candidate: 1, baseline: 1 } },
+        outcome: 'insufficient',
+      }),
+      '1 kept run a side: no spread to decide from',
     );
   });
 
@@ -101,8 +147,9 @@ describe('claims', () => {
   });
 });
 
-test('noDifference: 0.97–1.00 is a tie, 0.85–0.95 is not', () => {
-  assert.equal(noDifference({ lo: 0.97, hi: 0.998 }), true);
-  assert.equal(noDifference({ lo: 0.85, hi: 0.95 }), false);
-  assert.equal(noDifference({ lo: 0.8, hi: 1.2 }), true);
+test('noDifference: only compare\'s "no clear difference"', () => {
+  const i = { ratio: 0.99, lo: 0.97, hi: 0.998, n: n4 };
+  assert.equal(noDifference({ interval: i, outcome: 'no-clear-difference' }), true);
+  assert.equal(noDifference({ interval: { ...i, lo: 0.8, hi: 1.2 }, outcome: 'undecided' }), false);
+  assert.equal(noDifference({ interval: { ...i, lo: 0.85, hi: 0.95 }, outcome: 'worse' }), false);
 });

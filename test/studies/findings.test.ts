@@ -201,7 +201,7 @@ describe('the checks catch what the issue found wrong', () => {
     r.explanation[i] +=
       ' Larger windows gave 31% more throughput: the direction of flow control, not yet a result.';
     assert.ok(
-      problemsOf(r).some((p) => p.includes('flow control named although an unstalled preset')),
+      problemsOf(r).some((p) => p.includes('flow control named although')),
       problemsOf(r).join('\n'),
     );
   });
@@ -257,26 +257,6 @@ describe('the checks catch what the issue found wrong', () => {
 });
 
 describe('sentences against their own numbers (the runs of the issue, as saved)', () => {
-  test('proxy: "no difference" for both fixes beside an interval below 1 is caught', () => {
-    const r = today(load('proxy.upstream-rtt'));
-    const summary = r.sections.find((s) => s.id === 'summary')!;
-    const c = Math.max(...summary.table.rows.map((x) => Number(x.c)));
-    const row = summary.table.rows.find((x) => x.c === c && x.protocol === 'h1')!;
-    row.speedup = 0.36;
-    row.ci = '0.19–0.74';
-    const i = r.explanation.findIndex((p) => p.startsWith('The report saw 6×'));
-    r.explanation[i] = r.explanation[i]!.replace(
-      /Both fixes together[^.]*/,
-      'Both fixes together made no difference the runs could show over HTTP/1.1',
-    );
-    assert.ok(
-      problemsOf(r).some((p) =>
-        p.startsWith('the paragraph on both fixes says "Both fixes together made no'),
-      ),
-      problemsOf(r).join('\n'),
-    );
-  });
-
   test('proxy --upstream-rtt: the link the findings name is a recorded figure', () => {
     const r = today(load('proxy.upstream-rtt'));
     const f = r.findings.find((x) => x.id === 'before-h1')!;
@@ -404,7 +384,173 @@ describe('sentences against their own numbers (the runs of the issue, as saved)'
     const t = today(r);
     assert.deepEqual(problemsOf(t), []);
     const f = t.findings.find((x) => x.id === 'burst-ratio')!;
-    assert.match(f.measured, /^h1\/h2 (\d\.\d\d)× \(loopback\); wan \1×$/);
+    assert.match(
+      f.measured,
+      /^h1\/h2 (\d\.\d\d)× \(loopback\); wan \1×; loopback: undecided: 1 kept run a side/,
+    );
     assert.equal(f.evidence['ratio-wan'], f.evidence.ratio);
+  });
+});
+
+describe("every direction is compare's decision over the runs (decide())", () => {
+  test('proxy: "no difference" for both fixes beside an interval below 1 is caught', () => {
+    const r = today(load('proxy.upstream-rtt'));
+    const summary = r.sections.find((s) => s.id === 'summary')!;
+    const c = Math.max(...summary.table.rows.map((x) => Number(x.c)));
+    const row = summary.table.rows.find((x) => x.c === c && x.protocol === 'h1')!;
+    row.speedup = 0.36;
+    row.ci = '0.19–0.74';
+    const i = r.explanation.findIndex((p) => p.startsWith('The report saw 6×'));
+    r.explanation[i] = r.explanation[i]!.replace(
+      /Both fixes together, over HTTP\/1\.1: [^(]*/,
+      'Both fixes together, over HTTP/1.1: no difference the runs could show ',
+    );
+    const problems = problemsOf(r);
+    // The words against compare's decision over the saved runs, and the table's cells too.
+    assert.ok(
+      problems.some((p) =>
+        /^the paragraph on both fixes says "no difference the runs could show ": the words say same, the runs decided undecided/.test(
+          p,
+        ),
+      ),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith('summary: the interval printed is 0.19–0.74, the saved runs give')),
+      problems.join('\n'),
+    );
+  });
+
+  test('chunks: a saved decision that is not decide() over the saved times, and words that follow it', () => {
+    const r = today(load('chunks', true));
+    type L = {
+      link: { id: string };
+      rows: Array<{
+        concurrency: number;
+        h1: { times?: number[] };
+        h2: { times?: number[] };
+        h2VsH1?: { outcome: string };
+      }>;
+    };
+    const link = (r.data.links as L[])[0]!;
+    const row = link.rows.at(-1)!;
+    row.h1.times = [300, 310, 305, 302, 308];
+    row.h2.times = [600, 610, 620, 605, 615];
+    row.h2VsH1!.outcome = 'undecided';
+    const problems = problemsOf(r);
+    assert.ok(
+      problems.some((p) =>
+        p.startsWith(
+          `${link.link.id} c=${row.concurrency} h2VsH1: saved undecided, decide() over the saved runs worse`,
+        ),
+      ),
+      problems.join('\n'),
+    );
+    // The paragraph says HTTP/1.1 fetched faster: against an undecided row that is a second decision.
+    assert.ok(
+      problems.some((p) =>
+        p.startsWith(`${link.link.id} paragraph at c=${row.concurrency}: the words say below`),
+      ),
+      problems.join('\n'),
+    );
+  });
+
+  test('chunks --quick: a finding explaining a direction the runs did not decide is caught', () => {
+    const r = today(load('chunks'));
+    const f = r.findings.find((x) => x.id === 'sweep-c16')!;
+    assert.equal(f.evidence.outcome, 'undecided');
+    f.explanation =
+      "HTTP/1.1's 16 connections ended their runs with more window: more in flight per round trip, the report's own explanation, measured";
+    assert.ok(
+      problemsOf(r).some((p) =>
+        p.startsWith('sweep-c16: the explanation says below, the runs decided undecided'),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('echo: "the same direction as the report" beside an undecided row is caught', () => {
+    const r = today(load('echo'));
+    const f = r.findings.find((x) => x.id === 'large-one-throughput')!;
+    assert.match(
+      f.measured,
+      /the runs decide no direction: 2 kept runs a side; the rank test decides nothing with fewer than 4/,
+    );
+    f.measured = f.measured.replace(
+      /the runs decide no direction[^)]*/,
+      'the runs decided the same direction as the report',
+    );
+    assert.ok(
+      problemsOf(r).some((p) =>
+        p.startsWith('large-one-throughput: the words say "the runs decided the same direction'),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('echo: the presets are compared by decide() over their runs, and the words follow it', () => {
+    const saved = load('echo', true);
+    type R = {
+      body: number;
+      window: string;
+      variant: string;
+      concurrency: number;
+      h1: { rpsRuns?: number[] };
+      h2: { rpsRuns?: number[]; stalledShare?: number };
+    };
+    const rows = saved.data.rows as R[];
+    const big = Math.max(...rows.map((x) => x.body));
+    const top = Math.max(...rows.map((x) => x.concurrency));
+    const one = rows.filter((x) => x.body === big && x.variant === 'one' && x.concurrency === top);
+    assert.ok(one.length >= 2);
+    // The most stalled preset's runs give h2/h1 about 0.5, every other's about 1: decided higher.
+    const stalled = (x: R) => x.h2.stalledShare ?? 0;
+    const most = one.reduce((a, b) => (stalled(b) > stalled(a) ? b : a));
+    for (const x of one) {
+      x.h1.rpsRuns = [100, 101, 99, 100, 102];
+      x.h2.rpsRuns = x === most ? [50, 51, 49, 52, 50] : [100, 102, 98, 101, 99];
+      if (x !== most) x.h2.stalledShare = Math.max(stalled(x), 0.06);
+    }
+    const r = today(saved);
+    const p = r.explanation.find((x) => x.startsWith('1.00 MiB bodies'))!;
+    assert.match(p, /decided higher by the runs, \d\.\d×/);
+    assert.deepEqual(problemsOf(r), []);
+    const i = r.explanation.indexOf(p);
+    r.explanation[i] = p.replace(
+      /Larger windows gave .*$/,
+      'The windows stalled the server without costing throughput (+0%, the same by the runs).',
+    );
+    assert.ok(
+      problemsOf(r).some((x) => x.startsWith('1.00 MiB presets: the words say same, the runs decided above')),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('tiles: "h2 faster" where the runs decided nothing is caught', () => {
+    const r = today(load('tiles', true));
+    const i = r.explanation.findIndex((x) => x.startsWith('On loopback, over http://'));
+    assert.ok(i >= 0);
+    r.explanation[i] = r.explanation[i]!.replace(
+      /over h2 \([^)]*\)/,
+      'over h2 (h2 9% faster, decided by the runs)',
+    );
+    assert.ok(
+      problemsOf(r).some((p) =>
+        /^burst loopback paragraph: the words say above, the runs decided (undecided|same)/.test(p),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+
+  test('a --quick run never estimates the runs that would tell: the rank test cannot decide with 2', () => {
+    for (const { name, full } of SAVED.filter((x) => !x.full)) {
+      const saved = load(name, full);
+      const r = today(saved);
+      // A saved run this code cannot word again (proxy runs saved without their per-cell times).
+      if (r === saved) continue;
+      const text = renderStudyText(r, { width: 10_000 });
+      assert.doesNotMatch(text, /about \d+ runs a side would|~\d+ runs\)/, name);
+      assert.match(text, /Quick: /, `${name}: the up-front line`);
+    }
   });
 });

@@ -1,6 +1,7 @@
 /** The chunks study's explanations, per link and across links, derived from the rows. */
 import type { SampleComparison } from '../../compare/index.ts';
 import { medianInterpolated } from '../../core/index.ts';
+import { direction, directionText, noDifference, wouldTell } from '../claims.ts';
 import type { LinkCase } from './plan.ts';
 import { type ChunksRow, faster, fmtS, outcomeWords } from './rows.ts';
 
@@ -30,7 +31,7 @@ function explainLink(link: LinkCase, rows: ChunksRow[], lossless?: ChunksRow[]):
     );
   else
     parts.push(
-      `${where}, the runs cannot tell HTTP/1.1 from HTTP/2 at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}); about ${c.runsNeeded ?? 'more'} runs a side would.`,
+      `${where}, the runs cannot tell HTTP/1.1 from HTTP/2 at concurrency ${top.concurrency} (${fmtS(top.h1.seconds)} against ${fmtS(top.h2.seconds)}; ${ci}): ${wouldTell(c)}.`,
     );
   const h1c = top.h1.connections;
   if (top.h1.cwndSum !== undefined && top.h2.cwndSum !== undefined) {
@@ -59,14 +60,23 @@ function explainLink(link: LinkCase, rows: ChunksRow[], lossless?: ChunksRow[]):
     parts.push('Nothing was dropped, so head-of-line blocking after a loss played no part here.');
   }
   if (serial.concurrency === 1 && serial.h2VsH1) {
+    const s = serial.h2VsH1;
     parts.push(
-      `With one request at a time both protocols are the same round trips (H1/H2 ${serial.h2VsH1.interval.ratio.toFixed(2)} at concurrency 1).`,
+      noDifference(s)
+        ? `With one request at a time both protocols are the same round trips (H1/H2 ${s.interval.ratio.toFixed(2)} at concurrency 1, within the 5% the runs can call the same).`
+        : `With one request at a time, H1/H2 ${directionText(s, {
+            above: (x) => `${x}: HTTP/2 faster`,
+            below: (x) => `${x}: HTTP/1.1 faster`,
+            same: 'the same',
+            undecided: 'undecided',
+          })} at concurrency 1.`,
     );
   }
   if (top.poolVsH1 && top.pool.seconds !== undefined) {
     const pr = top.poolVsH1.interval.ratio;
+    const side = direction(top.poolVsH1);
     parts.push(
-      `The pool of HTTP/2 sessions took ${fmtS(top.pool.seconds)} (H1/pool ${pr.toFixed(2)}): ${pr < 1 ? 'still behind HTTP/1.1' : pr > 1 ? 'ahead of HTTP/1.1' : 'level with HTTP/1.1'}${top.pool.cwndSum !== undefined ? `, with ${Math.round(top.pool.cwndSum)} segments of window over its connections` : ''}.`,
+      `The pool of HTTP/2 sessions took ${fmtS(top.pool.seconds)} (H1/pool ${pr.toFixed(2)}): ${side === 'below' ? 'still behind HTTP/1.1' : side === 'above' ? 'ahead of HTTP/1.1' : side === 'same' ? 'level with HTTP/1.1' : `the runs cannot tell it from HTTP/1.1 (${wouldTell(top.poolVsH1)})`}${top.pool.cwndSum !== undefined ? `, with ${Math.round(top.pool.cwndSum)} segments of window over its connections` : ''}.`,
     );
   }
   return parts.join(' ');
@@ -89,10 +99,16 @@ function explainChanges(perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>): 
     const a = medianInterpolated(lossless.map((v) => v.c.interval.ratio));
     const b = medianInterpolated(lossy.map((v) => v.c.interval.ratio));
     const moved = Math.abs(b - a) / a;
+    // Which way loss moved the answer is said only where the links' own decisions differ that way.
+    const sides = (vs: typeof verdicts) => new Set(vs.map((v) => direction(v.c)));
+    const [without, withLoss] = [sides(lossless), sides(lossy)];
+    const only = (set: Set<string>, d: string) => set.size === 1 && set.has(d);
+    const worse = only(withLoss, 'below') && !without.has('below');
+    const better = only(without, 'below') && !withLoss.has('below');
     parts.push(
       moved < 0.05
         ? `Loss hardly moved the ratio (${a.toFixed(2)} without, ${b.toFixed(2)} with).`
-        : `Loss moved the ratio from ${a.toFixed(2)} to ${b.toFixed(2)}: ${b < a ? 'each loss costs the single connection more than one of many' : 'the single connection held up better under loss than the pool of connections'}.`,
+        : `Loss moved the median ratio from ${a.toFixed(2)} to ${b.toFixed(2)}: ${worse ? 'each loss costs the single connection more than one of many (HTTP/1.1 decided faster on every lossy link and on no lossless one)' : better ? 'the single connection held up better under loss than the pool of connections (HTTP/1.1 decided faster on every lossless link and on no lossy one)' : 'a shift the links’ own decisions do not show'}.`,
     );
   }
   const ccs = [...new Set(verdicts.map((v) => v.link.cc).filter(Boolean))] as string[];

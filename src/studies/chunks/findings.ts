@@ -1,11 +1,20 @@
 /** The chunks study's findings against the report's, and their verification. */
+import type { SampleComparison } from '../../compare/index.ts';
 import type { StudyFinding, StudyResult } from '../../model/index.ts';
-import { accounts, direction, NO_EFFECT, noDifference, ratio2 } from '../claims.ts';
+import {
+  accounts,
+  type Direction,
+  direction,
+  directionProblem,
+  noDifference,
+  ratio2,
+  wouldTell,
+} from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { CHUNKS } from './descriptor.ts';
 import { REPORT_SWEEP } from './options.ts';
 import type { LinkCase } from './plan.ts';
-import type { ChunksRow } from './rows.ts';
+import { type ChunksRow, outcomeText, outcomeWords, timeDecision } from './rows.ts';
 
 // --- row by row against the report ----------------------------------------------------------
 
@@ -85,21 +94,27 @@ function conclusionFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): Stud
         `not measured: the grid lacks concurrency ${ev.n('needConcurrency', 1)} or a higher one (--concurrency)`,
       ),
     ];
-  const tie = noDifference(one.interval);
-  const h1Ahead = direction(bulk.h2VsH1.interval) === 'below';
+  const tie = noDifference(one);
+  const h1Ahead = direction(bulk.h2VsH1) === 'below';
+  ev.set('outcomeC1', one.outcome).set('outcomeBulk', bulk.h2VsH1.outcome);
   return [
     cpu,
     makeFinding({
       ...base,
-      measured: `H1/H2 ${ev.x('ratioC1', one.interval.ratio)} at one in flight (interval ${ev.x('loC1', one.interval.lo)}–${ev.x('hiC1', one.interval.hi)}), ${ev.x('ratioBulk', bulk.h2VsH1.interval.ratio)} at ${ev.n('bulkConcurrency', bulk.concurrency)} (interval ${ev.x('loBulk', bulk.h2VsH1.interval.lo)}–${ev.x('hiBulk', bulk.h2VsH1.interval.hi)}), ${chosen.link.id}`,
+      measured: `H1/H2 ${ev.x('ratioC1', one.interval.ratio)} at one in flight (interval ${ev.x('loC1', one.interval.lo)}–${ev.x('hiC1', one.interval.hi)}, ${outcomeText(one)}), ${ev.x('ratioBulk', bulk.h2VsH1.interval.ratio)} at ${ev.n('bulkConcurrency', bulk.concurrency)} (interval ${ev.x('loBulk', bulk.h2VsH1.interval.lo)}–${ev.x('hiBulk', bulk.h2VsH1.interval.hi)}, ${outcomeText(bulk.h2VsH1)}), ${chosen.link.id}`,
       verdict: tie && h1Ahead ? 'agrees' : 'differs',
       explain: (v) =>
         v === 'agrees'
           ? 'One request at a time costs both protocols the same round trips, so HTTP/2 (one connection, one handshake) loses nothing for single slices; many in flight need HTTP/1.1’s many congestion windows (the sweep’s rows)'
           : undefined,
-      unexplained: `the intervals do not show ${tie ? '' : `a tie at one in flight (within ${ev.pct('noEffect', NO_EFFECT)})${h1Ahead ? '' : ' and '}`}${h1Ahead ? '' : 'HTTP/1.1 ahead in bulk'} on this link`,
+      unexplained: `the runs do not decide ${tie ? '' : `a tie at one in flight (${decidedWords(one, ev, 'c1')})${h1Ahead ? '' : ' nor '}`}${h1Ahead ? '' : `HTTP/1.1 ahead in bulk (${decidedWords(bulk.h2VsH1, ev, 'bulk')})`} on this link`,
     }),
   ];
+}
+
+/** A decision in words for a finding: its outcome, and for an undecided one what would tell. */
+function decidedWords(d: SampleComparison, ev: Evidence, key: string): string {
+  return direction(d) === 'undecided' ? `undecided: ${wouldTell(d, ev, key)}` : outcomeWords(d);
 }
 
 function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFinding[] {
@@ -122,29 +137,113 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFind
         'no run at this concurrency',
       );
     const r = c.interval.ratio;
+    const side = direction(c);
+    ev.set('outcome', c.outcome);
     const w1 = row.h1.cwndSum;
     const w2 = row.h2.cwndSum;
     return makeFinding({
       ...base,
-      measured: `${ev.x('ratio', r)} (${ev.s('h1S', row.h1.seconds)} against ${ev.s('h2S', row.h2.seconds)}, ${chosen.link.id})`,
+      measured: `${ev.x('ratio', r)} (${ev.s('h1S', row.h1.seconds)} against ${ev.s('h2S', row.h2.seconds)}, ${outcomeText(c)}, ${chosen.link.id})`,
       reference: ref.ratio,
       value: r,
       tolerance: 0.1,
       ratio: true,
       explain: () => {
-        if (ref.concurrency === 1 && Math.abs(r - 1) <= 0.1)
+        if (ref.concurrency === 1 && noDifference(c))
           return 'With one request at a time both protocols pay the same round trips, as in the report';
-        if (r < 0.95 && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
+        if (side === 'below' && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
           return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
-        const slow = slowStart(row, ev);
+        const slow = side === 'below' ? slowStart(row, ev) : undefined;
         if (slow) return slow;
-        if (r >= 0.95 && w1 !== undefined && w2 !== undefined)
+        if ((side === 'above' || side === 'same') && w1 !== undefined && w2 !== undefined)
           return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
         return undefined;
       },
-      unexplained: `the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio`,
+      unexplained: `${side === 'undecided' ? `the runs decide no direction (${wouldTell(c, ev)}); ` : ''}the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio`,
     });
   });
+}
+
+/** A sentence's words and the direction they state (compare's decision, claims.ts). */
+const SAID: Array<[RegExp, Direction[]]> = [
+  [/^With one request at a time both protocols pay the same/, ['same']],
+  [/^Slow start:|more in flight per round trip, the report's own explanation/, ['below']],
+  [/^HTTP\/2 kept up/, ['above', 'same']],
+];
+
+/**
+ * Every direction the words state against compare's decision over the row's runs: the saved decision
+ * is decide()'s over the saved times (where the row kept them), and each finding and paragraph words
+ * that decision, none decides again.
+ */
+function verifyDecisions(r: StudyResult): string[] {
+  const problems: string[] = [];
+  const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: ChunksRow[] }>;
+  for (const { link, rows } of links) {
+    for (const row of rows) {
+      for (const [key, side] of [
+        ['h2VsH1', row.h2],
+        ['poolVsH1', row.pool],
+      ] as const) {
+        const saved = row[key];
+        if (!saved || !row.h1.times?.length || !side.times?.length) continue;
+        const again = timeDecision(row.net ?? link.id, row.concurrency, key, row.h1.times, side.times);
+        if (again.outcome !== saved.outcome)
+          problems.push(
+            `${link.id} c=${row.concurrency} ${key}: saved ${saved.outcome}, decide() over the saved runs ${again.outcome}`,
+          );
+      }
+    }
+    const top = rows.at(-1);
+    const paragraph = r.explanation.find((p) => p.startsWith(`On ${link.id},`));
+    if (!top?.h2VsH1 || !paragraph) continue;
+    const said: Direction = /pooled HTTP\/1\.1 fetched/.test(paragraph)
+      ? 'below'
+      : /one HTTP\/2 session fetched/.test(paragraph)
+        ? 'above'
+        : /took the same time/.test(paragraph)
+          ? 'same'
+          : 'undecided';
+    const p = directionProblem(`${link.id} paragraph at c=${top.concurrency}`, said, top.h2VsH1);
+    if (p) problems.push(p);
+    const serial = rows[0];
+    if (
+      serial?.concurrency === 1 &&
+      serial.h2VsH1 &&
+      /both protocols are the same round trips/.test(paragraph)
+    ) {
+      const q = directionProblem(`${link.id} paragraph at c=1`, 'same', serial.h2VsH1);
+      if (q) problems.push(q);
+    }
+    const pool = paragraph.match(/\(H1\/pool [\d.]+\): (still behind|ahead of|level with)/)?.[1];
+    if (pool && top.poolVsH1) {
+      const q = directionProblem(
+        `${link.id} paragraph, the pool`,
+        pool === 'still behind' ? 'below' : pool === 'ahead of' ? 'above' : 'same',
+        top.poolVsH1,
+      );
+      if (q) problems.push(q);
+    }
+  }
+  for (const f of r.findings) {
+    const link = links.find((x) => x.link.id === f.evidence.link);
+    const c = evidenceNumber(f, 'concurrency');
+    const row = link?.rows.find((x) => x.concurrency === c);
+    for (const [re, sides] of SAID)
+      if (row?.h2VsH1 && re.test(f.explanation) && !sides.includes(direction(row.h2VsH1)))
+        problems.push(
+          `${f.id}: the explanation says ${sides.join(' or ')}, the runs decided ${direction(row.h2VsH1)} (${row.h2VsH1.outcome})`,
+        );
+    if (f.id === 'decision' && f.verdict === 'agrees' && link) {
+      const one = link.rows.find((x) => x.concurrency === 1)?.h2VsH1;
+      const bulk = link.rows.at(-1)?.h2VsH1;
+      if (!one || !bulk || direction(one) !== 'same' || direction(bulk) !== 'below')
+        problems.push(
+          `decision: agrees, but the runs decided ${one?.outcome} at one in flight and ${bulk?.outcome} in bulk`,
+        );
+    }
+  }
+  return problems;
 }
 
 /**
@@ -152,7 +251,7 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFind
  * come within {@link SLOW_START_TOLERANCE} of the measured gap, and each ratio the summary's cell.
  */
 export function verifyChunks(r: StudyResult): string[] {
-  const problems: string[] = [];
+  const problems: string[] = [...verifyDecisions(r)];
   const summary = r.sections.find((s) => s.id === 'summary');
   for (const f of r.findings) {
     if (/^Slow start/.test(f.explanation)) {

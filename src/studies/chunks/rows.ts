@@ -9,6 +9,8 @@ import { type LinkCase, strategies } from './plan.ts';
 /** What one strategy's kept runs of one concurrency show. */
 interface Side {
   runs: number;
+  /** Each kept run's time to fetch the 64 chunks, ms: what the row's decisions were made over. */
+  times?: number[];
   seconds?: number;
   connections?: number;
   /** Σ of the server's congestion windows (the download direction), segments, median over runs. */
@@ -28,6 +30,7 @@ interface Side {
 function sideOf(cell: CellResult | undefined): Side {
   return {
     runs: cell ? keptRuns(cell).length : 0,
+    ...(cell ? { times: keptRuns(cell).map((r) => r.durationMs) } : {}),
     ...sideFacts(cell, [
       'seconds',
       'connections',
@@ -45,6 +48,8 @@ function sideOf(cell: CellResult | undefined): Side {
 
 export interface ChunksRow {
   concurrency: number;
+  /** The comparison's network (its id seeds the decision's bootstrap); absent in older saved rows. */
+  net?: string;
   h1: Side;
   h2: Side;
   pool: Side;
@@ -79,16 +84,39 @@ function timeComparison(
   });
 }
 
+/** The comparison's id: it seeds the bootstrap, so a saved row's decision can be made again. */
+const comparisonId = (net: string, c: number, strategy: string) => `${net}/c${c}/${strategy}/time`;
+
+/**
+ * A row's decision made again from its saved times (`key`: HTTP/2's or the pool's against
+ * HTTP/1.1), the same way {@link chunksRowsOf} made it (compare's default minimum effect and confidence).
+ */
+export function timeDecision(
+  net: string,
+  concurrency: number,
+  key: 'h2VsH1' | 'poolVsH1',
+  h1Times: number[],
+  otherTimes: number[],
+): SampleComparison {
+  const s = strategies();
+  const name = key === 'h2VsH1' ? s.h2.name : s.pool.name;
+  return compareSamples(comparisonId(net, concurrency, name), h1Times, otherTimes, true, {
+    minEffect: 0.05,
+    confidence: 0.95,
+  });
+}
+
 export function chunksRowsOf(result: CompareResult, net: string, concurrencies: number[]): ChunksRow[] {
   const s = strategies();
   const cell = (c: number, p: string) =>
     result.cells.find((x) => x.net === net && x.concurrency === c && x.protocol === p);
   return concurrencies.map((c) => {
     const h1 = cell(c, s.h1.name);
-    const h2 = timeComparison(result, `${net}/c${c}/${s.h2.name}/time`, h1, cell(c, s.h2.name));
-    const pool = timeComparison(result, `${net}/c${c}/${s.pool.name}/time`, h1, cell(c, s.pool.name));
+    const h2 = timeComparison(result, comparisonId(net, c, s.h2.name), h1, cell(c, s.h2.name));
+    const pool = timeComparison(result, comparisonId(net, c, s.pool.name), h1, cell(c, s.pool.name));
     return {
       concurrency: c,
+      net,
       h1: sideOf(h1),
       h2: sideOf(cell(c, s.h2.name)),
       pool: sideOf(cell(c, s.pool.name)),
@@ -138,6 +166,10 @@ export function linkSection(link: LinkCase, rows: ChunksRow[], h2Sessions: numbe
 
 export const outcomeWords = (c: SampleComparison): string =>
   outcomeWord(c, { better: 'h2 faster', worse: 'h1 faster', runsNeeded: true })!;
+
+/** The outcome in words without the runs that would tell (a finding records those as evidence). */
+export const outcomeText = (c: SampleComparison): string =>
+  outcomeWord(c, { better: 'h2 faster', worse: 'h1 faster' })!;
 
 export const fmtS = (s: number | undefined) => (s === undefined ? '?' : `${s.toFixed(3)} s`);
 /** How much faster the faster side was, from the time ratio slower/faster… as words: "31% less time", "8.4× as fast". */

@@ -4,11 +4,11 @@
  */
 import type { Comparison } from '../../model/index.ts';
 import { resolveWindow } from '../../transport/index.ts';
-import { accounts, direction } from '../claims.ts';
+import { accounts, type ClaimDecision, direction, directionText, wouldTell } from '../claims.ts';
 import type { Evidence } from '../findings.ts';
 import { timesWords } from '../table.ts';
 import type { EchoOptions, Variant, WindowName } from './options.ts';
-import { bodyLabel, latencyRatio, type Row, throughputRatio } from './rows.ts';
+import { bodyLabel, latencyRatio, presetDecision, type Row, throughputRatio } from './rows.ts';
 
 /** "2.10× lower latency" / "1.30× higher latency" from an h1/h2 latency ratio. */
 const latencyWords = (x: number) => timesWords(x, 'lower latency', 'higher latency');
@@ -24,7 +24,7 @@ function outcomeClause(c: Comparison | undefined): string {
     case 'no-clear-difference':
       return 'the throughput difference is below the 5% threshold';
     case 'undecided':
-      return `the runs cannot tell the throughputs apart yet (about ${c.runsNeeded ?? 'more'} runs a side would)`;
+      return `the runs cannot tell the throughputs apart yet (${wouldTell(c)})`;
     case 'insufficient':
       return 'too few runs for an interval';
   }
@@ -57,13 +57,13 @@ export function explainBody(
   if (q !== undefined && mean !== undefined) {
     // The client queue is a mean wait: set against the mean latency, not the median.
     const queued = `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms on average in the client for one (of a ${mean.toFixed(2)} ms mean latency)`;
-    const lower = one.latency ? direction(one.latency.interval) === 'below' : false;
+    const lower = one.latency ? direction(one.latency) === 'below' : false;
     parts.push(
       q <= 0.25 * mean
         ? `HTTP/1.1 had a connection for nearly every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client on average), so no client-side queue explains a difference.`
         : lower
           ? `${queued}: that queue is the latency HTTP/2's streams avoid.`
-          : `${queued}, yet HTTP/2's latency was not lower by the runs' interval: its streams did not turn that queue into lower latency here.`,
+          : `${queued}, yet the runs did not decide HTTP/2's latency lower: its streams did not turn that queue into lower latency here.`,
     );
   }
   const ind = at('independent', w0);
@@ -96,7 +96,8 @@ export function explainBody(
 
 /**
  * What the window presets did to one session's result: flow control decides only where a preset's
- * windows stalled the server and the ratio followed the stalls beyond the runs' spread.
+ * windows stalled the server and compare's decision rule, over the runs of the least and the most
+ * stalled preset ({@link presetDecision}), shows the throughput following the stalls.
  */
 function windowVerdict(rows: Row[]): string {
   const stalled = (r: Row) => r.h2.stalledShare ?? 0;
@@ -105,30 +106,49 @@ function windowVerdict(rows: Row[]): string {
   const ratios = rows.map((r) => throughputRatio(r)!);
   const spread = Math.round((Math.max(...ratios) / Math.min(...ratios) - 1) * 100);
   if (stalled(most) <= 0.05)
-    return `No preset's windows held the server for more than ${(stalled(most) * 100).toFixed(1)}% of session time, so flow control does not explain the ${spread}% between presets: that is the runs' spread.`;
+    return `No preset's windows held the server for more than ${(stalled(most) * 100).toFixed(1)}% of session time, so flow control does not explain the ${spread}% between presets.`;
   const gain = throughputRatio(least)! / throughputRatio(most)!;
-  const a = most.throughput!.interval;
-  const b = least.throughput!.interval;
-  const apart = b.lo > a.hi;
+  const change = `${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%`;
   const pair = `"${least.window}" (${(stalled(least) * 100).toFixed(1)}% stalled) against "${most.window}" (${(stalled(most) * 100).toFixed(1)}%)`;
-  // A preset that hardly stalled yet did no better than the most stalled one says the stalls were not
-  // the limit, whatever another preset gained (the issue's 0.61× "max" beside node's 0.62×).
-  const unstalledSame = rows.find(
-    (r) =>
-      r !== most && stalled(r) <= 0.05 && Math.abs(throughputRatio(r)! / throughputRatio(most)! - 1) <= 0.1,
-  );
-  if (gain > 1.1 && unstalledSame)
-    return `"${unstalledSame.window}" hardly stalled (${(stalled(unstalledSame) * 100).toFixed(1)}%) yet gave ${throughputRatio(unstalledSame)!.toFixed(2)}×, the same as "${most.window}" with ${(stalled(most) * 100).toFixed(1)}% stalled (${throughputRatio(most)!.toFixed(2)}×): flow control does not explain the difference between presets (${pair} is the runs' spread or something else).`;
-  if (gain > 1.1 && apart)
-    return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, beyond the runs' spread: flow control decides part of this result.`;
-  if (gain > 1.1)
-    return `Larger windows gave ${((gain - 1) * 100).toFixed(0)}% more throughput, ${pair}, but the intervals overlap: the direction of flow control, not yet a result.`;
-  const connStalls = Math.round(most.h2.connectionStalls ?? 0);
-  const why =
-    connStalls === 0
-      ? "while one stream waited for credit the others' data kept the connection busy"
-      : `the connection's own window stalled too (${connStalls} times in "${most.window}"), so the stalls held every stream at once, and still the throughput did not fall`;
-  return `The windows stalled the server (${pair}) without costing throughput (${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%): ${why}, so flow control is not what limits one session here.`;
+  const d = presetDecision(most, least);
+  if (!d)
+    return `The windows stalled the server (${pair}) and throughput moved ${change} between them; this result kept no runs of the presets to decide whether that is a difference.`;
+  const decided = presetWords(d);
+  // A preset that hardly stalled yet was decided no better than the most stalled one says the
+  // stalls were not the limit, whatever another preset gained.
+  const unstalledSame = rows.find((r) => {
+    if (r === most || stalled(r) > 0.05) return false;
+    const x = presetDecision(most, r);
+    return x !== undefined && (direction(x) === 'same' || direction(x) === 'below');
+  });
+  if (unstalledSame)
+    return `"${unstalledSame.window}" hardly stalled (${(stalled(unstalledSame) * 100).toFixed(1)}%) yet gave ${throughputRatio(unstalledSame)!.toFixed(2)}×, decided no better than "${most.window}" with ${(stalled(most) * 100).toFixed(1)}% stalled (${throughputRatio(most)!.toFixed(2)}×): flow control does not explain the difference between presets (${pair}: ${decided}).`;
+  switch (direction(d)) {
+    case 'above':
+      return `Larger windows gave ${change} throughput, ${pair}, ${decided}: flow control decides part of this result.`;
+    case 'undecided':
+      return `Larger windows gave ${change} throughput, ${pair}, ${decided}: the direction of flow control, not yet a result.`;
+    case 'below':
+      return `The windows stalled the server (${pair}), and the larger ones gave ${change} throughput, ${decided}: flow control does not explain that.`;
+    case 'same': {
+      const connStalls = Math.round(most.h2.connectionStalls ?? 0);
+      const why =
+        connStalls === 0
+          ? "while one stream waited for credit the others' data kept the connection busy"
+          : `the connection's own window stalled too (${connStalls} times in "${most.window}"), so the stalls held every stream at once, and still the throughput did not fall`;
+      return `The windows stalled the server (${pair}) without costing throughput (${change}, ${decided}): ${why}, so flow control is not what limits one session here.`;
+    }
+  }
+}
+
+/** A decision between two presets in words: "decided by the runs (…)", "the same (…)", "undecided (…)". */
+function presetWords(d: ClaimDecision): string {
+  return directionText(d, {
+    above: (x) => `decided higher by the runs, ${x}`,
+    below: (x) => `decided lower by the runs, ${x}`,
+    same: 'the same by the runs',
+    undecided: 'undecided by the runs',
+  });
 }
 
 // --- row by row against the report ----------------------------------------------------------
@@ -395,9 +415,19 @@ function windowMechanisms(r: Row, rows: readonly Row[], ev: Evidence): string[] 
   const rn = node && throughputRatio(node);
   const rm = max && throughputRatio(max);
   if (rn !== undefined && rm !== undefined) {
-    const same = Math.abs(rm / rn - 1) <= 0.1;
+    const d = presetDecision(node!, max!);
+    if (d) ev.set('presetOutcome', d.outcome);
+    const verdict = !d
+      ? 'this result kept no runs of the presets to decide between them'
+      : direction(d) === 'same'
+        ? 'the runs decided them the same, so flow control did not decide this result'
+        : direction(d) === 'above'
+          ? 'the runs decided max higher, so flow control decides part of it'
+          : direction(d) === 'below'
+            ? 'the runs decided max lower: larger windows did worse, which flow control does not explain'
+            : `the runs do not decide between them (${wouldTell(d, ev, 'preset')})`;
     text.push(
-      `the largest windows (max, ${ev.pct('maxStalled', max!.h2.stalledShare ?? Number.NaN)} of session time stalled) gave ${ev.x('maxRatio', rm)} against ${ev.x('nodeRatio', rn)} with node's ${ev.n('nodeWindowKiB', resolveWindow('node').streamWindowBytes / 1024)} KiB windows (${ev.pct('nodeStalled', node!.h2.stalledShare ?? Number.NaN)} stalled): ${same ? 'flow control did not decide this result' : rm > rn ? 'flow control decides part of it' : 'larger windows did worse, which flow control does not explain'}`,
+      `the largest windows (max, ${ev.pct('maxStalled', max!.h2.stalledShare ?? Number.NaN)} of session time stalled) gave ${ev.x('maxRatio', rm)} against ${ev.x('nodeRatio', rn)} with node's ${ev.n('nodeWindowKiB', resolveWindow('node').streamWindowBytes / 1024)} KiB windows (${ev.pct('nodeStalled', node!.h2.stalledShare ?? Number.NaN)} stalled): ${verdict}`,
     );
   }
   if (r.h1.cwndBytes !== undefined && r.h2.cwndBytes !== undefined)

@@ -1,12 +1,12 @@
 /** The echo study's findings against the report's conclusions, and their verification. */
 import { medianInterpolated } from '../../core/index.ts';
 import type { StudyFinding, StudyResult } from '../../model/index.ts';
-import { accounts, direction } from '../claims.ts';
+import { accounts, type Direction, direction, directionProblem, wouldTell } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { LITTLE_TOLERANCE, type Machine, machineBusy, mechanisms, reportWindow } from './explain.ts';
 import type { HandshakeCase, LifetimeCase } from './lifetime.ts';
 import { type EchoOptions, REPORT, VARIANT_LABEL, type Variant } from './options.ts';
-import { bodyLabel, latencyRatio, type Row, throughputRatio } from './rows.ts';
+import { bodyLabel, latencyRatio, presetDecision, type Row, throughputRatio } from './rows.ts';
 
 /**
  * One finding per row of the report's conclusions 5 and 6: each variant's latency and throughput, from
@@ -47,16 +47,33 @@ export function echoFindings(
           continue;
         }
         const m = mechanisms(r, metric, rows, o, machine, ev);
-        const direction =
-          Math.abs(refValue - 1) < 0.05
-            ? 'the report saw no difference'
-            : value >= 1 === refValue >= 1
-              ? 'the same direction as the report'
-              : 'the opposite direction to the report';
+        const decision = metric === 'latency' ? r.latency : r.throughput;
+        // The decision's side in the finding's orientation: latency is shown h1/h2, decided h2/h1.
+        const decided = decision ? direction(decision) : 'undecided';
+        const side =
+          metric === 'latency' && (decided === 'above' || decided === 'below')
+            ? decided === 'above'
+              ? 'below'
+              : 'above'
+            : decided;
+        if (decision) ev.set('outcome', decision.outcome);
+        const wentReport = refValue >= 1 ? 'above' : 'below';
+        const way =
+          side === 'undecided'
+            ? `the runs decide no direction: ${decision ? wouldTell(decision, ev) : 'not compared'}`
+            : Math.abs(refValue - 1) < 0.05
+              ? side === 'same'
+                ? 'the runs decided no clear difference, as the report saw none'
+                : 'the runs decided a difference, the report saw none'
+              : side === 'same'
+                ? 'the runs decided no clear difference, where the report saw one'
+                : side === wentReport
+                  ? 'the runs decided the same direction as the report'
+                  : 'the runs decided the opposite direction to the report';
         out.push(
           makeFinding({
             ...common,
-            measured: `${ev.x('ratio', value)} (windows ${w}, ${top} in flight; ${direction})`,
+            measured: `${ev.x('ratio', value)} (windows ${w}, ${top} in flight; ${way})`,
             reference: refValue,
             value,
             tolerance: 0.2,
@@ -185,14 +202,31 @@ const capital = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
 export function verifyEcho(r: StudyResult): string[] {
   const problems: string[] = [];
   for (const f of r.findings) {
-    const nodeR = evidenceNumber(f, 'nodeRatio');
-    const maxR = evidenceNumber(f, 'maxRatio');
-    if (nodeR !== undefined && maxR !== undefined) {
-      const same = Math.abs(maxR / nodeR - 1) <= 0.1;
-      if (same && /flow control decides/.test(f.explanation))
-        problems.push(`${f.id}: flow control named although the largest windows gave the same ratio`);
-      if (!same && /flow control did not decide/.test(f.explanation))
-        problems.push(`${f.id}: flow control ruled out although the windows changed the ratio`);
+    // The presets' words against compare's decision between them (node's runs against max's).
+    const preset = f.evidence.presetOutcome;
+    if (evidenceNumber(f, 'nodeRatio') !== undefined && evidenceNumber(f, 'maxRatio') !== undefined) {
+      if (/flow control decides/.test(f.explanation) && preset !== 'better')
+        problems.push(`${f.id}: flow control named although the runs decided ${String(preset ?? 'nothing')}`);
+      if (/flow control did not decide/.test(f.explanation) && preset !== 'no-clear-difference')
+        problems.push(
+          `${f.id}: flow control ruled out although the runs decided ${String(preset ?? 'nothing')}`,
+        );
+      if (/larger windows did worse/.test(f.explanation) && preset !== 'worse')
+        problems.push(`${f.id}: larger windows said worse, the runs decided ${String(preset ?? 'nothing')}`);
+    }
+    // The direction the measured words give against the row's own decision.
+    if (f.evidence.outcome !== undefined) {
+      const way = f.measured.match(/the runs (decided [^;)]*|decide no direction)/)?.[1] ?? '';
+      const o = f.evidence.outcome;
+      const ok =
+        o === 'undecided' || o === 'insufficient'
+          ? way === 'decide no direction'
+          : o === 'no-clear-difference'
+            ? way.startsWith('decided no clear difference')
+            : way.startsWith('decided the same direction') ||
+              way.startsWith('decided the opposite') ||
+              way.startsWith('decided a difference');
+      if (!ok) problems.push(`${f.id}: the words say "the runs ${way}", the runs decided ${String(o)}`);
     }
     if (/follows CPU per request/.test(f.explanation)) {
       const p = evidenceNumber(f, 'cpuPredictedRatio');
@@ -222,15 +256,32 @@ export function verifyEcho(r: StudyResult): string[] {
     if (one.length < 2) continue;
     const stalled = (x: Row) => x.h2.stalledShare ?? 0;
     const most = one.reduce((a, b) => (stalled(b) > stalled(a) ? b : a));
-    const same = one.some(
-      (x) =>
-        x !== most && stalled(x) <= 0.05 && Math.abs(throughputRatio(x)! / throughputRatio(most)! - 1) <= 0.1,
-    );
+    const least = one.reduce((a, b) => (stalled(b) < stalled(a) ? b : a));
     const paragraph = r.explanation.find((p) => p.startsWith(`${bodyLabel(body)} bodies`));
-    if (same && paragraph && /flow control decides|the direction of flow control/.test(paragraph))
+    // What the paragraph says of the presets, against compare's decision over their runs.
+    const d = presetDecision(most, least);
+    const unstalledSame = one.find((x) => {
+      const y = x !== most && stalled(x) <= 0.05 ? presetDecision(most, x) : undefined;
+      return y !== undefined && (direction(y) === 'same' || direction(y) === 'below');
+    });
+    const names = paragraph && /flow control decides|the direction of flow control/.test(paragraph);
+    if (names && (unstalledSame || !d))
       problems.push(
-        `${bodyLabel(body)}: flow control named although an unstalled preset gave the same ratio`,
+        `${bodyLabel(body)}: flow control named although ${unstalledSame ? `an unstalled preset ("${unstalledSame.window}") was decided no better` : 'the runs of the presets decide nothing (none kept)'}`,
       );
+    if (paragraph && d && !unstalledSame) {
+      const said: Direction | undefined = /flow control decides part of this result/.test(paragraph)
+        ? 'above'
+        : /the direction of flow control, not yet a result/.test(paragraph)
+          ? 'undecided'
+          : /without costing throughput/.test(paragraph)
+            ? 'same'
+            : /flow control does not explain that/.test(paragraph)
+              ? 'below'
+              : undefined;
+      const q = said && directionProblem(`${bodyLabel(body)} presets`, said, d);
+      if (q) problems.push(q);
+    }
     if (paragraph) problems.push(...verifyBodyParagraph(body, paragraph, one, rows));
   }
   const life = r.sections.find((s) => s.id === 'lifetime');
@@ -268,7 +319,7 @@ function verifyBodyParagraph(
   const head = one.find((x) => x.window === (said ?? w));
   if (/that queue is the latency HTTP\/2's streams avoid/.test(paragraph) && head?.latency) {
     const i = head.latency.interval;
-    if (direction(i) !== 'below')
+    if (direction(head.latency) !== 'below')
       problems.push(
         `${label}: "that queue is the latency HTTP/2's streams avoid", but HTTP/2's latency ratio was ${i.ratio.toFixed(2)} (${i.lo.toFixed(2)}–${i.hi.toFixed(2)})`,
       );

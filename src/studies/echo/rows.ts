@@ -1,7 +1,10 @@
 /** The echo study's rows (one per body and window) and their tables. */
+
+import { keptRuns } from '../../compare/index.ts';
 import { formatBytes } from '../../core/index.ts';
 import type { CellResult, CompareResult, Comparison, StudySection } from '../../model/index.ts';
 import { baselineStrategy, resolveWindow } from '../../transport/index.ts';
+import { type ClaimDecision, decideRuns } from '../claims.ts';
 import { intervalText, outcomeWord, percentCell, rounded, sideFacts } from '../table.ts';
 import { type EchoOptions, REPORT, VARIANT_LABEL, type Variant, type WindowName } from './options.ts';
 
@@ -9,6 +12,8 @@ import { type EchoOptions, REPORT, VARIANT_LABEL, type Variant, type WindowName 
 interface Side {
   latencyP50Ms?: number;
   rps?: number;
+  /** Each kept run's throughput, req/s, in run order: what a decision between presets is made over. */
+  rpsRuns?: number[];
   /** Wait inside the client for a connection or stream slot, ms (median of run means). */
   clientQueueMs?: number;
   sessions?: number;
@@ -43,6 +48,7 @@ function sideOf(cell: CellResult | undefined): Side {
   return {
     latencyP50Ms: st.latencyP50Ms.median,
     rps: st.rps.median,
+    rpsRuns: keptRuns(cell).map((r) => r.throughput.rps),
     clientQueueMs: st.breakdownMs.clientQueue,
     ...(st.connectionsOpened !== undefined ? { sessions: st.connectionsOpened } : {}),
     ...sideFacts(cell, [
@@ -151,6 +157,24 @@ export function cellSection(body: number, window: WindowName, rows: Row[], o: Ec
       })),
     },
   };
+}
+
+/**
+ * One session's throughput against HTTP/1.1 in preset `b` over preset `a`, decided by compare's rule
+ * over the runs: each kept run's h2/h1 throughput (the runs of a comparison are interleaved, so run i
+ * of both sides met the same moment of the machine), `b`'s against `a`'s. Undefined when the rows
+ * kept no runs (older saved rows) or too few to pair.
+ */
+export function presetDecision(a: Row, b: Row): ClaimDecision | undefined {
+  const ratios = (r: Row) => {
+    const h1 = r.h1.rpsRuns ?? [];
+    const h2 = r.h2.rpsRuns ?? [];
+    return h2.slice(0, h1.length).map((x, i) => x / h1[i]!);
+  };
+  const x = ratios(b);
+  const y = ratios(a);
+  if (x.length === 0 || y.length === 0) return undefined;
+  return decideRuns(x, y, { higherIsBetter: true });
 }
 
 export const latencyRatio = (r: Row) => (r.latency ? 1 / r.latency.interval.ratio : undefined);

@@ -92,9 +92,10 @@ export function explain(results: ConfigResult[], o: ProxyOptions, seed: number):
     const both = fixedS
       ? ` Both fixes together, over HTTP/1.1: ${directionText(fixedS, {
           above: (x) =>
-            `${x} faster, ${agreement(reportX, fixedS.ratio, 0.25).verdict === 'agrees' ? 'close to' : fixedS.ratio < reportX ? 'less than' : 'more than'} the report’s 6×`,
+            `${x} faster, ${agreement(reportX, fixedS.interval.ratio, 0.25).verdict === 'agrees' ? 'close to' : fixedS.interval.ratio < reportX ? 'less than' : 'more than'} the report’s 6×`,
           below: (x) => `${x} slower, the opposite of the report’s 6×`,
-          either: 'no difference the runs could show',
+          same: 'the same time, against the report’s 6×',
+          undecided: 'undecided',
         })}, ${where}.`
       : '';
     if (parts.length)

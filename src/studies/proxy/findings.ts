@@ -3,8 +3,9 @@ import { sizeWorkload } from '../../compare/index.ts';
 import { parseBytes } from '../../core/index.ts';
 import type { StudyFinding, StudyResult } from '../../model/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../../transport/index.ts';
-import { direction } from '../claims.ts';
+import { type Direction, directionProblem, wouldTell } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { outcomeWord } from '../table.ts';
 import {
   BROKEN,
   BUFFERS,
@@ -153,7 +154,7 @@ export function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: nu
         section: 'summary',
         row: 'Both fixes, HTTP/1.1 (“1.36 s → 0.22 s, 6×”)',
         report: `${ev.s('reportBeforeS', PROXY_REPORT.beforeS)} → ${ev.s('reportAfterS', PROXY_REPORT.afterS)}, ${ev.x('reportSpeedup', PROXY_REPORT.beforeS / PROXY_REPORT.afterS)}`,
-        measured: `${ev.ms('beforeMs', b1)} → ${ev.ms('afterMs', f1)}, ${ev.x('speedup', b1 / f1)}${s ? ` (${ev.pct('confidence', 0.95)} interval ${ev.x('lo', s.lo)}–${ev.x('hi', s.hi)})` : ''}`,
+        measured: `${ev.ms('beforeMs', b1)} → ${ev.ms('afterMs', f1)}, ${ev.x('speedup', b1 / f1)}${s ? ` (${ev.pct('confidence', 0.95)} interval ${ev.x('lo', s.interval.lo)}–${ev.x('hi', s.interval.hi)}; ${s.outcome === 'better' ? 'decided faster' : s.outcome === 'worse' ? 'decided slower' : s.outcome === 'no-clear-difference' ? 'decided the same' : `undecided: ${wouldTell(s, ev)}`})` : ''}`,
         reference: PROXY_REPORT.beforeS / PROXY_REPORT.afterS,
         value: b1 / f1,
         tolerance: 0.25,
@@ -235,20 +236,35 @@ export function verifyProxy(r: StudyResult): string[] {
     if (spool.verdict === 'agrees' && n > 0)
       problems.push('spool-large-buffers: “no spooling” with spooled responses');
   }
-  // The paragraph on both fixes against the summary's interval at the same concurrency.
+  // The paragraph on both fixes and the summary's cells against compare's decision over the saved
+  // runs at the same concurrency.
+  const seed = Number(r.options.seed ?? 1);
+  const by = (id: string) => configs.find((x) => x.config.id === id) as ConfigResult | undefined;
+  const h1 = baselineStrategy().name;
+  const big = sizeWorkload(LARGE_BYTES).id;
+  const d = speedup(p50s(by(BROKEN.id), big, c, h1), p50s(by(FIXED.id), big, c, h1), seed);
   const both = r.explanation
     .find((p) => p.startsWith('The report saw 6×'))
-    ?.match(/Both fixes together[^.]*/)?.[0];
-  const ci = String(row(baselineStrategy().name)?.ci ?? '')
-    .split('–')
-    .map(Number);
-  if (both && ci.length === 2 && ci.every(Number.isFinite)) {
-    const side = direction({ lo: ci[0]!, hi: ci[1]! });
-    const said = /no difference/.test(both) ? 'either' : /slower/.test(both) ? 'below' : 'above';
-    if (side !== said)
-      problems.push(
-        `the paragraph on both fixes says "${both}", but the summary's interval is ${ci.join('–')}`,
-      );
+    ?.match(/Both fixes together, over HTTP\/1\.1: ([^(]*)/)?.[1];
+  if (d && both) {
+    const said: Direction = /no difference|^the same/.test(both)
+      ? 'same'
+      : /undecided/.test(both)
+        ? 'undecided'
+        : /slower/.test(both)
+          ? 'below'
+          : 'above';
+    const p = directionProblem(`the paragraph on both fixes says "${both}"`, said, d);
+    if (p) problems.push(p);
+  }
+  const cell = row(h1);
+  if (d && cell) {
+    const ci = `${d.interval.lo.toFixed(2)}–${d.interval.hi.toFixed(2)}`;
+    if (cell.ci !== undefined && cell.ci !== ci)
+      problems.push(`summary: the interval printed is ${String(cell.ci)}, the saved runs give ${ci}`);
+    const word = outcomeWord(d, { better: 'fix faster', worse: 'fix slower' });
+    if (cell.outcome !== undefined && cell.outcome !== word)
+      problems.push(`summary: "${String(cell.outcome)}" printed, the runs decided "${word}"`);
   }
   const gap = f('before-gap');
   if (gap?.explained)

@@ -36,7 +36,7 @@ export const BROKEN = CONFIGS[0]!;
 export const FIXED = CONFIGS[3]!;
 
 /** The grid: full mode, and the quick one the tests run (under two minutes on two cores). */
-export const PROXY_GRID = {
+const PROXY_GRID = {
   full: { concurrency: [1, 8], runs: 7, durationMs: 1000 },
   quick: { concurrency: [4], runs: 3, durationMs: 400 },
 } as const;

@@ -20,6 +20,7 @@ import { probe } from '../../probe/index.ts';
 import { startFixtureTarget } from '../../server/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../../tls/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../../transport/index.ts';
+import { quickCaveat } from '../caveats.ts';
 import { compareCell } from '../compare-cell.ts';
 import { checkNginx, freePort, startNginx } from '../nginx.ts';
 import { defineStudy, type Rederived } from '../study.ts';
@@ -30,7 +31,6 @@ import {
   BUFFERS,
   CONFIGS,
   LARGE_BYTES,
-  PROXY_GRID,
   type ProxyOptions,
   resolve,
   SLICE_CHUNKS,
@@ -62,6 +62,7 @@ function rederiveProxy(r: StudyResult): Rederived | undefined {
   return {
     findings: proxyFindings(results, o, seed),
     explanation: explain(results, o, seed),
+    sections: [proxySummarySection(results, o, seed)],
     data: { configurations: results },
   };
 }
@@ -70,10 +71,7 @@ export const proxyStudy = defineStudy<ProxyOptions>({
   ...PROXY_STUDY,
   verify: verifyProxy,
   rederive: rederiveProxy,
-  quickLimits: (o) =>
-    o.runs - 1 < 4
-      ? `Quick: ${o.runs - 1} kept run(s) a side (${o.runs} a cell, the first discarded). "Faster" and "slower" here come from a bootstrap interval of the per-run times, which with so few runs is too narrow and has no rank test behind it: read them as directions. A full run keeps ${PROXY_GRID.full.runs - 1} a side.`
-      : undefined,
+  quickLimits: (o) => quickCaveat(o.runs - 1, o.runs),
   resolve,
   check(o) {
     checkNginx(o.nginx);

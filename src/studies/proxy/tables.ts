@@ -1,11 +1,11 @@
 /** The proxy study's results per configuration and its tables. */
-import { bootstrapRatio, decide, keptRuns, sizeWorkload } from '../../compare/index.ts';
+import { keptRuns, sizeWorkload } from '../../compare/index.ts';
 import { formatBytes } from '../../core/index.ts';
 import type { CellResult, CompareResult, ProbeResult, StudySection } from '../../model/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../../transport/index.ts';
-import { type Direction, directionText } from '../claims.ts';
+import { type ClaimDecision, decideRuns, directionText } from '../claims.ts';
 import type { Evidence } from '../findings.ts';
-import { intervalText, medianOf, rounded } from '../table.ts';
+import { intervalText, medianOf, outcomeWord, rounded } from '../table.ts';
 import {
   BROKEN,
   BUFFERS,
@@ -96,16 +96,15 @@ export function p50s(
 export const med = (xs: number[]) => medianOf(xs);
 const round = (x: number | undefined, d = 1) => rounded(x, d);
 
-/** Broken over fixed p50 (above 1: the fix is faster), with its bootstrap interval. */
-export function speedup(broken: number[], fixed: number[], seed: number) {
-  const i = bootstrapRatio(broken, fixed, { seed });
-  if (!Number.isFinite(i.ratio)) return undefined;
-  const { outcome } = decide(broken, fixed, i, { higherIsBetter: true });
-  const decided: Direction = outcome === 'better' ? 'above' : outcome === 'worse' ? 'below' : 'either';
-  return { ...i, decided };
+/**
+ * Broken over fixed p50 (above 1: the fix is faster), decided by compare's rule over the runs (the
+ * interval, the rank test, the minimum effect).
+ */
+export function speedup(broken: number[], fixed: number[], seed: number): ClaimDecision | undefined {
+  return decideRuns(broken, fixed, { higherIsBetter: true, seed });
 }
 
-const ratioText = (i: ReturnType<typeof speedup>) => intervalText(i, { unit: '×' });
+const ratioText = (d: ClaimDecision | undefined) => intervalText(d?.interval, { unit: '×' });
 
 export function configSection(results: ConfigResult[], o: ProxyOptions): StudySection {
   return {
@@ -209,8 +208,9 @@ export function proxySummarySection(results: ConfigResult[], o: ProxyOptions, se
         protocol: p,
         before: round(med(a), 1),
         after: round(med(b), 1),
-        speedup: s ? round(s.ratio, 2) : null,
-        ci: s ? `${s.lo.toFixed(2)}–${s.hi.toFixed(2)}` : null,
+        speedup: s ? round(s.interval.ratio, 2) : null,
+        ci: s ? `${s.interval.lo.toFixed(2)}–${s.interval.hi.toFixed(2)}` : null,
+        outcome: outcomeWord(s, { better: 'fix faster', worse: 'fix slower' }),
       });
     }
   return {
@@ -225,6 +225,7 @@ export function proxySummarySection(results: ConfigResult[], o: ProxyOptions, se
         { key: 'after', label: 'after', unit: 'ms' },
         { key: 'speedup', label: 'speedup', unit: '×' },
         { key: 'ci', label: '95% CI' },
+        { key: 'outcome', label: 'decided' },
       ],
       rows,
     },
@@ -265,12 +266,13 @@ export const whereOf = (o: ProxyOptions, ev?: Evidence) =>
       ? 'the client on loopback, nginx → the fixture over a Unix socket'
       : 'on loopback';
 
-/** Broken over this configuration in words, from the interval: "2.7× faster", "2.8× slower", or neither. */
-export function speedWords(i: NonNullable<ReturnType<typeof speedup>>): string {
-  return directionText(i, {
+/** Broken over this configuration in words, from the decision: "2.7× faster", "2.8× slower", the same or undecided. */
+export function speedWords(d: ClaimDecision): string {
+  return directionText(d, {
     above: (x) => `${x} faster`,
     below: (x) => `${x} slower`,
-    either: 'not distinguishable',
+    same: 'the same',
+    undecided: 'undecided',
   });
 }
 

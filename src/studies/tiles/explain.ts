@@ -1,12 +1,22 @@
 /** The tiles study's explanations, one per table, derived from the numbers. */
 import type { BurstSummary, CancelSummary } from '../../model/index.ts';
+import { directionText } from '../claims.ts';
 import { counted } from '../table.ts';
 import { BURST, type TilesOptions } from './options.ts';
 import { floorMs, fmt1, meanTileMs, medNearestRank, rendering, targetLabel } from './plan.ts';
-import { type MapRow, pctDiff, perTile, reachedPerRun, type SweepPoint, sumOf } from './tables.ts';
+import {
+  burstDecision,
+  type CleanBursts,
+  type MapRow,
+  pctDiff,
+  perTile,
+  reachedPerRun,
+  type SweepPoint,
+  sumOf,
+} from './tables.ts';
 
-export function explainBurst(env: string, summaries: readonly BurstSummary[], o: TilesOptions): string {
-  const by = new Map(summaries.map((s) => [s.target, s]));
+export function explainBurst(env: string, clean: CleanBursts, o: TilesOptions): string {
+  const by = new Map(clean.summaries.map((s) => [s.target, s]));
   const h1 = by.get('http');
   const h2 = by.get('https');
   if (!h1 || !h2)
@@ -17,13 +27,21 @@ export function explainBurst(env: string, summaries: readonly BurstSummary[], o:
   const parts = [
     `On ${env}, over http:// Chromium had ${h1.peakInFlight.median} tiles in flight at most, on ${h1.connections.median} connections, and the queue sat ${queueWhere(h1)} (stalled p50 ${Math.round(h1.stalledP50Ms)} ms, server queue p50 ${Math.round(h1.serverPoolQueueP50Ms ?? 0)} ms); over h2 ${h2.peakInFlight.median} were in flight on ${h2.connections.median} connection(s) and the queue sat ${queueWhere(h2)} (stalled p50 ${Math.round(h2.stalledP50Ms)} ms, server queue p50 ${Math.round(h2.serverPoolQueueP50Ms ?? 0)} ms).`,
   ];
-  const faster = h2.wallMs < h1.wallMs ? 'h2' : 'HTTP/1.1';
+  const d = burstDecision(clean);
+  const decided = !d
+    ? 'no runs to decide which was faster'
+    : directionText(d, {
+        above: () => `h2 ${pctDiff(h1.wallMs, h2.wallMs)} faster, decided by the runs`,
+        below: () => `HTTP/1.1 ${pctDiff(h1.wallMs, h2.wallMs)} faster, decided by the runs`,
+        same: 'the same by the runs',
+        undecided: 'neither decided faster by the runs',
+      });
   const h1Busy = rendering(o, o.poolSize, h1.peakInFlight.median);
   const h2Busy = rendering(o, o.poolSize, h2.peakInFlight.median);
   const h1Floor = floorMs(o, BURST, o.poolSize, h1.peakInFlight.median);
   const near = (wall: number, f: number) => `${Math.round((wall / f - 1) * 100)}%`;
   parts.push(
-    `The last tile arrived after ${Math.round(h1.wallMs)} ms over HTTP/1.1 and ${Math.round(h2.wallMs)} ms over h2 (${faster} ${pctDiff(h1.wallMs, h2.wallMs)} faster). ${o.render === 'cpu' ? `Tiles burn CPU on ${o.renderCores} core(s), so at most ${h2Busy} render at full speed whatever the pool (${o.poolSize} workers) and the protocol allow; ` : ''}the backend's floor is ${Math.round(floor)} ms for h2 (${BURST} tiles × ${fmt1(meanTileMs(o))} ms mean / ${h2Busy} rendering at once) and ${Math.round(h1Floor)} ms for HTTP/1.1 (${h1Busy} at once with ${h1.peakInFlight.median} in flight). HTTP/1.1 finished ${near(h1.wallMs, h1Floor)} above its floor, h2 ${near(h2.wallMs, floor)} above its own: ${
+    `The last tile arrived after ${Math.round(h1.wallMs)} ms over HTTP/1.1 and ${Math.round(h2.wallMs)} ms over h2 (${decided}). ${o.render === 'cpu' ? `Tiles burn CPU on ${o.renderCores} core(s), so at most ${h2Busy} render at full speed whatever the pool (${o.poolSize} workers) and the protocol allow; ` : ''}the backend's floor is ${Math.round(floor)} ms for h2 (${BURST} tiles × ${fmt1(meanTileMs(o))} ms mean / ${h2Busy} rendering at once) and ${Math.round(h1Floor)} ms for HTTP/1.1 (${h1Busy} at once with ${h1.peakInFlight.median} in flight). HTTP/1.1 finished ${near(h1.wallMs, h1Floor)} above its floor, h2 ${near(h2.wallMs, floor)} above its own: ${
       h1.wallMs < h1Floor * 1.25 && h2.wallMs < floor * 1.25
         ? h1Busy < h2Busy
           ? 'both ran at the limit their queue allowed, so h2 moved the queue into the pool and shortened it only by the workers HTTP/1.1 left idle'

@@ -7,12 +7,13 @@ import type {
   StudyFinding,
   StudyResult,
 } from '../../model/index.ts';
+import { direction, directionProblem, wouldTell } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES } from './descriptor.ts';
 import { comparableLegs } from './explain.ts';
 import { BURST, failedBurst, REPORT_BURST, REPORT_CANCEL, type TilesOptions } from './options.ts';
 import { floorMs, meanTileMs, rendering, targetLabel } from './plan.ts';
-import { type CleanBursts, reachedPerRun, type SweepPoint } from './tables.ts';
+import { burstDecision, type CleanBursts, cleanBursts, reachedPerRun, type SweepPoint } from './tables.ts';
 
 // --- row by row against the report ----------------------------------------------------------
 
@@ -32,7 +33,7 @@ export function tilesFindings(
     .map(([id, c]) => ({ env: id, by: byTarget(c) }));
   return [
     ...burstRows(env, clean, by, points, o),
-    ...burstRatioRow(env, by, o, others),
+    ...burstRatioRow(env, by, o, others, clean),
     ...cancelAbortRow(env, cs),
     ...cancelRows(env, cs),
     ...cancelIgnoreRow(env, cs),
@@ -133,6 +134,7 @@ function burstRatioRow(
   by: BurstsByTarget,
   o: TilesOptions,
   others: ReadonlyArray<{ env: string; by: BurstsByTarget }> = [],
+  clean?: CleanBursts,
 ): StudyFinding[] {
   const out: StudyFinding[] = [];
   const h1 = by.get('http');
@@ -144,6 +146,13 @@ function burstRatioRow(
     const f1 = floorMs(o, BURST, o.poolSize, h1.peakInFlight.median);
     const f2 = floorMs(o, BURST, o.poolSize, h2.peakInFlight.median);
     const predicted = f1 / f2;
+    const d = burstDecision(clean);
+    if (d) ev.set('outcome', d.outcome);
+    const decided = !d
+      ? 'no runs to decide a direction'
+      : direction(d) === 'undecided'
+        ? `undecided: ${wouldTell(d, ev)}`
+        : `the runs decided ${direction(d) === 'above' ? 'h2 faster' : direction(d) === 'below' ? 'HTTP/1.1 faster' : 'the same'}`;
     out.push(
       makeFinding({
         id: 'burst-ratio',
@@ -156,7 +165,7 @@ function burstRatioRow(
             const b = x.by.get('https');
             return a && b ? [`; ${x.env} ${ev.x(`ratio-${x.env}`, a.wallMs / b.wallMs)}`] : [];
           })
-          .join('')}`,
+          .join('')}; ${env}: ${decided}`,
         reference: reportRatio,
         value: ratio,
         tolerance: 0.1,
@@ -343,6 +352,36 @@ export function verifyTiles(r: StudyResult): string[] {
   }
   const f = (id: string) => r.findings.find((x) => x.id === id);
   const burst = (r.data.burst ?? {}) as Record<string, BrowserResult>;
+  // Which target was faster, in the paragraphs and the ratio row, against compare's decision.
+  for (const [env, b] of Object.entries(burst)) {
+    const d = burstDecision(
+      cleanBursts(
+        b.burst,
+        b.targets.map((t) => t.id),
+      ),
+    );
+    if (!d) continue;
+    const p = r.explanation.find((x) => x.startsWith(`On ${env}, over http://`));
+    const said = p?.match(/over h2 \((h2 \d+% faster|HTTP\/1\.1 \d+% faster|the same|neither decided)/)?.[1];
+    if (p && !said) problems.push(`burst ${env}: the paragraph does not word the runs' decision`);
+    if (said) {
+      const q = directionProblem(
+        `burst ${env} paragraph`,
+        said.startsWith('h2')
+          ? 'above'
+          : said.startsWith('HTTP')
+            ? 'below'
+            : said === 'the same'
+              ? 'same'
+              : 'undecided',
+        d,
+      );
+      if (q) problems.push(q);
+    }
+    const row = f('burst-ratio');
+    if (row?.section === `burst-${env}` && row.evidence.outcome !== d.outcome)
+      problems.push(`burst-ratio: ${String(row.evidence.outcome)} said, the runs decided ${d.outcome}`);
+  }
   const close = (a: number | undefined, b: number | undefined, tol = 1) =>
     a !== undefined && b !== undefined && Math.abs(a - b) <= tol;
   for (const [id, target] of [

@@ -228,7 +228,8 @@ function rederiveTiles(r: StudyResult): Rederived | undefined {
     findings: tilesFindings(env, clean[env], burst[env]!.cancelSummaries ?? [], sweep[env], o, clean),
     explanation: r.explanation.map((p) => {
       const id = Object.keys(sweep).find((x) => p.startsWith(`On ${x}, from `));
-      return (id && explainSweep(id, sweep[id]!, o)) || p;
+      const b = envs.find((x) => p.startsWith(`On ${x}, over http://`) || p.startsWith(`On ${x} the burst`));
+      return (id && explainSweep(id, sweep[id]!, o)) || (b && explainBurst(b, clean[b]!, o)) || p;
     }),
   };
 }
@@ -364,7 +365,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
     for (const id of envs) {
       const b = burstData[id];
       if (b) {
-        ctx.explain(explainBurst(id, cleanData[id]!.summaries, o));
+        ctx.explain(explainBurst(id, cleanData[id]!, o));
         const c = explainCancel(id, b.cancelSummaries);
         if (c) ctx.explain(c);
       }

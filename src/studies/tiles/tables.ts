@@ -1,4 +1,5 @@
 /** The tiles study's tables: the burst, the cancellation experiment, the map sessions, the sweep. */
+
 import { MAP_MOVES, summarizeBurst } from '../../browser/index.ts';
 import type {
   BrowserResult,
@@ -8,6 +9,7 @@ import type {
   MapSession,
   StudySection,
 } from '../../model/index.ts';
+import { type ClaimDecision, decideRuns } from '../claims.ts';
 import { BURST, failedBurst, REPORT_BURST, REPORT_CANCEL, type TilesOptions } from './options.ts';
 import { floorMs, medNearestRank, modelWords, r0, r2, targetLabel } from './plan.ts';
 
@@ -32,6 +34,8 @@ export function exclude(into: Record<string, Excluded>, target: string, runs: re
 /** The bursts of a target without a failed request, summarised; the others counted, never data. */
 export interface CleanBursts {
   summaries: BurstSummary[];
+  /** Per target: each kept clean run's wall time, ms (what a decision between targets is made over). */
+  walls: Record<string, number[]>;
   /** Per target: runs with a failed request (repeated, or the last attempt), left out and counted. */
   excluded: Record<string, Excluded>;
 }
@@ -43,14 +47,29 @@ export interface CleanBursts {
  * that still failed, are left out of every median and counted instead.
  */
 export function cleanBursts(burst: BrowserResult['burst'], targets: readonly string[]): CleanBursts {
-  const out: CleanBursts = { summaries: [], excluded: {} };
+  const out: CleanBursts = { summaries: [], walls: {}, excluded: {} };
   for (const t of targets) {
     const of = (runs: readonly BurstRun[]) => runs.filter((r) => r.target === t && !r.discarded);
     exclude(out.excluded, t, [...of(burst.repeated ?? []), ...of(burst.runs).filter(failedBurst)]);
     const good = burst.runs.filter((r) => r.target === t && (r.discarded || !failedBurst(r)));
     if (good.some((r) => !r.discarded)) out.summaries.push(summarizeBurst(t, good));
+    out.walls[t] = good.filter((r) => !r.discarded).map((r) => r.stats.wallMs);
   }
   return out;
+}
+
+/**
+ * HTTP/1.1's wall time over h2's (above 1: h2 faster), decided by compare's rule over the clean kept
+ * bursts of the two targets. Undefined when either has none.
+ */
+export function burstDecision(
+  clean: CleanBursts | undefined,
+  h1 = 'http',
+  h2 = 'https',
+): ClaimDecision | undefined {
+  const a = clean?.walls[h1] ?? [];
+  const b = clean?.walls[h2] ?? [];
+  return a.length && b.length ? decideRuns(a, b, { higherIsBetter: true }) : undefined;
 }
 
 function failureWords(f: Record<string, number>): string {
