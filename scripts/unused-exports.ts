@@ -44,7 +44,8 @@ function aliasChain(checker: ts.TypeChecker, s: ts.Symbol): ts.Symbol[] {
 /** Whether `node` is part of an import or export declaration (not a use). */
 function inModuleSyntax(node: ts.Node): boolean {
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
-    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isImportEqualsDeclaration(n)) return true;
+    if (ts.isImportDeclaration(n) || ts.isExportDeclaration(n) || ts.isImportEqualsDeclaration(n))
+      return true;
     if (ts.isStatement(n) || ts.isSourceFile(n)) return false;
   }
   return false;
@@ -91,9 +92,17 @@ export function unusedExports(root = '.'): UnusedExport[] {
       }
       if (ts.isIdentifier(node) && !inModuleSyntax(node)) {
         mark(checker.getSymbolAtLocation(node), sf);
+        // `{ lease }`: the name is a property, its value the import.
+        if (ts.isShorthandPropertyAssignment(node.parent)) {
+          mark(checker.getShorthandAssignmentValueSymbol(node.parent), sf);
+        }
         // `const { a } = await import('./x.ts')`: the property is the module's export.
         const p = node.parent;
-        if (ts.isBindingElement(p) && ts.isObjectBindingPattern(p.parent) && (p.propertyName ?? p.name) === node) {
+        if (
+          ts.isBindingElement(p) &&
+          ts.isObjectBindingPattern(p.parent) &&
+          (p.propertyName ?? p.name) === node
+        ) {
           mark(checker.getTypeAtLocation(p.parent).getProperty(node.text), sf);
         }
       }
@@ -110,7 +119,8 @@ export function unusedExports(root = '.'): UnusedExport[] {
       // A namespace (`export * as shard`) offers every export of its module.
       const target = aliasChain(checker, e).at(-1)!;
       if (target.flags & ts.SymbolFlags.ValueModule) {
-        for (const m of checker.getExportsOfModule(target)) for (const c of aliasChain(checker, m)) used.add(c);
+        for (const m of checker.getExportsOfModule(target))
+          for (const c of aliasChain(checker, m)) used.add(c);
       }
     }
   }
@@ -143,21 +153,20 @@ export function removeExports(found: readonly UnusedExport[], root = '.'): Map<s
     const mod = sf && checker.getSymbolAtLocation(sf);
     if (!sf || !mod) continue;
     const names = new Set(list.map((u) => u.name));
-    const cuts: Array<[number, number]> = [];
+    const edits: Array<[number, number, string]> = [];
     for (const e of checker.getExportsOfModule(mod)) {
       if (!names.has(e.name)) continue;
       for (const d of e.declarations ?? []) {
         if (d.getSourceFile() !== sf) continue;
         if (ts.isExportSpecifier(d)) {
-          const all = d.parent.elements;
-          const gone = all.filter((x) => names.has(x.name.text));
-          if (gone.length === all.length) cuts.push([d.parent.parent.getFullStart(), d.parent.parent.getEnd()]);
-          else {
-            const i = all.indexOf(d);
-            const end = i < all.length - 1 ? all[i + 1]!.getStart(sf) : d.getEnd();
-            const start = i < all.length - 1 ? d.getStart(sf) : all[i - 1]!.getEnd();
-            cuts.push([start, end]);
-          }
+          const keep = d.parent.elements.filter((x) => !names.has(x.name.text));
+          if (keep.length === 0) edits.push([d.parent.parent.getFullStart(), d.parent.parent.getEnd(), '']);
+          else
+            edits.push([
+              d.parent.getStart(sf),
+              d.parent.getEnd(),
+              `{ ${keep.map((x) => x.getText(sf)).join(', ')} }`,
+            ]);
           continue;
         }
         const stmt = ts.isVariableDeclaration(d) ? d.parent.parent : d;
@@ -167,12 +176,14 @@ export function removeExports(found: readonly UnusedExport[], root = '.'): Map<s
         }
         const mods = ts.canHaveModifiers(stmt) ? (ts.getModifiers(stmt) ?? []) : [];
         const exp = mods.find((m) => m.kind === ts.SyntaxKind.ExportKeyword);
-        if (exp) cuts.push([exp.getStart(sf), exp.getEnd() + 1]);
+        if (exp) edits.push([exp.getStart(sf), exp.getEnd() + 1, '']);
       }
     }
-    const unique = [...new Map(cuts.map((c) => [`${c[0]}:${c[1]}`, c])).values()].sort((a, b) => b[0] - a[0]);
+    const unique = [...new Map(edits.map((c) => [`${c[0]}:${c[1]}`, c])).values()].sort(
+      (x, y) => y[0] - x[0],
+    );
     let text = sf.text;
-    for (const [a, b] of unique) text = text.slice(0, a) + text.slice(b);
+    for (const [a, b, r] of unique) text = text.slice(0, a) + r + text.slice(b);
     out.set(resolve(root, file), text);
   }
   return out;

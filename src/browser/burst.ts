@@ -126,7 +126,7 @@ export function burstServerView(delta: MetricsSnapshot, owned: boolean): ServerR
 }
 
 /** What one burst run needs. */
-export interface BurstRunSpec {
+interface BurstRunSpec {
   page: CollectedPage;
   target: BrowserTarget;
   count: number;
@@ -137,7 +137,7 @@ export interface BurstRunSpec {
 }
 
 /** Runs one burst and returns its requests and statistics. */
-export async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
+async function runBurst(spec: BurstRunSpec): Promise<BurstRun> {
   const { page, target } = spec;
   const tag = `${target.id}-${spec.index}-${Date.now().toString(36)}`;
   const urls = burstUrls(page.origin, spec.pathTemplate, spec.count, tag);

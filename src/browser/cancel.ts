@@ -17,7 +17,7 @@ import { burstUrls, cancelScript, type PageCancelReport, singleScript } from './
 import { tally } from './spread.ts';
 
 /** What one cancellation run needs. */
-export interface CancelRunSpec {
+interface CancelRunSpec {
   /** Repetition of this leg. */
   index: number;
   page: CollectedPage;
@@ -38,7 +38,7 @@ export interface CancelRunSpec {
 }
 
 /** The server's view of one cancellation run. `wanted` requests of the run are not abandoned ones. */
-export function cancelServerView(delta: MetricsSnapshot, wanted: number, drained: boolean): CancelServerView {
+function cancelServerView(delta: MetricsSnapshot, wanted: number, drained: boolean): CancelServerView {
   const reached = Object.values(tileRequests(delta)).reduce((a, b) => a + b, 0);
   return {
     reachedHandler: Math.max(0, reached - wanted),

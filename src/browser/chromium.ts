@@ -17,7 +17,7 @@ import { H2labError } from '../core/index.ts';
  * the internet from the measured process; QUIC is off so HTTP/3 never replaces the protocol under
  * test (and an Alt-Svc from a real origin cannot move requests to UDP mid-run).
  */
-export const BASE_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
+const BASE_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -38,7 +38,7 @@ export const BASE_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
  * asks for it explicitly. Measured here: with `--disable-gpu --disable-software-rasterizer` there is
  * no WebGL2 and MapLibre throws "WebGL2 is required"; with these flags it renders even then.
  */
-export const WEBGL_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
+const WEBGL_CHROMIUM_FLAGS: readonly string[] = Object.freeze([
   '--use-angle=swiftshader',
   '--enable-unsafe-swiftshader',
 ]);
@@ -56,7 +56,7 @@ export function spkiPins(pem: string): string[] {
 }
 
 /** What {@link launchChromium} needs. */
-export interface ChromiumLaunchOptions {
+interface ChromiumLaunchOptions {
   /** Executable path. */
   executablePath: string;
   /** SPKI pins to trust (base64 SHA-256). */

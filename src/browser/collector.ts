@@ -49,7 +49,7 @@ interface NetEvent {
 }
 
 /** The path of the blank landing document; fulfilled by the collector itself, never sent. */
-export const LANDING_PATH = '/__h2lab/blank.html';
+const LANDING_PATH = '/__h2lab/blank.html';
 
 /** A page on one origin with its network collector attached. */
 export class CollectedPage {

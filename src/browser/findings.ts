@@ -12,7 +12,7 @@ const MODE = {
 } as const;
 
 /** Tolerance for the CDP ↔ Resource Timing cross-check, ms. */
-export const RESOURCE_TIMING_TOLERANCE_MS = 1;
+const RESOURCE_TIMING_TOLERANCE_MS = 1;
 
 function pick(result: BrowserResult, protocol: 'http/1.1' | 'h2', tls: boolean): BurstSummary | undefined {
   return result.burst.summaries.find((s) => {

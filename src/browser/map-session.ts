@@ -30,20 +30,20 @@ import type { CollectedPage } from './collector.ts';
 import { peakConcurrency, spread, tally } from './spread.ts';
 
 /** Where a session starts: longitude, latitude (degrees) and zoom. */
-export interface MapView {
+interface MapView {
   lon: number;
   lat: number;
   zoom: number;
 }
 
 /** The view every scripted session starts from: Europe at zoom 3. */
-export const MAP_START: Readonly<MapView> = Object.freeze({ lon: 10, lat: 48, zoom: 3 });
+const MAP_START: Readonly<MapView> = Object.freeze({ lon: 10, lat: 48, zoom: 3 });
 
 /**
  * A drag from `from` to `to` at one zoom: `n` jumps `gapMs` apart, the way a pointer drag moves the
  * camera without waiting for tiles.
  */
-export function dragSteps(from: [number, number], to: [number, number], zoom: number, n: number): MapStep[] {
+function dragSteps(from: [number, number], to: [number, number], zoom: number, n: number): MapStep[] {
   return Array.from({ length: n }, (_, i) => {
     const f = (i + 1) / n;
     return {
@@ -113,7 +113,7 @@ export const MAP_MOVES: readonly MapMove[] = Object.freeze([
 export const MAP_MOVES_QUICK: readonly MapMove[] = Object.freeze([ZOOM_IN, FLICK, FLY_NEW_YORK]);
 
 /** What one session needs. */
-export interface MapSessionSpec {
+interface MapSessionSpec {
   /** A page on the target's origin (its collector records the tiles). */
   page: CollectedPage;
   target: BrowserTarget;
@@ -197,7 +197,7 @@ const STATE_SCRIPT = `(() => {
 })()`;
 
 /** The page's URL for a session starting at `v`. */
-export function mapPageUrl(origin: string, v: MapView): string {
+function mapPageUrl(origin: string, v: MapView): string {
   return `${origin}/page/map.html?lon=${v.lon}&lat=${v.lat}&zoom=${v.zoom}`;
 }
 
@@ -205,7 +205,7 @@ export function mapPageUrl(origin: string, v: MapView): string {
  * The server's view of a session from the metrics delta. The pool's jobs and cancellations are not
  * per route: during a session the map's tiles are the pool's only work.
  */
-export function mapServerView(delta: MetricsSnapshot, drained: boolean, owned: boolean): MapServerView {
+function mapServerView(delta: MetricsSnapshot, drained: boolean, owned: boolean): MapServerView {
   const byStage = cancellationsByStage(delta);
   const { poolQueueMs, inFlightPeak, connectionsOpened } = burstServerView(delta, owned);
   return {

@@ -35,7 +35,7 @@ import { parseOrigin, resolveBrowserOptions } from './options.ts';
 import { trustPins } from './trust.ts';
 
 /** Knobs passed to the fixture server. */
-export interface FixtureStartOptions {
+interface FixtureStartOptions {
   poolSize: number;
   tileMs: number;
   maxConcurrentStreams: number;
@@ -47,7 +47,7 @@ export interface FixtureStartOptions {
  * placed anywhere: in-process, in a thread, behind a link). Its certificate's SPKI, and its CA's, are
  * pinned in Chromium; its metrics give the server's view.
  */
-export type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureTarget>;
+type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureTarget>;
 
 /**
  * The default {@link StartFixture}: the fixture server in this process on free loopback ports, with
@@ -65,7 +65,7 @@ export const startFixtureInProcess: StartFixture = (opts) =>
   );
 
 /** One progress event, for a CLI to show. The library never prints. */
-export interface BrowserProgress {
+interface BrowserProgress {
   phase: 'start' | 'burst' | 'cancel' | 'done';
   message: string;
   /** Completed and total steps of the phase, when known. */

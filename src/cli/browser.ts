@@ -65,7 +65,7 @@ interface Flags {
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 /** argv flags → library options (units parsed here, validated by the schema). */
-export function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOptionsInput {
+function browserOptionsFromFlags(origins: string[], f: Flags): BrowserOptionsInput {
   const opts: BrowserOptionsInput = {
     origins,
     chromiumPath: f.chromium,

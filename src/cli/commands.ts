@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 
 /** One command: its name and one-line summary (the help lists it without loading it) and its module. */
-export interface CommandEntry {
+interface CommandEntry {
   name: string;
   summary: string;
   load: () => Promise<{ register: (program: Command) => void }>;

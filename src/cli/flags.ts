@@ -9,10 +9,10 @@ import { type Command, Option } from 'commander';
 import { type FlagDeclaration, type FlagRef, type FlagUse, flagUse, readFlag } from '../core/index.ts';
 
 /** Commander accumulator of a repeatable flag. */
-export const collect = (v: string, acc: string[]): string[] => [...acc, v];
+const collect = (v: string, acc: string[]): string[] => [...acc, v];
 
 /** Commander's attribute of a declared flag (`--h2-sessions` → `h2Sessions`). */
-export const attributeOf = (d: FlagDeclaration): string =>
+const attributeOf = (d: FlagDeclaration): string =>
   d.flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** The commander option of one use of a declared flag. */

@@ -17,7 +17,7 @@ function shownDefault(o: Option): string | undefined {
 }
 
 /** The one wording of an option's help: description, choices, default. */
-export function optionHelp(o: Option): string {
+function optionHelp(o: Option): string {
   const text = (o.description ?? '').replace(/\(default (?!:)/g, '(default: ');
   const extra: string[] = [];
   if (o.argChoices?.length) extra.push(`one of: ${o.argChoices.join(', ')}`);

@@ -5,7 +5,7 @@
 import { ERROR_CODES, EXIT_FAILURE, H2labError } from '../core/index.ts';
 
 /** Formats an error for a terminal: `h2lab: CODE: message`. Unknown errors are reported as internal. */
-export function formatError(err: unknown): string {
+function formatError(err: unknown): string {
   if (err instanceof H2labError) return `h2lab: ${err.code}: ${err.message}`;
   const e = err instanceof Error ? err : new Error(String(err));
   return `h2lab: H2LAB_ERR_INTERNAL: ${e.message}\n${e.stack ?? ''}\nThis is a bug in h2lab; please report it with the command line you ran.`;

@@ -15,7 +15,7 @@ export function formatEta(ms: number): string {
 }
 
 /** A progress bar on `stream`. */
-export interface ProgressBar {
+interface ProgressBar {
   /** Redraws the bar (a terminal only): `done` of `total` units, what is running now. */
   update: (done: number, total: number, unit: string, label: string) => void;
   /** A line that stays (above the bar on a terminal, a plain line elsewhere). */

@@ -53,7 +53,7 @@ export function addSchemaFlags(cmd: Command, options: DescribedOption[], config 
 }
 
 /** Reads a `--config` file into flag-name → value. */
-export function readConfigFile(path: string, options: DescribedOption[]): Record<string, unknown> {
+function readConfigFile(path: string, options: DescribedOption[]): Record<string, unknown> {
   const doc = readConfigDocument(path);
   const known = new Map(options.map((o) => [o.flag, o]));
   const out: Record<string, unknown> = {};

@@ -18,7 +18,7 @@ import { runRttMs, runShortfall, shortRunsWarning } from '../report/index.ts';
 import { bootstrapRatio, decide, type RatioInterval, summarize } from './inference.ts';
 
 /** The metrics compared, and their direction. */
-export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
+const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
   { metric: 'rps', higherIsBetter: true, label: 'throughput' },
   { metric: 'latencyP50Ms', higherIsBetter: false, label: 'p50 latency' },
   { metric: 'latencyP99Ms', higherIsBetter: false, label: 'p99 latency' },
@@ -32,12 +32,12 @@ export const METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; l
  * the requests (HTTP/1.1 finishes six early and queues the rest; HTTP/2 interleaves all and finishes
  * them together), not when the page was there.
  */
-export const BURST_METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
+const BURST_METRICS: ReadonlyArray<{ metric: Metric; higherIsBetter: boolean; label: string }> = [
   { metric: 'burstCompletionMs', higherIsBetter: false, label: 'burst completion time' },
 ];
 
 /** True for a workload measured as bursts. */
-export function isBurstWorkload(w: Pick<Workload, 'burst'> | undefined): boolean {
+function isBurstWorkload(w: Pick<Workload, 'burst'> | undefined): boolean {
   return w?.burst !== undefined;
 }
 
@@ -75,7 +75,7 @@ export function metricSummary(s: CellStats, metric: Metric): CellStats['rps'] | 
  * lie inside the TTFB; what is left of it is the wire and the server's non-pool work. Parts are
  * clamped at 0 so rounding never shows negative time.
  */
-export function breakdownOf(run: RunResult): TimeBreakdown {
+function breakdownOf(run: RunResult): TimeBreakdown {
   const total = run.latencyMs.mean;
   const clientQueue = Math.max(0, run.clientQueueMs.mean);
   const ttfb = Math.max(0, run.ttfbMs.mean);
@@ -104,7 +104,7 @@ export function keptRuns(cell: CellResult): RunResult[] {
  * time (a burst ends with its last request, failed or not) and its tail are the timeout, not the
  * protocol's: such a run is reported as cut off and never enters a ratio.
  */
-export function cutOff(run: RunResult): boolean {
+function cutOff(run: RunResult): boolean {
   return (run.counts.byFailure?.timeout ?? 0) > 0;
 }
 
@@ -237,13 +237,13 @@ function shortOf(cell: CellResult): boolean {
 }
 
 /** Options of {@link analyze}. */
-export interface AnalyzeOptions {
+interface AnalyzeOptions {
   minEffect: number;
   confidence: number;
 }
 
 /** Cells grouped by what must be equal for a fair comparison: network, workload, concurrency. */
-export function groupKey(cell: Pick<CellResult, 'net' | 'workload' | 'concurrency'>): string {
+function groupKey(cell: Pick<CellResult, 'net' | 'workload' | 'concurrency'>): string {
   return `${cell.workload}/c${cell.concurrency}/${cell.net}`;
 }
 

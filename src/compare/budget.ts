@@ -15,7 +15,7 @@ import { RUNS_FLAG } from './flags.ts';
 export const BUDGET_MAX_RUNS = RUNS_FLAG.max;
 
 /** How the budget's looks are bounded, known after the planned runs and before any extra look. */
-export interface BudgetPlan {
+interface BudgetPlan {
   /** Most looks: the planned one plus one per extra round the budget could hold. */
   looks: number;
   /** Most runs a cell could make. */

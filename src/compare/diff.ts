@@ -9,7 +9,7 @@ import { cellStats, keptRuns, metricOf, metricSummary, metricsFor } from './anal
 import { bootstrapRatio, DEFAULT_MIN_EFFECT, decide } from './inference.ts';
 
 /** Options of {@link diffResults}. */
-export interface DiffOptions {
+interface DiffOptions {
   /** How the two sides are named in words. Default "before" / "after". */
   labels?: [string, string];
   minEffect?: number;
@@ -133,7 +133,7 @@ export function diffResults(
  * Whether two comparisons ran the same setup: the same target (an embedded fixture's port differs
  * from run to run and does not count), the same resolved options and the same h2lab version.
  */
-export function sameSetup(a: CompareResult, b: CompareResult): boolean {
+function sameSetup(a: CompareResult, b: CompareResult): boolean {
   const key = (r: CompareResult) =>
     JSON.stringify({
       target: r.target.embedded ? 'embedded' : r.target.url,

@@ -72,7 +72,7 @@ export type CellRunner = (cell: Cell, ctx: RoundContext) => Promise<RunResult>;
 type RunOne = (i: number, round: number, last: number) => Promise<boolean>;
 
 /** Progress of a comparison. */
-export interface CompareEvents {
+interface CompareEvents {
   /** A run is about to start. `index` counts runs started, `total` is the planned number of runs. */
   'run-start': [{ cell: Cell; run: number; index: number; total: number }];
   /** A run finished (or was skipped); `done` runs of `total` are behind us. */
@@ -102,7 +102,7 @@ export interface CompareHandle {
  * cannot speak it (H2LAB_ERR_H3_UNAVAILABLE: the HTTP/3 binding did not load): the cell is
  * not-offered and the rest of the comparison runs.
  */
-export function isProtocolNotOffered(err: unknown): boolean {
+function isProtocolNotOffered(err: unknown): boolean {
   const code =
     isH2labError(err) || (typeof err === 'object' && err !== null && 'code' in err)
       ? String((err as { code: unknown }).code)
@@ -116,20 +116,17 @@ export function isProtocolNotOffered(err: unknown): boolean {
  * open-loop one (requests per second; the schedule, not the client, decides what is in flight),
  * else the axis.
  */
-export function concurrencyOf(options: Pick<CompareOptions, 'concurrency'>, workload: Workload): number[] {
+function concurrencyOf(options: Pick<CompareOptions, 'concurrency'>, workload: Workload): number[] {
   return workload.burst ?? workload.rateRps ?? options.concurrency;
 }
 
 /** Every concurrency of the matrix, ascending: the axis and the burst sizes. */
-export function concurrencyAxis(
-  options: Pick<CompareOptions, 'concurrency'>,
-  workloads: Workload[],
-): number[] {
+function concurrencyAxis(options: Pick<CompareOptions, 'concurrency'>, workloads: Workload[]): number[] {
   return [...new Set(workloads.flatMap((w) => concurrencyOf(options, w)))].sort((a, b) => a - b);
 }
 
 /** The workloads with `--burst` applied: each becomes a burst workload unless it names its own sizes. */
-export function withBursts(options: CompareOptions, workloads: Workload[]): Workload[] {
+function withBursts(options: CompareOptions, workloads: Workload[]): Workload[] {
   const sizes = options.burst;
   if (!sizes) return workloads;
   return workloads.map((w) =>
@@ -150,7 +147,7 @@ export function withBursts(options: CompareOptions, workloads: Workload[]): Work
  * `--body-size` is; `-H` fields win over a workload's own; `--rate` makes every workload that is not a
  * burst open-loop.
  */
-export function withRequest(options: CompareOptions, workloads: Workload[]): Workload[] {
+function withRequest(options: CompareOptions, workloads: Workload[]): Workload[] {
   return workloads.map((w) => {
     const out: Workload = { ...w };
     if (options.bodyFile) {
@@ -170,7 +167,7 @@ function levelTag(workload: Workload, level: number): string {
 }
 
 /** Builds the cells in matrix order (net, workload, concurrency, strategy). */
-export function planCells(options: CompareOptions, workloads: Workload[]): Cell[] {
+function planCells(options: CompareOptions, workloads: Workload[]): Cell[] {
   const cells: Cell[] = [];
   for (const net of options.net) {
     for (const workload of workloads) {
@@ -475,7 +472,7 @@ export function recordRun(state: CellResult, cell: Cell, round: number, run: Run
 }
 
 /** Records a run that threw instead of returning a result. */
-export function recordRunFailure(state: CellResult, cell: Cell, err: unknown): void {
+function recordRunFailure(state: CellResult, cell: Cell, err: unknown): void {
   if (isProtocolNotOffered(err)) {
     state.status = 'not-offered';
     const negotiated = isH2labError(err) ? String(err.details.negotiated ?? '') : '';

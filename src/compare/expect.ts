@@ -42,10 +42,10 @@ import { comparisonOf } from '../report/index.ts';
 import { metricsFor } from './analyze.ts';
 
 /** How two strategies must relate, in goodness (not in raw values). */
-export type Relation = Expectation['relation'];
+type Relation = Expectation['relation'];
 
 /** A parsed condition, before evaluation. */
-export interface ExpectCondition {
+interface ExpectCondition {
   /** As written. */
   text: string;
   candidate: string;
@@ -59,13 +59,12 @@ export interface ExpectCondition {
 }
 
 /** The metric names a condition may use. */
-export const EXPECT_METRICS: Readonly<Record<string, { metric: Metric; higherIsBetter: boolean }>> =
-  Object.freeze({
-    rps: { metric: 'rps', higherIsBetter: true },
-    p50: { metric: 'latencyP50Ms', higherIsBetter: false },
-    p99: { metric: 'latencyP99Ms', higherIsBetter: false },
-    time: { metric: 'burstCompletionMs', higherIsBetter: false },
-  });
+const EXPECT_METRICS: Readonly<Record<string, { metric: Metric; higherIsBetter: boolean }>> = Object.freeze({
+  rps: { metric: 'rps', higherIsBetter: true },
+  p50: { metric: 'latencyP50Ms', higherIsBetter: false },
+  p99: { metric: 'latencyP99Ms', higherIsBetter: false },
+  time: { metric: 'burstCompletionMs', higherIsBetter: false },
+});
 
 const WORDS: Readonly<Record<string, Relation>> = Object.freeze({
   'better than': 'better',
@@ -76,7 +75,7 @@ const WORDS: Readonly<Record<string, Relation>> = Object.freeze({
 });
 
 /** What a bad condition's message shows. */
-export const EXPECT_FORMS =
+const EXPECT_FORMS =
   'CAND OP REF:METRIC[@LEVEL][/WORKLOAD] with OP one of < <= > >= ~ and METRIC one of rps, p50, p99, time (e.g. h2<=h1:p99@64), or words: "CAND (better than|not worse than|worse than|not better than|same as) REF on METRIC [at c=LEVEL] [for WORKLOAD]" (e.g. "h2 not worse than h1 on p99 at c=64")';
 
 const NAME = '[a-z0-9][a-z0-9-]*';
@@ -138,7 +137,7 @@ export function parseCondition(text: string): ExpectCondition {
 }
 
 /** What a condition is checked against before any run: the matrix as planned. */
-export interface PlannedMatrix {
+interface PlannedMatrix {
   protocols: readonly string[];
   baseline: string;
   workloads: readonly Workload[];

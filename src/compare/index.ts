@@ -2,121 +2,31 @@
  * The comparison subsystem: the matrix of cells, fair interleaved runs, statistics across runs, the
  * re-analysis of a saved result, and a synthetic runner for trying it without a server.
  */
-export {
-  type AnalyzeOptions,
-  analyze,
-  BURST_METRICS,
-  breakdownOf,
-  cellStats,
-  compareSamples,
-  isBurstWorkload,
-  keptRuns,
-  METRICS,
-  metricOf,
-  metricSummary,
-  metricsFor,
-  type SampleComparison,
-} from './analyze.ts';
+export { compareSamples, keptRuns, type SampleComparison } from './analyze.ts';
 export { diffResults } from './diff.ts';
 export {
   type Cell,
-  type CellRunner,
-  type CompareDeps,
-  type CompareEvents,
-  type CompareHandle,
   compare,
   finishCompareResult,
-  isProtocolNotOffered,
   newCompareResult,
-  planCells,
   prepareMatrix,
-  type RoundContext,
   recordRun,
   refreshCompareResult,
   runOrder,
-  withRequest,
 } from './engine.ts';
+export { evaluateConditions, expectationsFailed, parseCondition } from './expect.ts';
 export {
-  checkConditions,
-  EXPECT_FORMS,
-  EXPECT_METRICS,
-  type ExpectCondition,
-  evaluateConditions,
-  expectationsFailed,
-  parseCondition,
-  type Relation,
-} from './expect.ts';
-export {
-  type BootstrapOptions,
   bootstrapRatio,
-  type ClassifyOptions,
-  classifyRatio,
   DEFAULT_MIN_EFFECT,
-  type Decided,
-  type DecideOptions,
   decide,
-  mannWhitneyP,
   type Outcome,
   type RatioInterval,
-  runsNeeded,
-  type Summary,
-  separation,
   summarize,
-  withinMinEffect,
 } from './inference.ts';
-export {
-  type CellRunContext,
-  cellLoadOptions,
-  type LoadRunnerOptions,
-  loadRunner,
-  loadRunnerOptionsOf,
-} from './load-runner.ts';
-export {
-  BANDWIDTH_FLAG,
-  BASELINE_FLAG,
-  BUDGET_FLAG,
-  CC_FLAG,
-  COMPARE_DEFAULTS,
-  COMPARE_RUNS,
-  COMPARE_WORKERS_MAX,
-  defaultFixtureWorkloads,
-  EXPECT_FLAG,
-  EXPECT_UNDECIDED_FLAG,
-  FIXTURE_ROUTES,
-  H1_CONNECTIONS_FLAG,
-  type H1Connections,
-  H2_POOL_POLICY_FLAG,
-  H2_SESSIONS_FLAG,
-  INITCWND_FLAG,
-  JITTER_FLAG,
-  LOSS_DOWN_FLAG,
-  LOSS_FLAG,
-  LOSS_UP_FLAG,
-  MAX_COMPARE_WORKLOADS,
-  MIN_EFFECT_FLAG,
-  NET_BACKEND_FLAG,
-  PATHS_FLAG,
-  PROTOCOLS_FLAG,
-  QUEUE_FLAG,
-  RTT_FLAG,
-  RUNS_FLAG,
-  SIZES_FLAG,
-  SLOW_START_AFTER_IDLE_FLAG,
-  sizeWorkload,
-  urlWorkloads,
-  WARMUP_RUNS_FLAG,
-} from './meta.ts';
-export {
-  type CompareOptions,
-  type CompareOptionsInput,
-  cellConnections,
-  compareOptionsSchema,
-  h1ConnectionsSchema,
-  h1PoolFor,
-  resolveCompareOptions,
-  tlsOptionsSchema,
-} from './options.ts';
-export { type ReanalyzeOptions, reanalyze } from './reanalyze.ts';
+export { cellLoadOptions, loadRunnerOptionsOf } from './load-runner.ts';
+export { COMPARE_DEFAULTS, RUNS_FLAG, sizeWorkload, urlWorkloads } from './meta.ts';
+export { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
+export { reanalyze } from './reanalyze.ts';
 export { loadCompareResult, resultsJson, writeResultsAtomic } from './results-file.ts';
-export { COMPARE_FIXTURE, type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
-export { type SyntheticProfile, syntheticRun, syntheticRunner } from './synthetic.ts';
+export { type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
+export { syntheticRunner } from './synthetic.ts';

@@ -20,7 +20,7 @@ import {
 export { minRunsForRankTest };
 
 /** Median, extremes and count of a list of numbers. */
-export interface Summary {
+interface Summary {
   median: number;
   min: number;
   max: number;
@@ -48,7 +48,7 @@ export interface RatioInterval {
 }
 
 /** Options of {@link bootstrapRatio}. */
-export interface BootstrapOptions {
+interface BootstrapOptions {
   /** Resamples drawn. Default 2000: the 2.5th/97.5th percentiles then move by < 1% between seeds. */
   iterations?: number;
   /** Confidence level. Default 0.95. */
@@ -193,7 +193,7 @@ function normalCdf(z: number): number {
 export type Outcome = 'better' | 'worse' | 'no-clear-difference' | 'undecided' | 'insufficient';
 
 /** Options of {@link classifyRatio}. */
-export interface ClassifyOptions {
+interface ClassifyOptions {
   /** Whether a larger value of the metric is better (throughput) or worse (latency). */
   higherIsBetter: boolean;
   /**
@@ -270,7 +270,7 @@ export function separation(
 }
 
 /** What {@link decide} says of two samples. */
-export interface Decided {
+interface Decided {
   interval: RatioInterval;
   pValue: number;
   outcome: Outcome;
@@ -279,7 +279,7 @@ export interface Decided {
 }
 
 /** Options of {@link decide}. */
-export interface DecideOptions {
+interface DecideOptions {
   higherIsBetter: boolean;
   minEffect?: number;
   confidence?: number;
@@ -347,7 +347,7 @@ function normalQuantile(p: number): number {
 }
 
 /** Options of {@link runsNeeded}. */
-export interface RunsNeededOptions {
+interface RunsNeededOptions {
   /** Confidence the test is held to (alpha = 1 − confidence). Default 0.95. */
   confidence?: number;
   /** Smallest effect worth detecting, as a fraction; the target effect is never below it. Default 0.05. */

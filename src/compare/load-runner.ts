@@ -9,7 +9,7 @@ import type { H1Connections } from './flags.ts';
 import { type CompareOptions, cellConnections } from './options.ts';
 
 /** How the strategies are built, beyond what a cell says. */
-export interface LoadRunnerOptions {
+interface LoadRunnerOptions {
   /** HTTP/1.1 connections of a cell (see {@link cellConnections}). */
   h1Connections: H1Connections;
   /** The comparison's concurrency axis (for a per-concurrency list of h1 connections). */
@@ -42,7 +42,7 @@ export interface LoadRunnerOptions {
 }
 
 /** What one run of a cell needs besides the cell: the target, the round's seed, the run's length. */
-export type CellRunContext = Pick<
+type CellRunContext = Pick<
   RoundContext,
   'url' | 'seed' | 'durationMs' | 'requests' | 'runWarmupMs' | 'ca' | 'connectTo'
 >;

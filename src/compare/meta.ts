@@ -14,7 +14,6 @@ export {
   EXPECT_FLAG,
   EXPECT_UNDECIDED_FLAG,
   H1_CONNECTIONS_FLAG,
-  type H1Connections,
   H2_POOL_POLICY_FLAG,
   H2_SESSIONS_FLAG,
   INITCWND_FLAG,
@@ -34,4 +33,4 @@ export {
   SLOW_START_AFTER_IDLE_FLAG,
   WARMUP_RUNS_FLAG,
 } from './flags.ts';
-export { defaultFixtureWorkloads, FIXTURE_ROUTES, sizeWorkload, urlWorkloads } from './workloads.ts';
+export { sizeWorkload, urlWorkloads } from './workloads.ts';

@@ -35,7 +35,7 @@ import {
 const WINDOW_PRESETS = WINDOW_FLAG.choices as unknown as readonly ['node', 'browser', 'max'];
 
 /** TLS material used to reach a target (as in `h2lab bench`). */
-export const tlsOptionsSchema = z.strictObject({
+const tlsOptionsSchema = z.strictObject({
   ca: z.string().optional().describe('PEM file of the CA that signed the server certificate.'),
   cert: z.string().optional().describe('Client certificate (mTLS), PEM file.'),
   key: z.string().optional().describe('Client key (mTLS), PEM file.'),
@@ -49,7 +49,7 @@ export const tlsOptionsSchema = z.strictObject({
 });
 
 /** `--h1-connections`: one number, `concurrency` (= each cell's), or one number per concurrency. */
-export const h1ConnectionsSchema = z.union([
+const h1ConnectionsSchema = z.union([
   z.number().int().min(1).max(10_000),
   z.literal('concurrency'),
   z.array(z.number().int().min(1).max(10_000)).min(1),
@@ -84,7 +84,7 @@ export function h1PoolFor(h1: H1Connections, concurrencies: readonly number[], c
   return Math.min(h1.length === 1 ? h1[0]! : (h1[i] ?? h1[h1.length - 1]!), concurrency);
 }
 
-export const compareOptionsSchema = z
+const compareOptionsSchema = z
   .strictObject({
     url: z
       .string()

@@ -9,7 +9,7 @@ import { analyze } from './analyze.ts';
 import { DEFAULT_MIN_EFFECT } from './inference.ts';
 
 /** Options of {@link reanalyze}; each defaults to what the result was saved with. */
-export interface ReanalyzeOptions {
+interface ReanalyzeOptions {
   /** Smallest relative difference called a difference (0.05 = 5 %). */
   minEffect?: number;
   /** Confidence of the bootstrap intervals (0.95 = 95 %). */

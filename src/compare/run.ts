@@ -51,7 +51,7 @@ import { defaultFixtureWorkloads, urlWorkloads } from './workloads.ts';
  * tile study's 8 database connections), tiles fast enough that a 500 ms run holds hundreds of them,
  * and a few heavy tiles so the tail is not flat.
  */
-export const COMPARE_FIXTURE = Object.freeze({
+const COMPARE_FIXTURE = Object.freeze({
   host: '127.0.0.1',
   port: 0,
   tlsPort: 0,

@@ -20,7 +20,7 @@ import { getStrategy } from '../transport/index.ts';
 import type { Cell, CellRunner, RoundContext } from './engine.ts';
 
 /** The latency model of one strategy. Times in ms. */
-export interface SyntheticProfile {
+interface SyntheticProfile {
   /** Mean latency of a request at concurrency 1. */
   latencyMs: number;
   /** How latency grows with concurrency: latency × (1 + contention × (concurrency − 1)). Default 0. */
@@ -86,7 +86,7 @@ function seedOf(text: string): number {
 }
 
 /** Builds one synthetic RunResult for `cell` in round `ctx.run`. */
-export function syntheticRun(
+function syntheticRun(
   cell: Cell,
   ctx: Pick<RoundContext, 'run' | 'seed' | 'durationMs' | 'url'>,
   p: SyntheticProfile,

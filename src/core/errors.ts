@@ -221,7 +221,7 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Structured, serialisable details attached to an error (option name, value, paths, protocols…). */
-export type ErrorDetails = Record<string, unknown>;
+type ErrorDetails = Record<string, unknown>;
 
 /**
  * The one error class of h2lab. `message` is written for a person: what was wrong (naming the option

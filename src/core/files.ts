@@ -24,7 +24,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type ErrorCode, H2labError } from './errors.ts';
 
 /** Options of {@link writeFileAtomic}. */
-export interface WriteFileAtomicOptions {
+interface WriteFileAtomicOptions {
   /** Permission bits of the file (e.g. 0o600 for a private key), exact (not masked by the umask). */
   mode?: number;
 }
@@ -82,10 +82,10 @@ const KIND_NAMES: Record<keyof typeof INPUT_FILE_CAPS, string> = {
 };
 
 /** A kind of input file, with its cap in {@link INPUT_FILE_CAPS}. */
-export type InputFileKind = keyof typeof INPUT_FILE_CAPS;
+type InputFileKind = keyof typeof INPUT_FILE_CAPS;
 
 /** Options of {@link readOptionFile}. */
-export interface ReadOptionFileOptions {
+interface ReadOptionFileOptions {
   /** The kind of file, which sets the cap (default `config`). */
   kind?: InputFileKind;
   /** The code of the error when the file cannot be read (default H2LAB_ERR_FILE_UNREADABLE). */
@@ -186,7 +186,7 @@ export function readOptionText(path: string, option: string, opts: ReadOptionFil
 }
 
 /** What {@link checkOutputPath} checks: a file h2lab will write, or a directory it will write into. */
-export type OutputKind = 'file' | 'dir';
+type OutputKind = 'file' | 'dir';
 
 const OUTPUT_EXAMPLE: Record<string, string> = {
   '--out': 'h2lab-report',
@@ -253,7 +253,7 @@ function statOrUndefined(p: string): ReturnType<typeof statSync> | undefined {
 }
 
 /** Where {@link writeWithFallback} put the data. */
-export interface WrittenFile {
+interface WrittenFile {
   path: string;
   /** True when `path` is the fallback, because writing the requested path failed. */
   fallback: boolean;

@@ -8,7 +8,6 @@ export { type CsvValue, csvField, toCsv } from './csv.ts';
 export {
   ERROR_CODES,
   type ErrorCode,
-  type ErrorDetails,
   EXIT_FAILURE,
   EXIT_USAGE,
   H2labError,
@@ -18,21 +17,16 @@ export {
 export {
   checkOutputPath,
   INPUT_FILE_CAPS,
-  type InputFileKind,
-  type OutputKind,
-  type ReadOptionFileOptions,
   readOptionFile,
   readOptionText,
-  type WriteFileAtomicOptions,
-  type WrittenFile,
   writeFileAtomic,
   writeWithFallback,
 } from './files.ts';
 export { headerFieldProblem } from './header-field.ts';
 export { appendKeyLog, KEY_LOG_UNLOCKS } from './keylog.ts';
-export { h2labModule, type ModuleEntry, nodeArgv, startThread, stopChildProcess } from './launch.ts';
-export { type HdrHistogramLib, hdrHistogram, lazyModule } from './lazy-module.ts';
-export { checkOpenFiles, OPEN_FILES_RESERVE, openFileLimit, openFilesExhausted } from './open-files.ts';
+export { nodeArgv, startThread, stopChildProcess } from './launch.ts';
+export { hdrHistogram, lazyModule } from './lazy-module.ts';
+export { checkOpenFiles, openFilesExhausted } from './open-files.ts';
 export {
   CA_FLAG,
   CERT_FLAG,
@@ -51,13 +45,10 @@ export {
   INSECURE_FLAG,
   KEY_FLAG,
   KEYLOG_FLAG,
-  type OptionKind,
-  type OptionMeta,
   optionMeta,
   parseOptions,
   QLOG_FLAG,
   QUIC_RETRY_FLAG,
-  RENAMED_OPTIONS,
   readFlag,
   TIMEOUT_FLAG,
   unknownOptionError,
@@ -71,16 +62,8 @@ export {
 export { minRunsForRankTest } from './rank.ts';
 export { createRng, type Rng } from './rng.ts';
 export { Slots, type Slotted } from './slots.ts';
+export { socketFailureOf, tlsFailureHint, tlsHintError } from './socket-failure.ts';
 export {
-  SOCKET_ERROR_CODES,
-  type SocketFailureKind,
-  socketFailureOf,
-  type TlsHint,
-  tlsFailureHint,
-  tlsHintError,
-} from './socket-failure.ts';
-export {
-  type BareDurationUnit,
   formatBitRate,
   formatBytes,
   formatMs,
@@ -89,7 +72,6 @@ export {
   parseBytes,
   parseBytesOrUndefined,
   parseDurationMs,
-  parseDurationMsOrUndefined,
   parseFraction,
   parseInteger,
   parseList,

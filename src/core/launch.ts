@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /** Where one of h2lab's modules runs from. */
-export interface ModuleEntry {
+interface ModuleEntry {
   /** Absolute path of the file to run. */
   path: string;
   /** True for a `.ts` source, which needs tsx's hooks. */
@@ -39,7 +39,7 @@ function newestMtimeMs(dir: string): number {
  *
  * @example h2labModule('load/worker-entry').typescript // false once `npm run build` is fresh
  */
-export function h2labModule(relPath: string): ModuleEntry {
+function h2labModule(relPath: string): ModuleEntry {
   const here = fileURLToPath(import.meta.url);
   const root = dirname(dirname(here)); // …/src, or …/dist when running compiled
   if (!here.endsWith('.ts')) return { path: join(root, `${relPath}.js`), typescript: false };

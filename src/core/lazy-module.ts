@@ -24,7 +24,7 @@ export function lazyModule<T>(name: string): () => T {
 }
 
 /** What h2lab uses of hdr-histogram-js: building, encoding and decoding histograms. */
-export interface HdrHistogramLib {
+interface HdrHistogramLib {
   build: typeof import('hdr-histogram-js')['build'];
   encodeIntoCompressedBase64: typeof import('hdr-histogram-js')['encodeIntoCompressedBase64'];
   decodeFromCompressedBase64: typeof import('hdr-histogram-js')['decodeFromCompressedBase64'];

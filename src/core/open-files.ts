@@ -12,13 +12,13 @@ import { H2labError } from './errors.ts';
  * pipes, worker threads' ports, the samples and result files, and a fixture server's listeners.
  * About 30 are open in an idle `h2lab bench` here; the rest is headroom.
  */
-export const OPEN_FILES_RESERVE = 64;
+const OPEN_FILES_RESERVE = 64;
 
 /**
  * The soft limit of open files of this process, from /proc/self/limits (Linux); undefined where
  * that file does not exist or says "unlimited".
  */
-export function openFileLimit(limitsText?: string): number | undefined {
+function openFileLimit(limitsText?: string): number | undefined {
   let text = limitsText;
   if (text === undefined) {
     try {

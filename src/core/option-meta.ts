@@ -17,19 +17,10 @@ import {
 } from './units.ts';
 
 /** How the CLI (and a config file) turns text into the option's value. */
-export type OptionKind =
-  | 'string'
-  | 'int'
-  | 'bytes'
-  | 'duration'
-  | 'seconds'
-  | 'fraction'
-  | 'bool'
-  | 'enum'
-  | 'list';
+type OptionKind = 'string' | 'int' | 'bytes' | 'duration' | 'seconds' | 'fraction' | 'bool' | 'enum' | 'list';
 
 /** Metadata on one option. */
-export interface OptionMeta {
+interface OptionMeta {
   /** Long flag name without `--`; also the config-file key. */
   flag: string;
   kind: OptionKind;
@@ -160,7 +151,7 @@ export function parseOptions<S extends z.ZodObject>(schema: S, input: unknown, o
  * Option keys the library has renamed (old → new): one name per concept, the CLI flag's — `ca`,
  * `cert`, `key` for PEM files everywhere, `trustCert` for the browser's `--trust-cert` files.
  */
-export const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
+const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
   caFile: 'ca',
   certFile: 'cert',
   keyFile: 'key',

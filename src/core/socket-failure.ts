@@ -11,10 +11,10 @@ import { H2labError } from './errors.ts';
  * What went wrong with a socket: no TCP connection (`unreachable`), the kernel gave up waiting
  * (`timeout`), the peer reset or closed it (`reset`), or TLS failed (`tls`).
  */
-export type SocketFailureKind = 'unreachable' | 'timeout' | 'reset' | 'tls';
+type SocketFailureKind = 'unreachable' | 'timeout' | 'reset' | 'tls';
 
 /** Error codes with a kind of their own. Codes starting `ERR_SSL` or `ERR_TLS` are `tls`. */
-export const SOCKET_ERROR_CODES: Readonly<Record<string, SocketFailureKind>> = Object.freeze({
+const SOCKET_ERROR_CODES: Readonly<Record<string, SocketFailureKind>> = Object.freeze({
   ECONNREFUSED: 'unreachable',
   ENOTFOUND: 'unreachable',
   EAI_AGAIN: 'unreachable',
@@ -64,7 +64,7 @@ export function tlsFailureHint(codeOrMessage: string): 'not-tls' | 'client-cert-
  * any request and without an alert — how Node's TLS server refuses a certificate it cannot verify
  * (it checks the chain in JavaScript after the handshake and destroys the socket).
  */
-export type TlsHint = ReturnType<typeof tlsFailureHint> | 'client-cert-refused';
+type TlsHint = ReturnType<typeof tlsFailureHint> | 'client-cert-refused';
 
 const TLS_HINT_FIX: Record<NonNullable<TlsHint>, (code: string | undefined) => string> = {
   'not-tls': (code) =>

@@ -64,10 +64,10 @@ const DURATION_UNITS: Record<string, number> = {
  * What a duration without a unit means: `ms` (link delays, timers in config files), or `s`, as
  * h2load, oha and k6 read a load period (`-d 10` is ten seconds there, never 10 ms).
  */
-export type BareDurationUnit = 'ms' | 's';
+type BareDurationUnit = 'ms' | 's';
 
 /** Parses a duration into milliseconds (may be fractional, e.g. `500us` → 0.5). */
-export function parseDurationMsOrUndefined(
+function parseDurationMsOrUndefined(
   text: string | number,
   bare: BareDurationUnit = 'ms',
 ): number | undefined {

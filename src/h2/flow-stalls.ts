@@ -49,7 +49,7 @@ export function mergeFlowControl(
 }
 
 /** All counters at zero. */
-export function emptyFlowStalls(): FlowStalls {
+function emptyFlowStalls(): FlowStalls {
   return {
     connectionStalls: 0,
     streamStalls: 0,
@@ -62,7 +62,7 @@ export function emptyFlowStalls(): FlowStalls {
 }
 
 /** Adds `b` into `a`. */
-export function addFlowStalls(a: FlowStalls, b: FlowStalls): void {
+function addFlowStalls(a: FlowStalls, b: FlowStalls): void {
   a.connectionStalls += b.connectionStalls;
   a.streamStalls += b.streamStalls;
   a.stalledMs += b.stalledMs;
@@ -101,7 +101,7 @@ export class CreditLedger {
 }
 
 /** Which window a ledger is. */
-export type Scope = 'connection' | 'stream';
+type Scope = 'connection' | 'stream';
 
 /** One session's stall book: its ledgers report to it; it keeps the totals and their union in time. */
 export class StallBook {

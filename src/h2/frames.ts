@@ -73,7 +73,7 @@ export const SETTING_DEFAULTS: Readonly<Record<string, number | null>> = Object.
 });
 
 /** One decoded frame. `payload` is a view into the reader's buffer copy. */
-export interface Frame {
+interface Frame {
   type: number;
   flags: number;
   streamId: number;

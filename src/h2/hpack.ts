@@ -110,7 +110,7 @@ export function huffmanDecode(buf: Uint8Array, start: number, end: number): stri
 }
 
 /** The Huffman-coded length of `s` in bytes (latin1 code units). */
-export function huffmanLength(s: string): number {
+function huffmanLength(s: string): number {
   let bits = 0;
   for (let i = 0; i < s.length; i++) bits += HUFFMAN_BITS[s.charCodeAt(i) & 0xff]!;
   return (bits + 7) >>> 3;
@@ -303,7 +303,7 @@ export class RequestEncoder {
 // ---- the decoder ---------------------------------------------------------------------------------
 
 /** What one header block said. `headers` is filled only when the caller asked for every field. */
-export interface DecodedBlock {
+interface DecodedBlock {
   /** `:status` as a number, or -1 when absent (a request block, or trailers). */
   status: number;
   /**

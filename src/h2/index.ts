@@ -4,7 +4,6 @@
  */
 export { mergeFlowControl } from './flow-stalls.ts';
 export { FrameLog, flushFrameLogs } from './frame-log.ts';
-export type { Frame } from './frames.ts';
 export {
   CLIENT_PREFACE,
   DEFAULT_WINDOW_BYTES,

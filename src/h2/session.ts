@@ -61,7 +61,7 @@ export const H2Code = {
  * takes, bytes: the bound HTTP/1.1's response head has (`MAX_HEAD_BYTES`, h1-pool.ts). Without it a
  * server could grow one block without end (a 1.2 GB block took bench to 2.67 GB of RSS).
  */
-export const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
+const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
 
 /*
  * Budgets against a server that floods the client, taken from nghttp2's defaults so that h2lab's
@@ -73,13 +73,13 @@ export const MAX_HEADER_BLOCK_BYTES = 64 * 1024;
  * CONTINUATION frames one header block may take: nghttp2's `max_continuations` default (8). With
  * {@link MAX_HEADER_BLOCK_BYTES} alone a flood of empty CONTINUATION frames is never too large.
  */
-export const MAX_CONTINUATIONS = 8;
+const MAX_CONTINUATIONS = 8;
 
 /**
  * How long one header block may stay open, ms. No other frame may come while it is (RFC 9113 §6.10),
  * so the whole connection waits for it; a request that times out meanwhile ends the connection too.
  */
-export const HEADER_BLOCK_TIMEOUT_MS = 10_000;
+const HEADER_BLOCK_TIMEOUT_MS = 10_000;
 
 /**
  * Frames that cost the client work and carry nothing it asked for — SETTINGS and PING (each needs an
@@ -89,12 +89,12 @@ export const HEADER_BLOCK_TIMEOUT_MS = 10_000;
  * the nghttp2 1.61–1.70 that Node 20–24 bundle); node:http2 allows 1,000 invalid frames
  * (`maxSessionInvalidFrames`), and nghttp2 keeps at most 1,000 unsent ACKs (`max_outbound_ack`).
  */
-export const GLITCH_BURST = 1000;
+const GLITCH_BURST = 1000;
 /** See {@link GLITCH_BURST}. */
-export const GLITCH_RATE_PER_S = 33;
+const GLITCH_RATE_PER_S = 33;
 
 /** Entries one SETTINGS frame may carry: nghttp2's `max_settings` default (32). */
-export const MAX_SETTINGS_ENTRIES = 32;
+const MAX_SETTINGS_ENTRIES = 32;
 
 /** How a stream ended. */
 export type StreamEndReason =

@@ -28,15 +28,15 @@ import { H2labError } from '../core/index.ts';
 import type { QuicConnectionInfo } from '../model/index.ts';
 
 /** The npm package and the exact version package.json pins (`h3Binding`, installed by scripts/install-h3.mjs). */
-export const H3_PACKAGE = '@currentspace/http3';
-export const H3_PACKAGE_VERSION = '0.9.0';
+const H3_PACKAGE = '@currentspace/http3';
+const H3_PACKAGE_VERSION = '0.9.0';
 
 /**
  * The script that installs the binding (the package's postinstall), by its absolute path: it ships
  * in the package as in a clone, two folders above this module in `src/` and in `dist/` alike, so a
  * user of an installed h2lab can run it as it is named.
  */
-export const H3_INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-h3.mjs', import.meta.url));
+const H3_INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-h3.mjs', import.meta.url));
 
 /**
  * Environment variable naming the module to load instead of {@link H3_PACKAGE}: a way to run with a
@@ -46,7 +46,7 @@ export const H3_INSTALL_SCRIPT = fileURLToPath(new URL('../../scripts/install-h3
 export const H3_BINDING_ENV = 'H2LAB_H3_BINDING';
 
 /** How to open one client connection. */
-export interface H3ConnectOptions {
+interface H3ConnectOptions {
   host: string;
   /** UDP port. */
   port: number;
@@ -66,7 +66,7 @@ export interface H3ConnectOptions {
 }
 
 /** Callbacks of one request's response. Exactly one of `end` or `error` is called last. */
-export interface H3ResponseHandler {
+interface H3ResponseHandler {
   headers(status: number): void;
   data(bytes: number): void;
   end(): void;
@@ -129,7 +129,7 @@ export interface H3Listener {
 }
 
 /** How to listen. */
-export interface H3ListenOptions {
+interface H3ListenOptions {
   host: string;
   /** UDP port (0 = a free one). */
   port: number;
@@ -151,7 +151,7 @@ export interface H3ListenOptions {
 }
 
 /** The HTTP/3 implementation h2lab uses. */
-export interface H3Binding {
+interface H3Binding {
   /** What it is, for results: package and version, or `node:quic`. */
   readonly id: string;
   /**
@@ -191,11 +191,6 @@ export function loadBinding(): Promise<H3Binding> {
     throw unavailable(failure);
   });
   return loading;
-}
-
-/** Why the binding could not be loaded, once a load was attempted and failed; else undefined. */
-export function h3UnavailableReason(): string | undefined {
-  return failure;
 }
 
 /** The H2LAB_ERR_H3_UNAVAILABLE error for a load that failed with `reason`. */
@@ -291,7 +286,7 @@ async function importBinding(): Promise<H3Binding> {
  * another: h2lab's own certificates (the development set, and the link's) carry it, and no public CA
  * issues it, so against a public server this accepts only a certificate of a CA the user trusts.
  */
-export function verifiedName(o: Pick<H3ConnectOptions, 'host' | 'servername'>): string {
+function verifiedName(o: Pick<H3ConnectOptions, 'host' | 'servername'>): string {
   return o.servername ?? (isIP(o.host) ? 'localhost' : o.host);
 }
 

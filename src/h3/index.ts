@@ -5,17 +5,10 @@
 export {
   BINDING_FACTS,
   H3_BINDING_ENV,
-  H3_PACKAGE,
-  H3_PACKAGE_VERSION,
-  type H3Binding,
   type H3Connection,
-  type H3ConnectOptions,
   type H3Listener,
-  type H3ListenOptions,
-  type H3ResponseHandler,
   type H3ServerConnection,
   type H3ServerStream,
-  h3UnavailableReason,
   loadBinding,
   unavailable,
 } from './binding.ts';

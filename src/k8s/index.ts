@@ -6,19 +6,8 @@ export {
   cleanRun,
   collectFromPods,
   collectRun,
-  type JobEnd,
   type KubectlOptions,
   kubectl,
   waitForJob,
 } from './kubectl.ts';
-export {
-  CONTAINER,
-  defaultDeadlineSeconds,
-  type ManifestOptions,
-  objectName,
-  PLAN_MOUNT,
-  RENDER_DEFAULTS,
-  RUN_LABEL,
-  renderManifests,
-  renderYaml,
-} from './render.ts';
+export { type ManifestOptions, renderManifests, renderYaml } from './render.ts';

@@ -79,7 +79,7 @@ interface Pod {
 }
 
 /** Job conditions a run ends with. */
-export type JobEnd = 'Complete' | 'Failed';
+type JobEnd = 'Complete' | 'Failed';
 
 /**
  * Polls the run's Job until its Complete or Failed condition is true; `onStatus` sees each poll's

@@ -26,9 +26,9 @@ export const RUN_LABEL = 'h2lab.dev/run-id';
 /** The shard container's name (the pod failure policy names it). */
 export const CONTAINER = 'shard';
 /** What Kubernetes keeps in one ConfigMap, bytes (its data and binaryData together). */
-export const CONFIGMAP_MAX_BYTES = 1_048_576;
+const CONFIGMAP_MAX_BYTES = 1_048_576;
 /** Where the plan is mounted in a shard's pod. */
-export const PLAN_MOUNT = '/etc/h2lab';
+const PLAN_MOUNT = '/etc/h2lab';
 
 /** What rendering needs besides the plan. */
 export interface ManifestOptions {
@@ -49,7 +49,7 @@ export interface ManifestOptions {
 }
 
 /** Defaults of {@link ManifestOptions}. */
-export const RENDER_DEFAULTS = Object.freeze({
+const RENDER_DEFAULTS = Object.freeze({
   command: ['h2lab'],
   /** s: long enough to read every shard's log after the run, short enough not to pile up. */
   ttlSecondsAfterFinished: 3600,
@@ -63,7 +63,7 @@ export const RENDER_DEFAULTS = Object.freeze({
  * Seconds from now until the run should be over: until the start, then warm-up plus the measured
  * period (or the requests at the rate) — for a comparison, every slot — plus a margin.
  */
-export function defaultDeadlineSeconds(plan: AnyPlan, nowEpochMs: number): number {
+function defaultDeadlineSeconds(plan: AnyPlan, nowEpochMs: number): number {
   let runMs: number;
   if (plan.kind === 'h2lab.compare-plan') {
     runMs = plan.slots.length * plan.slotMs;

@@ -10,7 +10,7 @@ import { readPemFile, readTlsFiles } from '../tls/index.ts';
 import { createTransport, DEFAULT_STRATEGY } from '../transport/index.ts';
 
 /** TLS material of the run, as the transports get it. */
-export interface DiagnoseTls {
+interface DiagnoseTls {
   ca?: string;
   cert?: string;
   key?: string;
@@ -111,7 +111,7 @@ export function diagnoseNoSuccess(
 const PREFLIGHT_SCHEME_MS = 1000;
 
 /** TLS options as a user gives them: PEM files' paths (see {@link preflightTarget}). */
-export interface PreflightTls {
+interface PreflightTls {
   ca?: string;
   cert?: string;
   key?: string;

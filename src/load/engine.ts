@@ -50,7 +50,7 @@ interface Target {
 }
 
 /** The path driven when neither a URL nor a path was given: 1 KiB bodies. */
-export const EMBEDDED_DEFAULT_PATH = '/bytes/1024';
+const EMBEDDED_DEFAULT_PATH = '/bytes/1024';
 
 /** True when the options name no target, only (optionally) a path on the embedded one. */
 export function isEmbedded(url: string | undefined): boolean {
@@ -347,10 +347,7 @@ async function execute(
 }
 
 /** The format of `--samples`: as asked, else by the file name (`.csv`), else NDJSON. */
-export function samplesFormatOf(o: {
-  samplesFile?: string;
-  samplesFormat?: 'ndjson' | 'csv';
-}): 'ndjson' | 'csv' {
+function samplesFormatOf(o: { samplesFile?: string; samplesFormat?: 'ndjson' | 'csv' }): 'ndjson' | 'csv' {
   return o.samplesFormat ?? (o.samplesFile && /\.csv$/i.test(o.samplesFile) ? 'csv' : 'ndjson');
 }
 

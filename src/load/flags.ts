@@ -88,7 +88,7 @@ export const METHOD_FLAG = declareFlag({
  * `-H name:value` lines → a header record (names lower-cased, values trimmed). The field check (token
  * names, no CR/LF/NUL) is {@link checkHeaderFields}, applied where the options are resolved.
  */
-export function parseHeaders(lines: readonly string[]): Record<string, string> {
+function parseHeaders(lines: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const h of lines) {
     const i = h.indexOf(':');
@@ -125,7 +125,7 @@ export const CONNECT_TIMEOUT_FLAG = declareFlag({
   description: 'connection setup timeout',
   defaultText: '10s',
 });
-export const PROTOCOL_FLAG = declareFlag({
+const PROTOCOL_FLAG = declareFlag({
   flag: 'protocol',
   short: 'p',
   grammar: 'enum',
@@ -147,7 +147,7 @@ export const CONCURRENCY_FLAG = declareFlag({
     .join('/')} → --connections, else ${LOAD_DEFAULTS.concurrency}`,
   sweep: 'one cell per value',
 });
-export const CONNECTIONS_FLAG = declareFlag({
+const CONNECTIONS_FLAG = declareFlag({
   flag: 'connections',
   grammar: 'int',
   arg: 'n',
@@ -161,7 +161,7 @@ export const CONNECTIONS_FLAG = declareFlag({
     )
     .join('; '),
 });
-export const POLICY_FLAG = declareFlag({
+const POLICY_FLAG = declareFlag({
   flag: 'policy',
   grammar: 'enum',
   arg: 'name',
@@ -193,7 +193,7 @@ export const RATE_FLAG = declareFlag({
   sweep: 'one cell per value, instead of --concurrency (whole requests per second)',
   parse: parseRate,
 });
-export const ARRIVALS_FLAG = declareFlag({
+const ARRIVALS_FLAG = declareFlag({
   flag: 'arrivals',
   grammar: 'enum',
   arg: 'kind',
@@ -216,7 +216,7 @@ export const REQUESTS_FLAG = declareFlag({
   min: 1,
   description: 'stop after this many measured requests',
 });
-export const WARMUP_FLAG = declareFlag({
+const WARMUP_FLAG = declareFlag({
   flag: 'warmup',
   grammar: 'seconds',
   arg: 'time',
@@ -240,7 +240,7 @@ export const BURSTS_FLAG = declareFlag({
   description: 'burst: repeat it n times, each on fresh connections',
   defaultText: '1',
 });
-export const BURST_GAP_FLAG = declareFlag({
+const BURST_GAP_FLAG = declareFlag({
   flag: 'burst-gap',
   grammar: 'seconds',
   arg: 'time',
@@ -284,7 +284,7 @@ export const URLS_FLAG = declareFlag({
   description: 'URLs or paths (comma-separated, or a file of them, one a line; templates allowed)',
   parse: parseUrls,
 });
-export const PICK_FLAG = declareFlag({
+const PICK_FLAG = declareFlag({
   flag: 'pick',
   grammar: 'enum',
   arg: 'how',
@@ -307,21 +307,21 @@ export const WINDOW_FLAG = declareFlag({
   choices: WINDOW_PRESETS.filter((p) => p !== 'custom'),
   sweep: 'one comparison each',
 });
-export const H2_CLIENT_FLAG = declareFlag({
+const H2_CLIENT_FLAG = declareFlag({
   flag: 'h2-client',
   grammar: 'enum',
   arg: 'impl',
   description: "HTTP/2 client: h2lab's own or node:http2 (a second opinion)",
   choices: H2_CLIENTS,
 });
-export const STREAM_WINDOW_FLAG = declareFlag({
+const STREAM_WINDOW_FLAG = declareFlag({
   flag: 'stream-window',
   grammar: 'bytes',
   arg: 'size',
   min: 1,
   description: 'HTTP/2 stream window (makes --window custom)',
 });
-export const CONNECTION_WINDOW_FLAG = declareFlag({
+const CONNECTION_WINDOW_FLAG = declareFlag({
   flag: 'connection-window',
   grammar: 'bytes',
   arg: 'size',
@@ -358,7 +358,7 @@ export const MAX_AGE_FLAG = declareFlag({
   description: 'retire pooled connections this old',
   defaultText: 'never',
 });
-export const MAX_ERROR_RATE_FLAG = declareFlag({
+const MAX_ERROR_RATE_FLAG = declareFlag({
   flag: 'max-error-rate',
   grammar: 'fraction',
   arg: 'fraction',

@@ -23,7 +23,7 @@ import { type CaptureRequest, capturedRun, observe } from './observe.ts';
 import { type LoadOptionsInput, resolveLoadOptions } from './options.ts';
 
 /** Hooks of {@link runLoadThroughLink}. */
-export interface LinkedLoadHooks {
+interface LinkedLoadHooks {
   /**
    * Called once the link is up, before the run (e.g. to print the link); `target` is the fixture
    * server behind it, undefined when the link leads to the URL's own server.

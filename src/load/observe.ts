@@ -21,7 +21,7 @@ import { attachServerQuic } from './quic.ts';
 import { attachServerTcp, attachServerTcpFromLink } from './tcp.ts';
 
 /** What was around the run. */
-export interface Observed {
+interface Observed {
   /**
    * The link: `profile` names it in the result (compare's net axis); `udpBefore` are the client ports
    * of UDP flows that belong to earlier runs on the same link (QUIC drops are matched by port).
@@ -72,7 +72,7 @@ export interface CaptureRequest {
 }
 
 /** A run's name as a file name: `10k.bin/c32/wan/h2` → `10k.bin_c32_wan_h2`. */
-export function captureFileName(name: string): string {
+function captureFileName(name: string): string {
   return `${name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '')}.pcapng`;
 }
 

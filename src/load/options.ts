@@ -64,7 +64,7 @@ export function checkHeaderFields(headers: Readonly<Record<string, string>>): vo
 }
 
 /** The schema. Unknown keys are rejected. */
-export const LoadOptionsSchema = z.strictObject({
+const LoadOptionsSchema = z.strictObject({
   /** Target URL (`http://` = h1 or h2c prior knowledge, `https://` = ALPN). Undefined: the embedded fixture server. */
   url: z.string().min(1).optional(),
   /** Embedded target only: which listener to drive. */
@@ -204,7 +204,7 @@ export const LoadOptionsSchema = z.strictObject({
 /** What a caller passes (defaults optional). */
 export type LoadOptionsInput = z.input<typeof LoadOptionsSchema>;
 /** Options after defaults. */
-export type LoadOptions = z.output<typeof LoadOptionsSchema>;
+type LoadOptions = z.output<typeof LoadOptionsSchema>;
 
 /** Options with every derived default filled in. */
 export type ResolvedLoadOptions = LoadOptions & { connections: number; concurrency: number };

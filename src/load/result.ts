@@ -142,7 +142,7 @@ function transportInfo(o: ResolvedLoadOptions): RunResult['transport'] {
 }
 
 /** The schedule the options asked for. */
-export function scheduleOf(o: ResolvedLoadOptions): RunResult['schedule'] {
+function scheduleOf(o: ResolvedLoadOptions): RunResult['schedule'] {
   if (o.burst !== undefined) {
     return {
       mode: 'burst',

@@ -66,7 +66,7 @@ export interface ShareLive {
 }
 
 /** Options of {@link LoadShare.start}. */
-export interface StartOptions {
+interface StartOptions {
   /** The run's origin as an epoch time, ms (performance.timeOrigin + now()); shared by all threads. */
   originEpochMs: number;
   onSample?: (s: Sample) => void;

@@ -10,9 +10,9 @@ import type { EncodedHistogram, FailureClass, LatencySummaryMs, RunResult, Sampl
 /** Loaded on the first histogram (src/core/lazy-module.ts). */
 const hdr = hdrHistogram;
 
-export const HIST_LOWEST_US = 1;
-export const HIST_HIGHEST_US = 3_600_000_000;
-export const HIST_DIGITS = 3;
+const HIST_LOWEST_US = 1;
+const HIST_HIGHEST_US = 3_600_000_000;
+const HIST_DIGITS = 3;
 
 /** The settings of every histogram h2lab records; shards of one plan must share them to be added. */
 export const HISTOGRAM_SETTINGS = Object.freeze({
@@ -33,7 +33,7 @@ export function newHistogram(): Hdr.Histogram {
 }
 
 /** Records a duration given in ms (clamped into the histogram's range). */
-export function recordMs(h: Hdr.Histogram | UsRecorder, ms: number): void {
+function recordMs(h: Hdr.Histogram | UsRecorder, ms: number): void {
   let us = Math.round(ms * 1000);
   if (us < HIST_LOWEST_US) us = HIST_LOWEST_US;
   else if (us > HIST_HIGHEST_US) us = HIST_HIGHEST_US;
@@ -204,7 +204,7 @@ export function decodeHistogram(e: EncodedHistogram): Hdr.Histogram {
  * well inside any initial congestion window (RFC 6928: 10), so on a link of at least 1 Mbit/s it
  * trails the headers by less than 40 ms unless a segment was held back (Nagle, docs/design.md).
  */
-export const SMALL_BODY_BYTES = 4096;
+const SMALL_BODY_BYTES = 4096;
 
 /** The histograms a run keeps. The `…New`/`…Warm` ones split requests by their connection's age. */
 export const HISTOGRAM_NAMES = [

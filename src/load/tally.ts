@@ -117,7 +117,7 @@ export interface EncodedTally extends Omit<TallyFields, 'measureStartMs'> {
 export const PROCESS_KEY = `${os.hostname()}/${process.pid}`;
 
 /** Whether the merged parts ran at the same time (threads, shards) or one after the other (bursts). */
-export type Overlap = 'concurrent' | 'sequential';
+type Overlap = 'concurrent' | 'sequential';
 
 /** Transport statistics of nothing: the identity of {@link mergeTransportStats}. */
 export function emptyTransportStats(): TransportStats {

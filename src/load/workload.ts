@@ -8,10 +8,10 @@ import { H2labError, invalidOption } from '../core/index.ts';
 import type { RequestSpec } from '../model/index.ts';
 
 /** Most paths a template may expand to (a typo like {0..99999999} must not eat memory). */
-export const MAX_TEMPLATE_PATHS = 1_000_000;
+const MAX_TEMPLATE_PATHS = 1_000_000;
 
 /** A resolved workload. */
-export interface RequestSource {
+interface RequestSource {
   /** `http(s)://host:port` every request goes to. */
   origin: string;
   /** The expanded paths. */
@@ -24,7 +24,7 @@ export interface RequestSource {
  * Splits a target URL into origin and path without letting URL parsing percent-encode `{a..b}`.
  * @example splitUrl('http://h:1/tiles/{1..2}') → { origin: 'http://h:1', path: '/tiles/{1..2}' }
  */
-export function splitUrl(raw: string): { origin: string; path: string } {
+function splitUrl(raw: string): { origin: string; path: string } {
   const m = /^(https?:\/\/[^/?#]+)([^#]*)/i.exec(raw.trim());
   if (!m)
     throw invalidOption(
@@ -53,7 +53,7 @@ const RANGE = /\{(\d+)\.\.(\d+)\}/g;
  * expanding anything (a float: `{0..999999}/{0..999999}` is 1e12, not an allocation).
  * @example templatePathCount('/t/{0..9}/{1..2}') === 20
  */
-export function templatePathCount(template: string): number {
+function templatePathCount(template: string): number {
   let total = 1;
   for (const m of template.matchAll(RANGE)) total *= Math.abs(Number(m[2]) - Number(m[1])) + 1;
   return total;
@@ -73,7 +73,7 @@ function tooManyPaths(option: string, value: string, count: number): H2labError 
  * allocated: H2LAB_ERR_TEMPLATE_TOO_LARGE above {@link MAX_TEMPLATE_PATHS}.
  * @example expandTemplate('/chunks/{0..2}') → ['/chunks/0', '/chunks/1', '/chunks/2']
  */
-export function expandTemplate(template: string, option = 'URL template'): string[] {
+function expandTemplate(template: string, option = 'URL template'): string[] {
   const count = templatePathCount(template);
   if (count > MAX_TEMPLATE_PATHS) throw tooManyPaths(option, template, count);
   const parts: Array<string | string[]> = [];
@@ -119,7 +119,7 @@ export function checkWorkloadSize(urlPath: string, paths: readonly string[] | un
 }
 
 /** Inputs of {@link buildRequestSource}. */
-export interface RequestSourceInput {
+interface RequestSourceInput {
   url: string;
   paths?: string[];
   pick: 'sequential' | 'random';

@@ -14,7 +14,7 @@ export { DEFAULT_CHROMIUM_PATH };
 export const DEFAULT_PATH_TEMPLATE = '/tiles/7/{x}/{y}';
 
 /** The fixture server's knobs, used only when h2lab starts the fixture itself (no origin given). */
-export const FixtureOptionsSchema = z
+const FixtureOptionsSchema = z
   .object({
     /**
      * Backend pool workers. Small on purpose: the pool must be the bottleneck for the queue to move

@@ -31,7 +31,7 @@ export type Spread = z.infer<typeof spreadSchema>;
 const medianMinMax = z.strictObject({ median: z.number(), min: z.number(), max: z.number() });
 
 /** One thing measured: an origin as one Chromium reaches it. */
-export const browserTargetSchema = z.strictObject({
+const browserTargetSchema = z.strictObject({
   id: z
     .string()
     .describe('short stable id used in tables and JSON: http, https, https-h1 (… -2 when repeated)'),
@@ -55,7 +55,7 @@ export const browserTargetSchema = z.strictObject({
 export type BrowserTarget = z.infer<typeof browserTargetSchema>;
 
 /** One request as CDP saw it (and, when found, as the page's Resource Timing saw it). */
-export const browserRequestSchema = z.strictObject({
+const browserRequestSchema = z.strictObject({
   index: z.number().int().describe('index in issue order'),
   url: z.string(),
   startMs: ms('Network.requestWillBeSent: the page asked for it'),
@@ -92,7 +92,7 @@ export const browserRequestSchema = z.strictObject({
 export type BrowserRequest = z.infer<typeof browserRequestSchema>;
 
 /** Statistics of one burst run. */
-export const burstRunStatsSchema = z.strictObject({
+const burstRunStatsSchema = z.strictObject({
   peakInFlight: z.number().int().describe('highest number of requests between send and end at the same time'),
   connections: z.number().int().describe('distinct CDP connection ids that carried responses'),
   protocols: counts.describe('requests per negotiated protocol'),
@@ -129,7 +129,7 @@ export const burstRunStatsSchema = z.strictObject({
 export type BurstRunStats = z.infer<typeof burstRunStatsSchema>;
 
 /** The server's view of one run (the metrics contract), when a metrics URL is known. */
-export const serverRunViewSchema = z.strictObject({
+const serverRunViewSchema = z.strictObject({
   requestsByProtocol: counts.describe('requests whose handler started, by protocol'),
   requests: z.number(),
   poolQueueMs: z
@@ -146,7 +146,7 @@ export const serverRunViewSchema = z.strictObject({
 export type ServerRunView = z.infer<typeof serverRunViewSchema>;
 
 /** One burst run. */
-export const burstRunSchema = z.strictObject({
+const burstRunSchema = z.strictObject({
   target: z.string(),
   index: z.number().int().describe('0-based repetition; run 0 is the warm-up and discarded from the summary'),
   discarded: z.boolean(),
@@ -158,7 +158,7 @@ export const burstRunSchema = z.strictObject({
 export type BurstRun = z.infer<typeof burstRunSchema>;
 
 /** Medians over the kept runs of one target. */
-export const burstSummarySchema = z.strictObject({
+const burstSummarySchema = z.strictObject({
   target: z.string(),
   runs: z.number().int().describe('runs the medians are over'),
   incompleteRuns: z.number().int().describe('kept runs left out because CDP lost events (see cdpMissing)'),
@@ -199,7 +199,7 @@ export const burstSummarySchema = z.strictObject({
 export type BurstSummary = z.infer<typeof burstSummarySchema>;
 
 /** What the server saw of one cancellation run. */
-export const cancelServerViewSchema = z.strictObject({
+const cancelServerViewSchema = z.strictObject({
   reachedHandler: z.number().describe('abandoned requests whose handler started (the wanted tile excluded)'),
   cancellations: counts.describe(
     'cancellations by stage: queued (dropped before work), running (aborted), after (finished)',
@@ -255,12 +255,12 @@ export type CancelRun = z.infer<typeof cancelRunSchema>;
  * `baselineMs`, `wantedMs`) are medians; counts (`browserCanceled`, `browserFailures`,
  * `completedBeforeAbort`, every server count) are totals over the runs.
  */
-export const cancelSummarySchema = z.strictObject({ ...cancelFields, runs: z.number().int() });
+const cancelSummarySchema = z.strictObject({ ...cancelFields, runs: z.number().int() });
 /** One cancellation leg over its repetitions (see {@link cancelSummarySchema}). */
 export type CancelSummary = z.infer<typeof cancelSummarySchema>;
 
 /** How the browser was told to trust the servers' certificates. */
-export const trustInfoSchema = z.strictObject({
+const trustInfoSchema = z.strictObject({
   method: z.enum(['spki-pin', 'system']),
   spki: z
     .array(z.string())

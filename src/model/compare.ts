@@ -65,14 +65,14 @@ export const workloadSchema = z
   })
   .describe('A workload: what each request of a cell asks for.');
 
-export const summarySchema = z.object({
+const summarySchema = z.object({
   median: z.number(),
   min: z.number(),
   max: z.number(),
   n: z.number(),
 });
 
-export const ratioIntervalSchema = z.object({
+const ratioIntervalSchema = z.object({
   ratio: z.number(),
   lo: z.number(),
   hi: z.number(),
@@ -80,7 +80,7 @@ export const ratioIntervalSchema = z.object({
   n: z.object({ candidate: z.number(), baseline: z.number() }),
 });
 
-export const cellStatusSchema = z
+const cellStatusSchema = z
   .enum(['pending', 'running', 'done', 'not-offered', 'failed', 'interrupted'])
   .describe(
     '`not-offered`: the server did not negotiate the protocol the strategy needs; `interrupted`: stopped before all runs.',
@@ -92,7 +92,7 @@ export const cellStatusSchema = z
  * fixture server's /metrics (time waiting for, and holding, a backend pool worker); `wire` is the rest
  * of the time to first byte; `transfer` is first byte to last byte.
  */
-export const breakdownSchema = z.object({
+const breakdownSchema = z.object({
   clientQueue: z.number(),
   serverQueue: z.number().optional(),
   serverService: z.number().optional(),
@@ -101,7 +101,7 @@ export const breakdownSchema = z.object({
   total: z.number(),
 });
 
-export const cellStatsSchema = z.object({
+const cellStatsSchema = z.object({
   runsKept: z.number().int(),
   rps: summarySchema.describe('Requests per second (completed OK).'),
   bytesPerSec: summarySchema.describe('Response bytes per second.'),
@@ -144,7 +144,7 @@ const errorSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
-export const cellSchema = z.object({
+const cellSchema = z.object({
   id: z.string().describe('workload/c<concurrency>/<net>/<strategy>'),
   workload: z.string(),
   concurrency: z
@@ -171,15 +171,15 @@ export const cellSchema = z.object({
 });
 
 /** `burstCompletionMs`: burst workloads only, t0 → last response end (lower is better). */
-export const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms', 'burstCompletionMs']);
+const metricSchema = z.enum(['rps', 'latencyP50Ms', 'latencyP99Ms', 'burstCompletionMs']);
 
-export const outcomeSchema = z
+const outcomeSchema = z
   .enum(['better', 'worse', 'no-clear-difference', 'undecided', 'insufficient'])
   .describe(
     'better/worse: a difference of at least --min-effect the runs show; no-clear-difference: the runs bound it below --min-effect; undecided: the runs cannot tell (see runsNeeded); insufficient: too few runs for any statistic.',
   );
 
-export const comparisonSchema = z.object({
+const comparisonSchema = z.object({
   workload: z.string(),
   concurrency: z.number().int(),
   net: z.string(),
@@ -202,7 +202,7 @@ export const comparisonSchema = z.object({
     ),
 });
 
-export const verdictSchema = z.object({
+const verdictSchema = z.object({
   workloads: z.array(
     z.object({ workload: z.string(), headline: z.string(), paragraphs: z.array(z.string()) }),
   ),
@@ -225,13 +225,13 @@ export const verdictSchema = z.object({
 });
 
 /** What became of one `--expect` condition (see src/compare/expect.ts for the grammar). */
-export const expectationStatusSchema = z
+const expectationStatusSchema = z
   .enum(['met', 'failed', 'undecided'])
   .describe(
     'met: the intervals show the condition; failed: they show the opposite, or a cell it names has no measurement; undecided: the runs cannot tell (fails only with --expect-undecided fail).',
   );
 
-export const expectationCheckSchema = z.object({
+const expectationCheckSchema = z.object({
   workload: z.string(),
   concurrency: z.number().int().describe('The level: concurrency, burst N or rate (req/s).'),
   net: z.string(),
@@ -247,7 +247,7 @@ export const expectationCheckSchema = z.object({
   reason: z.string(),
 });
 
-export const expectationSchema = z.object({
+const expectationSchema = z.object({
   condition: z.string().describe('As given on the command line.'),
   candidate: strategyNameSchema,
   relation: z.enum(['better', 'not-worse', 'worse', 'not-better', 'same']),
@@ -261,7 +261,7 @@ export const expectationSchema = z.object({
 });
 
 /** A comparison run as shards (h2lab compare --shards): how each merged run came together. */
-export const shardingSchema = z.object({
+const shardingSchema = z.object({
   runId: z.string(),
   planHash: z.string(),
   shards: z.number().int(),

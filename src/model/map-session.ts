@@ -10,7 +10,7 @@ import { count, ms, nanAsNull } from './fields.ts';
 const counts = z.record(z.string(), z.number());
 
 /** One step of a move: where the camera goes, and how. */
-export const mapStepSchema = z.strictObject({
+const mapStepSchema = z.strictObject({
   center: z.tuple([z.number(), z.number()]).describe('longitude, latitude (degrees)'),
   zoom: z.number(),
   how: z
@@ -37,7 +37,7 @@ export const mapMoveSchema = z.strictObject({
 export type MapMove = z.input<typeof mapMoveSchema>;
 
 /** What one move cost. */
-export const mapMoveResultSchema = z.strictObject({
+const mapMoveResultSchema = z.strictObject({
   name: z.string(),
   tilesRequested: count('tile requests the map issued during the move, until its idle'),
   tilesAborted: count("MapLibre's dataabort events for tiles during the move"),
@@ -49,7 +49,7 @@ export const mapMoveResultSchema = z.strictObject({
 export type MapMoveResult = z.infer<typeof mapMoveResultSchema>;
 
 /** What the server saw of a session (from the fixture's metrics delta, on `/vector-tiles`). */
-export const mapServerViewSchema = z.strictObject({
+const mapServerViewSchema = z.strictObject({
   reachedHandler: count('tile requests whose handler started'),
   cancellations: counts.describe(
     'tiles whose client went away, by where their job was: queued (dropped), running (aborted), after (rendered, response not delivered)',
@@ -71,7 +71,7 @@ export const mapServerViewSchema = z.strictObject({
 export type MapServerView = z.infer<typeof mapServerViewSchema>;
 
 /** One session on one target. */
-export const mapSessionSchema = z.strictObject({
+const mapSessionSchema = z.strictObject({
   target: z.string().describe('browser target id (http, https, https-h1)'),
   index: z.number().int().describe('0-based repetition'),
   serverMode: z.enum(['honour', 'ignore', 'unknown']),

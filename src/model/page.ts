@@ -77,7 +77,7 @@ export type PageReplayOptionsInput = z.input<typeof PageReplayOptionsSchema>;
 export type PageReplayOptions = z.output<typeof PageReplayOptionsSchema>;
 
 /** One request of one load, as Chromium reported it over CDP (times from navigation start). */
-export const pageRequestSchema = z.strictObject({
+const pageRequestSchema = z.strictObject({
   url: z.string(),
   host: z.string(),
   status: z.number().int().describe('HTTP status; 0 when it failed'),
@@ -104,7 +104,7 @@ export const pageRequestSchema = z.strictObject({
 export type PageRequest = z.infer<typeof pageRequestSchema>;
 
 /** The page's own timings of one load (Navigation Timing, Paint Timing, LCP). */
-export const pageMetricsSchema = z.strictObject({
+const pageMetricsSchema = z.strictObject({
   ttfbMs: nanAsNull.describe('responseStart of the document, milliseconds'),
   dclMs: nanAsNull.describe('DOMContentLoaded event end, milliseconds'),
   loadMs: nanAsNull.describe('load event end, milliseconds'),
@@ -115,7 +115,7 @@ export const pageMetricsSchema = z.strictObject({
 export type PageMetrics = z.infer<typeof pageMetricsSchema>;
 
 /** One page load. */
-export const pageLoadSchema = z.strictObject({
+const pageLoadSchema = z.strictObject({
   protocol: replayProtocolSchema,
   round: z.number().int().describe('0 = the discarded first round'),
   discarded: z.boolean(),
@@ -135,7 +135,7 @@ export const pageLoadSchema = z.strictObject({
 export type PageLoad = z.infer<typeof pageLoadSchema>;
 
 /** Median with the extremes across the kept loads. */
-export const pageSpreadSchema = z.strictObject({
+const pageSpreadSchema = z.strictObject({
   median: nanAsNull,
   min: nanAsNull,
   max: nanAsNull,
@@ -143,7 +143,7 @@ export const pageSpreadSchema = z.strictObject({
 });
 
 /** One protocol setting across its kept loads. */
-export const pageSummarySchema = z.strictObject({
+const pageSummarySchema = z.strictObject({
   protocol: replayProtocolSchema,
   /** What each origin was served with in this setting. */
   originProtocols: z.record(z.string(), replayProtocolSchema),
@@ -172,7 +172,7 @@ export const pageSummarySchema = z.strictObject({
 export type PageSummary = z.infer<typeof pageSummarySchema>;
 
 /** A candidate setting against the HTTP/1.1 baseline on the load event. */
-export const pageComparisonSchema = z.strictObject({
+const pageComparisonSchema = z.strictObject({
   /** A candidate setting against a baseline (HTTP/1.1; h3 is also compared with h2). */
   candidate: replayProtocolSchema,
   baseline: replayProtocolSchema,
@@ -188,7 +188,7 @@ export const pageComparisonSchema = z.strictObject({
 export type PageComparison = z.infer<typeof pageComparisonSchema>;
 
 /** What was inferred about the HAR. */
-export const pageHarInfoSchema = z.strictObject({
+const pageHarInfoSchema = z.strictObject({
   file: z.string(),
   creator: z.string(),
   /** `h2lab` (recorded by `page record`), `devtools`, `playwright` or `other`. */

@@ -13,7 +13,7 @@ import { ms, nanAsNull, publishedJsonSchema } from './fields.ts';
 export const PROBE_RESULT_VERSION = 1;
 
 /** One SETTINGS parameter as sent: the identifier, its name when known, and the value. */
-export const settingEntrySchema = z.strictObject({
+const settingEntrySchema = z.strictObject({
   id: z.number().int().describe('SETTINGS identifier (RFC 9113 §6.5.2)'),
   name: z.string().describe('its name when known, else UNKNOWN_0x<identifier in hex>'),
   value: z.number(),
@@ -30,7 +30,7 @@ export type SettingEntry = z.infer<typeof settingEntrySchema>;
  * client certificate and none, or a rejected one, was given), `tls-handshake` (any other TLS handshake
  * failure), `protocol` (the peer broke the protocol being probed).
  */
-export const failureKindSchema = z
+const failureKindSchema = z
   .enum([
     'unreachable',
     'timeout',
@@ -47,7 +47,7 @@ export const failureKindSchema = z
 export type FailureKind = z.infer<typeof failureKindSchema>;
 
 /** A failure with the kind, the system/TLS error code when there is one, and a human detail. */
-export const failureSchema = z.strictObject({
+const failureSchema = z.strictObject({
   kind: failureKindSchema,
   code: z
     .string()
@@ -59,7 +59,7 @@ export const failureSchema = z.strictObject({
 export type Failure = z.infer<typeof failureSchema>;
 
 /** Whether a protocol or feature works, and in words how that was established. */
-export const availabilitySchema = z.strictObject({
+const availabilitySchema = z.strictObject({
   supported: z
     .boolean()
     .nullable()
@@ -70,13 +70,13 @@ export const availabilitySchema = z.strictObject({
 export type Availability = z.infer<typeof availabilitySchema>;
 
 /** The TLS versions the probe offers one at a time. */
-export const tlsVersionSchema = z.enum(['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']);
+const tlsVersionSchema = z.enum(['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']);
 /** The TLS versions the probe offers one at a time, oldest first. */
 export const TLS_VERSIONS = tlsVersionSchema.options;
 export type TlsVersionName = z.infer<typeof tlsVersionSchema>;
 
 /** One certificate of the chain the server sent, summarised. */
-export const certificateSummarySchema = z.strictObject({
+const certificateSummarySchema = z.strictObject({
   subject: z.string(),
   issuer: z.string(),
   subjectAltNames: z.array(z.string()).describe('DNS names and IP addresses from subjectAltName'),
@@ -94,7 +94,7 @@ export const certificateSummarySchema = z.strictObject({
 export type CertificateSummary = z.infer<typeof certificateSummarySchema>;
 
 /** What TLS the server speaks: the full handshake, each version and ALPN id alone, the certificates. */
-export const tlsReportSchema = z.strictObject({
+const tlsReportSchema = z.strictObject({
   negotiated: z
     .strictObject({
       version: z.string().nullable(),
@@ -140,7 +140,7 @@ export const tlsReportSchema = z.strictObject({
 export type TlsReport = z.infer<typeof tlsReportSchema>;
 
 /** The HTTP/2 parameters the server announced at the start of a connection. */
-export const h2ReportSchema = z.strictObject({
+const h2ReportSchema = z.strictObject({
   via: z
     .enum(['h2', 'h2c'])
     .describe('how the connection was made: h2 (TLS + ALPN) or h2c (cleartext, prior knowledge)'),
@@ -162,7 +162,7 @@ export const h2ReportSchema = z.strictObject({
 export type H2Report = z.infer<typeof h2ReportSchema>;
 
 /** HTTP/1.1 keep-alive: several requests in a row, on how many connections. */
-export const keepAliveReportSchema = z.strictObject({
+const keepAliveReportSchema = z.strictObject({
   requests: z.number().int(),
   connections: z.number().int().describe('connections the requests needed (1 when keep-alive is honoured)'),
   honoured: z.boolean(),
@@ -200,7 +200,7 @@ export type KeepAliveReport = z.infer<typeof keepAliveReportSchema>;
 const probedProtocol = z.enum(['http/1.1', 'h2', 'h2c']);
 
 /** One response, as a client saw it. Times are ms from writing the request. */
-export const responseReportSchema = z.strictObject({
+const responseReportSchema = z.strictObject({
   protocol: probedProtocol,
   path: z.string(),
   status: z.number().int(),
@@ -219,7 +219,7 @@ export const responseReportSchema = z.strictObject({
 export type ResponseReport = z.infer<typeof responseReportSchema>;
 
 /** How a large response arrived: streamed from the start, or late as if spooled by a proxy. */
-export const largeReportSchema = z.strictObject({
+const largeReportSchema = z.strictObject({
   ...responseReportSchema.shape,
   firstBodyByteMs: ms('first body byte, from the request'),
   halfBodyMs: ms('half the body had arrived, from the request'),
@@ -230,7 +230,7 @@ export const largeReportSchema = z.strictObject({
 export type LargeReport = z.infer<typeof largeReportSchema>;
 
 /** How long the server keeps an idle connection open (`--wait-idle`). */
-export const idleReportSchema = z.strictObject({
+const idleReportSchema = z.strictObject({
   protocol: probedProtocol,
   waitedMs: ms('how long the probe waited'),
   closedAfterMs: ms(
@@ -244,11 +244,11 @@ export const idleReportSchema = z.strictObject({
 /** How long the server keeps an idle connection open (see {@link idleReportSchema}). */
 export type IdleReport = z.infer<typeof idleReportSchema>;
 
-export const findingLevelSchema = z.enum(['info', 'warn']);
+const findingLevelSchema = z.enum(['info', 'warn']);
 export type FindingLevel = z.infer<typeof findingLevelSchema>;
 
 /** One thing worth knowing, in words, with a stable id to match on. */
-export const findingSchema = z.strictObject({
+const findingSchema = z.strictObject({
   id: z.string().describe('stable id to match on'),
   level: findingLevelSchema,
   text: z.string(),
@@ -257,7 +257,7 @@ export const findingSchema = z.strictObject({
 export type Finding = z.infer<typeof findingSchema>;
 
 /** The `--expect` gate. */
-export const expectationReportSchema = z.strictObject({
+const expectationReportSchema = z.strictObject({
   asked: z.array(z.string()),
   met: z.array(z.string()),
   unmet: z.array(z.strictObject({ expectation: z.string(), reason: z.string() })),

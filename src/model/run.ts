@@ -19,7 +19,7 @@ import {
 export const RUN_RESULT_VERSION = 1;
 
 /** Percentiles in milliseconds, read from an HdrHistogram recorded in integer microseconds. */
-export const latencySummaryMsSchema = z
+const latencySummaryMsSchema = z
   .strictObject({
     p50: ms('50th percentile'),
     p90: ms('90th percentile'),
@@ -111,7 +111,7 @@ export const linkInfoSchema = z.strictObject({
 export type LinkInfo = z.infer<typeof linkInfoSchema>;
 
 /** The path to a target h2lab did not start, measured before any link was added. */
-export const pathInfoSchema = z
+const pathInfoSchema = z
   .strictObject({
     target: z.string().describe('address:port measured'),
     placement: z.enum(['loopback', 'host', 'remote']).optional(),
@@ -126,7 +126,7 @@ export const pathInfoSchema = z
 export type PathInfo = z.infer<typeof pathInfoSchema>;
 
 /** The environment a run happened in. */
-export const runEnvironmentSchema = z.strictObject({
+const runEnvironmentSchema = z.strictObject({
   h2labVersion: z.string(),
   node: z.string().describe('Node.js version, e.g. v20.19.0'),
   platform: z.string(),
@@ -143,7 +143,7 @@ export const runEnvironmentSchema = z.strictObject({
 export type RunEnvironment = z.infer<typeof runEnvironmentSchema>;
 
 /** Flow-control windows the client advertised (HTTP/2 only). */
-export const windowInfoSchema = z.strictObject({
+const windowInfoSchema = z.strictObject({
   preset: z.enum(['node', 'browser', 'max', 'custom']),
   streamWindowBytes: z.number().int().describe('initial window of each stream, bytes'),
   connectionWindowBytes: z.number().int().describe("the connection's window, bytes"),
@@ -155,7 +155,7 @@ export type WindowInfo = z.infer<typeof windowInfoSchema>;
  * The server's own view, read from the fixture server's /metrics before and after the run. Other keys
  * may appear (the metrics contract can grow), hence the catch-all.
  */
-export const serverViewSchema = z
+const serverViewSchema = z
   .object({
     requests: z.number().describe('requests whose handler started during the run'),
     bytesOut: z.number().optional().describe('response body bytes written during the run'),
@@ -194,7 +194,7 @@ export const serverViewSchema = z
 export type ServerView = z.infer<typeof serverViewSchema>;
 
 /** One burst of a run; times in ms from its t0 (the instant its N requests were handed over). */
-export const burstRecordResultSchema = z.strictObject({
+const burstRecordResultSchema = z.strictObject({
   startMs: ms("the burst's t0 since the run's origin"),
   completionMs: ms('t0 → the end of the last response, failed requests included'),
   firstResponseMs: ms('t0 → the first response headers (absent when no response came)').optional(),
@@ -214,7 +214,7 @@ export type BurstRecordResult = z.infer<typeof burstRecordResultSchema>;
  * ended (the page-load question). The latency histograms of the run hold every request of every
  * burst, each from t0 (so they include the wait in the client for a connection or stream slot).
  */
-export const burstResultSchema = z
+const burstResultSchema = z
   .strictObject({
     requests: z.number().int().describe('N: requests handed to the transport at once'),
     bursts: z.number().int().describe('bursts measured'),
@@ -237,7 +237,7 @@ export const burstResultSchema = z
 export type BurstResult = z.infer<typeof burstResultSchema>;
 
 /** The kernel's congestion-avoidance state of a connection (TCP_INFO tcpi_ca_state). */
-export const tcpCaStateSchema = z.enum(['open', 'disorder', 'cwr', 'recovery', 'loss']);
+const tcpCaStateSchema = z.enum(['open', 'disorder', 'cwr', 'recovery', 'loss']);
 /** The kernel's congestion-avoidance state of a connection (TCP_INFO tcpi_ca_state). */
 export type TcpCaState = z.infer<typeof tcpCaStateSchema>;
 
@@ -299,7 +299,7 @@ export const tcpConnectionInfoSchema = z
 export type TcpConnectionInfo = z.infer<typeof tcpConnectionInfoSchema>;
 
 /** The TCP facts of one end's connections in a run. */
-export const tcpSideSummarySchema = z
+const tcpSideSummarySchema = z
   .strictObject({
     connections: count("connections read (every one of the run's, up to the bound; see unread)"),
     unread: count(
@@ -333,7 +333,7 @@ export const tcpSideSummarySchema = z
 export type TcpSideSummary = z.infer<typeof tcpSideSummarySchema>;
 
 /** The emulated link's drops on one connection of the run (matched by client port). */
-export const linkDropsOfConnectionSchema = z.strictObject({
+const linkDropsOfConnectionSchema = z.strictObject({
   clientPort: z.number().int(),
   lossUp: z.number().int().describe('packets dropped by random loss, client → server'),
   lossDown: z.number().int().describe('packets dropped by random loss, server → client'),
@@ -344,7 +344,7 @@ export const linkDropsOfConnectionSchema = z.strictObject({
 export type LinkDropsOfConnection = z.infer<typeof linkDropsOfConnectionSchema>;
 
 /** Packets the emulated link dropped on the run's connections. */
-export const linkDropsSummarySchema = z
+const linkDropsSummarySchema = z
   .strictObject({
     connections: count('connections looked up (all with a client-side reading)'),
     lossPackets: z.number().int().describe('Σ packets dropped by random loss, both directions'),
@@ -380,7 +380,7 @@ export const quicConnectionInfoSchema = z.strictObject({
 export type QuicConnectionInfo = z.infer<typeof quicConnectionInfoSchema>;
 
 /** The QUIC facts of a run's HTTP/3 connections (the client's view). */
-export const quicFactsSchema = z
+const quicFactsSchema = z
   .strictObject({
     connections: count('QUIC connections read'),
     handshakeMs: z.strictObject({ median: z.number(), max: z.number() }).describe('handshake times, ms'),
@@ -444,7 +444,7 @@ export type QuicFacts = z.infer<typeof quicFactsSchema>;
  * Per-connection TCP facts from the kernel. Each end's view is kept apart: the congestion window
  * that decides a download is the server's (its sending direction), the client's carries requests.
  */
-export const tcpFactsSchema = z
+const tcpFactsSchema = z
   .strictObject({
     client: tcpSideSummarySchema
       .optional()
@@ -461,7 +461,7 @@ export const tcpFactsSchema = z
 export type TcpFacts = z.infer<typeof tcpFactsSchema>;
 
 /** Medians of one group of requests (new or warm connections), from their send (setup excluded). */
-export const connectionAgeMediansSchema = z.strictObject({
+const connectionAgeMediansSchema = z.strictObject({
   count: z.number().int().describe('requests with a response'),
   ttfbP50Ms: ms('median time from the send to the response headers'),
   responseP50Ms: ms('median time from the send to the end of the response (slow start shows here)'),
@@ -492,7 +492,7 @@ export const captureInfoSchema = z
   .describe('A packet capture of the link (--capture): its file and what it holds and cut.');
 
 /** Files a run wrote for a user to open in Wireshark / tshark (see docs/usage.md, "Evidence"). */
-export const evidenceSchema = z
+const evidenceSchema = z
   .strictObject({
     capture: captureInfoSchema.optional().describe('the packet capture of this run'),
     noCapture: z.string().optional().describe('why this run has no capture although one was asked for'),

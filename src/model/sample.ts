@@ -186,7 +186,7 @@ const flowStallsShape = {
  * Stall counters of one HTTP/2 session, or a sum of sessions (src/h2/flow-stalls.ts defines a stall).
  * Times in ms, sizes in bytes.
  */
-export const flowStallsSchema = z.strictObject(flowStallsShape);
+const flowStallsSchema = z.strictObject(flowStallsShape);
 /** Stall counters of one session (or a sum of sessions); see {@link flowStallsSchema}. */
 export type FlowStalls = z.infer<typeof flowStallsSchema>;
 
@@ -203,7 +203,7 @@ export type FlowControlStats = z.infer<typeof flowControlStatsSchema>;
  * socket closed or failed under the client (a server's close or reset, an HTTP/1.1 `Connection:
  * close` or request timeout); `run-end`: still open when the run closed its transport.
  */
-export const connectionEndSchema = z.enum(['idle-timeout', 'max-age', 'goaway', 'ended', 'run-end']);
+const connectionEndSchema = z.enum(['idle-timeout', 'max-age', 'goaway', 'ended', 'run-end']);
 export type ConnectionEnd = z.infer<typeof connectionEndSchema>;
 
 /** The life of one pooled connection, on the run's clock (ms since the run's origin). */

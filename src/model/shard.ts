@@ -8,13 +8,13 @@ import { encodedHistogramSchema, runResultSchema } from './run.ts';
 import { failureClassSchema } from './sample.ts';
 
 /** A run id: a DNS label of at most 40 characters, so it can name Kubernetes objects and label them. */
-export const runIdSchema = z
+const runIdSchema = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/, 'lower-case letters, digits and -, at most 40 characters')
   .describe('names the run in every shard, label and file');
 
 /** The histogram settings every shard records with; the merge refuses others. */
-export const histogramSettingsSchema = z.strictObject({
+const histogramSettingsSchema = z.strictObject({
   unit: z.literal('us'),
   lowestUs: z.number().int().describe('lowest discernible value, µs'),
   highestUs: z.number().int().describe('highest trackable value, µs'),
@@ -24,7 +24,7 @@ export const histogramSettingsSchema = z.strictObject({
 export type HistogramSettings = z.infer<typeof histogramSettingsSchema>;
 
 /** How the run's load was divided: the same numbers the shards' options hold, side by side. */
-export const shardSplitSchema = z.strictObject({
+const shardSplitSchema = z.strictObject({
   mode: z.enum(['open', 'closed']),
   rateRps: z
     .number()
@@ -86,7 +86,7 @@ export const shardPlanSchema = z
 export type ShardPlan = z.infer<typeof shardPlanSchema>;
 
 /** One cell of a sharded comparison: the load options of each of its runs (seed aside) and their split. */
-export const compareCellPlanSchema = z.strictObject({
+const compareCellPlanSchema = z.strictObject({
   id: z.string().describe('the cell id of the comparison, workload/level/net/strategy'),
   options: z
     .record(z.string(), z.unknown())
@@ -95,7 +95,7 @@ export const compareCellPlanSchema = z.strictObject({
 });
 
 /** One run of a sharded comparison at its fixed time. */
-export const compareSlotSchema = z.strictObject({
+const compareSlotSchema = z.strictObject({
   cell: z.number().int().min(0).describe('index into cells'),
   round: z.number().int().min(0).describe('the run of that cell, 0-based (warm-up rounds first)'),
   seed: z.number().int(),
@@ -130,7 +130,7 @@ export const anyPlanSchema = z.discriminatedUnion('kind', [shardPlanSchema, comp
 export type AnyPlan = ShardPlan | ComparePlan;
 
 /** A shard's clock: its offset to the reference clock and how good it is. */
-export const shardClockSchema = z.strictObject({
+const shardClockSchema = z.strictObject({
   source: z.enum(['coordinator', 'none']),
   url: z.string().optional(),
   offsetMs: ms('reference clock minus this machine’s clock (0 when none was measured)'),
@@ -147,7 +147,7 @@ const count = z.number().int().min(0);
  * the load client's internal record (src/transport/types.ts TransportStats), checked here only as an
  * object: the shard file's digest guards its bytes.
  */
-export const encodedTallySchema = z
+const encodedTallySchema = z
   .strictObject({
     counts: z.strictObject({
       total: count,
@@ -207,7 +207,7 @@ export const encodedTallySchema = z
 export type ShardTally = z.infer<typeof encodedTallySchema>;
 
 /** A shard's start barrier, on the reference clock. */
-export const shardBarrierSchema = z.strictObject({
+const shardBarrierSchema = z.strictObject({
   startAtEpochMs: z.number().describe('the plan’s start, reference clock'),
   reachedAtEpochMs: z
     .number()
@@ -237,7 +237,7 @@ const shardIdentity = {
 };
 
 /** One shard's clock, start and result. */
-export const shardResultSchema = z
+const shardResultSchema = z
   .strictObject({
     kind: z.literal('h2lab.shard'),
     ...shardIdentity,
@@ -251,7 +251,7 @@ export const shardResultSchema = z
 export type ShardResult = z.infer<typeof shardResultSchema>;
 
 /** One run of a sharded comparison, as one shard measured it. */
-export const shardRunSchema = z.strictObject({
+const shardRunSchema = z.strictObject({
   slot: z.number().int().min(0).describe('index into the plan’s slots'),
   barrier: shardBarrierSchema,
   firstSendEpochMs: firstSendSchema,
@@ -262,7 +262,7 @@ export const shardRunSchema = z.strictObject({
 export type ShardRun = z.infer<typeof shardRunSchema>;
 
 /** One shard of a sharded comparison: its clock and its share of every slot it ran. */
-export const compareShardResultSchema = z
+const compareShardResultSchema = z
   .strictObject({
     kind: z.literal('h2lab.compare-shard'),
     ...shardIdentity,

@@ -15,7 +15,7 @@ const cellValueSchema = z
   .union([z.string(), z.number(), z.null()])
   .describe('a number in the column’s unit, a word, or null where nothing was measured');
 
-export const studyTableSchema = z.object({
+const studyTableSchema = z.object({
   columns: z
     .array(
       z.object({
@@ -28,7 +28,7 @@ export const studyTableSchema = z.object({
   rows: z.array(z.record(z.string(), cellValueSchema)).describe('one object per row, keyed by column'),
 });
 
-export const studySectionSchema = z.object({
+const studySectionSchema = z.object({
   id: z.string().describe('stable identifier of the section within the study'),
   title: z.string(),
   note: z.string().optional().describe('how the numbers were measured, in one or two sentences'),
@@ -43,7 +43,7 @@ export const studySectionSchema = z.object({
     .describe('the field report’s own numbers for the same table, shown beside h2lab’s'),
 });
 
-export const studyFindingSchema = z.object({
+const studyFindingSchema = z.object({
   id: z.string().describe('stable identifier of the finding within the study'),
   section: z.string().optional().describe('the section whose tables the finding reads'),
   row: z.string().describe('the field report’s row or claim this finding answers'),
@@ -66,14 +66,14 @@ export const studyFindingSchema = z.object({
     .describe('every figure the sentences quote, by name: what a reader (and the tests) check them against'),
 });
 
-export const studyCellSchema = z.object({
+const studyCellSchema = z.object({
   id: z.string(),
   status: z.enum(['done', 'failed', 'skipped']),
   durationMs: z.number().describe('wall time of the cell, ms'),
   reason: z.string().optional().describe('why it failed or was skipped'),
 });
 
-export const studyResultSchema = z.object({
+const studyResultSchema = z.object({
   kind: z.literal('h2lab.study'),
   version: z.literal(STUDY_RESULT_VERSION),
   study: z.string().describe('the study’s name, as in `h2lab study NAME`'),

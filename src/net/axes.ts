@@ -38,7 +38,7 @@ export const LinkAxesSchema = z.strictObject({
   /** Emulation backend. */
   backend: z.enum(['auto', 'relay', 'netem']).optional(),
 });
-export type LinkAxes = z.output<typeof LinkAxesSchema>;
+type LinkAxes = z.output<typeof LinkAxesSchema>;
 
 /** One link of the plan: its name in the result's `net` axis and what creates it. */
 export interface PlannedLink {

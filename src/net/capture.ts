@@ -18,7 +18,7 @@ import type { DropReason } from './conditions/types.ts';
 import { interfaceDescription, packetBlockBytes, sectionHeader, writePacketBlock } from './pcapng.ts';
 
 /** What to capture. */
-export interface LinkCaptureOptions {
+interface LinkCaptureOptions {
   /** Bytes of each packet kept (headers of IP, TCP/UDP and TLS fit in the default 256). */
   snapBytes: number;
   /** Stop recording once the file would exceed this many bytes (the rest is counted, not kept). */

@@ -27,7 +27,7 @@ export interface FlowDrops {
 }
 
 /** Flows tracked at most; drops of further flows only count in {@link FlowDropTable.untracked}. */
-export const MAX_FLOWS = 16_384;
+const MAX_FLOWS = 16_384;
 
 function ipv4(buf: Buffer, at: number): string {
   return `${buf[at]}.${buf[at + 1]}.${buf[at + 2]}.${buf[at + 3]}`;

@@ -44,10 +44,10 @@ import { ip, run, setSysctls } from './netns.ts';
 import { ServerSocketWatch } from './server-sockets.ts';
 
 /** Where the target sits, seen from this host: it decides the NAT the gateway needs. */
-export type TargetPlacement = 'loopback' | 'host' | 'remote';
+type TargetPlacement = 'loopback' | 'host' | 'remote';
 
 /** What a gateway needs to know from the link it extends. */
-export interface GatewaySpec {
+interface GatewaySpec {
   /** The link's namespace and its device id (`h2l<id>…`). */
   namespace: string;
   id: string;

@@ -8,99 +8,31 @@
  * // … traffic to link.serverAddress from this process …
  * await link.close();
  */
-export { type LinkAxes, LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
-export { type CaptureSummary, LinkCapture, type LinkCaptureOptions } from './capture.ts';
-export { buildStages, LINK_CONDITIONS, linkSpecKeys } from './conditions/index.ts';
-export {
-  type ConditionDeclaration,
-  DROP,
-  type DropReason,
-  type LinkCondition,
-  type LinkKey,
-  type LinkKeyGrammar,
-} from './conditions/types.ts';
-export { type FlowDrops, FlowDropTable } from './flows.ts';
-export {
-  measureBaseRtt,
-  missingGatewayPrerequisite,
-  placementOf,
-  type TargetPlacement,
-  targetAddress,
-} from './gateway.ts';
+export { LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
+export type { CaptureSummary } from './capture.ts';
+export type { FlowDrops } from './flows.ts';
+export { measureBaseRtt, missingGatewayPrerequisite, placementOf, targetAddress } from './gateway.ts';
 export {
   checkNetAvailable,
   createLink,
   type Link,
   type LinkOptions,
-  LinkOptionsSchema,
   type LinkStats,
   linkWarnings,
   sweepLinks,
 } from './link.ts';
 // The light face's names (the link flags, the presets' names), loaded with it.
-export {
-  CAPTURE_ALL_FLAG,
-  CAPTURE_DEFAULTS,
-  CAPTURE_FLAG,
-  CAPTURE_MAX_FLAG,
-  CAPTURE_SNAP_FLAG,
-  CC_FLAG,
-  CONGESTION_CONTROLS,
-  type CongestionControl,
-  captureNoLinkError,
-  conditionFlag,
-  conditionFlagName,
-  INITCWND_FLAG,
-  NET_BACKEND_FLAG,
-  NET_FLAG,
-  NO_LINK,
-  parseConditionValue,
-  presetNamed,
-  profileNames,
-  SLOW_START_AFTER_IDLE_FLAG,
-} from './meta.ts';
+export { CONGESTION_CONTROLS, captureNoLinkError, NO_LINK, profileNames } from './meta.ts';
 export { netemAvailable } from './netem.ts';
-export {
-  createPrivateNamespace,
-  missingPrerequisite,
-  type PrivateNamespace,
-  readSysctl,
-  sweepNamespaces,
-} from './netns.ts';
-export {
-  createLinkPipeline,
-  DirectionPipeline,
-  type DirectionStats,
-  PacketQueue,
-} from './pipeline.ts';
-export {
-  type DirectionSpec,
-  defaultQueueBytes,
-  type LinkProfile,
-  type LinkSpec,
-  type LinkSpecInput,
-  LinkSpecSchema,
-  PROFILES,
-  resolveProfile,
-} from './profiles.ts';
-export {
-  DOWN,
-  PACKET_FIELDS,
-  type RelayTraceData,
-  UP,
-  WAKE_FIELDS,
-  WAKE_READ,
-  WAKE_TIMER,
-} from './relay-trace.ts';
+export { createPrivateNamespace, missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
+export { type LinkSpecInput, PROFILES, resolveProfile } from './profiles.ts';
+export { PACKET_FIELDS, type RelayTraceData, WAKE_FIELDS, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
 export {
   attachLinkDrops,
   attachQuicLinkDrops,
-  linkDropsFor,
   matchServerReadings,
-  readTcpInfo,
   summarizeTcp,
   TcpLog,
   type TcpReading,
-  tcpInfoAvailable,
   udpClientPorts,
 } from './tcp-info.ts';

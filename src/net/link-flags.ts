@@ -22,7 +22,7 @@ import type { LinkKey } from './conditions/types.ts';
 import { CONGESTION_CONTROLS, NO_LINK, profileNames } from './presets.ts';
 
 /** The name a condition key's flag is declared under (`rate` is `--bandwidth` outside `net run`). */
-export function conditionFlagName(k: LinkKey): string {
+function conditionFlagName(k: LinkKey): string {
   return k.flag === 'rate' ? 'bandwidth' : k.flag;
 }
 

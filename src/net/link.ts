@@ -44,10 +44,10 @@ import type { RelayStats } from './relay.ts';
 import type { RelayTraceData } from './relay-trace.ts';
 import type { TcpReading } from './tcp-info.ts';
 
-export { CONGESTION_CONTROLS, type CongestionControl } from './presets.ts';
+export { CONGESTION_CONTROLS } from './presets.ts';
 
 /** Options of {@link createLink}. The schema is the one source of truth (defaults, validation). */
-export const LinkOptionsSchema = z.strictObject({
+const LinkOptionsSchema = z.strictObject({
   /** A preset name (`wan`, `lossy`, …) or an explicit link spec. Default `relay` (no impairment). */
   profile: z.union([z.string(), z.record(z.string(), z.unknown())]).default('relay'),
   /** Changes on top of the preset (e.g. `{ lossDown: 0.01 }`). */
@@ -638,7 +638,7 @@ export async function sweepLinks(opts: { all?: boolean } = {}): Promise<string[]
  * the relays spun at 95% for minutes while their links stalled. The relay's heap is a few MB, so the
  * collector's work on the main thread is short.
  */
-export const RELAY_V8_FLAGS: readonly string[] = [
+const RELAY_V8_FLAGS: readonly string[] = [
   '--single-threaded-gc',
   // A young generation of 16 MB from the start (V8 begins with 1 MB and grows it only when much
   // survives): the relay allocates a little per wake-up, and at 100 Mbit/s the default size meant a

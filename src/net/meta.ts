@@ -14,7 +14,6 @@ export {
   CC_FLAG,
   captureNoLinkError,
   conditionFlag,
-  conditionFlagName,
   INITCWND_FLAG,
   NET_BACKEND_FLAG,
   NET_FLAG,

@@ -40,7 +40,7 @@ function findNodeGyp(): string | undefined {
 }
 
 /** The outcome of a build: the addon's path, or why there is none (the log is in `dir/build.log`). */
-export type NativeBuild = { ok: true; path: string } | { ok: false; reason: string; log: string };
+type NativeBuild = { ok: true; path: string } | { ok: false; reason: string; log: string };
 
 /**
  * Builds the addon from the sources in `sourceDir` (binding.gyp, *.cc, *.h) inside `dir` (the same

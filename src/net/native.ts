@@ -61,11 +61,6 @@ function builtAddons(): string[] {
   );
 }
 
-/** Where a built addon is (the first of {@link builtAddons}), if any. */
-export function nativeAddonPath(): string | undefined {
-  return builtAddons()[0];
-}
-
 let cached: NetNative | undefined;
 
 /** The addon when one is built and loads here, else undefined (for optional facts: nothing is built or thrown). */

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { H2labError } from '../core/index.ts';
 
 /** The prefix of every namespace h2lab creates. */
-export const NS_PREFIX = 'h2lab-';
+const NS_PREFIX = 'h2lab-';
 
 /** Runs a command; rejects with H2LAB_ERR_NET_SETUP quoting the command line and its stderr. */
 export function run(cmd: string, args: string[]): Promise<string> {
@@ -85,7 +85,7 @@ export async function sweepNamespaces(opts: { all?: boolean } = {}): Promise<str
  * `net run` left). Deleting a namespace does not end its processes: they would run on, unreachable,
  * after their owner is gone. Never throws.
  */
-export function killNamespaceProcesses(ns: string): void {
+function killNamespaceProcesses(ns: string): void {
   if (!ns.startsWith(NS_PREFIX)) return;
   try {
     const out = execFileSync('ip', ['netns', 'pids', ns], { encoding: 'utf8', timeout: 5000 });
@@ -149,18 +149,18 @@ export function missingPrerequisite(needTun: boolean): string | undefined {
 }
 
 /** An IPv4 address as a 32-bit unsigned integer. */
-export function ipv4ToInt(a: string): number {
+function ipv4ToInt(a: string): number {
   const parts = a.split('.').map(Number);
   if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return Number.NaN;
   return ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
 }
 
-export function intToIpv4(n: number): string {
+function intToIpv4(n: number): string {
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
 /** Parses `a.b.c.d/len` (len ≤ 30), or throws H2LAB_ERR_INVALID_OPTION naming `option`. */
-export function parseCidr(cidr: string, option = '--address-range'): { base: number; prefix: number } {
+function parseCidr(cidr: string, option = '--address-range'): { base: number; prefix: number } {
   const m = /^(\d+\.\d+\.\d+\.\d+)\/(\d+)$/.exec(cidr.trim());
   const base = m ? ipv4ToInt(m[1]!) : Number.NaN;
   const prefix = m ? Number(m[2]) : Number.NaN;
@@ -209,7 +209,7 @@ export async function allocatePair(cidr: string): Promise<{ client: string; serv
 }
 
 /** A network namespace with only its loopback, owned by this process (see {@link createPrivateNamespace}). */
-export interface PrivateNamespace {
+interface PrivateNamespace {
   /** `h2lab-<pid>-p<n>`: swept like a link's once this process is gone. */
   readonly name: string;
   /** Starts a process inside it. */

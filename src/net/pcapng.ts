@@ -12,7 +12,7 @@
  */
 
 /** LINKTYPE_RAW: raw IPv4 or IPv6, no link-layer header. */
-export const LINKTYPE_RAW = 101;
+const LINKTYPE_RAW = 101;
 
 const SHB = 0x0a0d0d0a;
 const IDB = 0x00000001;

@@ -27,7 +27,7 @@ export interface DirectionStats {
   writeErrors: number;
 }
 
-export function emptyDirectionStats(): DirectionStats {
+function emptyDirectionStats(): DirectionStats {
   return {
     packetsIn: 0,
     bytesIn: 0,

@@ -14,12 +14,11 @@ import {
   linkSpecKeys,
   type ResolvedLinkSpec,
 } from './conditions/index.ts';
-import { defaultQueueBytes } from './conditions/rate.ts';
 import type { DirectionSpec, LinkKey, NumberKey } from './conditions/types.ts';
 import { presetNamed } from './presets.ts';
 
-export { NO_LINK, PROFILES, profileNames } from './presets.ts';
-export { type DirectionSpec, defaultQueueBytes };
+export { NO_LINK, PROFILES } from './presets.ts';
+export type { DirectionSpec };
 
 /** The range of a number key, from its declaration in its condition's file (no default). */
 export function keyRange(k: NumberKey): z.ZodNumber {
@@ -42,7 +41,7 @@ function keySchema(k: LinkKey): z.ZodType {
  * What a user may say about a link: every condition's keys (src/net/conditions/), each carrying its
  * unit, and the conditions' rules across keys. Unknown keys are rejected.
  */
-export const LinkSpecSchema: z.ZodType<ResolvedLinkSpec, LinkSpecValues> = z
+const LinkSpecSchema: z.ZodType<ResolvedLinkSpec, LinkSpecValues> = z
   .strictObject(Object.fromEntries(linkSpecKeys().map(([key, k]) => [key, keySchema(k)])))
   .superRefine((spec, ctx) => {
     for (const rule of checkLinkSpec(spec))
@@ -50,7 +49,7 @@ export const LinkSpecSchema: z.ZodType<ResolvedLinkSpec, LinkSpecValues> = z
   }) as unknown as z.ZodType<ResolvedLinkSpec, LinkSpecValues>;
 
 export type LinkSpecInput = z.input<typeof LinkSpecSchema>;
-export type LinkSpec = z.output<typeof LinkSpecSchema>;
+type LinkSpec = z.output<typeof LinkSpecSchema>;
 
 /** A resolved profile: the spec with every default filled and both directions spelled out. */
 export interface LinkProfile extends LinkSpec {

@@ -22,7 +22,7 @@ import { createLinkPipeline } from './pipeline.ts';
 import { Relay } from './relay.ts';
 import { RelayTrace } from './relay-trace.ts';
 
-export interface StartMessage {
+interface StartMessage {
   type: 'start';
   clientName: string;
   serverName: string;

@@ -21,10 +21,10 @@ import { type DirectionPipeline, type DirectionStats, PacketQueue } from './pipe
 import { DOWN, icmpEcho, type RelayTrace, UP, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
 
 /** Slot size: one packet at the largest MTU we allow (9000) would not fit; we cap MTU at 1500 + room. */
-export const PACKET_STRIDE = 2048;
+const PACKET_STRIDE = 2048;
 const BATCH = 64;
 
-export interface RelayOptions {
+interface RelayOptions {
   /** fd of the client-side TUN (packets read here travel up). */
   clientFd: number;
   /** fd of the server-side TUN (packets read here travel down). */

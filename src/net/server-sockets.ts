@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import type { TcpReading } from './tcp-info.ts';
 
 /** Parses one socket of `ss -tinH` output (its address line and its info line), or undefined. */
-export function parseSsSocket(head: string, info: string): TcpReading | undefined {
+function parseSsSocket(head: string, info: string): TcpReading | undefined {
   // UNCONN 0 0 <local addr:port> <peer addr:port>: the server's local port is the one dialled, the
   // peer's the client's (masquerade keeps source ports where it can).
   const cols = head.trim().split(/\s+/);

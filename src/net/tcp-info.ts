@@ -43,7 +43,7 @@ export function tcpInfoAvailable(): boolean {
  * The socket's file descriptor, or undefined once it is closed. A net.Socket's handle is libuv's TCP
  * handle; a TLSSocket's is the TLS wrap, which exposes the fd of the TCP handle under it.
  */
-export function socketFd(socket: net.Socket): number | undefined {
+function socketFd(socket: net.Socket): number | undefined {
   const h = (socket as unknown as { _handle?: { fd?: number; _parent?: { fd?: number } } | null })._handle;
   const fd = h?.fd ?? h?._parent?.fd;
   return typeof fd === 'number' && fd >= 0 ? fd : undefined;
@@ -56,7 +56,7 @@ const INFINITE_SSTHRESH = 0x7fffffff;
 const NO_RTT_SAMPLE = 0xffffffff;
 
 /** Turns the addon's raw `tcp_info` fields into a {@link TcpConnectionInfo} (units in the names). */
-export function tcpInfoFromRaw(
+function tcpInfoFromRaw(
   raw: Record<string, number | string>,
   ports: { clientPort: number; serverPort: number },
   readAt: TcpConnectionInfo['readAt'],
@@ -100,7 +100,7 @@ export function tcpInfoFromRaw(
 }
 
 /** Which end of the connection the socket is. */
-export type TcpRole = 'client' | 'server';
+type TcpRole = 'client' | 'server';
 
 function portsOf(socket: net.Socket, role: TcpRole): { clientPort: number; serverPort: number } {
   const local = socket.localPort ?? 0;
@@ -218,7 +218,7 @@ export class TcpLog {
 }
 
 /** At most this many per-connection entries are kept in a result (the summaries cover all). */
-export const TCP_PER_CONNECTION_MAX = 64;
+const TCP_PER_CONNECTION_MAX = 64;
 
 /** Without the reading time (a result's per-connection entries). */
 function strip(r: TcpConnectionInfo | TcpReading): TcpConnectionInfo {

@@ -14,7 +14,7 @@ import { H2labError } from '../core/index.ts';
 import type { PageMetrics } from '../model/index.ts';
 
 /** CDP's ResourceTiming (ms relative to `requestTime`, −1 = did not happen). */
-export interface CdpTiming {
+interface CdpTiming {
   requestTime: number;
   dnsStart: number;
   dnsEnd: number;
@@ -28,7 +28,7 @@ export interface CdpTiming {
 }
 
 /** One request of a captured load. */
-export interface CapturedRequest {
+interface CapturedRequest {
   requestId: string;
   url: string;
   method: string;
@@ -82,7 +82,7 @@ export interface CapturedLoad {
 }
 
 /** Options of {@link capturePageLoad}. */
-export interface CaptureOptions {
+interface CaptureOptions {
   /** Also read every response body (recording). */
   bodies?: boolean;
   /** Bound on the load, ms. */

@@ -28,7 +28,7 @@ import { fillerBody, type OriginBody, type OriginResource } from '../server/inde
 import type { CapturedLoad } from './capture.ts';
 
 /** The subset of HAR 1.2 h2lab reads and writes. */
-export interface HarEntry {
+interface HarEntry {
   pageref?: string;
   startedDateTime: string;
   time: number;
@@ -285,7 +285,7 @@ function coalescedHosts(entries: readonly Entry[]): string[][] {
 }
 
 /** The sum of a response's `Server-Timing` durations (W3C Server Timing), ms, if it has any. */
-export function serverTimingMs(headers: ReadonlyArray<readonly [string, string]>): number | undefined {
+function serverTimingMs(headers: ReadonlyArray<readonly [string, string]>): number | undefined {
   let total: number | undefined;
   for (const [k, v] of headers) {
     if (k.toLowerCase() !== 'server-timing') continue;
@@ -508,7 +508,7 @@ export function readHar(file: string, limits: Partial<HarLimits> = {}): ReplaySi
 }
 
 /** {@link readHar} of a HAR already parsed; `file` names it in messages. */
-export function siteOfHar(har: unknown, file: string, limits: Partial<HarLimits> = {}): ReplaySite {
+function siteOfHar(har: unknown, file: string, limits: Partial<HarLimits> = {}): ReplaySite {
   const caps: HarLimits = { ...HAR_LIMITS, ...limits };
   const log = objectOr(objectOr(har).log);
   const entries = log.entries;

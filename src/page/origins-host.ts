@@ -26,13 +26,13 @@ import { type OriginListener, type OriginServers, startOriginServers } from '../
 import type { HarLimits, ReplaySite } from './har.ts';
 
 /** One protocol setting (named by what its candidate origins speak): what each origin speaks in it. */
-export interface SettingSpec {
+interface SettingSpec {
   protocol: ReplayProtocol;
   map: Record<string, ReplayProtocol>;
 }
 
 /** A setting's listeners. */
-export interface SettingListeners {
+interface SettingListeners {
   protocol: ReplayProtocol;
   listeners: OriginListener[];
   certPems: string[];
@@ -49,7 +49,7 @@ export interface ReplayOrigins {
 }
 
 /** What origins-entry.ts is told. */
-export interface OriginsStart {
+interface OriginsStart {
   type: 'start';
   /** The HAR and the caps it was read with (the child reads it again: bodies never cross IPC). */
   har: { file: string; limits: HarLimits };

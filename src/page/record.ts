@@ -19,7 +19,7 @@ import { capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capt
 import { type Har, harOf } from './har.ts';
 
 /** Options of {@link recordPage}. */
-export interface RecordOptions {
+interface RecordOptions {
   /** The page to record; ignored with `generate`. */
   url?: string;
   /** Record a generated page instead (served by h2lab on loopback). */
@@ -37,7 +37,7 @@ export interface RecordOptions {
 }
 
 /** What {@link recordPage} returns. */
-export interface Recording {
+interface Recording {
   har: Har;
   url: string;
   requests: number;

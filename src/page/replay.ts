@@ -67,7 +67,7 @@ export interface ReplayHooks {
 }
 
 /** Validates options; H2LAB_ERR_INVALID_OPTION names the first bad one. */
-export function resolvePageReplayOptions(input: PageReplayOptionsInput): PageReplayOptions {
+function resolvePageReplayOptions(input: PageReplayOptionsInput): PageReplayOptions {
   const r = PageReplayOptionsSchema.safeParse(input);
   if (!r.success) {
     const issue = r.error.issues[0]!;
@@ -80,7 +80,7 @@ export function resolvePageReplayOptions(input: PageReplayOptionsInput): PageRep
 }
 
 /** A captured load as the result keeps it: times in ms from the document's requestWillBeSent. */
-export function pageRequestsOf(load: CapturedLoad): PageRequest[] {
+function pageRequestsOf(load: CapturedLoad): PageRequest[] {
   const ms = (s: number) => (s - load.t0S) * 1000;
   const out: PageRequest[] = load.requests.map((r) => {
     const t = r.timing;

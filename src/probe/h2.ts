@@ -37,7 +37,7 @@ export interface ServerPreface {
 }
 
 /** The server answered HTTP/2 with something else. `code` is `PROBE_NOT_H2`. */
-export function notH2Error(detail: string, statusLine?: string): Error {
+function notH2Error(detail: string, statusLine?: string): Error {
   return Object.assign(new Error(detail), { code: 'PROBE_NOT_H2', statusLine });
 }
 
@@ -151,7 +151,7 @@ export async function exchangePreface(
 }
 
 /** An HTTP/1.x response head, read from a raw socket. */
-export interface ResponseHead {
+interface ResponseHead {
   statusLine: string;
   status: number;
   /** Header names lower-cased; repeated headers joined with ", ". */
@@ -215,7 +215,7 @@ function parseHead(text: string): ResponseHead {
 }
 
 /** What happened when the client asked to upgrade an HTTP/1.1 request to h2c. */
-export interface UpgradeOutcome {
+interface UpgradeOutcome {
   /** True when the server answered 101 and then spoke HTTP/2. */
   upgraded: boolean;
   /** The response status line to the upgrade request (`HTTP/1.1 101 Switching Protocols`, or a 200…). */

@@ -9,10 +9,10 @@ import https from 'node:https';
 import type net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { IdleReport, KeepAliveReport, ResponseReport } from '../model/index.ts';
-import { type ClientTlsMaterial, type Endpoint, Inbox, timeoutError } from './wire.ts';
+import { type ClientTlsMaterial, type Endpoint, type Inbox, timeoutError } from './wire.ts';
 
 /** Offered on every request so the probe can report what compression the server uses. */
-export const ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+const ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
 const USER_AGENT = 'h2lab-probe';
 
 /** Where and how to reach the origin with Node's clients. */
@@ -405,5 +405,3 @@ export async function watchIdle(
       return { protocol, waitedMs: waitMs, closedAfterMs: performance.now() - idleSince, how: 'goaway' };
   }
 }
-
-export { Inbox };

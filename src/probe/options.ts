@@ -14,7 +14,7 @@ import {
 } from '../core/index.ts';
 
 /** Defaults, with their units in their names. */
-export const PROBE_DEFAULTS = Object.freeze({
+const PROBE_DEFAULTS = Object.freeze({
   /** Each step (connect, handshake, one exchange) must answer within this, ms. */
   timeoutMs: 5000,
   /** Requests sent one after another to see whether HTTP/1.1 keep-alive is honoured. */

@@ -59,7 +59,7 @@ export async function probeH3(
 }
 
 /** What the server told a QUIC client in its transport parameters, and who read them. */
-export interface QuicTransportReport {
+interface QuicTransportReport {
   transportParameters: Record<string, number | string> | null;
   via: string;
 }

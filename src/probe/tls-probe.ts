@@ -21,7 +21,7 @@ const HANDSHAKE_CERTIFICATE_REQUEST = 13;
 const DAY_MS = 86_400_000;
 
 /** What the TLS step hands to the rest of the probe. */
-export interface TlsOutcome {
+interface TlsOutcome {
   report: TlsReport;
   /** The server's HTTP/2 preface over TLS, when ALPN chose h2 and the exchange worked. */
   preface?: ServerPreface;
@@ -38,7 +38,7 @@ function formatName(name: tls.Certificate | undefined): string {
 }
 
 /** The verified chain as Node reports it (leaf first), summarised. */
-export function summariseChain(leaf: tls.DetailedPeerCertificate, nowMs = Date.now()): CertificateSummary[] {
+function summariseChain(leaf: tls.DetailedPeerCertificate, nowMs = Date.now()): CertificateSummary[] {
   const out: CertificateSummary[] = [];
   const seen = new Set<string>();
   for (let c: tls.DetailedPeerCertificate | undefined = leaf; c?.fingerprint256; c = c.issuerCertificate) {

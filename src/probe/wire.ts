@@ -165,7 +165,7 @@ export function connectTcp(ep: Endpoint, timeoutMs: number): Promise<net.Socket>
 }
 
 /** One TLS record seen on the wire (RFC 8446 §5.1): direction, content type, length. */
-export interface TlsRecord {
+interface TlsRecord {
   dir: 'out' | 'in';
   type: number;
   length: number;
@@ -308,7 +308,7 @@ export interface TlsAttempt {
 }
 
 /** A completed TLS handshake. The socket stays open for the caller, who must destroy it. */
-export interface TlsConnection {
+interface TlsConnection {
   socket: tls.TLSSocket;
   tap: TlsRecordTap;
   /** Client records written by the end of the handshake (before any application data). */

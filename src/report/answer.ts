@@ -34,10 +34,10 @@ import {
 export type Decision = 'on' | 'keep' | 'same' | 'undecided' | 'depends' | 'failed' | 'not-compared';
 
 /** Who the workload stands for: the decision a user makes for these clients. */
-export type ClientGroup = 'browsers' | 'api' | 'bulk';
+type ClientGroup = 'browsers' | 'api' | 'bulk';
 
 /** One line of the answer. */
-export interface AnswerLine {
+interface AnswerLine {
   workload: string;
   net: string;
   /** The levels this line covers (concurrency, burst N or rate), ascending. */
@@ -68,7 +68,7 @@ export interface AnswerLine {
 }
 
 /** One group of lines: the clients and workload they are about. */
-export interface AnswerGroup {
+interface AnswerGroup {
   group: ClientGroup;
   workload: string;
   net: string;
@@ -77,7 +77,7 @@ export interface AnswerGroup {
 }
 
 /** The answer block. */
-export interface Answer {
+interface Answer {
   title: string;
   groups: AnswerGroup[];
   /** What a mark in the lines means (the saturated load client's `*`), or absent. */
@@ -85,7 +85,7 @@ export interface Answer {
 }
 
 /** The note under an answer whose lines carry the saturation mark. */
-export const SATURATED_NOTE =
+const SATURATED_NOTE =
   "* h2lab's load client was saturated in runs of these cells: their throughput is a floor and the ratio may measure h2lab rather than the server (try --workers 2)";
 
 /** The most lines one workload's answer takes at 80 columns (its heading and the note included). */
@@ -94,7 +94,7 @@ export const ANSWER_MAX_LINES = 12;
 const GROUP_ORDER: ClientGroup[] = ['browsers', 'api', 'bulk'];
 
 /** Which clients a workload stands for: a burst is a page (browsers), a large response bulk. */
-export function clientGroup(w: Workload): ClientGroup {
+function clientGroup(w: Workload): ClientGroup {
   if (w.burst !== undefined) return 'browsers';
   return w.kind === 'bulk' ? 'bulk' : 'api';
 }
@@ -114,7 +114,7 @@ function httpOf(p: StrategyName): string {
 }
 
 /** "1.48× (1.32–1.62)": the ratio and its interval (the heading says of what). */
-export function effectText(c: Comparison): string {
+function effectText(c: Comparison): string {
   const i = c.interval;
   if (!Number.isFinite(i.ratio)) return '—';
   return `${formatRatio(i.ratio)} (${formatRatio(i.lo).slice(0, -1)}–${formatRatio(i.hi).slice(0, -1)})`;

@@ -10,7 +10,7 @@ import { formatBytes, formatMs } from '../core/index.ts';
 import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';
 
 /** One confounder found in a run. */
-export interface Confounder {
+interface Confounder {
   /**
    * flow-control: the client's windows stopped the server; nagle: a small write held until an ACK,
    * with the server's TCP_NODELAY not recorded; held-write: the same signature where both ends
@@ -30,7 +30,7 @@ export interface Confounder {
  * Below this share of the time the sessions were open, stalls cannot explain a throughput
  * difference larger than the run-to-run spread of a few percent that repeated runs show.
  */
-export const FLOW_STALL_MIN_SHARE = 0.05;
+const FLOW_STALL_MIN_SHARE = 0.05;
 
 /**
  * Half of Linux's minimum delayed-ACK time (TCP_DELACK_MIN, 40 ms): a segment Nagle holds back waits
@@ -39,7 +39,7 @@ export const FLOW_STALL_MIN_SHARE = 0.05;
 export const NAGLE_MIN_DELAY_MS = 20;
 
 /** Fewest responses in a group before its median is read. */
-export const NAGLE_MIN_SAMPLES = 3;
+const NAGLE_MIN_SAMPLES = 3;
 
 /** The confounders a run shows, largest first. */
 export function confoundersOf(run: RunResult): Confounder[] {
@@ -85,7 +85,7 @@ function flowControlConfounder(run: RunResult): Confounder | undefined {
  * `transport.noDelay`; the server's is known only for the embedded fixture server, which sets it on
  * every socket it accepts. For any other server only h2lab's side is known.
  */
-export function bothEndsNoDelay(run: RunResult): boolean {
+function bothEndsNoDelay(run: RunResult): boolean {
   // The fixture server sets TCP_NODELAY on every socket, in this process or behind a link (a link's
   // run names the fixture's address, so its `target.embedded` is false; its options record that the
   // server is h2lab's fixture).
@@ -99,7 +99,7 @@ export function bothEndsNoDelay(run: RunResult): boolean {
  * one, else the kernel's smoothed RTT of its connections (the figure the TCP facts quote), else its
  * median TCP handshake.
  */
-export function recordedRttMs(run: RunResult): number | undefined {
+function recordedRttMs(run: RunResult): number | undefined {
   return (
     run.environment.link?.rttMs ??
     run.connections.tcp?.client?.rttMs?.median ??

@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { CellResult, RunResult, Workload } from '../model/index.ts';
 
 /** The failures of one cell, summed over the runs it kept (or every run when it kept none). */
-export interface CellFailures {
+interface CellFailures {
   /** Requests that failed: a transport failure or a status ≥ 400. */
   failed: number;
   total: number;

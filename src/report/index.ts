@@ -6,7 +6,7 @@
 export { loadHtmlAssets } from './assets.ts';
 export { renderBrowserHtml } from './browser-html.ts';
 export { renderBrowserText } from './browser-text.ts';
-export { type Confounder, confoundersOf } from './confounders.ts';
+export { confoundersOf } from './confounders.ts';
 export {
   COMPARE_CSV_COLUMNS,
   compareCsv,
@@ -19,7 +19,7 @@ export {
 export { escapeHtml, scriptJson } from './html.ts';
 export { renderMergedText } from './merged-text.ts';
 export { medianLoad, renderPageHtml, renderPageMarkdown } from './page.ts';
-export { type PageVerdictInput, pageVerdict, type VerdictPair } from './page-verdict.ts';
+export { pageVerdict, type VerdictPair } from './page-verdict.ts';
 export { renderProbeText } from './probe-text.ts';
 export {
   RENDER_FORMATS,
@@ -37,13 +37,7 @@ export {
   ratioSvg,
   renderHtml,
 } from './render-html.ts';
-export {
-  type ResultRow,
-  renderMarkdown,
-  renderTerminal,
-  resultRows,
-  type TerminalOptions,
-} from './render-text.ts';
+export { renderMarkdown, renderTerminal, resultRows } from './render-text.ts';
 export {
   lengthenedDurationMs,
   MIN_RUN_REQUESTS,
@@ -58,7 +52,6 @@ export {
   renderStudyHtml,
   renderStudyMarkdown,
   renderStudyText,
-  type StudyTextOptions,
   studyFindingsBlock,
   studyTablesBlock,
 } from './study.ts';

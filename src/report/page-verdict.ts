@@ -28,7 +28,7 @@ export interface VerdictPair {
 }
 
 /** What a replay's verdict is worded from: all of it measured or recorded by src/page. */
-export interface PageVerdictInput {
+interface PageVerdictInput {
   /** Per protocol setting with kept loads. */
   summaries: readonly PageSummary[];
   /** Each candidate against HTTP/1.1, then h3 against h2. */

@@ -11,7 +11,7 @@ import { fitTable, wrapText } from './text.ts';
 import { comparisonOf, formatRatio, formatRps, OUTCOME_WORDS } from './verdict.ts';
 
 /** One row of the results table, already in words. */
-export interface ResultRow {
+interface ResultRow {
   workload: string;
   net: string;
   concurrency: string;
@@ -185,7 +185,7 @@ export function columnsFor(rows: readonly ResultRow[]): Column[] {
 }
 
 /** Options of {@link renderTerminal}. */
-export interface TerminalOptions {
+interface TerminalOptions {
   /** Line width: tables are cut into column groups and words wrapped to fit it. Default 80. */
   width?: number;
   /** The title and the answer alone (compare --brief). */

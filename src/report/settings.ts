@@ -13,7 +13,7 @@ import { MIN_RUN_REQUESTS, MIN_RUN_ROUND_TRIPS } from './run-length.ts';
 import { wrapText } from './text.ts';
 
 /** One setting: a short name and what was in force, in words with units. */
-export interface SettingRow {
+interface SettingRow {
   name: string;
   value: string;
 }
@@ -26,7 +26,7 @@ const WINDOW_WHO: Record<string, string> = {
 };
 
 /** "rtt 200 ms, 10 Mbit/s, loss 1%, queue 250 KiB, seed 1, relay". */
-export function describeLink(l: LinkInfo): string {
+function describeLink(l: LinkInfo): string {
   const parts = [`rtt ${formatMs(l.rttMs)}`];
   if (l.jitterMs) parts.push(`jitter ±${formatMs(l.jitterMs)}`);
   if (l.rateBitsPerSec) parts.push(`${+(l.rateBitsPerSec / 1e6).toPrecision(4)} Mbit/s`);
@@ -99,7 +99,7 @@ export function comparedTitle(result: CompareResult): string {
 }
 
 /** The path to a target h2lab did not start, as measured without a link. */
-export function pathText(p: PathInfo): string {
+function pathText(p: PathInfo): string {
   const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';
   return `${p.target} ${where}base RTT ${formatMs(p.baseRttMs)} (median of ${p.samples} TCP handshakes without a link, fastest ${formatMs(p.baseRttMinMs)})`;
 }
@@ -109,7 +109,7 @@ export function pathText(p: PathInfo): string {
  * not start, that the link leads to it through a gateway, which end's TCP was pinned, and the round
  * trip the runs then had (the path's own plus the link's).
  */
-export function linkSettingText(l: LinkInfo, path?: PathInfo): string {
+function linkSettingText(l: LinkInfo, path?: PathInfo): string {
   const tcp = `TCP ${l.congestionControl ?? 'host default'}, initial cwnd ${l.initialCwnd ?? 10}, slow start after idle ${l.slowStartAfterIdle === false ? 'off' : 'on'}`;
   const g = l.gateway;
   if (!g)

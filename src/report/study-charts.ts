@@ -19,7 +19,7 @@ interface Figure {
 }
 
 /** One line of a dot plot: h2lab's figure and the report's for the same row and quantity. */
-export interface DotLine {
+interface DotLine {
   label: string;
   title: string;
   ours?: Figure;

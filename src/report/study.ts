@@ -62,7 +62,7 @@ const VERDICT_WORD: Record<StudyFinding['verdict'], string> = {
 };
 
 /** A finding as one paragraph: the row, the two figures, the verdict and the mechanism. */
-export function findingText(f: StudyFinding): string {
+function findingText(f: StudyFinding): string {
   return `[${VERDICT_WORD[f.verdict]}] ${f.row} — report: ${f.report}; this run: ${f.measured}${f.difference ? ` (${f.difference})` : ''}. ${f.explanation}`;
 }
 
@@ -134,7 +134,7 @@ export function studyTablesBlock(r: StudyResult, ids: readonly string[], file: s
 }
 
 /** Options of {@link renderStudyText}. */
-export interface StudyTextOptions {
+interface StudyTextOptions {
   /** Line width for the paragraphs. Default 100. */
   width?: number;
 }

@@ -134,7 +134,7 @@ function metricSentence(
 }
 
 /** One part of a request's mean time that moved against the baseline: what, and by how much (ms; < 0 removed). */
-export interface TimeShift {
+interface TimeShift {
   part: 'clientQueue' | 'serverQueue' | 'wire' | 'transfer';
   words: string;
   deltaMs: number;
@@ -945,7 +945,7 @@ function caveats(result: CompareResult): string[] {
  * A comparison run as shards: what the merge makes exact and what it does not, how far apart the
  * shards started their runs, and a fixed count that multiplied (h2's one session per shard).
  */
-export function shardingCaveat(result: CompareResult): string | undefined {
+function shardingCaveat(result: CompareResult): string | undefined {
   const sh = result.sharding;
   if (!sh) return undefined;
   const fixed = result.axes.protocols.filter((p) => findStrategy(p)?.connections.fixed !== undefined);

@@ -35,7 +35,7 @@ const CALM_FLUSH_MS = 50;
 const PROBE_CHECK_MS = 50;
 
 /** The limits the guard enforces (a subset of the server options, all resolved). */
-export interface GuardLimits {
+interface GuardLimits {
   /** Client RST_STREAMs per connection: a bucket of this size refilled over 10 s; 0 = no limit. */
   h2MaxResets: number;
   /** PRIORITY frames per connection: a bucket of this size refilled over 10 s; 0 = no limit. */

@@ -27,7 +27,7 @@ function h3Headers(status: number, headers: Headers): Record<string, string> {
 }
 
 /** One HTTP/3 request stream. */
-export class H3Exchange implements Exchange {
+class H3Exchange implements Exchange {
   private sent = false;
   constructor(private readonly s: H3ServerStream) {}
   get protocol(): WireProtocol {

@@ -4,21 +4,9 @@
  * Prometheus metrics.
  */
 
-export {
-  type CancelStage,
-  type HistogramSnapshot,
-  type JobOutcome,
-  type ListenerName,
-  type MetricsSnapshot,
-  type MetricsSnapshot as Snapshot,
-  POOL_BUCKETS_SECONDS,
-  ROUTES,
-  type RouteName,
-  renderPrometheus,
-} from './metrics.ts';
+export { type MetricsSnapshot, POOL_BUCKETS_SECONDS, ROUTES, renderPrometheus } from './metrics.ts';
 export {
   histogramQuantile,
-  type MetricsClientOptions,
   type MetricsTls,
   metricsClient,
   metricsDelta,
@@ -28,28 +16,23 @@ export {
 } from './metrics-client.ts';
 export {
   METRICS_URL_FLAG,
-  type ServerOptions,
   type ServerOptionsInput,
   ServerOptionsSchema,
   serverOptionMeta,
 } from './options.ts';
 export {
   bodyChunks,
-  type FillerBody,
   fillerBody,
   ORIGIN_MAX_STREAMS,
   type OriginBody,
   type OriginListener,
   type OriginResource,
-  type OriginServerOptions,
   type OriginServers,
-  type OriginSpec,
-  type OriginTally,
   resolverRules,
   startOriginServers,
 } from './origins.ts';
-export { type TilesPageParams, tilesPageHtml, tilesPageParams } from './page.ts';
+export { tilesPageHtml, tilesPageParams } from './page.ts';
 export { otherCpus, pinThisProcess, renderCpuList } from './render-cpu.ts';
 export { type RunningServer, resolveServerOptions, startServer } from './server.ts';
 export { DEFAULT_SITE, generateSite, parseSiteSpec, type SiteSpec, siteHost } from './site.ts';
-export { type FixturePlacement, type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';
+export { type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';

@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /** Query of the map page; out-of-range values are clamped (it is a fixture). */
-export interface MapPageParams {
+interface MapPageParams {
   lon: number;
   lat: number;
   zoom: number;
@@ -88,7 +88,7 @@ const ASSETS: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** One static asset: its body and content type. */
-export interface MapAsset {
+interface MapAsset {
   body: Buffer;
   contentType: string;
 }

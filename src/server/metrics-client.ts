@@ -20,7 +20,7 @@ export interface MetricsTls {
 }
 
 /** Options of {@link metricsClient}. */
-export interface MetricsClientOptions {
+interface MetricsClientOptions {
   /**
    * True when h2lab started this server: then {@link ServerMetricsClient.reset} may clear its counters
    * and peaks before a run. Never for someone else's server, whose other observers would see a reset.

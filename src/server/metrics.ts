@@ -31,15 +31,15 @@ export const ROUTES = [
 ] as const;
 export type RouteName = (typeof ROUTES)[number];
 
-export const PROTOCOLS: readonly WireProtocol[] = ['http/1.1', 'h2', 'h2c', 'h3'];
+const PROTOCOLS: readonly WireProtocol[] = ['http/1.1', 'h2', 'h2c', 'h3'];
 /** Listener names (the `listener` label). */
 export type ListenerName = 'plain' | 'tls' | 'quic';
 /** Protocol of a connection; `unknown` = closed before it chose one (no preface, failed handshake). */
-export type ConnectionProtocol = WireProtocol | 'unknown';
+type ConnectionProtocol = WireProtocol | 'unknown';
 /** Where a cancelled request's pool job was when the client went away. */
 export type CancelStage = 'queued' | 'running' | 'after';
 /** What became of a pool job. */
-export type JobOutcome = 'completed' | 'dropped' | 'aborted' | 'unwanted';
+type JobOutcome = 'completed' | 'dropped' | 'aborted' | 'unwanted';
 
 /** Upper bounds (seconds) of the pool histograms' buckets: 0.5 ms … 30 s. */
 export const POOL_BUCKETS_SECONDS: readonly number[] = [
@@ -100,7 +100,7 @@ const cancelTable = (): Record<WireProtocol, Record<CancelStage, number>> => ({
 });
 
 /** The pool's live state, read at snapshot time. */
-export interface PoolGauges {
+interface PoolGauges {
   size: number;
   busy: number;
   queued: number;
@@ -153,7 +153,7 @@ export interface MetricsSnapshot {
 }
 
 /** The server's own CPU and event-loop time (see {@link MetricsSnapshot.loop}). */
-export interface LoopReading {
+interface LoopReading {
   scope: 'thread' | 'process';
   cpuSeconds: number;
   activeSeconds: number;
@@ -195,7 +195,7 @@ function cpuOfProcess(): number {
 }
 
 /** Closed connections whose TCP readings the server keeps for `/metrics?format=json`. */
-export const SERVER_TCP_READINGS = 512;
+const SERVER_TCP_READINGS = 512;
 
 /** The mutable counters. One instance per running server. */
 export class ServerMetrics {

@@ -45,7 +45,7 @@ export interface OriginResource {
  * A body made while it is sent: `head`, filler bytes, then `tail`, `length` bytes in all. A HAR
  * without bodies claims sizes only; a claimed 500 MB costs a 64 KiB pattern, not 500 MB of memory.
  */
-export interface FillerBody {
+interface FillerBody {
   readonly length: number;
   readonly head: Buffer;
   readonly tail: Buffer;
@@ -133,7 +133,7 @@ export interface OriginListener {
 }
 
 /** What the origins answered since they started. */
-export interface OriginTally {
+interface OriginTally {
   /** Requests answered with a recorded resource. */
   served: number;
   /** Requests no recorded resource matched (answered 404), as `host path`. */
@@ -150,7 +150,7 @@ export interface OriginServers {
 }
 
 /** Options of {@link startOriginServers}. */
-export interface OriginServerOptions {
+interface OriginServerOptions {
   /** The CA that signs each host's certificate (PEM certificate and PKCS#8 key). */
   ca: { caPem: string; caKeyPem: string };
   /** Address to listen on. Default 127.0.0.1. */

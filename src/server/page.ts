@@ -7,7 +7,7 @@
  * - `z`     zoom level in the tile URLs (default 12)
  * - `abort` abort every unfinished fetch after this many milliseconds (cancellation experiments)
  */
-export interface TilesPageParams {
+interface TilesPageParams {
   n: number;
   z: number;
   abortMs: number | undefined;

@@ -14,13 +14,13 @@ import type { CancelStage, ServerMetrics } from './metrics.ts';
 import type { CpuJob, CpuRenderer } from './render-cpu.ts';
 
 /** Timing of a finished job, in milliseconds. */
-export interface JobResult {
+interface JobResult {
   queuedMs: number;
   serviceMs: number;
 }
 
 /** A submitted job. */
-export interface PoolJob {
+interface PoolJob {
   /** The client went away. Returns where the job was then. Idempotent. */
   cancel(): CancelStage;
 }

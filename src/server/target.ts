@@ -30,7 +30,7 @@ import { startServer } from './server.ts';
 import type { FromTarget, ToTarget } from './target-protocol.ts';
 
 /** Where the fixture server runs. */
-export type FixturePlacement = 'in-process' | 'thread' | { link: Link };
+type FixturePlacement = 'in-process' | 'thread' | { link: Link };
 
 /** A started fixture server, wherever it runs. */
 export interface FixtureTarget {

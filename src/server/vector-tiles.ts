@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import type { GeometryCollection, Topology } from 'topojson-specification';
 
 /** The one source layer in every tile; a MapLibre style names it as `source-layer`. */
-export const VECTOR_TILE_LAYER = 'countries';
+const VECTOR_TILE_LAYER = 'countries';
 /**
  * Deepest zoom the index cuts (a client overzooms past it). 1:50m data has nothing finer to show
  * beyond about z8; the cut is still real work at z10 and keeps pans at street-like zooms realistic.

@@ -21,7 +21,7 @@ import {
 } from '../model/index.ts';
 
 /** The first word of every chunk line. */
-export const CHUNK_PREFIX = 'h2lab-shard';
+const CHUNK_PREFIX = 'h2lab-shard';
 /** Characters of payload per line; with its header a line stays under 12.2 KiB. */
 export const CHUNK_PAYLOAD_CHARS = 12_000;
 /** What a local runner's child writes on stderr once loaded, before it reads its plan on stdin. */

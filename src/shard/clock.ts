@@ -64,7 +64,7 @@ export async function measureClockOffset(
 }
 
 /** A running coordinator clock. */
-export interface ClockServer {
+interface ClockServer {
   url: string;
   close(): Promise<void>;
 }

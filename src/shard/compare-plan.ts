@@ -38,13 +38,13 @@ import {
 } from './plan.ts';
 
 /** What a comparison's plan needs besides the plan's common input. */
-export interface ComparePlanInput extends PlanInput {
+interface ComparePlanInput extends PlanInput {
   /** Time after each run's measured period before the next run's start, ms. Default 1000. */
   slotGapMs?: number;
 }
 
 /** The compare plan's own default, a decision recorded in every plan. */
-export const COMPARE_PLAN_DEFAULTS = Object.freeze({
+const COMPARE_PLAN_DEFAULTS = Object.freeze({
   /**
    * ms. Between one run's end and the next run's start a shard receives the last responses, closes
    * the pool and opens the next one (a TLS handshake per connection, up to --h1-connections of them);

@@ -11,7 +11,7 @@ import { runCompareShard } from './compare-run.ts';
 import { runShard, type ShardDeps } from './run.ts';
 
 /** Where a shard's output goes besides stdout. */
-export interface EmitOptions {
+interface EmitOptions {
   /** The digest is written here (a termination message: at most 4096 bytes). */
   terminationLog?: string;
   /** The whole shard result as JSON, for `h2lab merge` by hand. */

@@ -7,40 +7,13 @@
 
 // Its renderer lives in src/report (merged-text.ts) with the others; re-exported for the CLI's import.
 export { renderMergedText } from '../report/index.ts';
-export {
-  CHUNK_PAYLOAD_CHARS,
-  CHUNK_PREFIX,
-  DIGEST_MAX_BYTES,
-  encodeShardOutput,
-  ShardCollector,
-} from './chunks.ts';
-export { type ClockServer, localNow, measureClockOffset, startClockServer } from './clock.ts';
+export { CHUNK_PAYLOAD_CHARS, encodeShardOutput, ShardCollector } from './chunks.ts';
+export { measureClockOffset, startClockServer } from './clock.ts';
 export { mergeCompareShards } from './compare-merge.ts';
-export {
-  COMPARE_PLAN_DEFAULTS,
-  type ComparePlanInput,
-  comparePlanLengthMs,
-  planCompareShards,
-} from './compare-plan.ts';
+export { comparePlanLengthMs, planCompareShards } from './compare-plan.ts';
 export { runCompareShard } from './compare-run.ts';
-export { type EmitOptions, runAndEmitShard, shardError } from './emit.ts';
-export {
-  type LocalCompareRun,
-  type LocalRun,
-  type LocalShards,
-  runComparePlanLocally,
-  runPlanLocally,
-} from './local.ts';
-export { MERGE_DEFAULTS, type MergeOptions, mergeShards } from './merge.ts';
-export {
-  canonicalJson,
-  checkPlan,
-  PLAN_DEFAULTS,
-  type PlanInput,
-  planHash,
-  planShards,
-  readPlanFile,
-  shardLoadOptions,
-  splitLoad,
-} from './plan.ts';
-export { runShard, type ShardDeps, startBarrier } from './run.ts';
+export { runAndEmitShard, shardError } from './emit.ts';
+export { runComparePlanLocally, runPlanLocally } from './local.ts';
+export { type MergeOptions, mergeShards } from './merge.ts';
+export { checkPlan, type PlanInput, planShards, readPlanFile } from './plan.ts';
+export { runShard } from './run.ts';

@@ -25,7 +25,7 @@ import { mergeCompareShards } from './compare-merge.ts';
 import { type MergeOptions, mergeShards } from './merge.ts';
 
 /** What the children of a local run left: their results, exit statuses and stderr, by index. */
-export interface LocalShards<P extends AnyPlan, R extends AnyShardResult> {
+interface LocalShards<P extends AnyPlan, R extends AnyShardResult> {
   /** The plan they ran (the one the plan function returned). */
   plan: P;
   shards: R[];
@@ -36,12 +36,12 @@ export interface LocalShards<P extends AnyPlan, R extends AnyShardResult> {
 }
 
 /** What a local run of a load run's plan produced. */
-export interface LocalRun extends LocalShards<ShardPlan, ShardResult> {
+interface LocalRun extends LocalShards<ShardPlan, ShardResult> {
   merged: MergedResult;
 }
 
 /** What a local run of a comparison's plan produced. */
-export interface LocalCompareRun extends LocalShards<ComparePlan, CompareShardResult> {
+interface LocalCompareRun extends LocalShards<ComparePlan, CompareShardResult> {
   result: CompareResult;
 }
 

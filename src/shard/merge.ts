@@ -31,7 +31,7 @@ export interface MergeOptions {
 }
 
 /** The defaults of {@link MergeOptions}. */
-export const MERGE_DEFAULTS = Object.freeze({ maxSkewMs: 10, slowFactor: 2 });
+const MERGE_DEFAULTS = Object.freeze({ maxSkewMs: 10, slowFactor: 2 });
 
 /** What a merged result says when the plan had no reference clock. */
 export const NO_CLOCK_NOTE =

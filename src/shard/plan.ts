@@ -34,7 +34,7 @@ export interface PlanInput {
 }
 
 /** The plan's defaults, each a decision recorded in every plan. */
-export const PLAN_DEFAULTS = Object.freeze({
+const PLAN_DEFAULTS = Object.freeze({
   /**
    * ms. A shard later than this sends its first arrivals late by as much; one second is far above a
    * healthy timer's lag (well under 10 ms) and far below a pod scheduled or pulled late (seconds).
@@ -47,7 +47,7 @@ export const PLAN_DEFAULTS = Object.freeze({
 });
 
 /** Keys sorted at every level, so the same plan always hashes the same. */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
     const entries = Object.entries(v as Record<string, unknown>)
@@ -61,7 +61,7 @@ export function canonicalJson(v: unknown): string {
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** The hash of a plan: sha256 of its canonical JSON without the `hash` field. */
-export function planHash(plan: { hash?: string }): string {
+function planHash(plan: { hash?: string }): string {
   const { hash: _h, ...rest } = plan;
   return sha256(canonicalJson(rest));
 }
@@ -75,7 +75,7 @@ function tooSmall(option: string, value: number, shards: number): H2labError {
 }
 
 /** How one load run is divided among N shards; see {@link splitLoad}. */
-export type LoadSplit = ShardPlan['split'];
+type LoadSplit = ShardPlan['split'];
 
 /**
  * Divides one load run among `n` shards: the numbers each shard gets (rate and arrival index for an

@@ -16,7 +16,7 @@
  */
 
 /** A ratio with its interval (a bootstrap interval, or a comparison's). */
-export interface Interval {
+interface Interval {
   ratio: number;
   lo: number;
   hi: number;
@@ -48,7 +48,7 @@ export function ratio2(x: number): number {
 }
 
 /** Words for a ratio's direction; `size` is the ratio (above 1) or its inverse (below 1), one decimal. */
-export interface DirectionWords {
+interface DirectionWords {
   above: (size: string) => string;
   below: (size: string) => string;
   either: string;
@@ -99,7 +99,7 @@ export function noDifference(i: Pick<Interval, 'lo' | 'hi'>): boolean {
 }
 
 /** The outcome of {@link agreement}. */
-export interface Agreement {
+interface Agreement {
   verdict: 'agrees' | 'differs';
   /** The tolerance used (see {@link toleranceFor}). */
   tolerance: number;

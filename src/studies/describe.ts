@@ -13,7 +13,7 @@ import type { FlagUse } from '../core/index.ts';
  * "Options": a shared one such as `--runs`, narrowed with its reason, or the study's own) and the key
  * of the study's options it fills.
  */
-export interface StudyFlag<K extends string = string> extends FlagUse {
+interface StudyFlag<K extends string = string> extends FlagUse {
   readonly key: K;
 }
 

@@ -69,7 +69,7 @@ export class Evidence {
 }
 
 /** Input of {@link makeFinding}. */
-export interface FindingInput {
+interface FindingInput {
   id: string;
   section?: string;
   row: string;
@@ -130,7 +130,7 @@ export function makeFinding(i: FindingInput): StudyFinding {
 }
 
 /** What every finding of one report row starts from: which row, the report's figure, the evidence. */
-export type FindingBase = Pick<FindingInput, 'id' | 'section' | 'row' | 'report' | 'ev'>;
+type FindingBase = Pick<FindingInput, 'id' | 'section' | 'row' | 'report' | 'ev'>;
 
 /**
  * The finding of a report row this run has no figure for: `measured` says why ("not measured: …"),
@@ -166,7 +166,7 @@ function renderings(v: number): Set<string> {
  * Figures in a finding's words that no evidence field carries (a number written into the text by hand,
  * or computed and not recorded). Identifiers such as HTTP/1.1, h2 or report 000 are not figures.
  */
-export function unbackedNumbers(f: StudyFinding): string[] {
+function unbackedNumbers(f: StudyFinding): string[] {
   const shown = new Set<string>();
   for (const v of Object.values(f.evidence))
     if (typeof v === 'number') for (const r of renderings(v)) shown.add(r);

@@ -4,5 +4,5 @@
  * when it runs, loading no study, no engine, no browser and no renderer. `h2lab study`'s `register()`
  * imports this; what runs a study imports src/studies/index.ts.
  */
-export type { StudyDescriptor, StudyFlag } from './describe.ts';
+export type { StudyDescriptor } from './describe.ts';
 export { findStudy, listStudies, loadStudy, registerStudy } from './registry.ts';

@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import { H2labError } from '../core/index.ts';
 
 /** Where Debian's `nginx` package installs the binary. */
-export const NGINX_DEFAULT_BINARY = '/usr/sbin/nginx';
+const NGINX_DEFAULT_BINARY = '/usr/sbin/nginx';
 
 /** The temp paths nginx wants writable (it creates none of its directories itself). */
 const TEMP_DIRS = ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'] as const;
@@ -97,7 +97,7 @@ export interface Nginx {
 }
 
 /** Options of {@link startNginx}. */
-export interface StartNginxOptions {
+interface StartNginxOptions {
   /** Default: {@link findNginx}. */
   binary?: string;
   /** Bound on the wait until every port accepts, ms. Default 10000. */

@@ -28,10 +28,7 @@ import { checkFindings } from './findings.ts';
  * resolved options (what `run` reads, typed), `G` the options a caller gives (the flags' values):
  * `resolve` fills in the defaults of the mode.
  */
-export interface StudyImplementation<
-  O extends object = Record<string, unknown>,
-  G extends object = Partial<O>,
-> {
+interface StudyImplementation<O extends object = Record<string, unknown>, G extends object = Partial<O>> {
   /** The options from what was given and the mode (`quick`): every default filled in. */
   resolve?: (given: Readonly<G>, quick: boolean) => O;
   /**
@@ -86,7 +83,7 @@ export interface Rederived {
 const DEFECT = "a finding disagrees with this run's data (a defect of h2lab): ";
 
 /** The self-check of a result's words: the generic checks, then the study's own. */
-export function selfCheck(study: Pick<StudyImplementation, 'verify'>, r: StudyResult): string[] {
+function selfCheck(study: Pick<StudyImplementation, 'verify'>, r: StudyResult): string[] {
   return [...checkFindings(r), ...(study.verify?.(r) ?? [])];
 }
 
@@ -155,7 +152,7 @@ export interface StudyContext<O extends object = Record<string, unknown>> {
 }
 
 /** Progress events of a running study. */
-export interface StudyEvents {
+interface StudyEvents {
   'cell-start': [{ id: string; done: number; total: number }];
   /** Progress inside a long cell (a comparison's runs): `done` counts its finished share too. */
   'cell-progress': [{ id: string; done: number; total: number }];
@@ -166,7 +163,7 @@ export interface StudyEvents {
 }
 
 /** A running study. */
-export interface StudyHandle {
+interface StudyHandle {
   events: EventEmitter<StudyEvents>;
   /** Stops after the cell in progress; the result's status becomes `interrupted`. */
   stop: () => void;
@@ -175,7 +172,7 @@ export interface StudyHandle {
 }
 
 /** Input of {@link startStudy}. */
-export interface StartStudyInput {
+interface StartStudyInput {
   quick?: boolean;
   seed?: number;
   options?: Record<string, unknown>;

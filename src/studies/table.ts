@@ -106,7 +106,7 @@ export function counted(n: number, noun: string): string {
  * The facts of one run a study's tables set side by side, each read the one way every study reads
  * it. Medians of them over a cell's kept runs: {@link sideFacts}.
  */
-export const RUN_FACTS = {
+const RUN_FACTS = {
   /** First request to last response, s. */
   seconds: (r: RunResult) => r.durationMs / 1000,
   /** TCP connections the server saw (the client's count where the server's was not read). */
@@ -161,7 +161,7 @@ export const RUN_FACTS = {
   linkRttMs: (r: RunResult) => r.environment.link?.rttMs,
 } satisfies Record<string, (r: RunResult) => number | undefined>;
 
-export type RunFact = keyof typeof RUN_FACTS;
+type RunFact = keyof typeof RUN_FACTS;
 
 /**
  * The median of each named fact over the kept runs of one cell (one side of a table's row); a fact

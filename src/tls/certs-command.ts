@@ -23,7 +23,6 @@ export const CertsOptionsSchema = z.strictObject({
     .default(false)
     .meta(optionMeta('force', 'bool', 'overwrite existing files')),
 });
-export type CertsOptions = z.infer<typeof CertsOptionsSchema>;
 
 /**
  * Generates a CA, a server certificate for `hosts` and a client certificate, and writes them to

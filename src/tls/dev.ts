@@ -15,14 +15,14 @@ import { CERT_FILES, writeCertificateSet } from './files.ts';
 import { type CertificateSet, DEFAULT_CERT_HOSTS, generateCertificates } from './generate.ts';
 
 /** The cache directory h2lab uses for generated material. */
-export function h2labHome(env: NodeJS.ProcessEnv = process.env): string {
+function h2labHome(env: NodeJS.ProcessEnv = process.env): string {
   if (env.H2LAB_HOME) return env.H2LAB_HOME;
   const base = env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'h2lab');
 }
 
 /** The development certificate set, with where its files are. */
-export interface DevCertificates extends CertificateSet {
+interface DevCertificates extends CertificateSet {
   /** Directory holding the files. */
   dir: string;
   /** Path of the CA certificate (give it to `curl --cacert`, or trust it in a browser). */

@@ -49,7 +49,7 @@ export function checkCertKeyPair(
 }
 
 /** Parses PEM certificate text (the first certificate of a chain is the leaf). */
-export function parseCertificatePem(pem: string, option: string, path: string): X509Certificate {
+function parseCertificatePem(pem: string, option: string, path: string): X509Certificate {
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw badPem(option, path, 'no "-----BEGIN CERTIFICATE-----" block');
   }
@@ -61,7 +61,7 @@ export function parseCertificatePem(pem: string, option: string, path: string): 
 }
 
 /** Parses a PEM private key (PKCS#8, SEC1 or PKCS#1). */
-export function parsePrivateKeyPem(pem: string, option: string, path: string): KeyObject {
+function parsePrivateKeyPem(pem: string, option: string, path: string): KeyObject {
   if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
     throw badPem(option, path, 'no "-----BEGIN PRIVATE KEY-----" block (encrypted keys are not supported)');
   }
@@ -80,16 +80,8 @@ function badPem(option: string, path: string, why: string): H2labError {
   );
 }
 
-/** Certificate material a TLS listener uses, read and checked. */
-export interface TlsMaterial {
-  certPem: string;
-  keyPem: string;
-  /** CA bundle that verifies client certificates (mTLS), when given. */
-  caPem?: string;
-}
-
 /** Paths as given by the user (`--cert`, `--key`, `--ca`). */
-export interface TlsFileOptions {
+interface TlsFileOptions {
   cert?: string | undefined;
   key?: string | undefined;
   ca?: string | undefined;

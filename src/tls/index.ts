@@ -3,26 +3,20 @@
  * files a user names.
  */
 
-export { type CertsOptions, CertsOptionsSchema, writeCertificates } from './certs-command.ts';
-export { type DevCertificates, ensureDevCertificates, h2labHome } from './dev.ts';
+export { CertsOptionsSchema, writeCertificates } from './certs-command.ts';
+export { ensureDevCertificates } from './dev.ts';
 export {
   CERT_FILES,
   checkCertKeyPair,
   loadTlsFiles,
-  parseCertificatePem,
-  parsePrivateKeyPem,
   readPemFile,
   readTlsFiles,
-  type TlsFileOptions,
-  type TlsMaterial,
   writeCertificateSet,
 } from './files.ts';
 export {
   type CertificateSet,
-  DEFAULT_CERT_HOSTS,
   type GenerateCertificatesOptions,
   generateCertificates,
   issueServerCertificate,
   spkiSha256Base64,
-  validateHosts,
 } from './generate.ts';

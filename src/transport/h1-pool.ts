@@ -16,7 +16,7 @@ import { PoolTransport } from './pool.ts';
 import { type PoolConn, PoolConnBase, type PoolSettings } from './pool-conn.ts';
 
 /** Options of the `h1` transport. */
-export interface H1Options {
+interface H1Options {
   /** The strategy's registry key, reported as the transport's name. */
   name: string;
   target: ConnectTarget;

@@ -137,7 +137,7 @@ const { NGHTTP2_REFUSED_STREAM, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } = http2.const
 const HEADERS_FRAME = 0x1;
 
 /** One HTTP/2 session in a pool. */
-export class H2Conn extends PoolConnBase implements PoolConn {
+class H2Conn extends PoolConnBase implements PoolConn {
   private readonly session: http2.ClientHttp2Session;
   /** Our own reference: node's session.socket proxy refuses destroy() on TLS sockets. */
   private readonly socket: net.Socket;

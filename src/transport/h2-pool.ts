@@ -16,7 +16,7 @@ import { PoolTransport } from './pool.ts';
 import type { PoolPolicy } from './presets.ts';
 
 /** Options of the `h2-pool` transport. */
-export interface H2PoolOptions extends H2Options {
+interface H2PoolOptions extends H2Options {
   /** K: sessions. */
   sessions: number;
   policy: PoolPolicy;

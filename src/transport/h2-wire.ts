@@ -150,7 +150,7 @@ export const CONNECTION_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** One HTTP/2 session in a pool, on h2lab's own client. */
-export class WireH2Conn extends PoolConnBase implements PoolConn {
+class WireH2Conn extends PoolConnBase implements PoolConn {
   private readonly session: H2ClientSession;
   private readonly active = new Slots<Req>();
   private readonly encoder: RequestEncoder;

@@ -27,10 +27,10 @@ import type { PoolPolicy } from './presets.ts';
  * Streams a QUIC connection carries until the peer's limit is learned: quiche's and Chromium's
  * default initial_max_streams_bidi, and the floor RFC 9113 §6.5.2 recommends for HTTP/2.
  */
-export const PROVISIONAL_H3_STREAMS = 100;
+const PROVISIONAL_H3_STREAMS = 100;
 
 /** Options of an HTTP/3 transport. */
-export interface H3Options {
+interface H3Options {
   name: string;
   target: ConnectTarget;
   /** `host:port` for `:authority`. */

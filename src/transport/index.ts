@@ -20,16 +20,11 @@ import { h3Pool } from './strategies/h3-pool.ts';
 import type { Transport } from './types.ts';
 
 export { MAX_GOAWAY_RETRIES, MAX_RETRIES } from './attempt.ts';
-export type { ConnectTarget } from './connect.ts';
-export { connectTimed } from './connect.ts';
-export { PROVISIONAL_STREAMS } from './h2-wire.ts';
 // The light face's names (the registry, the descriptors' types, the named choices), loaded with it.
 export {
   baselineStrategy,
-  type ConnectionModel,
   DEFAULT_STRATEGY,
   DEFAULT_WINDOW_PRESET,
-  defaultMatrixStrategies,
   findStrategy,
   getStrategy,
   H2_CLIENTS,
@@ -43,23 +38,16 @@ export {
   requestedWire,
   type Strategy,
   type StrategyBuild,
-  type StrategyDescriptor,
   strategyLabel,
   strategyNames,
   usesQuic,
   WINDOW_PRESETS,
-  type WindowPreset,
 } from './meta.ts';
 export { setupFailureError } from './setup-errors.ts';
-export {
-  type StreamWaitCause,
-  type StreamWaitFacts,
-  streamWaitCause,
-  streamWaitWords,
-} from './stream-wait.ts';
+export { type StreamWaitCause, streamWaitCause, streamWaitWords } from './stream-wait.ts';
 export { isTargetGone, RECONNECT_BACKOFF } from './supervisor.ts';
 
-export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
+export { LIFETIMES_KEPT, OUTAGES_KEPT } from './types.ts';
 
 /**
  * The windows behind each preset, bytes (stream, connection):
@@ -70,7 +58,7 @@ export { LIFETIMES_KEPT, OUTAGES_KEPT, type Outage } from './types.ts';
  * - `max`: 2^31-1 for both, the RFC 9113 §6.9.1 ceiling — flow control effectively off, like h2load
  *   (2^30-1 by default) and oha.
  */
-export const WINDOW_SIZES: Record<Exclude<WindowPreset, 'custom'>, { stream: number; connection: number }> = {
+const WINDOW_SIZES: Record<Exclude<WindowPreset, 'custom'>, { stream: number; connection: number }> = {
   node: { stream: DEFAULT_WINDOW, connection: DEFAULT_WINDOW },
   browser: { stream: 6 * 1024 * 1024, connection: 15 * 1024 * 1024 },
   max: { stream: MAX_WINDOW, connection: MAX_WINDOW },

@@ -12,7 +12,6 @@ export {
   POOL_POLICIES,
   type PoolPolicy,
   WINDOW_PRESETS,
-  type WindowPreset,
 } from './presets.ts';
 export {
   baselineStrategy,
@@ -29,4 +28,4 @@ export {
   strategyNames,
   usesQuic,
 } from './registry.ts';
-export type { ConnectionModel, Strategy, StrategyBuild, StrategyDescriptor } from './strategy.ts';
+export type { Strategy, StrategyBuild } from './strategy.ts';

@@ -25,7 +25,7 @@ export interface ConnectionFacts {
 }
 
 /** What the record reads of a connection. */
-export interface CountedConn {
+interface CountedConn {
   readonly id: number;
   requests: number;
   peakStreams: number;

@@ -30,7 +30,7 @@ export interface StrategyBuild {
 }
 
 /** How a strategy turns a run's `connections` and concurrency into sockets. */
-export interface ConnectionModel {
+interface ConnectionModel {
   /** What one connection is called in reports: `connection` (h1) or `session` (HTTP/2). */
   unit: 'connection' | 'session';
   /**

@@ -18,7 +18,7 @@
 import { PROVISIONAL_STREAMS } from './h2-wire.ts';
 
 /** What {@link streamWaitCause} reads: a run's `connections` fields. */
-export interface StreamWaitFacts {
+interface StreamWaitFacts {
   streamCapHits?: number | undefined;
   serverMaxConcurrentStreams?: number | undefined;
   peakStreamsPerConnection?: number | undefined;

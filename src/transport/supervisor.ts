@@ -57,7 +57,7 @@ export function isTargetGone(s: Sample, giveUpMs: number = RECONNECT_BACKOFF.giv
 }
 
 /** What the supervisor asks of the pool it serves. */
-export interface SupervisedPool {
+interface SupervisedPool {
   /** The connections in service (the supervisor adds those it opens, removes closed and aged ones). */
   readonly conns: PoolConn[];
   isClosed(): boolean;

@@ -18,7 +18,7 @@
 import type { Rng } from '../../core/index.ts';
 import { DROP, defineCondition, type LinkCondition, STAGE } from './types.ts';
 
-export interface GilbertElliottOptions {
+interface GilbertElliottOptions {
   /** Long-run fraction of packets lost, in [0, 1). */
   loss: number;
   /** Mean number of consecutive packets spent in the Bad state (≥ 1). */

@@ -24,7 +24,7 @@ import type {
   NumberKey,
 } from './types.ts';
 
-export const LINK_CONDITIONS = [
+const LINK_CONDITIONS = [
   delayCondition,
   jitterCondition,
   lossCondition,
@@ -37,7 +37,7 @@ type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) exten
   : never;
 
 /** Every key of every condition. */
-export type LinkSpecKeys = UnionToIntersection<(typeof LINK_CONDITIONS)[number]['keys']>;
+type LinkSpecKeys = UnionToIntersection<(typeof LINK_CONDITIONS)[number]['keys']>;
 /** A link spec with every default applied. */
 export type ResolvedLinkSpec = KeyValues<LinkSpecKeys>;
 /** A link spec as a user gives it: every key optional. */

@@ -12,7 +12,7 @@
 import type { Rng } from '../../core/index.ts';
 import { defineCondition, type LinkCondition, STAGE } from './types.ts';
 
-export interface JitterOptions {
+interface JitterOptions {
   /** Half the spread, ms: the extra delay is uniform in [0, 2·jitterMs]. */
   jitterMs: number;
   /** Let packets overtake each other (default false). */

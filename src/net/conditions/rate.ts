@@ -19,7 +19,7 @@
  */
 import { DROP, defineCondition, type LinkCondition, STAGE } from './types.ts';
 
-export interface RateOptions {
+interface RateOptions {
   /** Link rate in bits per second (> 0). */
   rateBitsPerSec: number;
   /** Bottleneck queue capacity in bytes, including the packet on the wire (≥ one MTU). */
@@ -55,7 +55,7 @@ function rateTag(v: number): string {
 }
 
 /** The default bottleneck queue: one bandwidth-delay product, at least 64 KiB. */
-export function defaultQueueBytes(rateBitsPerSec: number, rttMs: number): number {
+function defaultQueueBytes(rateBitsPerSec: number, rttMs: number): number {
   return Math.max(64 * 1024, Math.round((rateBitsPerSec * rttMs) / 8000));
 }
 

@@ -57,7 +57,7 @@ export interface DirectionSpec {
 }
 
 /** How a link flag's text becomes the key's value (src/cli/net-options.ts parses each grammar). */
-export type LinkKeyGrammar = 'duration' | 'fraction' | 'bitrate' | 'bytes' | 'number' | 'bool';
+type LinkKeyGrammar = 'duration' | 'fraction' | 'bitrate' | 'bytes' | 'number' | 'bool';
 
 /**
  * One link-spec key: its value's type, range and default (src/net/profiles.ts makes the zod schema of
@@ -99,7 +99,7 @@ export interface NumberKey extends KeyBase {
   axisTag?: (v: number) => string | undefined;
 }
 
-export interface BooleanKey extends KeyBase {
+interface BooleanKey extends KeyBase {
   type: 'boolean';
   default: boolean;
 }

@@ -10,7 +10,7 @@ import { leastBusy } from './least-busy.ts';
 import type { Policy } from './policy.ts';
 import { roundRobin } from './round-robin.ts';
 
-export { type Choice, hasRoom, type PickContext, type Policy } from './policy.ts';
+export type { Choice, PickContext, Policy } from './policy.ts';
 
 /** Every policy, by its `--policy` name. */
 export const POLICIES: Readonly<Record<PoolPolicy, Policy>> = Object.freeze({
