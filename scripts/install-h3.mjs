@@ -4,9 +4,11 @@
 // It is not an npm dependency at all: the package declares per-platform optional packages that are
 // not on the registry (their binaries ship inside the main package), so npm can never lock it and
 // `npm ci` refuses the lockfile; and it declares node >= 24 although it runs on Node 20, which npm 11
-// skips silently (docs/design.md, "HTTP/3"). The pin is package.json's `h3Binding` (package,
-// version, integrity): this fetches exactly that version with `npm pack`, checks the tarball against
-// the integrity, and unpacks it. Nothing happens when it is there already.
+// skips silently (docs/performance.md,
+// "HTTP/3 (src/h3, strategies h3 and h3-pool, the fixture's QUIC listener)").
+// The pin is package.json's `h3Binding` (package, version, integrity): this fetches exactly that
+// version with `npm pack`, checks the tarball against the integrity, and unpacks it. Nothing happens
+// when it is there already.
 //
 // It never fails an install: without a registry (or with a tarball that does not match) it prints
 // one line saying why and exits 0; h2lab then runs without h3 (not offered, with the reason) and the

@@ -206,7 +206,7 @@ test('the checks above can fail: a known cycle and a deep import are found', () 
   assert.equal(findCycle(new Map([['a', ['b']]])), undefined);
 });
 
-// A study grows by files of its own folder, each one concern (docs/design.md, "Studies"): a study file
+// A study grows by files of its own folder, each one concern (docs/design.md, "Add a study"): a study file
 // over 500 lines is a concern that wants a file of its own.
 const STUDY_FILE_MAX_LINES = 500;
 test(`no file of src/studies over ${STUDY_FILE_MAX_LINES} lines, and every study a folder`, () => {

@@ -26,7 +26,7 @@
  * runs did not show a regression. A cell the condition names that has no measurement (failed, not
  * offered) fails it: a gate that measured nothing must not pass. The rank test the verdict also asks
  * for is not required here, because with the 2–3 kept runs a CI job can afford it can never pass
- * (docs/design.md, "No evidence is not keep h1"); the verdict's outcome is reported beside each check.
+ * (docs/performance.md, "Defaults that decide outcomes"); the verdict's outcome is reported beside each check.
  */
 import { H2labError } from '../core/index.ts';
 import type {

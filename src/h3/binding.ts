@@ -5,7 +5,8 @@
  * the package), pinned to one version and loaded here only, by a dynamic import, the first time
  * something asks for HTTP/3. Everything else in h2lab sees {@link H3Binding}: when a Node release
  * has `process.features.quic`, an implementation of this interface over `node:quic` replaces
- * {@link loadBinding}'s import and nothing else changes (docs/design.md, "HTTP/3").
+ * {@link loadBinding}'s import and nothing else changes (docs/performance.md,
+ * "HTTP/3 (src/h3, strategies h3 and h3-pool, the fixture's QUIC listener)").
  *
  * What the binding does not do, and how this file copes (each checked on this machine):
  * - its `request()` and `requestAsync()` both throw `StreamLimit` once the peer's

@@ -1,6 +1,7 @@
 /**
  * HTTP/3: the binding h2lab drives QUIC through (client and server), behind one thin interface so
- * that `node:quic` can replace it (docs/design.md, "HTTP/3").
+ * that `node:quic` can replace it (docs/performance.md,
+ * "HTTP/3 (src/h3, strategies h3 and h3-pool, the fixture's QUIC listener)").
  */
 export {
   BINDING_FACTS,

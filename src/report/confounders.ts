@@ -4,7 +4,7 @@
  * the load engine turns each one into a warning, and the compare verdict names it with its number.
  *
  * Each detector reads a measurement the run recorded and fires on a rule stated here, with the
- * reason for every threshold (docs/design.md, "Confounders").
+ * reason for every threshold (docs/performance.md, "Confounders (src/report/confounders.ts)").
  */
 import { formatBytes, formatMs } from '../core/index.ts';
 import type { ConnectionAgeMedians, RunResult } from '../model/index.ts';

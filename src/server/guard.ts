@@ -1,6 +1,6 @@
 /**
  * Session hardening the Node 20 http2 core does not do by itself (see docs/reliability.md and the
- * measured defaults in docs/design.md, "Fixture server"):
+ * measured defaults in docs/performance.md, "Fixture server (src/server) and certificates (src/tls)"):
  *
  *   - rapid reset (CVE-2023-44487): client RST_STREAMs are counted per connection in a token bucket;
  *     above it the session ends with GOAWAY(ENHANCE_YOUR_CALM). Handlers start after the read that carried their HEADERS, so a stream reset in the same bytes runs none (Go limits started handlers

@@ -375,7 +375,8 @@ function crossFieldRules(o: z.output<typeof ServerOptionFields>, ctx: z.Refineme
 
 /**
  * Options of {@link startServer}: the fields above and their cross-field rules. Every HTTP/2 limit is
- * an option so hostile-peer tests can use small values (see docs/design.md, "Fixture server").
+ * an option so hostile-peer tests can use small values (docs/performance.md,
+ * "Fixture server (src/server) and certificates (src/tls)").
  */
 export const ServerOptionsSchema = ServerOptionFields.superRefine(crossFieldRules);
 

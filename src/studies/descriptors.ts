@@ -2,7 +2,7 @@
  * The studies `h2lab study` offers, in the order it lists them: each one's descriptor (its folder's
  * `descriptor.ts`: name, title, source, question, flags), read without loading the study, and how to
  * load the study itself (its folder's `index.ts`) when it runs. A study is its folder and one line
- * here (docs/design.md, "To add a study").
+ * here (docs/design.md, "Add a study").
  */
 import { CHUNKS_STUDY } from './chunks/descriptor.ts';
 import type { StudyDescriptor } from './describe.ts';

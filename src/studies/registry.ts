@@ -3,7 +3,7 @@
  * descriptors.ts), read without loading it, and how to load the study itself. `h2lab study --help`
  * lists and describes them from the descriptors alone; a study's folder — and with it the comparison
  * engine, Chromium's driver, nginx's driver — is loaded by {@link loadStudy} when the study runs or a
- * saved result's findings are derived again (docs/design.md, "Studies").
+ * saved result's findings are derived again (docs/performance.md, "Studies (src/studies)").
  */
 
 import type { StudyDescriptor } from './describe.ts';

@@ -2,7 +2,7 @@
  * What every study's tables and words are made of, once: medians over a cell's kept runs, per-side
  * facts of a {@link RunResult} (connections, congestion windows, drops, stalls, CPU), table cells
  * rounded the same way, a ratio with its interval, a comparison's outcome in a word. A study is then
- * its plan, its rows and its explanations (docs/design.md, "To add a study"); the finding of each
+ * its plan, its rows and its explanations (docs/design.md, "Add a study"); the finding of each
  * report row is built in findings.ts.
  */
 import { keptRuns, type Outcome, type RatioInterval } from '../compare/index.ts';

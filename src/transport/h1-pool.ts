@@ -3,8 +3,8 @@
  * (six per host) and most clients do.
  *
  * The connection is a lean client on `net.Socket` with a minimal response parser rather than
- * `node:http`'s Agent: the stock client costs ~2× the CPU per request (docs/design.md, "The load
- * engine"), and a load generator that is its own bottleneck measures itself. It parses exactly what a
+ * `node:http`'s Agent: the stock client costs ~2× the CPU per request (docs/performance.md, "Load
+ * engine (src/load) and transports (src/transport)"), and a load generator that is its own bottleneck measures itself. It parses exactly what a
  * response needs to be delimited (RFC 9112 §6.3): status line, Content-Length, Transfer-Encoding:
  * chunked, Connection: close, and bodies that end with the connection.
  */

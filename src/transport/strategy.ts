@@ -1,5 +1,5 @@
 /**
- * What a client strategy declares about itself (docs/design.md, "Strategies: the registry"). Every
+ * What a client strategy declares about itself (docs/performance.md, "Strategies: the registry"). Every
  * folder above src/transport reads these fields instead of comparing a strategy's name to a string:
  * the CLI's `--protocol` choices, the load options, compare's matrix and baseline, the synthetic
  * results and the report's labels, colours and settings all come from here.
