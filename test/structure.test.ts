@@ -345,3 +345,62 @@ test('the doc checks can fail: a missing path and an unexported symbol are found
     ['NoSuchThing'],
   );
 });
+
+// A comment that cites a section of a page of docs/ (`docs/performance.md, "Studies (src/studies)"`)
+// names a heading of that page, or the start of one of its bold paragraphs, so a moved section
+// cannot leave its citations behind.
+const CITATION = /(?:docs\/)?([\w-]+)\.md,\s*"([^"]+)"/g;
+
+/** The citations in a source text that name no heading or bold paragraph of their page. */
+function staleCitations(text: string, page: (name: string) => string | undefined): string[] {
+  const flat = text.replace(/\n\s*(?:\/\/|\*|#)?\s*/g, ' ');
+  const stale: string[] = [];
+  for (const m of flat.matchAll(CITATION)) {
+    const doc = page(m[1]!);
+    if (doc === undefined) continue; // not a page of docs/ (a README elsewhere)
+    const cited = m[2]!;
+    const found = doc
+      .split('\n')
+      .some(
+        (l) =>
+          (/^#+\s/.test(l) && l.replace(/^#+\s+/, '').startsWith(cited)) ||
+          (l.replace(/^\s*(?:[-*]\s+)?\*\*/, '').startsWith(cited) && /^\s*(?:[-*]\s+)?\*\*/.test(l)),
+      );
+    if (!found) stale.push(`${m[1]}.md, "${cited}"`);
+  }
+  return stale;
+}
+
+const docPage = (name: string): string | undefined => {
+  try {
+    return readFileSync(`docs/${name}.md`, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+test('every section of docs/ a comment cites is a heading or a bold paragraph there', () => {
+  const stale = ['src', 'test', 'bench', 'scripts']
+    .flatMap(scripts)
+    .flatMap((f) => staleCitations(readFileSync(f, 'utf8'), docPage).map((c) => `${f}: ${c}`));
+  assert.deepEqual(
+    stale,
+    [],
+    'cite the heading as the page has it (a section may have moved to another page)',
+  );
+});
+
+test('the citation check can fail: a moved section is found, a split line and a bold paragraph are not', () => {
+  const page = (n: string) =>
+    n === 'p' ? '# P\n## Studies (src/studies)\n- **A bold claim.** text\n' : undefined;
+  assert.deepEqual(
+    staleCitations(
+      '// docs/p.md, "Studies"\n// (docs/p.md, "Studies\n// (src/studies)"; p.md, "A bold claim")',
+      page,
+    ),
+    [],
+  );
+  assert.deepEqual(staleCitations('/* (docs/p.md, "Fixture server") docs/other.md, "x" */', page), [
+    'p.md, "Fixture server"',
+  ]);
+});
