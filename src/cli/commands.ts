@@ -16,7 +16,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'compare',
     summary:
-      'Compare h1, h2 and h2-pool against a target (default: the embedded fixture server) and explain the difference',
+      'Compare HTTP/1.1, HTTP/2 and HTTP/3 client strategies against a target (default: the embedded fixture server) and explain the difference',
     load: () => import('./compare.ts'),
   },
   {
@@ -32,7 +32,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'bench',
-    summary: 'One load run against URL (or the embedded fixture server): h1 pool, h2 session or h2 pool',
+    summary:
+      'One load run against URL (or the embedded fixture server) with one client strategy (--protocol)',
     load: () => import('./bench.ts'),
   },
   {
