@@ -84,3 +84,4 @@ export {
   tcpInfoAvailable,
   udpClientPorts,
 } from './tcp-info.ts';
+export { readCapturedPackets, slowStartOf, timeSequenceOf, timeSequenceOfFile } from './time-sequence.ts';
