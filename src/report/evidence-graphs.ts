@@ -159,7 +159,7 @@ export function sequenceSection(
     ? ' QUIC encrypts its acknowledgements: a UDP flow shows the bytes each side sent, not what was acknowledged.'
     : '';
   const html = `<h3 id="ts-${escapeHtml(w.id)}">Time-sequence graphs of each cell's representative run (from its capture)</h3>
-<p class="note">The server's data (bytes sent, by sequence number) and the client's cumulative ACKs over time, as the link's relay saw them; red: segments sent again; black: segments the link dropped; dashed lines: the start of each round trip of the server's data.${quic}</p>
+<p class="note">Blue: the server's data segments (the end of each one's sequence range, in bytes); green: the client's cumulative ACKs; red: segments sent again; black: segments the link dropped; dashed lines: where each round trip of the server's data began. Times are as the link's relay saw the packets enter it.${quic}</p>
 ${blocks.join('\n')}`;
   return { html, charts };
 }

@@ -352,7 +352,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:38px 0 6px;padding-top
 .verdict p{margin:6px 0;max-width:1000px}.headline{font-weight:600}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:18px 28px;align-items:start}
 .charts3{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:10px}
-.charts-ts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:10px;margin-bottom:8px}p.note{font-size:13px;color:#444;margin:4px 0;max-width:1000px}
+.charts-ts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:10px;margin-bottom:8px}p.note{font-size:13px;color:#444;margin:4px 0;max-width:1000px}.chart.ts .u-title{font-size:13px;font-weight:600;line-height:1.3}
 svg.ratio{max-width:100%;height:auto}main table{display:block;max-width:100%;overflow-x:auto}.chart{max-width:100%;overflow:hidden}svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
 table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
 tr.better td:last-child{color:#0072b2;font-weight:600}tr.worse td:last-child{color:#d55e00;font-weight:600}
@@ -435,7 +435,7 @@ const SEQUENCE_SCRIPT = `
     new uPlot({ width: Math.min(560, host.clientWidth || 560), height: 260, title: c.title, legend: { show: false }, hooks: rounds,
       scales: { x: { time: false } },
       series: [ { label: 'time', value: function(u, v){ return fmtT(v); } },
-        { label: c.udp ? 'server sent' : 'data sent', stroke: '#1f77b4', width: 1.5, spanGaps: true, points: { show: true, size: 3, fill: '#1f77b4' }, value: function(u, v){ return fmtB(v); } },
+        { label: c.udp ? 'server sent' : 'data sent', stroke: '#1f77b4', paths: none, points: { show: true, size: 4, fill: '#1f77b4' }, value: function(u, v){ return fmtB(v); } },
         { label: c.udp ? 'client sent' : 'acknowledged', stroke: '#2ca02c', width: 1.5, spanGaps: true, paths: c.udp ? undefined : stepped, points: { show: false }, value: function(u, v){ return fmtB(v); } },
         { label: 'sent again', stroke: '#d62728', paths: none, points: { show: true, size: 7, fill: '#d62728' } },
         { label: 'dropped by the link', stroke: '#000000', paths: none, points: { show: true, size: 7, fill: '#000000' } } ],
