@@ -515,7 +515,7 @@ export const connectionSequenceSchema = z.strictObject({
     .number()
     .int()
     .describe(
-      'of those rounds, the ones before slow start ended (a round with a loss, one that did not grow to 1.5× the one before, or the last)',
+      'of those rounds, the ones before slow start ended (a round with a loss, one that did not grow to 1.5× the one before while more data followed, or the data ran out)',
     ),
   slowStartEnd: z
     .enum(['transfer-end', 'loss', 'no-growth', 'none'])

@@ -261,7 +261,10 @@ class Flow {
 /**
  * The rounds of slow start among a connection's rounds: up to the first round with a loss (counted),
  * or the round before the first that did not grow to {@link SLOW_START_GROWTH} × its predecessor's
- * segments (the last round is the data's remainder and is not judged), or all of them.
+ * segments, or all of them. A round that did not grow is the data's remainder, not the window's
+ * limit, when it and every round after it hold fewer segments than a grown round would have (a
+ * burst's last responses, then the session's closing frames a round later): slow start lasted
+ * through it and the data ran out.
  */
 export function slowStartOf(
   rounds: ReadonlyArray<{ segments: number; lost: number }>,
@@ -269,8 +272,10 @@ export function slowStartOf(
   if (rounds.length === 0) return [0, 'none'];
   for (let i = 0; i < rounds.length; i++) {
     if (rounds[i]!.lost > 0) return [i + 1, 'loss'];
-    if (i > 0 && i < rounds.length - 1 && rounds[i]!.segments < SLOW_START_GROWTH * rounds[i - 1]!.segments)
-      return [i, 'no-growth'];
+    const grown = i > 0 ? SLOW_START_GROWTH * rounds[i - 1]!.segments : 0;
+    if (rounds[i]!.segments >= grown) continue;
+    const rest = rounds.slice(i).reduce((n, r) => n + r.segments, 0);
+    return rest < grown ? [i + 1, 'transfer-end'] : [i, 'no-growth'];
   }
   return [rounds.length, 'transfer-end'];
 }

@@ -119,6 +119,10 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     assert.deepEqual(slowStartOf(r([12, 24, 42, 82, 70])), [5, 'transfer-end']);
     assert.deepEqual(slowStartOf(r([8, 8, 8, 8, 8, 8])), [1, 'no-growth']);
     assert.deepEqual(slowStartOf(r([10, 20, 25, 50, 3])), [2, 'no-growth']);
+    // The last responses, then the closing frames a round later: the data ran out in round 5.
+    assert.deepEqual(slowStartOf(r([12, 24, 42, 82, 70, 2])), [5, 'transfer-end']);
+    // The pipe full: rounds stop growing with more data to come.
+    assert.deepEqual(slowStartOf(r([10, 20, 40, 80, 160, 170, 170, 170, 50])), [5, 'no-growth']);
     assert.deepEqual(slowStartOf([]), [0, 'none']);
   });
 
