@@ -486,7 +486,8 @@ export const sendRoundSchema = z.strictObject({
     .int()
     .describe('data segments the server sent in the round (retransmissions included)'),
   bytes: z.number().int().describe('payload bytes the server sent in the round'),
-  lost: z.number().int().describe('of them, retransmitted segments and segments the link dropped'),
+  retransmitted: z.number().int().describe('of them, segments sent again'),
+  dropped: z.number().int().describe('of them, segments the link dropped'),
 });
 
 /** One connection's time-sequence graph: what the server sent and the client acknowledged over time. */
@@ -515,7 +516,7 @@ export const connectionSequenceSchema = z.strictObject({
     .number()
     .int()
     .describe(
-      'of those rounds, the ones before slow start ended (a round with a loss, one that did not grow to 1.5× the one before while more data followed, or the data ran out)',
+      'of those rounds, the ones before the first that did not grow to 1.5× the one before while more data followed (after a loss or not), or all when the data ran out',
     ),
   slowStartEnd: z
     .enum(['transfer-end', 'loss', 'no-growth', 'none'])

@@ -219,14 +219,15 @@ class Flow {
     // A new round when the server could have seen the ACK of the current round's first segment
     // (half a millisecond for the relay's own scheduling).
     if (this.marker < 0 || ms + 0.5 >= this.markerAckedAtServerMs) {
-      this.rounds.push({ startMs: ms, segments: 0, bytes: 0, lost: 0 });
+      this.rounds.push({ startMs: ms, segments: 0, bytes: 0, retransmitted: 0, dropped: 0 });
       this.marker = end;
       this.markerAckedAtServerMs = this.lastAck >= end ? ms : Number.POSITIVE_INFINITY;
     }
     const r = this.rounds[this.rounds.length - 1]!;
     r.segments++;
     r.bytes += s.len;
-    if (again || dropped) r.lost++;
+    if (again) r.retransmitted++;
+    if (dropped) r.dropped++;
   }
 
   /** The compact, capped form stored in results.json. */
@@ -259,23 +260,27 @@ class Flow {
 }
 
 /**
- * The rounds of slow start among a connection's rounds: up to the first round with a loss (counted),
- * or the round before the first that did not grow to {@link SLOW_START_GROWTH} × its predecessor's
- * segments, or all of them. A round that did not grow is the data's remainder, not the window's
- * limit, when it and every round after it hold fewer segments than a grown round would have (a
+ * The rounds of slow start among a connection's rounds, judged by growth alone (so whatever the
+ * congestion control, BBR included, which random loss does not stop): the rounds before the first
+ * that did not grow to {@link SLOW_START_GROWTH} × its predecessor's segments, ended by a loss when
+ * its predecessor lost a segment. A round that did not grow is the data's remainder, not the
+ * window's limit, when it and every round after it hold fewer segments than a grown round would (a
  * burst's last responses, then the session's closing frames a round later): slow start lasted
- * through it and the data ran out.
+ * through it. A last round of nothing but retransmissions is recovery, not slow start.
  */
 export function slowStartOf(
-  rounds: ReadonlyArray<{ segments: number; lost: number }>,
+  rounds: ReadonlyArray<{ segments: number; retransmitted: number; dropped: number }>,
 ): [number, ConnectionSequence['slowStartEnd']] {
   if (rounds.length === 0) return [0, 'none'];
-  for (let i = 0; i < rounds.length; i++) {
-    if (rounds[i]!.lost > 0) return [i + 1, 'loss'];
-    const grown = i > 0 ? SLOW_START_GROWTH * rounds[i - 1]!.segments : 0;
-    if (rounds[i]!.segments >= grown) continue;
-    const rest = rounds.slice(i).reduce((n, r) => n + r.segments, 0);
-    return rest < grown ? [i + 1, 'transfer-end'] : [i, 'no-growth'];
+  for (let i = 1; i < rounds.length; i++) {
+    const grown = SLOW_START_GROWTH * rounds[i - 1]!.segments;
+    const r = rounds[i]!;
+    if (r.segments >= grown) continue;
+    if (r.retransmitted === r.segments) return [i, 'loss'];
+    const rest = rounds.slice(i).reduce((n, x) => n + x.segments, 0);
+    if (rest < grown) return [i + 1, 'transfer-end'];
+    const before = rounds[i - 1]!;
+    return [i, before.retransmitted + before.dropped > 0 ? 'loss' : 'no-growth'];
   }
   return [rounds.length, 'transfer-end'];
 }

@@ -96,12 +96,12 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     assert.equal(c.server, '10.0.0.2:443');
     assert.equal(c.handshakeSegments, 2);
     assert.deepEqual(
-      c.rounds.map((r) => [r.startMs, r.segments, r.lost]),
+      c.rounds.map((r) => [r.startMs, r.segments, r.retransmitted, r.dropped]),
       [
-        [300, 10, 0],
-        [400, 20, 0],
-        [500, 40, 1],
-        [600, 1, 1],
+        [300, 10, 0, 0],
+        [400, 20, 0, 0],
+        [500, 40, 0, 1],
+        [600, 1, 1, 0],
       ],
     );
     assert.equal(c.slowStartRounds, 3);
@@ -115,7 +115,7 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
   });
 
   it('slow start ends at the first round that does not grow, a loss, or the data', () => {
-    const r = (segments: number[]) => segments.map((s) => ({ segments: s, lost: 0 }));
+    const r = (segments: number[]) => segments.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 }));
     assert.deepEqual(slowStartOf(r([12, 24, 42, 82, 70])), [5, 'transfer-end']);
     assert.deepEqual(slowStartOf(r([8, 8, 8, 8, 8, 8])), [1, 'no-growth']);
     assert.deepEqual(slowStartOf(r([10, 20, 25, 50, 3])), [2, 'no-growth']);
@@ -124,6 +124,10 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     // The pipe full: rounds stop growing with more data to come.
     assert.deepEqual(slowStartOf(r([10, 20, 40, 80, 160, 170, 170, 170, 50])), [5, 'no-growth']);
     assert.deepEqual(slowStartOf([]), [0, 'none']);
+    // A loss in round 3, and round 4 did not grow (Reno, CUBIC): 3 rounds, ended by the loss.
+    const lossy = r([10, 20, 40, 42, 40]);
+    lossy[2]!.dropped = 1;
+    assert.deepEqual(slowStartOf(lossy), [3, 'loss']);
   });
 
   it('a long transfer is drawn within the cap, its last point kept', () => {
@@ -241,7 +245,7 @@ describe('a comparison through a link: the verdict states the rounds its capture
     // h2: its one connection; the estimate, the capture's sentence and tshark's count agree.
     const h2 = [...tsharkRounds(captured('h2').evidence!.capture!.file).values()];
     assert.equal(h2.length, 1);
-    const h2Rounds = slowStartOf(h2[0]!.map((s) => ({ segments: s, lost: 0 })))[0];
+    const h2Rounds = slowStartOf(h2[0]!.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })))[0];
     const estimate =
       /h2's one connection 10 segments \(1 × 10\), and \d+ segments per connection need at least (\d+) round trips? of slow start/.exec(
         text,
@@ -267,7 +271,11 @@ describe('a comparison through a link: the verdict states the rounds its capture
       text,
       /h1's 6 connections 60 segments \(6 × 10\), and each carries one response of 8 segments a round trip, within its initial window, so 1 round trip of slow start each/,
     );
-    assert.ok(h1.every((rounds) => slowStartOf(rounds.map((s) => ({ segments: s, lost: 0 })))[0] === 1));
+    assert.ok(
+      h1.every(
+        (rounds) => slowStartOf(rounds.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })))[0] === 1,
+      ),
+    );
     assert.match(
       text,
       /h1's 6 connections at most 8 segments a round over [56](–6)? rounds each, 1 of slow start each/,
