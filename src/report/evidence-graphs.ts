@@ -26,9 +26,20 @@ function cellAt(result: CompareResult, w: string, n: number, net: string, p: Str
   );
 }
 
-/** The run of a cell whose capture has time-sequence graphs (its representative run), if any. */
-export function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
-  return cell?.runs.find((r) => (r.evidence?.capture?.timeSequence?.connections.length ?? 0) > 0);
+/**
+ * The captured run that speaks for a cell: of its runs with a capture, the median by latency p50
+ * (the lower middle of an even count). `compare` keeps this run's capture and deletes the others'
+ * (unless `--capture-all`), and the verdict and the graphs quote it, before and after that.
+ */
+export function representativeCapture(cell: CellResult | undefined): RunResult | undefined {
+  const captured = (cell?.runs ?? []).filter((r) => r.evidence?.capture !== undefined);
+  return [...captured].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50)[(captured.length - 1) >> 1];
+}
+
+/** The representative captured run of a cell when its capture has time-sequence graphs. */
+function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
+  const run = representativeCapture(cell);
+  return (run?.evidence?.capture?.timeSequence?.connections.length ?? 0) > 0 ? run : undefined;
 }
 
 /** The TCP connections of a run's capture that sent data after their handshake. */

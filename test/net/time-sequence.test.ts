@@ -242,23 +242,29 @@ describe('a comparison through a link: the verdict states the rounds its capture
     const text = result.verdict!.workloads[0]!.paragraphs.find((p) => p.includes('Slow start:'));
     assert.ok(text, JSON.stringify(result.verdict!.workloads[0]!.paragraphs));
 
-    // h2: its one connection; the estimate, the capture's sentence and tshark's count agree.
+    // h2: its one connection. The verdict quotes the rounds tshark counts; where slow start lasted
+    // until the data ran out they are the estimate's, and where it stopped growing sooner (BBR's
+    // startup sometimes paces a round no faster than the one before) the verdict says it differs.
     const h2 = [...tsharkRounds(captured('h2').evidence!.capture!.file).values()];
     assert.equal(h2.length, 1);
-    const h2Rounds = slowStartOf(h2[0]!.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })))[0];
+    const seen = h2[0]!;
+    const [h2Rounds, h2End] = slowStartOf(seen.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })));
     const estimate =
       /h2's one connection 10 segments \(1 × 10\), and \d+ segments per connection need at least (\d+) round trips? of slow start/.exec(
         text,
       )!;
     assert.ok(estimate, text);
-    assert.equal(Number(estimate[1]), h2Rounds, `${text}\ntshark: ${h2[0]}`);
-    assert.match(
-      text,
-      new RegExp(
-        `h2's one connection ${h2[0]!.join(', ')} segments in ${h2[0]!.length} rounds, ${h2Rounds} of slow start`,
+    const stated = Number(estimate[1]);
+    const differs = h2Rounds === stated ? '' : `, not the ${stated} estimated above`;
+    assert.ok(
+      text.includes(
+        `h2's one connection ${seen.join(', ')} segments in ${seen.length} rounds, ${h2Rounds} of slow start${differs} (`,
       ),
+      `${text}\ntshark: ${seen}`,
     );
-    assert.ok(h2Rounds >= 3, `${h2[0]}`);
+    if (h2End === 'transfer-end') assert.equal(h2Rounds, stated, `${text}\ntshark: ${seen}`);
+    // The estimate is a floor on the round trips the data took.
+    assert.ok(seen.length >= stated, `${seen}`);
 
     // h1: one response per round, within the initial window, as tshark counts it too.
     const h1 = [...tsharkRounds(captured('h1').evidence!.capture!.file).values()];
