@@ -512,6 +512,7 @@ export const connectionSequenceSchema = z.strictObject({
     .describe(
       "TCP: the server's round trips of data after the handshake (a round ends when its last byte is acknowledged)",
     ),
+  roundCount: z.number().int().describe('rounds in all (`rounds` keeps the first 100)'),
   slowStartRounds: z
     .number()
     .int()

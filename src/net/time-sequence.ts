@@ -24,6 +24,8 @@ export const MAX_SERIES_POINTS = 600;
 export const MAX_MARKER_POINTS = 200;
 /** Connections kept per capture at most (the first to open). */
 export const MAX_CONNECTIONS = 16;
+/** Rounds kept per connection (slow start is over long before); the rest are counted. */
+export const MAX_ROUNDS = 100;
 /** A round that sends fewer than this times the segments of the one before has left slow start. */
 export const SLOW_START_GROWTH = 1.5;
 
@@ -140,6 +142,7 @@ class Flow {
   readonly retransmitted = new Series();
   readonly dropped = new Series();
   readonly rounds: ConnectionSequence['rounds'] = [];
+  roundCount = 0;
   serverIsn: number | undefined;
   synMs: number | undefined;
   /** Relay → server delay, ms: the SYN-ACK's time minus the SYN's. */
@@ -219,10 +222,13 @@ class Flow {
     // A new round when the server could have seen the ACK of the current round's first segment
     // (half a millisecond for the relay's own scheduling).
     if (this.marker < 0 || ms + 0.5 >= this.markerAckedAtServerMs) {
-      this.rounds.push({ startMs: ms, segments: 0, bytes: 0, retransmitted: 0, dropped: 0 });
+      this.roundCount++;
+      if (this.rounds.length < MAX_ROUNDS)
+        this.rounds.push({ startMs: ms, segments: 0, bytes: 0, retransmitted: 0, dropped: 0 });
       this.marker = end;
       this.markerAckedAtServerMs = this.lastAck >= end ? ms : Number.POSITIVE_INFINITY;
     }
+    if (this.roundCount > this.rounds.length) return;
     const r = this.rounds[this.rounds.length - 1]!;
     r.segments++;
     r.bytes += s.len;
@@ -238,7 +244,7 @@ class Flow {
       cut += n;
       return v;
     };
-    const [slowStartRounds, slowStartEnd] = slowStartOf(this.rounds);
+    const [slowStartRounds, slowStartEnd] = slowStartOf(this.rounds, this.roundCount > this.rounds.length);
     return {
       transport: this.transport,
       client: this.client,
@@ -251,6 +257,7 @@ class Flow {
       dropped: capped(this.dropped, MAX_MARKER_POINTS),
       pointsCut: cut,
       rounds: this.rounds,
+      roundCount: this.roundCount,
       slowStartRounds,
       slowStartEnd,
       mssBytes: this.mss,
@@ -266,10 +273,12 @@ class Flow {
  * its predecessor lost a segment. A round that did not grow is the data's remainder, not the
  * window's limit, when it and every round after it hold fewer segments than a grown round would (a
  * burst's last responses, then the session's closing frames a round later): slow start lasted
- * through it. A last round of nothing but retransmissions is recovery, not slow start.
+ * through it. A last round of nothing but retransmissions is recovery, not slow start. `more`: rounds
+ * followed that were not kept (see {@link MAX_ROUNDS}).
  */
 export function slowStartOf(
   rounds: ReadonlyArray<{ segments: number; retransmitted: number; dropped: number }>,
+  more = false,
 ): [number, ConnectionSequence['slowStartEnd']] {
   if (rounds.length === 0) return [0, 'none'];
   for (let i = 1; i < rounds.length; i++) {
@@ -277,7 +286,7 @@ export function slowStartOf(
     const r = rounds[i]!;
     if (r.segments >= grown) continue;
     if (r.retransmitted === r.segments) return [i, 'loss'];
-    const rest = rounds.slice(i).reduce((n, x) => n + x.segments, 0);
+    const rest = more ? Number.POSITIVE_INFINITY : rounds.slice(i).reduce((n, x) => n + x.segments, 0);
     if (rest < grown) return [i + 1, 'transfer-end'];
     const before = rounds[i - 1]!;
     return [i, before.retransmitted + before.dropped > 0 ? 'loss' : 'no-growth'];

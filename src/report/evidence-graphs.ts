@@ -87,13 +87,16 @@ export function captureRoundsSentence(
     const against = est !== undefined && ss.some((x) => x !== est) ? `, not the ${est} estimated above` : '';
     if (conns.length === 1) {
       const c = conns[0]!;
+      // Every round while they are few; else the slow-start rounds and the one that ended them.
+      const shown = c.roundCount <= 8 ? c.rounds : c.rounds.slice(0, Math.max(3, c.slowStartRounds + 1));
+      const more = shown.length < c.roundCount ? ', …' : '';
       parts.push(
-        `${p}'s one connection ${c.rounds.map((r) => r.segments).join(', ')} segments in ${plural(c.rounds.length, 'round')}, ${ss[0]} of slow start${against} (${ends})`,
+        `${p}'s one connection ${shown.map((r) => r.segments).join(', ')}${more} segments in ${plural(c.roundCount, 'round')}, ${ss[0]} of slow start${against} (${ends})`,
       );
     } else {
       const most = Math.max(...conns.flatMap((c) => c.rounds.map((r) => r.segments)));
       parts.push(
-        `${p}'s ${conns.length} connections at most ${most} segments a round over ${range(conns.map((c) => c.rounds.length))} rounds each, ${range(ss)} of slow start each${against} (${ends})`,
+        `${p}'s ${conns.length} connections at most ${most} segments a round over ${range(conns.map((c) => c.roundCount))} rounds each, ${range(ss)} of slow start each${against} (${ends})`,
       );
     }
   }
@@ -133,7 +136,7 @@ export function sequenceCharts(run: RunResult, idPrefix: string, label: string):
   return conns.slice(0, MAX_DRAWN_CONNECTIONS).map((c, i) => {
     const rounds =
       c.transport === 'tcp'
-        ? ` — ${plural(c.rounds.length, 'round')}, ${c.slowStartRounds} of slow start`
+        ? ` — ${plural(c.roundCount, 'round')}, ${c.slowStartRounds} of slow start`
         : ' — UDP, both directions';
     return {
       id: `${idPrefix}-${i}`,

@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import type { CompareResult, RunResult } from '../../src/model/index.ts';
 import { LinkCapture } from '../../src/net/capture.ts';
 import {
+  MAX_ROUNDS,
   MAX_SERIES_POINTS,
   slowStartOf,
   timeSequenceOf,
@@ -128,6 +129,25 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     const lossy = r([10, 20, 40, 42, 40]);
     lossy[2]!.dropped = 1;
     assert.deepEqual(slowStartOf(lossy), [3, 'loss']);
+  });
+
+  it('a connection of many rounds keeps the first MAX_ROUNDS and counts the rest', () => {
+    const cap = new LinkCapture({ snapBytes: 64, maxBytes: 16 << 20, monotonicToEpochMs: 0 });
+    const rec = (up: boolean, ms: number, p: Buffer): void =>
+      cap.record(up ? 0 : 1, p, 0, p.length, ms, ms + 1, 'loss', 0);
+    rec(true, 0, tcp(true, 0, 0, SYN, 0));
+    rec(false, 0, tcp(false, 0, 1, SYN | ACK, 0));
+    // One segment a round: each acknowledged before the next is sent.
+    for (let i = 0; i < 300; i++) {
+      rec(false, 1 + i, tcp(false, 1 + i * 100, 1, ACK, 100));
+      rec(true, 1.5 + i, tcp(true, 1, 1 + (i + 1) * 100, ACK, 0));
+    }
+    const file = join(dir, 'rounds.pcapng');
+    cap.writeTo(file);
+    const c = timeSequenceOfFile(file).connections[0]!;
+    assert.equal(c.roundCount, 300);
+    assert.equal(c.rounds.length, MAX_ROUNDS);
+    assert.deepEqual([c.slowStartRounds, c.slowStartEnd], [1, 'no-growth']);
   });
 
   it('a long transfer is drawn within the cap, its last point kept', () => {
