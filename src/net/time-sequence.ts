@@ -30,6 +30,8 @@ export const MAX_ROUNDS = 100;
 export const SLOW_START_GROWTH = 1.5;
 
 const SYN = 0x02;
+/** The word the capture's comment has for a packet the link dropped (see `capture.ts`). */
+const DROPPED = Buffer.from('dropped', 'latin1');
 const ACK = 0x10;
 
 /** One packet of the capture: direction (0 up, 1 down), time µs since the epoch, its bytes, its fate. */
@@ -58,7 +60,7 @@ export function readCapturedPackets(buf: Buffer): CapturedPacket[] {
         const code = buf.readUInt16LE(o);
         const len = buf.readUInt16LE(o + 2);
         if (code === OPT_END) break;
-        if (code === OPT_COMMENT) dropped = buf.toString('latin1', o + 4, o + 4 + len).includes('dropped');
+        if (code === OPT_COMMENT) dropped = buf.subarray(o + 4, o + 4 + len).includes(DROPPED);
         o += 4 + ((len + 3) & ~3);
       }
       out.push({ dir: buf.readUInt32LE(at + 8) === 0 ? 0 : 1, epochUs, data, dropped });
@@ -71,8 +73,11 @@ export function readCapturedPackets(buf: Buffer): CapturedPacket[] {
 /** The IPv4 / TCP or UDP fields a time-sequence graph needs (undefined for anything else). */
 interface Segment {
   transport: 'tcp' | 'udp';
-  src: string;
-  dst: string;
+  /** Addresses as 32-bit numbers and ports: no string per packet. */
+  srcIp: number;
+  srcPort: number;
+  dstIp: number;
+  dstPort: number;
   seq: number;
   ack: number;
   flags: number;
@@ -85,35 +90,27 @@ interface Segment {
 function parseSegment(b: Buffer): Segment | undefined {
   if (b.length < 20 || b[0]! >> 4 !== 4) return undefined;
   const ihl = (b[0]! & 15) * 4;
-  const total = b.readUInt16BE(2);
   const proto = b[9];
-  const ip = (o: number): string => `${b[o]}.${b[o + 1]}.${b[o + 2]}.${b[o + 3]}`;
-  if (proto === 6 && b.length >= ihl + 14) {
-    const off = (b[ihl + 12]! >> 4) * 4;
-    return {
-      transport: 'tcp',
-      src: `${ip(12)}:${b.readUInt16BE(ihl)}`,
-      dst: `${ip(16)}:${b.readUInt16BE(ihl + 2)}`,
-      seq: b.readUInt32BE(ihl + 4),
-      ack: b.readUInt32BE(ihl + 8),
-      flags: b[ihl + 13]!,
-      len: total - ihl - off,
-      first: b[ihl + off],
-    };
-  }
-  if (proto === 17 && b.length >= ihl + 8)
-    return {
-      transport: 'udp',
-      src: `${ip(12)}:${b.readUInt16BE(ihl)}`,
-      dst: `${ip(16)}:${b.readUInt16BE(ihl + 2)}`,
-      seq: 0,
-      ack: 0,
-      flags: 0,
-      len: b.readUInt16BE(ihl + 4) - 8,
-      first: undefined,
-    };
-  return undefined;
+  const tcp = proto === 6 && b.length >= ihl + 14;
+  if (!tcp && !(proto === 17 && b.length >= ihl + 8)) return undefined;
+  const off = tcp ? (b[ihl + 12]! >> 4) * 4 : 8;
+  return {
+    transport: tcp ? 'tcp' : 'udp',
+    srcIp: b.readUInt32BE(12),
+    srcPort: b.readUInt16BE(ihl),
+    dstIp: b.readUInt32BE(16),
+    dstPort: b.readUInt16BE(ihl + 2),
+    seq: tcp ? b.readUInt32BE(ihl + 4) : 0,
+    ack: tcp ? b.readUInt32BE(ihl + 8) : 0,
+    flags: tcp ? b[ihl + 13]! : 0,
+    len: tcp ? b.readUInt16BE(2) - ihl - off : b.readUInt16BE(ihl + 4) - 8,
+    first: tcp ? b[ihl + off] : undefined,
+  };
 }
+
+/** "198.19.0.1:443" */
+const endpoint = (ip: number, port: number): string =>
+  `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}:${port}`;
 
 /** Appends points and keeps them under a cap (see {@link cap}). */
 class Series {
@@ -162,6 +159,8 @@ class Flow {
 
   constructor(
     readonly transport: 'tcp' | 'udp',
+    readonly clientIp: number,
+    readonly serverIp: number,
     readonly client: string,
     readonly server: string,
   ) {}
@@ -302,30 +301,35 @@ export function slowStartOf(
 export function timeSequenceOf(buf: Buffer): TimeSequence {
   const packets = readCapturedPackets(buf);
   const t0 = packets[0]?.epochUs ?? 0;
-  const flows = new Map<string, Flow>();
+  // By ports (a number), then by addresses: one link carries one client and one server address.
+  const byPorts = new Map<number, Flow[]>();
+  const flows: Flow[] = [];
   const notDrawn = new Set<string>();
   for (const p of packets) {
     const s = parseSegment(p.data);
     if (!s) continue;
-    const [client, server] = p.dir === 0 ? [s.src, s.dst] : [s.dst, s.src];
-    const key = `${s.transport} ${client} ${server}`;
-    let f = flows.get(key);
+    const up = p.dir === 0;
+    const [cIp, cPort, sIp, sPort] = up
+      ? [s.srcIp, s.srcPort, s.dstIp, s.dstPort]
+      : [s.dstIp, s.dstPort, s.srcIp, s.srcPort];
+    const key = cPort * 65536 + sPort + (s.transport === 'udp' ? 2 ** 32 : 0);
+    const same = byPorts.get(key) ?? [];
+    let f = same.find((x) => x.clientIp === cIp && x.serverIp === sIp);
     if (!f) {
-      if (flows.size >= MAX_CONNECTIONS) {
-        notDrawn.add(key);
+      if (flows.length >= MAX_CONNECTIONS) {
+        notDrawn.add(`${key} ${cIp} ${sIp}`);
         continue;
       }
-      f = new Flow(s.transport, client, server);
-      flows.set(key, f);
+      f = new Flow(s.transport, cIp, sIp, endpoint(cIp, cPort), endpoint(sIp, sPort));
+      flows.push(f);
+      byPorts.set(key, [...same, f]);
     }
     const ms = (p.epochUs - t0) / 1000;
-    if (p.dir === 0) f.up(s, ms);
+    if (up) f.up(s, ms);
     else f.down(s, ms, p.dropped);
   }
   return {
-    connections: [...flows.values()]
-      .filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0)
-      .map((f) => f.result()),
+    connections: flows.filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0).map((f) => f.result()),
     connectionsNotDrawn: notDrawn.size,
     startEpochMs: t0 / 1000,
   };
