@@ -27,7 +27,7 @@ import {
   targetAddress,
   udpClientPorts,
 } from '../net/index.ts';
-import { lengthenedDurationMs } from '../report/index.ts';
+import { lengthenedDurationMs, representativeCapture } from '../report/index.ts';
 import {
   type FixtureTarget,
   type MetricsSnapshot,
@@ -426,16 +426,15 @@ const NO_LINK_NO_CAPTURE =
   'loopback: no emulated link, so no packet passes the relay and there is nothing to capture';
 
 /**
- * Of each cell's captured runs, keeps the capture of the representative one (the median of its
- * measured runs by latency p50, the lower middle of an even count) and deletes the others' files,
- * saying so on those runs.
+ * Of each cell's captured runs, keeps the capture of the representative one (`representativeCapture`:
+ * the median of its measured runs by latency p50, the lower middle of an even count, the run the
+ * verdict quotes) and deletes the others' files, saying so on those runs.
  */
 function keepRepresentativeCaptures(result: CompareResult): void {
   for (const cell of result.cells) {
     const captured = cell.runs.filter((r) => r.evidence?.capture !== undefined);
     if (captured.length < 2) continue;
-    const byP50 = [...captured].sort((a, b) => a.latencyMs.p50 - b.latencyMs.p50);
-    const keep = byP50[(byP50.length - 1) >> 1];
+    const keep = representativeCapture(cell);
     for (const r of captured) {
       if (r === keep || !r.evidence?.capture) continue;
       rmSync(r.evidence.capture.file, { force: true });

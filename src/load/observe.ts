@@ -8,13 +8,14 @@
  */
 
 import { join } from 'node:path';
-import type { RunResult } from '../model/index.ts';
+import type { RunResult, TimeSequence } from '../model/index.ts';
 import {
   attachLinkDrops,
   attachQuicLinkDrops,
   type CaptureSummary,
   type Link,
   linkWarnings,
+  timeSequenceOfFile,
 } from '../net/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
 import { attachServerQuic } from './quic.ts';
@@ -71,6 +72,19 @@ export interface CaptureRequest {
   maxBytes: number;
 }
 
+/**
+ * The capture's time-sequence graphs, computed here (not at report time) so that report.html can be
+ * rendered again from results.json alone, by renderers that do no I/O; nothing when the file cannot
+ * be read back.
+ */
+function timeSequenceFrom(file: string): { timeSequence?: TimeSequence } {
+  try {
+    return { timeSequence: timeSequenceOfFile(file) };
+  } catch {
+    return {};
+  }
+}
+
 /** A run's name as a file name: `10k.bin/c32/wan/h2` → `10k.bin_c32_wan_h2`. */
 function captureFileName(name: string): string {
   return `${name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '')}.pcapng`;
@@ -104,7 +118,7 @@ export async function capturedRun(
       : undefined;
   run.evidence = {
     ...run.evidence,
-    ...(summary ? { capture: { file, ...summary } } : {}),
+    ...(summary ? { capture: { file, ...summary, ...timeSequenceFrom(file) } } : {}),
     ...(noCapture ? { noCapture } : {}),
   };
   return run;

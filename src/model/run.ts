@@ -473,6 +473,75 @@ const connectionAgeMediansSchema = z.strictObject({
 /** Medians of one group of requests (see {@link connectionAgeMediansSchema}). */
 export type ConnectionAgeMedians = z.infer<typeof connectionAgeMediansSchema>;
 
+/** Points of one series of a time-sequence graph: times (ms since the capture's first packet) and values. */
+const seriesSchema = z
+  .strictObject({ t: z.array(z.number()), y: z.array(z.number()) })
+  .describe('times, ms since the capture began, and values (bytes from the start of the stream)');
+
+/** One round trip of the server's data, as the capture shows it. */
+export const sendRoundSchema = z.strictObject({
+  startMs: z.number().describe("the round's first data segment, ms since the capture began"),
+  segments: z
+    .number()
+    .int()
+    .describe('data segments the server sent in the round (retransmissions included)'),
+  bytes: z.number().int().describe('payload bytes the server sent in the round'),
+  retransmitted: z.number().int().describe('of them, segments sent again'),
+  dropped: z.number().int().describe('of them, segments the link dropped'),
+});
+
+/** One connection's time-sequence graph: what the server sent and the client acknowledged over time. */
+export const connectionSequenceSchema = z.strictObject({
+  transport: z.enum(['tcp', 'udp']),
+  client: z.string().describe('address:port'),
+  server: z.string().describe('address:port'),
+  sent: seriesSchema.describe(
+    "the server's payload bytes sent (TCP: the end of each segment's sequence range)",
+  ),
+  acked: seriesSchema.optional().describe("the client's cumulative ACKs, bytes (TCP only)"),
+  clientSent: seriesSchema
+    .optional()
+    .describe("the client's payload bytes sent (UDP only: QUIC's ACKs are encrypted)"),
+  retransmitted: seriesSchema.describe(
+    'segments the server sent again (their sequence end ≤ the highest before)',
+  ),
+  dropped: seriesSchema.describe("the server's segments the link dropped (loss or a full queue)"),
+  pointsCut: z.number().int().describe('points left out to keep each series within the drawing cap'),
+  rounds: z
+    .array(sendRoundSchema)
+    .describe(
+      "TCP: the server's round trips of data after the handshake (a round ends when its last byte is acknowledged)",
+    ),
+  roundCount: z.number().int().describe('rounds in all (`rounds` keeps the first 100)'),
+  slowStartRounds: z
+    .number()
+    .int()
+    .describe(
+      'of those rounds, the ones before the first that did not grow to 1.5× the one before while more data followed (after a loss or not), or all when the data ran out',
+    ),
+  slowStartEnd: z
+    .enum(['transfer-end', 'loss', 'no-growth', 'none'])
+    .describe(
+      'what ended the slow-start rounds: the data ran out, a loss, a round that did not grow, or no data',
+    ),
+  mssBytes: z.number().int().describe("the server's largest segment payload seen"),
+  handshakeSegments: z.number().int().describe("the server's TLS handshake segments, before the rounds"),
+});
+/** One connection's time-sequence graph (see {@link connectionSequenceSchema}). */
+export type ConnectionSequence = z.infer<typeof connectionSequenceSchema>;
+
+export const timeSequenceSchema = z
+  .strictObject({
+    connections: z.array(connectionSequenceSchema),
+    connectionsNotDrawn: z.number().int().describe('connections beyond the cap, not kept'),
+    startEpochMs: z.number().describe("the capture's first packet, ms since the epoch"),
+  })
+  .describe(
+    "Per-connection time-sequence graphs read from the run's capture, computed when the capture was written.",
+  );
+/** The time-sequence graphs of a capture (see {@link timeSequenceSchema}). */
+export type TimeSequence = z.infer<typeof timeSequenceSchema>;
+
 /** The zod schema of one run's result: the source of the {@link RunResult} type and its JSON Schema. */
 export const captureInfoSchema = z
   .strictObject({
@@ -488,6 +557,7 @@ export const captureInfoSchema = z
     bytes: z.number().int().describe('file size, bytes'),
     snapBytes: z.number().int(),
     maxBytes: z.number().int(),
+    timeSequence: timeSequenceSchema.optional(),
   })
   .describe('A packet capture of the link (--capture): its file and what it holds and cut.');
 

@@ -36,3 +36,4 @@ export {
   type TcpReading,
   udpClientPorts,
 } from './tcp-info.ts';
+export { readCapturedPackets, slowStartOf, timeSequenceOf, timeSequenceOfFile } from './time-sequence.ts';

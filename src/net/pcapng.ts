@@ -14,12 +14,14 @@
 /** LINKTYPE_RAW: raw IPv4 or IPv6, no link-layer header. */
 const LINKTYPE_RAW = 101;
 
-const SHB = 0x0a0d0d0a;
-const IDB = 0x00000001;
-const EPB = 0x00000006;
+/** Block types: Section Header, Interface Description, Enhanced Packet. */
+export const SHB = 0x0a0d0d0a;
+export const IDB = 0x00000001;
+export const EPB = 0x00000006;
 const BYTE_ORDER_MAGIC = 0x1a2b3c4d;
-const OPT_END = 0;
-const OPT_COMMENT = 1;
+/** Option codes of every block: the end of the options, a comment. */
+export const OPT_END = 0;
+export const OPT_COMMENT = 1;
 const SHB_USERAPPL = 4;
 const IF_NAME = 2;
 const IF_DESCRIPTION = 3;

@@ -24,6 +24,7 @@ import {
   streamWaitWords,
 } from '../transport/index.ts';
 import { confoundersOf } from './confounders.ts';
+import { captureRoundsSentence } from './evidence-graphs.ts';
 import { cellFailures, pathsText } from './failures.ts';
 import { type HandshakeSide, handshakeSentence } from './handshakes.ts';
 import { quicCpuCaveat } from './quic-cpu.ts';
@@ -443,12 +444,15 @@ function mssOf(run: RunResult): number {
  * Slow start, from the link's initial window and the runs' own bytes: the first round trip carries
  * k × IW segments over k connections, and each round of slow start doubles a window, so a connection
  * that must deliver S segments needs ⌈log2(S/IW + 1)⌉ round trips of it (RFC 5681 §3.1, RFC 6928's
- * IW10) before any loss. Said when the strategies need different numbers of rounds: that is the
- * mechanism by which six HTTP/1.1 connections (60 segments in the first round trip) finish a small
- * page before one HTTP/2 session (10), and it needs no measurement beyond the bytes each carried.
+ * IW10) before any loss. HTTP/1.1 sends one response per connection per round trip, so its S is one
+ * response's segments, and a response within the initial window needs one round. Said when the
+ * strategies need different numbers of rounds: that is the mechanism by which six HTTP/1.1
+ * connections (60 segments in the first round trip) finish a small page before one HTTP/2 session
+ * (10). Where the cell has a capture, the rounds its packets show follow (`captureRoundsSentence`).
  */
 function slowStartRounds(result: CompareResult, w: Workload, n: number, net: string): string | undefined {
-  const each: Array<{ p: string; k: number; iw: number; segs: number; rounds: number }> = [];
+  const each: Array<{ p: string; k: number; iw: number; segs: number; rounds: number; oneAtATime: boolean }> =
+    [];
   for (const p of result.axes.protocols) {
     const runs = keptOf(cellOf(result, w.id, n, net, p)).filter((r) => r.burst);
     if (runs.length === 0) continue;
@@ -461,15 +465,20 @@ function slowStartRounds(result: CompareResult, w: Workload, n: number, net: str
       run.burst!.connectionsOpened / Math.max(1, run.burst!.bursts) || run.transport.connections,
     );
     const bytes = run.throughput.bytesIn / Math.max(1, run.burst!.bursts);
-    const segs = Math.ceil(bytes / k / mssOf(run));
-    each.push({ p, k: Math.round(k), iw, segs, rounds: Math.ceil(Math.log2(segs / iw + 1)) });
+    const oneAtATime = run.protocol.negotiated === 'http/1.1';
+    const segs = Math.ceil(bytes / (oneAtATime ? n : k) / mssOf(run));
+    each.push({ p, k: Math.round(k), iw, segs, rounds: Math.ceil(Math.log2(segs / iw + 1)), oneAtATime });
   }
   if (each.length < 2 || new Set(each.map((e) => e.rounds)).size < 2) return undefined;
-  const text = each.map(
-    (e) =>
-      `${e.p}'s ${e.k === 1 ? 'one connection' : `${e.k} connections`} ${e.k * e.iw} segments (${e.k} × ${e.iw}), and ${e.segs} segments per connection need at least ${e.rounds} round trip${e.rounds === 1 ? '' : 's'} of slow start`,
-  );
-  return `Slow start: the first round trip carries each connection's initial congestion window — ${text.join('; ')}.`;
+  const text = each.map((e) => {
+    const first = `${e.p}'s ${e.k === 1 ? 'one connection' : `${e.k} connections`} ${e.k * e.iw} segments (${e.k} × ${e.iw})`;
+    if (e.oneAtATime && e.rounds === 1)
+      return `${first}, and each carries one response of ${e.segs} segment${e.segs === 1 ? '' : 's'} a round trip, within its initial window, so ${e.rounds} round trip of slow start each`;
+    const unit = e.oneAtATime ? 'segments per response' : 'segments per connection';
+    return `${first}, and ${e.segs} ${unit} need at least ${e.rounds} round trip${e.rounds === 1 ? '' : 's'} of slow start`;
+  });
+  const seen = captureRoundsSentence(result, w, n, net, new Map(each.map((e) => [e.p, e.rounds])));
+  return `Slow start: the first round trip carries each connection's initial congestion window — ${text.join('; ')}.${seen ? ` ${seen}` : ''}`;
 }
 
 /**

@@ -1,0 +1,341 @@
+/**
+ * Time-sequence graphs (Stevens / tcptrace style) read back from a link capture: per connection, the
+ * server's data (the end of each segment's sequence range) and the client's cumulative ACKs over
+ * time, the server's retransmissions and the segments the link dropped (from each packet's fate
+ * comment), and the server's round trips of data, counted from the packets:
+ *
+ * ```
+ *   bytes ▲                    ┌─ round 3 ─ …      a round begins with the first data segment the server
+ *         │          ┌ round 2 ┘                   sent after the ACK of the previous round's first
+ *         │  round 1 ┘   ····· acked               segment reached it (seen at the relay, plus the
+ *         └──────────────────────────▶ time        relay → server delay measured on the handshake)
+ * ```
+ * The capture is the relay's: every packet timestamped as it entered the link, so the server's
+ * packets are at their send time and the client's at theirs. It reads only what `capture.ts` writes
+ * (pcapng, little-endian, LINKTYPE_RAW IPv4, interface 0 up and 1 down; see `pcapng.ts`).
+ */
+import { readFileSync } from 'node:fs';
+import type { ConnectionSequence, TimeSequence } from '../model/index.ts';
+import { EPB, IDB, LINKTYPE_RAW, OPT_COMMENT, OPT_END } from './pcapng.ts';
+
+/** Points per series drawn at most; beyond it every k-th point is kept (and the last). */
+export const MAX_SERIES_POINTS = 600;
+/** Marker points (retransmissions, drops) per series at most. */
+export const MAX_MARKER_POINTS = 200;
+/** Connections kept per capture at most (the first to open). */
+export const MAX_CONNECTIONS = 16;
+/** Rounds kept per connection (slow start is over long before); the rest are counted. */
+export const MAX_ROUNDS = 100;
+/** A round that sends fewer than this times the segments of the one before has left slow start. */
+export const SLOW_START_GROWTH = 1.5;
+
+const SYN = 0x02;
+/** The word the capture's comment has for a packet the link dropped (see `capture.ts`). */
+const DROPPED = Buffer.from('dropped', 'latin1');
+const ACK = 0x10;
+
+/** One packet of the capture: direction (0 up, 1 down), time µs since the epoch, its bytes, its fate. */
+export interface CapturedPacket {
+  dir: 0 | 1;
+  epochUs: number;
+  data: Buffer;
+  dropped: boolean;
+}
+
+/** The packets of a pcapng file h2lab wrote, in file order. */
+export function readCapturedPackets(buf: Buffer): CapturedPacket[] {
+  const out: CapturedPacket[] = [];
+  let linkType = LINKTYPE_RAW;
+  for (let at = 0; at + 12 <= buf.length; ) {
+    const type = buf.readUInt32LE(at);
+    const total = buf.readUInt32LE(at + 4);
+    if (total < 12 || at + total > buf.length) break;
+    if (type === IDB) linkType = buf.readUInt16LE(at + 8);
+    else if (type === EPB && linkType === LINKTYPE_RAW) {
+      const captured = buf.readUInt32LE(at + 20);
+      const epochUs = buf.readUInt32LE(at + 12) * 0x100000000 + buf.readUInt32LE(at + 16);
+      const data = buf.subarray(at + 28, at + 28 + captured);
+      let dropped = false;
+      for (let o = at + 28 + ((captured + 3) & ~3); o + 4 <= at + total - 4; ) {
+        const code = buf.readUInt16LE(o);
+        const len = buf.readUInt16LE(o + 2);
+        if (code === OPT_END) break;
+        if (code === OPT_COMMENT) dropped = buf.subarray(o + 4, o + 4 + len).includes(DROPPED);
+        o += 4 + ((len + 3) & ~3);
+      }
+      out.push({ dir: buf.readUInt32LE(at + 8) === 0 ? 0 : 1, epochUs, data, dropped });
+    }
+    at += total;
+  }
+  return out;
+}
+
+/** The IPv4 / TCP or UDP fields a time-sequence graph needs (undefined for anything else). */
+interface Segment {
+  transport: 'tcp' | 'udp';
+  /** Addresses as 32-bit numbers and ports: no string per packet. */
+  srcIp: number;
+  srcPort: number;
+  dstIp: number;
+  dstPort: number;
+  seq: number;
+  ack: number;
+  flags: number;
+  /** Payload bytes (from the IP header's total length: the capture may be cut to the snap length). */
+  len: number;
+  /** The payload's first byte, when captured (a TLS record starts with 0x16). */
+  first: number | undefined;
+}
+
+function parseSegment(b: Buffer): Segment | undefined {
+  if (b.length < 20 || b[0]! >> 4 !== 4) return undefined;
+  const ihl = (b[0]! & 15) * 4;
+  const proto = b[9];
+  const tcp = proto === 6 && b.length >= ihl + 14;
+  if (!tcp && !(proto === 17 && b.length >= ihl + 8)) return undefined;
+  const off = tcp ? (b[ihl + 12]! >> 4) * 4 : 8;
+  return {
+    transport: tcp ? 'tcp' : 'udp',
+    srcIp: b.readUInt32BE(12),
+    srcPort: b.readUInt16BE(ihl),
+    dstIp: b.readUInt32BE(16),
+    dstPort: b.readUInt16BE(ihl + 2),
+    seq: tcp ? b.readUInt32BE(ihl + 4) : 0,
+    ack: tcp ? b.readUInt32BE(ihl + 8) : 0,
+    flags: tcp ? b[ihl + 13]! : 0,
+    len: tcp ? b.readUInt16BE(2) - ihl - off : b.readUInt16BE(ihl + 4) - 8,
+    first: tcp ? b[ihl + off] : undefined,
+  };
+}
+
+/** "198.19.0.1:443" */
+const endpoint = (ip: number, port: number): string =>
+  `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}:${port}`;
+
+/** Appends points and keeps them under a cap (see {@link cap}). */
+class Series {
+  readonly t: number[] = [];
+  readonly y: number[] = [];
+  push(t: number, y: number): void {
+    this.t.push(Math.round(t * 100) / 100);
+    this.y.push(y);
+  }
+  /** Every k-th point and the last, so at most `max`; returns the series and how many it left out. */
+  cap(max: number): [{ t: number[]; y: number[] }, number] {
+    const n = this.t.length;
+    if (n <= max) return [{ t: this.t, y: this.y }, 0];
+    const k = Math.ceil(n / (max - 1));
+    const keep = (_: number, i: number): boolean => i % k === 0 || i === n - 1;
+    const t = this.t.filter(keep);
+    return [{ t, y: this.y.filter(keep) }, n - t.length];
+  }
+}
+
+/** What one connection's packets build up, in capture order. */
+class Flow {
+  readonly sent = new Series();
+  readonly acked = new Series();
+  readonly clientSent = new Series();
+  readonly retransmitted = new Series();
+  readonly dropped = new Series();
+  readonly rounds: ConnectionSequence['rounds'] = [];
+  roundCount = 0;
+  serverIsn: number | undefined;
+  synMs: number | undefined;
+  /** Relay → server delay, ms: the SYN-ACK's time minus the SYN's. */
+  upMs = 0;
+  highest = 0;
+  lastAck = 0;
+  clientBytes = 0;
+  serverBytes = 0;
+  mss = 0;
+  /** TLS: the server's data before the client answers it is handshake (TLS 1.3's one round trip). */
+  tls: boolean | undefined;
+  clientAnswered = false;
+  handshakeSegments = 0;
+  /** The sequence end whose ACK ends the current round, and when that ACK reached the server. */
+  marker = -1;
+  markerAckedAtServerMs = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly transport: 'tcp' | 'udp',
+    readonly clientIp: number,
+    readonly serverIp: number,
+    readonly client: string,
+    readonly server: string,
+  ) {}
+
+  /** Sequence number relative to the server's first byte of data. */
+  rel(seq: number): number {
+    return (seq - (this.serverIsn ?? 0) - 1) >>> 0;
+  }
+
+  up(s: Segment, ms: number): void {
+    if (this.transport === 'udp') {
+      this.clientBytes += s.len;
+      this.clientSent.push(ms, this.clientBytes);
+      return;
+    }
+    if (s.flags & SYN) this.synMs = ms;
+    if (s.len > 0) {
+      this.tls ??= s.first === 0x16;
+      if (this.highest > 0) this.clientAnswered = true;
+    }
+    if (s.flags & ACK && this.serverIsn !== undefined) {
+      const a = this.rel(s.ack);
+      if (a < 0x80000000 && a > this.lastAck) {
+        this.lastAck = a;
+        this.acked.push(ms, a);
+        if (a >= this.marker && this.marker >= 0 && this.markerAckedAtServerMs === Number.POSITIVE_INFINITY)
+          this.markerAckedAtServerMs = ms + this.upMs;
+      }
+    }
+  }
+
+  down(s: Segment, ms: number, dropped: boolean): void {
+    if (this.transport === 'udp') {
+      this.serverBytes += s.len;
+      (dropped ? this.dropped : this.sent).push(ms, this.serverBytes);
+      return;
+    }
+    if (s.flags & SYN) {
+      this.serverIsn = s.seq;
+      if (this.synMs !== undefined) this.upMs = ms - this.synMs;
+      return;
+    }
+    if (s.len <= 0) return;
+    this.serverIsn ??= (s.seq - 1) >>> 0;
+    const end = this.rel(s.seq) + s.len;
+    const again = end <= this.highest;
+    if (dropped) this.dropped.push(ms, end);
+    if (again) this.retransmitted.push(ms, end);
+    else {
+      this.highest = end;
+      this.sent.push(ms, end);
+    }
+    this.mss = Math.max(this.mss, s.len);
+    if (this.tls && !this.clientAnswered) {
+      this.handshakeSegments++;
+      return;
+    }
+    // A new round when the server could have seen the ACK of the current round's first segment
+    // (half a millisecond for the relay's own scheduling).
+    if (this.marker < 0 || ms + 0.5 >= this.markerAckedAtServerMs) {
+      this.roundCount++;
+      if (this.rounds.length < MAX_ROUNDS)
+        this.rounds.push({ startMs: ms, segments: 0, bytes: 0, retransmitted: 0, dropped: 0 });
+      this.marker = end;
+      this.markerAckedAtServerMs = this.lastAck >= end ? ms : Number.POSITIVE_INFINITY;
+    }
+    if (this.roundCount > this.rounds.length) return;
+    const r = this.rounds[this.rounds.length - 1]!;
+    r.segments++;
+    r.bytes += s.len;
+    if (again) r.retransmitted++;
+    if (dropped) r.dropped++;
+  }
+
+  /** The compact, capped form stored in results.json. */
+  result(): ConnectionSequence {
+    let cut = 0;
+    const capped = (s: Series, max: number) => {
+      const [v, n] = s.cap(max);
+      cut += n;
+      return v;
+    };
+    const [slowStartRounds, slowStartEnd] = slowStartOf(this.rounds, this.roundCount > this.rounds.length);
+    return {
+      transport: this.transport,
+      client: this.client,
+      server: this.server,
+      sent: capped(this.sent, MAX_SERIES_POINTS),
+      ...(this.transport === 'tcp'
+        ? { acked: capped(this.acked, MAX_SERIES_POINTS) }
+        : { clientSent: capped(this.clientSent, MAX_SERIES_POINTS) }),
+      retransmitted: capped(this.retransmitted, MAX_MARKER_POINTS),
+      dropped: capped(this.dropped, MAX_MARKER_POINTS),
+      pointsCut: cut,
+      rounds: this.rounds,
+      roundCount: this.roundCount,
+      slowStartRounds,
+      slowStartEnd,
+      mssBytes: this.mss,
+      handshakeSegments: this.handshakeSegments,
+    };
+  }
+}
+
+/**
+ * The rounds of slow start among a connection's rounds, judged by growth alone (so whatever the
+ * congestion control, BBR included, which random loss does not stop): the rounds before the first
+ * that did not grow to {@link SLOW_START_GROWTH} × its predecessor's segments, ended by a loss when
+ * its predecessor lost a segment. A round that did not grow is the data's remainder, not the
+ * window's limit, when it and every round after it hold fewer segments than a grown round would (a
+ * burst's last responses, then the session's closing frames a round later): slow start lasted
+ * through it. A last round of nothing but retransmissions is recovery, not slow start. `more`: rounds
+ * followed that were not kept (see {@link MAX_ROUNDS}).
+ */
+export function slowStartOf(
+  rounds: ReadonlyArray<{ segments: number; retransmitted: number; dropped: number }>,
+  more = false,
+): [number, ConnectionSequence['slowStartEnd']] {
+  if (rounds.length === 0) return [0, 'none'];
+  for (let i = 1; i < rounds.length; i++) {
+    const grown = SLOW_START_GROWTH * rounds[i - 1]!.segments;
+    const r = rounds[i]!;
+    if (r.segments >= grown) continue;
+    if (r.retransmitted === r.segments) return [i, 'loss'];
+    const rest = more ? Number.POSITIVE_INFINITY : rounds.slice(i).reduce((n, x) => n + x.segments, 0);
+    if (rest < grown) return [i + 1, 'transfer-end'];
+    const before = rounds[i - 1]!;
+    return [i, before.retransmitted + before.dropped > 0 ? 'loss' : 'no-growth'];
+  }
+  return [rounds.length, 'transfer-end'];
+}
+
+/**
+ * The time-sequence graphs of a capture h2lab wrote: one per TCP connection (or UDP flow), the
+ * first {@link MAX_CONNECTIONS} to appear.
+ * @example const ts = timeSequenceOf(readFileSync('cap/run1.pcapng'));
+ */
+export function timeSequenceOf(buf: Buffer): TimeSequence {
+  const packets = readCapturedPackets(buf);
+  const t0 = packets[0]?.epochUs ?? 0;
+  // By ports (a number), then by addresses: one link carries one client and one server address.
+  const byPorts = new Map<number, Flow[]>();
+  const flows: Flow[] = [];
+  const notDrawn = new Set<string>();
+  for (const p of packets) {
+    const s = parseSegment(p.data);
+    if (!s) continue;
+    const up = p.dir === 0;
+    const [cIp, cPort, sIp, sPort] = up
+      ? [s.srcIp, s.srcPort, s.dstIp, s.dstPort]
+      : [s.dstIp, s.dstPort, s.srcIp, s.srcPort];
+    const key = cPort * 65536 + sPort + (s.transport === 'udp' ? 2 ** 32 : 0);
+    const same = byPorts.get(key) ?? [];
+    let f = same.find((x) => x.clientIp === cIp && x.serverIp === sIp);
+    if (!f) {
+      if (flows.length >= MAX_CONNECTIONS) {
+        notDrawn.add(`${key} ${cIp} ${sIp}`);
+        continue;
+      }
+      f = new Flow(s.transport, cIp, sIp, endpoint(cIp, cPort), endpoint(sIp, sPort));
+      flows.push(f);
+      byPorts.set(key, [...same, f]);
+    }
+    const ms = (p.epochUs - t0) / 1000;
+    if (up) f.up(s, ms);
+    else f.down(s, ms, p.dropped);
+  }
+  return {
+    connections: flows.filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0).map((f) => f.result()),
+    connectionsNotDrawn: notDrawn.size,
+    startEpochMs: t0 / 1000,
+  };
+}
+
+/** {@link timeSequenceOf} of a file. */
+export function timeSequenceOfFile(path: string): TimeSequence {
+  return timeSequenceOf(readFileSync(path));
+}

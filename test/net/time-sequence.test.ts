@@ -1,0 +1,359 @@
+// Time-sequence graphs read back from a capture: first from packets written by the capture stage
+// itself (exact rounds, drops, retransmissions, the drawing cap), then from a real comparison whose
+// verdict states slow-start rounds, counted again from the same pcapng by tshark, and its graphs
+// drawn in report.html at 1280 and 800 px.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { CompareResult, RunResult } from '../../src/model/index.ts';
+import { LinkCapture } from '../../src/net/capture.ts';
+import {
+  MAX_ROUNDS,
+  MAX_SERIES_POINTS,
+  slowStartOf,
+  timeSequenceOf,
+  timeSequenceOfFile,
+} from '../../src/net/time-sequence.ts';
+import { h2lab } from '../helpers/cli.ts';
+import { netSkipReason, tsharkFields, tsharkSkipReason } from './helpers.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'h2lab-tseq-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const CHROMIUM = process.env.H2LAB_CHROMIUM ?? '/usr/bin/chromium';
+
+const CLIENT = [10, 0, 0, 1, 40000] as const;
+const SERVER = [10, 0, 0, 2, 443] as const;
+const SYN = 0x02;
+const ACK = 0x10;
+
+/** An IPv4/TCP packet with `len` payload bytes starting with `first`. */
+function tcp(up: boolean, seq: number, ack: number, flags: number, len: number, first = 0x17): Buffer {
+  const b = Buffer.alloc(40 + len);
+  const [src, dst] = up ? [CLIENT, SERVER] : [SERVER, CLIENT];
+  b[0] = 0x45;
+  b.writeUInt16BE(40 + len, 2);
+  b[9] = 6;
+  for (let i = 0; i < 4; i++) {
+    b[12 + i] = src[i]!;
+    b[16 + i] = dst[i]!;
+  }
+  b.writeUInt16BE(src[4], 20);
+  b.writeUInt16BE(dst[4], 22);
+  b.writeUInt32BE(seq >>> 0, 24);
+  b.writeUInt32BE(ack >>> 0, 28);
+  b[32] = 5 << 4;
+  b[33] = flags;
+  if (len > 0) b[40] = first;
+  return b;
+}
+
+/**
+ * A TLS connection through a link whose relay → server delay is 50 ms: the handshake (2 server
+ * segments), then rounds of 10, 20 and 40 segments of 1000 bytes, each begun by the ACK of the
+ * previous round's first segment; the link drops one segment of the third round, sent again in a
+ * fourth.
+ */
+function syntheticCapture(): Buffer {
+  const cap = new LinkCapture({ snapBytes: 128, maxBytes: 8 << 20, monotonicToEpochMs: -1e9 });
+  const ISN_C = 1000;
+  const ISN_S = 0xfffffff0; // wraps: relative sequence numbers must not
+  const rec = (up: boolean, ms: number, p: Buffer, dropped = false): void =>
+    cap.record(up ? 0 : 1, p, 0, p.length, ms, dropped ? undefined : ms + 50, 'loss', 0);
+  rec(true, 0, tcp(true, ISN_C, 0, SYN, 0));
+  rec(false, 50, tcp(false, ISN_S, ISN_C + 1, SYN | ACK, 0));
+  rec(true, 100, tcp(true, ISN_C + 1, ISN_S + 1, ACK, 300, 0x16));
+  let s = ISN_S + 1;
+  for (let i = 0; i < 2; i++, s += 1000) rec(false, 150, tcp(false, s, ISN_C + 301, ACK, 1000));
+  rec(true, 250, tcp(true, ISN_C + 301, s, ACK, 100));
+  let t = 300;
+  for (const [n, drop] of [
+    [10, -1],
+    [20, -1],
+    [40, 7],
+  ] as const) {
+    const first = s;
+    for (let i = 0; i < n; i++, s += 1000)
+      rec(false, t + i * 0.1, tcp(false, s, ISN_C + 401, ACK, 1000), i === drop);
+    // The ACK of the round's first segment reaches the relay 50 ms later, the server 50 ms after that.
+    rec(true, t + 50, tcp(true, ISN_C + 401, first + 1000, ACK, 0));
+    t += 100;
+  }
+  // The dropped segment again, then everything acknowledged.
+  rec(false, t, tcp(false, s - 33 * 1000, ISN_C + 401, ACK, 1000));
+  rec(true, t + 50, tcp(true, ISN_C + 401, s, ACK, 0));
+  const file = join(dir, 'synthetic.pcapng');
+  cap.writeTo(file);
+  return readFileSync(file);
+}
+
+describe('time-sequence graphs from packets the capture stage wrote', () => {
+  it('rounds, the handshake, drops and retransmissions, relative to the server ISN across a wrap', () => {
+    const ts = timeSequenceOf(syntheticCapture());
+    assert.equal(ts.connections.length, 1);
+    const c = ts.connections[0]!;
+    assert.equal(c.client, '10.0.0.1:40000');
+    assert.equal(c.server, '10.0.0.2:443');
+    assert.equal(c.handshakeSegments, 2);
+    assert.deepEqual(
+      c.rounds.map((r) => [r.startMs, r.segments, r.retransmitted, r.dropped]),
+      [
+        [300, 10, 0, 0],
+        [400, 20, 0, 0],
+        [500, 40, 0, 1],
+        [600, 1, 1, 0],
+      ],
+    );
+    assert.equal(c.slowStartRounds, 3);
+    assert.equal(c.slowStartEnd, 'loss');
+    assert.equal(c.mssBytes, 1000);
+    assert.deepEqual(c.dropped.y, [2000 + 30_000 + 8000]);
+    assert.deepEqual(c.retransmitted.y, [2000 + 30_000 + 8000]);
+    assert.equal(c.sent.y.at(-1), 72_000);
+    assert.equal(c.acked!.y.at(-1), 72_000);
+    assert.equal(c.pointsCut, 0);
+  });
+
+  it('slow start ends at the first round that does not grow, a loss, or the data', () => {
+    const r = (segments: number[]) => segments.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 }));
+    assert.deepEqual(slowStartOf(r([12, 24, 42, 82, 70])), [5, 'transfer-end']);
+    assert.deepEqual(slowStartOf(r([8, 8, 8, 8, 8, 8])), [1, 'no-growth']);
+    assert.deepEqual(slowStartOf(r([10, 20, 25, 50, 3])), [2, 'no-growth']);
+    // The last responses, then the closing frames a round later: the data ran out in round 5.
+    assert.deepEqual(slowStartOf(r([12, 24, 42, 82, 70, 2])), [5, 'transfer-end']);
+    // The pipe full: rounds stop growing with more data to come.
+    assert.deepEqual(slowStartOf(r([10, 20, 40, 80, 160, 170, 170, 170, 50])), [5, 'no-growth']);
+    assert.deepEqual(slowStartOf([]), [0, 'none']);
+    // A loss in round 3, and round 4 did not grow (Reno, CUBIC): 3 rounds, ended by the loss.
+    const lossy = r([10, 20, 40, 42, 40]);
+    lossy[2]!.dropped = 1;
+    assert.deepEqual(slowStartOf(lossy), [3, 'loss']);
+  });
+
+  it('a connection of many rounds keeps the first MAX_ROUNDS and counts the rest', () => {
+    const cap = new LinkCapture({ snapBytes: 64, maxBytes: 16 << 20, monotonicToEpochMs: 0 });
+    const rec = (up: boolean, ms: number, p: Buffer): void =>
+      cap.record(up ? 0 : 1, p, 0, p.length, ms, ms + 1, 'loss', 0);
+    rec(true, 0, tcp(true, 0, 0, SYN, 0));
+    rec(false, 0, tcp(false, 0, 1, SYN | ACK, 0));
+    // One segment a round: each acknowledged before the next is sent.
+    for (let i = 0; i < 300; i++) {
+      rec(false, 1 + i, tcp(false, 1 + i * 100, 1, ACK, 100));
+      rec(true, 1.5 + i, tcp(true, 1, 1 + (i + 1) * 100, ACK, 0));
+    }
+    const file = join(dir, 'rounds.pcapng');
+    cap.writeTo(file);
+    const c = timeSequenceOfFile(file).connections[0]!;
+    assert.equal(c.roundCount, 300);
+    assert.equal(c.rounds.length, MAX_ROUNDS);
+    assert.deepEqual([c.slowStartRounds, c.slowStartEnd], [1, 'no-growth']);
+  });
+
+  it('a long transfer is drawn within the cap, its last point kept', () => {
+    const cap = new LinkCapture({ snapBytes: 64, maxBytes: 64 << 20, monotonicToEpochMs: 0 });
+    cap.record(1, tcp(false, 0, 1, SYN | ACK, 0), 0, 40, 0, 1, 'loss', 0);
+    for (let i = 0; i < 5000; i++) {
+      const p = tcp(false, 1 + i * 100, 1, ACK, 100);
+      cap.record(1, p, 0, p.length, 1 + i, 2 + i, 'loss', 0);
+    }
+    const file = join(dir, 'long.pcapng');
+    cap.writeTo(file);
+    const c = timeSequenceOfFile(file).connections[0]!;
+    assert.ok(c.sent.t.length <= MAX_SERIES_POINTS, `${c.sent.t.length}`);
+    assert.equal(c.sent.y.at(-1), 500_000);
+    assert.equal(c.pointsCut, 5000 - c.sent.t.length);
+  });
+});
+
+/**
+ * Rounds of the server's data per TCP stream, counted from tshark's fields by the same rule the
+ * graphs state (a round begins with the first data segment sent after the ACK of the round's first
+ * segment reached the server; the TLS handshake's server segments before the client answers are
+ * not counted), and the slow-start rounds among them.
+ */
+function tsharkRounds(file: string): Map<string, number[]> {
+  const rows = tsharkFields(file, [
+    'frame.time_epoch',
+    'frame.interface_name',
+    'tcp.stream',
+    'tcp.len',
+    'tcp.seq',
+    'tcp.ack',
+    'tcp.flags.syn',
+    'tcp.payload',
+  ]);
+  const flows = new Map<
+    string,
+    {
+      syn?: number;
+      up: number;
+      answered: boolean;
+      tls?: boolean;
+      high: number;
+      ack: number;
+      marker: number;
+      at: number;
+      rounds: number[];
+    }
+  >();
+  let t0: number | undefined;
+  for (const [time, dir, stream, len, seq, ack, syn, payload] of rows) {
+    // Whole microseconds, as the pcapng holds them (a float of epoch seconds would blur them).
+    const [sec, frac = ''] = time!.split('.');
+    const us = Number(sec) * 1e6 + Number(frac.padEnd(6, '0').slice(0, 6));
+    t0 ??= us;
+    const ms = (us - t0) / 1000;
+    const f =
+      flows.get(stream!) ??
+      flows
+        .set(stream!, { up: 0, answered: false, high: 0, ack: 0, marker: -1, at: Infinity, rounds: [] })
+        .get(stream!)!;
+    const n = Number(len);
+    if (dir === 'up') {
+      if (syn === '1' || syn === 'True') f.syn = ms;
+      if (n > 0) {
+        f.tls ??= /^16/.test(payload ?? '');
+        if (f.high > 0) f.answered = true;
+      }
+      const a = Number(ack) - 1;
+      if (a > f.ack) {
+        f.ack = a;
+        if (f.marker >= 0 && a >= f.marker && f.at === Infinity) f.at = ms + f.up;
+      }
+      continue;
+    }
+    if (syn === '1' || syn === 'True') {
+      if (f.syn !== undefined) f.up = ms - f.syn;
+      continue;
+    }
+    if (n <= 0) continue;
+    const end = Number(seq) - 1 + n;
+    f.high = Math.max(f.high, end);
+    if (f.tls && !f.answered) continue;
+    if (f.marker < 0 || ms + 0.5 >= f.at) {
+      f.rounds.push(0);
+      f.marker = end;
+      f.at = f.ack >= end ? ms : Infinity;
+    }
+    f.rounds[f.rounds.length - 1]!++;
+  }
+  return new Map([...flows].filter(([, f]) => f.rounds.length > 0).map(([k, f]) => [k, f.rounds]));
+}
+
+const skip = netSkipReason() ?? tsharkSkipReason();
+if (skip) console.log(`# time-sequence compare test skipped: ${skip}`);
+
+describe('a comparison through a link: the verdict states the rounds its capture shows', { skip }, () => {
+  it('burst of 32 × 10 KiB at 200 ms / 10 Mbit/s, h1 and h2 against the fixture; graphs at 1280 and 800 px', async (t) => {
+    const out = join(dir, 'cmp');
+    const r = await h2lab(
+      [
+        'compare',
+        ...'--sizes 10KiB --burst 32 --rtt 200ms --bandwidth 10mbit --protocols h1,h2 --runs 3 -q'.split(' '),
+        ...['--capture', join(out, 'cap'), '--out', out],
+      ],
+      { timeoutMs: 180_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResult;
+    const captured = (p: string): RunResult =>
+      result.cells.find((c) => c.protocol === p)!.runs.find((x) => x.evidence?.capture?.timeSequence)!;
+    const text = result.verdict!.workloads[0]!.paragraphs.find((p) => p.includes('Slow start:'));
+    assert.ok(text, JSON.stringify(result.verdict!.workloads[0]!.paragraphs));
+
+    // h2: its one connection. The verdict quotes the rounds tshark counts; where slow start lasted
+    // until the data ran out they are the estimate's, and where it stopped growing sooner (BBR's
+    // startup sometimes paces a round no faster than the one before) the verdict says it differs.
+    const h2 = [...tsharkRounds(captured('h2').evidence!.capture!.file).values()];
+    assert.equal(h2.length, 1);
+    const seen = h2[0]!;
+    const [h2Rounds, h2End] = slowStartOf(seen.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })));
+    const estimate =
+      /h2's one connection 10 segments \(1 × 10\), and \d+ segments per connection need at least (\d+) round trips? of slow start/.exec(
+        text,
+      )!;
+    assert.ok(estimate, text);
+    const stated = Number(estimate[1]);
+    const differs = h2Rounds === stated ? '' : `, not the ${stated} estimated above`;
+    assert.ok(
+      text.includes(
+        `h2's one connection ${seen.join(', ')} segments in ${seen.length} rounds, ${h2Rounds} of slow start${differs} (`,
+      ),
+      `${text}\ntshark: ${seen}`,
+    );
+    if (h2End === 'transfer-end') assert.equal(h2Rounds, stated, `${text}\ntshark: ${seen}`);
+    // The estimate is a floor on the round trips the data took.
+    assert.ok(seen.length >= stated, `${seen}`);
+
+    // h1: one response per round, within the initial window, as tshark counts it too.
+    const h1 = [...tsharkRounds(captured('h1').evidence!.capture!.file).values()];
+    assert.equal(h1.length, 6);
+    assert.ok(
+      h1.every((rounds) => Math.max(...rounds) <= 10),
+      JSON.stringify(h1),
+    );
+    assert.match(
+      text,
+      /h1's 6 connections 60 segments \(6 × 10\), and each carries one response of 8 segments a round trip, within its initial window, so 1 round trip of slow start each/,
+    );
+    assert.ok(
+      h1.every(
+        (rounds) => slowStartOf(rounds.map((s) => ({ segments: s, retransmitted: 0, dropped: 0 })))[0] === 1,
+      ),
+    );
+    assert.match(
+      text,
+      /h1's 6 connections at most 8 segments a round over [56](–6)? rounds each, 1 of slow start each/,
+    );
+
+    // report.html: the sentence links to the graphs, drawn without overflow at both widths.
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    assert.match(html, /<a href="#ts-[^"]+">time-sequence graphs<\/a>/);
+    if (!existsSync(CHROMIUM)) {
+      t.diagnostic(`Chromium not found at ${CHROMIUM}: layout not checked`);
+      return;
+    }
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      for (const width of [1280, 800]) {
+        const page = await browser.newPage({ viewport: { width, height: 900 } });
+        await page.goto(`file://${join(out, 'report.html')}`);
+        await page.waitForSelector('body[data-ts="drawn"]', { timeout: 15_000 });
+        const seen = await page.evaluate(() => {
+          const d = document.documentElement;
+          const plots = Array.from(document.querySelectorAll('.chart.ts .uplot'));
+          const outside = plots.filter((p) => p.getBoundingClientRect().right > d.clientWidth + 0.5).length;
+          const clipped = Array.from(document.querySelectorAll('.chart.ts .u-title, .chart.ts .u-label'))
+            .filter(
+              (el) => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > d.clientWidth,
+            )
+            .map((el) => el.textContent);
+          const target = document.querySelector(
+            (document.querySelector('.verdict a[href^="#ts-"]') as HTMLAnchorElement).getAttribute('href')!,
+          );
+          return {
+            scroll: d.scrollWidth,
+            client: d.clientWidth,
+            plots: plots.length,
+            outside,
+            clipped,
+            target: !!target,
+          };
+        });
+        assert.ok(
+          seen.scroll <= seen.client,
+          `${width} px: the page is ${seen.scroll - seen.client} px too wide`,
+        );
+        assert.equal(seen.plots, 7, `${width} px: 6 h1 connections and 1 h2`);
+        assert.equal(seen.outside, 0, `${width} px`);
+        assert.deepEqual(seen.clipped, [], `${width} px`);
+        assert.ok(seen.target, 'the link points at the graphs');
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+});
