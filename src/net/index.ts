@@ -28,6 +28,13 @@ export {
   targetAddress,
 } from './gateway.ts';
 export {
+  type BrowserNetwork,
+  browserNetwork,
+  hostNetworkLine,
+  linkPlace,
+  type ServerPlace,
+} from './isolation.ts';
+export {
   checkNetAvailable,
   createLink,
   type Link,

@@ -8,7 +8,7 @@
  *             connection crosses the emulated link both ways, and the server's side of TCP has the
  *             link's pinned congestion control and initial window, as the fixture behind a link does
  *   private   no link, but root: a child process in the namespace Chromium runs in, on 127.0.0.1 there
- *             (page/replay.ts says why Chromium gets a namespace of its own)
+ *             (net/isolation.ts says why Chromium gets a namespace of its own)
  * ```
  * Why a namespace and not the gateway to this host's loopback that `compare` uses for a user's
  * server: QUIC. The HTTP/3 server (quiche) answers from an unconnected UDP socket; bound to 127.0.0.1
@@ -21,7 +21,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
 import type { ReplayProtocol } from '../model/index.ts';
-import type { Link } from '../net/index.ts';
+import type { ServerPlace } from '../net/index.ts';
 import { type OriginListener, type OriginServers, startOriginServers } from '../server/index.ts';
 import type { HarLimits, ReplaySite } from './har.ts';
 
@@ -92,25 +92,6 @@ export async function startSettings(
   return { settings: out, servers };
 }
 
-/**
- * A namespace to serve from: a link's server side (`address` its server address), or the private
- * namespace Chromium runs in on a loopback replay (`address` 127.0.0.1 there).
- */
-export interface OriginsPlace {
-  namespace: string;
-  address: string;
-  spawn: Link['spawnInServer'];
-}
-
-/** The place of a link's server side. */
-export function linkPlace(link: Link): OriginsPlace {
-  return {
-    namespace: link.namespace,
-    address: link.serverAddress,
-    spawn: (cmd, args, opts) => link.spawnInServer(cmd, args, opts),
-  };
-}
-
 /** Starts the origins here (no place) or in a namespace (a link's server side, or Chromium's own). */
 export async function startReplayOrigins(
   site: ReplaySite,
@@ -118,7 +99,7 @@ export async function startReplayOrigins(
   settings: readonly SettingSpec[],
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,
-  place: OriginsPlace | undefined,
+  place: ServerPlace | undefined,
 ): Promise<ReplayOrigins> {
   if (!place) {
     const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
