@@ -7,25 +7,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { createLink, type LinkOptions, missingPrerequisite } from '../../src/net/index.ts';
+import { type LinkOptions, missingPrerequisite } from '../../src/net/index.ts';
 import { recordPage, replayPage } from '../../src/page/index.ts';
 import { parseSiteSpec } from '../../src/server/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
+import { churnLinks } from '../net/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-isolation-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Creates and closes links back to back until `stop` says so: at most `max` links, one at a time. */
-async function churnLinks(stop: () => boolean, max: number): Promise<number> {
-  let n = 0;
-  while (!stop() && n < max) {
-    const link = await createLink({ profile: 'relay' });
-    await link.close();
-    n++;
-  }
-  return n;
-}
 
 const missing = chromiumMissing() ?? missingPrerequisite(true);
 let harFile = '';
