@@ -30,6 +30,13 @@ export interface ServerPlace {
    * 127.0.0.1 is its own.
    */
   reachable: boolean;
+  /**
+   * The address QUIC listeners bind instead of `address`, where that is as private: the unspecified
+   * one in a namespace holding only `lo`. Bound to 127.0.0.1, quiche takes its path-MTU probe
+   * ceiling from loopback (MTU 65536) and probes with datagrams Chromium refuses
+   * (QUIC_PACKET_TOO_LARGE); bound to the unspecified address its ceiling is 1472.
+   */
+  quicAddress?: string;
   spawn: Link['spawnInServer'];
 }
 
@@ -87,7 +94,13 @@ export async function browserNetwork(link: Link | undefined, hostOnly?: string):
   const ns = await createPrivateNamespace();
   return {
     netns: ns.name,
-    place: { namespace: ns.name, address: '127.0.0.1', reachable: false, spawn: ns.spawn },
+    place: {
+      namespace: ns.name,
+      address: '127.0.0.1',
+      reachable: false,
+      quicAddress: '0.0.0.0',
+      spawn: ns.spawn,
+    },
     close: () => ns.close(),
   };
 }

@@ -22,7 +22,14 @@ process.on('message', async (raw) => {
   if (msg.type === 'start') {
     try {
       const site = readHar(msg.har.file, msg.har.limits);
-      const started = await startSettings(site, msg.settings, msg.ca, msg.maxStreams, msg.address);
+      const started = await startSettings(
+        site,
+        msg.settings,
+        msg.ca,
+        msg.maxStreams,
+        msg.address,
+        msg.quicAddress,
+      );
       servers = started.servers;
       send({ type: 'ready', settings: started.settings });
     } catch (err) {

@@ -58,6 +58,8 @@ export interface OriginsStart {
   maxStreams: number;
   /** The address every listener binds: the link's server address. */
   address: string;
+  /** The address the QUIC listeners bind instead ({@link ServerPlace.quicAddress}). */
+  quicAddress?: string;
 }
 export type ToOrigins = OriginsStart | { type: 'misses' } | { type: 'stop' };
 export type FromOrigins =
@@ -72,6 +74,7 @@ export async function startSettings(
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,
   address: string,
+  quicAddress?: string,
 ): Promise<{ settings: SettingListeners[]; servers: OriginServers[] }> {
   const certCache = new Map<string, { pem: string; keyPem: string }>();
   const servers: OriginServers[] = [];
@@ -80,7 +83,14 @@ export async function startSettings(
     for (const s of settings) {
       const o = await startOriginServers(
         [...site.origins].map(([host, resources]) => ({ host, wire: s.map[host]!, resources })),
-        { ca, certCache, maxConcurrentStreams: maxStreams, address, shared: site.shared },
+        {
+          ca,
+          certCache,
+          maxConcurrentStreams: maxStreams,
+          address,
+          ...(quicAddress ? { quicAddress } : {}),
+          shared: site.shared,
+        },
       );
       servers.push(o);
       out.push({ protocol: s.protocol, listeners: [...o.listeners], certPems: [...o.certPems] });
@@ -159,6 +169,7 @@ export async function startReplayOrigins(
         ca,
         maxStreams,
         address: place.address,
+        ...(place.quicAddress ? { quicAddress: place.quicAddress } : {}),
       } satisfies OriginsStart,
       'ready',
       60_000,

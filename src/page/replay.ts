@@ -180,6 +180,15 @@ function protocolWarnings(
   return out;
 }
 
+/**
+ * HTTP/3 served on this host's loopback (no link, no root): bound to 127.0.0.1, as every replay
+ * listener binds the address it reports, quiche probes the path MTU up to loopback's and Chromium
+ * refuses datagrams over 1472 bytes. The binding's maximum UDP payload does not bound the probes
+ * (measured), so only a namespace helps.
+ */
+const H3_ON_HOST_LOOPBACK =
+  "h3 on this host's loopback: the QUIC server binds 127.0.0.1 and probes the path MTU up to loopback's 65536, and Chromium closes a connection that meets a datagram over 1472 bytes (net::ERR_QUIC_PROTOCOL_ERROR.QUIC_PACKET_TOO_LARGE); run as root (a namespace of its own, where the probes stop at 1472) or behind a link (--net) for h3 without it.";
+
 function interrupted(): H2labError {
   return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
 }
@@ -316,6 +325,7 @@ export async function replayPage(
     cleanups.push(() => net.close());
     const { place, netns } = net;
     if (net.hostReason) warnings.push(hostNetworkLine(net.hostReason));
+    if (!place && opts.protocols.includes('h3')) warnings.push(H3_ON_HOST_LOOPBACK);
     const origins = await startReplayOrigins(
       site,
       { file: opts.har, limits },
