@@ -30,6 +30,7 @@ before(async () => {
     chromiumPath: CHROMIUM,
     timeoutMs: 30_000,
   });
+  assert.match(rec.netns ?? '', /^h2lab-\d+-p\d+$/, 'the generated page was recorded in a private namespace');
   harFile = join(dir, 'site.har');
   writeFileSync(harFile, JSON.stringify(rec.har));
 });
