@@ -64,8 +64,7 @@ describe('h2lab study tiles --quick', { skip }, () => {
     for (const id of nets) {
       const c = burst[id]!.environment.chromium;
       if (noNet) assert.match(c.hostNetwork ?? '', /needs root|Linux|ip/, id);
-      else
-        assert.match(c.netns ?? '', id === 'loopback' ? /^h2lab-\d+-p\d+$/ : /^h2lab-\d+-\d+c$/, id);
+      else assert.match(c.netns ?? '', id === 'loopback' ? /^h2lab-\d+-p\d+$/ : /^h2lab-\d+-\d+c$/, id);
     }
   });
 
