@@ -4,10 +4,14 @@
 // private namespace, with the fixture beside it, it sees none of it. Every attempt counts: a burst
 // repeated for a network change is a failure here too.
 import assert from 'node:assert/strict';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { measureBrowser } from '../../src/browser/index.ts';
 import type { BrowserResult } from '../../src/model/index.ts';
 import { missingPrerequisite } from '../../src/net/index.ts';
+import { h2lab } from '../helpers/cli.ts';
 import { churnLinks } from '../net/helpers.ts';
 import { chromiumMissing } from './helpers.ts';
 
@@ -64,4 +68,29 @@ test('browser with origins given: Chromium in the host namespace, and the result
   assert.equal(r.environment.chromium.netns, undefined);
   assert.match(r.environment.chromium.hostNetwork ?? '', /origins given/);
   assert.ok(r.warnings.some((w) => w.startsWith("Chromium shares the host's network view")));
+});
+
+test('h2lab browser without root (uid 65534): the host namespace, one line saying so and why', async (t) => {
+  if (chromiumMissing()) return t.skip(`needs ${chromiumMissing()}`);
+  if (process.getuid?.() !== 0) return t.skip('needs root to start the CLI as uid 65534');
+  const home = mkdtempSync(join(tmpdir(), 'h2lab-browser-nobody-'));
+  try {
+    chmodSync(home, 0o755);
+    chownSync(home, 65534, 65534);
+    const run = await h2lab(
+      ['browser', '--runs', '2', '--count', '8', '--no-cancel', '--no-control', '--quiet'],
+      {
+        uid: 65534,
+        gid: 65534,
+        env: { ...process.env, HOME: home },
+        timeoutMs: 90_000,
+      },
+    );
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const lines = run.stdout.split('\n').filter((l) => l.includes("Chromium shares the host's network view"));
+    assert.equal(lines.length, 1, run.stdout);
+    assert.match(lines[0]!, /a namespace of its own needs root/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
