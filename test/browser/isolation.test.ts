@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { measureBrowser } from '../../src/browser/index.ts';
 import type { BrowserResult } from '../../src/model/index.ts';
 import { missingPrerequisite } from '../../src/net/index.ts';
+import { h3SkipReason } from '../h3/helpers.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { churnLinks } from '../net/helpers.ts';
 import { chromiumMissing } from './helpers.ts';
@@ -59,6 +60,21 @@ test('browser beside another link coming and going: no request fails, no run is 
   assert.ok(
     r.burst.runs.every((b) => (b.server?.requests ?? 0) >= 121),
     'the fixture counted every burst',
+  );
+});
+
+test('browser --h3 with the fixture in the private namespace: every h3 request over h3, none failed', async (t) => {
+  if (missing) return t.skip(`needs ${missing}`);
+  const h3 = await h3SkipReason();
+  if (h3) return t.skip(`needs the HTTP/3 binding: ${h3}`);
+  const r = await measureBrowser({ h3: true, count: 60, runs: 3, cancel: false, control: false });
+  assert.equal(r.error, undefined, JSON.stringify(r.error));
+  assert.match(r.environment.chromium.netns ?? '', /^h2lab-\d+-p\d+$/);
+  const quic = r.burst.runs.filter((b) => b.target === 'https-h3').flatMap((b) => b.requests);
+  assert.equal(quic.length, 3 * 60);
+  assert.deepEqual(
+    quic.filter((q) => q.protocol !== 'h3' || q.failed).map((q) => `${q.protocol} ${q.failed ?? ''}`),
+    [],
   );
 });
 
