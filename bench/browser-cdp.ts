@@ -12,6 +12,7 @@ import {
 } from '../src/browser/index.ts';
 import { burstScript, burstUrls, type PageBurstReport } from '../src/browser/page-scripts.ts';
 import { medianInterpolated as median } from '../src/core/index.ts';
+import { browserNetwork } from '../src/net/index.ts';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '7' }, count: { type: 'string', default: '121' } },
@@ -19,15 +20,16 @@ const { values } = parseArgs({
 const runs = Number(values.runs);
 const count = Number(values.count);
 
-const fixture = await startFixture({
-  poolSize: 4,
-  tileMs: 20,
-  maxConcurrentStreams: 256,
-  ignoreCancel: false,
-});
+// As `h2lab browser` runs them: the fixture and Chromium in a namespace of their own when root.
+const net = await browserNetwork(undefined);
+const fixture = await startFixture(
+  { poolSize: 4, tileMs: 20, maxConcurrentStreams: 256, ignoreCancel: false },
+  net.place,
+);
 const browser = await launchChromium({
   executablePath: '/usr/bin/chromium',
   spki: spkiPins(fixture.certPem),
+  ...(net.netns ? { netns: net.netns } : {}),
 });
 try {
   const origin = new URL(fixture.tlsUrl!).origin;
@@ -64,4 +66,5 @@ try {
 } finally {
   await browser.close();
   await fixture.close();
+  await net.close();
 }

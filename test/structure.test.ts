@@ -128,7 +128,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   load: ['core', 'model', 'tls', 'h2', 'net', 'server', 'transport', 'report'],
   report: ['core', 'model', 'transport'],
   compare: ['core', 'model', 'net', 'server', 'transport', 'load', 'report'],
-  browser: ['core', 'model', 'server', 'tls'],
+  browser: ['core', 'model', 'net', 'server', 'tls'],
   probe: ['core', 'model', 'h2', 'tls', 'h3', 'report'],
   page: ['core', 'model', 'tls', 'net', 'server', 'h3', 'compare', 'browser', 'report'],
   studies: [

@@ -19,6 +19,7 @@ import {
   type BurstRun,
   type CancelRun,
 } from '../model/index.ts';
+import { type BrowserNetwork, browserNetwork, hostNetworkLine, type ServerPlace } from '../net/index.ts';
 import {
   type FixtureTarget,
   metricsClient,
@@ -40,28 +41,31 @@ interface FixtureStartOptions {
   tileMs: number;
   maxConcurrentStreams: number;
   ignoreCancel: boolean;
+  h3?: boolean;
 }
 
 /**
  * Starts a fixture server with both listeners (injected so that the library can run against a server
  * placed anywhere: in-process, in a thread, behind a link). Its certificate's SPKI, and its CA's, are
- * pinned in Chromium; its metrics give the server's view.
+ * pinned in Chromium; its metrics give the server's view. `place`: the namespace Chromium runs in,
+ * where the fixture must be reachable ({@link MeasureBrowserHooks.network}).
  */
-type StartFixture = (opts: FixtureStartOptions) => Promise<FixtureTarget>;
+type StartFixture = (opts: FixtureStartOptions, place?: ServerPlace) => Promise<FixtureTarget>;
 
 /**
  * The default {@link StartFixture}: the fixture server in this process on free loopback ports, with
- * the development certificates.
+ * the development certificates; given a place (Chromium's private namespace), a child process there.
  */
-export const startFixtureInProcess: StartFixture = (opts) =>
+export const startFixtureInProcess: StartFixture = (opts, place) =>
   startFixtureTarget(
     {
       poolSize: opts.poolSize,
       tileMs: opts.tileMs,
       ignoreCancel: opts.ignoreCancel,
       maxConcurrentStreams: opts.maxConcurrentStreams,
+      ...(opts.h3 ? { h3: true } : {}),
     },
-    'in-process',
+    place ? { place } : 'in-process',
   );
 
 /** One progress event, for a CLI to show. The library never prints. */
@@ -77,6 +81,12 @@ interface BrowserProgress {
 export interface MeasureBrowserHooks {
   /** How to start the fixture server when no origin is given. Default {@link startFixtureInProcess}. */
   startFixture?: StartFixture;
+  /**
+   * Where Chromium runs, when the caller placed the fixture (its `startFixture` starts it where
+   * Chromium reaches it); the caller closes it. Default: with origins given, the host's namespace;
+   * else {@link browserNetwork} (a private namespace when root).
+   */
+  network?: BrowserNetwork;
   onProgress?: (e: BrowserProgress) => void;
   /** Stops between runs; what was measured is returned with error H2LAB_ERR_INTERRUPTED. */
   signal?: AbortSignal;
@@ -181,12 +191,23 @@ export async function measureBrowser(
   const cleanups: Array<() => Promise<void>> = [];
   const startedAt = new Date().toISOString();
   try {
-    const origins = await resolveOrigins(opts, hooks, progress, cleanups);
-    // A server certificate is pinned as given; a CA stands for the verified certificate of each origin.
-    const pins = [...new Set([...origins.spki, ...(await trustPins(trusted, origins.origins))])];
+    const net = hooks.network ?? (await ownNetwork(opts));
+    if (!hooks.network) cleanups.push(() => net.close());
+    const origins = await resolveOrigins(opts, hooks, progress, cleanups, net.place);
+    // A server certificate is pinned as given; a CA stands for the verified certificate of each origin
+    // given (a started fixture's are pinned already, and this process may not reach it to verify).
+    const verify = origins.fixture ? [] : origins.origins;
+    const pins = [...new Set([...origins.spki, ...(await trustPins(trusted, verify))])];
     const targets = targetsFor(origins.origins, opts.control, opts.h3);
-    progress({ phase: 'start', message: `launching Chromium (${opts.chromiumPath})` });
-    const browsers = await launchBrowsers(opts.chromiumPath, targets, pins, cleanups, opts.keyLogFile);
+    progress({
+      phase: 'start',
+      message: `launching Chromium (${opts.chromiumPath}) in ${net.netns ? `namespace ${net.netns}` : "the host's namespace"}`,
+    });
+    const browsers = await launchBrowsers(
+      { executablePath: opts.chromiumPath, pins, keyLogFile: opts.keyLogFile, netns: net.netns },
+      targets,
+      cleanups,
+    );
     const main = browsers.main;
     const result: BrowserResult = {
       kind: 'h2lab.browser',
@@ -194,7 +215,13 @@ export async function measureBrowser(
       options: opts,
       environment: {
         ...hostFacts(),
-        chromium: { path: opts.chromiumPath, version: main.version, flags: main.flags },
+        chromium: {
+          path: opts.chromiumPath,
+          version: main.version,
+          flags: main.flags,
+          ...(net.netns ? { netns: net.netns } : {}),
+          ...(net.hostReason ? { hostNetwork: net.hostReason } : {}),
+        },
         startedAt,
       },
       trust: { method: pins.length ? 'spki-pin' : 'system', spki: pins },
@@ -203,7 +230,7 @@ export async function measureBrowser(
       cancel: [],
       cancelSummaries: [],
       findings: [],
-      warnings: [],
+      warnings: net.hostReason ? [hostNetworkLine(net.hostReason)] : [],
     };
     if (origins.fixture) result.fixture = origins.fixture;
     const session: Session = {
@@ -232,6 +259,18 @@ export async function measureBrowser(
   }
 }
 
+/**
+ * Where Chromium runs when the caller did not say: origins given are reached through the host's
+ * network (a private namespace has only its loopback); the fixture h2lab starts goes wherever
+ * Chromium does.
+ */
+function ownNetwork(opts: BrowserOptions): Promise<BrowserNetwork> {
+  return browserNetwork(
+    undefined,
+    opts.origins.length > 0 ? "the origins given are reached through the host's network" : undefined,
+  );
+}
+
 /** Where the runs go: the origins given, or the fixture servers started for them. */
 interface Origins {
   origins: string[];
@@ -250,6 +289,7 @@ async function resolveOrigins(
   hooks: MeasureBrowserHooks,
   progress: (e: BrowserProgress) => void,
   cleanups: Array<() => Promise<void>>,
+  place: ServerPlace | undefined,
 ): Promise<Origins> {
   const given: Origins = {
     origins: opts.origins.map(parseOrigin),
@@ -259,11 +299,10 @@ async function resolveOrigins(
   if (given.origins.length > 0) return given;
   const startFixture = hooks.startFixture ?? startFixtureInProcess;
   progress({ phase: 'start', message: 'starting the fixture server' });
-  const f = await startFixture({
-    ...opts.fixture,
-    ignoreCancel: false,
-    ...(opts.h3 ? { h3: true } : {}),
-  });
+  const f = await startFixture(
+    { ...opts.fixture, ignoreCancel: false, ...(opts.h3 ? { h3: true } : {}) },
+    place,
+  );
   cleanups.push(() => f.close());
   const spki = [...given.spki, ...spkiPins(f.certPem)];
   const listeners = bothListeners(f);
@@ -274,7 +313,7 @@ async function resolveOrigins(
     fixture: { ...listeners, ...opts.fixture },
   };
   if (opts.cancel) {
-    const g = await startFixture({ ...opts.fixture, ignoreCancel: true });
+    const g = await startFixture({ ...opts.fixture, ignoreCancel: true }, place);
     cleanups.push(() => g.close());
     spki.push(...spkiPins(g.certPem));
     started.ignoreFixture = g;
@@ -284,12 +323,11 @@ async function resolveOrigins(
 
 /** One Chromium per way of reaching an origin (as is, with HTTP/2 disabled, or forcing QUIC). */
 async function launchBrowsers(
-  executablePath: string,
+  how: { executablePath: string; pins: string[]; keyLogFile: string | undefined; netns: string | undefined },
   targets: readonly BrowserTarget[],
-  pins: string[],
   cleanups: Array<() => Promise<void>>,
-  keyLogFile: string | undefined,
 ): Promise<{ main: ChromiumHandle; pageFor: Session['pageFor'] }> {
+  const { executablePath, pins, keyLogFile, netns } = how;
   const browsers = new Map<string, ChromiumHandle>();
   const mode = (t: BrowserTarget) => `${t.h2Disabled}|${t.quic ?? ''}`;
   for (const t of targets) {
@@ -300,6 +338,7 @@ async function launchBrowsers(
       disableHttp2: t.h2Disabled,
       ...(t.quic ? { forceQuicOn: t.quic } : {}),
       ...(keyLogFile ? { keyLogFile } : {}),
+      ...(netns ? { netns } : {}),
     });
     cleanups.push(() => b.close());
     browsers.set(mode(t), b);

@@ -273,6 +273,23 @@ const trustInfoSchema = z.strictObject({
 /** How the browser was told to trust the servers' certificates (see {@link trustInfoSchema}). */
 export type TrustInfo = z.infer<typeof trustInfoSchema>;
 
+/** The Chromium a result ran: which, with what flags, and in which network namespace. */
+export const chromiumInfoSchema = z.strictObject({
+  path: z.string(),
+  version: z.string(),
+  flags: z.array(z.string()),
+  netns: z
+    .string()
+    .optional()
+    .describe(
+      "the network namespace Chromium ran in, with the servers h2lab started for it (absent: the host's, where other links' interfaces come and go)",
+    ),
+  hostNetwork: z
+    .string()
+    .optional()
+    .describe("why Chromium ran in the host's network namespace, when it did"),
+});
+
 /** The schema of a browser result as written to JSON: the source of {@link BrowserResult}. */
 export const browserResultSchema = z.strictObject({
   kind: z.literal('h2lab.browser'),
@@ -283,7 +300,7 @@ export const browserResultSchema = z.strictObject({
     node: z.string(),
     platform: z.string(),
     cpus: z.number().int(),
-    chromium: z.strictObject({ path: z.string(), version: z.string(), flags: z.array(z.string()) }),
+    chromium: chromiumInfoSchema,
     startedAt: z.string(),
   }),
   trust: trustInfoSchema,

@@ -104,6 +104,7 @@ export {
   type BurstRecordResult,
   type BurstResult,
   type ConnectionAgeMedians,
+  type ConnectionSequence,
   type CpuApart,
   cpuApart,
   type EncodedHistogram,
@@ -126,6 +127,7 @@ export {
   type TcpConnectionInfo,
   type TcpFacts,
   type TcpSideSummary,
+  type TimeSequence,
   tcpConnectionInfoSchema,
   type WindowInfo,
 } from './run.ts';

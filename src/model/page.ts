@@ -4,6 +4,7 @@
  * every load with its requests, the summaries across loads and the verdict's sentences.
  */
 import { z } from 'zod';
+import { chromiumInfoSchema } from './browser.ts';
 import { count, ms, nanAsNull, publishedJsonSchema, resultErrorSchema } from './fields.ts';
 import { captureInfoSchema, linkInfoSchema } from './run.ts';
 import { wireProtocolSchema } from './sample.ts';
@@ -217,17 +218,7 @@ export const pageResultSchema = z.strictObject({
     platform: z.string(),
     cpus: z.number().int(),
     loadAverage: z.array(z.number()).describe('1, 5 and 15 minute load average at the start'),
-    chromium: z.strictObject({
-      path: z.string(),
-      version: z.string(),
-      flags: z.array(z.string()),
-      netns: z
-        .string()
-        .optional()
-        .describe(
-          "the private network namespace Chromium and the origins ran in (absent: the host's, where other links' interfaces come and go)",
-        ),
-    }),
+    chromium: chromiumInfoSchema,
     h3Binding: z.string().optional(),
     startedAt: z.string(),
   }),

@@ -479,7 +479,7 @@ const seriesSchema = z
   .describe('times, ms since the capture began, and values (bytes from the start of the stream)');
 
 /** One round trip of the server's data, as the capture shows it. */
-export const sendRoundSchema = z.strictObject({
+const sendRoundSchema = z.strictObject({
   startMs: z.number().describe("the round's first data segment, ms since the capture began"),
   segments: z
     .number()
@@ -491,7 +491,7 @@ export const sendRoundSchema = z.strictObject({
 });
 
 /** One connection's time-sequence graph: what the server sent and the client acknowledged over time. */
-export const connectionSequenceSchema = z.strictObject({
+const connectionSequenceSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp']),
   client: z.string().describe('address:port'),
   server: z.string().describe('address:port'),
@@ -530,7 +530,7 @@ export const connectionSequenceSchema = z.strictObject({
 /** One connection's time-sequence graph (see {@link connectionSequenceSchema}). */
 export type ConnectionSequence = z.infer<typeof connectionSequenceSchema>;
 
-export const timeSequenceSchema = z
+const timeSequenceSchema = z
   .strictObject({
     connections: z.array(connectionSequenceSchema),
     connectionsNotDrawn: z.number().int().describe('connections beyond the cap, not kept'),

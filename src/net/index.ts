@@ -13,6 +13,13 @@ export type { CaptureSummary } from './capture.ts';
 export type { FlowDrops } from './flows.ts';
 export { measureBaseRtt, missingGatewayPrerequisite, placementOf, targetAddress } from './gateway.ts';
 export {
+  type BrowserNetwork,
+  browserNetwork,
+  hostNetworkLine,
+  linkPlace,
+  type ServerPlace,
+} from './isolation.ts';
+export {
   checkNetAvailable,
   createLink,
   type Link,
@@ -24,7 +31,7 @@ export {
 // The light face's names (the link flags, the presets' names), loaded with it.
 export { CONGESTION_CONTROLS, captureNoLinkError, NO_LINK, profileNames } from './meta.ts';
 export { netemAvailable } from './netem.ts';
-export { createPrivateNamespace, missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
+export { missingPrerequisite, readSysctl, sweepNamespaces } from './netns.ts';
 export { type LinkSpecInput, PROFILES, resolveProfile } from './profiles.ts';
 export { PACKET_FIELDS, type RelayTraceData, WAKE_FIELDS, WAKE_READ, WAKE_TIMER } from './relay-trace.ts';
 export {
@@ -36,4 +43,4 @@ export {
   type TcpReading,
   udpClientPorts,
 } from './tcp-info.ts';
-export { readCapturedPackets, slowStartOf, timeSequenceOf, timeSequenceOfFile } from './time-sequence.ts';
+export { timeSequenceOfFile } from './time-sequence.ts';

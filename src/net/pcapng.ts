@@ -12,10 +12,10 @@
  */
 
 /** LINKTYPE_RAW: raw IPv4 or IPv6, no link-layer header. */
-const LINKTYPE_RAW = 101;
+export const LINKTYPE_RAW = 101;
 
 /** Block types: Section Header, Interface Description, Enhanced Packet. */
-export const SHB = 0x0a0d0d0a;
+const SHB = 0x0a0d0d0a;
 export const IDB = 0x00000001;
 export const EPB = 0x00000006;
 const BYTE_ORDER_MAGIC = 0x1a2b3c4d;

@@ -21,13 +21,13 @@ import { EPB, IDB, LINKTYPE_RAW, OPT_COMMENT, OPT_END } from './pcapng.ts';
 /** Points per series drawn at most; beyond it every k-th point is kept (and the last). */
 export const MAX_SERIES_POINTS = 600;
 /** Marker points (retransmissions, drops) per series at most. */
-export const MAX_MARKER_POINTS = 200;
+const MAX_MARKER_POINTS = 200;
 /** Connections kept per capture at most (the first to open). */
-export const MAX_CONNECTIONS = 16;
+const MAX_CONNECTIONS = 16;
 /** Rounds kept per connection (slow start is over long before); the rest are counted. */
 export const MAX_ROUNDS = 100;
 /** A round that sends fewer than this times the segments of the one before has left slow start. */
-export const SLOW_START_GROWTH = 1.5;
+const SLOW_START_GROWTH = 1.5;
 
 const SYN = 0x02;
 /** The word the capture's comment has for a packet the link dropped (see `capture.ts`). */
@@ -35,7 +35,7 @@ const DROPPED = Buffer.from('dropped', 'latin1');
 const ACK = 0x10;
 
 /** One packet of the capture: direction (0 up, 1 down), time µs since the epoch, its bytes, its fate. */
-export interface CapturedPacket {
+interface CapturedPacket {
   dir: 0 | 1;
   epochUs: number;
   data: Buffer;
@@ -43,7 +43,7 @@ export interface CapturedPacket {
 }
 
 /** The packets of a pcapng file h2lab wrote, in file order. */
-export function readCapturedPackets(buf: Buffer): CapturedPacket[] {
+function readCapturedPackets(buf: Buffer): CapturedPacket[] {
   const out: CapturedPacket[] = [];
   let linkType = LINKTYPE_RAW;
   for (let at = 0; at + 12 <= buf.length; ) {

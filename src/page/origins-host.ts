@@ -8,7 +8,7 @@
  *             connection crosses the emulated link both ways, and the server's side of TCP has the
  *             link's pinned congestion control and initial window, as the fixture behind a link does
  *   private   no link, but root: a child process in the namespace Chromium runs in, on 127.0.0.1 there
- *             (page/replay.ts says why Chromium gets a namespace of its own)
+ *             (net/isolation.ts says why Chromium gets a namespace of its own)
  * ```
  * Why a namespace and not the gateway to this host's loopback that `compare` uses for a user's
  * server: QUIC. The HTTP/3 server (quiche) answers from an unconnected UDP socket; bound to 127.0.0.1
@@ -21,8 +21,14 @@
 import type { ChildProcess } from 'node:child_process';
 import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
 import type { ReplayProtocol } from '../model/index.ts';
-import type { Link } from '../net/index.ts';
-import { type OriginListener, type OriginServers, startOriginServers } from '../server/index.ts';
+import type { ServerPlace } from '../net/index.ts';
+import {
+  generateSite,
+  type OriginListener,
+  type OriginServers,
+  type SiteSpec,
+  startOriginServers,
+} from '../server/index.ts';
 import type { HarLimits, ReplaySite } from './har.ts';
 
 /** One protocol setting (named by what its candidate origins speak): what each origin speaks in it. */
@@ -58,12 +64,34 @@ interface OriginsStart {
   maxStreams: number;
   /** The address every listener binds: the link's server address. */
   address: string;
+  /** The address the QUIC listeners bind instead ({@link ServerPlace.quicAddress}). */
+  quicAddress?: string;
 }
-export type ToOrigins = OriginsStart | { type: 'misses' } | { type: 'stop' };
+/** What origins-entry.ts is told to serve a generated page (`page record --generate`). */
+interface SiteStart {
+  type: 'start-site';
+  spec: SiteSpec;
+  ca: { caPem: string; caKeyPem: string };
+  address: string;
+  quicAddress?: string;
+}
+export type ToOrigins = OriginsStart | SiteStart | { type: 'misses' } | { type: 'stop' };
 export type FromOrigins =
   | { type: 'ready'; settings: SettingListeners[] }
+  | { type: 'site-ready'; url: string; listeners: OriginListener[]; certPems: string[] }
   | { type: 'misses'; misses: string[] }
   | { type: 'error'; error: { code: string; message: string } };
+
+/** A generated page's origins, started here or in a namespace ({@link startSiteOrigins}). */
+export interface SiteOrigins {
+  /** The page's URL. */
+  url: string;
+  /** The address Chromium dials for every listener. */
+  address: string;
+  listeners: readonly OriginListener[];
+  certPems: readonly string[];
+  close(): Promise<void>;
+}
 
 /** Starts every setting's listeners in this process, on `address`. */
 export async function startSettings(
@@ -72,6 +100,7 @@ export async function startSettings(
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,
   address: string,
+  quicAddress?: string,
 ): Promise<{ settings: SettingListeners[]; servers: OriginServers[] }> {
   const certCache = new Map<string, { pem: string; keyPem: string }>();
   const servers: OriginServers[] = [];
@@ -80,7 +109,14 @@ export async function startSettings(
     for (const s of settings) {
       const o = await startOriginServers(
         [...site.origins].map(([host, resources]) => ({ host, wire: s.map[host]!, resources })),
-        { ca, certCache, maxConcurrentStreams: maxStreams, address, shared: site.shared },
+        {
+          ca,
+          certCache,
+          maxConcurrentStreams: maxStreams,
+          address,
+          ...(quicAddress ? { quicAddress } : {}),
+          shared: site.shared,
+        },
       );
       servers.push(o);
       out.push({ protocol: s.protocol, listeners: [...o.listeners], certPems: [...o.certPems] });
@@ -92,45 +128,22 @@ export async function startSettings(
   return { settings: out, servers };
 }
 
+/** The addresses a place's listeners bind. */
+function addressesOf(place: ServerPlace): { address: string; quicAddress?: string } {
+  return { address: place.address, ...(place.quicAddress ? { quicAddress: place.quicAddress } : {}) };
+}
+
+type Answer<T extends FromOrigins['type']> = Extract<FromOrigins, { type: T }>;
+
 /**
- * A namespace to serve from: a link's server side (`address` its server address), or the private
- * namespace Chromium runs in on a loopback replay (`address` 127.0.0.1 there).
+ * The origins' child process in `place`: `start` tells it what to serve (stopping it when that
+ * fails), `ask` asks it something, `stop` ends it.
  */
-export interface OriginsPlace {
-  namespace: string;
-  address: string;
-  spawn: Link['spawnInServer'];
-}
-
-/** The place of a link's server side. */
-export function linkPlace(link: Link): OriginsPlace {
-  return {
-    namespace: link.namespace,
-    address: link.serverAddress,
-    spawn: (cmd, args, opts) => link.spawnInServer(cmd, args, opts),
-  };
-}
-
-/** Starts the origins here (no place) or in a namespace (a link's server side, or Chromium's own). */
-export async function startReplayOrigins(
-  site: ReplaySite,
-  har: OriginsStart['har'],
-  settings: readonly SettingSpec[],
-  ca: { caPem: string; caKeyPem: string },
-  maxStreams: number,
-  place: OriginsPlace | undefined,
-): Promise<ReplayOrigins> {
-  if (!place) {
-    const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
-    return {
-      address: '127.0.0.1',
-      settings: ls,
-      misses: async () => [...new Set(servers.flatMap((s) => s.tally().misses))],
-      async close() {
-        for (const s of servers) await s.close();
-      },
-    };
-  }
+function originsChild(place: ServerPlace): {
+  start<T extends 'ready' | 'site-ready'>(msg: OriginsStart | SiteStart, want: T): Promise<Answer<T>>;
+  ask<T extends FromOrigins['type']>(msg: ToOrigins, want: T, timeoutMs: number): Promise<Answer<T>>;
+  stop(): Promise<void>;
+} {
   const [node, ...args] = nodeArgv('page/origins-entry');
   const c: ChildProcess = place.spawn(node!, args, {
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
@@ -146,7 +159,7 @@ export async function startReplayOrigins(
         reject(
           new H2labError(
             'H2LAB_ERR_NET_SETUP',
-            `the replay origins in namespace ${place.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+            `the page's origins in namespace ${place.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
             { namespace: place.namespace },
           ),
         );
@@ -169,27 +182,106 @@ export async function startReplayOrigins(
       c.send(msg);
     });
   const stop = () => stopChildProcess(c, { type: 'stop' } satisfies ToOrigins);
-  try {
-    const ready = await ask(
-      {
-        type: 'start',
-        har,
-        settings: [...settings],
-        ca,
-        maxStreams,
-        address: place.address,
-      } satisfies OriginsStart,
-      'ready',
-      60_000,
-    );
+  return {
+    ask,
+    stop,
+    async start(msg, want) {
+      try {
+        return await ask(msg, want, 60_000);
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+    },
+  };
+}
+
+/**
+ * Starts a generated page's origins (`page record --generate`) here, on 127.0.0.1 (no place), or in
+ * a namespace (Chromium's own).
+ */
+export async function startSiteOrigins(
+  spec: SiteSpec,
+  ca: { caPem: string; caKeyPem: string },
+  place: ServerPlace | undefined,
+): Promise<SiteOrigins> {
+  if (!place) {
+    const o = await startSiteHere(spec, ca, '127.0.0.1');
     return {
-      address: place.address,
-      settings: ready.settings,
-      misses: async () => (await ask({ type: 'misses' }, 'misses', 10_000)).misses,
-      close: stop,
+      url: o.url,
+      address: '127.0.0.1',
+      listeners: o.listeners,
+      certPems: o.certPems,
+      close: () => o.close(),
     };
-  } catch (err) {
-    await stop();
-    throw err;
   }
+  const child = originsChild(place);
+  const ready = await child.start(
+    { type: 'start-site', spec, ca, ...addressesOf(place) } satisfies SiteStart,
+    'site-ready',
+  );
+  return {
+    url: ready.url,
+    address: place.address,
+    listeners: ready.listeners,
+    certPems: ready.certPems,
+    close: child.stop,
+  };
+}
+
+/** A generated page's origins in this process, on `address`, and its URL. */
+export async function startSiteHere(
+  spec: SiteSpec,
+  ca: { caPem: string; caKeyPem: string },
+  address: string,
+  quicAddress?: string,
+): Promise<OriginServers & { url: string }> {
+  const site = generateSite(spec);
+  const o = await startOriginServers(site.origins, {
+    ca,
+    shared: site.shared,
+    address,
+    ...(quicAddress ? { quicAddress } : {}),
+  });
+  return Object.assign(o, { url: site.url });
+}
+
+/** Starts the origins here (no place) or in a namespace (a link's server side, or Chromium's own). */
+export async function startReplayOrigins(
+  site: ReplaySite,
+  har: OriginsStart['har'],
+  settings: readonly SettingSpec[],
+  ca: { caPem: string; caKeyPem: string },
+  maxStreams: number,
+  place: ServerPlace | undefined,
+): Promise<ReplayOrigins> {
+  if (!place) {
+    const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
+    return {
+      address: '127.0.0.1',
+      settings: ls,
+      misses: async () => [...new Set(servers.flatMap((s) => s.tally().misses))],
+      async close() {
+        for (const s of servers) await s.close();
+      },
+    };
+  }
+  const child = originsChild(place);
+  const ready = await child.start(
+    {
+      type: 'start',
+      har,
+      settings: [...settings],
+      ca,
+      maxStreams,
+      ...addressesOf(place),
+    } satisfies OriginsStart,
+    'ready',
+  );
+  return {
+    address: place.address,
+    settings: ready.settings,
+    misses: async () => (await child.ask({ type: 'misses' }, 'misses', 10_000)).misses,
+    close: child.stop,
+  };
 }

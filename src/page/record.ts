@@ -7,16 +7,12 @@
 
 import { launchChromium, spkiPins, trustPins, verifiedPin } from '../browser/index.ts';
 import { H2labError, VERSION } from '../core/index.ts';
-import {
-  generateSite,
-  type OriginServers,
-  resolverRules,
-  type SiteSpec,
-  startOriginServers,
-} from '../server/index.ts';
+import { browserNetwork, hostNetworkLine } from '../net/index.ts';
+import { resolverRules, type SiteSpec } from '../server/index.ts';
 import { ensureDevCertificates, readPemFile } from '../tls/index.ts';
 import { capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type Har, harOf } from './har.ts';
+import { type SiteOrigins, startSiteOrigins } from './origins-host.ts';
 
 /** Options of {@link recordPage}. */
 interface RecordOptions {
@@ -42,6 +38,10 @@ interface Recording {
   url: string;
   requests: number;
   origins: string[];
+  /** The network namespace Chromium ran in (a generated page as root); absent: the host's. */
+  netns?: string;
+  /** Why Chromium ran in the host's network namespace, when it did. */
+  hostNetwork?: string;
   warnings: string[];
 }
 
@@ -52,17 +52,22 @@ interface Recording {
  */
 export async function recordPage(opts: RecordOptions): Promise<Recording> {
   const trusted = (opts.trustCert ?? []).map((f) => readPemFile(f, '--trust-cert'));
-  let servers: OriginServers | undefined;
+  let servers: SiteOrigins | undefined;
   let url = opts.url ?? '';
   const flags: string[] = [];
   const pins: string[] = [];
+  // A generated page goes where Chromium does (its own namespace as root); a URL is reached through
+  // the host's network.
+  const net = await browserNetwork(
+    undefined,
+    opts.generate ? undefined : "the page is reached through the host's network",
+  );
   try {
     if (opts.generate) {
-      const site = generateSite(opts.generate);
       const dev = await ensureDevCertificates();
-      servers = await startOriginServers(site.origins, { ca: dev, shared: site.shared });
-      url = site.url;
-      flags.push(`--host-resolver-rules=${resolverRules(servers.listeners, '127.0.0.1')}`);
+      servers = await startSiteOrigins(opts.generate, dev, net.place);
+      url = servers.url;
+      flags.push(`--host-resolver-rules=${resolverRules(servers.listeners, servers.address)}`);
       pins.push(...servers.certPems.flatMap(spkiPins));
     } else {
       let u: URL;
@@ -84,12 +89,13 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
       executablePath: opts.chromiumPath,
       spki: pins,
       extraFlags: flags,
+      ...(net.netns ? { netns: net.netns } : {}),
     });
     try {
       const b = browser.context.browser();
       if (!b)
         throw new H2labError('H2LAB_ERR_BROWSER_LAUNCH', 'Chromium started without a browser handle', {});
-      const warnings: string[] = [];
+      const warnings: string[] = net.hostReason ? [hostNetworkLine(net.hostReason)] : [];
       let load = await capturePageLoad(b, url, { bodies: true, timeoutMs: opts.timeoutMs });
       for (let retry = 0; retry < NETWORK_CHANGED_RETRIES && networkChanged(load); retry++) {
         warnings.push(
@@ -121,6 +127,8 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
         url,
         requests: har.log.entries.length,
         origins: [...new Set(har.log.entries.map((e) => new URL(e.request.url).origin))],
+        ...(net.netns ? { netns: net.netns } : {}),
+        ...(net.hostReason ? { hostNetwork: net.hostReason } : {}),
         warnings,
       };
     } finally {
@@ -128,5 +136,6 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
     }
   } finally {
     await servers?.close();
+    await net.close();
   }
 }

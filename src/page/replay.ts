@@ -13,14 +13,11 @@
  * Each load is a new browser context (no socket, ticket or cache carried over) and, behind a link,
  * follows `forgetTcpMetrics()`, so every load is a first visit.
  *
- * Chromium's isolation: Chromium aborts every request in flight with net::ERR_NETWORK_CHANGED when
- * an address or interface of its network namespace comes or goes, and each other h2lab link (or
- * container) adds and removes a veth in the host's. On loopback, when root, Chromium and the origins
- * therefore run in a private namespace holding only `lo` (one per replay), where no other run's
- * interfaces appear. Behind a link the link's client side gets a namespace of its own (the
- * link's `clientNamespace`) and Chromium runs there, seeing that link's interface only. Without root
- * (loopback only) Chromium stays in the host's namespace, and a load that meets a change is
- * repeated (at most twice, with a warning).
+ * Chromium's isolation (net/isolation.ts): on loopback, when root, Chromium and the origins run in a
+ * private namespace holding only `lo` (one per replay), where no other run's interfaces appear;
+ * behind a link the link's client side gets a namespace of its own (`clientNamespace`) and Chromium
+ * runs there. Without root (loopback only) Chromium stays in the host's namespace (a warning says
+ * so), and a load that meets a change is repeated (at most twice, with a warning).
  */
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -41,19 +38,19 @@ import {
   replayProtocolLabel,
 } from '../model/index.ts';
 import {
+  browserNetwork,
   createLink,
-  createPrivateNamespace,
   type FlowDrops,
+  hostNetworkLine,
   type Link,
   type LinkOptions,
-  missingPrerequisite,
 } from '../net/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { analyzePage, originProtocols } from './analyze.ts';
 import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
-import { linkPlace, type OriginsPlace, startReplayOrigins } from './origins-host.ts';
+import { startReplayOrigins } from './origins-host.ts';
 
 /** Hooks of {@link replayPage}. */
 export interface ReplayHooks {
@@ -184,21 +181,13 @@ function protocolWarnings(
 }
 
 /**
- * Where the origins run, and Chromium (`netns`): the link's server side, Chromium on its client side;
- * else, when root, a private namespace for both; else this process on the host's loopback, Chromium
- * in the host's namespace.
+ * HTTP/3 served on this host's loopback (no link, no root): bound to 127.0.0.1, as every replay
+ * listener binds the address it reports, quiche probes the path MTU up to loopback's and Chromium
+ * refuses datagrams over 1472 bytes. The binding's maximum UDP payload does not bound the probes
+ * (measured), so only a namespace helps.
  */
-async function originsPlace(
-  link: Link | undefined,
-  cleanups: Array<() => Promise<void>>,
-): Promise<{ place?: OriginsPlace; netns?: string }> {
-  if (link)
-    return { place: linkPlace(link), ...(link.clientNamespace ? { netns: link.clientNamespace } : {}) };
-  if (missingPrerequisite(false) !== undefined) return {};
-  const ns = await createPrivateNamespace();
-  cleanups.push(() => ns.close());
-  return { place: { namespace: ns.name, address: '127.0.0.1', spawn: ns.spawn }, netns: ns.name };
-}
+const H3_ON_HOST_LOOPBACK =
+  "h3 on this host's loopback: the QUIC server binds 127.0.0.1 and probes the path MTU up to loopback's 65536, and Chromium closes a connection that meets a datagram over 1472 bytes (net::ERR_QUIC_PROTOCOL_ERROR.QUIC_PACKET_TOO_LARGE); run as root (a namespace of its own, where the probes stop at 1472) or behind a link (--net) for h3 without it.";
 
 function interrupted(): H2labError {
   return new H2labError('H2LAB_ERR_INTERRUPTED', 'page replay interrupted; the loads so far are kept', {});
@@ -280,7 +269,7 @@ export async function replayPage(
   const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`), ...site.warnings];
   const loads: PageLoad[] = [];
   let link: Link | undefined;
-  let chromium: { path: string; version: string; flags: string[]; netns?: string } = {
+  let chromium: { path: string; version: string; flags: string[]; netns?: string; hostNetwork?: string } = {
     path: opts.chromiumPath,
     version: 'unknown',
     flags: [],
@@ -332,7 +321,11 @@ export async function replayPage(
       const l = link;
       cleanups.push(() => l.close());
     }
-    const { place, netns } = await originsPlace(link, cleanups);
+    const net = await browserNetwork(link);
+    cleanups.push(() => net.close());
+    const { place, netns } = net;
+    if (net.hostReason) warnings.push(hostNetworkLine(net.hostReason));
+    if (!place && opts.protocols.includes('h3')) warnings.push(H3_ON_HOST_LOOPBACK);
     const origins = await startReplayOrigins(
       site,
       { file: opts.har, limits },
@@ -362,6 +355,7 @@ export async function replayPage(
           version: browser.version,
           flags: browser.flags,
           ...(netns ? { netns } : {}),
+          ...(net.hostReason ? { hostNetwork: net.hostReason } : {}),
         };
       settings.push({ protocol: o.protocol, browser, ports: new Set(o.listeners.map((l) => l.port)) });
     }

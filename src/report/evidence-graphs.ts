@@ -18,7 +18,7 @@ import { escapeHtml } from './html.ts';
 export const TIME_SEQUENCE_PHRASE = 'time-sequence graphs';
 
 /** Connections drawn per run at most (the first to open); the rest are counted under the graphs. */
-export const MAX_DRAWN_CONNECTIONS = 8;
+const MAX_DRAWN_CONNECTIONS = 8;
 
 function cellAt(result: CompareResult, w: string, n: number, net: string, p: StrategyName) {
   return result.cells.find(
@@ -105,7 +105,7 @@ export function captureRoundsSentence(
 }
 
 /** One chart: its title, its uPlot data (aligned x, then the series) and its rounds' start times. */
-export interface SequenceChart {
+interface SequenceChart {
   id: string;
   title: string;
   udp: boolean;
@@ -131,7 +131,7 @@ function aligned(c: ConnectionSequence): Array<Array<number | null>> {
 }
 
 /** The charts of one captured run, at most {@link MAX_DRAWN_CONNECTIONS}. */
-export function sequenceCharts(run: RunResult, idPrefix: string, label: string): SequenceChart[] {
+function sequenceCharts(run: RunResult, idPrefix: string, label: string): SequenceChart[] {
   const conns = run.evidence?.capture?.timeSequence?.connections ?? [];
   return conns.slice(0, MAX_DRAWN_CONNECTIONS).map((c, i) => {
     const rounds =

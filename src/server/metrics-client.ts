@@ -136,18 +136,33 @@ export function metricsClient(url: string, options: MetricsClientOptions = {}): 
       throw unreadable(endpoint, `answered ${res.status} without h2lab metrics`, { status: res.status });
     return body as MetricsSnapshot;
   };
-  const client: ServerMetricsClient = {
-    url: endpoint,
-    owned: options.owned === true,
+  const reset = async (): Promise<void> => {
+    try {
+      await request('POST', new URL(`${endpoint.replace(/\/$/, '')}/reset`), tls, timeoutMs);
+    } catch {
+      // The deltas still hold without a reset; only the peak gauge then covers more time.
+    }
+  };
+  return clientOf(endpoint, options.owned === true, read, reset);
+}
+
+/**
+ * A client of metrics read some other way than over HTTP (`read` and `reset` given): a server that
+ * answers over IPC from where this process cannot dial it. `url` is what it reports.
+ */
+export function clientOf(
+  url: string,
+  owned: boolean,
+  read: () => Promise<MetricsSnapshot>,
+  reset: () => Promise<void>,
+): ServerMetricsClient {
+  return {
+    url,
+    owned,
     read,
     tryRead: () => read().catch(() => undefined),
     async reset() {
-      if (!client.owned) return;
-      try {
-        await request('POST', new URL(`${endpoint.replace(/\/$/, '')}/reset`), tls, timeoutMs);
-      } catch {
-        // The deltas still hold without a reset; only the peak gauge then covers more time.
-      }
+      if (owned) await reset();
     },
     async waitForIdlePool(boundMs) {
       const deadline = performance.now() + boundMs;
@@ -159,7 +174,6 @@ export function metricsClient(url: string, options: MetricsClientOptions = {}): 
       }
     },
   };
-  return client;
 }
 
 /** Fields that describe the present (gauges): a delta keeps their `after` value. */

@@ -156,6 +156,11 @@ interface OriginServerOptions {
   /** Address to listen on. Default 127.0.0.1. */
   address?: string;
   /**
+   * Address the HTTP/3 (UDP) listeners bind instead of `address`: the unspecified one inside a
+   * namespace holding only `lo`, where nothing but `address` reaches it (net/isolation.ts).
+   */
+  quicAddress?: string;
+  /**
    * SETTINGS_MAX_CONCURRENT_STREAMS (h2) and initial_max_streams_bidi (h3) announced. Default 128,
    * nginx's `http2_max_concurrent_streams` default: Chrome stops at 100 when a server announces none.
    */
@@ -316,8 +321,9 @@ export async function startOriginServers(
             // the network. On loopback quiche takes its path-MTU probe ceiling from the route to the
             // client (65535 there) and probes up to 16383 bytes, which Chromium may refuse
             // (QUIC_PACKET_TOO_LARGE, docs/usage.md "h2lab browser"); behind a link the route is the
-            // link's (MTU 1500) and it does not.
-            host: address,
+            // link's (MTU 1500) and it does not; in a namespace holding only `lo` the unspecified
+            // address (`quicAddress`) reaches no more than 127.0.0.1 and its ceiling is 1472.
+            host: opts.quicAddress ?? address,
             port: 0,
             certPem: cert.pem,
             keyPem: cert.keyPem,

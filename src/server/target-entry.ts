@@ -63,6 +63,10 @@ ch.onMessage(async (msg) => {
           : { code: 'H2LAB_ERR_INTERNAL', message: String(err), details: {} },
       });
     }
+  } else if (msg.type === 'metrics') {
+    if (!server) return;
+    if (msg.reset) server.resetMetrics();
+    ch.send({ type: 'metrics', snapshot: server.metrics() });
   } else if (msg.type === 'stop') {
     await server?.close(0);
     ch.send({ type: 'stopped' });

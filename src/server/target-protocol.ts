@@ -9,15 +9,24 @@
  *   ── { type:'start', options } ─────────▶  startServer(options)
  *   ◀──────── { type:'ready', plainUrl, tlsUrl, caPem?, caFile?, certPem }
  *          or { type:'error', error: { code, message, details } }
+ *   ── { type:'metrics', reset? } ────────▶  server.metrics() (after resetMetrics())
+ *   ◀──────────────────── { type:'metrics', snapshot }
  *   ── { type:'stop' } ───────────────────▶  server.close(0)
  *   ◀──────────────────────── { type:'stopped' }
  * ```
  * A child whose channel closes (the owner died) closes its server and exits.
  */
+import type { MetricsSnapshot } from './metrics.ts';
 import type { ServerOptionsInput } from './options.ts';
 
-/** Owner → server. */
-export type ToTarget = { type: 'start'; options: ServerOptionsInput } | { type: 'stop' };
+/**
+ * Owner → server. `metrics` is for an owner that cannot reach the server's address (a server in a
+ * namespace of its own, on 127.0.0.1 there): the snapshot `/metrics?format=json` would give.
+ */
+export type ToTarget =
+  | { type: 'start'; options: ServerOptionsInput }
+  | { type: 'metrics'; reset?: boolean }
+  | { type: 'stop' };
 
 /** Server → owner. */
 export type FromTarget =
@@ -32,4 +41,5 @@ export type FromTarget =
       certPem: string;
     }
   | { type: 'error'; error: { code: string; message: string; details: Record<string, unknown> } }
+  | { type: 'metrics'; snapshot: MetricsSnapshot }
   | { type: 'stopped' };

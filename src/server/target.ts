@@ -10,6 +10,9 @@
  *   { link }       a child process inside the link's server namespace, at link.serverAddress, with a
  *                  certificate issued for that address; started and stopped over typed IPC
  *                  (target-protocol.ts), as the link's relay is
+ *   { place }      the same in any namespace (net/isolation.ts): a private one where Chromium runs,
+ *                  on 127.0.0.1 there; its metrics come over the IPC channel when this process
+ *                  cannot dial the place's address
  * ```
  * Every placement gives the same {@link FixtureTarget}: URLs, the CA that verifies its TLS listener,
  * a metrics client (owned: h2lab may reset it) and `close()`.
@@ -22,15 +25,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, H2labError, nodeArgv, startThread, stopChildProcess } from '../core/index.ts';
-import { createLink, type Link, type LinkOptions } from '../net/index.ts';
+import { createLink, type Link, type LinkOptions, linkPlace, type ServerPlace } from '../net/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
-import { metricsClient, type ServerMetricsClient } from './metrics-client.ts';
+import type { MetricsSnapshot } from './metrics.ts';
+import { clientOf, metricsClient, type ServerMetricsClient } from './metrics-client.ts';
 import type { ServerOptionsInput } from './options.ts';
 import { startServer } from './server.ts';
 import type { FromTarget, ToTarget } from './target-protocol.ts';
 
 /** Where the fixture server runs. */
-type FixturePlacement = 'in-process' | 'thread' | { link: Link };
+type FixturePlacement = 'in-process' | 'thread' | { link: Link } | { place: ServerPlace };
 
 /** A started fixture server, wherever it runs. */
 export interface FixtureTarget {
@@ -80,7 +84,7 @@ export async function startFixtureTarget(
   const free = { host: '127.0.0.1', port: 0, tlsPort: 0, ...options };
   if (placement === 'in-process') return inProcess(free);
   if (placement === 'thread') return inThread(free);
-  return inNamespace(options, placement.link);
+  return inNamespace(options, 'link' in placement ? linkPlace(placement.link) : placement.place);
 }
 
 function metricsOf(ready: { plainUrl?: string; tlsUrl?: string; caPem?: string }): ServerMetricsClient {
@@ -97,6 +101,7 @@ function target(
   caFile: string | undefined,
   failure: () => string | undefined,
   close: () => Promise<void>,
+  metrics: ServerMetricsClient = metricsOf(ready),
 ): FixtureTarget {
   return {
     placement,
@@ -107,7 +112,7 @@ function target(
     ...(ready.caPem ? { caPem: ready.caPem } : {}),
     ...(caFile ? { caFile } : {}),
     certPem: ready.certPem,
-    metrics: metricsOf(ready),
+    metrics,
     failure,
     close,
   };
@@ -181,11 +186,45 @@ function setupFailed(why: string): H2labError {
 }
 
 /**
- * The namespace placement: a certificate for the link's server address (the development one names
- * only localhost, so clients in the host namespace could not verify it), then the target entry as a
+ * Metrics asked of the child over its IPC channel (answers come in the order asked), for a place
+ * this process cannot dial.
+ */
+function ipcMetrics(c: ChildProcess, ready: { plainUrl?: string; tlsUrl?: string }): ServerMetricsClient {
+  const waiting: Array<{ resolve(s: MetricsSnapshot): void; reject(e: Error): void }> = [];
+  const url = `${ready.plainUrl ?? ready.tlsUrl}/metrics`;
+  c.on('message', (raw) => {
+    const m = raw as FromTarget;
+    if (m.type === 'metrics') waiting.shift()?.resolve(m.snapshot);
+  });
+  c.once('exit', () => {
+    for (const w of waiting.splice(0))
+      w.reject(new H2labError('H2LAB_ERR_SERVER_METRICS', `${url} could not be read: the server exited`, {}));
+  });
+  const ask = (reset: boolean) =>
+    new Promise<MetricsSnapshot>((resolve, reject) => {
+      if (!c.connected) {
+        reject(new H2labError('H2LAB_ERR_SERVER_METRICS', `${url} could not be read: the server exited`, {}));
+        return;
+      }
+      waiting.push({ resolve, reject });
+      c.send({ type: 'metrics', reset } satisfies ToTarget);
+    });
+  return clientOf(
+    url,
+    true,
+    () => ask(false),
+    async () => {
+      await ask(true).catch(() => {});
+    },
+  );
+}
+
+/**
+ * The namespace placement: a certificate for the place's address (the development one names only
+ * localhost, so clients in the host namespace could not verify a link's), then the target entry as a
  * child inside the namespace, told what to serve over IPC.
  */
-async function inNamespace(options: ServerOptionsInput, link: Link): Promise<FixtureTarget> {
+async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Promise<FixtureTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'h2lab-target-'));
   let child: ChildProcess | undefined;
   let stderr = '';
@@ -198,13 +237,13 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
   };
   try {
     // `localhost` too: the HTTP/3 binding verifies DNS names only (src/h3/binding.ts, verifiedName).
-    const set = await generateCertificates({ hosts: [link.serverAddress, 'localhost'] });
+    const set = await generateCertificates({ hosts: [place.address, 'localhost'] });
     writeCertificateSet(dir, set, { force: true });
     const [node, ...args] = nodeArgv('server/target-entry');
     // A process group of its own: Ctrl-C in a terminal reaches the whole foreground group, and the
     // server must outlive it until the run in progress is stopped and its metrics read (this process
     // stops it; the namespace's deletion ends it in any case).
-    const c = link.spawnInServer(node!, args, {
+    const c = place.spawn(node!, args, {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       detached: true,
     });
@@ -221,7 +260,7 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
       c.once('exit', onExit);
       c.on('message', function onMessage(raw) {
         const msg = raw as FromTarget;
-        if (msg.type === 'stopped') return;
+        if (msg.type === 'stopped' || msg.type === 'metrics') return;
         clearTimeout(timer);
         c.off('message', onMessage);
         c.off('exit', onExit);
@@ -232,13 +271,13 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
         type: 'start',
         options: {
           ...options,
-          host: link.serverAddress,
+          host: place.address,
           // QUIC on the namespace's only address all the same, by the unspecified one: bound to
           // the address itself, quiche probes the path MTU up to loopback's (the route to a local
           // address), the kernel fragments its 8–16 KB datagrams onto the link's 1,500-byte MTU,
           // and one fragment dropped at the queue loses the whole packet (docs/net.md).
           ...(options.h3 || options.h3Port !== undefined
-            ? { h3Host: options.h3Host ?? (isIPv6(link.serverAddress) ? '::' : '0.0.0.0') }
+            ? { h3Host: options.h3Host ?? (isIPv6(place.address) ? '::' : '0.0.0.0') }
             : {}),
           port: options.port ?? 0,
           tlsPort: options.tlsPort ?? 0,
@@ -249,7 +288,7 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
     });
     c.once('exit', (code, signal) => {
       if (!closing)
-        failure = `the fixture server in namespace ${link.namespace} exited (${signal ?? code}) during the run: ${stderr.trim()}`;
+        failure = `the fixture server in namespace ${place.namespace} exited (${signal ?? code}) during the run: ${stderr.trim()}`;
     });
     return target(
       'namespace',
@@ -257,6 +296,7 @@ async function inNamespace(options: ServerOptionsInput, link: Link): Promise<Fix
       join(dir, CERT_FILES.caPem),
       () => failure,
       close,
+      place.reachable ? metricsOf(ready) : ipcMetrics(c, ready),
     );
   } catch (err) {
     await close();

@@ -15,6 +15,7 @@ import {
   spkiPins,
 } from '../../src/browser/index.ts';
 import { DEFAULT_CHROMIUM_PATH, type MapSession } from '../../src/model/index.ts';
+import { type BrowserNetwork, browserNetwork } from '../../src/net/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
 import { testHome } from '../helpers/fixture.ts';
 import { chromiumMissing } from './helpers.ts';
@@ -24,20 +25,27 @@ const skip = chromiumMissing();
 describe('map session', { skip }, () => {
   let fixture: FixtureTarget;
   let chromium: ChromiumHandle;
+  let net: BrowserNetwork | undefined;
   const sessions = new Map<string, MapSession>();
 
   before(async () => {
     testHome();
-    fixture = await startFixtureTarget({ poolSize: 2, tileMs: 150 }, 'in-process');
+    // As root, the fixture and Chromium in a namespace of their own: other links coming and going
+    // on this machine would otherwise make Chromium drop its connections mid-session.
+    net = await browserNetwork(undefined);
+    const place = net.place;
+    fixture = await startFixtureTarget({ poolSize: 2, tileMs: 150 }, place ? { place } : 'in-process');
     chromium = await launchChromium({
       executablePath: DEFAULT_CHROMIUM_PATH,
       spki: [...spkiPins(fixture.certPem), ...spkiPins(fixture.caPem!)],
       webgl: true,
+      ...(net.netns ? { netns: net.netns } : {}),
     });
   });
   after(async () => {
     await chromium?.close();
     await fixture?.close();
+    await net?.close();
   });
 
   for (const id of ['http', 'https'] as const) {

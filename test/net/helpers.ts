@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { checkNetAvailable, type Link } from '../../src/net/index.ts';
+import { checkNetAvailable, createLink, type Link } from '../../src/net/index.ts';
 
 /** Why the net tests cannot run here, or undefined when they can. */
 /**
@@ -152,4 +152,19 @@ export function tsharkFields(file: string, fields: string[], extra: string[] = [
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => l.split('\t'));
+}
+
+/**
+ * Another h2lab run beside a test: creates and closes links back to back until `stop` says so, at
+ * most `max`, one at a time (each adds and removes a veth and its addresses in the host's
+ * namespace). Returns how many came and went.
+ */
+export async function churnLinks(stop: () => boolean, max: number): Promise<number> {
+  let n = 0;
+  while (!stop() && n < max) {
+    const link = await createLink({ profile: 'relay' });
+    await link.close();
+    n++;
+  }
+  return n;
 }

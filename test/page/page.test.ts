@@ -10,10 +10,11 @@ import { after, before, test } from 'node:test';
 import { launchChromium, spkiPins } from '../../src/browser/index.ts';
 import { isH2labError } from '../../src/core/index.ts';
 import { parsePageResult } from '../../src/model/index.ts';
-import { missingPrerequisite } from '../../src/net/index.ts';
+import { browserNetwork, missingPrerequisite } from '../../src/net/index.ts';
 import { type Har, readHar, recordPage, replayPage } from '../../src/page/index.ts';
+import { startSiteOrigins } from '../../src/page/origins-host.ts';
 import { renderPageHtml, renderPageMarkdown } from '../../src/report/index.ts';
-import { generateSite, parseSiteSpec, resolverRules, startOriginServers } from '../../src/server/index.ts';
+import { generateSite, parseSiteSpec, resolverRules } from '../../src/server/index.ts';
 import { ensureDevCertificates } from '../../src/tls/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
@@ -163,14 +164,18 @@ test('a DevTools-style HAR without bodies replays with bodies synthesised, and s
 
 test("a HAR Playwright recorded without bodies (recordHar content 'omit') replays the same URLs", async (t) => {
   if (missing) return t.skip(missing);
-  const site = generateSite(parseSiteSpec('origins=2,resources=12'));
-  const origins = await startOriginServers(site.origins, { ca: await ensureDevCertificates() });
+  const spec = parseSiteSpec('origins=2,resources=12');
+  const site = generateSite(spec);
+  // Where page record puts them: in Chromium's own namespace as root.
+  const net = await browserNetwork(undefined);
+  const origins = await startSiteOrigins(spec, await ensureDevCertificates(), net.place);
   const f = join(dir, 'playwright.har');
   try {
     const b = await launchChromium({
       executablePath: CHROMIUM,
       spki: origins.certPems.flatMap(spkiPins),
-      extraFlags: [`--host-resolver-rules=${resolverRules(origins.listeners, '127.0.0.1')}`],
+      extraFlags: [`--host-resolver-rules=${resolverRules(origins.listeners, origins.address)}`],
+      ...(net.netns ? { netns: net.netns } : {}),
     });
     try {
       const ctx = await b.context.browser()!.newContext({ recordHar: { path: f, content: 'omit' } });
@@ -183,6 +188,7 @@ test("a HAR Playwright recorded without bodies (recordHar content 'omit') replay
     }
   } finally {
     await origins.close();
+    await net.close();
   }
   const r = await replayPage({ har: f, protocols: ['h2'], runs: 1, chromiumPath: CHROMIUM });
   assert.equal(r.har.source, 'playwright');

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runLoad, runLoadThroughLink } from '../../src/load/index.ts';
-import { createLink } from '../../src/net/index.ts';
+import { browserNetwork, createLink } from '../../src/net/index.ts';
 import { metricsDelta, serverViewOf, startFixtureTarget } from '../../src/server/index.ts';
 import { netSkipReason } from '../net/helpers.ts';
 
@@ -80,6 +80,45 @@ describe('fixture target in a network namespace', { skip }, () => {
       assert.ok(!children().some((k) => k.argv.includes('server/target-entry')), 'close() ended the child');
     } finally {
       await link.close();
+    }
+  });
+
+  it('in a private namespace (where Chromium runs): 127.0.0.1 there, unreachable here, metrics over IPC', async () => {
+    const net = await browserNetwork(undefined);
+    try {
+      assert.ok(net.place && net.netns, 'a private namespace as root');
+      const t = await startFixtureTarget({ poolSize: 2, tileMs: 5 }, { place: net.place });
+      try {
+        assert.equal(t.placement, 'namespace');
+        assert.equal(new URL(t.plainUrl!).hostname, '127.0.0.1');
+        // Not this host's 127.0.0.1: nothing answers there on that port.
+        const here = await fetch(`${t.plainUrl}/metrics?format=json`).then(
+          (r) => `answered ${r.status}`,
+          () => 'unreachable',
+        );
+        assert.equal(here, 'unreachable');
+        // From inside the namespace a client reaches it, and the metrics (read over IPC) count it.
+        await t.metrics.reset();
+        const before = await t.metrics.read();
+        execFileSync('ip', [
+          'netns',
+          'exec',
+          net.netns,
+          'curl',
+          '-sf',
+          '-o',
+          '/dev/null',
+          `${t.plainUrl}/tiles/1/0/0`,
+        ]);
+        const view = serverViewOf(metricsDelta(before, await t.metrics.read()));
+        assert.equal(view.requests, 1);
+        assert.equal(t.metrics.owned, true);
+      } finally {
+        await t.close();
+      }
+      await assert.rejects(t.metrics.read(), /could not be read/);
+    } finally {
+      await net.close();
     }
   });
 

@@ -59,6 +59,15 @@ describe('h2lab study tiles --quick', { skip }, () => {
     assert.match(r.stdout, /What the measurements say/);
   });
 
+  test("Chromium in a namespace of its own: loopback's private one, a link's client side", () => {
+    const burst = result.data.burst as Record<string, BrowserResult>;
+    for (const id of nets) {
+      const c = burst[id]!.environment.chromium;
+      if (noNet) assert.match(c.hostNetwork ?? '', /needs root|Linux|ip/, id);
+      else assert.match(c.netns ?? '', id === 'loopback' ? /^h2lab-\d+-p\d+$/ : /^h2lab-\d+-\d+c$/, id);
+    }
+  });
+
   test('the shape: every cell done, a burst table per network beside the report, map and sweep tables', () => {
     assert.equal(result.status, 'complete');
     assert.equal(result.mode, 'quick');

@@ -4,16 +4,21 @@
  */
 import { type ChromiumHandle, launchChromium, spkiPins } from '../../browser/index.ts';
 import type { BrowserTarget } from '../../model/index.ts';
-import type { Link } from '../../net/index.ts';
+import type { BrowserNetwork, Link } from '../../net/index.ts';
 import type { FixtureTarget, ServerOptionsInput } from '../../server/index.ts';
 import { medianOf, rounded } from '../table.ts';
 import { TILES_REPORT_CORES as REPORT_CORES } from './descriptor.ts';
 import type { TilesOptions } from './options.ts';
 
-/** Where the fixture runs for one network condition: in this process, or behind a link. */
+/**
+ * Where the fixture and Chromium run for one network condition (net/isolation.ts): behind a link,
+ * the fixture in its server namespace and Chromium on its client side; on loopback, both in a
+ * private namespace when root, else the fixture in this process and Chromium in the host's.
+ */
 export interface Env {
   id: string;
   link?: Link;
+  network: BrowserNetwork;
   start: (o: ServerOptionsInput) => Promise<FixtureTarget>;
 }
 
@@ -68,11 +73,18 @@ export function fixtureOptions(o: TilesOptions, extra: ServerOptionsInput = {}):
 
 export async function launchFor(
   o: TilesOptions,
+  env: Env,
   fixtures: FixtureTarget[],
   webgl: boolean,
 ): Promise<ChromiumHandle> {
   const spki = fixtures.flatMap((f) => [...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : [])]);
-  return launchChromium({ executablePath: o.chromiumPath, spki: [...new Set(spki)], webgl });
+  const netns = env.network.netns;
+  return launchChromium({
+    executablePath: o.chromiumPath,
+    spki: [...new Set(spki)],
+    webgl,
+    ...(netns ? { netns } : {}),
+  });
 }
 
 export function targetsOf(f: FixtureTarget): BrowserTarget[] {

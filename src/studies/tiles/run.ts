@@ -26,7 +26,7 @@ import {
   summarizeBurst,
 } from '../../browser/index.ts';
 import type { BrowserResult, BurstRun, BurstSummary, MapSession, StudyResult } from '../../model/index.ts';
-import { checkNetAvailable, createLink, type Link } from '../../net/index.ts';
+import { browserNetwork, checkNetAvailable, createLink, type Link } from '../../net/index.ts';
 import {
   type FixtureTarget,
   otherCpus,
@@ -70,10 +70,19 @@ async function mapCell(ctx: StudyContext, env: Env, o: TilesOptions): Promise<Ma
   try {
     for (const m of modes)
       fixtures.set(m, await env.start(fixtureOptions(o, { ignoreCancel: m === 'ignore' })));
-    chromium = await launchFor(o, [...fixtures.values()], true);
+    chromium = await launchFor(o, env, [...fixtures.values()], true);
     for (const [mode, f] of fixtures) {
-      // The first vector tile loads the geodata (about 0.3 s): not part of any session.
-      await fetch(`${f.plainUrl}/vector-tiles/0/0/0.mvt`).then((r) => r.arrayBuffer());
+      // The first vector tile loads the geodata (about 0.3 s): not part of any session. Asked by
+      // Chromium, which reaches the fixture wherever it runs (this process may not).
+      const warm = await CollectedPage.open(chromium.context, new URL(f.plainUrl!).origin);
+      try {
+        await warm.page.evaluate(
+          (u) => fetch(u).then((r) => r.arrayBuffer().then(() => r.status)),
+          '/vector-tiles/0/0/0.mvt',
+        );
+      } finally {
+        await warm.close();
+      }
       for (const t of targetsOf(f)) rows.push({ target: t.id, mode, sessions: [] });
     }
     for (let i = 0; i < o.sessions; i++) {
@@ -185,7 +194,7 @@ async function sweepCell(
         const pins = [...spkiPins(f.certPem), ...(f.caPem ? spkiPins(f.caPem) : [])].join(',');
         if (pins !== pinned) {
           await chromium?.close();
-          chromium = await launchFor(o, [f], false);
+          chromium = await launchFor(o, env, [f], false);
           pinned = pins;
         }
         points.push({ pool, ...(await sweepBursts(chromium!, f, runs)) });
@@ -296,12 +305,16 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
       const loop = id === 'loopback';
       let link: Link | undefined;
       if (!loop) {
-        link = await createLink({ profile: id });
+        // Its client side a namespace of its own, where Chromium runs (net/isolation.ts).
+        link = await createLink({ profile: id, clientNamespace: true });
       }
+      const network = await browserNetwork(link);
+      const place = network.place;
       const env: Env = {
         id,
         ...(link ? { link } : {}),
-        start: (so) => startFixtureTarget(so, link ? { link } : 'in-process'),
+        network,
+        start: (so) => startFixtureTarget(so, place ? { place } : 'in-process'),
       };
       try {
         const b = await ctx.cell(
@@ -323,6 +336,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
               {
                 startFixture: (fo) =>
                   env.start(fixtureOptions(o, { poolSize: fo.poolSize, ignoreCancel: fo.ignoreCancel })),
+                network,
                 signal: ctx.signal,
                 burstRepeat: BURST_REPEAT,
               },
@@ -359,6 +373,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
           ctx.section(sweepSection(id, points, o));
         }
       } finally {
+        await network.close();
         await link?.close();
       }
     }
