@@ -16,9 +16,14 @@
  *   collide with the fixture's own TLS listener (HTTP/3 is advertised on the TLS port, RFC 9114
  *   §3.1.1): the fallback is replaced by an inert stand-in (`noFallback`);
  * - its metrics (per connection, on either end: packets and bytes sent and received, smoothed RTT,
- *   congestion window, handshake time) have no packets lost, no bytes in flight, and there is no
- *   congestion-control setting: quiche's default (CUBIC) is what runs, recorded as
- *   {@link H3Binding.congestionControl} with {@link H3Binding.congestionControlSource} saying so.
+ *   congestion window, handshake time) have no packets lost or retransmitted and no bytes in flight:
+ *   those come from the connection's qlog where one is written (src/h3/qlog.ts);
+ * - it has neither a setter nor a getter for quiche's congestion controller (`set_cc_algorithm_name`,
+ *   `cc_algorithm`): what runs is quiche's default, CUBIC, recorded with its source as
+ *   {@link H3Binding.congestionControlSource}; the binding raises quiche's initial window to 1000
+ *   packets, which the qlog shows (`initialCwndBytes`);
+ * - its `keylog` option turns on quiche's key logging but gives the connection no writer
+ *   (`Connection::set_keylog`), so no key is ever written, on either end: h2lab passes none.
  */
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -117,6 +122,8 @@ export interface H3ServerConnection {
    * stream's end takes one).
    */
   facts(): QuicConnectionInfo | undefined;
+  /** The file the binding writes this connection's qlog to, when the listener was given a `qlogDir`. */
+  readonly qlogPath: string | undefined;
 }
 
 /** A listening HTTP/3 server. */
@@ -148,6 +155,11 @@ export interface H3ListenOptions {
    * TCP + TLS; 105 ms without).
    */
   retry?: boolean;
+  /**
+   * The binding writes each connection's qlog (JSON-SEQ, the server's vantage point) into this
+   * directory, one file each, named `server-<connection id>.qlog`.
+   */
+  qlogDir?: string;
 }
 
 /** The HTTP/3 implementation h2lab uses. */
@@ -168,13 +180,14 @@ export interface H3Binding {
 
 /**
  * What a result records about the binding before it is loaded: its id and the congestion controller
- * it runs — quiche's Config defaults to CUBIC (RFC 9438) and the binding exposes no setting for it.
+ * it runs. The binding can neither set nor read the controller, so the name is its documented
+ * default and the source says so.
  */
 export const BINDING_FACTS = Object.freeze({
   binding: `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`,
   congestionControl: 'cubic',
   congestionControlSource:
-    "not readable from the binding: quiche's default (Config::new sets CongestionControlAlgorithm::CUBIC; quiche 0.29, which the binding builds on, sets no other)",
+    'not readable from the binding (no setter or getter): the binding\'s documented default, CUBIC — quiche 0.29\'s Config default, which the binding keeps (its docs: "Keep CUBIC (default) as congestion controller"); the binding sets the initial window to 1000 packets (read back as initialCwndBytes where the server writes qlog)',
 });
 
 let loading: Promise<H3Binding> | undefined;
@@ -235,6 +248,8 @@ interface CsSession extends EventEmitter {
   remoteAddress?: string;
   remotePort?: number;
   getMetrics(): CsMetrics | null;
+  /** The server session's qlog file (the native layer's `getQlogPath`), null without a qlogDir. */
+  exportQlog?(): string | null;
 }
 interface CsStream extends Duplex {
   respond(h: Record<string, string>, o?: { endStream?: boolean }): void;
@@ -416,9 +431,18 @@ async function listen(
     let c = conns.get(session);
     if (!c) {
       let last: QuicConnectionInfo | undefined;
+      let qlogPath: string | undefined;
+      if (o.qlogDir) {
+        try {
+          qlogPath = session.exportQlog?.() ?? undefined;
+        } catch {
+          qlogPath = undefined;
+        }
+      }
       c = {
         remoteAddress: session.remoteAddress ?? '',
         remotePort: session.remotePort ?? 0,
+        qlogPath,
         facts: () => {
           try {
             const x = session.getMetrics();
@@ -441,6 +465,7 @@ async function listen(
       maxIdleTimeoutMs: o.idleTimeoutMs,
       metricsIntervalMs: 60_000,
       disableRetry: o.retry !== true,
+      ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
     },
     (st, headers) => {
       // The server's reading of its connection at each stream's end: the binding's handle may be

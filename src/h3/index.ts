@@ -19,3 +19,4 @@ export {
   loadBinding,
   unavailable,
 } from './binding.ts';
+export { jsonSeqRecords, type QlogSenderFacts, qlogSenderFacts, readQlogSenderFacts } from './qlog.ts';
