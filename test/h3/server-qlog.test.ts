@@ -11,6 +11,8 @@ import { after, test } from 'node:test';
 import { BINDING_FACTS, jsonSeqRecords, qlogSenderFacts } from '../../src/h3/index.ts';
 import { runLoad, runLoadThroughLink } from '../../src/load/index.ts';
 import { parseRunResult } from '../../src/model/index.ts';
+import { renderRunText } from '../../src/report/index.ts';
+import { runSettings } from '../../src/report/settings.ts';
 import { scrape, startFixture, testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
 import { h3SkipReason } from './helpers.ts';
@@ -136,4 +138,9 @@ test('through a lossy link the server declares losses and retransmits', { skip: 
   assert.ok(s.packetsRetransmitted! > 0, `retransmitted ${s.packetsRetransmitted}`);
   assert.ok(s.packetsSent > q.packetsSent, 'the server, not the client, sent the download');
   assert.ok(readdirSync(qlogDir).some((f) => f.startsWith('server-')));
+  // The report says it: bench's QUIC lines, and the read initial window in the settings.
+  const text = renderRunText(r, { width: 400 });
+  assert.ok(text.includes(`${s.packetsLost} declared lost`), text);
+  const quicRow = runSettings(r).find((row) => row.name === 'QUIC')?.value ?? '';
+  assert.match(quicRow, /server's initial congestion window [\d.,]+ [KM]?i?B \(read from its qlog/);
 });
