@@ -231,9 +231,15 @@ interface CsMetrics {
   handshakeTimeMs: number;
   rttMs: number;
   cwnd: number;
+  /** The native layer's only (its JS `getMetrics` drops it): the path MTU quiche sends at. */
+  pmtu?: number;
 }
-/** One reading of the binding's metrics as h2lab records it. */
-function factsOf(x: CsMetrics): QuicConnectionInfo {
+/**
+ * One reading of the binding's metrics as h2lab records it; the path MTU of the `previous` reading
+ * stands when the native layer is gone (a connection read as it closes).
+ */
+function factsOf(x: CsMetrics, previous?: QuicConnectionInfo): QuicConnectionInfo {
+  const pmtu = x.pmtu || previous?.pmtuBytes;
   return {
     handshakeMs: x.handshakeTimeMs,
     rttMs: x.rttMs,
@@ -242,12 +248,33 @@ function factsOf(x: CsMetrics): QuicConnectionInfo {
     packetsReceived: x.packetsIn,
     bytesSent: x.bytesOut,
     bytesReceived: x.bytesIn,
+    ...(pmtu ? { pmtuBytes: pmtu } : {}),
   };
+}
+
+/**
+ * The native layer's reading, which has the path MTU the JS layer leaves out; the JS layer's when
+ * the native one cannot be reached (the pinned version's `_eventLoop` and `_connHandle`).
+ */
+function nativeMetrics(s: {
+  getMetrics(): CsMetrics | null;
+  _eventLoop?: { getSessionMetrics?(handle?: number): CsMetrics } | null;
+  _connHandle?: number;
+}): CsMetrics | null {
+  const js = s.getMetrics();
+  try {
+    const pmtu = s._eventLoop?.getSessionMetrics?.(s._connHandle)?.pmtu;
+    return js && pmtu ? { ...js, pmtu } : js;
+  } catch {
+    return js;
+  }
 }
 interface CsSession extends EventEmitter {
   remoteAddress?: string;
   remotePort?: number;
   getMetrics(): CsMetrics | null;
+  _eventLoop?: { getSessionMetrics?(handle?: number): CsMetrics } | null;
+  _connHandle?: number;
   /** The server session's qlog file (the native layer's `getQlogPath`), null without a qlogDir. */
   exportQlog?(): string | null;
 }
@@ -266,7 +293,10 @@ interface CsClientSession extends EventEmitter {
   close(): Promise<void>;
   destroy(): Promise<void>;
   /** The pinned version's event loop; its worker knows the local UDP address. */
-  _eventLoop?: { worker?: { localAddress?(): { port: number } } } | null;
+  _eventLoop?: {
+    worker?: { localAddress?(): { port: number } };
+    getSessionMetrics?(handle?: number): CsMetrics;
+  } | null;
 }
 interface CsServer extends EventEmitter {
   /** The pinned version's sessions by connection handle. */
@@ -338,9 +368,9 @@ async function connect(m: CsModule, o: H3ConnectOptions): Promise<H3Connection> 
   s.on('goaway', () => fireClose('GOAWAY'));
   let lastFacts: QuicConnectionInfo | undefined;
   const facts = (): QuicConnectionInfo | undefined => {
-    const x = s.getMetrics();
+    const x = nativeMetrics(s);
     if (!x) return lastFacts;
-    lastFacts = factsOf(x);
+    lastFacts = factsOf(x, lastFacts);
     return lastFacts;
   };
   let localPort: number | undefined;
@@ -445,8 +475,8 @@ async function listen(
         qlogPath,
         facts: () => {
           try {
-            const x = session.getMetrics();
-            if (x) last = factsOf(x);
+            const x = nativeMetrics(session);
+            if (x) last = factsOf(x, last);
           } catch {
             // closed: the last reading stands
           }

@@ -387,6 +387,9 @@ export const quicConnectionInfoSchema = z.strictObject({
   ).optional(),
   bytesSent: count('UDP payload bytes this end sent'),
   bytesReceived: count('UDP payload bytes this end received'),
+  pmtuBytes: count(
+    "the largest UDP payload this end sends on the path, bytes (quiche's path MTU discovery, RFC 9000 §14.3)",
+  ).optional(),
   clientPort: z.number().int().optional().describe("the client's UDP port, when the binding tells it"),
 });
 /** One QUIC connection's facts (see {@link quicConnectionInfoSchema}). */

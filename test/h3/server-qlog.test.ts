@@ -53,6 +53,8 @@ test('the server writes one qlog per connection; its sender facts are read from 
       assert.ok(c.bytesInFlightMax! > 100_000, `in flight at most ${c.bytesInFlightMax}`);
       // Read, not asserted: the binding's own tuning (1000 packets of 1,200 B), not TCP's 10 segments.
       assert.ok(c.initialCwndBytes! >= 100 * 1200, `initial window ${c.initialCwndBytes}`);
+      // Loopback's 64 KiB MTU: path MTU discovery climbs past QUIC's 1,200-byte floor.
+      assert.ok(c.pmtuBytes! > 1200, `path MTU ${c.pmtuBytes}`);
     }
     const files = readdirSync(qlogDir).filter((f) => /^server-[0-9a-f]+\.qlog$/.test(f));
     assert.equal(files.length, mine.length, files.join(', '));
@@ -137,6 +139,8 @@ test('through a lossy link the server declares losses and retransmits', { skip: 
   assert.ok(s.packetsLost! >= dropped * 0.5, `declared ${s.packetsLost} of ${dropped} dropped`);
   assert.ok(s.packetsRetransmitted! > 0, `retransmitted ${s.packetsRetransmitted}`);
   assert.ok(s.packetsSent > q.packetsSent, 'the server, not the client, sent the download');
+  // The link's 1,500-byte MTU bounds the server's datagrams: 1,472 B of UDP payload over IPv4.
+  for (const c of s.perConnection) assert.ok(c.pmtuBytes! <= 1472, `server path MTU ${c.pmtuBytes}`);
   assert.ok(readdirSync(qlogDir).some((f) => f.startsWith('server-')));
   // The report says it: bench's QUIC lines, and the read initial window in the settings.
   const text = renderRunText(r, { width: 400 });
