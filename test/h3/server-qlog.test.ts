@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { BINDING_FACTS, jsonSeqRecords, qlogSenderFacts } from '../../src/h3/index.ts';
 import { runLoad, runLoadThroughLink } from '../../src/load/index.ts';
-import { parseRunResult } from '../../src/model/index.ts';
+import { type CompareResult, parseRunResult } from '../../src/model/index.ts';
 import { renderRunText } from '../../src/report/index.ts';
 import { runSettings } from '../../src/report/settings.ts';
+import { h2lab } from '../helpers/cli.ts';
 import { scrape, startFixture, testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
 import { h3SkipReason } from './helpers.ts';
@@ -147,4 +148,36 @@ test('through a lossy link the server declares losses and retransmits', { skip: 
   assert.ok(text.includes(`${s.packetsLost} declared lost`), text);
   const quicRow = runSettings(r).find((row) => row.name === 'QUIC')?.value ?? '';
   assert.match(quicRow, /server's initial congestion window [\d.,]+ [KM]?i?B \(read from its qlog/);
+});
+
+test('compare --qlog: the embedded fixture writes its side; results and report carry what it read', {
+  skip: await h3SkipReason(),
+}, async () => {
+  const out = join(dir, 'compare-out');
+  const qlogDir = join(dir, 'compare-qlog');
+  const r = await h2lab(
+    [
+      'compare',
+      ...['--protocols', 'h2,h3', '--baseline', 'h2', '--sizes', '64KiB', '--concurrency', '2'],
+      ...['--runs', '3', '--duration', '300ms', '--qlog', qlogDir, '--out', out],
+    ],
+    { timeoutMs: 180_000 },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const files = readdirSync(qlogDir);
+  assert.ok(
+    files.some((f) => f.startsWith('client-')) && files.some((f) => f.startsWith('server-')),
+    files.join(),
+  );
+  const result = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResult;
+  const servers = result.cells.flatMap((c) => c.runs).flatMap((run) => run.connections.quic?.server ?? []);
+  assert.ok(servers.length > 0, "the h3 runs carry the server's side");
+  for (const s of servers) {
+    assert.equal(typeof s.packetsLost, 'number');
+    for (const c of s.perConnection) assert.ok(c.initialCwndBytes! > 0 && c.bytesInFlightMax! > 0);
+  }
+  assert.match(
+    readFileSync(join(out, 'report.md'), 'utf8'),
+    /initial congestion window [^;]+ \(read from its qlog/,
+  );
 });
