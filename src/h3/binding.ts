@@ -187,7 +187,7 @@ export const BINDING_FACTS = Object.freeze({
   binding: `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`,
   congestionControl: 'cubic',
   congestionControlSource:
-    'not readable from the binding (no setter or getter): the binding\'s documented default, CUBIC — quiche 0.29\'s Config default, which the binding keeps (its docs: "Keep CUBIC (default) as congestion controller"); the binding sets the initial window to 1000 packets (read back as initialCwndBytes where the server writes qlog)',
+    'not readable from the binding (no setter or getter): the binding\'s documented default, quiche 0.29\'s Config default, which the binding keeps ("Keep CUBIC (default)", its docs), starting it at 1000 packets',
 });
 
 let loading: Promise<H3Binding> | undefined;
