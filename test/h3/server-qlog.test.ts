@@ -121,9 +121,8 @@ test('through a lossy link the server declares losses and retransmits', { skip: 
     JSON.parse(
       JSON.stringify(
         await runLoadThroughLink(
-          { protocol: 'h3', requests: 4, concurrency: 1, seed: 5, url: '/bytes/400000' },
+          { protocol: 'h3', requests: 4, concurrency: 1, seed: 5, url: '/bytes/400000', qlogDir },
           { profile: { rttMs: 40, lossDown: 0.03 }, backend: 'relay' },
-          { server: { qlogDir } },
         ).done,
       ),
     ),
@@ -142,7 +141,12 @@ test('through a lossy link the server declares losses and retransmits', { skip: 
   assert.ok(s.packetsSent > q.packetsSent, 'the server, not the client, sent the download');
   // The link's 1,500-byte MTU bounds the server's datagrams: 1,472 B of UDP payload over IPv4.
   for (const c of s.perConnection) assert.ok(c.pmtuBytes! <= 1472, `server path MTU ${c.pmtuBytes}`);
-  assert.ok(readdirSync(qlogDir).some((f) => f.startsWith('server-')));
+  // --qlog: the client's files and, from the fixture behind the link, the server's.
+  const files = readdirSync(qlogDir);
+  assert.ok(
+    files.some((f) => f.startsWith('client-')) && files.some((f) => f.startsWith('server-')),
+    files.join(),
+  );
   // The report says it: bench's QUIC lines, and the read initial window in the settings.
   const text = renderRunText(r, { width: 400 });
   assert.ok(text.includes(`${s.packetsLost} declared lost`), text);
