@@ -218,7 +218,8 @@ function serverLosses(): string {
   if (facts.length === 0) return '';
   const lost = facts.reduce((n, f) => n + (f.packetsLost ?? 0), 0);
   const again = facts.reduce((n, f) => n + f.packetsRetransmitted, 0);
-  return `; server (its qlog): ${lost} declared lost, ${again} sent with retransmitted data`;
+  const sent = facts.reduce((n, f) => n + f.packetsSent, 0);
+  return `; server (its qlog): ${sent} packets sent, ${lost} declared lost, ${again} with retransmitted data`;
 }
 const push = <T>(m: Map<string, T[]>, k: string, v: T): void => {
   m.set(k, [...(m.get(k) ?? []), v]);

@@ -24,6 +24,8 @@ export interface QlogSenderFacts {
   packetsLost?: number;
   /** Packets sent that carried data sent before (STREAM or CRYPTO frames). */
   packetsRetransmitted: number;
+  /** Packets sent (`quic:packet_sent` events): the same count as the binding's metrics. */
+  packetsSent: number;
 }
 
 interface Frame {
@@ -59,7 +61,7 @@ export function jsonSeqRecords(text: string): unknown[] {
 
 /** The sender's facts in a qlog's text (see the module comment). */
 export function qlogSenderFacts(text: string): QlogSenderFacts {
-  const f: QlogSenderFacts = { packetsRetransmitted: 0 };
+  const f: QlogSenderFacts = { packetsRetransmitted: 0, packetsSent: 0 };
   // The highest offset sent so far, per stream and per CRYPTO packet-number space.
   const sent = new Map<string, number>();
   // The window logged before the first packet is the configured one at the configured datagram size;
@@ -75,6 +77,7 @@ export function qlogSenderFacts(text: string): QlogSenderFacts {
       if (d.cf_lost_packets?.total !== undefined) f.packetsLost = d.cf_lost_packets.total;
     } else if (rec.name === 'quic:packet_sent') {
       sentAny = true;
+      f.packetsSent++;
       let again = false;
       for (const fr of d.frames ?? []) {
         const key =

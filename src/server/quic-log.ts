@@ -80,5 +80,9 @@ function reading(c: H3ServerConnection): QuicServerReading | undefined {
 
 /** The reading's fields only the qlog at `path` has (none when it cannot be read). */
 function qlogFacts(path: string): Partial<QuicServerReading> {
-  return readQlogSenderFacts(path) ?? {};
+  const q = readQlogSenderFacts(path);
+  if (!q) return {};
+  // The metrics' count of packets sent stands (the qlog's is the same, to the last packet or two).
+  const { packetsSent: _, ...rest } = q;
+  return rest;
 }

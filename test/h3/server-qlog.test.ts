@@ -104,6 +104,7 @@ test('the controller is recorded as not read, with its source; the window is rea
     ]),
   );
   assert.deepEqual(f, {
+    packetsSent: 3,
     packetsRetransmitted: 1,
     packetsLost: 1,
     initialCwndBytes: 1200000,
