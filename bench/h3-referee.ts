@@ -19,12 +19,16 @@
 //   node --import tsx bench/h3-referee.ts --quick        (5 MiB, 40 ms, 50 Mbit/s, 2 rounds)
 //   node --import tsx bench/h3-referee.ts [--size 20MiB] [--rtt 40] [--bandwidth 10,50] [--loss 0]
 //     [--rounds 3] [--cc cubic] [--clients gtlsclient,h2lab-h3,h2lab-h2] [--quic-retry] [--seed 1]
-//     [--timeout 120] [--json FILE]
+//     [--timeout 120] [--json FILE] [--server-qlog]
+// --server-qlog: the fixture writes a qlog per connection, and each QUIC download's line adds the
+// packets the server declared lost and sent with retransmitted data, read from it (off by default:
+// writing it costs the server CPU).
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseBytes } from '../src/core/units.ts';
+import { readQlogSenderFacts } from '../src/h3/index.ts';
 import { runLoad } from '../src/load/index.ts';
 import { createLink, type Link, type LinkStats } from '../src/net/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../src/server/index.ts';
@@ -44,6 +48,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     timeout: { type: 'string', default: '120' },
     json: { type: 'string' },
+    'server-qlog': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick;
@@ -57,6 +62,7 @@ const cc = values.cc as 'cubic' | 'bbr' | 'reno';
 const quicRetry = values['quic-retry'];
 const seed = Number(values.seed);
 const timeoutMs = Number(values.timeout) * 1000;
+const serverQlog = values['server-qlog'];
 const ALL_CLIENTS = ['gtlsclient', 'h2lab-h3', 'h2lab-h2'] as const;
 type ClientName = (typeof ALL_CLIENTS)[number];
 const clients = list(values.clients ?? ALL_CLIENTS.join(',')) as ClientName[];
@@ -165,7 +171,10 @@ async function openLink(p: Point): Promise<{ link: Link; fixture: FixtureTarget;
     seed,
   });
   try {
-    const fixture = await startFixtureTarget({ h3: true, quicRetry }, { link });
+    const fixture = await startFixtureTarget(
+      { h3: true, quicRetry, ...(serverQlog ? { qlogDir: join(dir, 'server-qlog') } : {}) },
+      { link },
+    );
     if (!fixture.h3Url) throw new Error(`the fixture serves no h3: ${fixture.h3Unavailable ?? '?'}`);
     return {
       link,
@@ -198,6 +207,20 @@ function linkDelta(
   };
 }
 const key = (p: Point, c: ClientName): string => `${label(p)}|${c}`;
+/** With --server-qlog: what the server's qlogs written since the last call say it lost and resent. */
+const seenQlogs = new Set<string>();
+function serverLosses(): string {
+  const qdir = join(dir, 'server-qlog');
+  if (!serverQlog) return '';
+  const fresh = readdirSync(qdir).filter((f) => f.startsWith('server-') && !seenQlogs.has(f));
+  for (const f of fresh) seenQlogs.add(f);
+  const facts = fresh.flatMap((f) => readQlogSenderFacts(join(qdir, f)) ?? []);
+  if (facts.length === 0) return '';
+  const lost = facts.reduce((n, f) => n + (f.packetsLost ?? 0), 0);
+  const again = facts.reduce((n, f) => n + f.packetsRetransmitted, 0);
+  const sent = facts.reduce((n, f) => n + f.packetsSent, 0);
+  return `; server (its qlog): ${sent} packets sent, ${lost} declared lost, ${again} with retransmitted data`;
+}
 const push = <T>(m: Map<string, T[]>, k: string, v: T): void => {
   m.set(k, [...(m.get(k) ?? []), v]);
 };
@@ -226,6 +249,7 @@ for (const p of points) {
     const t = l.target;
     await runLoad({ url: `${t.h3Url}/bytes/1024`, ca: t.caFile, protocol: 'h3', requests: 4 }).done;
     await runLoad({ url: `${t.tlsUrl}/bytes/1024`, ca: t.caFile, protocol: 'h2', requests: 4 }).done;
+    serverLosses();
     for (let r = 0; r < rounds; r++) {
       const order = clients.map((_, i) => clients[(i + r) % clients.length]!);
       for (const c of order) {
@@ -236,7 +260,7 @@ for (const p of points) {
           push(times, key(p, c), m.ms);
           push(drops, key(p, c), d.dropsDown);
           console.log(
-            `  r${r + 1} ${c.padEnd(10)} ${m.ms.toFixed(0).padStart(7)} ms ${m.protocol}; link, server → client: ${d.packetsDown} packets of ${d.packetsDown ? (d.bytesDown / d.packetsDown).toFixed(0) : 0} B, ${d.dropsDown} dropped at the full queue`,
+            `  r${r + 1} ${c.padEnd(10)} ${m.ms.toFixed(0).padStart(7)} ms ${m.protocol}; link, server → client: ${d.packetsDown} packets of ${d.packetsDown ? (d.bytesDown / d.packetsDown).toFixed(0) : 0} B, ${d.dropsDown} dropped at the full queue${serverLosses()}`,
           );
         } catch (err) {
           const msg = (err as Error).message.split('\n')[0]!;

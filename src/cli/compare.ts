@@ -257,7 +257,12 @@ const COMPARE_LINK_USES = [
   { of: INSECURE_FLAG, key: 'tls.insecure', description: 'accept any server certificate (do not verify it)' },
   { of: KEYLOG_FLAG, key: 'tls.keyLogFile' },
   { of: FRAMES_FLAG, key: 'framesFile' },
-  { of: QLOG_FLAG, key: 'qlogDir' },
+  {
+    of: QLOG_FLAG,
+    key: 'qlogDir',
+    description:
+      "write one qlog (JSON-SEQ, for qvis) per QUIC connection of h2lab's HTTP/3 client, and of the embedded fixture's server, into this directory",
+  },
   { of: METRICS_URL_FLAG, key: 'metricsUrl' },
   { of: EXPECT_FLAG, key: 'expect' },
   { of: EXPECT_UNDECIDED_FLAG, key: 'expectUndecided' },

@@ -225,7 +225,9 @@ const compareOptionsSchema = z
     qlogDir: z
       .string()
       .optional()
-      .describe('`--qlog`: every run of the HTTP/3 client writes one qlog per QUIC connection here.'),
+      .describe(
+        '`--qlog`: every run of the HTTP/3 client writes one qlog per QUIC connection here, and the embedded fixture server its side of each (`server-*.qlog`).',
+      ),
     framesFile: z
       .string()
       .optional()

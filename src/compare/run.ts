@@ -144,6 +144,7 @@ export async function runComparison(
     ...(usesQuic(asked.protocols) ? { h3: true, quicRetry: asked.quicRetry } : {}),
     // Absolute: the copy of the fixture behind a link runs in a process of its own.
     ...(asked.tls?.keyLogFile ? { keyLogFile: resolve(asked.tls.keyLogFile) } : {}),
+    ...(asked.qlogDir && usesQuic(asked.protocols) ? { qlogDir: resolve(asked.qlogDir) } : {}),
   };
   // A body that cannot be read would fail every cell one by one: say so once, before any run.
   if (asked.bodyFile) readOptionFile(asked.bodyFile, '--body', { kind: 'body' });

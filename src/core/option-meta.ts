@@ -317,7 +317,7 @@ export const QLOG_FLAG = declareFlag({
   grammar: 'string',
   arg: 'dir',
   description:
-    "write one qlog (JSON-SEQ, for qvis) per QUIC connection of h2lab's HTTP/3 client into this directory",
+    "write one qlog (JSON-SEQ, for qvis) per QUIC connection of h2lab's HTTP/3 client into this directory, and the embedded fixture's side of each (server-*.qlog)",
 });
 /** `--keylog`: the NSS key log of a TLS client (bench, compare) or server (serve). */
 export const KEYLOG_FLAG = declareFlag({

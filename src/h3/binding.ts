@@ -17,9 +17,14 @@
  *   collide with the fixture's own TLS listener (HTTP/3 is advertised on the TLS port, RFC 9114
  *   §3.1.1): the fallback is replaced by an inert stand-in (`noFallback`);
  * - its metrics (per connection, on either end: packets and bytes sent and received, smoothed RTT,
- *   congestion window, handshake time) have no packets lost, no bytes in flight, and there is no
- *   congestion-control setting: quiche's default (CUBIC) is what runs, recorded as
- *   {@link H3Binding.congestionControl} with {@link H3Binding.congestionControlSource} saying so.
+ *   congestion window, handshake time) have no packets lost or retransmitted and no bytes in flight:
+ *   those come from the connection's qlog where one is written (src/h3/qlog.ts);
+ * - it has neither a setter nor a getter for quiche's congestion controller (`set_cc_algorithm_name`,
+ *   `cc_algorithm`): what runs is quiche's default, CUBIC, recorded with its source as
+ *   {@link H3Binding.congestionControlSource}; the binding raises quiche's initial window to 1000
+ *   packets, which the qlog shows (`initialCwndBytes`);
+ * - its `keylog` option turns on quiche's key logging but gives the connection no writer
+ *   (`Connection::set_keylog`), so no key is ever written, on either end: h2lab passes none.
  */
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
@@ -118,6 +123,8 @@ export interface H3ServerConnection {
    * stream's end takes one).
    */
   facts(): QuicConnectionInfo | undefined;
+  /** The file the binding writes this connection's qlog to, when the listener was given a `qlogDir`. */
+  readonly qlogPath: string | undefined;
 }
 
 /** A listening HTTP/3 server. */
@@ -149,6 +156,11 @@ interface H3ListenOptions {
    * TCP + TLS; 105 ms without).
    */
   retry?: boolean;
+  /**
+   * The binding writes each connection's qlog (JSON-SEQ, the server's vantage point) into this
+   * directory, one file each, named `server-<connection id>.qlog`.
+   */
+  qlogDir?: string;
 }
 
 /** The HTTP/3 implementation h2lab uses. */
@@ -169,13 +181,14 @@ interface H3Binding {
 
 /**
  * What a result records about the binding before it is loaded: its id and the congestion controller
- * it runs — quiche's Config defaults to CUBIC (RFC 9438) and the binding exposes no setting for it.
+ * it runs. The binding can neither set nor read the controller, so the name is its documented
+ * default and the source says so.
  */
 export const BINDING_FACTS = Object.freeze({
   binding: `${H3_PACKAGE}@${H3_PACKAGE_VERSION}`,
   congestionControl: 'cubic',
   congestionControlSource:
-    "not readable from the binding: quiche's default (Config::new sets CongestionControlAlgorithm::CUBIC; quiche 0.29, which the binding builds on, sets no other)",
+    'not readable from the binding (no setter or getter): the binding\'s documented default, quiche 0.29\'s Config default, which the binding keeps ("Keep CUBIC (default)", its docs), starting it at 1000 packets',
 });
 
 let loading: Promise<H3Binding> | undefined;
@@ -214,9 +227,15 @@ interface CsMetrics {
   handshakeTimeMs: number;
   rttMs: number;
   cwnd: number;
+  /** The native layer's only (its JS `getMetrics` drops it): the path MTU quiche sends at. */
+  pmtu?: number;
 }
-/** One reading of the binding's metrics as h2lab records it. */
-function factsOf(x: CsMetrics): QuicConnectionInfo {
+/**
+ * One reading of the binding's metrics as h2lab records it; the path MTU of the `previous` reading
+ * stands when the native layer is gone (a connection read as it closes).
+ */
+function factsOf(x: CsMetrics, previous?: QuicConnectionInfo): QuicConnectionInfo {
+  const pmtu = x.pmtu || previous?.pmtuBytes;
   return {
     handshakeMs: x.handshakeTimeMs,
     rttMs: x.rttMs,
@@ -225,12 +244,35 @@ function factsOf(x: CsMetrics): QuicConnectionInfo {
     packetsReceived: x.packetsIn,
     bytesSent: x.bytesOut,
     bytesReceived: x.bytesIn,
+    ...(pmtu ? { pmtuBytes: pmtu } : {}),
   };
+}
+
+/**
+ * The native layer's reading, which has the path MTU the JS layer leaves out; the JS layer's when
+ * the native one cannot be reached (the pinned version's `_eventLoop` and `_connHandle`).
+ */
+function nativeMetrics(s: {
+  getMetrics(): CsMetrics | null;
+  _eventLoop?: { getSessionMetrics?(handle?: number): CsMetrics } | null;
+  _connHandle?: number;
+}): CsMetrics | null {
+  const js = s.getMetrics();
+  try {
+    const pmtu = s._eventLoop?.getSessionMetrics?.(s._connHandle)?.pmtu;
+    return js && pmtu ? { ...js, pmtu } : js;
+  } catch {
+    return js;
+  }
 }
 interface CsSession extends EventEmitter {
   remoteAddress?: string;
   remotePort?: number;
   getMetrics(): CsMetrics | null;
+  _eventLoop?: { getSessionMetrics?(handle?: number): CsMetrics } | null;
+  _connHandle?: number;
+  /** The server session's qlog file (the native layer's `getQlogPath`), null without a qlogDir. */
+  exportQlog?(): string | null;
 }
 interface CsStream extends Duplex {
   respond(h: Record<string, string>, o?: { endStream?: boolean }): void;
@@ -247,7 +289,10 @@ interface CsClientSession extends EventEmitter {
   close(): Promise<void>;
   destroy(): Promise<void>;
   /** The pinned version's event loop; its worker knows the local UDP address. */
-  _eventLoop?: { worker?: { localAddress?(): { port: number } } } | null;
+  _eventLoop?: {
+    worker?: { localAddress?(): { port: number } };
+    getSessionMetrics?(handle?: number): CsMetrics;
+  } | null;
 }
 interface CsServer extends EventEmitter {
   /** The pinned version's sessions by connection handle. */
@@ -319,9 +364,9 @@ async function connect(m: CsModule, o: H3ConnectOptions): Promise<H3Connection> 
   s.on('goaway', () => fireClose('GOAWAY'));
   let lastFacts: QuicConnectionInfo | undefined;
   const facts = (): QuicConnectionInfo | undefined => {
-    const x = s.getMetrics();
+    const x = nativeMetrics(s);
     if (!x) return lastFacts;
-    lastFacts = factsOf(x);
+    lastFacts = factsOf(x, lastFacts);
     return lastFacts;
   };
   let localPort: number | undefined;
@@ -412,13 +457,22 @@ async function listen(
     let c = conns.get(session);
     if (!c) {
       let last: QuicConnectionInfo | undefined;
+      let qlogPath: string | undefined;
+      if (o.qlogDir) {
+        try {
+          qlogPath = session.exportQlog?.() ?? undefined;
+        } catch {
+          qlogPath = undefined;
+        }
+      }
       c = {
         remoteAddress: session.remoteAddress ?? '',
         remotePort: session.remotePort ?? 0,
+        qlogPath,
         facts: () => {
           try {
-            const x = session.getMetrics();
-            if (x) last = factsOf(x);
+            const x = nativeMetrics(session);
+            if (x) last = factsOf(x, last);
           } catch {
             // closed: the last reading stands
           }
@@ -437,6 +491,7 @@ async function listen(
       maxIdleTimeoutMs: o.idleTimeoutMs,
       metricsIntervalMs: 60_000,
       disableRetry: o.retry !== true,
+      ...(o.qlogDir ? { qlogDir: o.qlogDir } : {}),
     },
     (st, headers) => {
       // The server's reading of its connection at each stream's end: the binding's handle may be

@@ -13,3 +13,4 @@ export {
   loadBinding,
   unavailable,
 } from './binding.ts';
+export { jsonSeqRecords, type QlogSenderFacts, qlogSenderFacts, readQlogSenderFacts } from './qlog.ts';

@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import os from 'node:os';
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   checkOpenFiles,
@@ -164,7 +165,10 @@ async function startTarget(
   }
   const plain = o.embeddedListener === 'plain';
   // In a thread of its own, so that this client measures only itself (its event loop and CPU).
-  const h3 = usesQuic([o.protocol]) ? { h3: true, quicRetry: o.quicRetry } : {};
+  // With --qlog the fixture writes its side of each QUIC connection beside the client's.
+  const h3 = usesQuic([o.protocol])
+    ? { h3: true, quicRetry: o.quicRetry, ...(o.qlogDir ? { qlogDir: resolve(o.qlogDir) } : {}) }
+    : {};
   const { startFixtureTarget } = (await loadRunModules()).server;
   const t = given ?? (await startFixtureTarget({ plain, tls: !plain, ...h3 }, 'thread'));
   const base = plain ? t.plainUrl : t.tlsUrl;

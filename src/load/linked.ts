@@ -5,7 +5,9 @@
  * server (src/net/gateway.ts) and the engine dials the link's address. Either way the load engine
  * stays here in the host namespace and the link is recorded in the result.
  */
+
 import { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
 import { H2labError } from '../core/index.ts';
 import type { PathInfo, RunResult } from '../model/index.ts';
 import {
@@ -86,7 +88,13 @@ export function runLoadThroughLink(
       { ...link, ...seed },
       ({ link: l, target }) => start(l, target, { ...input, serverMetrics: input.serverMetrics ?? true }),
       usesQuic([input.protocol ?? DEFAULT_STRATEGY])
-        ? { ...hooks.server, h3: true, quicRetry: input.quicRetry ?? false }
+        ? {
+            // The fixture writes its side of each connection beside the client's qlog.
+            ...(input.qlogDir ? { qlogDir: resolve(input.qlogDir) } : {}),
+            ...hooks.server,
+            h3: true,
+            quicRetry: input.quicRetry ?? false,
+          }
         : hooks.server,
     ),
   );

@@ -70,6 +70,7 @@ function serverSide(client: readonly QuicConnectionInfo[], serverMetrics: unknow
     byPort.set(clientPort, { ...quicConnectionInfoSchema.parse(rest), clientPort });
   }
   const mine = [...byPort.values()];
+  const fromQlog = mine.filter((m) => m.packetsLost !== undefined);
   return {
     binding: q.binding,
     retry: q.retry,
@@ -83,6 +84,12 @@ function serverSide(client: readonly QuicConnectionInfo[], serverMetrics: unknow
     packetsSent: sum(mine, (m) => m.packetsSent),
     packetsReceived: sum(mine, (m) => m.packetsReceived),
     bytesSent: sum(mine, (m) => m.bytesSent),
+    ...(fromQlog.length > 0
+      ? {
+          packetsLost: sum(fromQlog, (m) => m.packetsLost!),
+          packetsRetransmitted: sum(fromQlog, (m) => m.packetsRetransmitted ?? 0),
+        }
+      : {}),
     perConnection: mine.slice(0, PER_CONNECTION),
   };
 }

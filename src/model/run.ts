@@ -359,21 +359,37 @@ const linkDropsSummarySchema = z
 export type LinkDropsSummary = z.infer<typeof linkDropsSummarySchema>;
 
 /**
- * One QUIC connection as the HTTP/3 binding measured it, read at its close or at the run's end.
- * QUIC's loss recovery and congestion control run in user space (RFC 9002), so these come from the
- * binding, not TCP_INFO.
+ * One QUIC connection as one end's stack measured it (the client's in `perConnection`, the server's
+ * in `server.perConnection`), read at its close or at the run's end. QUIC's loss recovery and
+ * congestion control run in user space (RFC 9002), so these come from the binding, not TCP_INFO: its
+ * metrics give packets and bytes, smoothed RTT and congestion window; the rest only that end's qlog
+ * does, so they are present where the end wrote one (the fixture's server with `--qlog`).
  */
 export const quicConnectionInfoSchema = z.strictObject({
   handshakeMs: ms('QUIC + TLS handshake, as the binding timed it'),
   rttMs: ms('smoothed RTT (RFC 9002 §5.3)'),
-  cwndBytes: count('congestion window, bytes'),
-  packetsSent: count('QUIC packets sent by the client'),
-  packetsReceived: count('QUIC packets received by the client'),
-  packetsLost: count('packets the client declared lost (RFC 9002 §6)')
+  cwndBytes: count("this end's congestion window at the reading, bytes (what limits what it sends)"),
+  packetsSent: count('QUIC packets this end sent'),
+  packetsReceived: count('QUIC packets this end received'),
+  packetsLost: count('packets this end declared lost (RFC 9002 §6)')
     .optional()
-    .describe('packets the client declared lost (RFC 9002 §6); absent: the binding does not report it'),
-  bytesSent: count('UDP payload bytes sent'),
-  bytesReceived: count('UDP payload bytes received'),
+    .describe('packets this end declared lost (RFC 9002 §6), from its qlog; absent: it wrote none'),
+  packetsRetransmitted: count('packets this end sent that carried data it had sent before (STREAM or CRYPTO)')
+    .optional()
+    .describe(
+      'packets this end sent that carried data it had sent before (STREAM or CRYPTO frames), from its qlog; absent: it wrote none',
+    ),
+  bytesInFlightMax: count(
+    'the most bytes this end had in flight, from its qlog; absent: it wrote none',
+  ).optional(),
+  initialCwndBytes: count(
+    "this end's congestion window when its first packet left, from its qlog (TCP's is 10 segments); absent: it wrote none",
+  ).optional(),
+  bytesSent: count('UDP payload bytes this end sent'),
+  bytesReceived: count('UDP payload bytes this end received'),
+  pmtuBytes: count(
+    "the largest UDP payload this end sends on the path, bytes (quiche's path MTU discovery, RFC 9000 §14.3)",
+  ).optional(),
   clientPort: z.number().int().optional().describe("the client's UDP port, when the binding tells it"),
 });
 /** One QUIC connection's facts (see {@link quicConnectionInfoSchema}). */
@@ -429,6 +445,10 @@ const quicFactsSchema = z
         packetsSent: count('Σ packets the server sent'),
         packetsReceived: count('Σ packets the server received'),
         bytesSent: count('Σ UDP payload bytes the server sent'),
+        packetsLost: count('Σ packets the server declared lost (from its qlog)').optional(),
+        packetsRetransmitted: count(
+          'Σ packets the server sent with data it had sent before (from its qlog)',
+        ).optional(),
         perConnection: z.array(quicConnectionInfoSchema).describe('at most 64 readings'),
       })
       .optional()

@@ -74,7 +74,8 @@ function tcpLine(t: TcpSideSummary): string {
 
 /**
  * One end's QUIC facts on one line, as its stack read them: windows at the end, packets sent and
- * received, smoothed RTT; the client's line adds what the server sent that never arrived.
+ * received, smoothed RTT; where the end wrote qlog, its losses, retransmissions and most bytes in
+ * flight; the client's line adds what the server sent that never arrived.
  */
 function quicLine(q: readonly QuicConnectionInfo[], sentByPeer?: number): string {
   const n = q.length;
@@ -87,6 +88,14 @@ function quicLine(q: readonly QuicConnectionInfo[], sentByPeer?: number): string
     `${sum((c) => c.packetsSent)} packets sent (${formatBytes(sum((c) => c.bytesSent))}), ${sum((c) => c.packetsReceived)} received (${formatBytes(sum((c) => c.bytesReceived))})`,
     `RTT median ${formatMs(rtt)}`,
   ];
+  const fromQlog = q.filter((c) => c.packetsLost !== undefined);
+  if (fromQlog.length > 0) {
+    const f = (g: (c: QuicConnectionInfo) => number | undefined) =>
+      fromQlog.reduce((a, c) => a + (g(c) ?? 0), 0);
+    parts.push(
+      `${f((c) => c.packetsLost)} declared lost, ${f((c) => c.packetsRetransmitted)} sent with retransmitted data, at most ${formatBytes(Math.max(...fromQlog.map((c) => c.bytesInFlightMax ?? 0)))} in flight (its qlog)`,
+    );
+  }
   if (sentByPeer !== undefined) {
     const missing = sentByPeer - sum((c) => c.packetsReceived);
     if (missing > 0) parts.push(`the server sent ${missing} more than it received (of ${sentByPeer})`);

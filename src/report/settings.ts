@@ -441,6 +441,12 @@ function quicSetting(runs: RunResult[]): SettingRow | undefined {
   parts.push(
     `congestion control ${cc}${source ? ` (${source})` : ''}; --cc pins TCP only${tcp.length > 0 ? `: TCP ran ${tcp.join(', ')} on the links, so the two protocols did not run the same controller` : ''}`,
   );
+  // Read from the server's qlog, where it wrote one: the sender's starting window, against TCP's 10.
+  const initial = distinct(servers.flatMap((x) => x.perConnection.flatMap((c) => c.initialCwndBytes ?? [])));
+  if (initial.length > 0)
+    parts.push(
+      `server's initial congestion window ${initial.map((b) => formatBytes(b)).join(', ')} (read from its qlog; TCP starts at 10 segments)`,
+    );
   if (t.window)
     parts.push(
       `client windows stream ${formatBytes(t.window.streamWindowBytes)}, connection ${formatBytes(t.window.connectionWindowBytes)}`,

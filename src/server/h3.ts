@@ -103,6 +103,7 @@ export async function startH3Listener(
       maxStreams: opts.maxConcurrentStreams,
       idleTimeoutMs: opts.h2IdleTimeoutMs || 30_000,
       retry: opts.quicRetry,
+      ...(opts.qlogDir ? { qlogDir: opts.qlogDir } : {}),
       onConnection: (c) => {
         metrics.connectionsTotal.quic.h3++;
         metrics.connectionsOpen.quic.h3++;

@@ -13,6 +13,7 @@ import {
   KEY_FLAG,
   KEYLOG_FLAG,
   optionMeta,
+  QLOG_FLAG,
   QUIC_RETRY_FLAG,
 } from '../core/index.ts';
 
@@ -101,6 +102,15 @@ const ServerOptionFields = z.strictObject({
     .default('none')
     .meta(
       m('client-auth', 'enum', 'mTLS: none, request (verify when sent) or require (refuse in the handshake)'),
+    ),
+  qlogDir: z
+    .string()
+    .optional()
+    .meta(
+      flagMeta(
+        QLOG_FLAG,
+        "write one qlog (JSON-SEQ, for qvis) per QUIC connection of the HTTP/3 listener into this directory; /metrics then adds each connection's packets lost and retransmitted, bytes in flight and initial window",
+      ),
     ),
   keyLogFile: z
     .string()

@@ -2,9 +2,11 @@
  * The fixture's QUIC connections as its own stack read them — the server's side, the sender's of a
  * download: congestion window, smoothed RTT, packets and bytes sent and received per connection —
  * and the settings its HTTP/3 listener runs with. `/metrics?format=json` carries both; a client
- * finds its connections among the readings by its UDP port (src/load/quic.ts).
+ * finds its connections among the readings by its UDP port (src/load/quic.ts). Where the listener
+ * writes qlog, each reading adds what only the qlog has (packets lost and retransmitted, bytes in
+ * flight, the initial window), parsed when the readings are asked for — after a run, not during it.
  */
-import type { H3ServerConnection } from '../h3/index.ts';
+import { type H3ServerConnection, readQlogSenderFacts } from '../h3/index.ts';
 import type { QuicConnectionInfo } from '../model/index.ts';
 
 /** One connection's reading, with the client's address and when it was taken. */
@@ -33,6 +35,8 @@ export class QuicServerLog {
   settings: QuicServerSettings | undefined;
   private readonly open = new Set<H3ServerConnection>();
   private readonly closed: QuicServerReading[] = [];
+  /** Closed readings whose qlog is not parsed yet, and the file. */
+  private readonly pendingQlog = new Map<QuicServerReading, string>();
   /** Closed connections whose readings were dropped to keep `cap`. */
   unread = 0;
 
@@ -47,18 +51,21 @@ export class QuicServerLog {
     const r = reading(c);
     if (!r) return;
     this.closed.push(r);
+    if (c.qlogPath) this.pendingQlog.set(r, c.qlogPath);
     if (this.closed.length > this.cap) {
-      this.closed.shift();
+      this.pendingQlog.delete(this.closed.shift()!);
       this.unread++;
     }
   }
 
   /** Every reading: the closed connections', then each open one read now. */
   readings(): QuicServerReading[] {
+    for (const [r, path] of this.pendingQlog) Object.assign(r, qlogFacts(path));
+    this.pendingQlog.clear();
     const now: QuicServerReading[] = [];
     for (const c of this.open) {
       const r = reading(c);
-      if (r) now.push(r);
+      if (r) now.push(c.qlogPath ? { ...r, ...qlogFacts(c.qlogPath) } : r);
     }
     return [...this.closed, ...now];
   }
@@ -69,4 +76,13 @@ function reading(c: H3ServerConnection): QuicServerReading | undefined {
   return f
     ? { ...f, clientAddress: c.remoteAddress, clientPort: c.remotePort, atEpochMs: Date.now() }
     : undefined;
+}
+
+/** The reading's fields only the qlog at `path` has (none when it cannot be read). */
+function qlogFacts(path: string): Partial<QuicServerReading> {
+  const q = readQlogSenderFacts(path);
+  if (!q) return {};
+  // The metrics' count of packets sent stands (the qlog's is the same, to the last packet or two).
+  const { packetsSent: _, ...rest } = q;
+  return rest;
 }

@@ -1,0 +1,13 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoadThroughLink } from './src/load/index.ts';
+import { testHome } from './test/helpers/fixture.ts';
+testHome();
+const qlogDir = mkdtempSync(join(tmpdir(), 'qc-'));
+const r = await runLoadThroughLink({ protocol: 'h3', burst: 1, bursts: 1, url: '/bytes/2097152', seed: 1, qlogDir }, { profile: { rttMs: 40, rateBitsPerSec: 50e6 }, backend: 'relay' }).done;
+const q = r.connections.quic!;
+const count = (prefix: string, name: string) => readdirSync(qlogDir).filter((f) => f.startsWith(prefix)).map((f) => readFileSync(join(qlogDir, f), 'utf8').split('\x1e').filter((x) => x.includes(`"name":"${name}"`)).length).reduce((a, b) => a + b, 0);
+console.log(JSON.stringify(r.environment.link), JSON.stringify(r.warnings ?? null));
+console.log({ linkDown: q.linkDrops, client: { metricsPacketsReceived: q.packetsReceived, bytesReceived: q.perConnection[0]?.bytesReceived, qlogPacketReceived: count('client-', 'quic:packet_received'), metricsSent: q.packetsSent, qlogSent: count('client-', 'quic:packet_sent') }, server: { metricsSent: q.server?.packetsSent, bytesSent: q.server?.bytesSent, qlogSent: count('server-', 'quic:packet_sent'), metricsRecv: q.server?.packetsReceived, qlogRecv: count('server-', 'quic:packet_received') } });
+process.exit(0);
