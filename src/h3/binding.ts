@@ -34,7 +34,7 @@ import { H2labError } from '../core/index.ts';
 import type { QuicConnectionInfo } from '../model/index.ts';
 
 /** The npm package and the exact version package.json pins (`h3Binding`, installed by scripts/install-h3.mjs). */
-const H3_PACKAGE = '@currentspace/http3';
+export const H3_PACKAGE = '@currentspace/http3';
 const H3_PACKAGE_VERSION = '0.9.0';
 
 /**

@@ -6,6 +6,7 @@
 export {
   BINDING_FACTS,
   H3_BINDING_ENV,
+  H3_PACKAGE,
   type H3Connection,
   type H3Listener,
   type H3ServerConnection,
@@ -13,4 +14,4 @@ export {
   loadBinding,
   unavailable,
 } from './binding.ts';
-export { jsonSeqRecords, type QlogSenderFacts, qlogSenderFacts, readQlogSenderFacts } from './qlog.ts';
+export { jsonSeqRecords, qlogSenderFacts, readQlogSenderFacts } from './qlog.ts';

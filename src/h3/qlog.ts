@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 
 /** What one connection's qlog says about its sender. Counts are this end's (the qlog's vantage point). */
-export interface QlogSenderFacts {
+interface QlogSenderFacts {
   /** The congestion window when the first packet left, bytes (quiche: its initial packets × 1,200 B). */
   initialCwndBytes?: number;
   /** The largest bytes in flight logged, bytes. */
