@@ -41,6 +41,7 @@ const ROWS: Record<string, string[]> = {
     'cancel-abort',
     'cancel-h2',
     'cancel-h1',
+    'cancel-load',
     'cancel-ignore',
     'pool-size',
   ],
