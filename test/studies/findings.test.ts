@@ -543,6 +543,21 @@ describe("every direction is compare's decision over the runs (decide())", () =>
     );
   });
 
+  test('chunks --quick says in one line why it has no row at concurrency 1 and 8', () => {
+    const r = today(load('chunks'));
+    for (const c of [1, 8]) {
+      const f = r.findings.find((x) => x.id === `sweep-c${c}`)!;
+      assert.equal(f.verdict, 'not-measured');
+      assert.match(
+        f.measured,
+        new RegExp(
+          `^not measured here, because --quick runs concurrency 4 and 16 only, .*--concurrency ${c} or a full run measures it$`,
+        ),
+      );
+      assert.doesNotMatch(f.measured, /\n/);
+    }
+  });
+
   test('a --quick run never estimates the runs that would tell: the rank test cannot decide with 2', () => {
     for (const { name, full } of SAVED.filter((x) => !x.full)) {
       const saved = load(name, full);
