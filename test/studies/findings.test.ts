@@ -542,7 +542,9 @@ describe("every direction is compare's decision over the runs (decide())", () =>
       problemsOf(r).join('\n'),
     );
   });
+});
 
+describe('--quick runs say what they cannot decide', () => {
   test('chunks --quick says in one line why it has no row at concurrency 1 and 8', () => {
     const r = today(load('chunks'));
     for (const c of [1, 8]) {
