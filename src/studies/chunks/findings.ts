@@ -160,6 +160,7 @@ function sweepFindings(chosen: { link: LinkCase; rows: Row[] }, quick: boolean):
       value: r,
       tolerance: 0.1,
       ratio: true,
+      decision: c,
       explain: () => {
         if (ref.concurrency === 1 && noDifference(c))
           return 'With one request at a time both protocols pay the same round trips, as in the report';
