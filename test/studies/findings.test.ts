@@ -526,7 +526,9 @@ describe("every direction is compare's decision over the runs (decide())", () =>
       problemsOf(r).join('\n'),
     );
   });
+});
 
+describe("tiles: which target was faster is compare's decision over the bursts", () => {
   test('tiles: "h2 faster" where the runs decided nothing is caught', () => {
     const r = today(load('tiles', true));
     const i = r.explanation.findIndex((x) => x.startsWith('On loopback, over http://'));
@@ -538,6 +540,21 @@ describe("every direction is compare's decision over the runs (decide())", () =>
     assert.ok(
       problemsOf(r).some((p) =>
         /^burst loopback paragraph: the words say above, the runs decided (undecided|same)/.test(p),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+  test('tiles: TLS alone "the same as plain HTTP/1.1" where the runs set it apart is caught', () => {
+    const r = today(load('tiles', true));
+    const i = r.explanation.findIndex((x) => x.startsWith('On loopback, over http://'));
+    assert.match(r.explanation[i]!, /the runs decided it apart from plain HTTP\/1\.1/);
+    r.explanation[i] = r.explanation[i]!.replace(
+      /the runs decided it apart from plain HTTP\/1\.1[^.]*/,
+      'the runs decided it the same as plain HTTP/1.1, so TLS is not what the protocols differ by',
+    );
+    assert.ok(
+      problemsOf(r).some((p) =>
+        /^burst loopback, TLS alone: the words say same, the runs decided (above|below)/.test(p),
       ),
       problemsOf(r).join('\n'),
     );

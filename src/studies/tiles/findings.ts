@@ -428,6 +428,29 @@ export function verifyTiles(r: StudyResult): string[] {
       );
       if (q) problems.push(q);
     }
+    const tls = burstDecision(
+      cleanBursts(
+        b.burst,
+        b.targets.map((t) => t.id),
+      ),
+      'http',
+      'https-h1',
+    );
+    const tlsSaid = p?.match(/the runs (decided it the same|do not decide|decided it apart)/)?.[1];
+    if (tls && tlsSaid) {
+      const q = directionProblem(
+        `burst ${env}, TLS alone`,
+        tlsSaid === 'decided it the same'
+          ? 'same'
+          : tlsSaid === 'do not decide'
+            ? 'undecided'
+            : direction(tls) === 'same' || direction(tls) === 'undecided'
+              ? 'above'
+              : direction(tls),
+        tls,
+      );
+      if (q) problems.push(q);
+    }
     const row = f('burst-ratio');
     if (row?.section === `burst-${env}` && row.evidence.outcome !== d.outcome)
       problems.push(`burst-ratio: ${String(row.evidence.outcome)} said, the runs decided ${d.outcome}`);
