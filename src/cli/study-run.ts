@@ -87,7 +87,7 @@ export async function runStudyCommand(
       h.done,
       h.stop,
       bar.line,
-      'h2lab study: stopping after the cell in progress; finished cells are kept',
+      'h2lab study: stopping after the run in progress (a comparison keeps it with its finished runs); finished cells are kept',
       () => {
         // The second Ctrl-C: the cells finished so far, marked interrupted, before the exit.
         if (!latest) return undefined;

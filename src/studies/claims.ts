@@ -141,6 +141,12 @@ export function directionText(d: ClaimDecision, words: DirectionWords, ev?: Reco
 }
 
 /**
+ * What a sentence says of a figure that has no runs behind it (a report's one number, a single
+ * run): it decides no direction, and says why.
+ */
+export const NO_RUNS = 'one figure, no runs to decide a difference from';
+
+/**
  * Whether a sentence's direction words match the decision: every `said` direction must be the
  * decision's. Returns the problem in words, or undefined.
  *

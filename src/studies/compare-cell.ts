@@ -1,6 +1,7 @@
 /**
- * A comparison as one cell of a study: runs `runComparison` (src/compare), stops it when the study is
- * stopped, keeps the whole result in the study's, and hands it back for the study's tables.
+ * A comparison as one cell of a study: runs `runComparison` (src/compare), stops it after its run in
+ * progress when the study is stopped, keeps the whole result in the study's, and hands it back for
+ * the study's tables.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +34,8 @@ export async function compareCell(
         { ...hooks, ...(capture ? { capture } : {}) },
       );
       c.events.on('run-end', ({ done, total }) => progress(done / total));
-      const stop = () => c.stop();
+      // A stop lets the run in progress end and keeps it, as compare's first Ctrl-C does.
+      const stop = () => c.finish();
       ctx.signal.addEventListener('abort', stop, { once: true });
       try {
         const result = await c.done;

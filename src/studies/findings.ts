@@ -7,7 +7,7 @@
  * `verify` checks the recorded fields against the tables and data of the same result.
  */
 import type { StudyFinding, StudyResult } from '../model/index.ts';
-import { agreement, ratio2 } from './claims.ts';
+import { agreement, type ClaimDecision, direction, ratio2 } from './claims.ts';
 
 type EvidenceValue = number | string | boolean | null;
 
@@ -87,6 +87,11 @@ interface FindingInput {
    * tolerance below the report's effect (claims.ts, `agreement`).
    */
   ratio?: boolean;
+  /**
+   * compare's decision over the runs behind `value` (a ratio), when there are runs: an "agrees" the
+   * runs cannot back with a direction says it is a closeness of figures only.
+   */
+  decision?: ClaimDecision;
   /** The verdict when the row is a claim, not a figure (no reference/value to compare). */
   verdict?: StudyFinding['verdict'];
   /** Builds the explanation once the verdict is known. Return undefined for "not explained". */
@@ -112,7 +117,11 @@ export function makeFinding(i: FindingInput): StudyFinding {
     verdict = a.verdict;
     const against =
       'sameDirection' in a && a.sameDirection === false ? ', the other side of 1 from the report' : '';
-    difference = `${i.ev.change('change', i.value, i.reference)} against the report (tolerance ±${Math.round(a.tolerance * 100)}%${against})`;
+    const figuresOnly =
+      verdict === 'agrees' && i.ratio && i.decision && direction(i.decision) === 'undecided'
+        ? '; figures only: the runs decide no direction'
+        : '';
+    difference = `${i.ev.change('change', i.value, i.reference)} against the report (tolerance ±${Math.round(a.tolerance * 100)}%${against}${figuresOnly})`;
   }
   const text = i.explain(verdict);
   return {

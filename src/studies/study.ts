@@ -124,7 +124,10 @@ export interface StudyContext<O extends object = Record<string, unknown>> {
   readonly seed: number;
   /** The study's options, resolved (`Study.resolve`). */
   readonly options: Readonly<O>;
-  /** Aborted when the user stops the study (Ctrl-C): finish or abandon the cell in progress. */
+  /**
+   * Aborted when the user stops the study (Ctrl-C): end the cell in progress after its run in
+   * progress (`compareCell` does), keeping what it measured.
+   */
   readonly signal: AbortSignal;
   /** A private temporary directory, removed when the study ends (generated configs, certificates). */
   readonly tmpDir: string;

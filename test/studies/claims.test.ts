@@ -138,6 +138,31 @@ describe('claims', () => {
     assert.match(f.difference!, /the other side of 1 from the report/);
   });
 
+  test('makeFinding: an "agrees" the runs decide no direction for says it is figures only', () => {
+    const make = (outcome: 'undecided' | 'worse') => {
+      const ev = new Evidence();
+      return makeFinding({
+        id: 'x',
+        row: 'r',
+        report: ev.x('reportRatio', 0.77),
+        measured: ev.x('ratio', 0.84),
+        reference: 0.77,
+        value: 0.84,
+        tolerance: 0.1,
+        ratio: true,
+        decision: {
+          interval: { ratio: 0.84, lo: 0.68, hi: 1.03, n: { candidate: 2, baseline: 2 } },
+          outcome,
+        },
+        explain: () => undefined,
+        ev,
+      });
+    };
+    assert.equal(make('undecided').verdict, 'agrees');
+    assert.match(make('undecided').difference!, /figures only: the runs decide no direction\)$/);
+    assert.doesNotMatch(make('worse').difference!, /figures only/);
+  });
+
   test("accounts: Little's law's 0.66× does not account for means of 0.83×; the same side of 1 is needed", () => {
     assert.equal(accounts(0.66, 0.83, { tolerance: 0.2, ratio: true }), false);
     assert.equal(accounts(0.8, 0.83, { tolerance: 0.2, ratio: true }), true);

@@ -41,6 +41,7 @@ const ROWS: Record<string, string[]> = {
     'cancel-abort',
     'cancel-h2',
     'cancel-h1',
+    'cancel-load',
     'cancel-ignore',
     'pool-size',
   ],
@@ -525,7 +526,9 @@ describe("every direction is compare's decision over the runs (decide())", () =>
       problemsOf(r).join('\n'),
     );
   });
+});
 
+describe("tiles: which target was faster is compare's decision over the bursts", () => {
   test('tiles: "h2 faster" where the runs decided nothing is caught', () => {
     const r = today(load('tiles', true));
     const i = r.explanation.findIndex((x) => x.startsWith('On loopback, over http://'));
@@ -540,6 +543,38 @@ describe("every direction is compare's decision over the runs (decide())", () =>
       ),
       problemsOf(r).join('\n'),
     );
+  });
+  test('tiles: TLS alone "the same as plain HTTP/1.1" where the runs set it apart is caught', () => {
+    const r = today(load('tiles', true));
+    const i = r.explanation.findIndex((x) => x.startsWith('On loopback, over http://'));
+    assert.match(r.explanation[i]!, /the runs decided it apart from plain HTTP\/1\.1/);
+    r.explanation[i] = r.explanation[i]!.replace(
+      /the runs decided it apart from plain HTTP\/1\.1[^.]*/,
+      'the runs decided it the same as plain HTTP/1.1, so TLS is not what the protocols differ by',
+    );
+    assert.ok(
+      problemsOf(r).some((p) =>
+        /^burst loopback, TLS alone: the words say same, the runs decided (above|below)/.test(p),
+      ),
+      problemsOf(r).join('\n'),
+    );
+  });
+});
+
+describe('--quick runs say what they cannot decide', () => {
+  test('chunks --quick says in one line why it has no row at concurrency 1 and 8', () => {
+    const r = today(load('chunks'));
+    for (const c of [1, 8]) {
+      const f = r.findings.find((x) => x.id === `sweep-c${c}`)!;
+      assert.equal(f.verdict, 'not-measured');
+      assert.match(
+        f.measured,
+        new RegExp(
+          `^not measured here, because --quick runs concurrency 4 and 16 only, .*--concurrency ${c} or a full run measures it$`,
+        ),
+      );
+      assert.doesNotMatch(f.measured, /\n/);
+    }
   });
 
   test('a --quick run never estimates the runs that would tell: the rank test cannot decide with 2', () => {

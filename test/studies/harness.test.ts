@@ -8,6 +8,7 @@ import { runLoad } from '../../src/load/index.ts';
 import { parseStudyResult, type StudyCell, type StudyResult } from '../../src/model/index.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from '../../src/report/index.ts';
 import { type FixtureTarget, startFixtureTarget } from '../../src/server/index.ts';
+import { compareCell } from '../../src/studies/compare-cell.ts';
 import { type Study, startStudy } from '../../src/studies/index.ts';
 
 let target: FixtureTarget;
@@ -117,6 +118,47 @@ describe('the study harness', () => {
       JSON.stringify(r.cells),
     );
     assert.equal(r.sections[0]!.table.rows[0]!.ok, 2);
+  });
+
+  test('a stop during a comparison cell keeps its run in progress, whole', async () => {
+    let stopAfterFirstRun: (() => void) | undefined;
+    const study: Study = {
+      name: 'one-comparison',
+      title: 'One comparison',
+      source: 'report 999 (a test)',
+      question: 'Does a stop keep the run in progress?',
+      async run(ctx) {
+        ctx.plan(1);
+        await compareCell(
+          ctx,
+          'c',
+          {
+            url: `${target.plainUrl}/`,
+            protocols: ['h1'],
+            concurrency: [1],
+            runs: 4,
+            durationMs: 800,
+            workloads: [{ id: 'w', label: 'w', paths: ['/bytes/100'] }],
+          },
+          {
+            onUpdate: (r) => {
+              if (r.cells[0]!.runs.length === 1) stopAfterFirstRun?.();
+            },
+          },
+        );
+      },
+    };
+    const h = startStudy(study);
+    // 300 ms into the second run of 800 ms: it is in progress when the stop comes.
+    stopAfterFirstRun = () => {
+      stopAfterFirstRun = undefined;
+      setTimeout(() => h.stop(), 300);
+    };
+    const r = await h.done;
+    assert.equal(r.status, 'interrupted');
+    const runs = r.compares[0]!.result.cells[0]!.runs;
+    assert.equal(runs.length, 2, 'the run in progress at the stop was kept');
+    assert.ok(runs[1]!.durationMs >= 750, `the kept run measured ${runs[1]!.durationMs} ms of its 800`);
   });
 
   test("an error of the user's input ends the study as failed, with its code", async () => {

@@ -12,7 +12,7 @@ import {
 } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { CHUNKS } from './descriptor.ts';
-import { REPORT_SWEEP } from './options.ts';
+import { QUICK_CONCURRENCY, REPORT_SWEEP } from './options.ts';
 import type { LinkCase } from './plan.ts';
 import { type ChunksRow, outcomeText, outcomeWords, timeDecision } from './rows.ts';
 
@@ -54,17 +54,31 @@ function slowStart(row: ChunksRow, ev: Evidence): string | undefined {
   return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
 }
 
-export function chunksFindings(perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>): StudyFinding[] {
+export function chunksFindings(
+  perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>,
+  quick = false,
+): StudyFinding[] {
   const chosen = perLink.find((x) => (x.link.loss ?? 0) === 0) ?? perLink[0];
   if (!chosen) return [];
-  return [...sweepFindings(chosen), ...conclusionFindings(chosen)];
+  return [...sweepFindings(chosen, quick), ...conclusionFindings(chosen, quick)];
+}
+
+/**
+ * Why a concurrency of the report's sweep is not in this run's grid, in one line: `--quick` runs two
+ * of the four, to stay near two minutes on two cores (one request at a time fetches the chunks one
+ * round trip after another: `--quick --concurrency 1,8` alone took 95 s at a load average of 10–14).
+ */
+function notInGrid(ev: Evidence, concurrency: number, quick: boolean): string {
+  return quick
+    ? `not measured here, because --quick runs concurrency ${ev.n('quickLow', QUICK_CONCURRENCY[0])} and ${ev.n('quickHigh', QUICK_CONCURRENCY[1])} only, to finish in about ${ev.n('quickMinutes', 2)} minutes${concurrency === 1 ? ` (one request at a time fetches the ${ev.n('chunks', CHUNKS)} chunks one round trip after another, the slowest row)` : ''}; --concurrency ${ev.n('concurrency', concurrency)} or a full run measures it`
+    : `not measured: concurrency ${ev.n('concurrency', concurrency)} is not in this run's grid (--concurrency)`;
 }
 
 /**
  * The report's third reason (its client's CPU in pure-Python h2) and its decision (HTTP/2 for single
  * slices, pooled HTTP/1.1 for bulk), on the same link as the sweep's rows.
  */
-function conclusionFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFinding[] {
+function conclusionFindings(chosen: { link: LinkCase; rows: ChunksRow[] }, quick: boolean): StudyFinding[] {
   const cpu = notMeasured(
     {
       id: 'client-cpu',
@@ -91,7 +105,9 @@ function conclusionFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): Stud
       cpu,
       notMeasured(
         base,
-        `not measured: the grid lacks concurrency ${ev.n('needConcurrency', 1)} or a higher one (--concurrency)`,
+        quick && !one
+          ? notInGrid(ev, 1, quick)
+          : `not measured: the grid lacks concurrency ${ev.n('needConcurrency', 1)} or a higher one (--concurrency)`,
       ),
     ];
   const tie = noDifference(one);
@@ -117,7 +133,7 @@ function decidedWords(d: SampleComparison, ev: Evidence, key: string): string {
   return direction(d) === 'undecided' ? `undecided: ${wouldTell(d, ev, key)}` : outcomeWords(d);
 }
 
-function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFinding[] {
+function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }, quick: boolean): StudyFinding[] {
   return REPORT_SWEEP.map((ref) => {
     const ev = new Evidence();
     ev.set('link', chosen.link.id);
@@ -131,11 +147,7 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFind
       ev,
     };
     if (!row || !c || row.h1.seconds === undefined || row.h2.seconds === undefined)
-      return notMeasured(
-        base,
-        `not measured: concurrency ${ev.n('concurrency', ref.concurrency)} is not in this run's grid (--concurrency)`,
-        'no run at this concurrency',
-      );
+      return notMeasured(base, notInGrid(ev, ref.concurrency, quick), 'no run at this concurrency');
     const r = c.interval.ratio;
     const side = direction(c);
     ev.set('outcome', c.outcome);
@@ -148,6 +160,7 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }): StudyFind
       value: r,
       tolerance: 0.1,
       ratio: true,
+      decision: c,
       explain: () => {
         if (ref.concurrency === 1 && noDifference(c))
           return 'With one request at a time both protocols pay the same round trips, as in the report';

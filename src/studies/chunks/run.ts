@@ -13,7 +13,7 @@ import { defineStudy } from '../study.ts';
 import { CHUNKS, CHUNKS_STUDY } from './descriptor.ts';
 import { explainAll } from './explain.ts';
 import { chunksFindings, verifyChunks } from './findings.ts';
-import { type ChunksOptions, resolve } from './options.ts';
+import { type ChunksOptions, QUICK_CONCURRENCY, resolve } from './options.ts';
 import { type LinkCase, linkCases, strategies } from './plan.ts';
 import { type ChunksRow, chunksRowsOf, linkSection, referenceSection } from './rows.ts';
 
@@ -59,7 +59,8 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     if (perLink.length === 0) return;
     ctx.section(referenceSection(perLink, o.concurrency));
     for (const p of explainAll(perLink)) ctx.explain(p);
-    for (const f of chunksFindings(perLink)) ctx.finding(f);
+    for (const f of chunksFindings(perLink, ctx.quick && o.concurrency.join() === QUICK_CONCURRENCY.join()))
+      ctx.finding(f);
   },
   rederive(r) {
     const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: ChunksRow[] }>;
@@ -80,7 +81,10 @@ export const chunksStudy = defineStudy<ChunksOptions>({
     if (perLink.length === 0) return undefined;
     const o = resolve(r.options as Partial<ChunksOptions>, r.mode === 'quick');
     return {
-      findings: chunksFindings(perLink),
+      findings: chunksFindings(
+        perLink,
+        r.mode === 'quick' && o.concurrency.join() === QUICK_CONCURRENCY.join(),
+      ),
       explanation: explainAll(perLink),
       sections: [
         ...perLink.map(({ link, rows }) => linkSection(link, rows, o.h2Sessions)),

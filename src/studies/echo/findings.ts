@@ -78,6 +78,7 @@ export function echoFindings(
             value,
             tolerance: 0.2,
             ratio: true,
+            ...(decision ? { decision } : {}),
             explain: () => (m.accounts ? `${capital(m.text.join('; '))}.` : undefined),
             unexplained: `${m.text.join('; ') || 'this run measured nothing that bears on it'} — none of which accounts for the ${ev.x('ratio', value)}`,
           }),

@@ -159,6 +159,7 @@ export function proxyFindings(results: ConfigResult[], o: ProxyOptions, seed: nu
         value: b1 / f1,
         tolerance: 0.25,
         ratio: true,
+        ...(s ? { decision: s } : {}),
         explain: () =>
           ka !== undefined && buf !== undefined
             ? `Each fix alone, from the two middle configurations: upstream keep-alive ${ev.ms('kaMs', ka)} (${ev.x('kaSpeedup', b1 / ka)}), the large buffers ${ev.ms('bufMs', buf)} (${ev.x('bufSpeedup', b1 / buf)}); ${churn(ev)}. ${o.upstream === 'unix' && o.upstreamRttMs === 0 ? 'A new connection over a Unix socket on the same host costs no round trip — the report’s topology too — so neither fix has a round trip to save here: what each can save is this machine’s CPU per upstream connection and per temp-file write, and the times above say how much that was. In the report’s own topology, then, its 6× stays unexplained: this run has no mechanism that gives it' : o.upstreamRttMs > 0 ? `With the backend ${ev.ms('upstreamRttMs', o.upstreamRttMs)} away each new upstream connection costs its handshake's round trip, which keep-alive saves` : 'A new TCP connection on loopback costs no round trip; what each fix can save is this machine’s CPU per upstream connection and per temp-file write'}`

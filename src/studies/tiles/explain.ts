@@ -1,6 +1,6 @@
 /** The tiles study's explanations, one per table, derived from the numbers. */
 import type { BurstSummary, CancelSummary } from '../../model/index.ts';
-import { directionText } from '../claims.ts';
+import { direction, directionText, wouldTell } from '../claims.ts';
 import { counted } from '../table.ts';
 import { BURST, type TilesOptions } from './options.ts';
 import { floorMs, fmt1, meanTileMs, medNearestRank, rendering, targetLabel } from './plan.ts';
@@ -50,10 +50,22 @@ export function explainBurst(env: string, clean: CleanBursts, o: TilesOptions): 
     }.`,
   );
   const ctl = by.get('https-h1');
-  if (ctl)
+  if (ctl) {
+    // TLS alone: plain HTTP/1.1 against HTTP/1.1 over TLS, decided over their runs.
+    const tls = burstDecision(clean, 'http', 'https-h1');
+    const nearer =
+      Math.abs(ctl.wallMs - h1.wallMs) < Math.abs(ctl.wallMs - h2.wallMs) ? 'plain HTTP/1.1' : 'h2';
+    const side = tls ? direction(tls) : 'undecided';
     parts.push(
-      `HTTP/1.1 over TLS took ${Math.round(ctl.wallMs)} ms with ${ctl.peakInFlight.median} in flight: ${Math.abs(ctl.wallMs - h1.wallMs) < Math.abs(ctl.wallMs - h2.wallMs) ? 'like plain HTTP/1.1, so the difference is the protocol, not TLS' : 'closer to h2 than to plain HTTP/1.1, so part of the difference is TLS or the connection setup, not the protocol'}.`,
+      `HTTP/1.1 over TLS took ${Math.round(ctl.wallMs)} ms with ${ctl.peakInFlight.median} in flight, nearer ${nearer}: ${
+        side === 'same'
+          ? 'the runs decided it the same as plain HTTP/1.1, so TLS is not what the protocols differ by'
+          : side === 'undecided'
+            ? `whether TLS alone changed the wall time the runs do not decide (${tls ? wouldTell(tls) : 'no runs'})`
+            : 'the runs decided it apart from plain HTTP/1.1, so part of the difference is TLS or the connection setup, not the protocol'
+      }.`,
     );
+  }
   return parts.join(' ');
 }
 

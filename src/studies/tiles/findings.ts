@@ -7,7 +7,7 @@ import type {
   StudyFinding,
   StudyResult,
 } from '../../model/index.ts';
-import { direction, directionProblem, wouldTell } from '../claims.ts';
+import { direction, directionProblem, NO_RUNS, wouldTell } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
 import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES } from './descriptor.ts';
 import { comparableLegs } from './explain.ts';
@@ -36,6 +36,7 @@ export function tilesFindings(
     ...burstRatioRow(env, by, o, others, clean),
     ...cancelAbortRow(env, cs),
     ...cancelRows(env, cs),
+    ...cancelLoadRow(env, cs),
     ...cancelIgnoreRow(env, cs),
     ...poolSizeRow(env, points, o),
   ];
@@ -170,6 +171,7 @@ function burstRatioRow(
         value: ratio,
         tolerance: 0.1,
         ratio: true,
+        ...(d ? { decision: d } : {}),
         explain: () =>
           Math.abs(ratio / predicted - 1) <= 0.15
             ? `Explained by the tiles each protocol lets render at once: ${ev.n('h1Rendering', rendering(o, o.poolSize, h1.peakInFlight.median))} over HTTP/1.1 against ${ev.n('h2Rendering', rendering(o, o.poolSize, h2.peakInFlight.median))} over h2 (${backendWords(ev, o)}), floors ${ev.ms('h1FloorMs', f1)} and ${ev.ms('h2FloorMs', f2)}, a predicted h1/h2 of ${ev.x('predictedRatio', predicted)}; the report's rows imply ${ev.ms('reportH1TileMs', (REPORT_BURST[0]!.wall * REPORT_BURST[0]!.peak) / BURST)} of pool time a tile at ${ev.n('reportPeak1', REPORT_BURST[0]!.peak)} in flight against ${ev.ms('reportH2TileMs', (REPORT_BURST[1]!.wall * REPORT_CORES) / BURST)} at ${ev.n('reportCores', REPORT_CORES)} busy — a tile's cost rising with concurrency, as CPU-bound tiles do`
@@ -253,6 +255,54 @@ function cancelRows(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
     );
   }
   return out;
+}
+
+/**
+ * The report's "r.Context() is now load-bearing for ~4× as many requests": abandoned tiles whose
+ * handler started (and so rely on the request's cancellation) a run over h2 against HTTP/1.1, both
+ * against a server that honours cancellation. One total a leg, so a figure, not a decision.
+ */
+function cancelLoadRow(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
+  const h2 = cancelSummaryOf(cs, 'https', 'honour');
+  const h1 = cancelSummaryOf(cs, 'http', 'honour');
+  const a = h2 && reachedPerRun(h2);
+  const b = h1 && reachedPerRun(h1);
+  const ev = new Evidence();
+  const base = {
+    id: 'cancel-load',
+    section: `cancel-${env}`,
+    row: 'r.Context() “load-bearing for ~4× as many requests”: abandoned tiles that reach a handler, h2 against HTTP/1.1',
+    report: `about ${ev.x('reportRatio', REPORT_CANCEL.loadBearing)}`,
+    ev,
+  };
+  if (!h2 || !h1 || a === undefined || b === undefined || b === 0)
+    return [
+      notMeasured(
+        base,
+        'not measured: this run has no cancellation leg of both targets against the honouring server',
+        'no cancellation legs to count',
+      ),
+    ];
+  const all = a >= 0.95 * BURST;
+  // A later abort than the report's lets HTTP/1.1 deliver more tiles first: a smaller ratio.
+  const fits = h1.actualAbortMs > REPORT_CANCEL.abortMs === a / b < REPORT_CANCEL.loadBearing;
+  return [
+    makeFinding({
+      ...base,
+      measured: `${ev.n('h2ReachedPerRun', a)} abandoned tiles a run reached a handler over h2, ${ev.n('h1ReachedPerRun', b)} over HTTP/1.1: ${ev.x('ratio', a / b)} (one total a leg over ${ev.n('h2Runs', h2.runs)} and ${ev.n('h1Runs', h1.runs)} runs: ${NO_RUNS})`,
+      reference: REPORT_CANCEL.loadBearing,
+      value: a / b,
+      tolerance: 0.25,
+      ratio: true,
+      explain: (v) =>
+        all && (v === 'agrees' || fits)
+          ? `Over h2 every tile is sent at once, so all ${ev.n('burst', BURST)} abandoned tiles reach a handler; over HTTP/1.1 only those its connections carried before the abort, which came after ${ev.ms('h1AbortMs', h1.actualAbortMs)} here against the report's ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}: the later the abort, the more tiles HTTP/1.1 delivers, so this ratio follows the abort's time as much as the protocol`
+          : undefined,
+      unexplained: all
+        ? `the abort came after ${ev.ms('h1AbortMs', h1.actualAbortMs)} over HTTP/1.1 against the report's ${ev.ms('reportAbortMs', REPORT_CANCEL.abortMs)}, which should move the ratio the other way; what else set HTTP/1.1's count this run does not break down`
+        : `only ${ev.n('h2ReachedPerRun', a)} of ${ev.n('burst', BURST)} abandoned tiles a run reached a handler over h2, where multiplexing sends them all`,
+    }),
+  ];
 }
 
 /** HTTP/2 with a server that ignores cancellation, against one that honours it. */
@@ -375,6 +425,29 @@ export function verifyTiles(r: StudyResult): string[] {
               ? 'same'
               : 'undecided',
         d,
+      );
+      if (q) problems.push(q);
+    }
+    const tls = burstDecision(
+      cleanBursts(
+        b.burst,
+        b.targets.map((t) => t.id),
+      ),
+      'http',
+      'https-h1',
+    );
+    const tlsSaid = p?.match(/the runs (decided it the same|do not decide|decided it apart)/)?.[1];
+    if (tls && tlsSaid) {
+      const q = directionProblem(
+        `burst ${env}, TLS alone`,
+        tlsSaid === 'decided it the same'
+          ? 'same'
+          : tlsSaid === 'do not decide'
+            ? 'undecided'
+            : direction(tls) === 'same' || direction(tls) === 'undecided'
+              ? 'above'
+              : direction(tls),
+        tls,
       );
       if (q) problems.push(q);
     }
