@@ -38,7 +38,7 @@ import {
 import { defineStudy, type Rederived, type StudyContext } from '../study.ts';
 import { TILES_REPORT_CORES as REPORT_CORES, TILES_STUDY } from './descriptor.ts';
 import { explainBurst, explainCancel, explainMap, explainSweep } from './explain.ts';
-import { tilesFindings, verifyTiles } from './findings.ts';
+import { tilesFindings } from './findings.ts';
 import {
   BURST,
   BURST_REPEAT,
@@ -61,6 +61,7 @@ import {
   type SweepPoint,
   sweepSection,
 } from './tables.ts';
+import { verifyTiles } from './verify.ts';
 
 async function mapCell(ctx: StudyContext, env: Env, o: TilesOptions): Promise<MapRow[]> {
   const modes = ctx.quick ? GRID.quick.mapModes : GRID.full.mapModes;
