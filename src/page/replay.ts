@@ -48,9 +48,9 @@ import {
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { analyzePage, originProtocols } from './analyze.ts';
-import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
 import { startReplayOrigins } from './origins-host.ts';
+import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './page-load.ts';
 
 /** Hooks of {@link replayPage}. */
 export interface ReplayHooks {
