@@ -65,7 +65,7 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
   try {
     if (opts.generate) {
       const dev = await ensureDevCertificates();
-      servers = await startSiteOrigins(opts.generate, dev, net.place);
+      servers = await startSiteOrigins(opts.generate, dev, net.serverNamespace);
       url = servers.url;
       flags.push(`--host-resolver-rules=${resolverRules(servers.listeners, servers.address)}`);
       pins.push(...servers.certPems.flatMap(spkiPins));
