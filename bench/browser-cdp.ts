@@ -24,7 +24,7 @@ const count = Number(values.count);
 const net = await browserNetwork(undefined);
 const fixture = await startFixture(
   { poolSize: 4, tileMs: 20, maxConcurrentStreams: 256, ignoreCancel: false },
-  net.place,
+  net.serverNamespace,
 );
 const browser = await launchChromium({
   executablePath: '/usr/bin/chromium',

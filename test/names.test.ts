@@ -5,7 +5,7 @@
 // name in a comment or a string is not a declaration.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 
@@ -118,4 +118,51 @@ test('the name check can fail: a second declaration is found, a re-export and a 
     Outcome: ['src/a/x.ts', 'src/b/y.ts'],
     register: ['src/a/x.ts', 'src/b/y.ts', 'src/cli/bench.ts', 'src/cli/serve.ts'],
   });
+});
+
+// One concept per file name (docs/design.md, "Names: one per concept"): a basename shared by two files
+// of src/ must be one of the per-layer concepts design.md's table lists, row by row with its meaning.
+/** The basenames design.md's per-layer table names (the backquoted `x.ts` of each row's first cell). */
+function perLayerBasenames(design: string): Set<string> {
+  const names = new Set<string>();
+  const table = design.split('| file names | the one concept, in each folder that has one |')[1] ?? '';
+  for (const line of table.split('\n').slice(1)) {
+    if (!line.startsWith('|')) break;
+    const first = line.split('|')[1] ?? '';
+    for (const m of first.matchAll(/`([\w.-]+\.ts)`/g)) names.add(m[1]!);
+  }
+  return names;
+}
+
+/** Each basename held by more than one file and not allowed, with its files. */
+function sharedBasenames(files: readonly string[], allowed: ReadonlySet<string>): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  for (const f of files) byName.set(basename(f), [...(byName.get(basename(f)) ?? []), f]);
+  return new Map([...byName].filter(([n, fs]) => fs.length > 1 && !allowed.has(n)));
+}
+
+test('no two files of src/ share a basename that design.md does not list as one concept per layer', () => {
+  const allowed = perLayerBasenames(readFileSync('docs/design.md', 'utf8'));
+  assert.ok(
+    allowed.has('index.ts') && allowed.size < 50,
+    `design.md's per-layer table read: ${[...allowed]}`,
+  );
+  const files = sources('src').map((f) => relative('.', f).split('\\').join('/'));
+  assert.deepEqual(
+    Object.fromEntries(sharedBasenames(files, allowed)),
+    {},
+    "a basename with two meanings: rename one (say whose it is: tiles-page.ts, backend-pool.ts), or add the one concept to design.md's per-layer table",
+  );
+});
+
+test('the basename check can fail: a shared name is found, a listed one is not', () => {
+  const allowed = perLayerBasenames(
+    'x\n| file names | the one concept, in each folder that has one |\n|---|---|\n| `index.ts` | a face |\n\n| `pool.ts` | not the table |',
+  );
+  assert.deepEqual([...allowed], ['index.ts']);
+  const shared = sharedBasenames(
+    ['src/a/pool.ts', 'src/b/pool.ts', 'src/a/index.ts', 'src/b/index.ts', 'src/c/one.ts'],
+    allowed,
+  );
+  assert.deepEqual(Object.fromEntries(shared), { 'pool.ts': ['src/a/pool.ts', 'src/b/pool.ts'] });
 });

@@ -19,7 +19,7 @@ import {
   type BurstRun,
   type CancelRun,
 } from '../model/index.ts';
-import { type BrowserNetwork, browserNetwork, hostNetworkLine, type ServerPlace } from '../net/index.ts';
+import { type BrowserNetwork, browserNetwork, hostNetworkLine, type ServerNamespace } from '../net/index.ts';
 import {
   type FixtureTarget,
   metricsClient,
@@ -47,16 +47,16 @@ interface FixtureStartOptions {
 /**
  * Starts a fixture server with both listeners (injected so that the library can run against a server
  * placed anywhere: in-process, in a thread, behind a link). Its certificate's SPKI, and its CA's, are
- * pinned in Chromium; its metrics give the server's view. `place`: the namespace Chromium runs in,
+ * pinned in Chromium; its metrics give the server's view. `serverNs`: the namespace Chromium runs in,
  * where the fixture must be reachable ({@link MeasureBrowserHooks.network}).
  */
-type StartFixture = (opts: FixtureStartOptions, place?: ServerPlace) => Promise<FixtureTarget>;
+type StartFixture = (opts: FixtureStartOptions, serverNs?: ServerNamespace) => Promise<FixtureTarget>;
 
 /**
  * The default {@link StartFixture}: the fixture server in this process on free loopback ports, with
- * the development certificates; given a place (Chromium's private namespace), a child process there.
+ * the development certificates; given a server namespace (Chromium's private namespace), a child process there.
  */
-export const startFixtureInProcess: StartFixture = (opts, place) =>
+export const startFixtureInProcess: StartFixture = (opts, serverNs) =>
   startFixtureTarget(
     {
       poolSize: opts.poolSize,
@@ -65,7 +65,7 @@ export const startFixtureInProcess: StartFixture = (opts, place) =>
       maxConcurrentStreams: opts.maxConcurrentStreams,
       ...(opts.h3 ? { h3: true } : {}),
     },
-    place ? { place } : 'in-process',
+    serverNs ? { namespace: serverNs } : 'in-process',
   );
 
 /** One progress event, for a CLI to show. The library never prints. */
@@ -193,7 +193,7 @@ export async function measureBrowser(
   try {
     const net = hooks.network ?? (await ownNetwork(opts));
     if (!hooks.network) cleanups.push(() => net.close());
-    const origins = await resolveOrigins(opts, hooks, progress, cleanups, net.place);
+    const origins = await resolveOrigins(opts, hooks, progress, cleanups, net.serverNamespace);
     // A server certificate is pinned as given; a CA stands for the verified certificate of each origin
     // given (a started fixture's are pinned already, and this process may not reach it to verify).
     const verify = origins.fixture ? [] : origins.origins;
@@ -289,7 +289,7 @@ async function resolveOrigins(
   hooks: MeasureBrowserHooks,
   progress: (e: BrowserProgress) => void,
   cleanups: Array<() => Promise<void>>,
-  place: ServerPlace | undefined,
+  serverNs: ServerNamespace | undefined,
 ): Promise<Origins> {
   const given: Origins = {
     origins: opts.origins.map(parseOrigin),
@@ -301,7 +301,7 @@ async function resolveOrigins(
   progress({ phase: 'start', message: 'starting the fixture server' });
   const f = await startFixture(
     { ...opts.fixture, ignoreCancel: false, ...(opts.h3 ? { h3: true } : {}) },
-    place,
+    serverNs,
   );
   cleanups.push(() => f.close());
   const spki = [...given.spki, ...spkiPins(f.certPem)];
@@ -313,7 +313,7 @@ async function resolveOrigins(
     fixture: { ...listeners, ...opts.fixture },
   };
   if (opts.cancel) {
-    const g = await startFixture({ ...opts.fixture, ignoreCancel: true }, place);
+    const g = await startFixture({ ...opts.fixture, ignoreCancel: true }, serverNs);
     cleanups.push(() => g.close());
     spki.push(...spkiPins(g.certPem));
     started.ignoreFixture = g;

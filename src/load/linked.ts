@@ -14,8 +14,8 @@ import {
   createLink,
   type Link,
   type LinkOptions,
+  localityOf,
   measureBaseRtt,
-  placementOf,
   targetAddress,
 } from '../net/index.ts';
 import type { FixtureTarget, ServerOptionsInput } from '../server/index.ts';
@@ -147,10 +147,10 @@ export async function measurePath(
   quic = false,
 ): Promise<PathInfo | undefined> {
   try {
-    const [placement, rtt] = await Promise.all([placementOf(address), measureBaseRtt(address, port)]);
+    const [locality, rtt] = await Promise.all([localityOf(address), measureBaseRtt(address, port)]);
     return {
       target: `${address}:${port}`,
-      placement,
+      placement: locality,
       baseRttMs: rtt.medianMs,
       baseRttMinMs: rtt.minMs,
       samples: rtt.samplesMs.length,

@@ -44,7 +44,7 @@ import { ip, run, setSysctls } from './netns.ts';
 import { ServerSocketWatch } from './server-sockets.ts';
 
 /** Where the target sits, seen from this host: it decides the NAT the gateway needs. */
-type TargetPlacement = 'loopback' | 'host' | 'remote';
+type TargetLocality = 'loopback' | 'host' | 'remote';
 
 /** What a gateway needs to know from the link it extends. */
 interface GatewaySpec {
@@ -69,7 +69,7 @@ interface GatewaySpec {
 
 /** What the gateway did, for the link's record. */
 export interface Gateway {
-  placement: TargetPlacement;
+  locality: TargetLocality;
   /** Whether the server's side of TCP got the link's congestion control and initial window. */
   serverPinned: boolean;
   /** The address the target sees connections come from (the namespace's end of the veth). */
@@ -156,7 +156,7 @@ export async function targetAddress(host: string, option = '--net'): Promise<str
 }
 
 /** Where `address` is: this host's loopback, one of this host's addresses, or elsewhere. */
-export async function placementOf(address: string): Promise<TargetPlacement> {
+export async function localityOf(address: string): Promise<TargetLocality> {
   if (address.startsWith('127.')) return 'loopback';
   const out = await run('ip', ['-4', '-o', 'addr', 'show']);
   for (const m of out.matchAll(/inet (\d+\.\d+\.\d+\.\d+)/g)) if (m[1] === address) return 'host';
@@ -234,7 +234,7 @@ async function deviceTowards(address: string): Promise<string> {
  * devices and routes are up. Undo with `close()` (deleting the namespace removes its half anyway).
  */
 export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
-  const placement = await placementOf(spec.target);
+  const locality = await localityOf(spec.target);
   const hostDev = `h2l${spec.id}g`;
   const nsDev = `h2l${spec.id}n`;
   const clientDev = `h2l${spec.id}c`;
@@ -269,7 +269,7 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     // to the target (or, for the host's loopback, to the host's end of the veth), and leaves with the
     // namespace's own address (the client's address is one of the host's, which the host would drop
     // as a martian source). Nothing else is forwarded, and nothing reaches the namespace itself.
-    const dnatTo = placement === 'loopback' ? spec.pair.client : spec.target;
+    const dnatTo = locality === 'loopback' ? spec.pair.client : spec.target;
     await nft(
       spec.namespace,
       [
@@ -283,20 +283,20 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     );
     // The host: one table per link. Whatever arrives from the link's devices but the one flow (and
     // its replies) is dropped, so the gateway opens nothing else on this host or beyond it.
-    const uplink = placement === 'remote' ? await deviceTowards(spec.target) : undefined;
+    const uplink = locality === 'remote' ? await deviceTowards(spec.target) : undefined;
     const links = `{ "${hostDev}", "${clientDev}" }`;
     const pre: string[] = [];
     const input = [`iifname ${links} ct state established,related accept;`];
     const forward: string[] = [];
     const post: string[] = [];
-    if (placement === 'loopback') {
+    if (locality === 'loopback') {
       await run('sysctl', ['-q', '-w', `net.ipv4.conf.${hostDev}.route_localnet=1`]);
       hostChanges.push(`route_localnet on ${hostDev}`);
       pre.push(
         `iifname "${hostDev}" ip saddr ${spec.pair.server} ip daddr ${spec.pair.client} ${flow} dnat to ${spec.target};`,
       );
     }
-    if (placement === 'remote') {
+    if (locality === 'remote') {
       post.push(`ip saddr ${spec.pair.server} oifname "${uplink}" masquerade;`);
       forward.push(
         `iifname "${hostDev}" oifname "${uplink}" ip saddr ${spec.pair.server} ip daddr ${spec.target} ${flow} accept;`,
@@ -350,7 +350,7 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
     // side of TCP (the one that sends the responses) gets the congestion control and window asked for.
     let serverPinned = false;
     let serverSockets: ServerSocketWatch | undefined;
-    if (placement !== 'remote') {
+    if (locality !== 'remote') {
       serverSockets = new ServerSocketWatch(spec.pair.server);
       const w = serverSockets;
       undo.push(async () => w.close());
@@ -368,7 +368,7 @@ export async function setupGateway(spec: GatewaySpec): Promise<Gateway> {
       serverPinned = true;
     }
     return {
-      placement,
+      locality,
       serverPinned,
       serverSide: spec.pair.server,
       serverSockets,

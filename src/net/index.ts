@@ -11,13 +11,13 @@
 export { LinkAxesSchema, type PlannedLink, planLinks } from './axes.ts';
 export type { CaptureSummary } from './capture.ts';
 export type { FlowDrops } from './flows.ts';
-export { measureBaseRtt, missingGatewayPrerequisite, placementOf, targetAddress } from './gateway.ts';
+export { localityOf, measureBaseRtt, missingGatewayPrerequisite, targetAddress } from './gateway.ts';
 export {
   type BrowserNetwork,
   browserNetwork,
   hostNetworkLine,
-  linkPlace,
-  type ServerPlace,
+  linkServerNamespace,
+  type ServerNamespace,
 } from './isolation.ts';
 export {
   checkNetAvailable,

@@ -19,7 +19,7 @@ import type { Link } from './link.ts';
 import { createPrivateNamespace, missingPrerequisite } from './netns.ts';
 
 /** A namespace to start servers in, and the address they bind there. */
-export interface ServerPlace {
+export interface ServerNamespace {
   /** The namespace's `ip netns` name. */
   namespace: string;
   /** The address every listener binds (and clients dial). */
@@ -40,8 +40,8 @@ export interface ServerPlace {
   spawn: Link['spawnInServer'];
 }
 
-/** The place of a link's server side. */
-export function linkPlace(link: Link): ServerPlace {
+/** The namespace of a link's server side. */
+export function linkServerNamespace(link: Link): ServerNamespace {
   return {
     namespace: link.namespace,
     address: link.serverAddress,
@@ -55,7 +55,7 @@ export interface BrowserNetwork {
   /** The namespace Chromium runs in; absent: the host's. */
   netns?: string;
   /** Where to start the servers Chromium loads from; absent: this process, on 127.0.0.1. */
-  place?: ServerPlace;
+  serverNamespace?: ServerNamespace;
   /** Why Chromium shares the host's network view (absent when it does not). */
   hostReason?: string;
   /** Deletes the private namespace, if one was made. Safe to call twice. */
@@ -81,7 +81,7 @@ export function hostNetworkLine(reason: string): string {
 export async function browserNetwork(link: Link | undefined, hostOnly?: string): Promise<BrowserNetwork> {
   if (link) {
     return {
-      place: linkPlace(link),
+      serverNamespace: linkServerNamespace(link),
       ...(link.clientNamespace
         ? { netns: link.clientNamespace }
         : { hostReason: "the link's client side is in the host's namespace" }),
@@ -94,7 +94,7 @@ export async function browserNetwork(link: Link | undefined, hostOnly?: string):
   const ns = await createPrivateNamespace();
   return {
     netns: ns.name,
-    place: {
+    serverNamespace: {
       namespace: ns.name,
       address: '127.0.0.1',
       reachable: false,

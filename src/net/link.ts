@@ -556,7 +556,7 @@ function linkInfo(a: {
       ? {
           gateway: {
             target: opts.target,
-            placement: gateway.placement,
+            placement: gateway.locality,
             serverPinned: gateway.serverPinned,
             hostChanges: gateway.hostChanges,
           },

@@ -25,7 +25,7 @@
 import { declareFlag, formatBytes, H2labError, readOptionText } from '../core/index.ts';
 import { HAR_MAX_BODY_BYTES, HAR_MAX_TOTAL_BYTES } from '../model/index.ts';
 import { fillerBody, type OriginBody, type OriginResource } from '../server/index.ts';
-import type { CapturedLoad } from './capture.ts';
+import type { CapturedLoad } from './page-load.ts';
 
 /** The subset of HAR 1.2 h2lab reads and writes. */
 interface HarEntry {

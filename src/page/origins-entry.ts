@@ -2,7 +2,7 @@
  * A page's origin listeners in a child process (inside a link's server namespace, or Chromium's
  * private one): told what to serve over IPC ({@link ToOrigins}) — a replay's settings, for which it
  * reads the HAR itself (bodies never cross the channel), or a generated page — it starts the
- * listeners on the place's address and answers with their ports.
+ * listeners on the namespace's address and answers with their ports.
  */
 import { isH2labError } from '../core/index.ts';
 import type { OriginServers } from '../server/index.ts';

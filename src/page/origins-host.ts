@@ -21,7 +21,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { H2labError, nodeArgv, stopChildProcess } from '../core/index.ts';
 import type { ReplayProtocol } from '../model/index.ts';
-import type { ServerPlace } from '../net/index.ts';
+import type { ServerNamespace } from '../net/index.ts';
 import {
   generateSite,
   type OriginListener,
@@ -64,7 +64,7 @@ interface OriginsStart {
   maxStreams: number;
   /** The address every listener binds: the link's server address. */
   address: string;
-  /** The address the QUIC listeners bind instead ({@link ServerPlace.quicAddress}). */
+  /** The address the QUIC listeners bind instead ({@link ServerNamespace.quicAddress}). */
   quicAddress?: string;
 }
 /** What origins-entry.ts is told to serve a generated page (`page record --generate`). */
@@ -128,24 +128,27 @@ export async function startSettings(
   return { settings: out, servers };
 }
 
-/** The addresses a place's listeners bind. */
-function addressesOf(place: ServerPlace): { address: string; quicAddress?: string } {
-  return { address: place.address, ...(place.quicAddress ? { quicAddress: place.quicAddress } : {}) };
+/** The addresses a server namespace's listeners bind. */
+function addressesOf(serverNs: ServerNamespace): { address: string; quicAddress?: string } {
+  return {
+    address: serverNs.address,
+    ...(serverNs.quicAddress ? { quicAddress: serverNs.quicAddress } : {}),
+  };
 }
 
 type Answer<T extends FromOrigins['type']> = Extract<FromOrigins, { type: T }>;
 
 /**
- * The origins' child process in `place`: `start` tells it what to serve (stopping it when that
+ * The origins' child process in `serverNs`: `start` tells it what to serve (stopping it when that
  * fails), `ask` asks it something, `stop` ends it.
  */
-function originsChild(place: ServerPlace): {
+function originsChild(serverNs: ServerNamespace): {
   start<T extends 'ready' | 'site-ready'>(msg: OriginsStart | SiteStart, want: T): Promise<Answer<T>>;
   ask<T extends FromOrigins['type']>(msg: ToOrigins, want: T, timeoutMs: number): Promise<Answer<T>>;
   stop(): Promise<void>;
 } {
   const [node, ...args] = nodeArgv('page/origins-entry');
-  const c: ChildProcess = place.spawn(node!, args, {
+  const c: ChildProcess = serverNs.spawn(node!, args, {
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     detached: true,
   });
@@ -159,8 +162,8 @@ function originsChild(place: ServerPlace): {
         reject(
           new H2labError(
             'H2LAB_ERR_NET_SETUP',
-            `the page's origins in namespace ${place.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
-            { namespace: place.namespace },
+            `the page's origins in namespace ${serverNs.namespace} ${why}${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+            { namespace: serverNs.namespace },
           ),
         );
       const timer = setTimeout(() => fail(`did not answer within ${timeoutMs / 1000} s`), timeoutMs);
@@ -176,7 +179,7 @@ function originsChild(place: ServerPlace): {
         c.off('exit', onExit);
         if (m.type === want) resolve(m as Extract<FromOrigins, { type: T }>);
         else if (m.type === 'error')
-          reject(new H2labError(m.error.code as never, m.error.message, { namespace: place.namespace }));
+          reject(new H2labError(m.error.code as never, m.error.message, { namespace: serverNs.namespace }));
         else fail(`answered ${m.type} to ${msg.type}`);
       });
       c.send(msg);
@@ -197,15 +200,15 @@ function originsChild(place: ServerPlace): {
 }
 
 /**
- * Starts a generated page's origins (`page record --generate`) here, on 127.0.0.1 (no place), or in
+ * Starts a generated page's origins (`page record --generate`) here, on 127.0.0.1 (no namespace), or in
  * a namespace (Chromium's own).
  */
 export async function startSiteOrigins(
   spec: SiteSpec,
   ca: { caPem: string; caKeyPem: string },
-  place: ServerPlace | undefined,
+  serverNs: ServerNamespace | undefined,
 ): Promise<SiteOrigins> {
-  if (!place) {
+  if (!serverNs) {
     const o = await startSiteHere(spec, ca, '127.0.0.1');
     return {
       url: o.url,
@@ -215,14 +218,14 @@ export async function startSiteOrigins(
       close: () => o.close(),
     };
   }
-  const child = originsChild(place);
+  const child = originsChild(serverNs);
   const ready = await child.start(
-    { type: 'start-site', spec, ca, ...addressesOf(place) } satisfies SiteStart,
+    { type: 'start-site', spec, ca, ...addressesOf(serverNs) } satisfies SiteStart,
     'site-ready',
   );
   return {
     url: ready.url,
-    address: place.address,
+    address: serverNs.address,
     listeners: ready.listeners,
     certPems: ready.certPems,
     close: child.stop,
@@ -246,16 +249,16 @@ export async function startSiteHere(
   return Object.assign(o, { url: site.url });
 }
 
-/** Starts the origins here (no place) or in a namespace (a link's server side, or Chromium's own). */
+/** Starts the origins here (no namespace) or in a namespace (a link's server side, or Chromium's own). */
 export async function startReplayOrigins(
   site: ReplaySite,
   har: OriginsStart['har'],
   settings: readonly SettingSpec[],
   ca: { caPem: string; caKeyPem: string },
   maxStreams: number,
-  place: ServerPlace | undefined,
+  serverNs: ServerNamespace | undefined,
 ): Promise<ReplayOrigins> {
-  if (!place) {
+  if (!serverNs) {
     const { settings: ls, servers } = await startSettings(site, settings, ca, maxStreams, '127.0.0.1');
     return {
       address: '127.0.0.1',
@@ -266,7 +269,7 @@ export async function startReplayOrigins(
       },
     };
   }
-  const child = originsChild(place);
+  const child = originsChild(serverNs);
   const ready = await child.start(
     {
       type: 'start',
@@ -274,12 +277,12 @@ export async function startReplayOrigins(
       settings: [...settings],
       ca,
       maxStreams,
-      ...addressesOf(place),
+      ...addressesOf(serverNs),
     } satisfies OriginsStart,
     'ready',
   );
   return {
-    address: place.address,
+    address: serverNs.address,
     settings: ready.settings,
     misses: async () => (await child.ask({ type: 'misses' }, 'misses', 10_000)).misses,
     close: child.stop,

@@ -10,9 +10,9 @@ import { H2labError, VERSION } from '../core/index.ts';
 import { browserNetwork, hostNetworkLine } from '../net/index.ts';
 import { resolverRules, type SiteSpec } from '../server/index.ts';
 import { ensureDevCertificates, readPemFile } from '../tls/index.ts';
-import { capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type Har, harOf } from './har.ts';
 import { type SiteOrigins, startSiteOrigins } from './origins-host.ts';
+import { capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './page-load.ts';
 
 /** Options of {@link recordPage}. */
 interface RecordOptions {
@@ -65,7 +65,7 @@ export async function recordPage(opts: RecordOptions): Promise<Recording> {
   try {
     if (opts.generate) {
       const dev = await ensureDevCertificates();
-      servers = await startSiteOrigins(opts.generate, dev, net.place);
+      servers = await startSiteOrigins(opts.generate, dev, net.serverNamespace);
       url = servers.url;
       flags.push(`--host-resolver-rules=${resolverRules(servers.listeners, servers.address)}`);
       pins.push(...servers.certPems.flatMap(spkiPins));

@@ -48,9 +48,9 @@ import {
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { analyzePage, originProtocols } from './analyze.ts';
-import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './capture.ts';
 import { type HarLimits, type ReplaySite, readHar } from './har.ts';
 import { startReplayOrigins } from './origins-host.ts';
+import { type CapturedLoad, capturePageLoad, NETWORK_CHANGED_RETRIES, networkChanged } from './page-load.ts';
 
 /** Hooks of {@link replayPage}. */
 export interface ReplayHooks {
@@ -323,16 +323,16 @@ export async function replayPage(
     }
     const net = await browserNetwork(link);
     cleanups.push(() => net.close());
-    const { place, netns } = net;
+    const { serverNamespace: serverNs, netns } = net;
     if (net.hostReason) warnings.push(hostNetworkLine(net.hostReason));
-    if (!place && opts.protocols.includes('h3')) warnings.push(H3_ON_HOST_LOOPBACK);
+    if (!serverNs && opts.protocols.includes('h3')) warnings.push(H3_ON_HOST_LOOPBACK);
     const origins = await startReplayOrigins(
       site,
       { file: opts.har, limits },
       opts.protocols.map((protocol) => ({ protocol, map: originProtocols(protocol, hosts, opts.h2Origins) })),
       dev,
       opts.maxConcurrentStreams,
-      place,
+      serverNs,
     );
     cleanups.push(() => origins.close());
     const settings: Array<{ protocol: ReplayProtocol; browser: ChromiumHandle; ports: Set<number> }> = [];

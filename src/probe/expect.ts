@@ -4,7 +4,7 @@
  */
 import { invalidOption } from '../core/index.ts';
 import type { Availability, ExpectationReport, ProbeResult } from '../model/index.ts';
-import { H3_ALPN } from './target.ts';
+import { H3_ALPN } from './parse.ts';
 
 type Check = (r: ProbeResult) => { value: boolean | null; why: string };
 

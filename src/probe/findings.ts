@@ -6,7 +6,7 @@
 import { formatBytes, formatMs } from '../core/index.ts';
 import { DEFAULT_WINDOW_BYTES } from '../h2/index.ts';
 import type { Finding, ProbeResult } from '../model/index.ts';
-import { H3_ALPN } from './target.ts';
+import { H3_ALPN } from './parse.ts';
 
 /** A window-limited flow sends at most one window per round trip; this RTT makes that concrete. */
 const REFERENCE_RTT_MS = 100;

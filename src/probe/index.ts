@@ -3,5 +3,5 @@ export { renderProbeText } from '../report/index.ts';
 export { EXPECTATIONS, evaluateExpectations } from './expect.ts';
 export { findingsFor } from './findings.ts';
 export { type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
+export { parseAltSvc, parseTarget } from './parse.ts';
 export { probe } from './probe.ts';
-export { parseAltSvc, parseTarget } from './target.ts';

@@ -30,8 +30,8 @@ import { findingsFor } from './findings.ts';
 import { exchangePreface, type ServerPreface, tryUpgrade } from './h2.ts';
 import { checkKeepAlive, fetchH2, type Origin, openH2Session } from './http.ts';
 import { type ProbeOptions, type ProbeOptionsInput, ProbeOptionsSchema } from './options.ts';
+import { loadTlsMaterial, parseAltSvc, parseTarget } from './parse.ts';
 import { altSvcH3Port, probeH3, quicTransportParameters } from './quic.ts';
-import { loadTlsMaterial, parseAltSvc, parseTarget } from './target.ts';
 import { probeTls } from './tls-probe.ts';
 import { classifyFailure, connectTcp, connectTls, Inbox } from './wire.ts';
 

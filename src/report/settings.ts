@@ -42,7 +42,7 @@ function describeLink(l: LinkInfo): string {
   return parts.join(', ');
 }
 
-const PLACEMENT_WORDS = {
+const LOCALITY_WORDS = {
   loopback: "on this host's loopback",
   host: "on one of this host's addresses",
   remote: 'on another host',
@@ -100,7 +100,7 @@ export function comparedTitle(result: CompareResult): string {
 
 /** The path to a target h2lab did not start, as measured without a link. */
 function pathText(p: PathInfo): string {
-  const where = p.placement ? `${PLACEMENT_WORDS[p.placement]}, ` : '';
+  const where = p.placement ? `${LOCALITY_WORDS[p.placement]}, ` : '';
   return `${p.target} ${where}base RTT ${formatMs(p.baseRttMs)} (median of ${p.samples} TCP handshakes without a link, fastest ${formatMs(p.baseRttMinMs)})`;
 }
 

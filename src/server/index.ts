@@ -31,8 +31,8 @@ export {
   resolverRules,
   startOriginServers,
 } from './origins.ts';
-export { tilesPageHtml, tilesPageParams } from './page.ts';
 export { otherCpus, pinThisProcess, renderCpuList } from './render-cpu.ts';
 export { type RunningServer, resolveServerOptions, startServer } from './server.ts';
 export { DEFAULT_SITE, generateSite, parseSiteSpec, type SiteSpec, siteHost } from './site.ts';
 export { type FixtureTarget, startFixtureTarget, withLinkedTarget } from './target.ts';
+export { tilesPageHtml, tilesPageParams } from './tiles-page.ts';

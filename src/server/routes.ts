@@ -10,13 +10,13 @@ import { constants as h2 } from 'node:http2';
 import { finished, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { createRng, parseBytesOrUndefined } from '../core/index.ts';
+import type { BackendPool } from './backend-pool.ts';
 import { ChunkSet, randomBuffer, TEXT_BLOCK_BYTES, TextBytes, tileUniform } from './content.ts';
 import type { Exchange, Headers } from './exchange.ts';
 import { mapAssets, mapPageHtml, mapPageParams } from './map-page.ts';
 import { type RouteName, renderPrometheus, type ServerMetrics } from './metrics.ts';
 import type { ServerOptions } from './options.ts';
-import { tilesPageHtml, tilesPageParams } from './page.ts';
-import type { BackendPool } from './pool.ts';
+import { tilesPageHtml, tilesPageParams } from './tiles-page.ts';
 import { VECTOR_TILE_MAX_ZOOM, type VectorTileSet, vectorTileSet } from './vector-tiles.ts';
 
 const TEXT = 'text/plain; charset=utf-8';

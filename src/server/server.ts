@@ -34,12 +34,12 @@ import {
 import type { H3Listener } from '../h3/index.ts';
 import type { WireProtocol } from '../model/index.ts';
 import { ensureDevCertificates, loadTlsFiles } from '../tls/index.ts';
+import { BackendPool } from './backend-pool.ts';
 import { H1Exchange, H2Exchange, kServerReset, sessionSockets } from './exchange.ts';
 import { type GuardCounts, H2Guard, headerListBytes, refuseH1 } from './guard.ts';
 import { startH3Listener } from './h3.ts';
 import { type ListenerName, type MetricsSnapshot, ServerMetrics } from './metrics.ts';
 import { type ServerOptions, type ServerOptionsInput, ServerOptionsSchema } from './options.ts';
-import { BackendPool } from './pool.ts';
 import { CpuRenderer, renderCpuList } from './render-cpu.ts';
 import { Router } from './routes.ts';
 

@@ -10,9 +10,9 @@
  *   { link }       a child process inside the link's server namespace, at link.serverAddress, with a
  *                  certificate issued for that address; started and stopped over typed IPC
  *                  (target-protocol.ts), as the link's relay is
- *   { place }      the same in any namespace (net/isolation.ts): a private one where Chromium runs,
+ *   { namespace }  the same in any namespace (net/isolation.ts): a private one where Chromium runs,
  *                  on 127.0.0.1 there; its metrics come over the IPC channel when this process
- *                  cannot dial the place's address
+ *                  cannot dial the namespace's address
  * ```
  * Every placement gives the same {@link FixtureTarget}: URLs, the CA that verifies its TLS listener,
  * a metrics client (owned: h2lab may reset it) and `close()`.
@@ -25,7 +25,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type ErrorCode, H2labError, nodeArgv, startThread, stopChildProcess } from '../core/index.ts';
-import { createLink, type Link, type LinkOptions, linkPlace, type ServerPlace } from '../net/index.ts';
+import {
+  createLink,
+  type Link,
+  type LinkOptions,
+  linkServerNamespace,
+  type ServerNamespace,
+} from '../net/index.ts';
 import { CERT_FILES, generateCertificates, writeCertificateSet } from '../tls/index.ts';
 import type { MetricsSnapshot } from './metrics.ts';
 import { clientOf, metricsClient, type ServerMetricsClient } from './metrics-client.ts';
@@ -34,7 +40,7 @@ import { startServer } from './server.ts';
 import type { FromTarget, ToTarget } from './target-protocol.ts';
 
 /** Where the fixture server runs. */
-type FixturePlacement = 'in-process' | 'thread' | { link: Link } | { place: ServerPlace };
+type FixturePlacement = 'in-process' | 'thread' | { link: Link } | { namespace: ServerNamespace };
 
 /** A started fixture server, wherever it runs. */
 export interface FixtureTarget {
@@ -84,7 +90,10 @@ export async function startFixtureTarget(
   const free = { host: '127.0.0.1', port: 0, tlsPort: 0, ...options };
   if (placement === 'in-process') return inProcess(free);
   if (placement === 'thread') return inThread(free);
-  return inNamespace(options, 'link' in placement ? linkPlace(placement.link) : placement.place);
+  return inNamespace(
+    options,
+    'link' in placement ? linkServerNamespace(placement.link) : placement.namespace,
+  );
 }
 
 function metricsOf(ready: { plainUrl?: string; tlsUrl?: string; caPem?: string }): ServerMetricsClient {
@@ -186,7 +195,7 @@ function setupFailed(why: string): H2labError {
 }
 
 /**
- * Metrics asked of the child over its IPC channel (answers come in the order asked), for a place
+ * Metrics asked of the child over its IPC channel (answers come in the order asked), for a namespace
  * this process cannot dial.
  */
 function ipcMetrics(c: ChildProcess, ready: { plainUrl?: string; tlsUrl?: string }): ServerMetricsClient {
@@ -220,11 +229,11 @@ function ipcMetrics(c: ChildProcess, ready: { plainUrl?: string; tlsUrl?: string
 }
 
 /**
- * The namespace placement: a certificate for the place's address (the development one names only
+ * The namespace placement: a certificate for the namespace's address (the development one names only
  * localhost, so clients in the host namespace could not verify a link's), then the target entry as a
  * child inside the namespace, told what to serve over IPC.
  */
-async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Promise<FixtureTarget> {
+async function inNamespace(options: ServerOptionsInput, serverNs: ServerNamespace): Promise<FixtureTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'h2lab-target-'));
   let child: ChildProcess | undefined;
   let stderr = '';
@@ -237,13 +246,13 @@ async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Pro
   };
   try {
     // `localhost` too: the HTTP/3 binding verifies DNS names only (src/h3/binding.ts, verifiedName).
-    const set = await generateCertificates({ hosts: [place.address, 'localhost'] });
+    const set = await generateCertificates({ hosts: [serverNs.address, 'localhost'] });
     writeCertificateSet(dir, set, { force: true });
     const [node, ...args] = nodeArgv('server/target-entry');
     // A process group of its own: Ctrl-C in a terminal reaches the whole foreground group, and the
     // server must outlive it until the run in progress is stopped and its metrics read (this process
     // stops it; the namespace's deletion ends it in any case).
-    const c = place.spawn(node!, args, {
+    const c = serverNs.spawn(node!, args, {
       stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       detached: true,
     });
@@ -271,13 +280,13 @@ async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Pro
         type: 'start',
         options: {
           ...options,
-          host: place.address,
+          host: serverNs.address,
           // QUIC on the namespace's only address all the same, by the unspecified one: bound to
           // the address itself, quiche probes the path MTU up to loopback's (the route to a local
           // address), the kernel fragments its 8–16 KB datagrams onto the link's 1,500-byte MTU,
           // and one fragment dropped at the queue loses the whole packet (docs/net.md).
           ...(options.h3 || options.h3Port !== undefined
-            ? { h3Host: options.h3Host ?? (isIPv6(place.address) ? '::' : '0.0.0.0') }
+            ? { h3Host: options.h3Host ?? (isIPv6(serverNs.address) ? '::' : '0.0.0.0') }
             : {}),
           port: options.port ?? 0,
           tlsPort: options.tlsPort ?? 0,
@@ -288,7 +297,7 @@ async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Pro
     });
     c.once('exit', (code, signal) => {
       if (!closing)
-        failure = `the fixture server in namespace ${place.namespace} exited (${signal ?? code}) during the run: ${stderr.trim()}`;
+        failure = `the fixture server in namespace ${serverNs.namespace} exited (${signal ?? code}) during the run: ${stderr.trim()}`;
     });
     return target(
       'namespace',
@@ -296,7 +305,7 @@ async function inNamespace(options: ServerOptionsInput, place: ServerPlace): Pro
       join(dir, CERT_FILES.caPem),
       () => failure,
       close,
-      place.reachable ? metricsOf(ready) : ipcMetrics(c, ready),
+      serverNs.reachable ? metricsOf(ready) : ipcMetrics(c, ready),
     );
   } catch (err) {
     await close();

@@ -1,6 +1,6 @@
 /**
- * What every HTTP/2 session needs whichever client carries it (h2lab's own in `h2-wire.ts`, or
- * node:http2 in `h2-node.ts`): its options, the connect step with ALPN, the protocol assertion.
+ * What every HTTP/2 session needs whichever client carries it (h2lab's own in `h2-wire-conn.ts`, or
+ * node:http2 in `h2-node-conn.ts`): its options, the connect step with ALPN, the protocol assertion.
  */
 import { H2labError } from '../core/index.ts';
 import type { WireProtocol } from '../model/index.ts';

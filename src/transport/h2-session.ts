@@ -4,12 +4,12 @@
  * the wait is counted (`capHits`). After a GOAWAY (RFC 9113 §6.8) the session takes no new streams and
  * a new one is opened, as browsers do.
  *
- * A session is h2lab's own HTTP/2 client (`h2-wire.ts`, the default) or node:http2 (`h2-node.ts`),
- * chosen by {@link H2Options.client}; `h2-pool` is a pool of the same sessions.
+ * A session is h2lab's own HTTP/2 client (`h2-wire-conn.ts`, the default) or node:http2
+ * (`h2-node-conn.ts`), chosen by {@link H2Options.client}; `h2-pool` is a pool of the same sessions.
  */
 import type { H2Options } from './h2-connect.ts';
-import { openNodeH2Conn } from './h2-node.ts';
-import { openWireH2Conn } from './h2-wire.ts';
+import { openNodeH2Conn } from './h2-node-conn.ts';
+import { openWireH2Conn } from './h2-wire-conn.ts';
 import { PoolTransport } from './pool.ts';
 import type { PoolConn } from './pool-conn.ts';
 

@@ -17,7 +17,7 @@ import { H2labError, Slots, type Slotted, VERSION } from '../core/index.ts';
 import { type H3Connection, loadBinding, unavailable } from '../h3/index.ts';
 import type { QuicConnectionInfo, RequestSpec, Sample } from '../model/index.ts';
 import { ConnectError, type ConnectTarget } from './connect.ts';
-import { CONNECTION_FIELDS } from './h2-wire.ts';
+import { CONNECTION_FIELDS } from './h2-wire-conn.ts';
 import { PoolTransport } from './pool.ts';
 import { type PoolConn, PoolConnBase, type PoolSettings } from './pool-conn.ts';
 import type { ConnectionFacts } from './pool-stats.ts';

@@ -15,7 +15,7 @@
  * - `unknown`: no connection reached either limit and it is not QUIC: the wait is one h2lab cannot
  *   attribute from these fields.
  */
-import { PROVISIONAL_STREAMS } from './h2-wire.ts';
+import { PROVISIONAL_STREAMS } from './h2-wire-conn.ts';
 
 /** What {@link streamWaitCause} reads: a run's `connections` fields. */
 interface StreamWaitFacts {

@@ -33,8 +33,11 @@ describe('map session', { skip }, () => {
     // As root, the fixture and Chromium in a namespace of their own: other links coming and going
     // on this machine would otherwise make Chromium drop its connections mid-session.
     net = await browserNetwork(undefined);
-    const place = net.place;
-    fixture = await startFixtureTarget({ poolSize: 2, tileMs: 150 }, place ? { place } : 'in-process');
+    const serverNs = net.serverNamespace;
+    fixture = await startFixtureTarget(
+      { poolSize: 2, tileMs: 150 },
+      serverNs ? { namespace: serverNs } : 'in-process',
+    );
     chromium = await launchChromium({
       executablePath: DEFAULT_CHROMIUM_PATH,
       spki: [...spkiPins(fixture.certPem), ...spkiPins(fixture.caPem!)],

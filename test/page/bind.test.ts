@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createLink, linkPlace } from '../../src/net/index.ts';
+import { createLink, linkServerNamespace } from '../../src/net/index.ts';
 import { HAR_LIMITS, readHar } from '../../src/page/index.ts';
 import { type ReplayOrigins, startReplayOrigins } from '../../src/page/origins-host.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
@@ -143,7 +143,7 @@ describe('page replay: every listener binds the address it reports', { skip: h3S
         ],
         { caPem: certs!.caPem, caKeyPem: certs!.caKeyPem },
         100,
-        linkPlace(link),
+        linkServerNamespace(link),
       );
       assert.equal(inLink.address, link.serverAddress);
       const listeners = inLink.settings.flatMap((s) => s.listeners);

@@ -168,7 +168,7 @@ test("a HAR Playwright recorded without bodies (recordHar content 'omit') replay
   const site = generateSite(spec);
   // Where page record puts them: in Chromium's own namespace as root.
   const net = await browserNetwork(undefined);
-  const origins = await startSiteOrigins(spec, await ensureDevCertificates(), net.place);
+  const origins = await startSiteOrigins(spec, await ensureDevCertificates(), net.serverNamespace);
   const f = join(dir, 'playwright.har');
   try {
     const b = await launchChromium({

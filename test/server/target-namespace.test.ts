@@ -86,8 +86,8 @@ describe('fixture target in a network namespace', { skip }, () => {
   it('in a private namespace (where Chromium runs): 127.0.0.1 there, unreachable here, metrics over IPC', async () => {
     const net = await browserNetwork(undefined);
     try {
-      assert.ok(net.place && net.netns, 'a private namespace as root');
-      const t = await startFixtureTarget({ poolSize: 2, tileMs: 5 }, { place: net.place });
+      assert.ok(net.serverNamespace && net.netns, 'a private namespace as root');
+      const t = await startFixtureTarget({ poolSize: 2, tileMs: 5 }, { namespace: net.serverNamespace });
       try {
         assert.equal(t.placement, 'namespace');
         assert.equal(new URL(t.plainUrl!).hostname, '127.0.0.1');

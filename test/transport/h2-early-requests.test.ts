@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import tls from 'node:tls';
-import { PROVISIONAL_STREAMS } from '../../src/transport/h2-wire.ts';
+import { PROVISIONAL_STREAMS } from '../../src/transport/h2-wire-conn.ts';
 import { createTransport, resolveWindow } from '../../src/transport/index.ts';
 import { type TestCerts, testCerts } from '../helpers/certs.ts';
 

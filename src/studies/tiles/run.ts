@@ -310,12 +310,12 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
         link = await createLink({ profile: id, clientNamespace: true });
       }
       const network = await browserNetwork(link);
-      const place = network.place;
+      const serverNs = network.serverNamespace;
       const env: Env = {
         id,
         ...(link ? { link } : {}),
         network,
-        start: (so) => startFixtureTarget(so, place ? { place } : 'in-process'),
+        start: (so) => startFixtureTarget(so, serverNs ? { namespace: serverNs } : 'in-process'),
       };
       try {
         const b = await ctx.cell(

@@ -1,7 +1,7 @@
 /**
  * An HTTP/2 connection of the `h2` and `h2-pool` transports on h2lab's own client session
  * (`src/h2/session.ts`) — the default (`--h2-client h2lab`). The `node` alternative is in
- * `h2-node.ts`; both present the same {@link PoolConn}.
+ * `h2-node-conn.ts`; both present the same {@link PoolConn}.
  */
 
 import { type H2labError, Slots, type Slotted, VERSION } from '../core/index.ts';
