@@ -17,6 +17,13 @@ const MIN_QUEUE_DROPS = 5;
 /** TCP's MSS on a 1,500-byte MTU with timestamps, when no TCP run recorded its own. */
 const DEFAULT_MSS = 1448;
 
+/**
+ * Said wherever the server's qlog was read: writing it costs the fixture's sender enough to lengthen
+ * a bulk download several-fold (bench/h3-qlog-cost.ts), so h3's times of such a run are not its own.
+ */
+const QLOG_COST =
+  "; the server wrote that qlog while sending, which slows it (docs/performance.md): h3's times in this run include that cost, a run without --qlog gives its own";
+
 const n = (x: number): string => x.toLocaleString('en-US');
 
 /**
@@ -55,7 +62,7 @@ export function quicQueueDropsSentence(
   const initials = (server?.perConnection ?? []).flatMap((c) => c.initialCwndBytes ?? []);
   if (initials.length === 0) {
     const why = server
-      ? "the server's initial congestion window was not read: its qlog is read only with --qlog DIR; rerun with it to see whether the first flight overran the queue"
+      ? "the server's initial congestion window was not read: its qlog is read only with --qlog DIR; rerun with it to see whether the first flight overran the queue (writing the qlog slows the server, so take h3's times from this run)"
       : "the QUIC server is not h2lab's fixture, so its initial congestion window is not known";
     return `${head}${lost}; ${why}`;
   }
@@ -66,9 +73,9 @@ export function quicQueueDropsSentence(
   // A window the queue could hold, or no larger than TCP's on the same link, does not explain drops
   // TCP did not suffer: the cause is then not claimed.
   if (initial <= tcpBytes || (queue !== undefined && initial <= queue))
-    return `${head}${lost}; the server's initial congestion window was ${formatBytes(initial)} (read from its qlog), which does not by itself exceed ${queue !== undefined && initial <= queue ? `the link's queue of ${formatBytes(queue)}` : `TCP's ${iw} segments`}`;
+    return `${head}${lost}; the server's initial congestion window was ${formatBytes(initial)} (read from its qlog), which does not by itself exceed ${queue !== undefined && initial <= queue ? `the link's queue of ${formatBytes(queue)}` : `TCP's ${iw} segments`}${QLOG_COST}`;
   const times = Math.round(initial / tcpBytes);
   const overQueue =
     queue !== undefined ? ` and more than the link's queue of ${formatBytes(queue)} holds` : '';
-  return `${head}${lost}: its initial congestion window was ${formatBytes(initial)} (read from its qlog), ${times}× TCP's ${iw} segments (${formatBytes(tcpBytes)}) on the same link${overQueue}, so its first round trip overran the queue`;
+  return `${head}${lost}: its initial congestion window was ${formatBytes(initial)} (read from its qlog), ${times}× TCP's ${iw} segments (${formatBytes(tcpBytes)}) on the same link${overQueue}, so its first round trip overran the queue${QLOG_COST}`;
 }

@@ -74,10 +74,25 @@ describe('the verdict names the queue drops of a QUIC first flight', { skip, tim
       assert.match(text, /× TCP's 10 segments/);
       assert.match(text, /so its first round trip overran the queue/);
       assert.ok(text.includes(`declared ${server.packetsLost!.toLocaleString('en-US')} packets lost`), text);
-      // Loopback: nothing dropped, nothing said.
-      assert.ok(!all.some((p) => p.includes('loopback') && p.includes('full queue')), JSON.stringify(all));
+      assert.match(text, /h3's times in this run include that cost/);
+      // Loopback: nothing dropped, nothing said (the one QUIC paragraph is the linked cell's).
+      assert.ok(text.startsWith(`On ${linked.net}:`), text);
+      assert.ok(
+        !all.some((p) => p.startsWith('On loopback') && p.includes('full queue')),
+        JSON.stringify(all),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('without --qlog: the drops are said, the cause is not, and --qlog is suggested', async () => {
+    const r = await compareBulk();
+    const all = (r.verdict?.workloads ?? []).flatMap((w) => w.paragraphs);
+    const quic = all.filter((p) => p.includes('Mechanism (QUIC'));
+    assert.equal(quic.length, 1, JSON.stringify(all));
+    assert.match(quic[0]!, /the link's full queue dropped [\d,]+ of h3's UDP packets/);
+    assert.match(quic[0]!, /initial congestion window was not read: .*--qlog DIR/);
+    assert.doesNotMatch(quic[0]!, /so its first round trip overran|declared [\d,]+ packets lost/);
   });
 });
