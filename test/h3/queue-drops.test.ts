@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { runComparison } from '../../src/compare/index.ts';
 import { formatBytes } from '../../src/core/index.ts';
 import type { CompareResult } from '../../src/model/index.ts';
+import { compareSettings } from '../../src/report/settings.ts';
 import { testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
 import { h3SkipReason } from './helpers.ts';
@@ -75,6 +76,8 @@ describe('the verdict names the queue drops of a QUIC first flight', { skip, tim
       assert.match(text, /so its first round trip overran the queue/);
       assert.ok(text.includes(`declared ${server.packetsLost!.toLocaleString('en-US')} packets lost`), text);
       assert.match(text, /h3's times in this run include that cost/);
+      const qlogRow = compareSettings(r).find((x) => x.name === 'qlog');
+      assert.match(qlogRow?.value ?? '', /the fixture's server wrote its side while sending, which slows it/);
       // Loopback: nothing dropped, nothing said (the one QUIC paragraph is the linked cell's).
       assert.ok(text.startsWith(`On ${linked.net}:`), text);
       assert.ok(
