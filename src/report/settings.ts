@@ -381,10 +381,14 @@ function evidenceRows(runs: RunResult[]): SettingRow[] {
       value: `${frames.join(', ')}: one JSON line per frame of h2lab's client`,
     });
   const qlogs = distinct(runs.flatMap((r) => (r.evidence?.qlog ? [r.evidence.qlog.dir] : [])));
+  // The fixture's server wrote its side too where its readings carry what only its qlog has.
+  const serverWrote = runs.some((r) =>
+    r.connections.quic?.server?.perConnection.some((c) => c.initialCwndBytes !== undefined),
+  );
   if (qlogs.length > 0)
     rows.push({
       name: 'qlog',
-      value: `${qlogs.join(', ')}: one JSON-SEQ file per QUIC connection (qvis reads them)`,
+      value: `${qlogs.join(', ')}: one JSON-SEQ file per QUIC connection (qvis reads them)${serverWrote ? "; the fixture's server wrote its side while sending, which slows it, so h3's times include that cost" : ''}`,
     });
   return rows;
 }

@@ -28,6 +28,7 @@ import { captureRoundsSentence } from './evidence-graphs.ts';
 import { cellFailures, pathsText } from './failures.ts';
 import { type HandshakeSide, handshakeSentence } from './handshakes.ts';
 import { quicCpuCaveat } from './quic-cpu.ts';
+import { quicQueueDropsSentence } from './quic-drops.ts';
 import { comparePath, netParts } from './settings.ts';
 import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
@@ -539,6 +540,7 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
   const decided = said.filter((s) => s.decided);
   for (const s of decided.length > 0 ? decided : said.slice(0, 1))
     out.push(`Mechanism (TCP, from the kernel). ${s.text}`);
+  out.push(...quicDropParagraphs(result, w, net, levels));
   // Confounders — what besides the protocol decided a run (flow-control stalls, Nagle): each kind
   // once per strategy, at the highest concurrency where its median run shows it, with its number and
   // what removes it.
@@ -553,6 +555,39 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
         told.add(`${p}/${f.kind}`);
         out.push(`Confounder, ${p} at ${levelText(result, w.id, c)}: ${f.text}.`);
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * For each QUIC strategy behind a link, what the link's queue dropped of its packets and, where the
+ * server's qlog was read, the initial window that overran it (src/report/quic-drops.ts): once, at the
+ * highest concurrency where its runs have something to say. The TCP MSS is a TCP run's of the cell.
+ */
+function quicDropParagraphs(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  levels: readonly number[],
+): string[] {
+  const out: string[] = [];
+  for (const p of result.axes.protocols.filter((x) => findStrategy(x)?.quic)) {
+    for (const c of levels) {
+      const tcpRun = result.axes.protocols
+        .filter((x) => !findStrategy(x)?.quic)
+        .flatMap((x) => keptOf(cellOf(result, w.id, c, net, x)))
+        .find((r) => r.connections.tcp);
+      const text = quicQueueDropsSentence(
+        keptOf(cellOf(result, w.id, c, net, p)),
+        p,
+        tcpRun && mssOf(tcpRun),
+      );
+      if (!text) continue;
+      out.push(
+        `Mechanism (QUIC, from the link and the server's stack). At ${levelText(result, w.id, c)}: ${text}.`,
+      );
+      break;
     }
   }
   return out;
