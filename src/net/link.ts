@@ -595,7 +595,9 @@ function linkHandle(
         await ip(clientNamespace, 'tcp_metrics', 'delete', 'address', a).catch(() => {});
     },
     async serverTcp(connections) {
-      return gateway?.serverSockets?.readings(connections);
+      // The server's socket is destroyed only once its FIN and the client's last ACK have crossed
+      // the link: wait up to a few round trips beyond the half second a busy host may need.
+      return gateway?.serverSockets?.readings(connections, 500 + 4 * profile.rttMs);
     },
     async stats() {
       if (!relayChild || parts.closed) return {};
