@@ -38,7 +38,7 @@ export function representativeCapture(cell: CellResult | undefined): RunResult |
 }
 
 /** The representative captured run of a cell when its capture has time-sequence graphs. */
-function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
+export function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
   const run = representativeCapture(cell);
   return (run?.evidence?.capture?.timeSequence?.connections.length ?? 0) > 0 ? run : undefined;
 }
@@ -143,9 +143,10 @@ function sequenceCharts(
   ts: TimeSequence,
   idPrefix: string,
   label: string,
+  maxDrawn = MAX_DRAWN_CONNECTIONS,
 ): { charts: SequenceChart[]; html: string } {
   const busiest = new Set(
-    [...ts.connections].sort((a, b) => serverBytes(b) - serverBytes(a)).slice(0, MAX_DRAWN_CONNECTIONS),
+    [...ts.connections].sort((a, b) => serverBytes(b) - serverBytes(a)).slice(0, maxDrawn),
   );
   const charts = ts.connections
     .filter((c) => busiest.has(c))
@@ -199,19 +200,21 @@ ${blocks.join('\n')}`;
 }
 
 /**
- * Graphs of captures other than a comparison's cells (a page replay's median loads): a block per
- * labelled capture under one heading with the id `id`, and the charts' data.
+ * Graphs of captures outside a comparison's own report (a page replay's median loads, a study's
+ * comparisons): a block per labelled capture under one heading with the id `id`, each drawing its
+ * `maxDrawn` busiest connections, and the charts' data.
  */
 export function sequenceBlocks(
   id: string,
   heading: string,
   captures: ReadonlyArray<{ label: string; timeSequence: TimeSequence }>,
+  maxDrawn = MAX_DRAWN_CONNECTIONS,
 ): { html: string; charts: SequenceChart[] } | undefined {
   const charts: SequenceChart[] = [];
   const blocks: string[] = [];
   for (const c of captures) {
     if (c.timeSequence.connections.length === 0) continue;
-    const mine = sequenceCharts(c.timeSequence, `${id}-${charts.length}`, c.label);
+    const mine = sequenceCharts(c.timeSequence, `${id}-${charts.length}`, c.label, maxDrawn);
     charts.push(...mine.charts);
     blocks.push(`<h3>${escapeHtml(c.label)}</h3>\n${mine.html}`);
   }

@@ -11,6 +11,7 @@ import { missingPrerequisite } from '../../src/net/index.ts';
 import { medianLoad } from '../../src/report/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
 import { h2lab } from '../helpers/cli.ts';
+import { sequenceLayoutAt } from '../helpers/ts-layout.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-page-tseq-'));
@@ -18,29 +19,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const skip = chromiumMissing() ?? missingPrerequisite(true);
 if (skip) console.log(`# page replay time-sequence test skipped: ${skip}`);
-
-/** Width overflow, uPlot plots drawn and plots wider than the page, at one viewport width. */
-async function layoutAt(file: string, width: number) {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  try {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    await page.goto(`file://${file}`);
-    await page.waitForSelector('body[data-ts="drawn"]', { timeout: 15_000 });
-    return await page.evaluate(() => {
-      const d = document.documentElement;
-      const plots = Array.from(document.querySelectorAll('.chart.ts .uplot'));
-      return {
-        overflow: d.scrollWidth - d.clientWidth,
-        plots: plots.length,
-        canvases: document.querySelectorAll('.chart.ts canvas').length,
-        outside: plots.filter((p) => p.getBoundingClientRect().right > d.clientWidth + 0.5).length,
-      };
-    });
-  } finally {
-    await browser.close();
-  }
-}
 
 test('page replay --capture through 150 ms: graphs of each setting’s median load', { skip }, async () => {
   const har = join(dir, 'site.har');
@@ -93,7 +71,7 @@ test('page replay --capture through 150 ms: graphs of each setting’s median lo
   const html = readFileSync(join(out, 'report.html'), 'utf8');
   assert.match(html, /<h2 id="ts">Time-sequence graphs/);
   for (const width of [1280, 800]) {
-    const seen = await layoutAt(join(out, 'report.html'), width);
+    const seen = await sequenceLayoutAt(CHROMIUM, join(out, 'report.html'), width);
     assert.ok(seen.overflow <= 0, `${width} px: the page is ${seen.overflow} px too wide`);
     assert.equal(seen.plots, drawn, `${width} px`);
     assert.ok(seen.canvases >= drawn, `${width} px: ${seen.canvases} canvases`);
