@@ -24,7 +24,7 @@ import {
 } from '../model/index.ts';
 import { checkNetAvailable } from '../net/index.ts';
 import { HAR_MAX_BODY_FLAG, HAR_MAX_TOTAL_FLAG, recordPage, replayPage } from '../page/index.ts';
-import { renderPageHtml, renderPageMarkdown } from '../report/index.ts';
+import { loadHtmlAssets, renderPageHtml, renderPageMarkdown } from '../report/index.ts';
 import { parseSiteSpec } from '../server/index.ts';
 import { JSON_FLAG, OUT_FLAG, QUIET_FLAG } from './common-flags.ts';
 import { optionOf } from './flags.ts';
@@ -238,7 +238,7 @@ export function register(program: Command): void {
     if (f.out) {
       writeFileAtomic(join(f.out, 'results.json'), json);
       writeFileAtomic(join(f.out, 'report.md'), md);
-      writeFileAtomic(join(f.out, 'report.html'), renderPageHtml(result));
+      writeFileAtomic(join(f.out, 'report.html'), renderPageHtml(result, loadHtmlAssets()));
       if (!f.quiet) process.stderr.write(`h2lab page replay: wrote ${join(f.out, 'report.html')}\n`);
     }
     if (result.error)

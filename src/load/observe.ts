@@ -8,14 +8,14 @@
  */
 
 import { join } from 'node:path';
-import type { RunResult, TimeSequence } from '../model/index.ts';
+import type { RunResult } from '../model/index.ts';
 import {
   attachLinkDrops,
   attachQuicLinkDrops,
   type CaptureSummary,
   type Link,
   linkWarnings,
-  timeSequenceOfFile,
+  timeSequenceFrom,
 } from '../net/index.ts';
 import type { MetricsSnapshot, ServerMetricsClient } from '../server/index.ts';
 import { attachServerQuic } from './quic.ts';
@@ -70,19 +70,6 @@ export interface CaptureRequest {
   dir: string;
   snapBytes: number;
   maxBytes: number;
-}
-
-/**
- * The capture's time-sequence graphs, computed here (not at report time) so that report.html can be
- * rendered again from results.json alone, by renderers that do no I/O; nothing when the file cannot
- * be read back.
- */
-function timeSequenceFrom(file: string): { timeSequence?: TimeSequence } {
-  try {
-    return { timeSequence: timeSequenceOfFile(file) };
-  } catch {
-    return {};
-  }
 }
 
 /** A run's name as a file name: `10k.bin/c32/wan/h2` → `10k.bin_c32_wan_h2`. */

@@ -43,4 +43,4 @@ export {
   type TcpReading,
   udpClientPorts,
 } from './tcp-info.ts';
-export { timeSequenceOfFile } from './time-sequence.ts';
+export { timeSequenceFrom } from './time-sequence.ts';

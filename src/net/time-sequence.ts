@@ -22,7 +22,7 @@ import { EPB, IDB, LINKTYPE_RAW, OPT_COMMENT, OPT_END } from './pcapng.ts';
 export const MAX_SERIES_POINTS = 600;
 /** Marker points (retransmissions, drops) per series at most. */
 const MAX_MARKER_POINTS = 200;
-/** Connections kept per capture at most (the first to open). */
+/** Connections kept per capture at most (the busiest, by the server's bytes). */
 const MAX_CONNECTIONS = 16;
 /** Rounds kept per connection (slow start is over long before); the rest are counted. */
 export const MAX_ROUNDS = 100;
@@ -294,17 +294,19 @@ export function slowStartOf(
 }
 
 /**
- * The time-sequence graphs of a capture h2lab wrote: one per TCP connection (or UDP flow), the
- * first {@link MAX_CONNECTIONS} to appear.
+ * The time-sequence graphs of a capture h2lab wrote: one per TCP connection (or UDP flow) that
+ * carried data, the {@link MAX_CONNECTIONS} busiest by the server's bytes (a page load's Chromium
+ * opens dozens), in the order they opened; the rest are counted in `connectionsNotDrawn`. With
+ * `serverPorts`, only the flows to those ports (a page replay's setting: another setting's idle
+ * connections close during its loads, each a TLS alert, and are not part of them).
  * @example const ts = timeSequenceOf(readFileSync('cap/run1.pcapng'));
  */
-export function timeSequenceOf(buf: Buffer): TimeSequence {
+export function timeSequenceOf(buf: Buffer, serverPorts?: ReadonlySet<number>): TimeSequence {
   const packets = readCapturedPackets(buf);
   const t0 = packets[0]?.epochUs ?? 0;
   // By ports (a number), then by addresses: one link carries one client and one server address.
   const byPorts = new Map<number, Flow[]>();
   const flows: Flow[] = [];
-  const notDrawn = new Set<string>();
   for (const p of packets) {
     const s = parseSegment(p.data);
     if (!s) continue;
@@ -312,14 +314,11 @@ export function timeSequenceOf(buf: Buffer): TimeSequence {
     const [cIp, cPort, sIp, sPort] = up
       ? [s.srcIp, s.srcPort, s.dstIp, s.dstPort]
       : [s.dstIp, s.dstPort, s.srcIp, s.srcPort];
+    if (serverPorts && !serverPorts.has(sPort)) continue;
     const key = cPort * 65536 + sPort + (s.transport === 'udp' ? 2 ** 32 : 0);
     const same = byPorts.get(key) ?? [];
     let f = same.find((x) => x.clientIp === cIp && x.serverIp === sIp);
     if (!f) {
-      if (flows.length >= MAX_CONNECTIONS) {
-        notDrawn.add(`${key} ${cIp} ${sIp}`);
-        continue;
-      }
       f = new Flow(s.transport, cIp, sIp, endpoint(cIp, cPort), endpoint(sIp, sPort));
       flows.push(f);
       byPorts.set(key, [...same, f]);
@@ -328,14 +327,33 @@ export function timeSequenceOf(buf: Buffer): TimeSequence {
     if (up) f.up(s, ms);
     else f.down(s, ms, p.dropped);
   }
+  const withData = flows.filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0);
+  const bytes = (f: Flow): number => (f.transport === 'tcp' ? f.highest : f.serverBytes);
+  const kept = new Set([...withData].sort((a, b) => bytes(b) - bytes(a)).slice(0, MAX_CONNECTIONS));
   return {
-    connections: flows.filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0).map((f) => f.result()),
-    connectionsNotDrawn: notDrawn.size,
+    connections: withData.filter((f) => kept.has(f)).map((f) => f.result()),
+    connectionsNotDrawn: withData.length - kept.size,
     startEpochMs: t0 / 1000,
   };
 }
 
 /** {@link timeSequenceOf} of a file. */
-export function timeSequenceOfFile(path: string): TimeSequence {
-  return timeSequenceOf(readFileSync(path));
+export function timeSequenceOfFile(path: string, serverPorts?: ReadonlySet<number>): TimeSequence {
+  return timeSequenceOf(readFileSync(path), serverPorts);
+}
+
+/**
+ * A capture's time-sequence graphs to store with its run, computed when the capture is written (not
+ * at report time) so that report.html can be rendered again from results.json alone, by renderers
+ * that do no I/O; nothing when the file cannot be read back.
+ */
+export function timeSequenceFrom(
+  file: string,
+  serverPorts?: ReadonlySet<number>,
+): { timeSequence?: TimeSequence } {
+  try {
+    return { timeSequence: timeSequenceOfFile(file, serverPorts) };
+  } catch {
+    return {};
+  }
 }

@@ -44,7 +44,9 @@ import {
   hostNetworkLine,
   type Link,
   type LinkOptions,
+  timeSequenceFrom,
 } from '../net/index.ts';
+import { medianLoad } from '../report/index.ts';
 import { resolverRules } from '../server/index.ts';
 import { ensureDevCertificates } from '../tls/index.ts';
 import { analyzePage, originProtocols } from './analyze.ts';
@@ -239,6 +241,18 @@ async function measureLoad(
 }
 
 /**
+ * The time-sequence graphs of the load report.html draws for each setting (its median load, see
+ * {@link medianLoad}), read back from that load's capture, of the connections to that setting's
+ * listeners (`ports`); only that load's, to keep results.json small.
+ */
+function graphRepresentativeLoads(out: PageResult, ports: ReadonlyMap<ReplayProtocol, Set<number>>): void {
+  for (const [protocol, p] of ports) {
+    const capture = medianLoad(out, protocol)?.capture;
+    if (capture) Object.assign(capture, timeSequenceFrom(capture.file, p));
+  }
+}
+
+/**
  * Replays a HAR under each protocol setting and explains the difference.
  *
  * @example const r = await replayPage({ har: 'site.har', protocols: ['http/1.1', 'h2'], runs: 5 });
@@ -268,6 +282,8 @@ export async function replayPage(
   const cleanups: Array<() => Promise<void>> = [];
   const warnings: string[] = [...site.skipped.map((s) => `skipped HAR ${s}`), ...site.warnings];
   const loads: PageLoad[] = [];
+  /** Each setting's listener ports: its connections in a capture. */
+  const listenerPorts = new Map<ReplayProtocol, Set<number>>();
   let link: Link | undefined;
   let chromium: { path: string; version: string; flags: string[]; netns?: string; hostNetwork?: string } = {
     path: opts.chromiumPath,
@@ -357,7 +373,9 @@ export async function replayPage(
           ...(netns ? { netns } : {}),
           ...(net.hostReason ? { hostNetwork: net.hostReason } : {}),
         };
-      settings.push({ protocol: o.protocol, browser, ports: new Set(o.listeners.map((l) => l.port)) });
+      const ports = new Set(o.listeners.map((l) => l.port));
+      listenerPorts.set(o.protocol, ports);
+      settings.push({ protocol: o.protocol, browser, ports });
     }
     const total = (opts.runs + 1) * settings.length;
     let step = 0;
@@ -390,6 +408,7 @@ export async function replayPage(
     }
     warnings.push(...protocolWarnings(loads, hosts, opts.h2Origins));
     const out = result();
+    graphRepresentativeLoads(out, listenerPorts);
     out.misses = (await origins.misses()).slice(0, 50);
     Object.assign(out, analyzePage(out, site));
     if (loads.every((l) => l.discarded || l.error)) {
@@ -406,6 +425,7 @@ export async function replayPage(
     const err = hooks.signal?.aborted ? interrupted() : caught;
     if (!isH2labError(err) || loads.length === 0) throw err;
     const out = result();
+    graphRepresentativeLoads(out, listenerPorts);
     Object.assign(out, analyzePage(out, site));
     out.error = err.toJSON();
     return out;

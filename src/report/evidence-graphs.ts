@@ -10,6 +10,7 @@ import type {
   ConnectionSequence,
   RunResult,
   StrategyName,
+  TimeSequence,
   Workload,
 } from '../model/index.ts';
 import { escapeHtml } from './html.ts';
@@ -17,7 +18,7 @@ import { escapeHtml } from './html.ts';
 /** The words in a verdict sentence that report.html turns into a link to the graphs. */
 export const TIME_SEQUENCE_PHRASE = 'time-sequence graphs';
 
-/** Connections drawn per run at most (the first to open); the rest are counted under the graphs. */
+/** Connections drawn per run at most (the busiest); the rest are counted under the graphs. */
 const MAX_DRAWN_CONNECTIONS = 8;
 
 function cellAt(result: CompareResult, w: string, n: number, net: string, p: StrategyName) {
@@ -37,7 +38,7 @@ export function representativeCapture(cell: CellResult | undefined): RunResult |
 }
 
 /** The representative captured run of a cell when its capture has time-sequence graphs. */
-function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
+export function capturedRunOf(cell: CellResult | undefined): RunResult | undefined {
   const run = representativeCapture(cell);
   return (run?.evidence?.capture?.timeSequence?.connections.length ?? 0) > 0 ? run : undefined;
 }
@@ -130,22 +131,49 @@ function aligned(c: ConnectionSequence): Array<Array<number | null>> {
   return out;
 }
 
-/** The charts of one captured run, at most {@link MAX_DRAWN_CONNECTIONS}. */
-function sequenceCharts(run: RunResult, idPrefix: string, label: string): SequenceChart[] {
-  const conns = run.evidence?.capture?.timeSequence?.connections ?? [];
-  return conns.slice(0, MAX_DRAWN_CONNECTIONS).map((c, i) => {
-    const rounds =
-      c.transport === 'tcp'
-        ? ` — ${plural(c.roundCount, 'round')}, ${c.slowStartRounds} of slow start`
-        : ' — UDP, both directions';
-    return {
-      id: `${idPrefix}-${i}`,
-      title: `${label}, connection ${i + 1} (client port ${c.client.split(':').pop()})${rounds}`,
-      udp: c.transport === 'udp',
-      data: aligned(c),
-      rounds: c.rounds.map((r) => r.startMs),
-    };
-  });
+/** The bytes a connection's server sent (its series' last point). */
+const serverBytes = (c: ConnectionSequence): number =>
+  Math.max(c.sent.y.at(-1) ?? 0, c.dropped.y.at(-1) ?? 0);
+
+/**
+ * The charts of one capture: its {@link MAX_DRAWN_CONNECTIONS} busiest connections in the order they
+ * opened, and a note of how many it has beyond them.
+ */
+function sequenceCharts(
+  ts: TimeSequence,
+  idPrefix: string,
+  label: string,
+  maxDrawn = MAX_DRAWN_CONNECTIONS,
+): { charts: SequenceChart[]; html: string } {
+  const busiest = new Set(
+    [...ts.connections].sort((a, b) => serverBytes(b) - serverBytes(a)).slice(0, maxDrawn),
+  );
+  const charts = ts.connections
+    .filter((c) => busiest.has(c))
+    .map((c, i) => {
+      const rounds =
+        c.transport === 'tcp'
+          ? ` — ${plural(c.roundCount, 'round')}, ${c.slowStartRounds} of slow start`
+          : ' — UDP, both directions';
+      return {
+        id: `${idPrefix}-${i}`,
+        title: `${label}, connection ${i + 1} (client port ${c.client.split(':').pop()})${rounds}`,
+        udp: c.transport === 'udp',
+        data: aligned(c),
+        rounds: c.rounds.map((r) => r.startMs),
+      };
+    });
+  const notDrawn = ts.connections.length - charts.length + ts.connectionsNotDrawn;
+  const html = `<div class="charts-ts">${charts.map((c) => `<div id="${escapeHtml(c.id)}" class="chart ts"></div>`).join('')}</div>${notDrawn > 0 ? `<p class="note">${plural(notDrawn, 'more connection')} of this run not drawn, the ones that carried the fewest bytes (see the pcapng).</p>` : ''}`;
+  return { charts, html };
+}
+
+/** What the colours of the graphs mean (`quic`: some are UDP flows). */
+function sequenceLegend(quic: boolean): string {
+  const udp = quic
+    ? ' QUIC encrypts its acknowledgements: a UDP flow shows the bytes each side sent, not what was acknowledged.'
+    : '';
+  return `<p class="note">Blue: the server's data segments (the end of each one's sequence range, in bytes); green: the client's cumulative ACKs; red: segments sent again; black: segments the link dropped; dashed lines: where each round trip of the server's data began. Times are as the link's relay saw the packets enter it.${udp}</p>`;
 }
 
 /** One workload's graphs: a block per cell with a captured run, and the charts' data. */
@@ -160,20 +188,75 @@ export function sequenceSection(
     if (!run) continue;
     const multiNet = result.axes.net.length > 1;
     const label = `${cell.protocol} at ${cell.concurrency}${multiNet ? ` over ${cell.net}` : ''}`;
-    const mine = sequenceCharts(run, `ts-${w.id}-${charts.length}`, label);
-    charts.push(...mine);
-    const ts = run.evidence!.capture!.timeSequence!;
-    const notDrawn = ts.connections.length - mine.length + ts.connectionsNotDrawn;
-    blocks.push(
-      `<div class="charts-ts">${mine.map((c) => `<div id="${escapeHtml(c.id)}" class="chart ts"></div>`).join('')}</div>${notDrawn > 0 ? `<p class="note">${plural(notDrawn, 'more connection')} of this run not drawn (see the pcapng).</p>` : ''}`,
-    );
+    const mine = sequenceCharts(run.evidence!.capture!.timeSequence!, `ts-${w.id}-${charts.length}`, label);
+    charts.push(...mine.charts);
+    blocks.push(mine.html);
   }
   if (charts.length === 0) return undefined;
-  const quic = charts.some((c) => c.udp)
-    ? ' QUIC encrypts its acknowledgements: a UDP flow shows the bytes each side sent, not what was acknowledged.'
-    : '';
   const html = `<h3 id="ts-${escapeHtml(w.id)}">Time-sequence graphs of each cell's representative run (from its capture)</h3>
-<p class="note">Blue: the server's data segments (the end of each one's sequence range, in bytes); green: the client's cumulative ACKs; red: segments sent again; black: segments the link dropped; dashed lines: where each round trip of the server's data began. Times are as the link's relay saw the packets enter it.${quic}</p>
+${sequenceLegend(charts.some((c) => c.udp))}
 ${blocks.join('\n')}`;
   return { html, charts };
 }
+
+/**
+ * Graphs of captures outside a comparison's own report (a page replay's median loads, a study's
+ * comparisons): a block per labelled capture under one heading with the id `id`, each drawing its
+ * `maxDrawn` busiest connections, and the charts' data.
+ */
+export function sequenceBlocks(
+  id: string,
+  heading: string,
+  captures: ReadonlyArray<{ label: string; timeSequence: TimeSequence }>,
+  maxDrawn = MAX_DRAWN_CONNECTIONS,
+): { html: string; charts: SequenceChart[] } | undefined {
+  const charts: SequenceChart[] = [];
+  const blocks: string[] = [];
+  for (const c of captures) {
+    if (c.timeSequence.connections.length === 0) continue;
+    const mine = sequenceCharts(c.timeSequence, `${id}-${charts.length}`, c.label, maxDrawn);
+    charts.push(...mine.charts);
+    blocks.push(`<h3>${escapeHtml(c.label)}</h3>\n${mine.html}`);
+  }
+  if (charts.length === 0) return undefined;
+  return {
+    html: `<h2 id="${escapeHtml(id)}">${escapeHtml(heading)}</h2>\n${sequenceLegend(charts.some((c) => c.udp))}\n${blocks.join('\n')}`,
+    charts,
+  };
+}
+
+/** The graphs' layout: as many 560 px columns as fit, one under 560 px. */
+export const SEQUENCE_CSS = `.charts-ts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:10px;margin-bottom:8px}p.note{font-size:13px;color:#444;margin:4px 0;max-width:1000px}.chart.ts .u-title{font-size:13px;font-weight:600;line-height:1.3}.chart.ts{max-width:100%;overflow:hidden}`;
+
+/**
+ * Client-side: the time-sequence graphs (src/report/evidence-graphs.ts), one uPlot each: the server's
+ * data and the client's ACKs as lines, retransmissions and the link's drops as points, and a dashed
+ * line where each round trip of the server's data began.
+ */
+export const SEQUENCE_SCRIPT = `
+(function(){
+  var charts = JSON.parse(document.getElementById('h2lab-ts').textContent);
+  function fmtB(v){ return v == null ? '' : v >= 1048576 ? (v/1048576).toFixed(1)+' MiB' : v >= 1024 ? Math.round(v/1024)+' KiB' : Math.round(v)+' B'; }
+  function fmtT(v){ return v == null ? '' : v >= 1000 ? (v/1000).toFixed(2)+' s' : Math.round(v)+' ms'; }
+  function none(){ return null; }
+  var stepped = uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : undefined;
+  charts.forEach(function(c){
+    var host = document.getElementById(c.id);
+    if (!host) return;
+    var rounds = { draw: [function(u){
+      var ctx = u.ctx; ctx.save(); ctx.setLineDash([4, 4]); ctx.strokeStyle = '#999'; ctx.lineWidth = 1;
+      c.rounds.forEach(function(t){ var x = Math.round(u.valToPos(t, 'x', true)); ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke(); });
+      ctx.restore(); }] };
+    new uPlot({ width: Math.min(560, host.clientWidth || 560), height: 260, title: c.title, legend: { show: false }, hooks: rounds,
+      scales: { x: { time: false } },
+      series: [ { label: 'time', value: function(u, v){ return fmtT(v); } },
+        { label: c.udp ? 'server sent' : 'data sent', stroke: '#1f77b4', paths: none, points: { show: true, size: 4, fill: '#1f77b4' }, value: function(u, v){ return fmtB(v); } },
+        { label: c.udp ? 'client sent' : 'acknowledged', stroke: '#2ca02c', width: 1.5, spanGaps: true, paths: c.udp ? undefined : stepped, points: { show: false }, value: function(u, v){ return fmtB(v); } },
+        { label: 'sent again', stroke: '#d62728', paths: none, points: { show: true, size: 7, fill: '#d62728' } },
+        { label: 'dropped by the link', stroke: '#000000', paths: none, points: { show: true, size: 7, fill: '#000000' } } ],
+      axes: [ { label: 'time since the capture began', values: function(u, vals){ return vals.map(fmtT); } },
+              { label: c.udp ? 'bytes sent' : 'sequence (bytes)', size: 70, values: function(u, vals){ return vals.map(fmtB); } } ] }, c.data, host);
+  });
+  document.body.setAttribute('data-ts', 'drawn');
+})();
+`;

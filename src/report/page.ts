@@ -10,6 +10,9 @@ import {
   type PageSummary,
   replayProtocolLabel,
 } from '../model/index.ts';
+import { SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
+import { scriptJson } from './html.ts';
+import type { HtmlAssets } from './render-html.ts';
 
 const n0 = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '–');
 const spread = (s: PageSummary['loadMs']) =>
@@ -137,8 +140,28 @@ function waterfall(load: PageLoad, scaleMs: number, width: number): string {
   return `<svg viewBox="0 0 ${width} ${h}" width="100%" role="img" aria-label="waterfall">${parts.join('')}</svg>`;
 }
 
-/** report.html: verdict, table, and the median load's waterfall per setting side by side. */
-export function renderPageHtml(r: PageResult): string {
+/**
+ * The time-sequence graphs of each setting's median load (the one whose waterfall is drawn), when
+ * `--capture` kept its capture and the replay read them back.
+ */
+function pageSequences(shown: ReadonlyArray<{ s: PageSummary; load: PageLoad }>) {
+  return sequenceBlocks(
+    'ts',
+    'Time-sequence graphs (median load of each setting, from its capture)',
+    shown.flatMap(({ s, load }) => {
+      const ts = load.capture?.timeSequence;
+      return ts
+        ? [{ label: `${replayProtocolLabel(s.protocol)}, load ${load.round}`, timeSequence: ts }]
+        : [];
+    }),
+  );
+}
+
+/**
+ * report.html: verdict, table, the median load's waterfall per setting side by side, and that load's
+ * time-sequence graphs when it was captured (drawn by uPlot, inlined from `assets`).
+ */
+export function renderPageHtml(r: PageResult, assets: HtmlAssets): string {
   const md = renderPageMarkdown(r);
   const shown = r.summaries
     .map((s) => ({ s, load: medianLoad(r, s.protocol) }))
@@ -157,6 +180,7 @@ export function renderPageHtml(r: PageResult): string {
 ${waterfall(load, scale, 600)}</div>`,
     )
     .join('\n');
+  const graphs = pageSequences(shown);
   const tables: string[][] = [];
   let cur: string[] = [];
   for (const line of md.split('\n')) {
@@ -187,11 +211,12 @@ ${waterfall(load, scale, 600)}</div>`,
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>h2lab page replay — ${esc(r.har.url)}</title>
-<style>
+${graphs ? `<style>${assets.uplotCss}</style>` : ''}<style>
+${graphs ? SEQUENCE_CSS : ''}
 body{font:14px/1.4 system-ui,sans-serif;margin:16px;color:#222;max-width:1800px}
 h1{font-size:20px}h2{font-size:16px;margin-top:20px}h3{font-size:14px;margin:4px 0}
 .verdict li{margin:4px 0}.sub{color:#555;margin:0 0 4px;font-size:12px}
-table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;text-align:left}
+table{border-collapse:collapse;margin:8px 0;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ccc;padding:3px 6px;font-size:12px;text-align:left}
 .cols{display:flex;gap:12px}.col{flex:1;min-width:0}
 .stall{fill:#c8c8c8}.hol{fill:#e05a47}.conn{fill:#f2a033}.wait{fill:#8fc3e8}.recv{fill:#1f6fb2}
 .grid{stroke:#eee}.tick{font-size:9px;fill:#888}.dcl{stroke:#2a9d3a;stroke-width:1.5}.load{stroke:#7b2fbf;stroke-width:1.5}.lcp{stroke:#e0a000;stroke-width:1.5;stroke-dasharray:3 2}
@@ -204,8 +229,16 @@ ${tables.map(htmlTable).join('\n')}
 <h2>Waterfalls (median load of each setting, one time scale)</h2>
 <p class="legend"><span><i style="background:#c8c8c8"></i>stalled</span><span><i style="background:#e05a47"></i>waited behind another request on its connection</span><span><i style="background:#f2a033"></i>connect + TLS</span><span><i style="background:#8fc3e8"></i>waiting for the first byte</span><span><i style="background:#1f6fb2"></i>receiving</span><span><i style="background:#2a9d3a"></i>DOMContentLoaded</span><span><i style="background:#7b2fbf"></i>load</span><span><i style="background:#e0a000"></i>LCP</span></p>
 <div class="cols">${cols}</div>
+${graphs?.html ?? ''}
 <h2>What was replayed and how</h2>
 <ul>${facts}</ul>
+${
+  graphs
+    ? `<script id="h2lab-ts" type="application/json">${scriptJson(graphs.charts)}</script>
+<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>
+<script>${SEQUENCE_SCRIPT}</script>`
+    : ''
+}
 </body></html>
 `;
 }

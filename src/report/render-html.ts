@@ -20,7 +20,7 @@ import type {
 } from '../model/index.ts';
 import { findStrategy, listStrategies } from '../transport/index.ts';
 import { buildAnswer, type Decision } from './answer.ts';
-import { sequenceSection, TIME_SEQUENCE_PHRASE } from './evidence-graphs.ts';
+import { SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceSection, TIME_SEQUENCE_PHRASE } from './evidence-graphs.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import { columnsFor, primaryMetric, resultRows } from './render-text.ts';
 import { comparedTitle, compareSettings, netLabel, netParts } from './settings.ts';
@@ -352,7 +352,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:21px;margin:38px 0 6px;padding-top
 .verdict p{margin:6px 0;max-width:1000px}.headline{font-weight:600}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:18px 28px;align-items:start}
 .charts3{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:10px}
-.charts-ts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,560px),1fr));gap:10px;margin-bottom:8px}p.note{font-size:13px;color:#444;margin:4px 0;max-width:1000px}.chart.ts .u-title{font-size:13px;font-weight:600;line-height:1.3}
+${SEQUENCE_CSS}
 svg.ratio{max-width:100%;height:auto}main table{display:block;max-width:100%;overflow-x:auto}.chart{max-width:100%;overflow:hidden}svg text{font:12px -apple-system,BlinkMacSystemFont,"Segoe UI",Helvetica,Arial,sans-serif}svg .tick{fill:#656d76;font-size:11px}svg .grp{fill:#1f2328;font-weight:600}
 table{border-collapse:collapse;font-size:13px;margin-top:8px;font-variant-numeric:tabular-nums}th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}th{background:var(--card)}
 tr.better td:last-child{color:#0072b2;font-weight:600}tr.worse td:last-child{color:#d55e00;font-weight:600}
@@ -410,39 +410,6 @@ const CHART_SCRIPT = `
     });
   });
   document.body.setAttribute('data-charts', 'drawn');
-})();
-`;
-
-/**
- * Client-side: the time-sequence graphs (src/report/evidence-graphs.ts), one uPlot each: the server's
- * data and the client's ACKs as lines, retransmissions and the link's drops as points, and a dashed
- * line where each round trip of the server's data began.
- */
-const SEQUENCE_SCRIPT = `
-(function(){
-  var charts = JSON.parse(document.getElementById('h2lab-ts').textContent);
-  function fmtB(v){ return v == null ? '' : v >= 1048576 ? (v/1048576).toFixed(1)+' MiB' : v >= 1024 ? Math.round(v/1024)+' KiB' : Math.round(v)+' B'; }
-  function fmtT(v){ return v == null ? '' : v >= 1000 ? (v/1000).toFixed(2)+' s' : Math.round(v)+' ms'; }
-  function none(){ return null; }
-  var stepped = uPlot.paths && uPlot.paths.stepped ? uPlot.paths.stepped({ align: 1 }) : undefined;
-  charts.forEach(function(c){
-    var host = document.getElementById(c.id);
-    if (!host) return;
-    var rounds = { draw: [function(u){
-      var ctx = u.ctx; ctx.save(); ctx.setLineDash([4, 4]); ctx.strokeStyle = '#999'; ctx.lineWidth = 1;
-      c.rounds.forEach(function(t){ var x = Math.round(u.valToPos(t, 'x', true)); ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke(); });
-      ctx.restore(); }] };
-    new uPlot({ width: Math.min(560, host.clientWidth || 560), height: 260, title: c.title, legend: { show: false }, hooks: rounds,
-      scales: { x: { time: false } },
-      series: [ { label: 'time', value: function(u, v){ return fmtT(v); } },
-        { label: c.udp ? 'server sent' : 'data sent', stroke: '#1f77b4', paths: none, points: { show: true, size: 4, fill: '#1f77b4' }, value: function(u, v){ return fmtB(v); } },
-        { label: c.udp ? 'client sent' : 'acknowledged', stroke: '#2ca02c', width: 1.5, spanGaps: true, paths: c.udp ? undefined : stepped, points: { show: false }, value: function(u, v){ return fmtB(v); } },
-        { label: 'sent again', stroke: '#d62728', paths: none, points: { show: true, size: 7, fill: '#d62728' } },
-        { label: 'dropped by the link', stroke: '#000000', paths: none, points: { show: true, size: 7, fill: '#000000' } } ],
-      axes: [ { label: 'time since the capture began', values: function(u, vals){ return vals.map(fmtT); } },
-              { label: c.udp ? 'bytes sent' : 'sequence (bytes)', size: 70, values: function(u, vals){ return vals.map(fmtB); } } ] }, c.data, host);
-  });
-  document.body.setAttribute('data-ts', 'drawn');
 })();
 `;
 

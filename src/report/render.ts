@@ -65,7 +65,7 @@ const RENDERERS: ByKind = {
   'h2lab.compare-diff': { text: renderDiffTerminal, markdown: renderDiffMarkdown, html: renderDiffHtml },
   'h2lab.browser': { text: (r, o) => renderBrowserText(r, width(o)), html: renderBrowserHtml },
   'h2lab.probe': { text: renderProbeText },
-  'h2lab.page': { markdown: renderPageMarkdown, html: renderPageHtml },
+  'h2lab.page': { markdown: renderPageMarkdown, html: (r) => renderPageHtml(r, loadHtmlAssets()) },
   'h2lab.study': {
     text: (r, o) => renderStudyText(r, width(o)),
     markdown: renderStudyMarkdown,

@@ -7,6 +7,7 @@
 import { formatMs } from '../core/index.ts';
 import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
 import { loadHtmlAssets } from './assets.ts';
+import { capturedRunOf, SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import type { HtmlAssets } from './render-html.ts';
 import {
@@ -318,6 +319,38 @@ table.findings-table{margin:6px 0 10px;font-size:13px}table.findings-table th{te
 table.findings-table td.v{font-size:12px;font-weight:600;text-transform:uppercase;color:#555}
 tr.agrees td.v{color:#1a7f37}tr.differs td.v{color:#b35c00}`;
 
+/**
+ * The time-sequence graphs of a study whose comparisons ran with `--capture`: per comparison and
+ * link, the h2 and h1 cell of the highest concurrency that has a captured run, its representative
+ * run's busiest connection (the rest counted under it).
+ */
+function studySequences(r: StudyResult) {
+  const captures = r.compares.flatMap(({ id, result }) =>
+    result.axes.net.flatMap((net) =>
+      (['h2', 'h1'] as const).flatMap((p) => {
+        const cell = result.cells
+          .filter((c) => c.net === net && c.protocol === p && capturedRunOf(c))
+          .sort((a, b) => b.concurrency - a.concurrency)[0];
+        const ts = capturedRunOf(cell)?.evidence?.capture?.timeSequence;
+        return cell && ts
+          ? [
+              {
+                label: `${p}, ${cell.workload} at ${cell.concurrency} over ${net}${id === net ? '' : ` (${id})`}`,
+                timeSequence: ts,
+              },
+            ]
+          : [];
+      }),
+    ),
+  );
+  return sequenceBlocks(
+    'ts',
+    "Time-sequence graphs (each link's h2 and h1 representative run, from its capture)",
+    captures,
+    1,
+  );
+}
+
 function findingHtml(f: StudyFinding): string {
   return `<div class="finding ${f.verdict}" id="f-${escapeHtml(f.id)}"><p><span class="verdict">${escapeHtml(VERDICT_WORD[f.verdict])}</span> <b>${escapeHtml(f.row)}</b> — report: ${escapeHtml(f.report)}; this run: ${escapeHtml(f.measured)}${f.difference ? ` (${escapeHtml(f.difference)})` : ''}.</p><p>${escapeHtml(f.explanation)}</p></div>`;
 }
@@ -331,15 +364,14 @@ export function renderStudyHtml(r: StudyResult, assets: HtmlAssets = loadHtmlAss
   const failed = r.cells.filter((c) => c.status !== 'done');
   const lineCharts: LineChart[] = [];
   const sections = r.sections.map((s) => sectionHtml(r, s, lineCharts)).join('\n');
-  const scripts =
-    lineCharts.length === 0
-      ? ''
-      : `<script id="h2lab-charts" type="application/json">${scriptJson(lineCharts)}</script>
-<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>
-<script>${LINE_CHART_SCRIPT}</script>`;
+  const graphs = studySequences(r);
+  const uplot = lineCharts.length > 0 || graphs !== undefined;
+  const scripts = `${uplot ? `<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>` : ''}
+${lineCharts.length > 0 ? `<script id="h2lab-charts" type="application/json">${scriptJson(lineCharts)}</script>\n<script>${LINE_CHART_SCRIPT}</script>` : ''}
+${graphs ? `<script id="h2lab-ts" type="application/json">${scriptJson(graphs.charts)}</script>\n<script>${SEQUENCE_SCRIPT}</script>` : ''}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>h2lab study ${escapeHtml(r.study)} — ${escapeHtml(r.title)}</title>${lineCharts.length > 0 ? `<style>${assets.uplotCss}</style>` : ''}<style>${CSS}</style></head>
+<title>h2lab study ${escapeHtml(r.study)} — ${escapeHtml(r.title)}</title>${uplot ? `<style>${assets.uplotCss}</style>` : ''}<style>${CSS}${graphs ? SEQUENCE_CSS : ''}</style></head>
 <body><main>
 <h1>h2lab study ${escapeHtml(r.study)}: ${escapeHtml(r.title)} <span class="badge ${escapeHtml(r.status)}">${escapeHtml(r.status)}</span></h1>
 <p><b>Question:</b> ${escapeHtml(r.question)}</p>
@@ -351,6 +383,7 @@ ${r.error ? `<p class="warn"><b>Error ${escapeHtml(r.error.code)}:</b> ${escapeH
 ${r.findings.length > 0 ? `<section id="findings"><h2>${FINDINGS_TITLE}</h2>${findingsTable(r.findings)}${findingsCharts(r.findings)}</section>` : ''}
 ${r.explanation.length > 0 ? `<div class="explain"><h2>What the measurements say</h2>${r.explanation.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</div>` : ''}
 ${sections}
+${graphs?.html ?? ''}
 ${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}, in detail</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
 ${failed.length > 0 ? `<h2>Cells not measured</h2><ul>${failed.map((c) => `<li>${escapeHtml(c.id)}: ${escapeHtml(c.status)}${c.reason ? ` — ${escapeHtml(c.reason)}` : ''}</li>`).join('')}</ul>` : ''}
 ${r.warnings.length > 0 ? `<h2>Warnings</h2><ul class="warn">${r.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}

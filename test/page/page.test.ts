@@ -13,7 +13,7 @@ import { parsePageResult } from '../../src/model/index.ts';
 import { browserNetwork, missingPrerequisite } from '../../src/net/index.ts';
 import { type Har, readHar, recordPage, replayPage } from '../../src/page/index.ts';
 import { startSiteOrigins } from '../../src/page/origins-host.ts';
-import { renderPageHtml, renderPageMarkdown } from '../../src/report/index.ts';
+import { loadHtmlAssets, renderPageHtml, renderPageMarkdown } from '../../src/report/index.ts';
 import { generateSite, parseSiteSpec, resolverRules } from '../../src/server/index.ts';
 import { ensureDevCertificates } from '../../src/tls/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
@@ -136,7 +136,7 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, 
     assert.ok(n <= 2, `h2 ${h}: ${n} connections`);
   assert.equal(h2.waitedBehindRequests, 0, 'no h2 request counted as waiting behind another');
   assert.ok(r.verdict.length >= 1 && r.comparisons.length === 1, `a verdict: ${r.verdict.join(' | ')}`);
-  assert.match(renderPageHtml(r), /<svg/, 'report.html has waterfalls');
+  assert.match(renderPageHtml(r, loadHtmlAssets()), /<svg/, 'report.html has waterfalls');
   assert.match(renderPageMarkdown(r), /## Verdict/, 'report.md has the verdict');
 });
 
