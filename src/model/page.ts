@@ -12,8 +12,10 @@ import { wireProtocolSchema } from './sample.ts';
 /**
  * 2: a protocol setting is named by the wire protocol Chromium speaks to the replay's origins
  * (`http/1.1`, `h2`, `h3`: ALPN ids) rather than `h1`, a name shared with the load strategies.
+ * 3: `replayServer.placement` is a placement (docs/design.md's glossary): `'in-process'`,
+ * `{ link }` or `{ namespace }`, where 2 said `loopback` also of a private namespace.
  */
-export const PAGE_RESULT_VERSION = 2;
+export const PAGE_RESULT_VERSION = 3;
 
 /**
  * What Chromium speaks to a replay origin: a wire protocol (its ALPN id; {@link wireProtocolSchema}
@@ -227,8 +229,14 @@ export const pageResultSchema = z.strictObject({
   /** How the recorded origins were served: the settings that can decide an outcome. */
   replayServer: z.strictObject({
     placement: z
-      .enum(['loopback', 'namespace'])
-      .describe("this host's loopback, or the link's server namespace (behind a link)"),
+      .union([
+        z.literal('in-process'),
+        z.strictObject({ link: z.string().describe("the link's profile") }),
+        z.strictObject({ namespace: z.string().describe("the namespace's `ip netns` name") }),
+      ])
+      .describe(
+        "where the replay's origins ran: 'in-process' (this process, on this host's loopback), { link } (the link's server namespace) or { namespace } (a private namespace holding only lo, shared with Chromium, on its 127.0.0.1)",
+      ),
     maxConcurrentStreams: count('SETTINGS_MAX_CONCURRENT_STREAMS (h2) and initial_max_streams_bidi (h3)'),
     quicRetry: z
       .boolean()

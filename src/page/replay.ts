@@ -290,6 +290,8 @@ export async function replayPage(
     version: 'unknown',
     flags: [],
   };
+  // Where the origins run, once browserNetwork has decided (docs/design.md's glossary: placement).
+  let placement: PageResult['replayServer']['placement'] = 'in-process';
   const result = (): PageResult => {
     const r: PageResult = {
       kind: 'h2lab.page',
@@ -314,7 +316,7 @@ export async function replayPage(
         inferred: site.inferred,
       },
       replayServer: {
-        placement: hooks.link ? 'namespace' : 'loopback',
+        placement,
         maxConcurrentStreams: opts.maxConcurrentStreams,
         quicRetry: false,
       },
@@ -340,6 +342,8 @@ export async function replayPage(
     const net = await browserNetwork(link);
     cleanups.push(() => net.close());
     const { serverNamespace: serverNs, netns } = net;
+    if (link) placement = { link: link.info.profile };
+    else if (serverNs) placement = { namespace: serverNs.namespace };
     if (net.hostReason) warnings.push(hostNetworkLine(net.hostReason));
     if (!serverNs && opts.protocols.includes('h3')) warnings.push(H3_ON_HOST_LOOPBACK);
     const origins = await startReplayOrigins(

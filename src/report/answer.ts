@@ -14,6 +14,7 @@ import { formatMs } from '../core/index.ts';
 import type { CompareResult, Comparison, RunResult, StrategyName, Workload } from '../model/index.ts';
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
+import { quicFirstFlightClause } from './quic-drops.ts';
 import { lengthenedDurationMs, runRttMs, runShortfall } from './run-length.ts';
 import { netParts } from './settings.ts';
 import { wrapText } from './text.ts';
@@ -27,6 +28,7 @@ import {
   medianRun,
   OUTCOME_WORDS,
   queueMoved,
+  tcpMssOf,
   timeShifts,
 } from './verdict.ts';
 
@@ -443,6 +445,31 @@ interface LineDraft {
   carriers: StrategyName[];
 }
 
+/**
+ * Where a QUIC strategy was decided worse at a level of the line and the verdict's QUIC paragraph
+ * names its server's first flight overrunning the link's queue, that cause in one clause with the
+ * drops (src/report/quic-drops.ts), at the highest such level; empty otherwise.
+ */
+function quicLossClauses(
+  result: CompareResult,
+  w: Workload,
+  net: string,
+  group: readonly LevelDecision[],
+): string {
+  return result.axes.protocols
+    .filter((p) => findStrategy(p)?.quic)
+    .flatMap((p) => {
+      const worse = group.filter((g) => g.cmps.some((c) => c.protocol === p && c.outcome === 'worse'));
+      for (const g of [...worse].reverse()) {
+        const runs = keptOf(cellOf(result, w.id, g.level, net, p));
+        const clause = quicFirstFlightClause(runs, p, tcpMssOf(result, w, g.level, net));
+        if (clause) return [clause];
+      }
+      return [];
+    })
+    .join('; ');
+}
+
 /** The kept runs a comparison's candidate made, or 0 when its cell is not found. */
 function runsMade(result: CompareResult, c: Comparison): number {
   const cell = cellOf(result, c.workload, c.concurrency, c.net, c.protocol);
@@ -492,6 +519,8 @@ function lineOf(result: CompareResult, w: Workload, net: string, draft: LineDraf
   const lost = lossy ? keptOf(cellOf(result, w.id, last.level, net, lossy)) : [];
   const recovery = lost.length > 0 ? lossRecovery(medianRun(lost)) : undefined;
   if (recovery) why = [why, `loss recovery for ${lossy}: ${recovery}`].filter(Boolean).join('; ');
+  const quic = quicLossClauses(result, w, net, group);
+  if (quic) why = [why, quic].filter(Boolean).join('; ');
   // Every strategy appears: the ones the line does not quote, with their own effect and outcome.
   const others =
     d === 'depends'

@@ -75,7 +75,7 @@ export function renderPageMarkdown(r: PageResult): string {
     `- Chromium ${r.environment.chromium.version}; a fresh browser context per load (no socket, session ticket or cache carried over); ${r.options.runs} kept loads per setting after one discarded round, settings alternating.`,
   );
   out.push(
-    `- Replay server: one listener per origin, certificate for its host from h2lab's development CA, ${r.replayServer.placement === 'namespace' ? "in the link's server namespace" : "on this host's loopback"}, SETTINGS_MAX_CONCURRENT_STREAMS ${r.replayServer.maxConcurrentStreams}${r.options.protocols.includes('h3') ? `, h3 ${r.replayServer.quicRetry ? 'with' : 'without'} QUIC Retry` : ''}; ${
+    `- Replay server: one listener per origin, certificate for its host from h2lab's development CA, ${replayPlacementText(r.replayServer.placement)}, SETTINGS_MAX_CONCURRENT_STREAMS ${r.replayServer.maxConcurrentStreams}${r.options.protocols.includes('h3') ? `, h3 ${r.replayServer.quicRetry ? 'with' : 'without'} QUIC Retry` : ''}; ${
       r.har.shared.length
         ? `hosts that shared a connection when recorded (${r.har.shared.map((g) => g.join(' + ')).join('; ')}) share one listener and a certificate naming them all, so Chromium coalesces them again over h2 and h3; every other origin has its own port and certificate.`
         : 'every origin has its own port and certificate, so Chromium does not coalesce them (none shared a connection when recorded).'
@@ -241,4 +241,11 @@ ${
 }
 </body></html>
 `;
+}
+
+/** Where the replay's origins ran, in the report's words (docs/design.md's glossary: placement). */
+function replayPlacementText(p: PageResult['replayServer']['placement']): string {
+  if (p === 'in-process') return "in this process on this host's loopback";
+  if ('link' in p) return `in the server namespace of the link (${p.link})`;
+  return `in the private namespace ${p.namespace} with Chromium, on its 127.0.0.1 (this host's loopback does not reach it)`;
 }

@@ -560,6 +560,15 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
   return out;
 }
 
+/** The MSS a TCP run of a cell recorded (what a QUIC strategy's first flight is set against). */
+export function tcpMssOf(result: CompareResult, w: Workload, level: number, net: string): number | undefined {
+  const tcpRun = result.axes.protocols
+    .filter((x) => !findStrategy(x)?.quic)
+    .flatMap((x) => keptOf(cellOf(result, w.id, level, net, x)))
+    .find((r) => r.connections.tcp);
+  return tcpRun && mssOf(tcpRun);
+}
+
 /**
  * For each QUIC strategy behind a link, what the link's queue dropped of its packets and, where the
  * server's qlog was read, the initial window that overran it (src/report/quic-drops.ts): once, at the
@@ -574,14 +583,10 @@ function quicDropParagraphs(
   const out: string[] = [];
   for (const p of result.axes.protocols.filter((x) => findStrategy(x)?.quic)) {
     for (const c of levels) {
-      const tcpRun = result.axes.protocols
-        .filter((x) => !findStrategy(x)?.quic)
-        .flatMap((x) => keptOf(cellOf(result, w.id, c, net, x)))
-        .find((r) => r.connections.tcp);
       const text = quicQueueDropsSentence(
         keptOf(cellOf(result, w.id, c, net, p)),
         p,
-        tcpRun && mssOf(tcpRun),
+        tcpMssOf(result, w, c, net),
       );
       if (!text) continue;
       out.push(

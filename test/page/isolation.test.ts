@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import type { PageResult } from '../../src/model/index.ts';
 import { type LinkOptions, missingPrerequisite } from '../../src/net/index.ts';
 import { recordPage, replayPage } from '../../src/page/index.ts';
+import { renderPageMarkdown } from '../../src/report/index.ts';
 import { parseSiteSpec } from '../../src/server/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
@@ -37,9 +38,9 @@ before(async () => {
 
 /**
  * Replays h1 and h2 (`runs` kept loads each) while links come and go beside it, and asserts that no
- * request failed and no load was repeated. Returns Chromium's namespace.
+ * request failed and no load was repeated. Returns the result.
  */
-async function replayBesideChurn(runs: number, link?: LinkOptions): Promise<string | undefined> {
+async function replayBesideChurn(runs: number, link?: LinkOptions): Promise<PageResult> {
   let done = false;
   const churn = churnLinks(() => done, 200);
   const r = await replayPage(
@@ -59,19 +60,31 @@ async function replayBesideChurn(runs: number, link?: LinkOptions): Promise<stri
     `${links} links came and went during ${r.loads.length} loads`,
   );
   assert.equal(r.loads.length, 2 * (runs + 1), 'one warm-up and the kept loads per setting, none repeated');
-  return r.environment.chromium.netns;
+  return r;
 }
 
 test('page replay on loopback beside another link coming and going: no request fails, no load is repeated', async (t) => {
   if (missing) return t.skip(`needs ${missing}`);
-  const netns = await replayBesideChurn(3);
-  assert.match(netns ?? '', /^h2lab-\d+-p\d+$/, 'Chromium ran in a private namespace');
+  const r = await replayBesideChurn(3);
+  const netns = r.environment.chromium.netns ?? '';
+  assert.match(netns, /^h2lab-\d+-p\d+$/, 'Chromium ran in a private namespace');
+  // The origins ran there too, and the result and its report say so, not "loopback".
+  assert.deepEqual(r.replayServer.placement, { namespace: netns });
+  const md = renderPageMarkdown(r);
+  assert.ok(md.includes(`in the private namespace ${netns} with Chromium`), md);
+  assert.doesNotMatch(md, /on this host's loopback,/);
 });
 
 test('page replay behind a link beside another link coming and going: Chromium on its own client side', async (t) => {
   if (missing) return t.skip(`needs ${missing}`);
-  const netns = await replayBesideChurn(2, { profile: 'relay', overrides: { rttMs: 10 } });
-  assert.match(netns ?? '', /^h2lab-\d+-\d+c$/, "Chromium ran in the link's client namespace");
+  const r = await replayBesideChurn(2, { profile: 'relay', overrides: { rttMs: 10 } });
+  assert.match(
+    r.environment.chromium.netns ?? '',
+    /^h2lab-\d+-\d+c$/,
+    "Chromium ran in the link's client namespace",
+  );
+  assert.deepEqual(r.replayServer.placement, { link: r.link?.profile });
+  assert.ok(renderPageMarkdown(r).includes(`in the server namespace of the link (${r.link?.profile})`));
 });
 
 /** Every request of an h3 replay that failed or did not speak h3, `url protocol failed`. */
@@ -119,6 +132,8 @@ test('page replay over h3 without root (uid 65534): the host namespace, and the 
   const r = JSON.parse(run.stdout) as PageResult;
   assert.equal(r.environment.chromium.netns, undefined);
   assert.match(r.environment.chromium.hostNetwork ?? '', /needs root/);
+  assert.equal(r.replayServer.placement, 'in-process');
+  assert.match(renderPageMarkdown(r), /in this process on this host's loopback/);
   assert.ok(r.warnings.some((w) => w.startsWith("Chromium shares the host's network view")));
   assert.ok(
     r.warnings.some((w) => w.includes('QUIC_PACKET_TOO_LARGE')),

@@ -1,18 +1,20 @@
 /** The tiles study's explanations, one per table, derived from the numbers. */
-import type { BurstSummary, CancelSummary } from '../../model/index.ts';
-import { direction, directionText, wouldTell } from '../claims.ts';
+import type { BrowserResult, BurstSummary, CancelRun, CancelSummary } from '../../model/index.ts';
+import { type ClaimDecision, direction, directionText, NO_RUNS, wouldTell } from '../claims.ts';
 import { counted } from '../table.ts';
 import { BURST, type TilesOptions } from './options.ts';
 import { floorMs, fmt1, meanTileMs, medNearestRank, rendering, targetLabel } from './plan.ts';
 import {
   burstDecision,
   type CleanBursts,
+  cancelDecision,
   type MapRow,
   pctDiff,
   perTile,
   reachedPerRun,
   type SweepPoint,
   sumOf,
+  sweepStep,
 } from './tables.ts';
 
 export function explainBurst(env: string, clean: CleanBursts, o: TilesOptions): string {
@@ -81,7 +83,28 @@ export function comparableLegs(a: CancelSummary, b: CancelSummary): boolean {
   return Math.max(x, y) / Math.min(x, y) <= 1.5;
 }
 
-export function explainCancel(env: string, cs: readonly CancelSummary[]): string | undefined {
+/**
+ * What ignoring cancellation cost the wanted tile, in words: the extra over the idle baseline of each
+ * leg as figures, the direction decided by compare's rule over the legs' wanted-tile runs
+ * ({@link cancelDecision}).
+ */
+export function ignoreCostWords(runs: readonly CancelRun[]): string {
+  const d = cancelDecision(runs);
+  if (!d) return NO_RUNS;
+  return directionText(d, {
+    above: (x) =>
+      `ignoring cancellation made the wanted tile ${x} later, the abandoned tiles still rendering ahead of it`,
+    below: (x) => `ignoring cancellation made the wanted tile ${x} sooner`,
+    same: 'the same wanted-tile time either way: the abandoned work had drained or ran beside it on free workers',
+    undecided: 'whether ignoring cancellation made the wanted tile later the runs do not decide',
+  });
+}
+
+export function explainCancel(
+  env: string,
+  b: Pick<BrowserResult, 'cancel' | 'cancelSummaries'>,
+): string | undefined {
+  const cs = b.cancelSummaries;
   const get = (t: string, m: string) => cs.find((c) => c.target === t && c.serverMode === m);
   const honour = get('https', 'honour');
   const ignore = get('https', 'ignore');
@@ -93,9 +116,8 @@ export function explainCancel(env: string, cs: readonly CancelSummary[]): string
   const extraH = honour.wantedMs - honour.baselineMs;
   const extraI = ignore.wantedMs - ignore.baselineMs;
   if (comparableLegs(honour, ignore)) {
-    const worse = extraI > extraH + Math.max(10, 0.2 * honour.baselineMs);
     parts.push(
-      `With comparable abandoned work (${Math.round(reachedPerRun(honour)!)} against ${Math.round(reachedPerRun(ignore)!)} reached a run), the wanted tile took ${Math.round(extraH)} ms over its idle baseline against ${Math.round(extraI)} ms: ${worse ? `ignoring cancellation cost it ${Math.round(extraI - extraH)} ms, the abandoned tiles still rendering ahead of it` : 'within the noise of the baseline, so here the abandoned work had drained before the wanted tile or ran beside it'}.`,
+      `With comparable abandoned work (${Math.round(reachedPerRun(honour)!)} against ${Math.round(reachedPerRun(ignore)!)} reached a run), the wanted tile took ${Math.round(extraH)} ms over its idle baseline against ${Math.round(extraI)} ms: ${ignoreCostWords(b.cancel)}.`,
     );
   } else {
     parts.push(
@@ -142,32 +164,53 @@ export function explainMap(env: string, rows: MapRow[]): string | undefined {
   return `On ${env}, in MapLibre sessions — ${parts.join(' ')}`;
 }
 
-/** A step of the sweep gains when its wall falls below this share of the step before. */
-const KNEE_GAIN = 0.9;
-
-/**
- * The first pool size after which the sweep's next step (whatever its factor: 1, 4, 16 steps by 4)
- * gains less than 10%, with that next step, or undefined.
- */
-function knee(
-  points: SweepPoint[],
-  side: 'http' | 'https',
-): { pool: number; wall: number; next: number; nextWall: number } | undefined {
-  const pts = points.filter((p) => p[side] !== undefined);
-  for (let i = 0; i + 1 < pts.length; i++) {
-    const a = pts[i]![side]!.wallMs;
-    const b = pts[i + 1]![side]!.wallMs;
-    if (b > a * KNEE_GAIN) return { pool: pts[i]!.pool, wall: a, next: pts[i + 1]!.pool, nextWall: b };
-  }
-  return undefined;
+/** A step of the sweep in words: "4 workers (4× as many): wall time 1.2× longer (…)". */
+function stepWords(from: SweepPoint, to: SweepPoint, d: ClaimDecision): string {
+  const factor = to.pool / from.pool;
+  const times = Number.isInteger(factor) ? `${factor}×` : `${factor.toFixed(1)}×`;
+  return `${to.pool} workers (${times} as many): ${directionText(d, {
+    above: (x) => `wall time ${x} longer`,
+    below: (x) => `wall time ${x} shorter`,
+    same: 'the same wall time',
+    undecided: 'undecided',
+  })}`;
 }
 
-/** What the step after the knee did: "4× the workers gave 3% less wall time" or "… 21% more". */
-function kneeStep(k: NonNullable<ReturnType<typeof knee>>): string {
-  const factor = k.next / k.pool;
-  const times = Number.isInteger(factor) ? `${factor}×` : `${factor.toFixed(1)}×`;
-  const change = Math.round((k.nextWall / k.wall - 1) * 100);
-  return `${k.next} workers (${times} as many) gave ${change > 0 ? `${change}% more wall time` : change < 0 ? `${-change}% less wall time, under ${Math.round((1 - KNEE_GAIN) * 100)}%` : 'the same wall time'}`;
+/**
+ * The sweep for one target in words, every step decided by compare's rule over its bursts
+ * ({@link sweepStep}): how far more workers gained, where a decided step stopped gaining and why, or
+ * that the runs do not decide. A point without runs decides nothing.
+ */
+function sweepSide(full: SweepPoint[], side: 'http' | 'https', o: TilesOptions): string {
+  const name = side === 'http' ? 'HTTP/1.1' : 'h2';
+  const last = full.at(-1)!;
+  const steps = full.slice(1).map((to, i) => ({ from: full[i]!, to, d: sweepStep(full[i]!, to, side) }));
+  if (steps.some((x) => !x.d)) return `${name}, each pool size: ${NO_RUNS}.`;
+  const stop = steps.find((x) => direction(x.d!) !== 'below');
+  if (!stop) {
+    const l = steps.at(-1)!;
+    return `${name} kept gaining up to ${last.pool} workers, every step decided by the runs (${stepWords(l.from, l.to, l.d!)}).`;
+  }
+  const { from, to, d } = stop;
+  if (direction(d!) === 'undecided')
+    return `Whether ${name} gained beyond ${counted(from.pool, 'worker')} the runs do not decide (${stepWords(from, to, d!)}).`;
+  const rk = from.serviceMs[side];
+  const rl = last.serviceMs[side];
+  const rise = from === last ? undefined : sweepStep(from, last, side, 'serviceRuns');
+  const atLast = last[side]!;
+  const cores = o.render === 'cpu' ? o.renderCores : undefined;
+  const why =
+    cores !== undefined &&
+    from.pool >= cores &&
+    rk !== undefined &&
+    rl !== undefined &&
+    rise &&
+    direction(rise) === 'above'
+      ? `tiles burn CPU on ${cores} core(s), and more busy workers only share them: a tile's render time rose from ${Math.round(rk)} ms at ${counted(from.pool, 'worker')} to ${Math.round(rl)} ms at ${last.pool}, decided by the runs`
+      : atLast.peakInFlight.median < last.pool && atLast.stalledP50Ms > (atLast.serverPoolQueueP50Ms ?? 0)
+        ? `the queue sat in the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool at ${last.pool} workers): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
+        : `the measurements here do not say which limit it met (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms, pool queue p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers)`;
+  return `${name} stopped gaining at ${counted(from.pool, 'worker')} (${Math.round(from[side]!.wallMs)} ms; ${stepWords(from, to, d!)}): ${why}.`;
 }
 
 export function explainSweep(env: string, points: SweepPoint[], o: TilesOptions): string | undefined {
@@ -175,30 +218,9 @@ export function explainSweep(env: string, points: SweepPoint[], o: TilesOptions)
   if (full.length < 2) return undefined;
   const first = full[0]!;
   const last = full.at(-1)!;
-  const parts = [
+  return [
     `On ${env}, from ${first.pool} to ${last.pool} workers the ${BURST}-tile burst went from ${Math.round(first.http!.wallMs)} to ${Math.round(last.http!.wallMs)} ms over HTTP/1.1 and from ${Math.round(first.https!.wallMs)} to ${Math.round(last.https!.wallMs)} ms over h2 (clean bursts only).`,
-  ];
-  for (const side of ['http', 'https'] as const) {
-    const name = side === 'http' ? 'HTTP/1.1' : 'h2';
-    const k = knee(full, side);
-    const atLast = last[side]!;
-    if (!k) {
-      parts.push(`${name} kept gaining up to ${last.pool} workers.`);
-      continue;
-    }
-    const pk = full.find((p) => p.pool === k.pool)!;
-    const rk = pk.serviceMs[side];
-    const rl = last.serviceMs[side];
-    const cores = o.render === 'cpu' ? o.renderCores : undefined;
-    const why =
-      cores !== undefined && k.pool >= cores && rk !== undefined && rl !== undefined && rl > rk * 1.25
-        ? `tiles burn CPU on ${cores} core(s), and more busy workers only share them: a tile's render time rose from ${Math.round(rk)} ms at ${counted(k.pool, 'worker')} to ${Math.round(rl)} ms at ${last.pool}`
-        : atLast.peakInFlight.median < last.pool && atLast.stalledP50Ms > (atLast.serverPoolQueueP50Ms ?? 0)
-          ? `the queue sat in the browser (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms against ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms in the pool at ${last.pool} workers): with ${atLast.peakInFlight.median} requests in flight, workers beyond ${atLast.peakInFlight.median} sit idle`
-          : `the measurements here do not say which limit it met (stalled p50 ${Math.round(atLast.stalledP50Ms)} ms, pool queue p50 ${Math.round(atLast.serverPoolQueueP50Ms ?? 0)} ms at ${last.pool} workers)`;
-    parts.push(
-      `${name} stopped gaining at ${counted(k.pool, 'worker')} (${Math.round(k.wall)} ms; ${kneeStep(k)}): ${why}.`,
-    );
-  }
-  return parts.join(' ');
+    sweepSide(full, 'http', o),
+    sweepSide(full, 'https', o),
+  ].join(' ');
 }

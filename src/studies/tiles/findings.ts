@@ -1,11 +1,24 @@
-import type { BurstSummary, CancelSummary, StudyFinding } from '../../model/index.ts';
-import { direction, NO_RUNS, wouldTell } from '../claims.ts';
+import type {
+  BrowserResult,
+  BurstSummary,
+  CancelRun,
+  CancelSummary,
+  StudyFinding,
+} from '../../model/index.ts';
+import { type ClaimDecision, direction, directionText, NO_RUNS, wouldTell } from '../claims.ts';
 import { Evidence, makeFinding, notMeasured } from '../findings.ts';
 import { TILES_MODEL as MODEL, TILES_REPORT_CORES as REPORT_CORES } from './descriptor.ts';
-import { comparableLegs } from './explain.ts';
+import { comparableLegs, ignoreCostWords } from './explain.ts';
 import { BURST, REPORT_BURST, REPORT_CANCEL, type TilesOptions } from './options.ts';
 import { floorMs, meanTileMs, rendering, targetLabel } from './plan.ts';
-import { burstDecision, type CleanBursts, reachedPerRun, type SweepPoint } from './tables.ts';
+import {
+  burstDecision,
+  type CleanBursts,
+  cancelDecision,
+  reachedPerRun,
+  type SweepPoint,
+  sweepStep,
+} from './tables.ts';
 
 // --- row by row against the report ----------------------------------------------------------
 
@@ -13,11 +26,12 @@ import { burstDecision, type CleanBursts, reachedPerRun, type SweepPoint } from 
 export function tilesFindings(
   env: string,
   clean: CleanBursts | undefined,
-  cs: readonly CancelSummary[],
+  b: Pick<BrowserResult, 'cancel' | 'cancelSummaries'> | undefined,
   points: SweepPoint[] | undefined,
   o: TilesOptions,
   elsewhere: Readonly<Record<string, CleanBursts>> = {},
 ): StudyFinding[] {
+  const cs = b?.cancelSummaries ?? [];
   const byTarget = (c: CleanBursts | undefined) => new Map((c?.summaries ?? []).map((s) => [s.target, s]));
   const by = byTarget(clean);
   const others = Object.entries(elsewhere)
@@ -29,9 +43,19 @@ export function tilesFindings(
     ...cancelAbortRow(env, cs),
     ...cancelRows(env, cs),
     ...cancelLoadRow(env, cs),
-    ...cancelIgnoreRow(env, cs),
+    ...cancelIgnoreRow(env, cs, b?.cancel ?? []),
     ...poolSizeRow(env, points, o),
   ];
+}
+
+/** A decision's outcome, ratio, interval and size as evidence: the figures its words print. */
+function recordDecision(ev: Evidence, key: string, d: ClaimDecision): void {
+  ev.set('outcome', d.outcome);
+  ev.set(`${key}Ratio`, d.interval.ratio);
+  ev.set(`${key}RatioLo`, d.interval.lo);
+  ev.set(`${key}RatioHi`, d.interval.hi);
+  // directionText's size: the ratio, or its inverse below 1, one decimal.
+  ev.set(`${key}Size`, d.interval.ratio >= 1 ? d.interval.ratio : 1 / d.interval.ratio);
 }
 
 /** The clean bursts' summaries by target. */
@@ -297,8 +321,15 @@ function cancelLoadRow(env: string, cs: readonly CancelSummary[]): StudyFinding[
   ];
 }
 
-/** HTTP/2 with a server that ignores cancellation, against one that honours it. */
-function cancelIgnoreRow(env: string, cs: readonly CancelSummary[]): StudyFinding[] {
+/**
+ * HTTP/2 with a server that ignores cancellation, against one that honours it: the wanted tile's
+ * extra over the idle baseline as figures, which way it went decided over the legs' runs.
+ */
+function cancelIgnoreRow(
+  env: string,
+  cs: readonly CancelSummary[],
+  runs: readonly CancelRun[],
+): StudyFinding[] {
   const out: StudyFinding[] = [];
   const get = (t: string, m: string) => cancelSummaryOf(cs, t, m);
   const honour = get('https', 'honour');
@@ -308,8 +339,11 @@ function cancelIgnoreRow(env: string, cs: readonly CancelSummary[]): StudyFindin
     const comparable = comparableLegs(honour, ignore);
     const xh = honour.wantedMs - honour.baselineMs;
     const xi = ignore.wantedMs - ignore.baselineMs;
-    const worse = xi > xh + Math.max(10, 0.2 * honour.baselineMs);
+    const d = cancelDecision(runs);
+    if (d) recordDecision(ev, 'wanted', d);
+    const side = d ? direction(d) : 'undecided';
     const perRun = `${ev.n('honourReachedPerRun', reachedPerRun(honour) ?? Number.NaN)} abandoned tiles a run reached the honouring server, ${ev.n('ignoreReachedPerRun', reachedPerRun(ignore) ?? Number.NaN)} the ignoring one`;
+    const decided = comparable && d && side !== 'undecided';
     out.push(
       makeFinding({
         id: 'cancel-ignore',
@@ -317,16 +351,20 @@ function cancelIgnoreRow(env: string, cs: readonly CancelSummary[]): StudyFindin
         row: 'HTTP/2: “fine only because the handler honours the request’s cancellation”',
         report: 'not measured with a server that ignores cancellation',
         measured: comparable
-          ? `extra over the idle baseline ${ev.ms('honourExtraMs', xh)} honouring against ${ev.ms('ignoreExtraMs', xi)} ignoring; ${perRun}`
+          ? `extra over the idle baseline ${ev.ms('honourExtraMs', xh)} honouring against ${ev.ms('ignoreExtraMs', xi)} ignoring; ${perRun}; the wanted tile: ${ignoreCostWords(runs)}`
           : `not comparable: ${perRun}`,
-        verdict: comparable ? (worse ? 'agrees' : 'differs') : 'not-measured',
+        verdict: decided ? (side === 'above' ? 'agrees' : 'differs') : 'not-measured',
         explain: () =>
-          comparable
-            ? worse
+          decided
+            ? side === 'above'
               ? `Ignoring cancellation left ${ev.n('unwanted', ignore.server?.jobs.unwanted ?? 0)} tiles rendering for nobody ahead of the wanted tile, which cost it ${ev.ms('costMs', xi - xh)}`
-              : `With ${ev.n('unwanted', ignore.server?.jobs.unwanted ?? 0)} tiles rendered for nobody the wanted tile was not measurably later here: the abandoned work had drained or ran beside it on free workers`
+              : `With ${ev.n('unwanted', ignore.server?.jobs.unwanted ?? 0)} tiles rendered for nobody the wanted tile was not later by the runs: the abandoned work had drained or ran beside it on free workers`
             : undefined,
-        unexplained: `the two legs did not abandon comparable work (${perRun}), so this run cannot say what ignoring cancellation costs`,
+        unexplained: comparable
+          ? d
+            ? `the runs do not decide whether ignoring cancellation made the wanted tile later (${wouldTell(d, ev)})`
+            : `the legs have no runs to decide from (${NO_RUNS})`
+          : `the two legs did not abandon comparable work (${perRun}), so this run cannot say what ignoring cancellation costs`,
         ev,
       }),
     );
@@ -334,7 +372,10 @@ function cancelIgnoreRow(env: string, cs: readonly CancelSummary[]): StudyFindin
   return out;
 }
 
-/** The question the report left open: does a pool larger than the core count help? */
+/**
+ * The question the report left open: does a pool larger than the core count help? Decided over the
+ * h2 bursts at the two pool sizes ({@link sweepStep}); a sweep saved without its runs decides nothing.
+ */
 function poolSizeRow(env: string, points: SweepPoint[] | undefined, o: TilesOptions): StudyFinding[] {
   const out: StudyFinding[] = [];
   const full = (points ?? []).filter((p) => p.https);
@@ -344,19 +385,31 @@ function poolSizeRow(env: string, points: SweepPoint[] | undefined, o: TilesOpti
     const base = full.find((p) => cores !== undefined && p.pool >= cores) ?? full[0]!;
     const last = full.at(-1)!;
     const gain = last.https!.wallMs / base.https!.wallMs;
-    const helps = gain < 0.9;
+    const d = base === last ? undefined : sweepStep(base, last, 'https');
+    if (d) recordDecision(ev, 'wall', d);
+    const side = d ? direction(d) : 'undecided';
+    const helps = side === 'below';
+    const decided = cores !== undefined && side !== 'undecided';
     const rb = base.serviceMs.https;
     const rl = last.serviceMs.https;
+    const runsWords = d
+      ? directionText(d, {
+          above: (x) => `the wall ${x} longer by the runs`,
+          below: (x) => `the wall ${x} shorter by the runs`,
+          same: 'the same wall by the runs',
+          undecided: 'undecided by the runs',
+        })
+      : NO_RUNS;
     out.push(
       makeFinding({
         id: 'pool-size',
         section: `sweep-${env}`,
         row: 'Left open: does a pool larger than the core count help? (“a tile is single-threaded CPU, raising it would just move the queue”)',
         report: `not measured; the pool stayed at ${ev.n('reportPool', MODEL.poolSize)} on ${ev.n('reportCores', REPORT_CORES)} cores`,
-        measured: `h2 wall ${ev.ms('baseWallMs', base.https!.wallMs)} at ${ev.n('basePool', base.pool)} worker(s), ${ev.ms('lastWallMs', last.https!.wallMs)} at ${ev.n('lastPool', last.pool)} (${ev.change('gain', last.https!.wallMs, base.https!.wallMs)})`,
-        verdict: cores === undefined ? 'not-measured' : helps ? 'differs' : 'agrees',
+        measured: `h2 wall ${ev.ms('baseWallMs', base.https!.wallMs)} at ${ev.n('basePool', base.pool)} worker(s), ${ev.ms('lastWallMs', last.https!.wallMs)} at ${ev.n('lastPool', last.pool)} (${ev.change('gain', last.https!.wallMs, base.https!.wallMs)}): ${runsWords}`,
+        verdict: decided ? (helps ? 'differs' : 'agrees') : 'not-measured',
         explain: () => {
-          if (cores === undefined) return undefined;
+          if (!decided) return undefined;
           const render =
             rb !== undefined && rl !== undefined
               ? `a tile's render time went from ${ev.ms('baseRenderMs', rb)} to ${ev.ms('lastRenderMs', rl)}`
@@ -364,10 +417,14 @@ function poolSizeRow(env: string, points: SweepPoint[] | undefined, o: TilesOpti
           const used = (p: SweepPoint) => (BURST * meanTileMs(o)) / p.https!.wallMs;
           return helps
             ? `A larger pool helped although tiles burn CPU on ${ev.n('renderCores', cores)} core(s) (${render}): the burst's rendering got ${ev.x('baseCoresUsed', used(base))} of a core at ${ev.n('basePool', base.pool)} worker(s) and ${ev.x('lastCoresUsed', used(last))} at ${ev.n('lastPool', last.pool)} — the render core(s) were shared with other processes, and the kernel shares a core per thread, so more render threads took a larger share of it; this run cannot show the pool on cores the server has to itself`
-            : `No: with tiles burning CPU on ${ev.n('renderCores', cores)} core(s), workers beyond the cores only share them — ${render} while the burst's wall ${gain - 1 <= 0.1 ? `stayed within ${ev.pct('tolerance', 0.1)}` : `grew by ${ev.pct('growth', gain - 1)}`}`;
+            : `No: with tiles burning CPU on ${ev.n('renderCores', cores)} core(s), workers beyond the cores only share them — ${render} while the burst's wall ${side === 'same' ? 'stayed the same by the runs' : `grew by ${ev.pct('growth', gain - 1)}, decided by the runs`}`;
         },
         unexplained:
-          'the pool rendered on a timer (--render sleep), whose workers cost no CPU, so more workers always help; rerun with --render cpu',
+          cores === undefined
+            ? 'the pool rendered on a timer (--render sleep), whose workers cost no CPU, so more workers always help; rerun with --render cpu'
+            : d
+              ? `the runs do not decide whether the larger pool changed the wall (${wouldTell(d, ev)})`
+              : 'the sweep kept one figure a pool size, so whether the larger pool helped is not decided',
         ev,
       }),
     );

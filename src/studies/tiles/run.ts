@@ -131,6 +131,7 @@ async function sweepBursts(
   const all: BurstRun[] = [];
   const excluded: SweepPoint['excluded'] = {};
   const service: Record<string, number[]> = {};
+  const walls: Record<string, number[]> = {};
   const targets = targetsOf(f);
   const pages = await Promise.all(targets.map((t) => CollectedPage.open(chromium.context, t.origin)));
   const burst = (j: number, count: number, index: number) =>
@@ -160,6 +161,7 @@ async function sweepBursts(
         if (failed.length > 0) exclude(excluded, id, failed);
         if (failedBurst(run)) continue;
         all.push(run);
+        walls[id] = [...(walls[id] ?? []), run.stats.wallMs];
         const view = after ? serverViewOf(after) : undefined;
         if (view?.poolServiceMs) service[id] = [...(service[id] ?? []), view.poolServiceMs.mean];
       }
@@ -172,6 +174,8 @@ async function sweepBursts(
     ...(has('https') ? { https: summarizeBurst('https', all) } : {}),
     excluded,
     serviceMs: Object.fromEntries(Object.entries(service).map(([k, v]) => [k, medNearestRank(v)])),
+    walls,
+    serviceRuns: service,
   };
 }
 
@@ -235,11 +239,17 @@ function rederiveTiles(r: StudyResult): Rederived | undefined {
   const envs = Object.keys(burst);
   const env = envs.includes('loopback') ? 'loopback' : envs[0]!;
   return {
-    findings: tilesFindings(env, clean[env], burst[env]!.cancelSummaries ?? [], sweep[env], o, clean),
+    findings: tilesFindings(env, clean[env], burst[env], sweep[env], o, clean),
     explanation: r.explanation.map((p) => {
       const id = Object.keys(sweep).find((x) => p.startsWith(`On ${x}, from `));
       const b = envs.find((x) => p.startsWith(`On ${x}, over http://`) || p.startsWith(`On ${x} the burst`));
-      return (id && explainSweep(id, sweep[id]!, o)) || (b && explainBurst(b, clean[b]!, o)) || p;
+      const c = envs.find((x) => p.startsWith(`On ${x}, abandoning `));
+      return (
+        (id && explainSweep(id, sweep[id]!, o)) ||
+        (b && explainBurst(b, clean[b]!, o)) ||
+        (c && explainCancel(c, burst[c]!)) ||
+        p
+      );
     }),
   };
 }
@@ -382,7 +392,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
       const b = burstData[id];
       if (b) {
         ctx.explain(explainBurst(id, cleanData[id]!, o));
-        const c = explainCancel(id, b.cancelSummaries);
+        const c = explainCancel(id, b);
         if (c) ctx.explain(c);
       }
       const m = mapData[id] && explainMap(id, mapData[id]);
@@ -392,14 +402,7 @@ async function runTiles(ctx: StudyContext, o: TilesOptions): Promise<void> {
     }
     // The report measured on loopback: its rows are answered by this run's loopback numbers.
     const env = envs.includes('loopback') ? 'loopback' : envs[0]!;
-    for (const f of tilesFindings(
-      env,
-      cleanData[env],
-      burstData[env]?.cancelSummaries ?? [],
-      sweepData[env],
-      o,
-      cleanData,
-    ))
+    for (const f of tilesFindings(env, cleanData[env], burstData[env], sweepData[env], o, cleanData))
       ctx.finding(f);
   }
 }

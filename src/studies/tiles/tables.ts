@@ -5,6 +5,7 @@ import type {
   BrowserResult,
   BurstRun,
   BurstSummary,
+  CancelRun,
   CancelSummary,
   MapSession,
   StudySection,
@@ -131,6 +132,19 @@ export function burstSection(
       },
     },
   };
+}
+
+/**
+ * The wanted tile's time over h2 after abandoning tiles to a server that ignores cancellation, against
+ * one that honours it (above 1: ignoring made it later), decided by compare's rule over the legs'
+ * runs. Undefined when either leg has none.
+ */
+export function cancelDecision(runs: readonly CancelRun[], target = 'https'): ClaimDecision | undefined {
+  const of = (m: string) =>
+    runs.filter((c) => c.target === target && c.serverMode === m).map((c) => c.wantedMs);
+  const a = of('ignore');
+  const b = of('honour');
+  return a.length && b.length ? decideRuns(a, b, { higherIsBetter: false }) : undefined;
 }
 
 /** Reached tiles per run: the comparable amount of abandoned work a leg delivered to the server. */
@@ -275,6 +289,29 @@ export interface SweepPoint {
   excluded: Record<string, Excluded>;
   /** Median over the clean bursts of the pool's mean service time a tile (wall ms), by target. */
   serviceMs: Record<string, number>;
+  /**
+   * Each kept clean burst's wall time (ms) and the pool's mean service time a tile around it, by
+   * target: the runs a step of the sweep is decided over. A run saved without them has one figure a
+   * pool size.
+   */
+  walls?: Record<string, number[]>;
+  serviceRuns?: Record<string, number[]>;
+}
+
+/**
+ * One step of the sweep for a target, `to`'s against `from`'s (below 1: less wall time at `to`),
+ * decided by compare's rule over their runs of `what` (the burst's wall, or the pool's render time a
+ * tile). Undefined when either point has no runs of it.
+ */
+export function sweepStep(
+  from: SweepPoint,
+  to: SweepPoint,
+  target: string,
+  what: 'walls' | 'serviceRuns' = 'walls',
+): ClaimDecision | undefined {
+  const a = to[what]?.[target] ?? [];
+  const b = from[what]?.[target] ?? [];
+  return a.length && b.length ? decideRuns(a, b, { higherIsBetter: false }) : undefined;
 }
 
 function excludedCount(p: SweepPoint): number {

@@ -5,7 +5,7 @@ import { direction, directionProblem } from '../claims.ts';
 import { evidenceNumber } from '../findings.ts';
 import { failedBurst } from './options.ts';
 import { targetLabel } from './plan.ts';
-import { burstDecision, cleanBursts, type SweepPoint } from './tables.ts';
+import { burstDecision, cleanBursts, type SweepPoint, sweepStep } from './tables.ts';
 
 /**
  * The contradictions a referee would look for, read from the result's own tables and data: a burst
@@ -21,6 +21,7 @@ export function verifyTiles(r: StudyResult): string[] {
     const pools = points.map((x) => x.pool);
     if (p && /a doubling/.test(p) && pools.some((x, k) => k > 0 && x !== 2 * pools[k - 1]!))
       problems.push(`sweep ${id}: "a doubling" on a grid of ${pools.join(', ')} workers`);
+    if (p) problems.push(...sweepWordsProblems(id, p, points));
   }
   const f = (id: string) => r.findings.find((x) => x.id === id);
   const burst = (r.data.burst ?? {}) as Record<string, BrowserResult>;
@@ -135,12 +136,54 @@ export function verifyTiles(r: StudyResult): string[] {
   if (pool && pool.verdict !== 'not-measured') {
     const g = evidenceNumber(pool, 'gain');
     if (g === undefined) problems.push('pool-size: no gain recorded');
-    else if ((pool.verdict === 'agrees') !== g > -0.1)
-      problems.push(`pool-size: verdict ${pool.verdict} with a change of ${Math.round(g * 100)}%`);
+    const points = (r.data.sweep as Record<string, SweepPoint[]> | undefined)?.[
+      pool.section?.replace(/^sweep-/, '') ?? ''
+    ];
+    const at = (k: string) => points?.find((x) => x.pool === evidenceNumber(pool, k));
+    const base = at('basePool');
+    const last = at('lastPool');
+    const d = base && last ? sweepStep(base, last, 'https') : undefined;
+    const side = d ? direction(d) : 'undecided';
+    if (side === 'undecided')
+      problems.push(`pool-size: verdict ${pool.verdict} where the runs decide no direction`);
+    else if ((pool.verdict === 'differs') !== (side === 'below'))
+      problems.push(`pool-size: verdict ${pool.verdict}, the runs decided ${side}`);
     if (g !== undefined && /stayed within/.test(pool.explanation) && Math.abs(g) > 0.1)
       problems.push(`pool-size: the wall 'stayed within' 10% but changed by ${Math.round(g * 100)}%`);
     if (r.data.model && (r.data.model as { render?: string }).render !== 'cpu')
       problems.push('pool-size: answered from a pool that does not burn CPU');
   }
   return problems;
+}
+
+/**
+ * A sweep paragraph's "kept gaining" or "stopped gaining" for a target against compare's decision
+ * over each step's bursts: none where a step has no runs, "kept" only where every step decided less
+ * wall time.
+ */
+function sweepWordsProblems(env: string, p: string, points: SweepPoint[]): string[] {
+  const out: string[] = [];
+  const full = points.filter((x) => x.http && x.https);
+  for (const [side, name] of [
+    ['http', 'HTTP/1.1'],
+    ['https', 'h2'],
+  ] as const) {
+    const said = p.includes(`${name} kept gaining`)
+      ? 'kept'
+      : p.includes(`${name} stopped gaining`)
+        ? 'stopped'
+        : undefined;
+    if (!said) continue;
+    const steps = full.slice(1).map((to, i) => ({ to, d: sweepStep(full[i]!, to, side) }));
+    if (steps.some((x) => !x.d)) {
+      out.push(`sweep ${env}: "${name} ${said} gaining" from one figure a pool size`);
+      continue;
+    }
+    const off = steps.find((x) => direction(x.d!) !== 'below');
+    if (said === 'kept' && off)
+      out.push(
+        `sweep ${env}: "${name} kept gaining", the runs decided ${direction(off.d!)} at ${off.to.pool} workers`,
+      );
+  }
+  return out;
 }
