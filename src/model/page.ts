@@ -259,7 +259,24 @@ export function pageResultJsonSchema(): Record<string, unknown> {
   return publishedJsonSchema('h2lab page result', pageResultSchema);
 }
 
-/** Checks that a value read from JSON is a page result of this version; throws a ZodError if not. */
+/**
+ * Checks that a value read from JSON is a page result of this version, or of version 2 upgraded
+ * (its `placement` `loopback` read as `'in-process'`, `namespace` as `{ link }`, what version 2
+ * wrote for each); throws a ZodError if not.
+ */
 export function parsePageResult(value: unknown): PageResult {
-  return pageResultSchema.parse(value);
+  return pageResultSchema.parse(upgradeFromVersion2(value));
+}
+
+function upgradeFromVersion2(value: unknown): unknown {
+  const v = value as {
+    version?: unknown;
+    link?: { profile?: unknown };
+    replayServer?: { placement?: unknown };
+  };
+  if (typeof value !== 'object' || value === null || v.version !== 2 || !v.replayServer) return value;
+  const old = v.replayServer.placement;
+  const profile = typeof v.link?.profile === 'string' ? v.link.profile : 'link';
+  const placement = old === 'loopback' ? 'in-process' : old === 'namespace' ? { link: profile } : old;
+  return { ...v, version: PAGE_RESULT_VERSION, replayServer: { ...v.replayServer, placement } };
 }

@@ -90,6 +90,13 @@ test('replay on loopback: h1 and h2 reproduce the recorded request graph (URLs, 
     ),
   );
   assert.equal(r.error, undefined, JSON.stringify(r.error));
+  // A result saved by version 2 (its placement a word) still reads, as the placement it meant.
+  const v2 = { ...r, version: 2, replayServer: { ...r.replayServer, placement: 'loopback' } };
+  assert.equal(parsePageResult(JSON.parse(JSON.stringify(v2))).replayServer.placement, 'in-process');
+  const v2link = { ...v2, replayServer: { ...r.replayServer, placement: 'namespace' } };
+  assert.deepEqual(parsePageResult(JSON.parse(JSON.stringify(v2link))).replayServer.placement, {
+    link: 'link',
+  });
   assert.deepEqual(
     r.misses.filter((m) => !m.endsWith('/favicon.ico')),
     [],
