@@ -252,6 +252,22 @@ function graphRepresentativeLoads(out: PageResult, ports: ReadonlyMap<ReplayProt
   }
 }
 
+/** Refuses an `--h2-origins` host the HAR does not have, naming the ones it does. */
+function checkH2Origins(
+  h2Origins: readonly string[] | undefined,
+  har: string,
+  hosts: readonly string[],
+): void {
+  for (const h of h2Origins ?? []) {
+    if (!hosts.includes(h))
+      throw new H2labError(
+        'H2LAB_ERR_INVALID_OPTION',
+        `--h2-origins ${h} is not an origin of ${har}: name hostnames it has (${hosts.slice(0, 6).join(', ')}${hosts.length > 6 ? ', …' : ''})`,
+        { option: '--h2-origins', value: h },
+      );
+  }
+}
+
 /**
  * Replays a HAR under each protocol setting and explains the difference.
  *
@@ -269,14 +285,7 @@ export async function replayPage(
   };
   const site: ReplaySite = readHar(opts.har, limits);
   const hosts = [...site.origins.keys()];
-  for (const h of opts.h2Origins ?? []) {
-    if (!site.origins.has(h))
-      throw new H2labError(
-        'H2LAB_ERR_INVALID_OPTION',
-        `--h2-origins ${h} is not an origin of ${opts.har}: name hostnames it has (${hosts.slice(0, 6).join(', ')}${hosts.length > 6 ? ', …' : ''})`,
-        { option: '--h2-origins', value: h },
-      );
-  }
+  checkH2Origins(opts.h2Origins, opts.har, hosts);
   const startedAt = new Date().toISOString();
   const load1 = loadavg().map((v) => Math.round(v * 100) / 100);
   const cleanups: Array<() => Promise<void>> = [];
