@@ -6,6 +6,7 @@
  */
 import { formatMs } from '../core/index.ts';
 import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
+import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
 import { loadHtmlAssets } from './assets.ts';
 import { capturedRunOf, SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
 import { escapeHtml, scriptJson } from './html.ts';
@@ -319,6 +320,12 @@ table.findings-table{margin:6px 0 10px;font-size:13px}table.findings-table th{te
 table.findings-table td.v{font-size:12px;font-weight:600;text-transform:uppercase;color:#555}
 tr.agrees td.v{color:#1a7f37}tr.differs td.v{color:#b35c00}`;
 
+/** The strategies a study's graphs show: one HTTP/2 session, then the HTTP/1.1 baseline (the registry's). */
+function studyGraphStrategies(): string[] {
+  const h2 = multiplexedStrategy('one');
+  return [...(h2 ? [h2.name] : []), baselineStrategy().name];
+}
+
 /**
  * The time-sequence graphs of a study whose comparisons ran with `--capture`: per comparison and
  * link, the h2 and h1 cell of the highest concurrency that has a captured run, its representative
@@ -327,7 +334,7 @@ tr.agrees td.v{color:#1a7f37}tr.differs td.v{color:#b35c00}`;
 function studySequences(r: StudyResult) {
   const captures = r.compares.flatMap(({ id, result }) =>
     result.axes.net.flatMap((net) =>
-      (['h2', 'h1'] as const).flatMap((p) => {
+      studyGraphStrategies().flatMap((p) => {
         const cell = result.cells
           .filter((c) => c.net === net && c.protocol === p && capturedRunOf(c))
           .sort((a, b) => b.concurrency - a.concurrency)[0];
