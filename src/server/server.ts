@@ -267,10 +267,24 @@ function createH1(core: ServerCore): HttpServer {
   return h1;
 }
 
+/**
+ * Node's per-session memory cap (`maxSessionMemory`, in units of 10^6 bytes) sized from the receive
+ * windows this server advertises. Node counts the request bodies it holds for streams whose readers
+ * are paused against the cap, and a session over it stops reading its socket without resuming: with
+ * Node's 10 MB default beside a 15 MiB connection window, an echo of 32 uploads of 1 MiB on one
+ * session stopped after 10 responses and never moved again (docs/reliability.md, "Session memory
+ * and receive windows"). Twice the connection window plus Node's 10 MB keeps the bodies the windows
+ * allow inside the cap; the windows stay the bound a peer can push.
+ */
+function sessionMemoryMB(opts: Pick<ServerOptions, 'connectionWindowSizeBytes'>): number {
+  return 10 + Math.ceil((2 * opts.connectionWindowSizeBytes) / 1e6);
+}
+
 /** The HTTP/2 server: its sessions adopted by the guard, its streams routed through it. */
 function createH2(core: ServerCore): Http2Server {
   const { opts, guard } = core;
   const h2: Http2Server = createH2Server({
+    maxSessionMemory: sessionMemoryMB(opts),
     // Node advertises no limits by default (server-notes): say them in the first SETTINGS frame.
     settings: {
       maxConcurrentStreams: opts.maxConcurrentStreams,
