@@ -319,8 +319,37 @@ const burstFailures: RunNote = (r) => {
   return `${b.failed} of ${b.requests * b.bursts} requests of the burst${b.bursts > 1 ? 's' : ''} failed (see counts.byFailure): the completion time still ends at the last response or failure`;
 };
 
+/**
+ * Share of a sending connection's busy time the peer's TCP receive window held it
+ * (`tcpi_rwnd_limited` over `tcpi_busy_time`) from which timeouts are put down to a server that
+ * stopped reading: a receiver that reads keeps its window open, so a sender held most of its busy
+ * time had bytes the receiver's socket no longer took in.
+ */
+const STOPPED_READING_SHARE = 0.5;
+
+/**
+ * Requests that timed out while the server's TCP receive window held h2lab's connections: the
+ * server stopped reading its sockets, so what the client sent (request bodies) waited unsent. A
+ * Node.js HTTP/2 server whose session memory is below the windows it advertises does this
+ * (docs/reliability.md, "Session memory and receive windows").
+ */
+const serverStoppedReading: RunNote = (r) => {
+  const timeouts = r.counts.byFailure.timeout ?? 0;
+  if (timeouts === 0) return undefined;
+  const held = (r.connections.tcp?.client?.perConnection ?? []).filter(
+    (c) =>
+      c.busyMs !== undefined && c.busyMs > 0 && (c.rwndLimitedMs ?? 0) / c.busyMs >= STOPPED_READING_SHARE,
+  );
+  if (held.length === 0) return undefined;
+  const limited = held.reduce((n, c) => n + (c.rwndLimitedMs ?? 0), 0);
+  const busy = held.reduce((n, c) => n + (c.busyMs ?? 0), 0);
+  const all = r.connections.tcp?.client?.perConnection.length ?? held.length;
+  const ms = (x: number) => `${Math.round(x).toLocaleString('en-US')} ms`;
+  return `${timeouts} request(s) timed out while the server's TCP receive window held ${held.length} of ${all} connection(s) for ${((limited / busy) * 100).toFixed(0)}% of their busy time (${ms(limited)} of ${ms(busy)}): the server stopped reading its socket, so what the client sent waited unsent`;
+};
+
 /** The run's notes, in the order they are printed (after the client's). */
-const RUN_NOTES: readonly RunNote[] = [streamWaits, retries, late, burstFailures];
+const RUN_NOTES: readonly RunNote[] = [streamWaits, retries, late, burstFailures, serverStoppedReading];
 
 /** H2LAB_ERR_ERROR_RATE when more failed than `--max-error-rate` allows, or nothing succeeded. */
 function errorRate(r: RunResult, o: ResolvedLoadOptions): RunResult['error'] {
