@@ -33,7 +33,8 @@ function flowRow(r: RunResult): string | undefined {
   const f = r.flowControl;
   if (!f) return r.transport.client === 'node' ? 'not measured (node:http2 client)' : undefined;
   const stalls = f.connectionStalls + f.streamStalls;
-  if (stalls === 0) return `no stalls (${f.sessions} session${f.sessions === 1 ? '' : 's'})`;
+  if (stalls === 0)
+    return `no stalls of the client's receive windows (${f.sessions} session${f.sessions === 1 ? '' : 's'})`;
   return `stalled ${formatMs(f.stalledMs)} in ${stalls} episodes (connection ${f.connectionStalls}: ${formatMs(f.connectionStalledMs)}, streams ${f.streamStalls}: ${formatMs(f.streamStalledMs)}), ${formatBytes(f.bytesAfterStall)} waited`;
 }
 
