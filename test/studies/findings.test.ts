@@ -678,3 +678,21 @@ describe('--quick runs say what they cannot decide', () => {
     }
   });
 });
+
+describe("echo: the client-queue sentence follows compare's latency decision", () => {
+  test('an undecided latency is not "did not turn that queue into lower latency"', () => {
+    const queue = (r: StudyResult) =>
+      today(r).explanation.flatMap((p) =>
+        [...p.matchAll(/HTTP\/1\.1 had \d+ connections for [^;:]*[;,:][^.]*\./g)].map((m) => m[0]),
+      );
+    // --quick keeps 2 runs a side: the rank test decides nothing, and the words say so.
+    const quick = queue(load('echo'));
+    assert.ok(quick.length > 0);
+    for (const s of quick) {
+      assert.match(s, /the runs do not decide/);
+      assert.doesNotMatch(s, /did not turn that queue/);
+    }
+    // The full run decided 1 MiB's latency higher over HTTP/2: there the streams did not help.
+    assert.ok(queue(load('echo', true)).some((s) => /the runs decided HTTP\/2's latency higher/.test(s)));
+  });
+});

@@ -57,13 +57,15 @@ export function explainBody(
   if (q !== undefined && mean !== undefined) {
     // The client queue is a mean wait: set against the mean latency, not the median.
     const queued = `HTTP/1.1 had ${h1conns} connections for ${top} requests in flight and its requests waited ${q.toFixed(2)} ms on average in the client for one (of a ${mean.toFixed(2)} ms mean latency)`;
-    const lower = one.latency ? direction(one.latency) === 'below' : false;
+    const latency = one.latency ? direction(one.latency) : 'undecided';
     parts.push(
       q <= 0.25 * mean
         ? `HTTP/1.1 had a connection for nearly every request in flight (${h1conns}; ${q.toFixed(2)} ms waiting in the client on average), so no client-side queue explains a difference.`
-        : lower
+        : latency === 'below'
           ? `${queued}: that queue is the latency HTTP/2's streams avoid.`
-          : `${queued}, yet the runs did not decide HTTP/2's latency lower: its streams did not turn that queue into lower latency here.`,
+          : latency === 'undecided'
+            ? `${queued}; whether HTTP/2's streams turned that queue into lower latency the runs do not decide (${one.latency ? wouldTell(one.latency) : 'no latency comparison'}).`
+            : `${queued}, yet the runs decided HTTP/2's latency ${latency === 'same' ? 'the same' : 'higher'}: its streams did not turn that queue into lower latency here.`,
     );
   }
   const ind = at('independent', w0);
@@ -72,7 +74,7 @@ export function explainBody(
   const ts = sh && throughputRatio(sh);
   if (ti !== undefined && ts !== undefined) {
     parts.push(
-      `The shared pool of ${o.h2Sessions} sessions reached ${ts.toFixed(2)}× HTTP/1.1's throughput (up to ${sh!.h2.peakStreams ?? '?'} streams on a session) and the independent sessions (${ind!.h2.sessions ?? '?'} of them, up to ${ind!.h2.peakStreams ?? '?'} stream${ind!.h2.peakStreams === 1 ? '' : 's'} each) ${ti.toFixed(2)}×, against ${tr.toFixed(2)}× for one session${ti > tr * 1.05 ? ': spreading the requests over connections helped' : ti < tr * 0.95 ? ': more connections cost more than they gave here' : ': the number of connections made little difference here'}.`,
+      `The shared pool of ${o.h2Sessions} sessions reached ${ts.toFixed(2)}× HTTP/1.1's throughput (up to ${sh!.h2.peakStreams ?? '?'} stream${sh!.h2.peakStreams === 1 ? '' : 's'} on a session) and the independent sessions (${ind!.h2.sessions ?? '?'} of them, up to ${ind!.h2.peakStreams ?? '?'} stream${ind!.h2.peakStreams === 1 ? '' : 's'} each) ${ti.toFixed(2)}×, against ${tr.toFixed(2)}× for one session${ti > tr * 1.05 ? ': spreading the requests over connections helped' : ti < tr * 0.95 ? ': more connections cost more than they gave here' : ': the number of connections made little difference here'}.`,
     );
   }
   if (windows.length > 1) {
@@ -108,11 +110,11 @@ function windowVerdict(rows: Row[]): string {
   if (stalled(most) <= 0.05)
     return `No preset's windows held the server for more than ${(stalled(most) * 100).toFixed(1)}% of session time, so flow control does not explain the ${spread}% between presets.`;
   const gain = throughputRatio(least)! / throughputRatio(most)!;
-  const change = `${gain >= 1 ? '+' : ''}${((gain - 1) * 100).toFixed(0)}%`;
+  const change = `${Math.abs((gain - 1) * 100).toFixed(0)}% ${gain >= 1 ? 'more' : 'less'}`;
   const pair = `"${least.window}" (${(stalled(least) * 100).toFixed(1)}% stalled) against "${most.window}" (${(stalled(most) * 100).toFixed(1)}%)`;
   const d = presetDecision(most, least);
   if (!d)
-    return `The windows stalled the server (${pair}) and throughput moved ${change} between them; this result kept no runs of the presets to decide whether that is a difference.`;
+    return `The windows stalled the server (${pair}) and the larger ones gave ${change} throughput; this result kept no runs of the presets to decide whether that is a difference.`;
   const decided = presetWords(d);
   // A preset that hardly stalled yet was decided no better than the most stalled one says the
   // stalls were not the limit, whatever another preset gained.
