@@ -24,7 +24,10 @@
  *   {@link H3Binding.congestionControlSource}; the binding raises quiche's initial window to 1000
  *   packets, which the qlog shows (`initialCwndBytes`);
  * - its `keylog` option turns on quiche's key logging but gives the connection no writer
- *   (`Connection::set_keylog`), so no key is ever written, on either end: h2lab passes none.
+ *   (`Connection::set_keylog`), so no key is ever written, on either end: the native runtime left
+ *   the key log file empty and emitted no `keylog` event; its wasm client runtime emits
+ *   CLIENT_HANDSHAKE_TRAFFIC_SECRET alone, not the traffic secrets that decrypt a request. h2lab
+ *   passes none.
  */
 import { EventEmitter } from 'node:events';
 import { isIP } from 'node:net';
