@@ -11,7 +11,7 @@ import {
   wouldTell,
 } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
-import { capturedClause, capturedProblems, mostRounds } from './capture.ts';
+import { capturedClause, capturedProblems, mostRounds } from './captured-rounds.ts';
 import { CHUNKS } from './descriptor.ts';
 import { QUICK_CONCURRENCY, REPORT_SWEEP } from './options.ts';
 import type { LinkCase } from './plan.ts';
@@ -304,7 +304,7 @@ export function verifyChunks(r: StudyResult): string[] {
   const summary = r.sections.find((s) => s.id === 'summary');
   for (const f of r.findings) {
     if (/^Slow start/.test(f.explanation)) {
-      // With both sides captured the capture's rounds decided (capture.ts checks them).
+      // With both sides captured the capture's rounds decided (captured-rounds.ts checks them).
       const extra = evidenceNumber(f, 'capturedExtraMs') ?? evidenceNumber(f, 'extraMs');
       const gap = evidenceNumber(f, 'gapMs');
       if (

@@ -3,7 +3,7 @@ import { compareSamples, keptRuns, type SampleComparison } from '../../compare/i
 import type { CellResult, CompareResult, StudySection } from '../../model/index.ts';
 import { ratio2 } from '../claims.ts';
 import { intervalText, outcomeWord, rounded, sideFacts } from '../table.ts';
-import { type CapturedRounds, capturedRoundsOf } from './capture.ts';
+import { type CapturedRounds, capturedRoundsOf } from './captured-rounds.ts';
 import { REPORT_SWEEP } from './options.ts';
 import { type LinkCase, strategies } from './plan.ts';
 
