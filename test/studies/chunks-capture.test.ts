@@ -124,6 +124,23 @@ describe('chunks: the slow-start sentence and the capture', () => {
     assert.match(f.explanation, /1 more on HTTP\/2\.$/);
   });
 
+  test('another mechanism keeps its words, and the captured rounds follow them', () => {
+    const r = row([2, 2, 2, 2], [4]);
+    // HTTP/2 decided faster, both windows read: the "kept up" sentence.
+    [r.h1.times, r.h2.times] = [r.h2.times!, r.h1.times!];
+    [r.h1.seconds, r.h2.seconds] = [r.h2.seconds, r.h1.seconds];
+    Object.assign(r.h1, { cwndSum: 120 });
+    Object.assign(r.h2, { cwndSum: 100 });
+    r.h2VsH1 = timeDecision(link.id, 4, 'h2VsH1', r.h1.times!, r.h2.times!);
+    const f = sweepC4(r);
+    assert.match(
+      f.explanation,
+      /^HTTP\/2 kept up: .*unlike the report's path\. The capture of each side's representative run \(time-sequence graphs in report\.html\) shows HTTP\/1\.1's 4 connections 2 rounds of slow start each \(the next round did not grow\) and HTTP\/2's one connection 4 rounds of slow start \(10 to 80 segments a round; the next round did not grow\)$/,
+    );
+    assert.deepEqual(checkFindings(resultOf(r)), []);
+    assert.deepEqual(verifyChunks(resultOf(r)), []);
+  });
+
   test('the self-check catches rounds the row’s capture does not show, and a claim it contradicts', () => {
     const r = row([4, 4, 4, 4], [6]);
     const findings = chunksFindings([{ link, rows: [r] }]);
