@@ -124,6 +124,35 @@ describe('chunks: the slow-start sentence and the capture', () => {
     assert.match(f.explanation, /1 more on HTTP\/2\.$/);
   });
 
+  test("a first round below the initial window is not the window's growth", () => {
+    // HTTP/2's first round: the server's SETTINGS and session tickets, 1 segment, before any
+    // response. Counted, its 5 rounds less HTTP/1.1's 3 would claim 300 ms of slow start for the
+    // 300 ms measured; the window grew over 4, one more than HTTP/1.1's: no claim.
+    const r = row([3, 3, 3, 3]);
+    r.h2.capture = {
+      file: 'cap/run1.pcapng',
+      connections: [
+        { slowStartRounds: 5, roundCount: 9, slowStartEnd: 'no-growth', segments: [1, 10, 20, 40, 80, 70] },
+      ],
+    };
+    const f = sweepC4(r);
+    assert.doesNotMatch(f.explanation, /^Slow start/);
+    assert.match(
+      f.explanation,
+      /HTTP\/2's one connection 5 rounds of slow start \(1 to 80 segments a round, the first below the initial window, so 4 of the window's growth; the next round did not grow\), 1 more on HTTP\/2\.$/,
+    );
+    assert.equal(f.evidence.h2WindowRounds, 4);
+    assert.deepEqual(checkFindings(resultOf(r)), []);
+    assert.deepEqual(verifyChunks(resultOf(r)), []);
+    // HTTP/1.1 at 2 rounds: the window's 2 more rounds on HTTP/2 account for it.
+    r.h1.capture = captured([2, 2, 2, 2]);
+    assert.match(
+      sweepC4(r).explanation,
+      /^Slow start: .* — 2 more round trips of 150 ms, 300 ms against the measured 300 ms$/,
+    );
+    assert.deepEqual(verifyChunks(resultOf(r)), []);
+  });
+
   test('another mechanism keeps its words, and the captured rounds follow them', () => {
     const r = row([2, 2, 2, 2], [4]);
     // HTTP/2 decided faster, both windows read: the "kept up" sentence.

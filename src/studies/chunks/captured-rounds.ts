@@ -45,16 +45,28 @@ const END_WORDS: Record<ConnectionSequence['slowStartEnd'], string> = {
   none: 'no data',
 };
 
-/** The most rounds of slow start any of a side's captured connections had. */
-export const mostRounds = (c: CapturedRounds): number =>
-  Math.max(...c.connections.map((x) => x.slowStartRounds));
+/**
+ * The rounds a connection's window grew over: its rounds of slow start less those at its start that
+ * carried fewer segments than the initial window `iw`, which the window did not limit (HTTP/2's
+ * first round is the server's SETTINGS and session tickets, 1 segment, sent before any response).
+ */
+function windowRounds(c: CapturedConnection, iw: number): number {
+  let below = 0;
+  while (below < c.slowStartRounds && (c.segments[below] ?? iw) < iw) below++;
+  return c.slowStartRounds - below;
+}
+
+/** The most rounds of window growth ({@link windowRounds}) any of a side's captured connections had. */
+export const mostRounds = (c: CapturedRounds, iw: number): number =>
+  Math.max(...c.connections.map((x) => windowRounds(x, iw)));
 
 /**
  * One side's captured rounds in words, each figure recorded under `${key}…`: "HTTP/1.1's 4
  * connections 1–2 rounds of slow start each (the next round did not grow)", "HTTP/2's one connection
- * 4 rounds of slow start (1 to 40 segments a round; the next round did not grow)".
+ * 5 rounds of slow start (1 to 80 segments a round, the first below the initial window, so 4 of the
+ * window's growth; the next round did not grow)".
  */
-function sideWords(ev: Evidence, key: string, name: string, c: CapturedRounds): string {
+function sideWords(ev: Evidence, key: string, name: string, c: CapturedRounds, iw: number): string {
   const rounds = c.connections.map((x) => x.slowStartRounds);
   const lo = Math.min(...rounds);
   const hi = Math.max(...rounds);
@@ -64,15 +76,26 @@ function sideWords(ev: Evidence, key: string, name: string, c: CapturedRounds): 
     lo === hi
       ? ev.n(`${key}CapturedRounds`, hi)
       : `${ev.n(`${key}CapturedRoundsLo`, lo)}–${ev.n(`${key}CapturedRoundsHi`, hi)}`;
+  const below = c.connections.filter((x) => windowRounds(x, iw) < x.slowStartRounds);
   const one = c.connections.length === 1 ? c.connections[0] : undefined;
-  if (!one)
-    return `${name}'s ${ev.n(`${key}CapturedConnections`, c.connections.length)} connections ${span} rounds of slow start each (${ends})`;
+  if (!one) {
+    const first =
+      below.length > 0
+        ? `; ${ev.n(`${key}ConnectionsStartingBelowIw`, below.length)} of them first sent a round below the initial window, so at most ${ev.n(`${key}WindowRounds`, mostRounds(c, iw))} of the window's growth`
+        : '';
+    return `${name}'s ${ev.n(`${key}CapturedConnections`, c.connections.length)} connections ${span} rounds of slow start each (${ends}${first})`;
+  }
   ev.set(`${key}CapturedConnections`, 1);
   const grew =
     one.slowStartRounds > 1
-      ? `${ev.n(`${key}FirstRoundSegments`, one.segments[0]!)} to ${ev.n(`${key}LastSlowStartSegments`, one.segments[one.slowStartRounds - 1]!)} segments a round; `
+      ? `${ev.n(`${key}FirstRoundSegments`, one.segments[0]!)} to ${ev.n(`${key}LastSlowStartSegments`, one.segments[one.slowStartRounds - 1]!)} segments a round`
       : '';
-  return `${name}'s one connection ${span} round${hi === 1 ? '' : 's'} of slow start (${grew}${ends})`;
+  const w = windowRounds(one, iw);
+  const first =
+    w < one.slowStartRounds
+      ? `${grew ? ', ' : ''}the first ${w + 1 < one.slowStartRounds ? `${ev.n(`${key}RoundsBelowIw`, one.slowStartRounds - w)} ` : ''}below the initial window, so ${ev.n(`${key}WindowRounds`, w)} of the window's growth`
+      : '';
+  return `${name}'s one connection ${span} round${hi === 1 ? '' : 's'} of slow start (${grew}${first}${grew || first ? '; ' : ''}${ends})`;
 }
 
 /**
@@ -84,19 +107,22 @@ export function capturedClause(
   ev: Evidence,
   h1: CapturedRounds | undefined,
   h2: CapturedRounds | undefined,
+  iw: number,
 ): string | undefined {
   if (!h1 || !h2) return undefined;
-  return `the capture of each side's representative run (${TIME_SEQUENCE_PHRASE} in report.html) shows ${sideWords(ev, 'h1', 'HTTP/1.1', h1)} and ${sideWords(ev, 'h2', 'HTTP/2', h2)}`;
+  return `the capture of each side's representative run (${TIME_SEQUENCE_PHRASE} in report.html) shows ${sideWords(ev, 'h1', 'HTTP/1.1', h1, iw)} and ${sideWords(ev, 'h2', 'HTTP/2', h2, iw)}`;
 }
 
 /**
  * A finding's captured rounds against the capture its row kept: each side's fewest and most rounds
- * of slow start as the words state them, and a slow-start claim's extra rounds as HTTP/2's most less
- * HTTP/1.1's; a slow-start claim over a row with both sides captured rests on the capture.
+ * of slow start as the words state them, and a slow-start claim's extra rounds as HTTP/2's most
+ * rounds of window growth less HTTP/1.1's (`iw`: the link's initial window); a slow-start claim over
+ * a row with both sides captured rests on the capture.
  */
 export function capturedProblems(
   f: StudyFinding,
   sides: { h1?: CapturedRounds | undefined; h2?: CapturedRounds | undefined },
+  iw: number,
 ): string[] {
   const problems: string[] = [];
   for (const key of ['h1', 'h2'] as const) {
@@ -112,7 +138,7 @@ export function capturedProblems(
   }
   if (!/^Slow start/.test(f.explanation) || !sides.h1 || !sides.h2) return problems;
   const extra = evidenceNumber(f, 'capturedExtraRounds');
-  const want = mostRounds(sides.h2) - mostRounds(sides.h1);
+  const want = mostRounds(sides.h2, iw) - mostRounds(sides.h1, iw);
   if (extra !== want || want <= 0)
     problems.push(`${f.id}: slow start named with ${extra} extra rounds, the capture shows ${want}`);
   return problems;

@@ -50,12 +50,13 @@ function slowStart(row: ChunksRow, ev: Evidence): { text?: string; refuted?: str
   const start = `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each)`;
   const arithmetic = () =>
     `at least ${ev.n('h1Rounds', r1)} round trips for each HTTP/1.1 connection's ${ev.n('h1SegmentsEach', segs1)} segments and ${ev.n('h2Rounds', r2)} for HTTP/2's ${ev.n('h2Segments', segs2)}`;
-  const seen = capturedClause(ev, h1.capture, h2.capture);
+  const seen = capturedClause(ev, h1.capture, h2.capture, iw);
   if (seen && h1.capture && h2.capture) {
-    const extra = mostRounds(h2.capture) - mostRounds(h1.capture);
+    const extra = mostRounds(h2.capture, iw) - mostRounds(h1.capture, iw);
     const extraMs = extra * rtt;
     const agreed =
-      h1.capture.connections.every((c) => c.slowStartRounds === r1) && mostRounds(h2.capture) === r2;
+      h1.capture.connections.every((c) => c.slowStartRounds === r1) &&
+      h2.capture.connections.every((c) => c.slowStartRounds === r2);
     if (extra <= 0 || gapMs <= 0 || !accounts(extraMs, gapMs, tolerance)) {
       const arithmeticExtraMs = (r2 - r1) * rtt;
       return r2 > r1 && gapMs > 0 && accounts(arithmeticExtraMs, gapMs, tolerance)
@@ -183,7 +184,11 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }, quick: boo
     const cwndLead = side === 'below' && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2;
     const slow = side === 'below' && !cwndLead ? slowStart(row, ev) : {};
     // What the capture shows, said beside any other mechanism (slow start's words carry it already).
-    const seen = slow.text || slow.refuted ? undefined : capturedClause(ev, row.h1.capture, row.h2.capture);
+    const iw = row.h1.initialCwnd ?? row.h2.initialCwnd;
+    const seen =
+      slow.text || slow.refuted || iw === undefined
+        ? undefined
+        : capturedClause(ev, row.h1.capture, row.h2.capture, iw);
     const mechanism = (): string | undefined => {
       if (ref.concurrency === 1 && noDifference(c))
         return 'With one request at a time both protocols pay the same round trips, as in the report';
@@ -318,7 +323,9 @@ export function verifyChunks(r: StudyResult): string[] {
     const link = f.evidence.link;
     const c = evidenceNumber(f, 'concurrency');
     const row = links.find((x) => x.link.id === link)?.rows.find((x) => x.concurrency === c);
-    problems.push(...capturedProblems(f, { h1: row?.h1.capture, h2: row?.h2.capture }));
+    const iw = row?.h1.initialCwnd ?? row?.h2.initialCwnd;
+    if (iw !== undefined)
+      problems.push(...capturedProblems(f, { h1: row?.h1.capture, h2: row?.h2.capture }, iw));
     const cell = summary?.table.rows.find((x) => x.c === c)?.[String(link)];
     if (ratio !== undefined && typeof cell === 'number' && cell.toFixed(2) !== ratio2(ratio).toFixed(2))
       problems.push(`${f.id}: the words say ${ratio2(ratio).toFixed(2)}, the summary ${cell}`);
