@@ -105,6 +105,15 @@ export function captureRoundsSentence(
   return `The capture of each cell's representative run shows the server's rounds (${TIME_SEQUENCE_PHRASE} in report.html): ${parts.join('; ')}.`;
 }
 
+/**
+ * The anchor of the graphs of one link and level of a result drawn outside compare's report (a
+ * study's cell, a page replay's setting): `ts-` and the name with what an id should not hold as `_`.
+ * @example graphAnchor('rtt150ms+cubic', 4) // 'ts-rtt150ms_cubic-c4'
+ */
+export function graphAnchor(name: string, level?: number): string {
+  return `ts-${name.replace(/[^A-Za-z0-9_-]+/g, '_')}${level === undefined ? '' : `-c${level}`}`;
+}
+
 /** One chart: its title, its uPlot data (aligned x, then the series) and its rounds' start times. */
 interface SequenceChart {
   id: string;
@@ -202,12 +211,13 @@ ${blocks.join('\n')}`;
 /**
  * Graphs of captures outside a comparison's own report (a page replay's median loads, a study's
  * comparisons): a block per labelled capture under one heading with the id `id`, each drawing its
- * `maxDrawn` busiest connections, and the charts' data.
+ * `maxDrawn` busiest connections (its heading the id `anchor`, where given, for a sentence to link
+ * to), and the charts' data.
  */
 export function sequenceBlocks(
   id: string,
   heading: string,
-  captures: ReadonlyArray<{ label: string; timeSequence: TimeSequence }>,
+  captures: ReadonlyArray<{ label: string; timeSequence: TimeSequence; anchor?: string }>,
   maxDrawn = MAX_DRAWN_CONNECTIONS,
 ): { html: string; charts: SequenceChart[] } | undefined {
   const charts: SequenceChart[] = [];
@@ -216,7 +226,8 @@ export function sequenceBlocks(
     if (c.timeSequence.connections.length === 0) continue;
     const mine = sequenceCharts(c.timeSequence, `${id}-${charts.length}`, c.label, maxDrawn);
     charts.push(...mine.charts);
-    blocks.push(`<h3>${escapeHtml(c.label)}</h3>\n${mine.html}`);
+    const anchor = c.anchor ? ` id="${escapeHtml(c.anchor)}"` : '';
+    blocks.push(`<h3${anchor}>${escapeHtml(c.label)}</h3>\n${mine.html}`);
   }
   if (charts.length === 0) return undefined;
   return {

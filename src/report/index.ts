@@ -16,7 +16,7 @@ export {
   sampleCsvHeader,
   sampleCsvRow,
 } from './csv.ts';
-export { representativeCapture } from './evidence-graphs.ts';
+export { capturedRunOf, representativeCapture, TIME_SEQUENCE_PHRASE } from './evidence-graphs.ts';
 export { escapeHtml, scriptJson } from './html.ts';
 export { renderMergedText } from './merged-text.ts';
 export { medianLoad, renderPageHtml, renderPageMarkdown } from './page.ts';

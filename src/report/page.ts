@@ -10,7 +10,7 @@ import {
   type PageSummary,
   replayProtocolLabel,
 } from '../model/index.ts';
-import { SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
+import { graphAnchor, SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
 import { scriptJson } from './html.ts';
 import type { HtmlAssets } from './render-html.ts';
 
@@ -65,6 +65,16 @@ export function renderPageMarkdown(r: PageResult): string {
         `| ${replayProtocolLabel(c.candidate)} | ${replayProtocolLabel(c.baseline)} | ${c.deltaMs < 0 ? '-' : ''}${n0(Math.abs(c.deltaMs))} | ${c.ratio.toFixed(2)} | ${c.lo.toFixed(2)}–${c.hi.toFixed(2)} | ${c.outcome} |`,
       );
   }
+  const graphs = sequenceLines(r);
+  if (graphs.length > 0)
+    out.push(
+      '',
+      '## Time-sequence graphs (in report.html)',
+      '',
+      "The server's data and the client's ACKs over time, per connection, read from each setting's capture (Wireshark opens the pcapng as is):",
+      '',
+      ...graphs,
+    );
   out.push('', '## What was replayed and how', '');
   out.push(
     `- HAR: ${r.har.file} (${r.har.creator}, ${r.har.source}), ${r.har.entries} entries on ${r.har.origins.length} origins, ${n0(r.har.bytes)} body bytes.`,
@@ -147,14 +157,37 @@ function waterfall(load: PageLoad, scaleMs: number, width: number): string {
 function pageSequences(shown: ReadonlyArray<{ s: PageSummary; load: PageLoad }>) {
   return sequenceBlocks(
     'ts',
-    'Time-sequence graphs (median load of each setting, from its capture)',
+    SEQUENCE_HEADING,
     shown.flatMap(({ s, load }) => {
       const ts = load.capture?.timeSequence;
-      return ts
-        ? [{ label: `${replayProtocolLabel(s.protocol)}, load ${load.round}`, timeSequence: ts }]
-        : [];
+      return ts ? [{ ...sequenceLabel(s, load), timeSequence: ts }] : [];
     }),
   );
+}
+
+const SEQUENCE_HEADING = 'Time-sequence graphs (median load of each setting, from its capture)';
+
+/** The heading and anchor of one setting's graphs in report.html. */
+const sequenceLabel = (s: PageSummary, load: PageLoad) => ({
+  label: `${replayProtocolLabel(s.protocol)}, load ${load.round}`,
+  anchor: graphAnchor(s.protocol),
+});
+
+/**
+ * report.md's pointer to the graphs report.html draws (`--capture`): one line per setting whose
+ * median load was captured and read back, naming its graphs, where they are and the capture file.
+ */
+function sequenceLines(r: PageResult): string[] {
+  return r.summaries.flatMap((s) => {
+    const load = medianLoad(r, s.protocol);
+    const ts = load?.capture?.timeSequence;
+    if (!load?.capture || !ts || ts.connections.length === 0) return [];
+    const { label, anchor } = sequenceLabel(s, load);
+    const n = ts.connections.length + ts.connectionsNotDrawn;
+    return [
+      `- ${label} (the median load): open report.html#${anchor}, under “${SEQUENCE_HEADING}”; its capture ${load.capture.file} (${n} connection${n === 1 ? '' : 's'} with data).`,
+    ];
+  });
 }
 
 /**

@@ -8,7 +8,14 @@ import { formatMs } from '../core/index.ts';
 import type { StudyFinding, StudyResult, StudySection, StudyTable } from '../model/index.ts';
 import { baselineStrategy, multiplexedStrategy } from '../transport/index.ts';
 import { loadHtmlAssets } from './assets.ts';
-import { capturedRunOf, SEQUENCE_CSS, SEQUENCE_SCRIPT, sequenceBlocks } from './evidence-graphs.ts';
+import {
+  capturedRunOf,
+  graphAnchor,
+  SEQUENCE_CSS,
+  SEQUENCE_SCRIPT,
+  sequenceBlocks,
+  TIME_SEQUENCE_PHRASE,
+} from './evidence-graphs.ts';
 import { escapeHtml, scriptJson } from './html.ts';
 import type { HtmlAssets } from './render-html.ts';
 import {
@@ -215,8 +222,21 @@ export function renderStudyMarkdown(r: StudyResult): string {
       if (s.reference.note) out.push('', s.reference.note);
     }
   }
-  if (r.findings.length > 0)
-    out.push('', `## ${FINDINGS_TITLE}`, '', ...r.findings.map((f) => `- ${findingText(f)}`));
+  if (r.findings.length > 0) {
+    const { anchors } = studyCaptures(r);
+    out.push(
+      '',
+      `## ${FINDINGS_TITLE}`,
+      '',
+      ...r.findings.map((f) => {
+        const graph = findingGraph(f, anchors);
+        const text = findingText(f);
+        return graph
+          ? `- ${text}${text.endsWith('.') ? '' : '.'} The graph: open report.html#${graph} (${anchors.get(graph)}).`
+          : `- ${text}`;
+      }),
+    );
+  }
   if (r.explanation.length > 0)
     out.push('', '## What the measurements say', '', ...r.explanation.flatMap((p) => [p, '']));
   if (r.warnings.length > 0) out.push('', '## Warnings', '', ...r.warnings.map((w) => `- ${w}`));
@@ -326,30 +346,69 @@ function studyGraphStrategies(): string[] {
   return [...(h2 ? [h2.name] : []), baselineStrategy().name];
 }
 
+/** The link and concurrency whose capture a finding's words rest on: they name the graphs. */
+function graphedCellOf(f: StudyFinding): { net: string; concurrency: number } | undefined {
+  const { link, concurrency } = f.evidence;
+  return f.explanation.includes(TIME_SEQUENCE_PHRASE) &&
+    typeof link === 'string' &&
+    typeof concurrency === 'number'
+    ? { net: link, concurrency }
+    : undefined;
+}
+
 /**
- * The time-sequence graphs of a study whose comparisons ran with `--capture`: per comparison and
- * link, the h2 and h1 cell of the highest concurrency that has a captured run, its representative
- * run's busiest connection (the rest counted under it).
+ * The captures a study's report.html draws, when its comparisons ran with `--capture`: per comparison
+ * and link, the h2 and h1 cell of the highest concurrency that has a captured run, and of each
+ * concurrency a finding's words rest on, its representative run's busiest connection (the rest
+ * counted under it). `anchors`: each drawn cell's graphs (link and concurrency) by anchor, with what
+ * they show, for the findings to link to.
  */
-function studySequences(r: StudyResult) {
+function studyCaptures(r: StudyResult) {
+  const wanted = r.findings.flatMap((f) => graphedCellOf(f) ?? []);
+  const anchors = new Map<string, string>();
   const captures = r.compares.flatMap(({ id, result }) =>
-    result.axes.net.flatMap((net) =>
-      studyGraphStrategies().flatMap((p) => {
-        const cell = result.cells
-          .filter((c) => c.net === net && c.protocol === p && capturedRunOf(c))
-          .sort((a, b) => b.concurrency - a.concurrency)[0];
-        const ts = capturedRunOf(cell)?.evidence?.capture?.timeSequence;
-        return cell && ts
-          ? [
-              {
-                label: `${p}, ${cell.workload} at ${cell.concurrency} over ${net}${id === net ? '' : ` (${id})`}`,
-                timeSequence: ts,
-              },
-            ]
-          : [];
-      }),
-    ),
+    result.axes.net.flatMap((net) => {
+      const captured = result.cells.filter(
+        (c) => c.net === net && studyGraphStrategies().includes(c.protocol) && capturedRunOf(c),
+      );
+      const levels = [
+        ...new Set([
+          Math.max(...captured.map((c) => c.concurrency)),
+          ...wanted.filter((w) => w.net === net).map((w) => w.concurrency),
+        ]),
+      ].sort((a, b) => b - a);
+      return levels.flatMap((level) => {
+        const anchor = graphAnchor(net, level);
+        const drawn = studyGraphStrategies().flatMap((p) => {
+          const cell = captured.find((c) => c.protocol === p && c.concurrency === level);
+          const ts = capturedRunOf(cell)?.evidence?.capture?.timeSequence;
+          return cell && ts
+            ? [
+                {
+                  label: `${p}, ${cell.workload} at ${level} over ${net}${id === net ? '' : ` (${id})`}`,
+                  timeSequence: ts,
+                },
+              ]
+            : [];
+        });
+        if (drawn.length === 0) return [];
+        anchors.set(anchor, drawn.map((d) => d.label).join('; '));
+        return drawn.map((d, i) => (i === 0 ? { ...d, anchor } : d));
+      });
+    }),
   );
+  return { captures, anchors };
+}
+
+/** The anchor of the graphs a finding's words rest on, when report.html draws them. */
+function findingGraph(f: StudyFinding, anchors: ReadonlyMap<string, string>): string | undefined {
+  const g = graphedCellOf(f);
+  const anchor = g && graphAnchor(g.net, g.concurrency);
+  return anchor && anchors.has(anchor) ? anchor : undefined;
+}
+
+/** The time-sequence graphs of a study whose comparisons ran with `--capture` ({@link studyCaptures}). */
+function studySequences(captures: ReturnType<typeof studyCaptures>['captures']) {
   return sequenceBlocks(
     'ts',
     "Time-sequence graphs (each link's h2 and h1 representative run, from its capture)",
@@ -358,8 +417,14 @@ function studySequences(r: StudyResult) {
   );
 }
 
-function findingHtml(f: StudyFinding): string {
-  return `<div class="finding ${f.verdict}" id="f-${escapeHtml(f.id)}"><p><span class="verdict">${escapeHtml(VERDICT_WORD[f.verdict])}</span> <b>${escapeHtml(f.row)}</b> — report: ${escapeHtml(f.report)}; this run: ${escapeHtml(f.measured)}${f.difference ? ` (${escapeHtml(f.difference)})` : ''}.</p><p>${escapeHtml(f.explanation)}</p></div>`;
+/** A finding in detail; its mention of the time-sequence graphs links to the graph of its cell. */
+function findingHtml(f: StudyFinding, anchors: ReadonlyMap<string, string>): string {
+  const graph = findingGraph(f, anchors);
+  const explanation = escapeHtml(f.explanation);
+  const linked = graph
+    ? explanation.replace(TIME_SEQUENCE_PHRASE, `<a href="#${escapeHtml(graph)}">${TIME_SEQUENCE_PHRASE}</a>`)
+    : explanation;
+  return `<div class="finding ${f.verdict}" id="f-${escapeHtml(f.id)}"><p><span class="verdict">${escapeHtml(VERDICT_WORD[f.verdict])}</span> <b>${escapeHtml(f.row)}</b> — report: ${escapeHtml(f.report)}; this run: ${escapeHtml(f.measured)}${f.difference ? ` (${escapeHtml(f.difference)})` : ''}.</p><p>${linked}</p></div>`;
 }
 
 /**
@@ -371,7 +436,8 @@ export function renderStudyHtml(r: StudyResult, assets: HtmlAssets = loadHtmlAss
   const failed = r.cells.filter((c) => c.status !== 'done');
   const lineCharts: LineChart[] = [];
   const sections = r.sections.map((s) => sectionHtml(r, s, lineCharts)).join('\n');
-  const graphs = studySequences(r);
+  const { captures, anchors } = studyCaptures(r);
+  const graphs = studySequences(captures);
   const uplot = lineCharts.length > 0 || graphs !== undefined;
   const scripts = `${uplot ? `<script>${assets.uplotJs.replace(/<\/script/gi, '<\\/script')}</script>` : ''}
 ${lineCharts.length > 0 ? `<script id="h2lab-charts" type="application/json">${scriptJson(lineCharts)}</script>\n<script>${LINE_CHART_SCRIPT}</script>` : ''}
@@ -391,7 +457,7 @@ ${r.findings.length > 0 ? `<section id="findings"><h2>${FINDINGS_TITLE}</h2>${fi
 ${r.explanation.length > 0 ? `<div class="explain"><h2>What the measurements say</h2>${r.explanation.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</div>` : ''}
 ${sections}
 ${graphs?.html ?? ''}
-${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}, in detail</h2>${r.findings.map(findingHtml).join('')}</div>` : ''}
+${r.findings.length > 0 ? `<div class="findings"><h2>${FINDINGS_TITLE}, in detail</h2>${r.findings.map((f) => findingHtml(f, anchors)).join('')}</div>` : ''}
 ${failed.length > 0 ? `<h2>Cells not measured</h2><ul>${failed.map((c) => `<li>${escapeHtml(c.id)}: ${escapeHtml(c.status)}${c.reason ? ` — ${escapeHtml(c.reason)}` : ''}</li>`).join('')}</ul>` : ''}
 ${r.warnings.length > 0 ? `<h2>Warnings</h2><ul class="warn">${r.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''}
 <details><summary>Options of this study</summary><pre>${escapeHtml(JSON.stringify(r.options, null, 2))}</pre></details>

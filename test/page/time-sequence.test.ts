@@ -1,6 +1,7 @@
 // A page replay through a 150 ms link with --capture: the median load of each setting carries the
-// time-sequence graphs of its capture (read by the reader compare uses), and report.html draws them
-// at 1280 and 800 px without widening the page.
+// time-sequence graphs of its capture (read by the reader compare uses), report.html draws them
+// at 1280 and 800 px without widening the page or drawing anything over anything, and report.md
+// names each setting's graphs and its capture file.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -70,11 +71,23 @@ test('page replay --capture through 150 ms: graphs of each setting’s median lo
   assert.ok(h2 >= 2 && h2 < h1, `h1 ${h1} connections, h2 ${h2}`);
   const html = readFileSync(join(out, 'report.html'), 'utf8');
   assert.match(html, /<h2 id="ts">Time-sequence graphs/);
+  const md = readFileSync(join(out, 'report.md'), 'utf8');
+  for (const [protocol, label, anchor] of [
+    ['http/1.1', 'HTTP/1.1', 'ts-http_1_1'],
+    ['h2', 'h2', 'ts-h2'],
+  ] as const) {
+    const shown = medianLoad(result, protocol)!;
+    const ts = shown.capture!.timeSequence!;
+    assert.match(html, new RegExp(`<h3 id="${anchor}">${label}, load ${shown.round}</h3>`));
+    const line = `- ${label}, load ${shown.round} (the median load): open report.html#${anchor}, under “Time-sequence graphs (median load of each setting, from its capture)”; its capture ${shown.capture!.file} (${ts.connections.length + ts.connectionsNotDrawn} connection`;
+    assert.ok(md.includes(line), `report.md lacks\n${line}\n${md}`);
+  }
   for (const width of [1280, 800]) {
     const seen = await sequenceLayoutAt(CHROMIUM, join(out, 'report.html'), width);
     assert.ok(seen.overflow <= 0, `${width} px: the page is ${seen.overflow} px too wide`);
     assert.equal(seen.plots, drawn, `${width} px`);
     assert.ok(seen.canvases >= drawn, `${width} px: ${seen.canvases} canvases`);
     assert.equal(seen.outside, 0, `${width} px`);
+    assert.deepEqual(seen.overlaps, [], `${width} px`);
   }
 });

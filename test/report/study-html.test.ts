@@ -13,6 +13,7 @@ import { type ChromiumHandle, launchChromium } from '../../src/browser/index.ts'
 import { DEFAULT_CHROMIUM_PATH, parseStudyResult } from '../../src/model/index.ts';
 import { loadHtmlAssets, renderStudyHtml } from '../../src/report/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
+import { overlapsOf } from '../helpers/overlaps.ts';
 
 const STUDIES = ['tiles', 'echo', 'proxy', 'proxy.upstream-rtt', 'chunks'];
 const skip = chromiumMissing();
@@ -32,25 +33,11 @@ interface Layout {
   waterfalls: number;
 }
 
-/** Runs in the page: every pair of laid-out boxes that intersect, and every table its box cuts off. */
-function measure(): Layout {
-  const boxes = Array.from(
-    document.querySelectorAll('table, .finding, .explain p, h2, .note, svg.chart, .chart.line, .waterfall'),
-  ).map((el, i) => ({
-    el,
-    name: `${el.tagName.toLowerCase()}#${i} ${(el.closest('section')?.id ?? el.className) || ''}`,
-    r: el.getBoundingClientRect(),
-  }));
-  const overlaps: string[] = [];
-  for (let i = 0; i < boxes.length; i++)
-    for (let j = i + 1; j < boxes.length; j++) {
-      const a = boxes[i]!;
-      const b = boxes[j]!;
-      if (a.el.contains(b.el) || b.el.contains(a.el)) continue;
-      const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
-      const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
-      if (w > 1 && h > 1) overlaps.push(`${a.name} × ${b.name}`);
-    }
+/** What must not be drawn over anything else. */
+const OVERLAP_SELECTOR = 'table, .finding, .explain p, h2, .note, svg.chart, .chart.line, .waterfall';
+
+/** Runs in the page: every table its box cuts off, the charts and where they drew. */
+function measure(): Omit<Layout, 'overlaps'> {
   const cutOff = Array.from(document.querySelectorAll('.pair > div'))
     .filter((d) => d.scrollWidth > d.clientWidth + 1)
     .map((d) => `${d.closest('section')?.id}: ${d.scrollWidth} px in ${d.clientWidth} px`);
@@ -78,7 +65,6 @@ function measure(): Layout {
     if (inked < 500) clipped.push(`${u.id}: the line chart is (nearly) empty (${inked} px)`);
   }
   return {
-    overlaps,
     cutOff,
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     uncharted,
@@ -157,7 +143,10 @@ describe('report.html of each study in Chromium', { skip }, () => {
             await page.waitForSelector('body[data-charts="drawn"]', { timeout: 10_000 });
           const shot = join(tmpdir(), `h2lab-study-${name.replace(/\W+/g, '-')}-${width}.png`);
           await page.screenshot({ path: shot, fullPage: true });
-          const layout = await page.evaluate(measure);
+          const layout: Layout = {
+            ...(await page.evaluate(measure)),
+            overlaps: await page.evaluate(overlapsOf, OVERLAP_SELECTOR),
+          };
           assert.deepEqual(
             layout.overlaps,
             [],

@@ -11,6 +11,7 @@ import {
   wouldTell,
 } from '../claims.ts';
 import { Evidence, evidenceNumber, makeFinding, notMeasured } from '../findings.ts';
+import { capturedClause, capturedProblems, mostRounds } from './captured-rounds.ts';
 import { CHUNKS } from './descriptor.ts';
 import { QUICK_CONCURRENCY, REPORT_SWEEP } from './options.ts';
 import type { LinkCase } from './plan.ts';
@@ -18,42 +19,69 @@ import { type ChunksRow, outcomeText, outcomeWords, timeDecision } from './rows.
 
 // --- row by row against the report ----------------------------------------------------------
 
-/**
- * One finding per row of the report's sweep, answered on the first link without loss (the report
- * recorded no loss; its RTT was its production path's, unrecorded), else the first link.
- */
+/** How close a slow-start prediction must come to the measured difference to account for it. */
+const SLOW_START_TOLERANCE = 0.25;
+
 /**
  * Slow start, where it accounts for HTTP/1.1's lead: every connection starts a run at the link's
  * initial window (Linux restarts an idle connection's window too), the first round trip carries
  * k × IW segments over k connections, and a connection that must deliver S segments needs
- * ⌈log2(S/IW + 1)⌉ round trips of slow start (RFC 5681 §3.1). Said only when HTTP/2's one connection
- * needs more rounds and those extra round trips come within {@link SLOW_START_TOLERANCE} of the
- * measured difference — the arithmetic then accounts for the ratio; otherwise nothing is claimed.
+ * ⌈log2(S/IW + 1)⌉ round trips of slow start (RFC 5681 §3.1). Without a capture that arithmetic
+ * decides: said only when HTTP/2's one connection needs more rounds and those extra round trips come
+ * within {@link SLOW_START_TOLERANCE} of the measured difference. With a capture of both sides
+ * (`--capture`) the rounds the server's packets show decide the same way, the arithmetic is quoted
+ * where it disagrees, and a claim the capture contradicts is not made: `refuted` says why instead.
  */
-/** How close the slow-start arithmetic must come to the measured difference to account for it. */
-const SLOW_START_TOLERANCE = 0.25;
-
-function slowStart(row: ChunksRow, ev: Evidence): string | undefined {
+function slowStart(row: ChunksRow, ev: Evidence): { text?: string; refuted?: string } {
   const { h1, h2 } = row;
   const iw = h1.initialCwnd ?? h2.initialCwnd;
   const mss = h1.mssBytes ?? h2.mssBytes;
   const rtt = h1.linkRttMs ?? h2.linkRttMs;
   const k = h1.connections;
-  if (!iw || !mss || !rtt || !k || !h1.bytesIn || !h2.bytesIn) return undefined;
+  if (!iw || !mss || !rtt || !k || !h1.bytesIn || !h2.bytesIn) return {};
   if (h1.seconds === undefined || h2.seconds === undefined || (h1.drops ?? 0) > 0 || (h2.drops ?? 0) > 0)
-    return undefined;
+    return {};
   const segs1 = Math.ceil(h1.bytesIn / k / mss);
   const segs2 = Math.ceil(h2.bytesIn / mss);
   const r1 = Math.ceil(Math.log2(segs1 / iw + 1));
   const r2 = Math.ceil(Math.log2(segs2 / iw + 1));
-  const extraMs = (r2 - r1) * rtt;
   const gapMs = (h2.seconds - h1.seconds) * 1000;
-  if (r2 <= r1 || gapMs <= 0 || !accounts(extraMs, gapMs, { tolerance: SLOW_START_TOLERANCE }))
-    return undefined;
+  const tolerance = { tolerance: SLOW_START_TOLERANCE };
+  const start = `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each)`;
+  const arithmetic = () =>
+    `at least ${ev.n('h1Rounds', r1)} round trips for each HTTP/1.1 connection's ${ev.n('h1SegmentsEach', segs1)} segments and ${ev.n('h2Rounds', r2)} for HTTP/2's ${ev.n('h2Segments', segs2)}`;
+  const seen = capturedClause(ev, h1.capture, h2.capture, iw);
+  if (seen && h1.capture && h2.capture) {
+    const extra = mostRounds(h2.capture, iw) - mostRounds(h1.capture, iw);
+    const extraMs = extra * rtt;
+    const agreed =
+      h1.capture.connections.every((c) => c.slowStartRounds === r1) &&
+      h2.capture.connections.every((c) => c.slowStartRounds === r2);
+    if (extra <= 0 || gapMs <= 0 || !accounts(extraMs, gapMs, tolerance)) {
+      const arithmeticExtraMs = (r2 - r1) * rtt;
+      return r2 > r1 && gapMs > 0 && accounts(arithmeticExtraMs, gapMs, tolerance)
+        ? {
+            refuted: `nor does slow start, though the arithmetic of the runs' bytes gives ${arithmetic()} (${ev.n('extraRounds', r2 - r1)} more round trips, ${ev.ms('extraMs', arithmeticExtraMs)} against the measured ${ev.ms('gapMs', gapMs)}): ${seen}, ${ev.n('capturedExtraRounds', extra)} more on HTTP/2`,
+          }
+        : {};
+    }
+    ev.set('slowStartTolerance', SLOW_START_TOLERANCE);
+    return {
+      text: `${start}, HTTP/2's one connection with ${ev.n('initialCwnd', iw)}; ${seen}${agreed ? ", as the arithmetic of the runs' bytes gives" : `, where the arithmetic of the runs' bytes gives ${arithmetic()}`} — ${ev.n('capturedExtraRounds', extra)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('capturedExtraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`,
+    };
+  }
+  const extraMs = (r2 - r1) * rtt;
+  if (r2 <= r1 || gapMs <= 0 || !accounts(extraMs, gapMs, tolerance)) return {};
   ev.set('slowStartTolerance', SLOW_START_TOLERANCE);
-  return `Slow start: HTTP/1.1's ${ev.n('h1Connections', k)} connections start with ${ev.n('h1FirstRound', k * iw)} segments in the first round trip (${ev.n('initialCwnd', iw)} each) and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`;
+  return {
+    text: `${start} and need at least ${ev.n('h1Rounds', r1)} round trips for their ${ev.n('h1SegmentsEach', segs1)} segments each; HTTP/2's one connection starts with ${ev.n('initialCwnd', iw)} and needs at least ${ev.n('h2Rounds', r2)} for ${ev.n('h2Segments', segs2)} — ${ev.n('extraRounds', r2 - r1)} more round trips of ${ev.ms('rttMs', rtt)}, ${ev.ms('extraMs', extraMs)} against the measured ${ev.ms('gapMs', gapMs)}`,
+  };
 }
 
+/**
+ * One finding per row of the report's sweep, answered on the first link without loss (the report
+ * recorded no loss; its RTT was its production path's, unrecorded), else the first link.
+ */
 export function chunksFindings(
   perLink: Array<{ link: LinkCase; rows: ChunksRow[] }>,
   quick = false,
@@ -153,6 +181,24 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }, quick: boo
     ev.set('outcome', c.outcome);
     const w1 = row.h1.cwndSum;
     const w2 = row.h2.cwndSum;
+    const cwndLead = side === 'below' && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2;
+    const slow = side === 'below' && !cwndLead ? slowStart(row, ev) : {};
+    // What the capture shows, said beside any other mechanism (slow start's words carry it already).
+    const iw = row.h1.initialCwnd ?? row.h2.initialCwnd;
+    const seen =
+      slow.text || slow.refuted || iw === undefined
+        ? undefined
+        : capturedClause(ev, row.h1.capture, row.h2.capture, iw);
+    const mechanism = (): string | undefined => {
+      if (ref.concurrency === 1 && noDifference(c))
+        return 'With one request at a time both protocols pay the same round trips, as in the report';
+      if (cwndLead)
+        return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
+      if (slow.text) return slow.text;
+      if ((side === 'above' || side === 'same') && w1 !== undefined && w2 !== undefined)
+        return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
+      return undefined;
+    };
     return makeFinding({
       ...base,
       measured: `${ev.x('ratio', r)} (${ev.s('h1S', row.h1.seconds)} against ${ev.s('h2S', row.h2.seconds)}, ${outcomeText(c)}, ${chosen.link.id})`,
@@ -162,17 +208,10 @@ function sweepFindings(chosen: { link: LinkCase; rows: ChunksRow[] }, quick: boo
       ratio: true,
       decision: c,
       explain: () => {
-        if (ref.concurrency === 1 && noDifference(c))
-          return 'With one request at a time both protocols pay the same round trips, as in the report';
-        if (side === 'below' && w1 !== undefined && w2 !== undefined && w1 > 1.5 * w2)
-          return `HTTP/1.1's ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections ended their runs with ${ev.n('h1CwndSegments', w1)} segments of congestion window together against ${ev.n('h2CwndSegments', w2)} on HTTP/2's one connection: more in flight per round trip, the report's own explanation, measured`;
-        const slow = side === 'below' ? slowStart(row, ev) : undefined;
-        if (slow) return slow;
-        if ((side === 'above' || side === 'same') && w1 !== undefined && w2 !== undefined)
-          return `HTTP/2 kept up: its one connection's window (${ev.n('h2CwndSegments', w2)} segments) against HTTP/1.1's ${ev.n('h1CwndSegments', w1)} over ${ev.n('h1Connections', row.h1.connections ?? ref.concurrency)} connections was enough on this link, unlike the report's path`;
-        return undefined;
+        const said = mechanism();
+        return said && seen ? `${said}. ${seen[0]!.toUpperCase()}${seen.slice(1)}` : said;
       },
-      unexplained: `${side === 'undecided' ? `the runs decide no direction (${wouldTell(c, ev)}); ` : ''}the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio`,
+      unexplained: `${side === 'undecided' ? `the runs decide no direction (${wouldTell(c, ev)}); ` : ''}the congestion windows (${w1 === undefined ? 'not read' : `${ev.n('h1CwndSegments', w1)} segments over HTTP/1.1's connections`}, ${w2 === undefined ? 'not read' : `${ev.n('h2CwndSegments', w2)} on HTTP/2's`}) do not account for this ratio${slow.refuted ? `, ${slow.refuted}` : seen ? `; ${seen}` : ''}`,
     });
   });
 }
@@ -261,14 +300,17 @@ function verifyDecisions(r: StudyResult): string[] {
 
 /**
  * The chunks findings against the result: a slow-start explanation only where its extra round trips
- * come within {@link SLOW_START_TOLERANCE} of the measured gap, and each ratio the summary's cell.
+ * (the capture's where both sides were captured) come within {@link SLOW_START_TOLERANCE} of the
+ * measured gap, captured rounds as the row's capture shows them, and each ratio the summary's cell.
  */
 export function verifyChunks(r: StudyResult): string[] {
   const problems: string[] = [...verifyDecisions(r)];
+  const links = (r.data.links ?? []) as Array<{ link: LinkCase; rows: ChunksRow[] }>;
   const summary = r.sections.find((s) => s.id === 'summary');
   for (const f of r.findings) {
     if (/^Slow start/.test(f.explanation)) {
-      const extra = evidenceNumber(f, 'extraMs');
+      // With both sides captured the capture's rounds decided (captured-rounds.ts checks them).
+      const extra = evidenceNumber(f, 'capturedExtraMs') ?? evidenceNumber(f, 'extraMs');
       const gap = evidenceNumber(f, 'gapMs');
       if (
         extra === undefined ||
@@ -280,6 +322,10 @@ export function verifyChunks(r: StudyResult): string[] {
     const ratio = evidenceNumber(f, 'ratio');
     const link = f.evidence.link;
     const c = evidenceNumber(f, 'concurrency');
+    const row = links.find((x) => x.link.id === link)?.rows.find((x) => x.concurrency === c);
+    const iw = row?.h1.initialCwnd ?? row?.h2.initialCwnd;
+    if (iw !== undefined)
+      problems.push(...capturedProblems(f, { h1: row?.h1.capture, h2: row?.h2.capture }, iw));
     const cell = summary?.table.rows.find((x) => x.c === c)?.[String(link)];
     if (ratio !== undefined && typeof cell === 'number' && cell.toFixed(2) !== ratio2(ratio).toFixed(2))
       problems.push(`${f.id}: the words say ${ratio2(ratio).toFixed(2)}, the summary ${cell}`);

@@ -3,6 +3,7 @@ import { compareSamples, keptRuns, type SampleComparison } from '../../compare/i
 import type { CellResult, CompareResult, StudySection } from '../../model/index.ts';
 import { ratio2 } from '../claims.ts';
 import { intervalText, outcomeWord, rounded, sideFacts } from '../table.ts';
+import { type CapturedRounds, capturedRoundsOf } from './captured-rounds.ts';
 import { REPORT_SWEEP } from './options.ts';
 import { type LinkCase, strategies } from './plan.ts';
 
@@ -25,6 +26,8 @@ interface Side {
   /** Packets the link dropped on the run's connections (both directions), median over runs. */
   drops?: number;
   retransmits?: number;
+  /** The server's rounds on the connections of the representative captured run (`--capture`). */
+  capture?: CapturedRounds;
 }
 
 function sideOf(cell: CellResult | undefined): Side {
@@ -43,6 +46,7 @@ function sideOf(cell: CellResult | undefined): Side {
       'initialCwnd',
       'linkRttMs',
     ]),
+    ...capturedRoundsOf(cell),
   };
 }
 

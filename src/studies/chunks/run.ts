@@ -90,6 +90,8 @@ export const chunksStudy = defineStudy<ChunksOptions>({
         ...perLink.map(({ link, rows }) => linkSection(link, rows, o.h2Sessions)),
         referenceSection(perLink, o.concurrency),
       ],
+      // The rows as derived again (their captured rounds included): what the self-check reads.
+      data: { links: perLink },
     };
   },
 });
