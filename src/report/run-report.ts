@@ -107,7 +107,9 @@ function captureCommands(r: RunResult, file: string, keyLog: string | undefined)
     ]);
   }
   out.push([
-    'Wireshark: Statistics → TCP Stream Graphs → Time Sequence (Stevens) draws the graphs below',
+    p === 'h3'
+      ? 'Wireshark: the QUIC packets, their sizes and times (Statistics → I/O Graphs)'
+      : 'Wireshark: Statistics → TCP Stream Graphs → Time Sequence (Stevens) draws the graphs below',
     `wireshark${key} ${c}`,
   ]);
   return out;

@@ -77,8 +77,15 @@ async function layout(file: string, widths: number[]) {
               )
               .map((el) => el.textContent),
             links: links.length,
-            // Every link lands on a drawn chart.
+            // Every link lands on a drawn chart, a connection's on the chart of its client port.
             dangling: links.filter((h) => !document.querySelector(`${h} .uplot`)),
+            misplaced: Array.from(document.querySelectorAll('ul.rounds a'))
+              .filter((a) => {
+                const port = /\(client port \d+\)/.exec(a.textContent ?? '')?.[0];
+                const title = document.querySelector(`${a.getAttribute('href')} .u-title`)?.textContent;
+                return !port || !title?.includes(port);
+              })
+              .map((a) => a.textContent),
           };
         }),
       );
@@ -186,6 +193,7 @@ describe('h2lab report of a bench run captured through a link', { skip }, () => 
         assert.deepEqual(seen.clipped, [], `${seen.width} px`);
         assert.equal(seen.links, stated.length + 1, 'a link per connection and the sentence');
         assert.deepEqual(seen.dangling, [], `${seen.width} px`);
+        assert.deepEqual(seen.misplaced, [], `${seen.width} px`);
       }
     });
   }
