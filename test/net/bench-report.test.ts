@@ -109,22 +109,16 @@ describe('h2lab report of a bench run captured through a link', { skip }, () => 
     it(`${name}, 100 ms / 10 Mbit/s: a graph per connection, tshark's rounds, 1280 and 800 px`, async (t) => {
       const out = join(dir, load[4]!);
       const json = join(out, 'run.json');
+      mkdirSync(out, { recursive: true });
+      // Paths as a user types them, relative to where bench runs: the report names them absolute.
       const bench = await h2lab(
         [
           'bench',
           ...load,
-          ...['--rtt', '100ms', '--bandwidth', '10mbit', '--capture', join(out, 'cap')],
-          ...[
-            '--keylog',
-            join(out, 'cap', 'keys.log'),
-            '--json',
-            json,
-            '--report',
-            join(out, 'direct'),
-            '-q',
-          ],
+          ...['--rtt', '100ms', '--bandwidth', '10mbit', '--capture', 'cap', '--keylog', 'cap/keys.log'],
+          ...['--json', 'run.json', '--report', 'direct', '-q'],
         ],
-        { timeoutMs: 120_000 },
+        { timeoutMs: 120_000, cwd: out },
       );
       assert.equal(bench.code, 0, bench.stderr);
       const run = JSON.parse(readFileSync(json, 'utf8')) as RunResult;
