@@ -256,6 +256,13 @@ describe('h2lab report of a bench run without a capture, and of wrong files', ()
       assert.equal(r.stderr.trim().split('\n').length, 1, `${name}: one line`);
       assert.ok(!existsSync(join(out, 'report.md')), `${name}: nothing written`);
     }
+    // bench --report where nothing can be written: refused before any load.
+    const b = await h2lab(['bench', '/bytes/1', '-n', '1', '--report', '/proc/h2lab-x']);
+    assert.equal(b.code, 2, b.stderr);
+    assert.match(
+      b.stderr,
+      /H2LAB_ERR_OUTPUT: --report \/proc\/h2lab-x: .*choose a path in a writable directory \(e\.g\. --report \.\/bench-report\)/,
+    );
     const r = await h2lab(['report', json, '--min-effect', '5%', '--out', join(dir, 'bad', 'me')]);
     assert.equal(r.code, 2, r.stderr);
     assert.match(
