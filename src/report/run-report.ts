@@ -237,6 +237,19 @@ function roundsSentenceOf(conns: ConnectionSequence[]): string | undefined {
   return `Slow start lasted ${rounds} ${on} (${ends}), as the capture shows it`;
 }
 
+/**
+ * An option's value as the report prints it. Request headers by name alone: their values may be
+ * credentials (a bearer token, a cookie), and a report is made to be passed around; the result file
+ * keeps them.
+ */
+function optionText(name: string, v: unknown): string {
+  if (name === 'headers' && v !== null && typeof v === 'object') {
+    const names = Object.keys(v);
+    return names.length === 0 ? 'none' : `${names.join(', ')} (values in the result file, not here)`;
+  }
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
 function reportOf(r: RunResult): RunReport {
   const { items, notWritten } = evidenceOf(r);
   const ts = r.evidence?.capture?.timeSequence;
@@ -270,7 +283,7 @@ function reportOf(r: RunResult): RunReport {
   }
   const options = Object.entries(r.options)
     .filter(([, v]) => v !== undefined)
-    .map(([name, v]) => ({ name, value: typeof v === 'string' ? v : JSON.stringify(v) }));
+    .map(([name, v]) => ({ name, value: optionText(name, v) }));
   const roundsSentence = graphs ? roundsSentenceOf(conns.filter(ofRun)) : undefined;
   return {
     title: `h2lab bench: ${r.target.url}${r.target.embedded ? ' (embedded fixture server)' : ''}`,

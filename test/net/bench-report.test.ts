@@ -197,9 +197,13 @@ describe('h2lab report of a bench run without a capture, and of wrong files', ()
   const json = join(dir, 'loopback', 'run.json');
 
   it('loopback: the report without graphs, and the line that says how to draw them', async () => {
-    const bench = await h2lab(['bench', '/bytes/1024', '-n', '20', '-c', '2', '--json', json, '-q'], {
-      timeoutMs: 60_000,
-    });
+    const secret = ['-H', 'authorization: Bearer s3cret-token'];
+    const bench = await h2lab(
+      ['bench', '/bytes/1024', '-n', '20', '-c', '2', ...secret, '--json', json, '-q'],
+      {
+        timeoutMs: 60_000,
+      },
+    );
     assert.equal(bench.code, 0, bench.stderr);
     const r = await h2lab(['report', json, '--out', join(dir, 'loopback', 'rep'), '-q']);
     assert.equal(r.code, 0, r.stderr);
@@ -216,6 +220,9 @@ describe('h2lab report of a bench run without a capture, and of wrong files', ()
     assert.match(html, /<code>--capture DIR<\/code>.* <a href="#evidence">Evidence<\/a>/);
     assert.match(html, /<h2 id="evidence">/);
     assert.match(md, /No TLS key log: `--keylog FILE`/);
+    // A header's value stays in the result file: it may be a credential, and a report is shared.
+    assert.match(md, /\| headers \| authorization \(values in the result file, not here\) \|/);
+    assert.ok(!md.includes('s3cret') && !html.includes('s3cret'));
   });
 
   it('a file report does not render: H2LAB_ERR_RESULT_FILE naming it, its kind and the fix', async () => {
