@@ -104,7 +104,7 @@ function compareResultOf(path: string, json: unknown): CompareResult {
   if (kind !== 'h2lab.compare') {
     throw new H2labError(
       'H2LAB_ERR_RESULT_FILE',
-      `${path} is not an h2lab compare result (kind ${JSON.stringify(kind)}, expected "h2lab.compare")`,
+      `${path} is not an h2lab compare result (kind ${JSON.stringify(kind)}, expected "h2lab.compare")${kind === 'h2lab.run' ? `: a bench run's file is reported alone (h2lab report ${path})` : ''}`,
       {
         path,
         kind,

@@ -232,6 +232,7 @@ describe('h2lab report of a bench run without a capture, and of wrong files', ()
       writeFileSync(p, text);
       return p;
     };
+    // The run the test above wrote, spoiled one way at a time.
     const run = JSON.parse(readFileSync(json, 'utf8')) as Record<string, unknown>;
     const cases: Array<[string, string, RegExp]> = [
       [
@@ -263,6 +264,13 @@ describe('h2lab report of a bench run without a capture, and of wrong files', ()
       assert.equal(r.stderr.trim().split('\n').length, 1, `${name}: one line`);
       assert.ok(!existsSync(join(out, 'report.md')), `${name}: nothing written`);
     }
+    // Two files are a before/after of comparisons; a bench run is reported alone.
+    const two = await h2lab(['report', json, json, '--out', join(dir, 'bad', 'two')]);
+    assert.equal(two.code, 2, two.stderr);
+    assert.match(
+      two.stderr,
+      /H2LAB_ERR_RESULT_FILE: .*run\.json is not an h2lab compare result \(kind "h2lab\.run", expected "h2lab\.compare"\): a bench run's file is reported alone \(h2lab report .*run\.json\)/,
+    );
     // bench --report where nothing can be written: refused before any load.
     const b = await h2lab(['bench', '/bytes/1', '-n', '1', '--report', '/proc/h2lab-x']);
     assert.equal(b.code, 2, b.stderr);
