@@ -1,8 +1,9 @@
 // `h2lab report run.json` of a real `h2lab bench` through an emulated link with --capture: one graph
 // per captured connection, the slow-start rounds each sentence states equal to what tshark counts in
 // the same pcapng, every sentence linking to its graph, drawn in Chromium at 1280 and 800 px without
-// overflow; `bench --report DIR` writes the same report; a run without a capture gets the report
-// without graphs and the line that says how to get them; a wrong file is refused with its code.
+// overflow, the drops each states equal to the segments the pcapng marks dropped; `bench --report DIR`
+// writes the same report; a run without a capture gets the report without graphs and the line that
+// says how to get them; a wrong file is refused with its code.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import type { RunResult } from '../../src/model/index.ts';
 import { slowStartOf } from '../../src/net/time-sequence.ts';
 import { h2lab } from '../helpers/cli.ts';
-import { netSkipReason, tsharkRounds, tsharkSkipReason } from './helpers.ts';
+import { netSkipReason, tsharkFields, tsharkRounds, tsharkSkipReason } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-bench-report-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,13 +27,15 @@ interface StatedConnection {
   cut: boolean;
   rounds: number;
   slowStart: number;
+  /** Segments the line says the link dropped. */
+  dropped: number;
 }
 
 /** The per-connection lines of a bench report.md. */
 function statedConnections(md: string): StatedConnection[] {
   const out: StatedConnection[] = [];
   const re =
-    /^- \[connection \d+ \(client port \d+\)\]\(report\.html#([\w-]+)\): (not one of the run's[^:]*: )?([\d, …]+) segments in (\d+) rounds?, (\d+) of slow start/gm;
+    /^- \[connection \d+ \(client port \d+\)\]\(report\.html#([\w-]+)\): (not one of the run's[^:]*: )?([\d, …]+) segments in (\d+) rounds?, (\d+) of slow start[^;\n]*(?:; the link dropped (\d+) segments?)?/gm;
   for (const m of md.matchAll(re)) {
     const list = m[3]!.split(', ');
     const cut = list.at(-1) === '…';
@@ -43,6 +46,7 @@ function statedConnections(md: string): StatedConnection[] {
       cut,
       rounds: Number(m[4]),
       slowStart: Number(m[5]),
+      dropped: Number(m[6] ?? 0),
     });
   }
   return out;
@@ -104,10 +108,14 @@ describe('h2lab report of a bench run captured through a link', { skip }, () => 
   const cases: Array<[string, string[]]> = [
     ['h2: a burst of 16 × 20 KiB on one connection', ['/bytes/20480', '--burst', '16', '--protocol', 'h2']],
     ['h1: a burst of 32 × 10 KiB on 6 connections', ['/bytes/10240', '--burst', '32', '--protocol', 'h1']],
+    [
+      'h2 with 2% loss: a burst of 8 × 100 KiB on one connection',
+      ['/bytes/102400', '--burst', '8', '--protocol', 'h2', '--loss', '2%'],
+    ],
   ];
-  for (const [name, load] of cases) {
+  for (const [i, [name, load]] of cases.entries()) {
     it(`${name}, 100 ms / 10 Mbit/s: a graph per connection, tshark's rounds, 1280 and 800 px`, async (t) => {
-      const out = join(dir, load[4]!);
+      const out = join(dir, `case-${i}`);
       const json = join(out, 'run.json');
       mkdirSync(out, { recursive: true });
       // Paths as a user types them, relative to where bench runs: the report names them absolute.
@@ -162,6 +170,18 @@ describe('h2lab report of a bench run captured through a link', { skip }, () => 
         })
         .sort();
       assert.deepEqual(fromReport, fromTshark);
+      // The drops each line states are the server's data segments the pcapng marks dropped.
+      const dropped = tsharkFields(
+        pcapng,
+        ['tcp.stream'],
+        ['-Y', 'frame.interface_name == "down" and tcp.len > 0 and frame.comment contains "dropped"'],
+      ).length;
+      assert.equal(
+        stated.reduce((n, c) => n + c.dropped, 0),
+        dropped,
+        md,
+      );
+      if (load.includes('--loss')) assert.ok(dropped > 0, 'a 2% loss dropped some of ~600 segments');
 
       // The sentence over the run's connections states their slow-start rounds and links to the graphs.
       const mine = stated.filter((c) => c.ofRun).map((c) => c.slowStart);
