@@ -74,6 +74,19 @@ async function layout(file: string, widths: number[]) {
             scroll: d.scrollWidth,
             plots: plots.length,
             outside: plots.filter((p) => p.getBoundingClientRect().right > d.clientWidth + 0.5).length,
+            // Pairs of graphs drawn over one another (the grid's columns and rows keep them apart).
+            overlapping: plots.flatMap((p, i) =>
+              plots.slice(i + 1).filter((q) => {
+                const a = p.getBoundingClientRect();
+                const b = q.getBoundingClientRect();
+                return (
+                  a.left < b.right - 0.5 &&
+                  b.left < a.right - 0.5 &&
+                  a.top < b.bottom - 0.5 &&
+                  b.top < a.bottom - 0.5
+                );
+              }),
+            ).length,
             clipped: Array.from(document.querySelectorAll('.chart.ts .u-title, .chart.ts .u-label'))
               .filter(
                 (el) =>
@@ -204,6 +217,7 @@ describe('h2lab report of a bench run captured through a link', { skip }, () => 
         );
         assert.equal(seen.plots, ts.connections.length, `${seen.width} px`);
         assert.equal(seen.outside, 0, `${seen.width} px`);
+        assert.equal(seen.overlapping, 0, `${seen.width} px`);
         assert.deepEqual(seen.clipped, [], `${seen.width} px`);
         assert.equal(seen.links, stated.length + 1, 'a link per connection and the sentence');
         assert.deepEqual(seen.dangling, [], `${seen.width} px`);
