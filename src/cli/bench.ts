@@ -67,6 +67,7 @@ export interface BenchFlags {
   samples?: string;
   json?: string;
   csv?: string;
+  report?: string;
   quiet?: boolean;
   plain?: boolean;
   serverMetrics?: boolean;
@@ -92,6 +93,10 @@ export function register(program: Command): void {
         description: 'write the run as one CSV summary row (per request: --samples); - for stdout',
       }),
     )
+    .option(
+      '--report <dir>',
+      'write report.md and report.html of the run here (with --capture: a time-sequence graph per connection)',
+    )
     .addOption(optionOf(QUIET_FLAG))
     .option('--plain', 'embedded target: use the cleartext listener (h1 / h2c) instead of TLS')
     .option(
@@ -107,6 +112,7 @@ export function register(program: Command): void {
       throw invalidOption('--csv', '-', '--json - already writes to stdout: give --csv a file');
     if (flags.json && flags.json !== '-') checkOutputPath(flags.json, '--json', 'file');
     if (flags.csv && flags.csv !== '-') checkOutputPath(flags.csv, '--csv', 'file');
+    if (flags.report !== undefined) checkOutputPath(flags.report, '--report', 'dir');
     // bench's --rate is requests per second; the link's bit rate is --bandwidth here.
     // `--net`/`--rtt` …: the fixture server runs behind an emulated link (src/load/linked.ts).
     const link = wantsLink({ ...flags, rate: flags.bandwidth }) ? linkOptionsFromFlags(flags) : undefined;
@@ -146,7 +152,7 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
   // its rejection is handled here and rethrown by the await below, not left unhandled (a crash).
   run.done.catch(() => {});
   // The renderers load with a run, not with the command's flags (`bench --help`).
-  const { renderRunText, runCsv } = await import('../report/index.ts');
+  const { loadHtmlAssets, renderRunText, runCsv } = await import('../report/index.ts');
   const tty = process.stderr.isTTY === true;
   if (!f.quiet) {
     run.events.on('progress', (p: LoadProgress) => {
@@ -184,6 +190,21 @@ async function bench(run: LoadRun, f: BenchFlags): Promise<void> {
           'H2LAB_ERR_OUTPUT',
           `${option} ${path}: writing the result failed (${w.reason}); it was written to ${w.path} instead`,
           { option, path, fallback: w.path, reason: w.reason },
+        ),
+      );
+    }
+  }
+  if (f.report !== undefined) {
+    const { writeRunReports } = await import('./report-files.ts');
+    try {
+      const files = writeRunReports(f.report, result, loadHtmlAssets());
+      if (!f.quiet) process.stderr.write(`wrote ${files.md} and ${files.html}\n`);
+    } catch (err) {
+      failures.push(
+        new H2labError(
+          'H2LAB_ERR_OUTPUT',
+          `--report ${f.report}: writing the report failed (${(err as NodeJS.ErrnoException).code ?? String(err)}); the run's JSON (--json) renders it again with h2lab report`,
+          { option: '--report', path: f.report, reason: String(err) },
         ),
       );
     }

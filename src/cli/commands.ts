@@ -38,7 +38,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'report',
-    summary: 'Re-render a saved comparison, or compare two saved comparisons (before/after)',
+    summary:
+      'Re-render a saved comparison or render a bench run (--json), or compare two saved comparisons (before/after)',
     load: () => import('./report.ts'),
   },
   {

@@ -27,6 +27,11 @@ export { cellLoadOptions, loadRunnerOptionsOf } from './load-runner.ts';
 export { COMPARE_DEFAULTS, RUNS_FLAG, sizeWorkload, urlWorkloads } from './meta.ts';
 export { type CompareOptions, type CompareOptionsInput, resolveCompareOptions } from './options.ts';
 export { reanalyze } from './reanalyze.ts';
-export { loadCompareResult, resultsJson, writeResultsAtomic } from './results-file.ts';
+export {
+  loadCompareResult,
+  loadReportableResult,
+  resultsJson,
+  writeResultsAtomic,
+} from './results-file.ts';
 export { type RunComparisonHooks, runComparison, type StartedComparison } from './run.ts';
 export { syntheticRunner } from './synthetic.ts';

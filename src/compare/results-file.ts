@@ -7,6 +7,8 @@ import {
   COMPARE_RESULT_VERSION,
   type CompareResult,
   compareResultSchema,
+  RUN_RESULT_VERSION,
+  type RunResult,
   runResultSchema,
 } from '../model/index.ts';
 
@@ -23,45 +25,95 @@ export function resultsJson(result: CompareResult): string {
   return `${JSON.stringify(result, null, 1)}\n`;
 }
 
-/** Reads and validates a results.json written by `h2lab compare`. */
-export function loadCompareResult(path: string): CompareResult {
+/** What `h2lab report` reads: a comparison's results.json, or a bench run's `--json` file. */
+const REPORTABLE = 'pass the results.json written by h2lab compare or the --json file of h2lab bench';
+
+/** A result file's JSON, or H2LAB_ERR_RESULT_FILE naming the file when it is none. */
+function readResultJson(path: string): unknown {
   const text = readOptionText(path, 'report', { kind: 'result', code: 'H2LAB_ERR_RESULT_FILE' });
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
     throw new H2labError(
       'H2LAB_ERR_RESULT_FILE',
-      `${path} is not JSON (${(err as Error).message}); pass the results.json written by h2lab compare`,
-      {
-        path,
-      },
+      `${path} is not JSON (${(err as Error).message}); ${REPORTABLE}`,
+      { path },
     );
   }
+}
+
+/** H2LAB_ERR_RESULT_FILE for a result of another version than this h2lab reads. */
+function versionError(path: string, version: unknown, expected: number, rerun: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_RESULT_FILE',
+    `${path} has result version ${JSON.stringify(version)}; this h2lab reads version ${expected}: ${rerun} with this version`,
+    { path, version },
+  );
+}
+
+/** H2LAB_ERR_RESULT_FILE for the first field of `path` that its schema refuses. */
+function fieldError(path: string, where: PropertyKey[], message: string): H2labError {
+  return new H2labError(
+    'H2LAB_ERR_RESULT_FILE',
+    `${path}: field ${where.join('.') || '(root)'}: ${message}`,
+    {
+      path,
+      field: where.join('.'),
+    },
+  );
+}
+
+/**
+ * Reads and validates a file for `h2lab report`: a comparison (`h2lab.compare`) or one bench run
+ * (`h2lab.run`, what `bench --json` writes). Anything else is H2LAB_ERR_RESULT_FILE naming the file,
+ * the kind it holds and the two it could be.
+ */
+export function loadReportableResult(
+  path: string,
+): { kind: 'h2lab.compare'; result: CompareResult } | { kind: 'h2lab.run'; result: RunResult } {
+  const json = readResultJson(path);
+  const kind = (json as { kind?: unknown })?.kind;
+  if (kind === 'h2lab.compare') return { kind, result: compareResultOf(path, json) };
+  if (kind !== 'h2lab.run') {
+    throw new H2labError(
+      'H2LAB_ERR_RESULT_FILE',
+      `${path} is not a result h2lab report renders (kind ${JSON.stringify(kind)}, expected "h2lab.compare" or "h2lab.run"); ${REPORTABLE}`,
+      { path, kind, kinds: ['h2lab.compare', 'h2lab.run'] },
+    );
+  }
+  const version = (json as { version?: unknown }).version;
+  if (version !== RUN_RESULT_VERSION)
+    throw versionError(path, version, RUN_RESULT_VERSION, 're-run the bench');
+  const r = runResultSchema.safeParse(json);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw fieldError(path, i.path, i.message);
+  }
+  return { kind, result: r.data };
+}
+
+/** Reads and validates a results.json written by `h2lab compare`. */
+export function loadCompareResult(path: string): CompareResult {
+  return compareResultOf(path, readResultJson(path));
+}
+
+/** `json` read from `path` as a comparison of this version, or H2LAB_ERR_RESULT_FILE. */
+function compareResultOf(path: string, json: unknown): CompareResult {
   const kind = (json as { kind?: unknown })?.kind;
   const version = (json as { version?: unknown })?.version;
   if (kind !== 'h2lab.compare') {
     throw new H2labError(
       'H2LAB_ERR_RESULT_FILE',
-      `${path} is not an h2lab compare result (kind ${JSON.stringify(kind)}, expected "h2lab.compare")`,
+      `${path} is not an h2lab compare result (kind ${JSON.stringify(kind)}, expected "h2lab.compare")${kind === 'h2lab.run' ? `: a bench run's file is reported alone (h2lab report ${path})` : ''}`,
       {
         path,
         kind,
       },
     );
   }
-  if (version !== COMPARE_RESULT_VERSION) {
-    throw new H2labError(
-      'H2LAB_ERR_RESULT_FILE',
-      `${path} has result version ${JSON.stringify(version)}; this h2lab reads version ${COMPARE_RESULT_VERSION}: re-run the comparison with this version`,
-      { path, version },
-    );
-  }
-  const bad = (where: PropertyKey[], message: string): H2labError =>
-    new H2labError('H2LAB_ERR_RESULT_FILE', `${path}: field ${where.join('.') || '(root)'}: ${message}`, {
-      path,
-      field: where.join('.'),
-    });
+  if (version !== COMPARE_RESULT_VERSION)
+    throw versionError(path, version, COMPARE_RESULT_VERSION, 're-run the comparison');
+  const bad = (where: PropertyKey[], message: string): H2labError => fieldError(path, where, message);
   const r = compareResultSchema.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0]!;

@@ -190,6 +190,7 @@ type OutputKind = 'file' | 'dir';
 
 const OUTPUT_EXAMPLE: Record<string, string> = {
   '--out': 'h2lab-report',
+  '--report': 'bench-report',
   '--samples': 'samples.ndjson',
   '--csv': 'cells.csv',
 };

@@ -322,15 +322,19 @@ async function execute(
     if (crashed) result.warnings.push(crashed);
     // A samples write that failed after the last part stopped (the final flush) still fails the run.
     if (samplesError && !result.error) result.error = samplesError.toJSON();
-    // h2lab's own client logs frames; HTTP/1.1, HTTP/3 and node:http2 have none to log.
+    // h2lab's own client logs frames; HTTP/1.1, HTTP/3 and node:http2 have none to log. The paths are
+    // recorded absolute, as the capture's: a report's command lines then open them from anywhere.
     if (o.framesFile && getStrategy(o.protocol).http2 && o.h2Client === 'h2lab') {
       flushFrameLogs();
-      result.evidence = { ...result.evidence, frames: { file: o.framesFile } };
+      result.evidence = { ...result.evidence, frames: { file: resolve(o.framesFile) } };
     }
     if (o.qlogDir && usesQuic([o.protocol]))
-      result.evidence = { ...result.evidence, qlog: { dir: o.qlogDir } };
+      result.evidence = { ...result.evidence, qlog: { dir: resolve(o.qlogDir) } };
     if (o.keyLogFile && new URL(target.url).protocol === 'https:') {
-      result.evidence = { ...result.evidence, keyLog: { file: o.keyLogFile, unlocks: KEY_LOG_UNLOCKS } };
+      result.evidence = {
+        ...result.evidence,
+        keyLog: { file: resolve(o.keyLogFile), unlocks: KEY_LOG_UNLOCKS },
+      };
     }
     return result;
   } catch (err) {

@@ -50,7 +50,8 @@ function tcpConnections(run: RunResult | undefined): ConnectionSequence[] {
   );
 }
 
-const END_TEXT: Record<ConnectionSequence['slowStartEnd'], string> = {
+/** What ended a connection's slow-start rounds, in the words the reports use. */
+export const END_TEXT: Record<ConnectionSequence['slowStartEnd'], string> = {
   'transfer-end': 'the data ran out first',
   loss: 'a loss ended it',
   'no-growth': 'the next round did not grow',

@@ -47,6 +47,7 @@ export {
   runShortfall,
   shortRunsWarning,
 } from './run-length.ts';
+export { renderRunHtml, renderRunMarkdown } from './run-report.ts';
 export { renderRunText } from './run-text.ts';
 export {
   formatStudyValue,

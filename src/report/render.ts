@@ -23,6 +23,7 @@ import { renderProbeText } from './probe-text.ts';
 import { renderDiffHtml, renderDiffMarkdown, renderDiffTerminal } from './render-diff.ts';
 import { renderHtml } from './render-html.ts';
 import { renderMarkdown, renderTerminal } from './render-text.ts';
+import { renderRunHtml, renderRunMarkdown } from './run-report.ts';
 import { renderRunText } from './run-text.ts';
 import { renderStudyHtml, renderStudyMarkdown, renderStudyText } from './study.ts';
 
@@ -56,7 +57,11 @@ const width = (o: RenderOptions): { width?: number } => (o.width === undefined ?
 
 /** The renderers by kind and format; a pair not listed has no rendering. */
 const RENDERERS: ByKind = {
-  'h2lab.run': { text: (r, o) => renderRunText(r, width(o)) },
+  'h2lab.run': {
+    text: (r, o) => renderRunText(r, width(o)),
+    markdown: renderRunMarkdown,
+    html: (r) => renderRunHtml(r, loadHtmlAssets()),
+  },
   'h2lab.compare': {
     text: (r, o) => renderTerminal(r, { ...width(o), ...(o.brief ? { brief: true } : {}) }),
     markdown: (r) => renderMarkdown(r),

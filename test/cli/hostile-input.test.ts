@@ -275,12 +275,17 @@ describe('saved results for report: truncated, of the wrong kind, deeply nested'
     ['truncated by one byte', () => saved.slice(0, -2), /RESULT_FILE: .*is not JSON/],
     ['empty', () => '', /RESULT_FILE: .*is not JSON/],
     [
-      'a bench result (kind h2lab.run)',
+      'a bench result (kind h2lab.run) without its fields',
       () => JSON.stringify({ kind: 'h2lab.run', version: 1 }),
-      /RESULT_FILE: .*not an h2lab compare result \(kind "h2lab.run"/,
+      /RESULT_FILE: .*field options: /,
     ],
-    ['a JSON number', () => '42', /RESULT_FILE: .*not an h2lab compare result/],
-    ['null', () => 'null', /RESULT_FILE: .*not an h2lab compare result/],
+    [
+      'a page result (kind h2lab.page)',
+      () => JSON.stringify({ kind: 'h2lab.page', version: 1 }),
+      /RESULT_FILE: .*not a result h2lab report renders \(kind "h2lab.page"/,
+    ],
+    ['a JSON number', () => '42', /RESULT_FILE: .*not a result h2lab report renders/],
+    ['null', () => 'null', /RESULT_FILE: .*not a result h2lab report renders/],
     ['1,000,000 nested arrays', () => nestedArrays(1e6), /RESULT_FILE/],
     [
       'a compare result with 1,000,000 nested arrays in its options',

@@ -17,7 +17,7 @@ import {
   timeSequenceOfFile,
 } from '../../src/net/time-sequence.ts';
 import { h2lab } from '../helpers/cli.ts';
-import { netSkipReason, tsharkFields, tsharkSkipReason } from './helpers.ts';
+import { netSkipReason, tsharkRounds, tsharkSkipReason } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-tseq-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -165,81 +165,6 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     assert.equal(c.pointsCut, 5000 - c.sent.t.length);
   });
 });
-
-/**
- * Rounds of the server's data per TCP stream, counted from tshark's fields by the same rule the
- * graphs state (a round begins with the first data segment sent after the ACK of the round's first
- * segment reached the server; the TLS handshake's server segments before the client answers are
- * not counted), and the slow-start rounds among them.
- */
-function tsharkRounds(file: string): Map<string, number[]> {
-  const rows = tsharkFields(file, [
-    'frame.time_epoch',
-    'frame.interface_name',
-    'tcp.stream',
-    'tcp.len',
-    'tcp.seq',
-    'tcp.ack',
-    'tcp.flags.syn',
-    'tcp.payload',
-  ]);
-  const flows = new Map<
-    string,
-    {
-      syn?: number;
-      up: number;
-      answered: boolean;
-      tls?: boolean;
-      high: number;
-      ack: number;
-      marker: number;
-      at: number;
-      rounds: number[];
-    }
-  >();
-  let t0: number | undefined;
-  for (const [time, dir, stream, len, seq, ack, syn, payload] of rows) {
-    // Whole microseconds, as the pcapng holds them (a float of epoch seconds would blur them).
-    const [sec, frac = ''] = time!.split('.');
-    const us = Number(sec) * 1e6 + Number(frac.padEnd(6, '0').slice(0, 6));
-    t0 ??= us;
-    const ms = (us - t0) / 1000;
-    const f =
-      flows.get(stream!) ??
-      flows
-        .set(stream!, { up: 0, answered: false, high: 0, ack: 0, marker: -1, at: Infinity, rounds: [] })
-        .get(stream!)!;
-    const n = Number(len);
-    if (dir === 'up') {
-      if (syn === '1' || syn === 'True') f.syn = ms;
-      if (n > 0) {
-        f.tls ??= /^16/.test(payload ?? '');
-        if (f.high > 0) f.answered = true;
-      }
-      const a = Number(ack) - 1;
-      if (a > f.ack) {
-        f.ack = a;
-        if (f.marker >= 0 && a >= f.marker && f.at === Infinity) f.at = ms + f.up;
-      }
-      continue;
-    }
-    if (syn === '1' || syn === 'True') {
-      if (f.syn !== undefined) f.up = ms - f.syn;
-      continue;
-    }
-    if (n <= 0) continue;
-    const end = Number(seq) - 1 + n;
-    f.high = Math.max(f.high, end);
-    if (f.tls && !f.answered) continue;
-    if (f.marker < 0 || ms + 0.5 >= f.at) {
-      f.rounds.push(0);
-      f.marker = end;
-      f.at = f.ack >= end ? ms : Infinity;
-    }
-    f.rounds[f.rounds.length - 1]!++;
-  }
-  return new Map([...flows].filter(([, f]) => f.rounds.length > 0).map(([k, f]) => [k, f.rounds]));
-}
 
 const skip = netSkipReason() ?? tsharkSkipReason();
 if (skip) console.log(`# time-sequence compare test skipped: ${skip}`);

@@ -213,10 +213,13 @@ test('h2lab report re-renders a saved file and compares two saved files', async 
   assert.doesNotMatch(r2.stdout, /improved|got worse/);
   assert.ok(existsSync(join(dir, 'd', 'diff.html')));
   const bad = join(dir, 'bad.json');
-  writeFileSync(bad, '{"kind":"h2lab.run"}');
+  writeFileSync(bad, '{"kind":"h2lab.page"}');
   const r3 = await h2lab(['report', bad]);
   assert.equal(r3.code, 2);
-  assert.match(r3.stderr, /H2LAB_ERR_RESULT_FILE: .*is not an h2lab compare result/);
+  assert.match(
+    r3.stderr,
+    /H2LAB_ERR_RESULT_FILE: .*is not a result h2lab report renders \(kind "h2lab.page"/,
+  );
   // A run inside the file is held to the run's schema: a negative count is refused, naming the field.
   const negative = structuredClone(result);
   const run = negative.cells.find((c) => c.runs.length > 0)!.runs[0]!;

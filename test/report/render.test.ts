@@ -31,6 +31,8 @@ import {
   renderHtml,
   renderMarkdown,
   renderProbeText,
+  renderRunHtml,
+  renderRunMarkdown,
   renderRunText,
   renderStudyHtml,
   renderStudyMarkdown,
@@ -86,6 +88,8 @@ describe('render gives what each kind’s renderer gives', () => {
   test('a run, a browser result, a study, a probe', () => {
     assert.equal(render(run, 'text'), renderRunText(run));
     assert.equal(render(run, 'text', { width: 60 }), renderRunText(run, { width: 60 }));
+    assert.equal(render(run, 'markdown'), renderRunMarkdown(run));
+    assert.equal(render(run, 'html'), renderRunHtml(run, loadHtmlAssets()));
     assert.equal(render(browser, 'text'), renderBrowserText(browser));
     assert.equal(render(browser, 'html'), renderBrowserHtml(browser));
     assert.equal(render(study, 'text'), renderStudyText(study));
@@ -97,14 +101,16 @@ describe('render gives what each kind’s renderer gives', () => {
 
 test('renderFormatsOf lists each kind’s formats; an unknown kind has none', () => {
   assert.deepEqual(renderFormatsOf('h2lab.compare'), ['text', 'markdown', 'html']);
-  assert.deepEqual(renderFormatsOf('h2lab.run'), ['text']);
+  assert.deepEqual(renderFormatsOf('h2lab.run'), ['text', 'markdown', 'html']);
   assert.deepEqual(renderFormatsOf('h2lab.page'), ['markdown', 'html']);
   assert.deepEqual(renderFormatsOf('h2lab.merged'), ['text']);
   assert.deepEqual(renderFormatsOf('h2lab.plan'), []);
 });
 
 test('a format the kind has no rendering in is refused, naming the ones it has', () => {
-  assert.throws(() => render(run, 'html'), refused(['h2lab.run', '"html"', "'text'"]));
+  // Refused before any rendering: the kind alone decides.
+  const merged = { kind: 'h2lab.merged' } as unknown as RenderableResult;
+  assert.throws(() => render(merged, 'html'), refused(['h2lab.merged', '"html"', "'text'"]));
   assert.throws(() => render(browser, 'markdown'), refused(['h2lab.browser', "'text' or 'html'"]));
   assert.throws(
     () => render(compare, 'pdf' as RenderFormat),
