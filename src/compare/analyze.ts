@@ -14,7 +14,7 @@ import type {
   TimeBreakdown,
   Workload,
 } from '../model/index.ts';
-import { runRttMs, runShortfall, shortRunsWarning } from '../report/index.ts';
+import { runShortfall, shortRunsWarning } from '../report/index.ts';
 import { bootstrapRatio, decide, type RatioInterval, summarize } from './inference.ts';
 
 /** The metrics compared, and their direction. */
@@ -229,7 +229,7 @@ function shortOf(cell: CellResult): boolean {
   const text = shortRunsWarning(
     `${cell.protocol} at c=${cell.concurrency} over ${cell.net}`,
     `${short.length} of ${runs.length} kept runs, the shortest ${runShortfall(worst) ?? short[0]}`,
-    runRttMs(worst),
+    worst,
     cell.concurrency,
   );
   if (cell.stats && !cell.stats.warnings.includes(text)) cell.stats.warnings.push(text);

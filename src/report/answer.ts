@@ -15,7 +15,7 @@ import type { CompareResult, Comparison, RunResult, StrategyName, Workload } fro
 import { findStrategy } from '../transport/index.ts';
 import { cellFailures, pathsText } from './failures.ts';
 import { quicFirstFlightClause } from './quic-drops.ts';
-import { lengthenedDurationMs, runRttMs, runShortfall } from './run-length.ts';
+import { durationFix, runShortfall } from './run-length.ts';
 import { netParts } from './settings.ts';
 import { wrapText } from './text.ts';
 import {
@@ -328,9 +328,7 @@ function shortRunsFix(
   );
   if (short.length === 0) return undefined;
   const { p, r, level } = short.reduce((a, b) => (b.r.counts.ok < a.r.counts.ok ? b : a));
-  const need = lengthenedDurationMs(0, runRttMs(r), { concurrency: level });
-  const fix = need > 0 ? `--duration ${Math.ceil(need / 1000)}s` : 'longer runs';
-  return `runs too short for the link (${p}: ${runShortfall(r)}): ${fix} would tell`;
+  return `runs too short for the link (${p}: ${runShortfall(r)}): ${durationFix(r, level)} would tell`;
 }
 
 /**

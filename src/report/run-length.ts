@@ -78,11 +78,43 @@ export function runShortfall(run: RunResult): string | undefined {
 }
 
 /**
- * The warning of a cell whose kept runs are too short, naming the fix: `--duration` long enough for
- * the link (what compare picks by itself when --duration and --requests are not given).
+ * The `--duration` that would give `run`'s cell runs long enough to decide: the length compare
+ * plans for the link ({@link lengthenedDurationMs}), or longer where the run completed requests more
+ * slowly than that plan assumes (1 MiB responses under loss take several round trips each) — enough
+ * for {@link MIN_RUN_REQUESTS} at the run's own rate, with a tenth to spare. Undefined when the run
+ * completed nothing to take a rate from and has no link to plan for.
+ *
+ * @example durationToDecide(run of 12 requests in 9,750 ms over 200 ms, 1) // 26,813: 30 at 1.23/s
  */
-export function shortRunsWarning(who: string, shortfall: string, rttMs: number, concurrency: number): string {
-  const need = lengthenedDurationMs(0, rttMs, { concurrency });
-  const fix = need > 0 ? `--duration ${Math.ceil(need / 1000)}s` : '--duration or --requests larger';
-  return `${who}: runs too short to decide (${shortfall}; a run needs ${MIN_RUN_REQUESTS} requests and ${MIN_RUN_ROUND_TRIPS} round trips of its link): undecided; use ${fix}, or leave --duration and --requests unset and compare lengthens runs over long links`;
+function durationToDecide(run: RunResult, concurrency: number): number | undefined {
+  const planned = lengthenedDurationMs(0, runRttMs(run), { concurrency });
+  const ok = run.counts.ok;
+  const byRate = ok > 0 && run.durationMs > 0 ? Math.ceil((MIN_RUN_REQUESTS / ok) * run.durationMs * 1.1) : 0;
+  const need = Math.max(planned, byRate);
+  return need > 0 ? need : undefined;
+}
+
+/** "--duration 27s" for {@link durationToDecide}, or a plain request for longer runs. */
+export function durationFix(run: RunResult, concurrency: number): string {
+  const need = durationToDecide(run, concurrency);
+  return need !== undefined ? `--duration ${Math.ceil(need / 1000)}s` : '--duration or --requests larger';
+}
+
+/**
+ * The warning of a cell whose kept runs are too short, naming the fix: a `--duration` long enough
+ * for the link and the rate the run measured. Leaving --duration and --requests unset is offered
+ * only where the run was shorter than compare would have made it by itself.
+ */
+export function shortRunsWarning(
+  who: string,
+  shortfall: string,
+  run: RunResult,
+  concurrency: number,
+): string {
+  const planned = lengthenedDurationMs(0, runRttMs(run), { concurrency });
+  const unset =
+    run.durationMs < planned * 0.95
+      ? ', or leave --duration and --requests unset and compare lengthens runs over long links'
+      : '';
+  return `${who}: runs too short to decide (${shortfall}; a run needs ${MIN_RUN_REQUESTS} requests and ${MIN_RUN_ROUND_TRIPS} round trips of its link): undecided; use ${durationFix(run, concurrency)}${unset}`;
 }

@@ -661,6 +661,27 @@ describe('runs long enough for the link', () => {
     );
   });
 
+  it('runs compare lengthened itself that still fall short name a duration from their own rate', () => {
+    // 12 requests in 9.75 s through 200 ms: the length compare plans (9.6 s at c=1) was given, and
+    // at 1.23 requests a second 30 need 24.4 s; "leave --duration unset" would change nothing.
+    const r = derived('lossy', (raw) => {
+      for (const c of raw.cells)
+        for (const run of c.runs) {
+          run.environment.link!.rttMs = 200;
+          run.durationMs = 9750;
+          if (c.protocol === 'h2') run.counts.ok = Math.min(run.counts.ok, 12);
+        }
+    });
+    const line = buildAnswer(r).groups[0]!.lines[0]!;
+    assert.match(
+      line.why,
+      /\(h2: 12 requests in 9\.75 s, 48\.\d round trips of 200 ms\): --duration 27s would tell/,
+    );
+    const t = flat(renderTerminal(r, { width: 80 }));
+    assert.match(t, /runs too short to decide .* use --duration 27s(?!, or leave)/);
+    assert.doesNotMatch(t, /use --duration 27s, or leave --duration and --requests unset/);
+  });
+
   it('lengthened runs are said in the settings, with the minimums', () => {
     const r = derived('lossy', (raw) => {
       raw.options.durationMs = 500;
