@@ -12,6 +12,13 @@
  * stops, so the relay never waits for a disk; a per-run size cap bounds that memory, and what it and
  * the snap length cut is counted and said in the file's section comment and in the summary.
  * Comments are formatted in place (no string per packet: the relay allocates nothing per packet).
+ *
+ * One cut besides the snap length: zero bytes after a datagram's QUIC long-header packets (padding
+ * outside any QUIC packet, which quiche — the fixture's and the page replay's QUIC server — appends
+ * to its first flight to reach 1,200 bytes) are left out of the captured bytes (the packet keeps its
+ * length, the comment says so). Wireshark 4.0 (Debian 12's tshark) reads those zeros as a short-header
+ * packet, fails to decrypt it and then decrypts none of the server's 1-RTT packets; without them the
+ * capture decrypts with Chromium's key log.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DropReason } from './conditions/types.ts';
@@ -63,8 +70,11 @@ function chunk(): Buffer {
   return spare.pop() ?? Buffer.allocUnsafe(CHUNK);
 }
 
-/** Longest comment: "down: delay 123456789.123 ms (queue 123456789.123 ms)" with room to spare. */
-const COMMENT_ROOM = 96;
+/**
+ * Longest comment: "down: delay 123456789.123 ms (queue 123456789.123 ms); 65535 bytes of zero
+ * padding not kept" with room to spare.
+ */
+const COMMENT_ROOM = 128;
 
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
 const DIR_TEXT = [ascii('up: '), ascii('down: ')] as const;
@@ -73,18 +83,83 @@ const QUEUE = ascii(' ms (queue ');
 const MS_CLOSE = ascii(' ms)');
 const DROP_LOSS = ascii('dropped (loss)');
 const DROP_QUEUE = ascii('dropped (queue full)');
+const PADDING = ascii(' bytes of zero padding not kept');
+const SEMICOLON = ascii('; ');
+
+/** QUIC versions 1 (RFC 9000) and 2 (RFC 9369): the long-header type bits of their Initial and Retry. */
+const QUIC_V1 = 0x00000001;
+const QUIC_V2 = 0x6b3343cf;
+const INITIAL = new Map([
+  [QUIC_V1, 0],
+  [QUIC_V2, 1],
+]);
+const RETRY = new Map([
+  [QUIC_V1, 3],
+  [QUIC_V2, 0],
+]);
+
+/** A QUIC variable-length integer at `at` (RFC 9000 §16): [value, bytes], or undefined past `end`. */
+function varint(b: Buffer, at: number, end: number): [number, number] | undefined {
+  if (at >= end) return undefined;
+  const n = 1 << (b[at]! >> 6);
+  if (at + n > end) return undefined;
+  let v = b[at]! & 0x3f;
+  for (let i = 1; i < n; i++) v = v * 256 + b[at + i]!;
+  return [v, n];
+}
+
+/**
+ * Where the zero bytes after the QUIC long-header packets of the UDP datagram in `b[at, end)` (an
+ * IPv4 or IPv6 packet) begin, or `end` when the datagram is not that: not UDP, no long header, a
+ * version other than 1 and 2, a Retry, a packet running past the end, or anything but zeros after
+ * the packets (a coalesced short-header packet).
+ */
+export function quicPaddingAt(b: Buffer, at: number, end: number): number {
+  const v = b[at]! >> 4;
+  let p: number;
+  if (v === 4 && end - at >= 28 && b[at + 9] === 17) p = at + (b[at]! & 15) * 4 + 8;
+  else if (v === 6 && end - at >= 48 && b[at + 6] === 17) p = at + 48;
+  else return end;
+  if (p >= end || !(b[p]! & 0x80)) return end;
+  while (p < end && b[p]! & 0x80) {
+    if (p + 6 > end) return end;
+    const version = b.readUInt32BE(p + 1);
+    const type = (b[p]! >> 4) & 3;
+    if (!INITIAL.has(version) || type === RETRY.get(version)) return end;
+    let q = p + 6 + b[p + 5]!;
+    if (q >= end) return end;
+    q += 1 + b[q]!;
+    if (type === INITIAL.get(version)) {
+      const token = varint(b, q, end);
+      if (!token) return end;
+      q += token[1] + token[0];
+    }
+    const length = varint(b, q, end);
+    if (!length) return end;
+    p = q + length[1] + length[0];
+  }
+  if (p >= end) return end;
+  for (let i = p; i < end; i++) if (b[i] !== 0) return end;
+  return p;
+}
+
+/** Writes the integer `v` ≥ 0 as ASCII at `at`; returns the bytes written. */
+function writeCount(out: Buffer, at: number, v: number): number {
+  let digits = 1;
+  for (let p = 10; p <= v; p *= 10) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    out[at + i] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return digits;
+}
 
 /** Writes `v` ≥ 0 with three decimals as ASCII at `at`; returns the bytes written. */
 function writeMs(out: Buffer, at: number, v: number): number {
   const micros = Math.max(0, Math.round(v * 1000));
-  let whole = Math.floor(micros / 1000);
+  const whole = Math.floor(micros / 1000);
   const frac = micros - whole * 1000;
-  let digits = 1;
-  for (let p = 10; p <= whole; p *= 10) digits++;
-  for (let i = digits - 1; i >= 0; i--) {
-    out[at + i] = 48 + (whole % 10);
-    whole = Math.floor(whole / 10);
-  }
+  const digits = writeCount(out, at, whole);
   out[at + digits] = 46; // '.'
   out[at + digits + 1] = 48 + Math.floor(frac / 100);
   out[at + digits + 2] = 48 + (Math.floor(frac / 10) % 10);
@@ -99,6 +174,8 @@ export class LinkCapture {
   #used = 0;
   /** Bytes the file will hold: the header blocks' room (written last, see {@link writeTo}) and the packets. */
   #bytes = HEADER_ROOM;
+  /** Datagrams whose zero padding after their QUIC packets was not kept (see the file's doc). */
+  #paddingCut = 0;
   readonly summary: CaptureSummary;
 
   constructor(opts: LinkCaptureOptions) {
@@ -132,7 +209,8 @@ export class LinkCapture {
     queueMs: number,
   ): void {
     const s = this.summary;
-    const captured = Math.min(len, this.#opts.snapBytes);
+    const padding = offset + len - quicPaddingAt(src, offset, offset + len);
+    const captured = Math.min(len - padding, this.#opts.snapBytes);
     const room = packetBlockBytes(captured, COMMENT_ROOM) + COMMENT_ROOM;
     if (this.#bytes + room > this.#opts.maxBytes) {
       s.packetsNotRecorded++;
@@ -158,13 +236,19 @@ export class LinkCapture {
       n += writeMs(out, c + n, queueMs);
       n += MS_CLOSE.copy(out, c + n);
     }
+    if (padding > 0) {
+      n += SEMICOLON.copy(out, c + n);
+      n += writeCount(out, c + n, padding);
+      n += PADDING.copy(out, c + n);
+      this.#paddingCut++;
+    }
     const epochUs = Math.round((nowMs - this.#opts.monotonicToEpochMs) * 1000);
     const size = writePacketBlock(out, this.#used, dir, epochUs, src, offset, captured, len, c, n);
     this.#used += size;
     this.#bytes += size;
     if (dir === 0) s.packets.up++;
     else s.packets.down++;
-    if (captured < len) s.truncatedPackets++;
+    if (captured < len - padding) s.truncatedPackets++;
   }
 
   /** Writes the capture to `path` (replacing it) and returns its summary. */
@@ -173,6 +257,7 @@ export class LinkCapture {
     const cut = [
       `${s.truncatedPackets} packets cut to the snap length of ${s.snapBytes} bytes`,
       `${s.packetsNotRecorded} packets not recorded beyond the size cap of ${s.maxBytes} bytes`,
+      `${this.#paddingCut} QUIC datagrams without the zero padding after their packets (it stops Wireshark 4.0 decrypting the connection)`,
     ].join('; ');
     const head = [
       sectionHeader(
@@ -199,6 +284,7 @@ export class LinkCapture {
     }
     this.#chunks.length = 0;
     this.#used = 0;
+    this.#paddingCut = 0;
     s.bytes = bytes;
     return s;
   }

@@ -1,0 +1,74 @@
+// A page replay over HTTP/3 through a 40 ms link with --capture and Chromium's --keylog: Debian's
+// tshark decrypts the capture's QUIC in both directions with that key log, and the HTTP/3 requests it
+// shows are the load's requests.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { missingPrerequisite } from '../../src/net/index.ts';
+import { chromiumMissing } from '../browser/helpers.ts';
+import { h3SkipReason } from '../h3/helpers.ts';
+import { tsharkFields, tsharkSkipReason } from '../net/helpers.ts';
+import { recordAndReplay } from './helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const dir = mkdtempSync(join(tmpdir(), 'h2lab-page-quic-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const skip = chromiumMissing() ?? missingPrerequisite(true) ?? tsharkSkipReason() ?? (await h3SkipReason());
+if (skip) console.log(`# page replay QUIC capture test skipped: ${skip}`);
+
+/** QUIC frame types 0x08–0x0f are STREAM frames (RFC 9000 §19.8); HTTP/3's HEADERS is 0x01. */
+const isStream = (t: string): boolean => Number(t) >= 8 && Number(t) <= 15;
+const HEADERS = '1';
+
+test("page replay --protocols h3 --capture --keylog: tshark decrypts the capture with Chromium's key log", {
+  skip,
+}, async () => {
+  const keys = join(dir, 'keys.log');
+  const result = await recordAndReplay(
+    dir,
+    'origins=1,resources=8',
+    ['--protocols', 'h3', '--runs', '1', '--rtt', '40ms', '--capture', join(dir, 'cap'), '--keylog', keys],
+    CHROMIUM,
+  );
+  const load = result.loads.find((l) => !l.discarded)!;
+  const requests = load.requests.filter((q) => q.protocol === 'h3' && !q.failed).length;
+  assert.equal(requests, load.requests.length, JSON.stringify(load.requests.map((q) => [q.url, q.protocol])));
+  assert.ok(load.capture, 'the kept load was captured');
+  // Chromium's key log holds the QUIC connections' secrets (the warm-up's and the kept load's).
+  assert.match(readFileSync(keys, 'utf8'), /^SERVER_TRAFFIC_SECRET_0 /m);
+
+  const rows = tsharkFields(
+    load.capture.file,
+    ['frame.interface_name', 'quic.frame_type', 'quic.stream.stream_id', 'http3.frame_type'],
+    ['-o', `tls.keylog_file:${keys}`, '-Y', 'quic'],
+  );
+  const list = (v: string | undefined): string[] => (v ? v.split(',') : []);
+  // No datagram's zero padding (quiche pads its first flight past its packets) is read as a packet
+  // of its own: that one fails to decrypt, and Wireshark 4.0 then decrypts none of the server's
+  // 1-RTT packets whenever its garbage key-phase bit reads as 1 (about every other capture).
+  const garbage = tsharkFields(load.capture.file, ['frame.number'], ['-Y', 'quic.fixed_bit == 0']);
+  assert.deepEqual(garbage, [], 'packets without QUIC’s fixed bit');
+  // Every packet decrypts, the server's 1-RTT ones included: each shows its frames.
+  const opaque = rows.filter((row) => list(row[1]).length === 0);
+  assert.equal(opaque.length, 0, `${opaque.length} of ${rows.length} QUIC packets not decrypted`);
+  for (const dir of ['up', 'down'])
+    assert.ok(
+      rows.some((row) => row[0] === dir && list(row[1]).some(isStream)),
+      `${dir}: STREAM frames decrypted`,
+    );
+  // One client-initiated bidirectional stream per request (stream id ≡ 0 mod 4), each with the
+  // client's HEADERS and the server's.
+  const streams = new Set(
+    rows.filter((row) => row[0] === 'up').flatMap((row) => list(row[2]).filter((id) => Number(id) % 4 === 0)),
+  );
+  const headers = (d: string): number =>
+    rows
+      .filter((row) => row[0] === d)
+      .reduce((n, row) => n + list(row[3]).filter((t) => t === HEADERS).length, 0);
+  assert.equal(streams.size, requests, `request streams ${[...streams]}`);
+  assert.equal(headers('up'), requests, 'the requests’ HEADERS');
+  assert.equal(headers('down'), requests, 'the responses’ HEADERS');
+});
