@@ -45,6 +45,14 @@ test("page replay --protocols h3 --capture --keylog: tshark decrypts the capture
     ['frame.interface_name', 'quic.frame_type', 'quic.stream.stream_id', 'http3.frame_type'],
     ['-o', `tls.keylog_file:${keys}`, '-Y', 'quic'],
   );
+  // Datagrams fit the link's 1,500-byte MTU: a QUIC listener bound to the link's address would take
+  // loopback's MTU as its ceiling and send 16 KB datagrams in IP fragments.
+  const big = tsharkFields(
+    load.capture.file,
+    ['frame.number'],
+    ['-Y', 'udp.length > 1480 || ip.frag_offset > 0'],
+  );
+  assert.equal(big.length, 0, `${big.length} datagrams larger than the link's MTU, or their fragments`);
   const list = (v: string | undefined): string[] => (v ? v.split(',') : []);
   // No datagram's zero padding (quiche pads its first flight past its packets) is read as a packet
   // of its own: that one fails to decrypt, and Wireshark 4.0 then decrypts none of the server's
