@@ -23,6 +23,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DropReason } from './conditions/types.ts';
 import { interfaceDescription, packetBlockBytes, sectionHeader, writePacketBlock } from './pcapng.ts';
+import { quicPaddingAt } from './quic-datagram.ts';
 
 /** What to capture. */
 interface LinkCaptureOptions {
@@ -85,63 +86,6 @@ const DROP_LOSS = ascii('dropped (loss)');
 const DROP_QUEUE = ascii('dropped (queue full)');
 const PADDING = ascii(' bytes of zero padding not kept');
 const SEMICOLON = ascii('; ');
-
-/** QUIC versions 1 (RFC 9000) and 2 (RFC 9369): the long-header type bits of their Initial and Retry. */
-const QUIC_V1 = 0x00000001;
-const QUIC_V2 = 0x6b3343cf;
-const INITIAL = new Map([
-  [QUIC_V1, 0],
-  [QUIC_V2, 1],
-]);
-const RETRY = new Map([
-  [QUIC_V1, 3],
-  [QUIC_V2, 0],
-]);
-
-/** A QUIC variable-length integer at `at` (RFC 9000 §16): [value, bytes], or undefined past `end`. */
-function varint(b: Buffer, at: number, end: number): [number, number] | undefined {
-  if (at >= end) return undefined;
-  const n = 1 << (b[at]! >> 6);
-  if (at + n > end) return undefined;
-  let v = b[at]! & 0x3f;
-  for (let i = 1; i < n; i++) v = v * 256 + b[at + i]!;
-  return [v, n];
-}
-
-/**
- * Where the zero bytes after the QUIC long-header packets of the UDP datagram in `b[at, end)` (an
- * IPv4 or IPv6 packet) begin, or `end` when the datagram is not that: not UDP, no long header, a
- * version other than 1 and 2, a Retry, a packet running past the end, or anything but zeros after
- * the packets (a coalesced short-header packet).
- */
-export function quicPaddingAt(b: Buffer, at: number, end: number): number {
-  const v = b[at]! >> 4;
-  let p: number;
-  if (v === 4 && end - at >= 28 && b[at + 9] === 17) p = at + (b[at]! & 15) * 4 + 8;
-  else if (v === 6 && end - at >= 48 && b[at + 6] === 17) p = at + 48;
-  else return end;
-  if (p >= end || !(b[p]! & 0x80)) return end;
-  while (p < end && b[p]! & 0x80) {
-    if (p + 6 > end) return end;
-    const version = b.readUInt32BE(p + 1);
-    const type = (b[p]! >> 4) & 3;
-    if (!INITIAL.has(version) || type === RETRY.get(version)) return end;
-    let q = p + 6 + b[p + 5]!;
-    if (q >= end) return end;
-    q += 1 + b[q]!;
-    if (type === INITIAL.get(version)) {
-      const token = varint(b, q, end);
-      if (!token) return end;
-      q += token[1] + token[0];
-    }
-    const length = varint(b, q, end);
-    if (!length) return end;
-    p = q + length[1] + length[0];
-  }
-  if (p >= end) return end;
-  for (let i = p; i < end; i++) if (b[i] !== 0) return end;
-  return p;
-}
 
 /** Writes the integer `v` ≥ 0 as ASCII at `at`; returns the bytes written. */
 function writeCount(out: Buffer, at: number, v: number): number {

@@ -28,7 +28,8 @@
  * link's delay, its queue, its jitter); a packet without one (another writer's capture) takes the
  * one-way delay measured on the handshake, the client's first datagram to the server's first
  * reply, both ways. The server's first flight (its Initial and Handshake packets and whatever it
- * sends with them before it can have heard the client's answer) is the handshake, counted in
+ * sends with them before it can have heard the client's answer), and any later datagram of
+ * long-header packets only (the handshake's, sent again), is the handshake, counted in
  * `handshakeSegments`, not a round. Limits: any client datagram counts as the answer, though it may
  * not acknowledge P (QUIC delays ACKs up to 25 ms and acknowledges every second packet), so a server
  * sending without pause can show a round early; a server datagram of {@link QUIC_ACK_BYTES} bytes of
@@ -39,6 +40,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionSequence, TimeSequence } from '../model/index.ts';
 import { EPB, IDB, LINKTYPE_RAW, OPT_COMMENT, OPT_END } from './pcapng.ts';
+import { quicHandshakeOnly } from './quic-datagram.ts';
 
 /** Points per series drawn at most; beyond it every k-th point is kept (and the last). */
 export const MAX_SERIES_POINTS = 600;
@@ -124,8 +126,10 @@ interface Segment {
   flags: number;
   /** Payload bytes (from the IP header's total length: the capture may be cut to the snap length). */
   len: number;
-  /** The payload's first byte, when captured (a TLS record starts with 0x16, a QUIC long header has 0x80 set). */
+  /** The payload's first byte, when captured (a TLS record starts with 0x16). */
   first: number | undefined;
+  /** UDP: QUIC long-header packets only (the handshake's), see `quic-datagram.ts`. */
+  handshake: boolean;
 }
 
 function parseSegment(b: Buffer): Segment | undefined {
@@ -146,7 +150,8 @@ function parseSegment(b: Buffer): Segment | undefined {
     ack: tcp ? b.readUInt32BE(ihl + 8) : 0,
     flags: tcp ? b[ihl + 13]! : 0,
     len: tcp ? b.readUInt16BE(2) - ihl - off : b.readUInt16BE(ihl + 4) - 8,
-    first: b[ihl + off],
+    first: tcp ? b[ihl + off] : undefined,
+    handshake: !tcp && quicHandshakeOnly(b, 0, b.length),
   };
 }
 
@@ -300,6 +305,11 @@ class Flow {
     if (s.len <= QUIC_ACK_BYTES) return;
     this.mss = Math.max(this.mss, s.len);
     const first = this.roundReachedClientMs === Number.POSITIVE_INFINITY;
+    // The handshake's datagrams sent again after the first flight (a loss) begin no round.
+    if (s.handshake && !first) {
+      this.handshakeSegments++;
+      return;
+    }
     // Half a millisecond for the relay's own scheduling, as for TCP.
     if (first || ms + 0.5 >= this.answerAtServerMs) {
       this.handshakeRound = first;

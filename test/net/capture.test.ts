@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { LinkCapture, quicPaddingAt } from '../../src/net/capture.ts';
+import { LinkCapture } from '../../src/net/capture.ts';
+import { quicHandshakeOnly, quicPaddingAt } from '../../src/net/quic-datagram.ts';
 import { tsharkFields, tsharkSkipReason } from './helpers.ts';
 
 /** An IPv4 + TCP segment of `len` bytes from client port `sport`. */
@@ -60,8 +61,8 @@ function quicDatagram(types: number[], body: number, tail: Buffer): Buffer {
   return Buffer.concat([ip, payload]);
 }
 
-describe('zero padding after QUIC packets', () => {
-  it('is found after coalesced Initial and Handshake packets, and nowhere else', () => {
+describe('QUIC datagrams read without keys', () => {
+  it('zero padding is found after coalesced Initial and Handshake packets, and nowhere else', () => {
     const padded = quicDatagram([0, 2], 100, Buffer.alloc(300));
     const packets = 28 + (35 + 1 + 2 + 100) + (35 + 2 + 100);
     assert.equal(quicPaddingAt(padded, 0, padded.length), packets);
@@ -70,6 +71,13 @@ describe('zero padding after QUIC packets', () => {
     const whole = quicDatagram([2], 100, Buffer.alloc(0));
     for (const b of [short, whole, segment(1200, 40000), padded.subarray(0, 100)])
       assert.equal(quicPaddingAt(b, 0, b.length), b.length);
+    // The handshake's datagrams hold long-header packets only, padding aside.
+    assert.deepEqual(
+      [padded, whole, padded.subarray(0, packets), short, segment(1200, 40000)].map((b) =>
+        quicHandshakeOnly(b, 0, b.length),
+      ),
+      [true, true, true, false, false],
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // A page replay over HTTP/3 through a 40 ms link with --capture and Chromium's --keylog: Debian's
-// tshark decrypts the capture's QUIC in both directions with that key log, and the HTTP/3 requests it
-// shows are the load's requests.
+// tshark decrypts the capture's QUIC in both directions with that key log, the HTTP/3 requests it
+// shows are the load's requests, and the rounds h2lab counts without the keys are the ones the
+// decrypted ACKs give.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,59 @@ if (skip) console.log(`# page replay QUIC capture test skipped: ${skip}`);
 /** QUIC frame types 0x08–0x0f are STREAM frames (RFC 9000 §19.8); HTTP/3's HEADERS is 0x01. */
 const isStream = (t: string): boolean => Number(t) >= 8 && Number(t) <= 15;
 const HEADERS = '1';
+
+/**
+ * Rounds of each QUIC connection's server data counted from the decrypted packets, TCP's way: a
+ * round begins with the server's first 1-RTT data datagram (more than 64 bytes of UDP payload) sent
+ * after the client's ACK of the round's first packet number reached the server (the ACK's time plus
+ * its delay through the link, from its comment). By client port: [start ms, datagrams] per round.
+ */
+function ackRounds(file: string, keys: string): Map<string, Array<[number, number]>> {
+  const rows = tsharkFields(
+    file,
+    [
+      'frame.time_epoch',
+      'frame.interface_name',
+      'udp.srcport',
+      'udp.dstport',
+      'udp.length',
+      'quic.header_form',
+      'quic.packet_number',
+      'quic.ack.largest_acknowledged',
+      'frame.comment',
+    ],
+    ['-o', `tls.keylog_file:${keys}`],
+  );
+  const flows = new Map<string, { marker: number; ackAt: number; rounds: Array<[number, number]> }>();
+  let t0: number | undefined;
+  for (const [time, dir, sport, dport, length, forms, pns, acks, comment] of rows) {
+    const [sec, frac = ''] = time!.split('.');
+    const us = Number(sec) * 1e6 + Number(frac.padEnd(6, '0').slice(0, 6));
+    t0 ??= us;
+    const ms = (us - t0) / 1000;
+    if (!length) continue;
+    const port = dir === 'up' ? sport! : dport!;
+    const f = flows.get(port) ?? flows.set(port, { marker: -1, ackAt: Infinity, rounds: [] }).get(port)!;
+    const form = (forms ?? '').split(',');
+    const delay = Number(/delay ([\d.]+) ms/.exec(comment ?? '')?.[1]);
+    if (dir === 'up') {
+      // Datagrams of 1-RTT packets only: their ACKs are of the server's 1-RTT packet numbers.
+      if (!form.every((x) => x === '0') || !acks || Number.isNaN(delay)) continue;
+      const largest = Math.max(...acks.split(',').map(Number));
+      if (f.marker >= 0 && largest >= f.marker && f.ackAt === Infinity) f.ackAt = ms + delay;
+      continue;
+    }
+    const short = form.indexOf('0');
+    if (Number(length) - 8 <= 64 || short < 0) continue;
+    if (f.marker < 0 || ms + 0.5 >= f.ackAt) {
+      f.rounds.push([ms, 0]);
+      f.marker = Number((pns ?? '').split(',')[short]);
+      f.ackAt = Infinity;
+    }
+    f.rounds.at(-1)![1]++;
+  }
+  return new Map([...flows].filter(([, f]) => f.rounds.length > 0).map(([k, f]) => [k, f.rounds]));
+}
 
 test("page replay --protocols h3 --capture --keylog: tshark decrypts the capture with Chromium's key log", {
   skip,
@@ -79,4 +133,23 @@ test("page replay --protocols h3 --capture --keylog: tshark decrypts the capture
   assert.equal(streams.size, requests, `request streams ${[...streams]}`);
   assert.equal(headers('up'), requests, 'the requests’ HEADERS');
   assert.equal(headers('down'), requests, 'the responses’ HEADERS');
+
+  // The rounds h2lab counts without the keys (from the link's one-way delays) are the ones the
+  // decrypted ACKs give.
+  const ts = load.capture.timeSequence;
+  assert.ok(ts, 'the median load has its graphs');
+  const byAcks = ackRounds(load.capture.file, keys);
+  const quic = ts.connections.filter((c) => c.transport === 'udp');
+  assert.ok(quic.length >= 1);
+  for (const c of quic) {
+    const seen = byAcks.get(c.client.split(':')[1]!) ?? [];
+    assert.ok(c.roundCount >= 2 && c.handshakeSegments >= 1, JSON.stringify(c.rounds));
+    assert.deepEqual(
+      c.rounds.map((r) => r.segments),
+      seen.map(([, n]) => n),
+      `${c.client}: h2lab ${JSON.stringify(c.rounds)}, ACKs ${JSON.stringify(seen)}`,
+    );
+    for (const [i, r] of c.rounds.entries())
+      assert.ok(Math.abs(r.startMs - seen[i]![0]) < 0.01, `round ${i + 1}`);
+  }
 });
