@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { CompareResult, RunResult } from '../../src/model/index.ts';
 import { LinkCapture } from '../../src/net/capture.ts';
+import { EPB, packetBlockBytes, writePacketBlock } from '../../src/net/pcapng.ts';
 import {
   MAX_ROUNDS,
   MAX_SERIES_POINTS,
@@ -154,6 +155,36 @@ describe('time-sequence graphs from packets the capture stage wrote', () => {
     // The round after the drop did not grow: QUIC's retransmissions are not seen, so it is recovery.
     assert.deepEqual([c.slowStartRounds, c.slowStartEnd], [2, 'loss']);
     assert.equal(c.mssBytes, 1200);
+  });
+
+  it('a UDP flow in a capture without comments: the handshake’s one-way delay stands in for each packet’s', () => {
+    // The same packets, each Enhanced Packet Block written again without its comment (its delay).
+    const buf = syntheticQuicCapture();
+    const blocks: Buffer[] = [];
+    for (let at = 0; at < buf.length; at += buf.readUInt32LE(at + 4)) {
+      const total = buf.readUInt32LE(at + 4);
+      if (buf.readUInt32LE(at) !== EPB) {
+        blocks.push(buf.subarray(at, at + total));
+        continue;
+      }
+      const captured = buf.readUInt32LE(at + 20);
+      const out = Buffer.alloc(packetBlockBytes(captured, 0));
+      const epochUs = buf.readUInt32LE(at + 12) * 2 ** 32 + buf.readUInt32LE(at + 16);
+      const [iface, original] = [buf.readUInt32LE(at + 8), buf.readUInt32LE(at + 24)];
+      writePacketBlock(out, 0, iface, epochUs, buf, at + 28, captured, original, 0, 0);
+      blocks.push(out);
+    }
+    const plain = timeSequenceOf(Buffer.concat(blocks)).connections[0]!;
+    // Nothing is marked dropped without comments; the rounds are the same.
+    assert.deepEqual(
+      plain.rounds.map((r) => [r.startMs, r.segments]),
+      [
+        [150, 10],
+        [250, 20],
+        [350, 5],
+      ],
+    );
+    assert.equal(plain.handshakeSegments, 4);
   });
 
   it('rounds, the handshake, drops and retransmissions, relative to the server ISN across a wrap', () => {
