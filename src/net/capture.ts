@@ -17,8 +17,9 @@
  * outside any QUIC packet, which quiche — the fixture's and the page replay's QUIC server — appends
  * to its first flight to reach 1,200 bytes) are left out of the captured bytes (the packet keeps its
  * length, the comment says so). Wireshark 4.0 (Debian 12's tshark) reads those zeros as a short-header
- * packet, fails to decrypt it and then decrypts none of the server's 1-RTT packets; without them the
- * capture decrypts with Chromium's key log.
+ * packet, fails to decrypt it and, when its garbage key-phase bit reads as 1 (every other
+ * connection), decrypts none of the server's 1-RTT packets after it; without them the capture
+ * decrypts with Chromium's key log.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DropReason } from './conditions/types.ts';

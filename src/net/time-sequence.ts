@@ -189,7 +189,10 @@ class Flow {
   roundCount = 0;
   serverIsn: number | undefined;
   synMs: number | undefined;
-  /** Relay → server delay, ms: the SYN-ACK's time minus the SYN's. */
+  /**
+   * Relay → server delay, ms: the SYN-ACK's time minus the SYN's (UDP: the server's first reply's
+   * minus the client's first datagram's).
+   */
   upMs = 0;
   highest = 0;
   lastAck = 0;
