@@ -63,7 +63,7 @@ const DELAY = Buffer.from('delay ', 'latin1');
  * control frames: a short header (1 byte, a connection ID of up to 20, a packet number of up to
  * 4), an ACK frame with a few ranges and the 16-byte AEAD tag stay under it.
  */
-export const QUIC_ACK_BYTES = 64;
+const QUIC_ACK_BYTES = 64;
 const ACK = 0x10;
 
 /**
