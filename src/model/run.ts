@@ -530,7 +530,7 @@ const connectionSequenceSchema = z.strictObject({
   rounds: z
     .array(sendRoundSchema)
     .describe(
-      "TCP: the server's round trips of data after the handshake (a round ends when its last byte is acknowledged)",
+      "the server's round trips of data after the handshake (TCP: from its ACKs; UDP, i.e. QUIC: from the link's one-way delays, with datagrams for segments, see src/net/time-sequence.ts)",
     ),
   roundCount: z.number().int().describe('rounds in all (`rounds` keeps the first 100)'),
   slowStartRounds: z
@@ -545,7 +545,10 @@ const connectionSequenceSchema = z.strictObject({
       'what ended the slow-start rounds: the data ran out, a loss, a round that did not grow, or no data',
     ),
   mssBytes: z.number().int().describe("the server's largest segment payload seen"),
-  handshakeSegments: z.number().int().describe("the server's TLS handshake segments, before the rounds"),
+  handshakeSegments: z
+    .number()
+    .int()
+    .describe("the server's TLS (QUIC: handshake flight's) segments or datagrams, before the rounds"),
 });
 /** One connection's time-sequence graph (see {@link connectionSequenceSchema}). */
 export type ConnectionSequence = z.infer<typeof connectionSequenceSchema>;

@@ -12,10 +12,19 @@
  * stops, so the relay never waits for a disk; a per-run size cap bounds that memory, and what it and
  * the snap length cut is counted and said in the file's section comment and in the summary.
  * Comments are formatted in place (no string per packet: the relay allocates nothing per packet).
+ *
+ * One cut besides the snap length: zero bytes after a datagram's QUIC long-header packets (padding
+ * outside any QUIC packet, which quiche — the fixture's and the page replay's QUIC server — appends
+ * to its first flight to reach 1,200 bytes) are left out of the captured bytes (the packet keeps its
+ * length, the comment says so). Wireshark 4.0 (Debian 12's tshark) reads those zeros as a short-header
+ * packet, fails to decrypt it and, when its garbage key-phase bit reads as 1 (every other
+ * connection), decrypts none of the server's 1-RTT packets after it; without them the capture
+ * decrypts with Chromium's key log.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { DropReason } from './conditions/types.ts';
 import { interfaceDescription, packetBlockBytes, sectionHeader, writePacketBlock } from './pcapng.ts';
+import { quicPaddingAt } from './quic-datagram.ts';
 
 /** What to capture. */
 interface LinkCaptureOptions {
@@ -63,8 +72,11 @@ function chunk(): Buffer {
   return spare.pop() ?? Buffer.allocUnsafe(CHUNK);
 }
 
-/** Longest comment: "down: delay 123456789.123 ms (queue 123456789.123 ms)" with room to spare. */
-const COMMENT_ROOM = 96;
+/**
+ * Longest comment: "down: delay 123456789.123 ms (queue 123456789.123 ms); 65535 bytes of zero
+ * padding not kept" with room to spare.
+ */
+const COMMENT_ROOM = 128;
 
 const ascii = (s: string): Buffer => Buffer.from(s, 'latin1');
 const DIR_TEXT = [ascii('up: '), ascii('down: ')] as const;
@@ -73,18 +85,26 @@ const QUEUE = ascii(' ms (queue ');
 const MS_CLOSE = ascii(' ms)');
 const DROP_LOSS = ascii('dropped (loss)');
 const DROP_QUEUE = ascii('dropped (queue full)');
+const PADDING = ascii(' bytes of zero padding not kept');
+const SEMICOLON = ascii('; ');
+
+/** Writes the integer `v` ≥ 0 as ASCII at `at`; returns the bytes written. */
+function writeCount(out: Buffer, at: number, v: number): number {
+  let digits = 1;
+  for (let p = 10; p <= v; p *= 10) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    out[at + i] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return digits;
+}
 
 /** Writes `v` ≥ 0 with three decimals as ASCII at `at`; returns the bytes written. */
 function writeMs(out: Buffer, at: number, v: number): number {
   const micros = Math.max(0, Math.round(v * 1000));
-  let whole = Math.floor(micros / 1000);
+  const whole = Math.floor(micros / 1000);
   const frac = micros - whole * 1000;
-  let digits = 1;
-  for (let p = 10; p <= whole; p *= 10) digits++;
-  for (let i = digits - 1; i >= 0; i--) {
-    out[at + i] = 48 + (whole % 10);
-    whole = Math.floor(whole / 10);
-  }
+  const digits = writeCount(out, at, whole);
   out[at + digits] = 46; // '.'
   out[at + digits + 1] = 48 + Math.floor(frac / 100);
   out[at + digits + 2] = 48 + (Math.floor(frac / 10) % 10);
@@ -99,6 +119,8 @@ export class LinkCapture {
   #used = 0;
   /** Bytes the file will hold: the header blocks' room (written last, see {@link writeTo}) and the packets. */
   #bytes = HEADER_ROOM;
+  /** Datagrams whose zero padding after their QUIC packets was not kept (see the file's doc). */
+  #paddingCut = 0;
   readonly summary: CaptureSummary;
 
   constructor(opts: LinkCaptureOptions) {
@@ -132,7 +154,8 @@ export class LinkCapture {
     queueMs: number,
   ): void {
     const s = this.summary;
-    const captured = Math.min(len, this.#opts.snapBytes);
+    const padding = offset + len - quicPaddingAt(src, offset, offset + len);
+    const captured = Math.min(len - padding, this.#opts.snapBytes);
     const room = packetBlockBytes(captured, COMMENT_ROOM) + COMMENT_ROOM;
     if (this.#bytes + room > this.#opts.maxBytes) {
       s.packetsNotRecorded++;
@@ -158,13 +181,19 @@ export class LinkCapture {
       n += writeMs(out, c + n, queueMs);
       n += MS_CLOSE.copy(out, c + n);
     }
+    if (padding > 0) {
+      n += SEMICOLON.copy(out, c + n);
+      n += writeCount(out, c + n, padding);
+      n += PADDING.copy(out, c + n);
+      this.#paddingCut++;
+    }
     const epochUs = Math.round((nowMs - this.#opts.monotonicToEpochMs) * 1000);
     const size = writePacketBlock(out, this.#used, dir, epochUs, src, offset, captured, len, c, n);
     this.#used += size;
     this.#bytes += size;
     if (dir === 0) s.packets.up++;
     else s.packets.down++;
-    if (captured < len) s.truncatedPackets++;
+    if (captured < len - padding) s.truncatedPackets++;
   }
 
   /** Writes the capture to `path` (replacing it) and returns its summary. */
@@ -173,6 +202,7 @@ export class LinkCapture {
     const cut = [
       `${s.truncatedPackets} packets cut to the snap length of ${s.snapBytes} bytes`,
       `${s.packetsNotRecorded} packets not recorded beyond the size cap of ${s.maxBytes} bytes`,
+      `${this.#paddingCut} QUIC datagrams without the zero padding after their packets (it stops Wireshark 4.0 decrypting the connection)`,
     ].join('; ');
     const head = [
       sectionHeader(
@@ -199,6 +229,7 @@ export class LinkCapture {
     }
     this.#chunks.length = 0;
     this.#used = 0;
+    this.#paddingCut = 0;
     s.bytes = bytes;
     return s;
   }

@@ -15,6 +15,7 @@
  *                   through the host's network)
  * ```
  */
+import { isIPv6 } from 'node:net';
 import type { Link } from './link.ts';
 import { createPrivateNamespace, missingPrerequisite } from './netns.ts';
 
@@ -40,12 +41,18 @@ export interface ServerNamespace {
   spawn: Link['spawnInServer'];
 }
 
-/** The namespace of a link's server side. */
+/**
+ * The namespace of a link's server side. It holds only the link's server address, so QUIC listeners
+ * bind the unspecified address there: bound to the link's address, quiche takes its path-MTU
+ * ceiling from the route to a local address (loopback's, 65,536), and the kernel fragments its
+ * 16 KB datagrams onto the link's 1,500-byte MTU (docs/net.md).
+ */
 export function linkServerNamespace(link: Link): ServerNamespace {
   return {
     namespace: link.namespace,
     address: link.serverAddress,
     reachable: link.clientNamespace === undefined,
+    quicAddress: isIPv6(link.serverAddress) ? '::' : '0.0.0.0',
     spawn: (cmd, args, opts) => link.spawnInServer(cmd, args, opts),
   };
 }

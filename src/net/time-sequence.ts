@@ -13,10 +13,34 @@
  * The capture is the relay's: every packet timestamped as it entered the link, so the server's
  * packets are at their send time and the client's at theirs. It reads only what `capture.ts` writes
  * (pcapng, little-endian, LINKTYPE_RAW IPv4, interface 0 up and 1 down; see `pcapng.ts`).
+ *
+ * A UDP flow (QUIC) has no acknowledgement the relay can read (QUIC encrypts them), so its rounds
+ * are counted from what the relay knows of time alone:
+ *
+ * ```
+ *   server ──P──────────────────────────────Q─────▶   P: the round's first data datagram, sent at p
+ *            ╲ down delay             ╱ up delay       C: the first client datagram sent at or after
+ *   client ───▶ p + down ──C─────────╱────────────▶      P reached the client (c ≥ p + down)
+ *                          c          c + up ≤ q       Q: the first server data datagram sent at or
+ *                                                         after C reached the server: the next round
+ * ```
+ * The delays are each packet's own, from its comment (the time until the link released it: the
+ * link's delay, its queue, its jitter); a packet without one (another writer's capture) takes the
+ * one-way delay measured on the handshake, the client's first datagram to the server's first
+ * reply, both ways. The server's first flight (its Initial and Handshake packets and whatever it
+ * sends with them before it can have heard the client's answer), and any later datagram of
+ * long-header packets only (the handshake's, sent again), is the handshake, counted in
+ * `handshakeSegments`, not a round. Limits: any client datagram counts as the answer, though it may
+ * not acknowledge P (QUIC delays ACKs up to 25 ms and acknowledges every second packet), so a server
+ * sending without pause can show a round early; a server datagram of {@link QUIC_ACK_BYTES} bytes of
+ * payload or fewer is taken for acknowledgements and control frames, neither data nor a round; and
+ * nothing is known to be sent again (a QUIC retransmission is new packets with new numbers), so a
+ * round's `retransmitted` stays 0 while its `dropped` counts the datagrams the link dropped.
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionSequence, TimeSequence } from '../model/index.ts';
 import { EPB, IDB, LINKTYPE_RAW, OPT_COMMENT, OPT_END } from './pcapng.ts';
+import { quicHandshakeOnly } from './quic-datagram.ts';
 
 /** Points per series drawn at most; beyond it every k-th point is kept (and the last). */
 export const MAX_SERIES_POINTS = 600;
@@ -32,14 +56,26 @@ const SLOW_START_GROWTH = 1.5;
 const SYN = 0x02;
 /** The word the capture's comment has for a packet the link dropped (see `capture.ts`). */
 const DROPPED = Buffer.from('dropped', 'latin1');
+/** What precedes a released packet's delay in its comment ("up: delay 20.000 ms (queue …)"). */
+const DELAY = Buffer.from('delay ', 'latin1');
+/**
+ * A server datagram with at most this much UDP payload is taken for QUIC acknowledgements and
+ * control frames: a short header (1 byte, a connection ID of up to 20, a packet number of up to
+ * 4), an ACK frame with a few ranges and the 16-byte AEAD tag stay under it.
+ */
+const QUIC_ACK_BYTES = 64;
 const ACK = 0x10;
 
-/** One packet of the capture: direction (0 up, 1 down), time µs since the epoch, its bytes, its fate. */
+/**
+ * One packet of the capture: direction (0 up, 1 down), time µs since the epoch, its bytes, its fate
+ * (dropped, or the ms until the link released it when its comment says).
+ */
 interface CapturedPacket {
   dir: 0 | 1;
   epochUs: number;
   data: Buffer;
   dropped: boolean;
+  delayMs: number | undefined;
 }
 
 /** The packets of a pcapng file h2lab wrote, in file order. */
@@ -56,14 +92,21 @@ function readCapturedPackets(buf: Buffer): CapturedPacket[] {
       const epochUs = buf.readUInt32LE(at + 12) * 0x100000000 + buf.readUInt32LE(at + 16);
       const data = buf.subarray(at + 28, at + 28 + captured);
       let dropped = false;
+      let delayMs: number | undefined;
       for (let o = at + 28 + ((captured + 3) & ~3); o + 4 <= at + total - 4; ) {
         const code = buf.readUInt16LE(o);
         const len = buf.readUInt16LE(o + 2);
         if (code === OPT_END) break;
-        if (code === OPT_COMMENT) dropped = buf.subarray(o + 4, o + 4 + len).includes(DROPPED);
+        if (code === OPT_COMMENT) {
+          const comment = buf.subarray(o + 4, o + 4 + len);
+          dropped = comment.includes(DROPPED);
+          const d = comment.indexOf(DELAY);
+          if (d >= 0) delayMs = Number.parseFloat(comment.toString('latin1', d + DELAY.length, d + 24));
+        }
         o += 4 + ((len + 3) & ~3);
       }
-      out.push({ dir: buf.readUInt32LE(at + 8) === 0 ? 0 : 1, epochUs, data, dropped });
+      if (delayMs !== undefined && !Number.isFinite(delayMs)) delayMs = undefined;
+      out.push({ dir: buf.readUInt32LE(at + 8) === 0 ? 0 : 1, epochUs, data, dropped, delayMs });
     }
     at += total;
   }
@@ -85,10 +128,13 @@ interface Segment {
   len: number;
   /** The payload's first byte, when captured (a TLS record starts with 0x16). */
   first: number | undefined;
+  /** UDP: QUIC long-header packets only (the handshake's), see `quic-datagram.ts`. */
+  handshake: boolean;
 }
 
 function parseSegment(b: Buffer): Segment | undefined {
-  if (b.length < 20 || b[0]! >> 4 !== 4) return undefined;
+  // IPv4 only, and no fragment but the first (the others carry no transport header).
+  if (b.length < 20 || b[0]! >> 4 !== 4 || b.readUInt16BE(6) & 0x1fff) return undefined;
   const ihl = (b[0]! & 15) * 4;
   const proto = b[9];
   const tcp = proto === 6 && b.length >= ihl + 14;
@@ -105,6 +151,7 @@ function parseSegment(b: Buffer): Segment | undefined {
     flags: tcp ? b[ihl + 13]! : 0,
     len: tcp ? b.readUInt16BE(2) - ihl - off : b.readUInt16BE(ihl + 4) - 8,
     first: tcp ? b[ihl + off] : undefined,
+    handshake: !tcp && quicHandshakeOnly(b, 0, b.length),
   };
 }
 
@@ -142,7 +189,10 @@ class Flow {
   roundCount = 0;
   serverIsn: number | undefined;
   synMs: number | undefined;
-  /** Relay → server delay, ms: the SYN-ACK's time minus the SYN's. */
+  /**
+   * Relay → server delay, ms: the SYN-ACK's time minus the SYN's (UDP: the server's first reply's
+   * minus the client's first datagram's).
+   */
   upMs = 0;
   highest = 0;
   lastAck = 0;
@@ -156,6 +206,15 @@ class Flow {
   /** The sequence end whose ACK ends the current round, and when that ACK reached the server. */
   marker = -1;
   markerAckedAtServerMs = Number.POSITIVE_INFINITY;
+  /**
+   * UDP: when the current round's first datagram reached the client, when a client datagram sent
+   * after that reached the server (the next round may begin), whether the current round is the
+   * handshake, and the client's first datagram's time (for the handshake's one-way delay).
+   */
+  roundReachedClientMs = Number.POSITIVE_INFINITY;
+  answerAtServerMs = Number.POSITIVE_INFINITY;
+  handshakeRound = false;
+  clientFirstMs: number | undefined;
 
   constructor(
     readonly transport: 'tcp' | 'udp',
@@ -170,10 +229,14 @@ class Flow {
     return (seq - (this.serverIsn ?? 0) - 1) >>> 0;
   }
 
-  up(s: Segment, ms: number): void {
+  up(s: Segment, ms: number, p: CapturedPacket): void {
     if (this.transport === 'udp') {
       this.clientBytes += s.len;
       this.clientSent.push(ms, this.clientBytes);
+      if (p.dropped) return;
+      this.clientFirstMs ??= ms;
+      if (this.answerAtServerMs === Number.POSITIVE_INFINITY && ms >= this.roundReachedClientMs)
+        this.answerAtServerMs = ms + (p.delayMs ?? this.upMs);
       return;
     }
     if (s.flags & SYN) this.synMs = ms;
@@ -192,10 +255,12 @@ class Flow {
     }
   }
 
-  down(s: Segment, ms: number, dropped: boolean): void {
+  down(s: Segment, ms: number, p: CapturedPacket): void {
+    const dropped = p.dropped;
     if (this.transport === 'udp') {
       this.serverBytes += s.len;
       (dropped ? this.dropped : this.sent).push(ms, this.serverBytes);
+      this.udpRound(s, ms, p);
       return;
     }
     if (s.flags & SYN) {
@@ -235,6 +300,41 @@ class Flow {
     if (dropped) r.dropped++;
   }
 
+  /** A server datagram's place in the rounds of a UDP flow (see the file's doc). */
+  udpRound(s: Segment, ms: number, p: CapturedPacket): void {
+    // The handshake's one-way delay: the client's first datagram to the server's first reply.
+    if (this.roundReachedClientMs === Number.POSITIVE_INFINITY && this.clientFirstMs !== undefined)
+      this.upMs = ms - this.clientFirstMs;
+    if (s.len <= QUIC_ACK_BYTES) return;
+    this.mss = Math.max(this.mss, s.len);
+    const first = this.roundReachedClientMs === Number.POSITIVE_INFINITY;
+    // The handshake's datagrams sent again after the first flight (a loss) begin no round.
+    if (s.handshake && !first) {
+      this.handshakeSegments++;
+      return;
+    }
+    // Half a millisecond for the relay's own scheduling, as for TCP.
+    if (first || ms + 0.5 >= this.answerAtServerMs) {
+      this.handshakeRound = first;
+      this.roundReachedClientMs = ms + (p.delayMs ?? this.upMs);
+      this.answerAtServerMs = Number.POSITIVE_INFINITY;
+      if (!first) {
+        this.roundCount++;
+        if (this.rounds.length < MAX_ROUNDS)
+          this.rounds.push({ startMs: ms, segments: 0, bytes: 0, retransmitted: 0, dropped: 0 });
+      }
+    }
+    if (this.handshakeRound) {
+      this.handshakeSegments++;
+      return;
+    }
+    if (this.roundCount > this.rounds.length) return;
+    const r = this.rounds[this.rounds.length - 1]!;
+    r.segments++;
+    r.bytes += s.len;
+    if (p.dropped) r.dropped++;
+  }
+
   /** The compact, capped form stored in results.json. */
   result(): ConnectionSequence {
     let cut = 0;
@@ -243,7 +343,11 @@ class Flow {
       cut += n;
       return v;
     };
-    const [slowStartRounds, slowStartEnd] = slowStartOf(this.rounds, this.roundCount > this.rounds.length);
+    const [slowStartRounds, slowStartEnd] = slowStartOf(
+      this.rounds,
+      this.roundCount > this.rounds.length,
+      this.transport === 'udp',
+    );
     return {
       transport: this.transport,
       client: this.client,
@@ -273,18 +377,22 @@ class Flow {
  * window's limit, when it and every round after it hold fewer segments than a grown round would (a
  * burst's last responses, then the session's closing frames a round later): slow start lasted
  * through it. A last round of nothing but retransmissions is recovery, not slow start. `more`: rounds
- * followed that were not kept (see {@link MAX_ROUNDS}).
+ * followed that were not kept (see {@link MAX_ROUNDS}). `unseenRetransmissions` (QUIC, whose
+ * retransmissions are new packets): a round that did not grow after one the link dropped from is
+ * taken for the recovery.
  */
 export function slowStartOf(
   rounds: ReadonlyArray<{ segments: number; retransmitted: number; dropped: number }>,
   more = false,
+  unseenRetransmissions = false,
 ): [number, ConnectionSequence['slowStartEnd']] {
   if (rounds.length === 0) return [0, 'none'];
   for (let i = 1; i < rounds.length; i++) {
     const grown = SLOW_START_GROWTH * rounds[i - 1]!.segments;
     const r = rounds[i]!;
     if (r.segments >= grown) continue;
-    if (r.retransmitted === r.segments) return [i, 'loss'];
+    if (r.retransmitted === r.segments || (unseenRetransmissions && rounds[i - 1]!.dropped > 0))
+      return [i, 'loss'];
     const rest = more ? Number.POSITIVE_INFINITY : rounds.slice(i).reduce((n, x) => n + x.segments, 0);
     if (rest < grown) return [i + 1, 'transfer-end'];
     const before = rounds[i - 1]!;
@@ -324,8 +432,8 @@ export function timeSequenceOf(buf: Buffer, serverPorts?: ReadonlySet<number>): 
       byPorts.set(key, [...same, f]);
     }
     const ms = (p.epochUs - t0) / 1000;
-    if (up) f.up(s, ms);
-    else f.down(s, ms, p.dropped);
+    if (up) f.up(s, ms, p);
+    else f.down(s, ms, p);
   }
   const withData = flows.filter((f) => f.sent.t.length > 0 || f.dropped.t.length > 0);
   const bytes = (f: Flow): number => (f.transport === 'tcp' ? f.highest : f.serverBytes);

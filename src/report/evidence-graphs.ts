@@ -43,11 +43,9 @@ export function capturedRunOf(cell: CellResult | undefined): RunResult | undefin
   return (run?.evidence?.capture?.timeSequence?.connections.length ?? 0) > 0 ? run : undefined;
 }
 
-/** The TCP connections of a run's capture that sent data after their handshake. */
-function tcpConnections(run: RunResult | undefined): ConnectionSequence[] {
-  return (run?.evidence?.capture?.timeSequence?.connections ?? []).filter(
-    (c) => c.transport === 'tcp' && c.rounds.length > 0,
-  );
+/** The connections (TCP, or QUIC's UDP flows) of a run's capture that sent data after their handshake. */
+function roundConnections(run: RunResult | undefined): ConnectionSequence[] {
+  return (run?.evidence?.capture?.timeSequence?.connections ?? []).filter((c) => c.rounds.length > 0);
 }
 
 /** What ended a connection's slow-start rounds, in the words the reports use. */
@@ -69,8 +67,10 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
  * "The captures show it (time-sequence graphs in report.html): h1's 6 connections sent at most 8
  * segments a round over 5–6 rounds each, 1 round of slow start each (the next round did not grow);
  * h2's one connection 12, 24, 42, 82, 70 segments in 5 rounds, 5 of slow start (the data ran out
- * first)" — from each strategy's captured run in this cell, with the estimate it contradicts, if
- * any (`estimated`: rounds by strategy). Undefined without a capture.
+ * first); h3's one QUIC connection 291, 7, 62 datagrams in 3 rounds, 1 of slow start (a loss ended
+ * it)" — from each strategy's captured run in this cell, with the estimate it contradicts, if any
+ * (`estimated`: rounds by strategy). Undefined without a capture, and with `quicOnly` without a
+ * QUIC connection's rounds among them.
  */
 export function captureRoundsSentence(
   result: CompareResult,
@@ -78,11 +78,19 @@ export function captureRoundsSentence(
   n: number,
   net: string,
   estimated: ReadonlyMap<string, number>,
+  quicOnly = false,
 ): string | undefined {
   const parts: string[] = [];
+  let quic = false;
   for (const p of result.axes.protocols) {
-    const conns = tcpConnections(capturedRunOf(cellAt(result, w.id, n, net, p)));
+    const conns = roundConnections(capturedRunOf(cellAt(result, w.id, n, net, p)));
     if (conns.length === 0) continue;
+    // QUIC's rounds are of datagrams (its packets are encrypted: no segments to count).
+    const udp = conns.some((c) => c.transport === 'udp');
+    quic ||= udp;
+    const [one, many, unit] = udp
+      ? ['one QUIC connection', 'QUIC connections', 'datagrams']
+      : ['one connection', 'connections', 'segments'];
     const ss = conns.map((c) => c.slowStartRounds);
     const ends = [...new Set(conns.map((c) => END_TEXT[c.slowStartEnd]))].join('; ');
     const est = estimated.get(p);
@@ -93,16 +101,16 @@ export function captureRoundsSentence(
       const shown = c.roundCount <= 8 ? c.rounds : c.rounds.slice(0, Math.max(3, c.slowStartRounds + 1));
       const more = shown.length < c.roundCount ? ', …' : '';
       parts.push(
-        `${p}'s one connection ${shown.map((r) => r.segments).join(', ')}${more} segments in ${plural(c.roundCount, 'round')}, ${ss[0]} of slow start${against} (${ends})`,
+        `${p}'s ${one} ${shown.map((r) => r.segments).join(', ')}${more} ${unit} in ${plural(c.roundCount, 'round')}, ${ss[0]} of slow start${against} (${ends})`,
       );
     } else {
       const most = Math.max(...conns.flatMap((c) => c.rounds.map((r) => r.segments)));
       parts.push(
-        `${p}'s ${conns.length} connections at most ${most} segments a round over ${range(conns.map((c) => c.roundCount))} rounds each, ${range(ss)} of slow start each${against} (${ends})`,
+        `${p}'s ${conns.length} ${many} at most ${most} ${unit} a round over ${range(conns.map((c) => c.roundCount))} rounds each, ${range(ss)} of slow start each${against} (${ends})`,
       );
     }
   }
-  if (parts.length === 0) return undefined;
+  if (parts.length === 0 || (quicOnly && !quic)) return undefined;
   return `The capture of each cell's representative run shows the server's rounds (${TIME_SEQUENCE_PHRASE} in report.html): ${parts.join('; ')}.`;
 }
 
@@ -164,7 +172,7 @@ function sequenceCharts(
       const rounds =
         c.transport === 'tcp'
           ? ` — ${plural(c.roundCount, 'round')}, ${c.slowStartRounds} of slow start`
-          : ' — UDP, both directions';
+          : ` — UDP, both directions${c.roundCount > 0 ? `, ${plural(c.roundCount, 'round')}, ${c.slowStartRounds} of slow start` : ''}`;
       return {
         id: `${idPrefix}-${i}`,
         title: `${label}, connection ${i + 1} (client port ${c.client.split(':').pop()})${rounds}`,
@@ -181,7 +189,7 @@ function sequenceCharts(
 /** What the colours of the graphs mean (`quic`: some are UDP flows). */
 function sequenceLegend(quic: boolean): string {
   const udp = quic
-    ? ' QUIC encrypts its acknowledgements: a UDP flow shows the bytes each side sent, not what was acknowledged.'
+    ? " QUIC encrypts its acknowledgements: a UDP flow shows the bytes each side sent, not what was acknowledged, and its rounds are timed from the link's one-way delays (a round begins with the server's first datagram after a client datagram, sent once the round before reached the client, could have reached the server)."
     : '';
   return `<p class="note">Blue: the server's data segments (the end of each one's sequence range, in bytes); green: the client's cumulative ACKs; red: segments sent again; black: segments the link dropped; dashed lines: where each round trip of the server's data began. Times are as the link's relay saw the packets enter it.${udp}</p>`;
 }

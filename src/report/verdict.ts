@@ -449,7 +449,8 @@ function mssOf(run: RunResult): number {
  * response's segments, and a response within the initial window needs one round. Said when the
  * strategies need different numbers of rounds: that is the mechanism by which six HTTP/1.1
  * connections (60 segments in the first round trip) finish a small page before one HTTP/2 session
- * (10). Where the cell has a capture, the rounds its packets show follow (`captureRoundsSentence`).
+ * (10). Where the cell has a capture, the rounds its packets show follow (`captureRoundsSentence`);
+ * a QUIC connection's rounds are said even where no estimates differ (h3 has none).
  */
 function slowStartRounds(result: CompareResult, w: Workload, n: number, net: string): string | undefined {
   const each: Array<{ p: string; k: number; iw: number; segs: number; rounds: number; oneAtATime: boolean }> =
@@ -470,7 +471,12 @@ function slowStartRounds(result: CompareResult, w: Workload, n: number, net: str
     const segs = Math.ceil(bytes / (oneAtATime ? n : k) / mssOf(run));
     each.push({ p, k: Math.round(k), iw, segs, rounds: Math.ceil(Math.log2(segs / iw + 1)), oneAtATime });
   }
-  if (each.length < 2 || new Set(each.map((e) => e.rounds)).size < 2) return undefined;
+  // Without estimates that differ, the rounds a capture shows are still said for QUIC, which has no
+  // estimate (its initial window is the server's own).
+  if (each.length < 2 || new Set(each.map((e) => e.rounds)).size < 2) {
+    const quic = captureRoundsSentence(result, w, n, net, new Map(), true);
+    return quic ? `Slow start: ${quic[0]!.toLowerCase()}${quic.slice(1)}` : undefined;
+  }
   const text = each.map((e) => {
     const first = `${e.p}'s ${e.k === 1 ? 'one connection' : `${e.k} connections`} ${e.k * e.iw} segments (${e.k} × ${e.iw})`;
     if (e.oneAtATime && e.rounds === 1)

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { CompareResult, RunResult } from '../../src/model/index.ts';
 import { LinkCapture } from '../../src/net/capture.ts';
+import { EPB, packetBlockBytes, writePacketBlock } from '../../src/net/pcapng.ts';
 import {
   MAX_ROUNDS,
   MAX_SERIES_POINTS,
@@ -16,6 +17,7 @@ import {
   timeSequenceOf,
   timeSequenceOfFile,
 } from '../../src/net/time-sequence.ts';
+import { h3SkipReason } from '../h3/helpers.ts';
 import { h2lab } from '../helpers/cli.ts';
 import { netSkipReason, tsharkRounds, tsharkSkipReason } from './helpers.ts';
 
@@ -28,19 +30,25 @@ const SERVER = [10, 0, 0, 2, 443] as const;
 const SYN = 0x02;
 const ACK = 0x10;
 
-/** An IPv4/TCP packet with `len` payload bytes starting with `first`. */
-function tcp(up: boolean, seq: number, ack: number, flags: number, len: number, first = 0x17): Buffer {
-  const b = Buffer.alloc(40 + len);
+/** An IPv4 packet of `size` bytes of protocol `proto` between CLIENT and SERVER, ports written. */
+function ipv4(up: boolean, proto: number, size: number): Buffer {
+  const b = Buffer.alloc(size);
   const [src, dst] = up ? [CLIENT, SERVER] : [SERVER, CLIENT];
   b[0] = 0x45;
-  b.writeUInt16BE(40 + len, 2);
-  b[9] = 6;
+  b.writeUInt16BE(size, 2);
+  b[9] = proto;
   for (let i = 0; i < 4; i++) {
     b[12 + i] = src[i]!;
     b[16 + i] = dst[i]!;
   }
   b.writeUInt16BE(src[4], 20);
   b.writeUInt16BE(dst[4], 22);
+  return b;
+}
+
+/** An IPv4/TCP packet with `len` payload bytes starting with `first`. */
+function tcp(up: boolean, seq: number, ack: number, flags: number, len: number, first = 0x17): Buffer {
+  const b = ipv4(up, 6, 40 + len);
   b.writeUInt32BE(seq >>> 0, 24);
   b.writeUInt32BE(ack >>> 0, 28);
   b[32] = 5 << 4;
@@ -88,7 +96,97 @@ function syntheticCapture(): Buffer {
   return readFileSync(file);
 }
 
+/** An IPv4/UDP datagram with `len` payload bytes (QUIC's: encrypted, nothing in it is read). */
+function udp(up: boolean, len: number): Buffer {
+  const b = ipv4(up, 17, 28 + len);
+  b.writeUInt16BE(8 + len, 24);
+  return b;
+}
+
+/**
+ * A QUIC connection through a link of 50 ms each way: the server's handshake flight (3 datagrams at
+ * 50 ms, one more at 147 ms before it can have heard the client), then rounds of 10, 20 (one
+ * dropped) and 5 datagrams of 1,200 bytes, each begun 50 ms after a client datagram sent when the
+ * round before reached it; client datagrams sent before that, and the server's small
+ * acknowledgements, begin nothing.
+ */
+function syntheticQuicCapture(): Buffer {
+  const cap = new LinkCapture({ snapBytes: 64, maxBytes: 8 << 20, monotonicToEpochMs: -1e9 });
+  const rec = (up: boolean, ms: number, len: number, dropped = false): void => {
+    const p = udp(up, len);
+    cap.record(up ? 0 : 1, p, 0, p.length, ms, dropped ? undefined : ms + 50, 'loss', 0);
+  };
+  rec(true, 0, 1200);
+  for (const len of [1200, 1200, 300]) rec(false, 50, len);
+  rec(true, 95, 40); // before the handshake reached the client (at 100)
+  rec(true, 100, 400);
+  rec(false, 147, 200);
+  let t = 150;
+  for (const [n, drop] of [
+    [10, -1],
+    [20, 3],
+    [5, -1],
+  ] as const) {
+    for (let i = 0; i < n; i++) rec(false, t + i * 0.1, 1200, i === drop);
+    rec(false, t + 1, 40);
+    rec(true, t + 49, 40); // before the round's first datagram reached the client
+    rec(true, t + 50, 40);
+    t += 100;
+  }
+  const file = join(dir, 'quic.pcapng');
+  cap.writeTo(file);
+  return readFileSync(file);
+}
+
 describe('time-sequence graphs from packets the capture stage wrote', () => {
+  it('a UDP flow: rounds from the one-way delays, after the handshake, small datagrams left out', () => {
+    const c = timeSequenceOf(syntheticQuicCapture()).connections[0]!;
+    assert.equal(c.transport, 'udp');
+    assert.equal(c.handshakeSegments, 4);
+    assert.deepEqual(
+      c.rounds.map((r) => [r.startMs, r.segments, r.bytes, r.retransmitted, r.dropped]),
+      [
+        [150, 10, 12_000, 0, 0],
+        [250, 20, 24_000, 0, 1],
+        [350, 5, 6000, 0, 0],
+      ],
+    );
+    assert.equal(c.roundCount, 3);
+    // The round after the drop did not grow: QUIC's retransmissions are not seen, so it is recovery.
+    assert.deepEqual([c.slowStartRounds, c.slowStartEnd], [2, 'loss']);
+    assert.equal(c.mssBytes, 1200);
+  });
+
+  it('a UDP flow in a capture without comments: the handshake’s one-way delay stands in for each packet’s', () => {
+    // The same packets, each Enhanced Packet Block written again without its comment (its delay).
+    const buf = syntheticQuicCapture();
+    const blocks: Buffer[] = [];
+    for (let at = 0; at < buf.length; at += buf.readUInt32LE(at + 4)) {
+      const total = buf.readUInt32LE(at + 4);
+      if (buf.readUInt32LE(at) !== EPB) {
+        blocks.push(buf.subarray(at, at + total));
+        continue;
+      }
+      const captured = buf.readUInt32LE(at + 20);
+      const out = Buffer.alloc(packetBlockBytes(captured, 0));
+      const epochUs = buf.readUInt32LE(at + 12) * 2 ** 32 + buf.readUInt32LE(at + 16);
+      const [iface, original] = [buf.readUInt32LE(at + 8), buf.readUInt32LE(at + 24)];
+      writePacketBlock(out, 0, iface, epochUs, buf, at + 28, captured, original, 0, 0);
+      blocks.push(out);
+    }
+    const plain = timeSequenceOf(Buffer.concat(blocks)).connections[0]!;
+    // Nothing is marked dropped without comments; the rounds are the same.
+    assert.deepEqual(
+      plain.rounds.map((r) => [r.startMs, r.segments]),
+      [
+        [150, 10],
+        [250, 20],
+        [350, 5],
+      ],
+    );
+    assert.equal(plain.handshakeSegments, 4);
+  });
+
   it('rounds, the handshake, drops and retransmissions, relative to the server ISN across a wrap', () => {
     const ts = timeSequenceOf(syntheticCapture());
     assert.equal(ts.connections.length, 1);
@@ -280,5 +378,119 @@ describe('a comparison through a link: the verdict states the rounds its capture
     } finally {
       await browser.close();
     }
+  });
+});
+
+/**
+ * Rounds of the server's data per UDP flow, counted again from tshark's fields (each packet's time,
+ * direction, UDP length and comment) by the rule the graphs state for QUIC: a round begins with
+ * the server's first data datagram (more than 64 bytes of payload) sent once a client datagram,
+ * sent after the round before reached the client, could have reached the server — each packet's
+ * delay from its comment; the server's first flight is the handshake, not a round.
+ */
+function tsharkQuicRounds(file: string): Map<string, Array<{ startMs: number; datagrams: number }>> {
+  const rows = tsharkFields(file, [
+    'frame.time_epoch',
+    'frame.interface_name',
+    'udp.stream',
+    'udp.length',
+    'frame.comment',
+  ]);
+  const flows = new Map<
+    string,
+    {
+      first?: number;
+      oneWay: number;
+      reached: number;
+      answer: number;
+      rounds: Array<{ startMs: number; datagrams: number }>;
+    }
+  >();
+  let t0: number | undefined;
+  for (const [time, dir, stream, length, comment] of rows) {
+    const [sec, frac = ''] = time!.split('.');
+    const us = Number(sec) * 1e6 + Number(frac.padEnd(6, '0').slice(0, 6));
+    t0 ??= us;
+    if (!stream) continue;
+    const ms = (us - t0) / 1000;
+    const f =
+      flows.get(stream) ??
+      flows.set(stream, { oneWay: 0, reached: Infinity, answer: Infinity, rounds: [] }).get(stream)!;
+    const delay = /delay ([\d.]+) ms/.exec(comment ?? '');
+    if (/dropped/.test(comment ?? '') && dir === 'up') continue;
+    if (dir === 'up') {
+      f.first ??= ms;
+      if (f.answer === Infinity && ms >= f.reached) f.answer = ms + (delay ? Number(delay[1]) : f.oneWay);
+      continue;
+    }
+    if (f.reached === Infinity && f.first !== undefined) f.oneWay = ms - f.first;
+    if (Number(length) - 8 <= 64) continue;
+    if (f.reached === Infinity || ms + 0.5 >= f.answer) {
+      if (f.reached !== Infinity) f.rounds.push({ startMs: ms, datagrams: 0 });
+      f.reached = ms + (delay ? Number(delay[1]) : f.oneWay);
+      f.answer = Infinity;
+      if (f.rounds.length === 0) continue;
+    } else if (f.rounds.length === 0) continue;
+    f.rounds.at(-1)!.datagrams++;
+  }
+  return new Map([...flows].filter(([, f]) => f.rounds.length > 0).map(([k, f]) => [k, f.rounds]));
+}
+
+const quicSkip = skip ?? (await h3SkipReason());
+if (quicSkip) console.log(`# time-sequence QUIC compare test skipped: ${quicSkip}`);
+
+describe('a comparison of h2 and h3 through a link: QUIC rounds from the capture', { skip: quicSkip }, () => {
+  it('burst of 32 × 10 KiB at 200 ms / 10 Mbit/s: the rounds h2lab records are the ones tshark’s packets give', async () => {
+    const out = join(dir, 'cmp-h3');
+    const r = await h2lab(
+      [
+        'compare',
+        ...'--sizes 10KiB --burst 32 --rtt 200ms --bandwidth 10mbit --protocols h2,h3 --baseline h2 --runs 3 -q'.split(
+          ' ',
+        ),
+        ...['--capture', join(out, 'cap'), '--out', out],
+      ],
+      { timeoutMs: 180_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareResult;
+    const run = result.cells
+      .find((c) => c.protocol === 'h3')!
+      .runs.find((x) => x.evidence?.capture?.timeSequence)!;
+    const conns = run.evidence!.capture!.timeSequence!.connections.filter((c) => c.transport === 'udp');
+    assert.equal(conns.length, 1, 'one QUIC connection');
+    const c = conns[0]!;
+    const seen = [...tsharkQuicRounds(run.evidence!.capture!.file).values()];
+    assert.equal(seen.length, 1);
+    const rounds = seen[0]!;
+    assert.ok(rounds.length >= 1 && c.handshakeSegments >= 1, JSON.stringify(c.rounds));
+    assert.deepEqual(
+      c.rounds.map((x) => x.segments),
+      rounds.map((x) => x.datagrams),
+    );
+    for (const [i, x] of c.rounds.entries())
+      assert.ok(Math.abs(x.startMs - rounds[i]!.startMs) < 0.01, `round ${i + 1}`);
+    // Rounds begin a round trip apart at least (200 ms, less the relay's scheduling).
+    for (let i = 1; i < c.rounds.length; i++)
+      assert.ok(c.rounds[i]!.startMs - c.rounds[i - 1]!.startMs >= 195, JSON.stringify(c.rounds));
+    // The verdict says them; report.html draws them on the flow's graph.
+    const text = result.verdict!.workloads[0]!.paragraphs.find((p) => p.includes('Slow start:'));
+    assert.ok(
+      text?.includes(
+        `h3's one QUIC connection ${rounds.map((x) => x.datagrams).join(', ')} datagrams in ${rounds.length} round`,
+      ),
+      `${text}\ntshark: ${JSON.stringify(rounds)}`,
+    );
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    const charts = JSON.parse(
+      /<script id="h2lab-ts" type="application\/json">(.*?)<\/script>/s.exec(html)![1]!,
+    ) as Array<{
+      udp: boolean;
+      rounds: number[];
+    }>;
+    assert.deepEqual(
+      charts.filter((x) => x.udp).map((x) => x.rounds),
+      [c.rounds.map((x) => x.startMs)],
+    );
   });
 });

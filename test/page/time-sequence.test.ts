@@ -7,12 +7,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { PageResult } from '../../src/model/index.ts';
 import { missingPrerequisite } from '../../src/net/index.ts';
 import { medianLoad } from '../../src/report/index.ts';
 import { chromiumMissing } from '../browser/helpers.ts';
-import { h2lab } from '../helpers/cli.ts';
 import { sequenceLayoutAt } from '../helpers/ts-layout.ts';
+import { recordAndReplay } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-page-tseq-'));
@@ -22,26 +21,13 @@ const skip = chromiumMissing() ?? missingPrerequisite(true);
 if (skip) console.log(`# page replay time-sequence test skipped: ${skip}`);
 
 test('page replay --capture through 150 ms: graphs of each setting’s median load', { skip }, async () => {
-  const har = join(dir, 'site.har');
-  const rec = await h2lab(
-    ['page', 'record', '--generate', 'origins=2,resources=30', '-o', har, '--chromium', CHROMIUM],
-    { timeoutMs: 60_000 },
+  const result = await recordAndReplay(
+    dir,
+    'origins=2,resources=30',
+    ['--runs', '2', '--rtt', '150ms', '--bandwidth', '20mbit', '--capture', join(dir, 'cap')],
+    CHROMIUM,
   );
-  assert.equal(rec.code, 0, rec.stderr);
   const out = join(dir, 'out');
-  const r = await h2lab(
-    ['page', 'replay', har, '--runs', '2', '--rtt', '150ms', '--bandwidth', '20mbit', '-q'].concat([
-      '--capture',
-      join(dir, 'cap'),
-      '--out',
-      out,
-      '--chromium',
-      CHROMIUM,
-    ]),
-    { timeoutMs: 180_000 },
-  );
-  assert.equal(r.code, 0, r.stderr);
-  const result = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as PageResult;
   let drawn = 0;
   const connections = new Map<string, number>();
   for (const protocol of ['http/1.1', 'h2'] as const) {
