@@ -19,7 +19,7 @@ import {
 } from '../../src/net/time-sequence.ts';
 import { h3SkipReason } from '../h3/helpers.ts';
 import { h2lab } from '../helpers/cli.ts';
-import { netSkipReason, tsharkRounds, tsharkSkipReason } from './helpers.ts';
+import { netSkipReason, tsharkFields, tsharkRounds, tsharkSkipReason } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'h2lab-tseq-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
