@@ -294,3 +294,50 @@ export function headOfLineSentence(
   const qConns = q.connections.quic?.connections ?? 1;
   return `the link dropped ${lostT} ${plural(lostT, 'packet')} of ${tName}'s ${conns === 1 ? 'one TCP connection' : `${num(conns)} TCP connections`}, each holding back all of the up to ${streams} streams in flight on ${conns === 1 ? 'it' : 'its connection'} until retransmitted (TCP delivers in order), and ${lostQ} of ${qName}'s ${qConns === 1 ? 'QUIC connection' : `${num(qConns)} QUIC connections`}, each holding back only the stream whose data it carried (QUIC orders within a stream)`;
 }
+
+/**
+ * The congestion windows of the two senders when QUIC's controller is not TCP's: the QUIC server's
+ * (user space, the binding's: its readings' median) against the TCP server's per connection at the
+ * end (the kernel's, what `--cc` pins). Said only when the controllers differ and one window is at
+ * least {@link TCP_FACT_THRESHOLDS}.cwndRatio times the other: a window held smaller on the same link
+ * bounds that side's transfer, and the sentence names both controllers so the reader sees the
+ * difference may be theirs rather than the protocols'. Each side speaks through its median run (by
+ * its window).
+ *
+ * @example controllerWindowSentence(h2Runs, h3Runs, ['h2', 'h3'])
+ * // "h3's QUIC server (cubic, the binding's, user space) held a congestion window of 96.0 KiB
+ * //   (median of its readings) against 1.20 MiB on each of h2's one TCP connection at the end (bbr,
+ * //   the kernel's), 12.8× smaller under the link's 2% loss: the controllers differ, so part of
+ * //   the difference may be theirs"
+ */
+export function controllerWindowSentence(
+  tcpRuns: readonly RunResult[],
+  quicRuns: readonly RunResult[],
+  labels: readonly [string?, string?] = [],
+): string | undefined {
+  const tcpWindow = (r: RunResult) => {
+    const s = r.connections.tcp?.server;
+    return s && s.connections > 0 ? s.cwndBytesSum / s.connections : undefined;
+  };
+  const quicWindow = (r: RunResult) => r.connections.quic?.server?.cwndBytes?.median;
+  const median = (runs: readonly RunResult[], f: (r: RunResult) => number | undefined) => {
+    const list = runs.filter((r) => r.error === undefined && (f(r) ?? 0) > 0).sort((a, b) => f(a)! - f(b)!);
+    return list[(list.length - 1) >> 1];
+  };
+  const t = median(tcpRuns, tcpWindow);
+  const q = median(quicRuns, quicWindow);
+  if (!t || !q) return undefined;
+  const tcpCc = t.environment.link?.congestionControl ?? t.environment.congestionControl;
+  const quicCc = q.connections.quic?.server?.congestionControl;
+  if (!tcpCc || !quicCc || tcpCc === quicCc) return undefined;
+  const tw = tcpWindow(t)!;
+  const qw = quicWindow(q)!;
+  const r = ratio(tw, qw);
+  if (r < TCP_FACT_THRESHOLDS.cwndRatio) return undefined;
+  const tName = labels[0] ?? t.transport.name;
+  const qName = labels[1] ?? q.transport.name;
+  const conns = t.connections.tcp?.server?.connections ?? 1;
+  const loss = t.environment.link?.loss;
+  const under = loss ? ` under the link's ${+(loss * 100).toFixed(2)}% loss` : '';
+  return `${qName}'s QUIC server (${quicCc}, the binding's, user space) held a congestion window of ${formatBytes(qw)} (median of its readings) against ${formatBytes(tw)} on ${conns === 1 ? `${tName}'s one TCP connection` : `each of ${tName}'s ${num(conns)} TCP connections (mean)`} at the end (${tcpCc}, the kernel's), ${r.toFixed(1)}× ${qw < tw ? 'smaller' : 'larger'}${under}: the controllers differ, so part of the difference may be theirs`;
+}

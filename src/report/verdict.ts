@@ -30,7 +30,7 @@ import { type HandshakeSide, handshakeSentence } from './handshakes.ts';
 import { quicCpuCaveat } from './quic-cpu.ts';
 import { quicQueueDropsSentence } from './quic-drops.ts';
 import { comparePath, netParts } from './settings.ts';
-import { headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
+import { controllerWindowSentence, headOfLineSentence, tcpFactSentences } from './tcp-facts.ts';
 
 /** 1.8234 → "1.82×". */
 export function formatRatio(r: number): string {
@@ -539,6 +539,15 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
         const q = keptOf(cellOf(result, w.id, c, net, quic.p));
         const hol = t.length > 0 && q.length > 0 ? headOfLineSentence(t, q, [tcp.p, quic.p]) : undefined;
         if (hol) parts.push(hol);
+      }
+    // QUIC's sender against TCP's where their congestion controllers differ: each QUIC strategy
+    // against the baseline's TCP connections.
+    const baseStrategy = findStrategy(result.baseline);
+    if (baseStrategy && !baseStrategy.quic)
+      for (const quic of kinds.filter((k) => k.s?.quic)) {
+        const q = keptOf(cellOf(result, w.id, c, net, quic.p));
+        const cw = q.length > 0 ? controllerWindowSentence(base, q, [result.baseline, quic.p]) : undefined;
+        if (cw) parts.push(cw);
       }
     if (parts.length > 0)
       said.push({ c, decided, text: `At ${levelText(result, w.id, c)}: ${[...new Set(parts)].join('; ')}.` });

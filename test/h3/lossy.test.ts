@@ -3,9 +3,10 @@
 // loss — TCP's from the kernel and the link's per-connection drops, QUIC's from the link's UDP flows.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { formatBytes } from '../../src/core/index.ts';
 import { runLoadThroughLink } from '../../src/load/index.ts';
 import { parseRunResult, type RunResult } from '../../src/model/index.ts';
-import { headOfLineSentence } from '../../src/report/tcp-facts.ts';
+import { controllerWindowSentence, headOfLineSentence } from '../../src/report/tcp-facts.ts';
 import { testHome } from '../helpers/fixture.ts';
 import { netSkipReason } from '../net/helpers.ts';
 import { h3SkipReason } from './helpers.ts';
@@ -15,7 +16,12 @@ if (skip) console.log(`# h3 lossy-link test skipped: ${skip}`);
 
 // 40 ms RTT, 2 % loss each way: at ~100 packets per protocol a few are lost (seeded, so the same
 // ones every time); bounded by count (80 requests) and the run's own timeouts.
-const LINK = { profile: { rttMs: 40, loss: 0.02 }, backend: 'relay' as const };
+// TCP pinned to BBR, so its controller differs from QUIC's (the binding's CUBIC) whatever the host's.
+const LINK = {
+  profile: { rttMs: 40, loss: 0.02 },
+  backend: 'relay' as const,
+  congestionControl: 'bbr' as const,
+};
 
 describe('h2 and h3 through a lossy relay link', { skip }, () => {
   const results = new Map<string, RunResult>();
@@ -68,5 +74,36 @@ describe('h2 and h3 through a lossy relay link', { skip }, () => {
     assert.ok(s.includes(`and ${lostH3} of h3's`), s);
     assert.ok(s.includes(`up to ${h2.connections.peakStreamsPerConnection} streams`), s);
     assert.match(s, /only the stream whose data it carried/);
+  });
+
+  it("the congestion windows of QUIC's and TCP's senders, said only where their controllers differ", () => {
+    const h2 = results.get('h2');
+    const h3 = results.get('h3');
+    assert.ok(h2 && h3, 'both runs above completed');
+    assert.equal(h2.environment.link?.congestionControl, 'bbr');
+    const quic = h3.connections.quic?.server;
+    assert.ok(quic?.cwndBytes, "the QUIC server's windows were read");
+    assert.equal(quic.congestionControl, 'cubic');
+    const tcp = h2.connections.tcp!.server!;
+    const tw = tcp.cwndBytesSum / tcp.connections;
+    const qw = quic.cwndBytes.median;
+    const s = controllerWindowSentence([h2], [h3]);
+    if (Math.max(tw, qw) / Math.min(tw, qw) < 1.5) assert.equal(s, undefined, `${tw} against ${qw}`);
+    else {
+      assert.ok(s, 'said');
+      assert.ok(s.includes(`window of ${formatBytes(qw)}`), s);
+      assert.ok(s.includes(`against ${formatBytes(tw)}`), s);
+      assert.match(
+        s,
+        /\(cubic, the binding's, user space\).*\(bbr, the kernel's\).*under the link's 2% loss/,
+      );
+    }
+    // A QUIC window a quarter of TCP's is said, with the ratio; the same controller on both says nothing.
+    const small = structuredClone(h3);
+    small.connections.quic!.server!.cwndBytes = { median: tw / 4, max: tw / 4 };
+    assert.match(controllerWindowSentence([h2], [small]) ?? '', /4\.0× smaller under the link's 2% loss/);
+    const same = structuredClone(h2);
+    same.environment.link!.congestionControl = 'cubic';
+    assert.equal(controllerWindowSentence([same], [small]), undefined);
   });
 });
