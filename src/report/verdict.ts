@@ -554,7 +554,9 @@ function mechanismParagraphs(result: CompareResult, w: Workload, net: string, me
   }
   const decided = said.filter((s) => s.decided);
   for (const s of decided.length > 0 ? decided : said.slice(0, 1))
-    out.push(`Mechanism (TCP, from the kernel). ${s.text}`);
+    out.push(
+      `${/QUIC/.test(s.text) ? 'Mechanism (TCP from the kernel, QUIC from its stack and the link)' : 'Mechanism (TCP, from the kernel)'}. ${s.text}`,
+    );
   out.push(...quicDropParagraphs(result, w, net, levels));
   // Confounders — what besides the protocol decided a run (flow-control stalls, Nagle): each kind
   // once per strategy, at the highest concurrency where its median run shows it, with its number and
