@@ -86,16 +86,16 @@ function captureCommands(r: RunResult, file: string, keyLog: string | undefined)
     ],
     ['the packets the link dropped', `tshark -r ${c} -Y 'frame.comment contains "dropped"'`],
   ];
-  const p = r.protocol.negotiated;
+  const negotiated = r.protocol.negotiated;
   const tls = isTls(r);
   const key = keyLog !== undefined && tls ? ` -o tls.keylog_file:${sh(keyLog)}` : '';
   const port = new URL(r.target.url).port;
-  const h2c = p === 'h2c' && port ? ` -d tcp.port==${port},http2` : '';
-  if (p === 'h3') {
+  const h2c = negotiated === 'h2c' && port ? ` -d tcp.port==${port},http2` : '';
+  if (negotiated === 'h3') {
     // The HTTP/3 binding writes no QUIC key log (docs/usage.md, "Evidence"): the payload stays sealed.
-  } else if (p === 'none' || (tls && keyLog === undefined)) {
+  } else if (negotiated === 'none' || (tls && keyLog === undefined)) {
     // Nothing negotiated, or TLS without its key log: the evidence section says which flag opens it.
-  } else if (p === 'http/1.1') {
+  } else if (negotiated === 'http/1.1') {
     out.push([
       'the HTTP/1.1 requests and the connection (client port) each went on',
       `tshark -r ${c}${key} -Y http.request -T fields -e tcp.srcport -e http.request.uri`,
@@ -107,7 +107,7 @@ function captureCommands(r: RunResult, file: string, keyLog: string | undefined)
     ]);
   }
   out.push([
-    p === 'h3'
+    negotiated === 'h3'
       ? 'Wireshark: the QUIC packets, their sizes and times (Statistics → I/O Graphs)'
       : 'Wireshark: Statistics → TCP Stream Graphs → Time Sequence (Stevens) draws the graphs below',
     `wireshark${key} ${c}`,

@@ -63,9 +63,9 @@ test('study chunks --capture: one graph each for the h2 and h1 representative ru
   );
   assert.deepEqual(
     [
-      finding.evidence.h1CapturedRoundsLo,
-      finding.evidence.h1CapturedRoundsHi,
-      finding.evidence.h2CapturedRoundsHi,
+      finding.evidence.http1CapturedRoundsLo,
+      finding.evidence.http1CapturedRoundsHi,
+      finding.evidence.http2CapturedRoundsHi,
     ],
     [h1.lo, h1.hi, h2.hi],
   );

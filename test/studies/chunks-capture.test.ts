@@ -88,7 +88,7 @@ describe('chunks: the slow-start sentence and the capture', () => {
       f.explanation,
       /^Slow start: HTTP\/1\.1's 4 connections start with 40 segments in the first round trip \(10 each\), HTTP\/2's one connection with 10; the capture of each side's representative run \(time-sequence graphs in report\.html\) shows HTTP\/1\.1's 4 connections 4 rounds of slow start each \(the next round did not grow\) and HTTP\/2's one connection 6 rounds of slow start \(10 to 320 segments a round; the next round did not grow\), as the arithmetic of the runs' bytes gives — 2 more round trips of 150 ms, 300 ms against the measured 300 ms$/,
     );
-    assert.equal(f.evidence.h2CapturedRoundsHi, 6);
+    assert.equal(f.evidence.http2CapturedRoundsHi, 6);
     assert.equal(f.evidence.capturedExtraMs, 300);
     assert.deepEqual(checkFindings(resultOf(r)), []);
     assert.deepEqual(verifyChunks(resultOf(r)), []);
@@ -141,7 +141,7 @@ describe('chunks: the slow-start sentence and the capture', () => {
       f.explanation,
       /HTTP\/2's one connection 5 rounds of slow start \(1 to 80 segments a round, the first below the initial window, so 4 of the window's growth; the next round did not grow\), 1 more on HTTP\/2\.$/,
     );
-    assert.equal(f.evidence.h2WindowRounds, 4);
+    assert.equal(f.evidence.http2WindowRounds, 4);
     assert.deepEqual(checkFindings(resultOf(r)), []);
     assert.deepEqual(verifyChunks(resultOf(r)), []);
     // HTTP/1.1 at 2 rounds: the window's 2 more rounds on HTTP/2 account for it.
@@ -174,11 +174,11 @@ describe('chunks: the slow-start sentence and the capture', () => {
     const r = row([4, 4, 4, 4], [6]);
     const findings = chunksFindings([{ link, rows: [r] }]);
     const f = findings.find((x) => x.id === 'sweep-c4')!;
-    f.evidence.h2CapturedRoundsLo = 5;
-    f.evidence.h2CapturedRoundsHi = 5;
+    f.evidence.http2CapturedRoundsLo = 5;
+    f.evidence.http2CapturedRoundsHi = 5;
     f.evidence.capturedExtraRounds = 1;
     assert.deepEqual(verifyChunks(resultOf(r, findings)), [
-      'sweep-c4: the words give h2 5–5 captured rounds of slow start, its capture 6–6',
+      'sweep-c4: the words give HTTP/2 5–5 captured rounds of slow start, its capture 6–6',
       'sweep-c4: slow start named with 1 extra rounds, the capture shows 2',
     ]);
   });

@@ -110,7 +110,7 @@ export function capturedClause(
   iw: number,
 ): string | undefined {
   if (!h1 || !h2) return undefined;
-  return `the capture of each side's representative run (${TIME_SEQUENCE_PHRASE} in report.html) shows ${sideWords(ev, 'h1', 'HTTP/1.1', h1, iw)} and ${sideWords(ev, 'h2', 'HTTP/2', h2, iw)}`;
+  return `the capture of each side's representative run (${TIME_SEQUENCE_PHRASE} in report.html) shows ${sideWords(ev, 'http1', 'HTTP/1.1', h1, iw)} and ${sideWords(ev, 'http2', 'HTTP/2', h2, iw)}`;
 }
 
 /**
@@ -125,15 +125,18 @@ export function capturedProblems(
   iw: number,
 ): string[] {
   const problems: string[] = [];
-  for (const key of ['h1', 'h2'] as const) {
+  // The evidence keys name each side by its HTTP version (`http1CapturedRoundsLo`).
+  for (const [key, name, c] of [
+    ['http1', 'HTTP/1.1', sides.h1],
+    ['http2', 'HTTP/2', sides.h2],
+  ] as const) {
     const lo = evidenceNumber(f, `${key}CapturedRoundsLo`);
     const hi = evidenceNumber(f, `${key}CapturedRoundsHi`);
     if (lo === undefined && hi === undefined) continue;
-    const c = sides[key];
     const rounds = c?.connections.map((x) => x.slowStartRounds) ?? [];
     if (!c || lo !== Math.min(...rounds) || hi !== Math.max(...rounds))
       problems.push(
-        `${f.id}: the words give ${key} ${lo}–${hi} captured rounds of slow start, its capture ${c ? `${Math.min(...rounds)}–${Math.max(...rounds)}` : 'is not in the row'}`,
+        `${f.id}: the words give ${name} ${lo}–${hi} captured rounds of slow start, its capture ${c ? `${Math.min(...rounds)}–${Math.max(...rounds)}` : 'is not in the row'}`,
       );
   }
   if (!/^Slow start/.test(f.explanation) || !sides.h1 || !sides.h2) return problems;
