@@ -245,6 +245,17 @@ export function tcpFactSentences(
   ].filter((x): x is string => x !== undefined);
 }
 
+/** The run without an error whose `f` is the median of those where `f` is defined (the lower of two). */
+function medianRunBy(
+  runs: RunResult | readonly RunResult[],
+  f: (r: RunResult) => number | undefined,
+): RunResult | undefined {
+  const list = (Array.isArray(runs) ? runs : [runs as RunResult])
+    .filter((r) => r.error === undefined && f(r) !== undefined)
+    .sort((a, b) => f(a)! - f(b)!);
+  return list[(list.length - 1) >> 1];
+}
+
 /**
  * Head-of-line blocking after a loss, HTTP/2 over TCP against HTTP/3 over QUIC, from what the link
  * dropped of each (a sentence without trailing period, or undefined when either run lacks the link's
@@ -265,13 +276,6 @@ export function headOfLineSentence(
   quicRuns: RunResult | readonly RunResult[],
   labels: readonly [string?, string?] = [],
 ): string | undefined {
-  const median = (runs: RunResult | readonly RunResult[], f: (r: RunResult) => number | undefined) => {
-    const list = (Array.isArray(runs) ? runs : [runs as RunResult]).filter(
-      (r) => r.error === undefined && f(r) !== undefined,
-    );
-    const sorted = [...list].sort((a, b) => f(a)! - f(b)!);
-    return sorted[(sorted.length - 1) >> 1];
-  };
   const tcpDrops = (r: RunResult) => {
     const d = r.connections.tcp?.linkDrops;
     return d ? d.lossPackets + d.queuePackets : undefined;
@@ -280,8 +284,8 @@ export function headOfLineSentence(
     const d = r.connections.quic?.linkDrops;
     return d ? d.lossPackets + d.queuePackets : undefined;
   };
-  const t = median(tcpRuns, tcpDrops);
-  const q = median(quicRuns, quicDrops);
+  const t = medianRunBy(tcpRuns, tcpDrops);
+  const q = medianRunBy(quicRuns, quicDrops);
   if (!t || !q) return undefined;
   const lostT = tcpDrops(t)!;
   const lostQ = quicDrops(q)!;
@@ -315,17 +319,14 @@ export function controllerWindowSentence(
   quicRuns: readonly RunResult[],
   labels: readonly [string?, string?] = [],
 ): string | undefined {
+  const positive = (x: number | undefined) => (x !== undefined && x > 0 ? x : undefined);
   const tcpWindow = (r: RunResult) => {
     const s = r.connections.tcp?.server;
-    return s && s.connections > 0 ? s.cwndBytesSum / s.connections : undefined;
+    return s && s.connections > 0 ? positive(s.cwndBytesSum / s.connections) : undefined;
   };
-  const quicWindow = (r: RunResult) => r.connections.quic?.server?.cwndBytes?.median;
-  const median = (runs: readonly RunResult[], f: (r: RunResult) => number | undefined) => {
-    const list = runs.filter((r) => r.error === undefined && (f(r) ?? 0) > 0).sort((a, b) => f(a)! - f(b)!);
-    return list[(list.length - 1) >> 1];
-  };
-  const t = median(tcpRuns, tcpWindow);
-  const q = median(quicRuns, quicWindow);
+  const quicWindow = (r: RunResult) => positive(r.connections.quic?.server?.cwndBytes?.median);
+  const t = medianRunBy(tcpRuns, tcpWindow);
+  const q = medianRunBy(quicRuns, quicWindow);
   if (!t || !q) return undefined;
   const tcpCc = t.environment.link?.congestionControl ?? t.environment.congestionControl;
   const quicCc = q.connections.quic?.server?.congestionControl;
