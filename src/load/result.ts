@@ -323,7 +323,7 @@ const burstFailures: RunNote = (r) => {
  * Share of a sending connection's busy time the peer's TCP receive window held it
  * (`tcpi_rwnd_limited` over `tcpi_busy_time`) from which timeouts are put down to a server that
  * stopped reading: a receiver that reads keeps its window open, so a sender held most of its busy
- * time had bytes the receiver's socket no longer took in.
+ * time had bytes waiting that the receiver's socket did not take in.
  */
 const STOPPED_READING_SHARE = 0.5;
 
